@@ -1,0 +1,546 @@
+package io.simrdma.fabric;
+
+import io.simrdma.fabric.sched.EngineTimer;
+import io.simrdma.fabric.wire.Aeth;
+import io.simrdma.fabric.wire.Opcode;
+import io.simrdma.fabric.wire.Packet;
+import io.simrdma.fabric.wire.Psn;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+
+/**
+ * The completer role of an RC queue pair (after rxe_comp.c): matches acknowledgements and
+ * responses to send WQEs, places RDMA READ and atomic results, retires WQEs in order and
+ * generates their completions, and drives retransmission: the ACK timeout
+ * (4.096 us x 2^timeout, retry_cnt), NAKs (PSN sequence error, RNR with its timer and rnr_retry,
+ * remote access, invalid request, remote operational error).
+ *
+ * <p>Per response the steps are CHECK_PSN, then ACK, RNR_NAK, NAK, READ_RESPONSE or
+ * ATOMIC_RESPONSE, then DONE. Responses are implicitly cumulative: any response for PSN n
+ * acknowledges every SEND and RDMA WRITE before n (IBA 9.7.5.1.3); an RDMA READ or atomic whose
+ * PSNs are passed without its response is retried (its response was lost).
+ *
+ * <p>Thread safety: runs only on the device's executor.
+ */
+final class Completer {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Completer.class);
+
+    enum Step {
+        CHECK_PSN, ACK, RNR_NAK, NAK, READ_RESPONSE, ATOMIC_RESPONSE, DONE
+    }
+
+    private final QueuePair qp;
+    private final ArrayDeque<Packet> inbox = new ArrayDeque<>();
+    final EngineTimer retransmitTimer;
+    final EngineTimer rnrTimer;
+
+    /** Oldest PSN not yet acknowledged. */
+    int psn;
+    private int retriesLeft;
+    private int rnrRetriesLeft;
+    /** A retry for the gap at {@link #gapRetryPsn} was already requested; further gap responses are ignored. */
+    private boolean gapRetryRequested;
+    private int gapRetryPsn;
+    /** Opcode of the last READ response accepted for the head WQE, or null. */
+    private Opcode readProgress;
+
+    Completer(QueuePair qp) {
+        this.qp = qp;
+        this.retransmitTimer = new EngineTimer(qp.device().executor(), "ack-timeout-" + qp.qpNum(), this::onAckTimeout);
+        this.rnrTimer = new EngineTimer(qp.device().executor(), "rnr-" + qp.qpNum(), this::onRnrTimer);
+    }
+
+    void start(int sqPsn) {
+        psn = sqPsn;
+        parametersChanged();
+        gapRetryRequested = false;
+        readProgress = null;
+    }
+
+    /** Retry counters restart from the QP's attributes. */
+    void parametersChanged() {
+        retriesLeft = qp.retryCnt;
+        rnrRetriesLeft = qp.rnrRetry;
+    }
+
+    void reset() {
+        stopTimers();
+        releaseInbox();
+        start(0);
+    }
+
+    void stopTimers() {
+        retransmitTimer.stop();
+        rnrTimer.stop();
+    }
+
+    void releaseInbox() {
+        Packet p;
+        while ((p = inbox.poll()) != null) {
+            p.release();
+        }
+    }
+
+    void enqueue(Packet p) {
+        inbox.add(p);
+        qp.completerTask.kick();
+    }
+
+    /** Local ACK timeout of the QP in nanoseconds: 4.096 us x 2^timeout (IBA 9.7.6.1.3); 0 = infinite. */
+    long ackTimeoutNanos() {
+        return qp.timeout == 0 ? 0 : 4096L << qp.timeout;
+    }
+
+    /** The requester sent a packet: make sure the ACK timer runs. */
+    void packetSent() {
+        long t = ackTimeoutNanos();
+        if (t > 0 && !retransmitTimer.isArmed() && !qp.requester.rnrWait) {
+            retransmitTimer.start(t);
+        }
+    }
+
+    private boolean outstanding() {
+        return Psn.compare(psn, qp.requester.psn) < 0;
+    }
+
+    void run() {
+        if (qp.state() == QpState.ERR) {
+            releaseInbox();
+            qp.flushQueues();
+            return;
+        }
+        Packet p;
+        while ((p = inbox.poll()) != null) {
+            if (!qp.canSend()) {
+                qp.device().drop(p, DropReason.QP_STATE, Counter.DROPPED_PACKETS);
+                continue;
+            }
+            process(p);
+            p.release();
+            if (qp.state() == QpState.ERR) {
+                releaseInbox();
+                qp.flushQueues();
+                return;
+            }
+        }
+        retireHead();
+        qp.checkDrained();
+    }
+
+    private void process(Packet p) {
+        Step step = Step.CHECK_PSN;
+        while (step != Step.DONE) {
+            if (LOG.isTraceEnabled()) {
+                LOG.trace("qp {} completer {} psn={} pkt={}", qp.qpNum(), step, psn, p);
+            }
+            switch (step) {
+                case CHECK_PSN:
+                    step = checkPsn(p);
+                    break;
+                case ACK:
+                    step = ack(p);
+                    break;
+                case RNR_NAK:
+                    step = rnrNak(p);
+                    break;
+                case NAK:
+                    step = nak(p);
+                    break;
+                case READ_RESPONSE:
+                    step = readResponse(p);
+                    break;
+                case ATOMIC_RESPONSE:
+                    step = atomicResponse(p);
+                    break;
+                default:
+                    throw new IllegalStateException("completer step " + step);
+            }
+        }
+    }
+
+    private Step checkPsn(Packet p) {
+        int pktPsn = p.psn();
+        if (Psn.compare(pktPsn, psn) < 0) {
+            // Older than anything outstanding: a duplicate or stale response (IBA 9.7.5.1.3).
+            qp.counters.increment(Counter.DUPLICATE_RESPONSES);
+            return Step.DONE;
+        }
+        if (Psn.compare(pktPsn, qp.requester.psn) >= 0) {
+            // For a PSN never sent: a ghost response.
+            qp.counters.increment(Counter.INVALID_PACKETS);
+            return Step.DONE;
+        }
+        Opcode op = p.opcode();
+        if (op == Opcode.RC_ACKNOWLEDGE) {
+            switch (Aeth.kind(p.aethSyndrome())) {
+                case ACK:
+                    return Step.ACK;
+                case RNR_NAK:
+                    return Step.RNR_NAK;
+                case NAK:
+                    return Step.NAK;
+                default:
+                    qp.counters.increment(Counter.INVALID_PACKETS);
+                    return Step.DONE;
+            }
+        }
+        if (op.isRead()) {
+            return Step.READ_RESPONSE;
+        }
+        if (op == Opcode.RC_ATOMIC_ACKNOWLEDGE) {
+            return Step.ATOMIC_RESPONSE;
+        }
+        qp.counters.increment(Counter.INVALID_PACKETS);
+        return Step.DONE;
+    }
+
+    private Step ack(Packet p) {
+        qp.counters.increment(Counter.ACKS_RECEIVED);
+        acknowledgeThrough(p.psn());
+        return Step.DONE;
+    }
+
+    private Step rnrNak(Packet p) {
+        qp.counters.increment(Counter.RNR_NAK_RECEIVED);
+        int nakPsn = p.psn();
+        if (!acknowledgeThrough(Psn.add(nakPsn, -1))) {
+            return Step.DONE;
+        }
+        // IBA 9.7.5.2.8: retry after the RNR timer the NAK carries; rnr_retry 7 means forever.
+        if (qp.rnrRetry != 7) {
+            if (rnrRetriesLeft == 0) {
+                failHead(WcStatus.RNR_RETRY_EXC_ERR);
+                return Step.DONE;
+            }
+            rnrRetriesLeft--;
+        }
+        qp.requester.rnrWait = true;
+        retransmitTimer.stop();
+        rnrTimer.start(Aeth.rnrTimerNanos(Aeth.value(p.aethSyndrome())));
+        return Step.DONE;
+    }
+
+    private void onRnrTimer() {
+        if (!qp.canSend() || !qp.requester.rnrWait) {
+            return;
+        }
+        qp.requester.rnrWait = false;
+        qp.counters.increment(Counter.RNR_RETRIES);
+        qp.requester.retryFrom(psn);
+    }
+
+    private Step nak(Packet p) {
+        int nakPsn = p.psn();
+        Aeth.NakCode code = Aeth.NakCode.fromCode(Aeth.value(p.aethSyndrome()));
+        if (code == null) {
+            qp.counters.increment(Counter.INVALID_PACKETS);
+            return Step.DONE;
+        }
+        switch (code) {
+            case PSN_SEQUENCE_ERROR:
+                qp.counters.increment(Counter.NAK_SEQ_ERR_RECEIVED);
+                break;
+            case INVALID_REQUEST:
+            case INVALID_RD_REQUEST:
+                qp.counters.increment(Counter.NAK_INV_REQ_RECEIVED);
+                break;
+            case REMOTE_ACCESS_ERROR:
+                qp.counters.increment(Counter.NAK_REM_ACCESS_RECEIVED);
+                break;
+            default:
+                qp.counters.increment(Counter.NAK_REM_OP_RECEIVED);
+                break;
+        }
+        // A NAK acknowledges every PSN before the one it names (IBA 9.7.5.1.3).
+        if (!acknowledgeThrough(Psn.add(nakPsn, -1))) {
+            return Step.DONE;
+        }
+        switch (code) {
+            case PSN_SEQUENCE_ERROR:
+                requestRetry();
+                break;
+            case INVALID_REQUEST:
+                failHead(WcStatus.REM_INV_REQ_ERR);
+                break;
+            case REMOTE_ACCESS_ERROR:
+                failHead(WcStatus.REM_ACCESS_ERR);
+                break;
+            case REMOTE_OPERATIONAL_ERROR:
+                failHead(WcStatus.REM_OP_ERR);
+                break;
+            default:
+                failHead(WcStatus.REM_INV_RD_REQ_ERR);
+                break;
+        }
+        return Step.DONE;
+    }
+
+    private Step readResponse(Packet p) {
+        int pktPsn = p.psn();
+        if (!acknowledgeThrough(Psn.add(pktPsn, -1))) {
+            return Step.DONE;
+        }
+        SendWqe w = headStarted();
+        if (w == null || w.opcode != WrOpcode.RDMA_READ || !within(pktPsn, w)) {
+            qp.counters.increment(Counter.INVALID_PACKETS);
+            return Step.DONE;
+        }
+        if (pktPsn != psn) {
+            // Responses missing before this one: go back to the first missing (an implicit NAK).
+            gapDetected();
+            return Step.DONE;
+        }
+        Opcode op = p.opcode();
+        if (!op.isFirst() && readProgress == null) {
+            // MIDDLE or LAST without FIRST: out of order within the reply.
+            qp.counters.increment(Counter.INVALID_PACKETS);
+            return Step.DONE;
+        }
+        int mtu = qp.mtu;
+        long offset = (long) Psn.distance(w.firstPsn, pktPsn) * mtu;
+        int len = p.payloadLength();
+        long expected = Math.min(mtu, w.length - offset);
+        boolean lengthOk = op.isLast() ? len == expected : len == mtu && offset + mtu < w.length;
+        if (offset > w.length || !lengthOk) {
+            qp.counters.increment(Counter.INVALID_PACKETS);
+            return Step.DONE;
+        }
+        scatter(p, w, (int) offset, len);
+        psn = Psn.add(psn, 1);
+        readProgress = op.isLast() ? null : op;
+        progress();
+        if (op.isLast()) {
+            retire(w, WcStatus.SUCCESS);
+        }
+        return Step.DONE;
+    }
+
+    private Step atomicResponse(Packet p) {
+        int pktPsn = p.psn();
+        if (!acknowledgeThrough(Psn.add(pktPsn, -1))) {
+            return Step.DONE;
+        }
+        SendWqe w = headStarted();
+        if (w == null || !w.opcode.isAtomic() || w.firstPsn != pktPsn) {
+            qp.counters.increment(Counter.INVALID_PACKETS);
+            return Step.DONE;
+        }
+        MemoryRegion mr = w.sgeMr[0];
+        mr.buf.putLong(w.sgeIndex[0], p.atomicAckOriginal());
+        psn = Psn.add(psn, 1);
+        progress();
+        retire(w, WcStatus.SUCCESS);
+        return Step.DONE;
+    }
+
+    /** Copies READ response data into the WQE's scatter list at message offset {@code offset}. */
+    private static void scatter(Packet p, SendWqe w, int offset, int len) {
+        int skip = offset;
+        int i = 0;
+        while (i < w.numSge && skip >= w.sgeLen[i]) {
+            skip -= w.sgeLen[i];
+            i++;
+        }
+        int done = 0;
+        while (done < len) {
+            int n = Math.min(len - done, w.sgeLen[i] - skip);
+            if (n > 0) {
+                ByteBuffer dst = w.sgeMr[i].buf;
+                p.copyPayload(done, dst, w.sgeIndex[i] + skip, n);
+                done += n;
+            }
+            skip = 0;
+            i++;
+        }
+    }
+
+    private static boolean within(int psn, SendWqe w) {
+        return Psn.compare(psn, w.firstPsn) >= 0 && Psn.compare(psn, w.lastPsn) <= 0;
+    }
+
+    /**
+     * Completes every SEND and RDMA WRITE whose last PSN is at or before {@code lastAcked}, in
+     * order, and moves {@link #psn} past what is acknowledged. Stops at an RDMA READ or atomic
+     * (they complete only with their response); if {@code lastAcked} passes one, its response was
+     * lost and it is retried.
+     *
+     * @return false if processing of this response must stop (retry requested or QP in error)
+     */
+    private boolean acknowledgeThrough(int lastAcked) {
+        if (Psn.compare(lastAcked, psn) < 0) {
+            retireHead();
+            return qp.state() != QpState.ERR;
+        }
+        SendQueue sq = qp.sq;
+        boolean advanced = false;
+        while (sq.head < sq.tail) {
+            SendWqe w = sq.at(sq.head);
+            if (w.state == SendWqe.State.LOCAL_DONE) {
+                retire(w, WcStatus.SUCCESS);
+                continue;
+            }
+            if (w.state == SendWqe.State.FAILED) {
+                failHead(w.status);
+                return false;
+            }
+            if (w.state == SendWqe.State.POSTED) {
+                break;
+            }
+            if (w.opcode.isReadOrAtomic()) {
+                if (Psn.compare(lastAcked, w.firstPsn) >= 0) {
+                    if (advanced) {
+                        progress();
+                    }
+                    // The responder went past this READ/atomic: its response was lost.
+                    gapDetected();
+                    return false;
+                }
+                break;
+            }
+            if (Psn.compare(w.lastPsn, lastAcked) <= 0) {
+                psn = Psn.add(w.lastPsn, 1);
+                advanced = true;
+                retire(w, WcStatus.SUCCESS);
+                continue;
+            }
+            // Partly acknowledged multi-packet message.
+            if (Psn.compare(lastAcked, psn) >= 0) {
+                psn = Psn.add(lastAcked, 1);
+                advanced = true;
+            }
+            break;
+        }
+        if (advanced) {
+            progress();
+        }
+        return true;
+    }
+
+    /** Forward progress: retry counters restart, the ACK timer restarts or stops. */
+    private void progress() {
+        retriesLeft = qp.retryCnt;
+        rnrRetriesLeft = qp.rnrRetry;
+        gapRetryRequested = false;
+        if (outstanding() && !qp.requester.rnrWait) {
+            long t = ackTimeoutNanos();
+            if (t > 0) {
+                retransmitTimer.start(t);
+            }
+        } else {
+            retransmitTimer.stop();
+        }
+    }
+
+    private void gapDetected() {
+        if (gapRetryRequested && gapRetryPsn == psn) {
+            qp.counters.increment(Counter.OUT_OF_SEQUENCE);
+            return;
+        }
+        gapRetryRequested = true;
+        gapRetryPsn = psn;
+        requestRetry();
+    }
+
+    /**
+     * Go-back-N from the oldest unacknowledged PSN, counting against retry_cnt; when no retry is
+     * left the oldest WQE fails with RETRY_EXC_ERR (IBA 9.7.6.1.3).
+     */
+    private void requestRetry() {
+        if (retriesLeft == 0) {
+            failHead(WcStatus.RETRY_EXC_ERR);
+            return;
+        }
+        retriesLeft--;
+        readProgress = null;
+        qp.requester.retryFrom(psn);
+        long t = ackTimeoutNanos();
+        if (t > 0) {
+            retransmitTimer.start(t);
+        }
+    }
+
+    private void onAckTimeout() {
+        if (!qp.canSend() || qp.requester.rnrWait || !outstanding()) {
+            return;
+        }
+        qp.counters.increment(Counter.RETRY_TIMEOUTS);
+        LOG.debug("qp {}: ACK timeout at psn {}, {} retries left", qp.qpNum(), psn, retriesLeft);
+        requestRetry();
+        qp.completerTask.kick();
+    }
+
+    /** The oldest started WQE at the head, after retiring finished local ones; null if none. */
+    private SendWqe headStarted() {
+        SendQueue sq = qp.sq;
+        while (sq.head < sq.tail) {
+            SendWqe w = sq.at(sq.head);
+            if (w.state == SendWqe.State.LOCAL_DONE) {
+                retire(w, WcStatus.SUCCESS);
+                continue;
+            }
+            return w.state == SendWqe.State.STARTED || w.state == SendWqe.State.SENT ? w : null;
+        }
+        return null;
+    }
+
+    /** Retires local operations and failed WQEs that reached the head. */
+    void retireHead() {
+        SendQueue sq = qp.sq;
+        while (sq.head < sq.tail && qp.state() != QpState.ERR) {
+            SendWqe w = sq.at(sq.head);
+            if (w.state == SendWqe.State.LOCAL_DONE) {
+                retire(w, WcStatus.SUCCESS);
+            } else if (w.state == SendWqe.State.FAILED) {
+                failHead(w.status);
+            } else {
+                break;
+            }
+        }
+    }
+
+    /** Completes the head WQE with an error and moves the QP to ERR, flushing the rest. */
+    private void failHead(WcStatus status) {
+        SendQueue sq = qp.sq;
+        if (sq.head < sq.tail) {
+            retire(sq.at(sq.head), status);
+        }
+        stopTimers();
+        qp.enterError();
+    }
+
+    /**
+     * Retires the head WQE, generating its completion if it failed, is signaled, or the QP
+     * signals all (ibv_create_qp(3) sq_sig_all).
+     */
+    private void retire(SendWqe w, WcStatus status) {
+        if (status != WcStatus.SUCCESS || qp.sqSigAll() || w.has(SendFlag.SIGNALED)) {
+            int byteLen = w.opcode.isAtomic() ? 8 : w.length;
+            qp.completeSend(w.wrId, status, w.opcode.completionOpcode(), byteLen);
+        }
+        if (w.holdsRdAtomic) {
+            // An initiator resource frees up: a fenced or depth-limited WQE may go now.
+            w.holdsRdAtomic = false;
+            qp.requester.outstandingRdAtomic--;
+            qp.requesterTask.kick();
+        }
+        w.clearRefs();
+        long head = qp.sq.head + 1;
+        qp.sq.head = head;
+        if (qp.requester.wqeIndex < head) {
+            qp.requester.wqeIndex = head;
+        }
+        readProgress = null;
+    }
+
+    /** Completes every WQE left in the send queue with WR_FLUSH_ERR, in order. State ERR. */
+    void flushSendQueue() {
+        SendQueue sq = qp.sq;
+        while (sq.head < sq.tail) {
+            retire(sq.at(sq.head), WcStatus.WR_FLUSH_ERR);
+        }
+    }
+}

@@ -1,0 +1,768 @@
+package io.simrdma.fabric;
+
+import io.netty.util.collection.IntObjectHashMap;
+import io.simrdma.fabric.sched.EngineExecutor;
+import io.simrdma.fabric.sched.WaitSignal;
+import io.simrdma.fabric.wire.Gid;
+import io.simrdma.fabric.wire.Packet;
+import io.simrdma.fabric.wire.PacketSink;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A simulated HCA with one port (an opened ibv_context): creates protection domains,
+ * completion queues and channels, reports asynchronous events, and runs the RC transport of
+ * its queue pairs on its own {@link EngineExecutor}.
+ *
+ * <p>Thread safety: thread-safe. Control operations (create, modify, destroy) run on the
+ * device's executor; posts and polls run on the caller's thread.
+ */
+public final class Device implements PacketSink, AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Device.class);
+    private static final long VA_BASE = 0x7f00_0000_0000L;
+    private static final long PAGE = 4096;
+
+    private final Fabric fabric;
+    private final String name;
+    private final long guid;
+    private final Gid gid;
+    private final DeviceAttributes attributes;
+    private final Mtu maxMtu;
+    private final int maxUnackedPsns;
+    private final EngineExecutor executor;
+    private final Counters counters = new Counters(null);
+    final KeyTable keys;
+
+    // ---- engine-thread state
+    private final IntObjectHashMap<QueuePair> qps = new IntObjectHashMap<>();
+    private final List<ProtectionDomain> pds = new ArrayList<>();
+    private final List<CompletionQueue> cqs = new ArrayList<>();
+    private final List<CompletionChannel> channels = new ArrayList<>();
+    private int nextQpn = 0x11;
+    private int nextPdHandle = 1;
+    private int nextCqHandle = 1;
+    private long nextVa = VA_BASE;
+    private int mrCount;
+    private int mwCount;
+    private int srqCount;
+    private int srqHandle = 1;
+    private UdHandler udHandler;
+
+    // ---- async events: any thread
+    private final ArrayDeque<AsyncEvent> asyncEvents = new ArrayDeque<>();
+    private final WaitSignal asyncSignal;
+
+    private volatile PortState portState = PortState.ACTIVE;
+    private volatile boolean closed;
+
+    Device(Fabric fabric, DeviceConfig config, long guid, EngineExecutor executor, int keySeed) {
+        this.fabric = fabric;
+        this.name = config.name();
+        this.guid = guid;
+        this.gid = Gid.linkLocal(guid);
+        this.attributes = config.attributes(guid);
+        this.maxMtu = config.maxMtu();
+        this.maxUnackedPsns = config.maxUnackedPsns();
+        this.executor = executor;
+        this.keys = new KeyTable(keySeed);
+        this.asyncSignal = fabric.scheduler().newSignal();
+    }
+
+    // ------------------------------------------------------------------ public API
+
+    public String name() {
+        return name;
+    }
+
+    public Fabric fabric() {
+        return fabric;
+    }
+
+    /** Node GUID. */
+    public long guid() {
+        return guid;
+    }
+
+    /** The port's GID: the address other devices use to reach this one. */
+    public Gid gid() {
+        return gid;
+    }
+
+    /** The device's attributes and limits (ibv_query_device(3)). */
+    public DeviceAttributes query() {
+        return attributes;
+    }
+
+    DeviceAttributes attributes() {
+        return attributes;
+    }
+
+    /**
+     * The port's attributes (ibv_query_port(3)).
+     *
+     * @throws VerbsException EINVAL for a port other than 1
+     */
+    public PortAttributes queryPort(int port) {
+        if (port != 1) {
+            throw VerbsException.invalid("device " + name + " has one port, numbered 1; asked for " + port);
+        }
+        return new PortAttributes(portState, maxMtu, maxMtu, 1, Integer.MAX_VALUE, 1, "Ethernet");
+    }
+
+    /** The executor running this device's engine work. */
+    public EngineExecutor executor() {
+        return executor;
+    }
+
+    /** Device-wide counters (sums over its queue pairs, plus packets no QP received). */
+    public Counters counters() {
+        return counters;
+    }
+
+    /** Allocates a protection domain (ibv_alloc_pd(3)). ENOMEM beyond max_pd. */
+    public ProtectionDomain allocPd() {
+        checkOpen();
+        return executor.call(() -> {
+            if (pds.size() >= attributes.maxPd()) {
+                throw new VerbsException(Errno.ENOMEM, "max_pd (" + attributes.maxPd() + ") reached");
+            }
+            ProtectionDomain pd = new ProtectionDomain(this, nextPdHandle++);
+            pds.add(pd);
+            return pd;
+        });
+    }
+
+    /** Creates a completion event channel (ibv_create_comp_channel(3)). */
+    public CompletionChannel createCompletionChannel() {
+        checkOpen();
+        return executor.call(() -> {
+            CompletionChannel ch = new CompletionChannel(this);
+            channels.add(ch);
+            return ch;
+        });
+    }
+
+    /** Creates a CQ of {@code cqe} entries without a channel (ibv_create_cq(3)). */
+    public CompletionQueue createCq(int cqe) {
+        return createCq(cqe, null, null);
+    }
+
+    /**
+     * Creates a completion queue (ibv_create_cq(3)) of exactly {@code cqe} entries.
+     *
+     * @param channel where notifications go when requested (may be null)
+     * @param context application object kept with the CQ (cq_context)
+     * @throws VerbsException EINVAL if {@code cqe} is not in 1..max_cqe; ENOMEM beyond max_cq
+     */
+    public CompletionQueue createCq(int cqe, CompletionChannel channel, Object context) {
+        checkOpen();
+        if (cqe < 1 || cqe > attributes.maxCqe()) {
+            throw VerbsException.invalid("cqe " + cqe + " not in 1.." + attributes.maxCqe());
+        }
+        if (channel != null && channel.device() != this) {
+            throw VerbsException.invalid("completion channel belongs to device " + channel.device().name());
+        }
+        return executor.call(() -> {
+            if (cqs.size() >= attributes.maxCq()) {
+                throw new VerbsException(Errno.ENOMEM, "max_cq (" + attributes.maxCq() + ") reached");
+            }
+            if (channel != null) {
+                channel.checkUsable();
+                channel.cqCount++;
+            }
+            CompletionQueue cq = new CompletionQueue(this, nextCqHandle++, cqe, channel, context);
+            cqs.add(cq);
+            return cq;
+        });
+    }
+
+    /**
+     * Waits for the next asynchronous event (ibv_get_async_event(3)) for at most {@code timeout}.
+     *
+     * @return the event, or null if none arrived in time
+     */
+    public AsyncEvent getAsyncEvent(long timeout, TimeUnit unit) {
+        boolean got = asyncSignal.await(this::hasAsyncEvent, unit.toNanos(timeout));
+        return got ? pollAsyncEvent() : null;
+    }
+
+    /** The next asynchronous event, or null if none is queued; never blocks. */
+    public AsyncEvent pollAsyncEvent() {
+        AsyncEvent e;
+        synchronized (asyncEvents) {
+            e = asyncEvents.poll();
+        }
+        if (e != null) {
+            switch (e.type().element()) {
+                case QP:
+                    e.qp().asyncRetrieved.incrementAndGet();
+                    break;
+                case CQ:
+                    e.cq().asyncRetrieved.incrementAndGet();
+                    break;
+                case SRQ:
+                    e.srq().asyncRetrieved.incrementAndGet();
+                    break;
+                default:
+                    break;
+            }
+        }
+        return e;
+    }
+
+    private boolean hasAsyncEvent() {
+        synchronized (asyncEvents) {
+            return !asyncEvents.isEmpty();
+        }
+    }
+
+    /**
+     * Acknowledges an event returned by {@link #getAsyncEvent} (ibv_ack_async_event(3)). An
+     * object with retrieved, unacknowledged events cannot be destroyed.
+     */
+    public void ackAsyncEvent(AsyncEvent e) {
+        switch (e.type().element()) {
+            case QP:
+                e.qp().asyncRetrieved.decrementAndGet();
+                break;
+            case CQ:
+                e.cq().asyncRetrieved.decrementAndGet();
+                break;
+            case SRQ:
+                e.srq().asyncRetrieved.decrementAndGet();
+                break;
+            default:
+                break;
+        }
+    }
+
+    /** Current logical state of the port. */
+    public PortState portState() {
+        return portState;
+    }
+
+    /**
+     * Takes the port down or brings it up (a cable pulled or plugged back): a down port drops
+     * every packet in and out; PORT_ERR or PORT_ACTIVE is raised.
+     */
+    public void setPortActive(boolean active) {
+        executor.call(() -> {
+            PortState next = active ? PortState.ACTIVE : PortState.DOWN;
+            if (portState != next) {
+                portState = next;
+                raiseAsync(active ? AsyncEventType.PORT_ACTIVE : AsyncEventType.PORT_ERR, null, null, null);
+            }
+            return null;
+        });
+    }
+
+    /**
+     * Closes the device (ibv_close_device(3)).
+     *
+     * @throws VerbsException EBUSY while PDs, CQs or completion channels of it exist
+     */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        executor.call(() -> {
+            if (!pds.isEmpty() || !cqs.isEmpty() || !channels.isEmpty()) {
+                throw VerbsException.busy("device " + name + " still has " + pds.size() + " PDs, " + cqs.size()
+                        + " CQs and " + channels.size() + " completion channels");
+            }
+            closed = true;
+            return null;
+        });
+        fabric.deviceClosed(this);
+    }
+
+    /** True once closed. */
+    public boolean isClosed() {
+        return closed;
+    }
+
+    @Override
+    public String toString() {
+        return "Device[" + name + ", " + gid + "]";
+    }
+
+    // ------------------------------------------------------------------ object creation (engine thread)
+
+    MemoryRegion createMr(ProtectionDomain pd, java.nio.ByteBuffer view, long iova, int length, int access) {
+        checkPd(pd);
+        if (mrCount >= attributes.maxMr()) {
+            throw new VerbsException(Errno.ENOMEM, "max_mr (" + attributes.maxMr() + ") reached");
+        }
+        long base = iova;
+        if (base < 0) {
+            base = nextVa;
+            nextVa += ((length + PAGE - 1) / PAGE + 1) * PAGE;
+        }
+        int key = keys.reserve();
+        MemoryRegion mr = new MemoryRegion(pd, view, base, length, access, key);
+        keys.install(key, mr);
+        mrCount++;
+        pd.resources++;
+        return mr;
+    }
+
+    void destroyMr(MemoryRegion mr) {
+        if (!mr.valid) {
+            throw VerbsException.invalid("memory region already deregistered");
+        }
+        // ibv_dereg_mr(3): fails while a memory window is bound to the region.
+        if (mr.boundWindows > 0) {
+            throw VerbsException.busy(mr.boundWindows + " memory window(s) still bound to " + mr);
+        }
+        mr.valid = false;
+        keys.release(mr.lkey());
+        mrCount--;
+        mr.pd().resources--;
+    }
+
+    MemoryWindow createMw(ProtectionDomain pd, MwType type) {
+        checkPd(pd);
+        if (mwCount >= attributes.maxMw()) {
+            throw new VerbsException(Errno.ENOMEM, "max_mw (" + attributes.maxMw() + ") reached");
+        }
+        int key = keys.reserve();
+        MemoryWindow mw = new MemoryWindow(pd, type, key);
+        keys.install(key, mw);
+        mwCount++;
+        pd.resources++;
+        return mw;
+    }
+
+    void destroyMw(MemoryWindow mw) {
+        if (mw.deallocated) {
+            throw VerbsException.invalid("memory window already deallocated");
+        }
+        if (mw.bound) {
+            unbindWindow(mw);
+        }
+        mw.deallocated = true;
+        keys.release(mw.activeRkey);
+        mwCount--;
+        mw.pd().resources--;
+    }
+
+    void unbindWindow(MemoryWindow mw) {
+        mw.bound = false;
+        mw.mr.boundWindows--;
+        mw.mr = null;
+        mw.boundQp = null;
+        mw.addr = 0;
+        mw.length = 0;
+        mw.access = 0;
+    }
+
+    QueuePair createQp(ProtectionDomain pd, QpInitAttr attr) {
+        checkPd(pd);
+        if (attr.qpType() != QpType.RC) {
+            throw VerbsException.invalid("only RC queue pairs are supported");
+        }
+        CompletionQueue scq = attr.sendCq();
+        CompletionQueue rcq = attr.recvCq();
+        if (scq == null || rcq == null) {
+            throw VerbsException.invalid("a QP needs a send CQ and a receive CQ");
+        }
+        if (scq.device() != this || rcq.device() != this) {
+            throw VerbsException.invalid("CQ of another device");
+        }
+        scq.checkUsable();
+        rcq.checkUsable();
+        SharedReceiveQueue srq = attr.srq();
+        if (srq != null) {
+            if (srq.pd().device() != this) {
+                throw VerbsException.invalid("SRQ of another device");
+            }
+            srq.checkUsable();
+        }
+        QpCaps c = attr.caps();
+        if (c.maxSendWr() < 1 || c.maxSendWr() > attributes.maxQpWr()) {
+            throw VerbsException.invalid("max_send_wr " + c.maxSendWr() + " not in 1.." + attributes.maxQpWr());
+        }
+        if (srq == null && (c.maxRecvWr() < 1 || c.maxRecvWr() > attributes.maxQpWr())) {
+            throw VerbsException.invalid("max_recv_wr " + c.maxRecvWr() + " not in 1.." + attributes.maxQpWr());
+        }
+        if (c.maxSendSge() < 0 || c.maxSendSge() > attributes.maxSge()) {
+            throw VerbsException.invalid("max_send_sge " + c.maxSendSge() + " not in 0.." + attributes.maxSge());
+        }
+        if (srq == null && (c.maxRecvSge() < 0 || c.maxRecvSge() > attributes.maxSge())) {
+            throw VerbsException.invalid("max_recv_sge " + c.maxRecvSge() + " not in 0.." + attributes.maxSge());
+        }
+        if (c.maxInlineData() < 0 || c.maxInlineData() > attributes.maxInlineData()) {
+            throw VerbsException.invalid("max_inline_data " + c.maxInlineData() + " not in 0.." + attributes.maxInlineData());
+        }
+        if (qps.size() >= attributes.maxQp()) {
+            throw new VerbsException(Errno.ENOMEM, "max_qp (" + attributes.maxQp() + ") reached");
+        }
+        int qpn = allocateQpn();
+        QueuePair qp = new QueuePair(this, pd, qpn, attr);
+        qps.put(qpn, qp);
+        scq.boundQps++;
+        rcq.boundQps++;
+        if (srq != null) {
+            srq.qpCount++;
+        }
+        pd.resources++;
+        return qp;
+    }
+
+    private int allocateQpn() {
+        for (int tries = 0; tries < (1 << 24); tries++) {
+            int qpn = nextQpn;
+            nextQpn = nextQpn >= 0xFFFFFF ? 0x11 : nextQpn + 1;
+            if (!qps.containsKey(qpn)) {
+                return qpn;
+            }
+        }
+        throw new VerbsException(Errno.ENOMEM, "QP numbers exhausted");
+    }
+
+    void destroyQp(QueuePair qp) {
+        qps.remove(qp.qpNum());
+        qp.sendCq().boundQps--;
+        qp.recvCq().boundQps--;
+        if (qp.srq() != null) {
+            qp.srq().qpCount--;
+        }
+        qp.pd().resources--;
+        discardAsyncEvents(qp);
+    }
+
+    SharedReceiveQueue createSrq(ProtectionDomain pd, SrqAttr attr, Object context) {
+        checkPd(pd);
+        if (attr.maxWr() < 1 || attr.maxWr() > attributes.maxSrqWr()) {
+            throw VerbsException.invalid("SRQ max_wr " + attr.maxWr() + " not in 1.." + attributes.maxSrqWr());
+        }
+        if (attr.maxSge() < 0 || attr.maxSge() > attributes.maxSrqSge()) {
+            throw VerbsException.invalid("SRQ max_sge " + attr.maxSge() + " not in 0.." + attributes.maxSrqSge());
+        }
+        if (srqCount >= attributes.maxSrq()) {
+            throw new VerbsException(Errno.ENOMEM, "max_srq (" + attributes.maxSrq() + ") reached");
+        }
+        srqCount++;
+        pd.resources++;
+        return new SharedReceiveQueue(pd, srqHandle++, attr.maxWr(), attr.maxSge(), context);
+    }
+
+    void srqDestroyed(SharedReceiveQueue srq) {
+        srqCount--;
+        srq.pd().resources--;
+        discardAsyncEvents(srq);
+    }
+
+    void cqDestroyed(CompletionQueue cq) {
+        cqs.remove(cq);
+        if (cq.channel() != null) {
+            cq.channel().cqCount--;
+        }
+        discardAsyncEvents(cq);
+    }
+
+    void channelDestroyed(CompletionChannel ch) {
+        channels.remove(ch);
+    }
+
+    void pdDeallocated(ProtectionDomain pd) {
+        pds.remove(pd);
+    }
+
+    private void checkPd(ProtectionDomain pd) {
+        if (pd.device() != this) {
+            throw VerbsException.invalid("protection domain of another device");
+        }
+        if (pd.isDeallocated()) {
+            throw VerbsException.invalid("protection domain was deallocated");
+        }
+        checkOpen();
+    }
+
+    void checkOpen() {
+        if (closed) {
+            throw new VerbsException(Errno.ENODEV, "device " + name + " is closed");
+        }
+    }
+
+    // ------------------------------------------------------------------ local operations (engine thread)
+
+    /**
+     * Executes a LOCAL_INV or BIND_MW work request when the requester reaches it.
+     *
+     * @return SUCCESS, or MW_BIND_ERR ("memory management operation error") when the rules of
+     *         ibv_bind_mw(3) / ibv_alloc_mw(3) / IBA 10.6.7 are broken
+     */
+    WcStatus executeLocal(QueuePair qp, SendWqe w) {
+        if (w.opcode == WrOpcode.LOCAL_INV) {
+            Object o = keys.lookup(w.invRkey);
+            if (!(o instanceof MemoryWindow)) {
+                // Only type 2 windows can be invalidated; regions are not fast-registered here.
+                return WcStatus.MW_BIND_ERR;
+            }
+            MemoryWindow mw = (MemoryWindow) o;
+            if (mw.type() != MwType.TYPE_2 || mw.activeRkey != w.invRkey || !mw.bound || mw.deallocated
+                    || mw.pd() != qp.pd()) {
+                return WcStatus.MW_BIND_ERR;
+            }
+            unbindWindow(mw);
+            return WcStatus.SUCCESS;
+        }
+        return bind(qp, w);
+    }
+
+    private WcStatus bind(QueuePair qp, SendWqe w) {
+        MemoryWindow mw = w.mw;
+        MemoryRegion mr = w.bindMr;
+        if (mw.deallocated || mw.pd() != qp.pd() || mw.pd().device() != this) {
+            return WcStatus.MW_BIND_ERR;
+        }
+        if (mw.type() == MwType.TYPE_1 && w.bindLength == 0) {
+            // ibv_alloc_mw(3): a zero-length bind invalidates a type 1 window.
+            if (mw.bound) {
+                unbindWindow(mw);
+            }
+            return WcStatus.SUCCESS;
+        }
+        if (mw.type() == MwType.TYPE_2) {
+            if (mw.bound) {
+                // A type 2 window must be invalidated before it is bound again.
+                return WcStatus.MW_BIND_ERR;
+            }
+            if ((w.bindRkey & 0xFFFFFF00) != (mw.activeRkey & 0xFFFFFF00)) {
+                // The new R_Key may change only its low 8 bits (ibv_inc_rkey(3)).
+                return WcStatus.MW_BIND_ERR;
+            }
+        }
+        int allowed = AccessFlag.REMOTE_READ.bit() | AccessFlag.REMOTE_WRITE.bit() | AccessFlag.REMOTE_ATOMIC.bit()
+                | AccessFlag.ZERO_BASED.bit();
+        if ((w.bindAccess & ~allowed) != 0) {
+            return WcStatus.MW_BIND_ERR;
+        }
+        if (!mr.valid || mr.pd() != qp.pd() || (mr.accessMask() & AccessFlag.MW_BIND.bit()) == 0) {
+            return WcStatus.MW_BIND_ERR;
+        }
+        // ibv_bind_mw(3): remote write and atomic access through a window need local write on the region.
+        if ((w.bindAccess & (AccessFlag.REMOTE_WRITE.bit() | AccessFlag.REMOTE_ATOMIC.bit())) != 0
+                && (mr.accessMask() & AccessFlag.LOCAL_WRITE.bit()) == 0) {
+            return WcStatus.MW_BIND_ERR;
+        }
+        if (w.bindLength < 0 || !MemoryAccess.inRange(mr.address(), mr.length(), w.bindAddr, w.bindLength)) {
+            return WcStatus.MW_BIND_ERR;
+        }
+        if (mw.bound) {
+            unbindWindow(mw);
+        }
+        mw.bound = true;
+        mw.mr = mr;
+        mr.boundWindows++;
+        mw.addr = w.bindAddr;
+        mw.length = w.bindLength;
+        mw.access = w.bindAccess;
+        mw.boundQp = mw.type() == MwType.TYPE_2 ? qp : null;
+        mw.activeRkey = w.bindRkey;
+        mw.rkey(w.bindRkey);
+        return WcStatus.SUCCESS;
+    }
+
+    /**
+     * Invalidates the window whose R_Key a SEND_WITH_INV names (IBA 10.6.7.2.6): it must be a
+     * bound type 2 window of the receiving QP.
+     */
+    boolean remoteInvalidate(QueuePair qp, int rkey) {
+        Object o = keys.lookup(rkey);
+        if (!(o instanceof MemoryWindow)) {
+            return false;
+        }
+        MemoryWindow mw = (MemoryWindow) o;
+        if (mw.type() != MwType.TYPE_2 || mw.activeRkey != rkey || !mw.bound || mw.deallocated
+                || mw.pd() != qp.pd() || mw.boundQp != qp) {
+            return false;
+        }
+        unbindWindow(mw);
+        return true;
+    }
+
+    // ------------------------------------------------------------------ async events
+
+    /** Queues an async event and wakes waiters. Any thread. */
+    void raiseAsync(AsyncEventType type, QueuePair qp, CompletionQueue cq, SharedReceiveQueue srq) {
+        AsyncEvent e = new AsyncEvent(type, qp, cq, srq, type.element() == AsyncEventType.Element.PORT ? 1 : 0,
+                fabric.scheduler().nanoTime());
+        synchronized (asyncEvents) {
+            asyncEvents.add(e);
+        }
+        LOG.debug("{}: async event {}", name, e);
+        fabric.traceAsync(this, e);
+        asyncSignal.signalAll();
+    }
+
+    /** Removes queued (not yet retrieved) events of an object being destroyed, as the kernel does. */
+    private void discardAsyncEvents(Object element) {
+        synchronized (asyncEvents) {
+            Iterator<AsyncEvent> it = asyncEvents.iterator();
+            while (it.hasNext()) {
+                AsyncEvent e = it.next();
+                if (e.qp() == element || e.cq() == element || e.srq() == element) {
+                    it.remove();
+                }
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ packets
+
+    int maxUnackedPsns() {
+        return maxUnackedPsns;
+    }
+
+    Mtu activeMtu() {
+        return maxMtu;
+    }
+
+    /** Sends a packet of {@code qp} towards its destination. Engine thread; takes ownership. */
+    void transmit(QueuePair qp, Packet p) {
+        p.route(gid, qp.destGid());
+        qp.counters.increment(Counter.PACKETS_SENT);
+        qp.counters.add(Counter.BYTES_SENT, p.payloadLength());
+        if (p.retransmission()) {
+            qp.counters.increment(Counter.RETRANSMITTED_PACKETS);
+        }
+        if (portState != PortState.ACTIVE) {
+            fabric.tracePacket(p.retransmission() ? PacketEvent.RETRANSMITTED : PacketEvent.SENT, null, this, null, p);
+            fabric.tracePacket(PacketEvent.DROPPED, DropReason.PORT_DOWN, this, null, p);
+            p.release();
+            return;
+        }
+        Link link = qp.route;
+        if (link == null || link.isRemoved()) {
+            link = fabric.route(this, qp.destGid());
+            qp.route = link;
+        }
+        if (link == null) {
+            fabric.tracePacket(p.retransmission() ? PacketEvent.RETRANSMITTED : PacketEvent.SENT, null, this, null, p);
+            fabric.tracePacket(PacketEvent.DROPPED, DropReason.NO_ROUTE, this, null, p);
+            p.release();
+            return;
+        }
+        link.transmit(this, p);
+    }
+
+    /** Sends a UD packet (a CM MAD on QP1) to {@code destination}. Engine thread; takes ownership. */
+    void transmitUd(Packet p, Gid destination) {
+        p.route(gid, destination);
+        counters.increment(Counter.PACKETS_SENT);
+        counters.add(Counter.BYTES_SENT, p.payloadLength());
+        Link link = portState == PortState.ACTIVE ? fabric.route(this, destination) : null;
+        if (link == null) {
+            fabric.tracePacket(PacketEvent.SENT, null, this, null, p);
+            fabric.tracePacket(PacketEvent.DROPPED, portState == PortState.ACTIVE ? DropReason.NO_ROUTE : DropReason.PORT_DOWN,
+                    this, null, p);
+            p.release();
+            return;
+        }
+        link.transmit(this, p);
+    }
+
+    /** Where UD packets (QP1 management datagrams) go; set by the connection manager. */
+    interface UdHandler {
+        void receive(Packet p);
+    }
+
+    void udHandler(UdHandler h) {
+        this.udHandler = h;
+    }
+
+    /**
+     * A link delivers a packet to this device's port. Runs on this device's executor.
+     */
+    @Override
+    public void receive(Packet p) {
+        if (closed) {
+            fabric.tracePacket(PacketEvent.DROPPED, DropReason.CLOSED, null, this, p);
+            p.release();
+            return;
+        }
+        if (portState != PortState.ACTIVE) {
+            drop(p, DropReason.PORT_DOWN, Counter.DROPPED_PACKETS);
+            return;
+        }
+        if (!p.icrcValid()) {
+            drop(p, DropReason.BAD_ICRC, Counter.INVALID_PACKETS);
+            return;
+        }
+        fabric.tracePacket(PacketEvent.DELIVERED, null, null, this, p);
+        if (p.opcode().isUd()) {
+            counters.increment(Counter.PACKETS_RECEIVED);
+            counters.add(Counter.BYTES_RECEIVED, p.payloadLength());
+            UdHandler h = udHandler;
+            if (h == null || p.destQp() != 1) {
+                drop(p, DropReason.UNKNOWN_QP, Counter.DROPPED_PACKETS);
+                return;
+            }
+            h.receive(p);
+            return;
+        }
+        QueuePair qp = qps.get(p.destQp());
+        if (qp == null) {
+            counters.increment(Counter.PACKETS_RECEIVED);
+            drop(p, DropReason.UNKNOWN_QP, Counter.DROPPED_PACKETS);
+            return;
+        }
+        qp.counters.increment(Counter.PACKETS_RECEIVED);
+        qp.counters.add(Counter.BYTES_RECEIVED, p.payloadLength());
+        if (p.opcode().isRequest()) {
+            qp.responder.enqueue(p);
+        } else {
+            qp.completer.enqueue(p);
+        }
+    }
+
+    void drop(Packet p, DropReason reason, Counter counter) {
+        counters.increment(counter);
+        fabric.tracePacket(PacketEvent.DROPPED, reason, null, this, p);
+        p.release();
+    }
+
+    // ------------------------------------------------------------------ teardown
+
+    /** Destroys everything this device holds, in dependency order; used when the fabric closes. */
+    void forceClose() {
+        if (closed) {
+            return;
+        }
+        executor.call(() -> {
+            for (QueuePair qp : new ArrayList<>(qpsSorted())) {
+                qp.forceDestroy();
+            }
+            for (ProtectionDomain pd : new ArrayList<>(pds)) {
+                pds.remove(pd);
+            }
+            for (CompletionQueue cq : new ArrayList<>(cqs)) {
+                cq.forceDestroy();
+            }
+            channels.clear();
+            closed = true;
+            return null;
+        });
+    }
+
+    private List<QueuePair> qpsSorted() {
+        List<QueuePair> l = new ArrayList<>(qps.values());
+        l.sort((x, y) -> Integer.compare(x.qpNum(), y.qpNum()));
+        return l;
+    }
+
+    /** The QP with number {@code qpn}, or null. Engine thread. */
+    QueuePair qp(int qpn) {
+        return qps.get(qpn);
+    }
+}

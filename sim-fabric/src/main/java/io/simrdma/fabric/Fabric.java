@@ -1,0 +1,359 @@
+package io.simrdma.fabric;
+
+import io.simrdma.fabric.sched.DeterministicScheduler;
+import io.simrdma.fabric.sched.EngineExecutor;
+import io.simrdma.fabric.sched.Scheduler;
+import io.simrdma.fabric.sched.ThreadedScheduler;
+import io.simrdma.fabric.wire.Gid;
+import io.simrdma.fabric.wire.Packet;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.SplittableRandom;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * A simulated RDMA fabric: devices (simulated HCAs), the links between them, a clock and a
+ * scheduler. Every pair of devices is connected by a {@link Link} created on first use with the
+ * fabric's default link configuration; {@link #link} returns it to change its timing or faults.
+ *
+ * <pre>{@code
+ * try (Fabric fabric = Fabric.deterministic(42)) {       // or Fabric.threaded()
+ *     Device a = fabric.createDevice("a");
+ *     Device b = fabric.createDevice("b");
+ *     fabric.link(a, b).addFault(FaultRule.drop(PacketMatcher.any(), 0.1));
+ *     ...
+ * }
+ * }</pre>
+ *
+ * <p>Deterministic fabrics run all engine work on the application's thread in virtual time when
+ * it waits or polls; the same seed replays the same run. Threaded fabrics run each device on a
+ * thread of its own in real time.
+ *
+ * <p>Thread safety: thread-safe.
+ */
+public final class Fabric implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Fabric.class);
+    private static final long GUID_BASE = 0x0002_c903_0000_0000L;
+
+    private final String name;
+    private final Scheduler scheduler;
+    private final long seed;
+    private final SplittableRandom threadedSeeds;
+    private final LinkConfig defaultLink;
+    private final Map<String, Device> devices = new LinkedHashMap<>();
+    private final Map<Gid, Device> byGid = new ConcurrentHashMap<>();
+    private final Map<String, Link> links = new ConcurrentHashMap<>();
+    private final EngineExecutor control;
+    private volatile TraceListener[] listeners = new TraceListener[0];
+    private int deviceIndex;
+    private volatile boolean closed;
+
+    private Fabric(Builder b) {
+        this.name = b.name;
+        this.seed = b.seed;
+        this.scheduler = b.deterministic ? new DeterministicScheduler(b.seed) : new ThreadedScheduler();
+        this.threadedSeeds = new SplittableRandom(b.seed);
+        this.defaultLink = b.linkConfig != null ? b.linkConfig
+                : b.deterministic ? LinkConfig.dataCenter() : LinkConfig.instant();
+        this.control = scheduler.newExecutor(name + "-control");
+        if (Slf4jTraceListener.LOG.isDebugEnabled()) {
+            addTraceListener(new Slf4jTraceListener());
+        }
+    }
+
+    /** A deterministic fabric: virtual time, every choice drawn from {@code seed}. */
+    public static Fabric deterministic(long seed) {
+        return builder().deterministic(seed).build();
+    }
+
+    /** A threaded fabric: real time, a thread per device. */
+    public static Fabric threaded() {
+        return builder().threaded().build();
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Fabric configuration, checked once in {@link #build()}. */
+    public static final class Builder {
+        private String name = "fabric";
+        private boolean deterministic = true;
+        private long seed;
+        private LinkConfig linkConfig;
+
+        private Builder() {
+        }
+
+        public Builder name(String n) {
+            this.name = Objects.requireNonNull(n, "name");
+            return this;
+        }
+
+        /** Virtual time and seeded choices (the default, seed 0). */
+        public Builder deterministic(long s) {
+            this.deterministic = true;
+            this.seed = s;
+            return this;
+        }
+
+        /** Real time and a thread per device. */
+        public Builder threaded() {
+            this.deterministic = false;
+            return this;
+        }
+
+        /** Seed for the fault decisions of a threaded fabric (reproducible only up to timing). */
+        public Builder seed(long s) {
+            this.seed = s;
+            return this;
+        }
+
+        /** Timing of every link unless changed per link; default 1 us / 100 Gb/s deterministic, instant threaded. */
+        public Builder defaultLink(LinkConfig c) {
+            this.linkConfig = Objects.requireNonNull(c, "link config");
+            return this;
+        }
+
+        public Fabric build() {
+            if (name.isEmpty()) {
+                throw new IllegalArgumentException("fabric name is empty");
+            }
+            return new Fabric(this);
+        }
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public Scheduler scheduler() {
+        return scheduler;
+    }
+
+    /** The seed the fabric was built with. */
+    public long seed() {
+        return seed;
+    }
+
+    /** Current time on the fabric's clock, in nanoseconds (virtual for deterministic fabrics). */
+    public long now() {
+        return scheduler.nanoTime();
+    }
+
+    /** The deterministic scheduler, to run or advance virtual time explicitly. */
+    public DeterministicScheduler deterministicScheduler() {
+        if (!(scheduler instanceof DeterministicScheduler)) {
+            throw new IllegalStateException("fabric " + name + " is threaded");
+        }
+        return (DeterministicScheduler) scheduler;
+    }
+
+    /** Creates a device with default limits. */
+    public Device createDevice(String deviceName) {
+        return createDevice(DeviceConfig.named(deviceName));
+    }
+
+    /**
+     * Creates a device (a simulated HCA) from {@code config}.
+     *
+     * @throws IllegalArgumentException if the name is taken or a limit is invalid
+     */
+    public Device createDevice(DeviceConfig config) {
+        Objects.requireNonNull(config, "config");
+        synchronized (devices) {
+            checkOpen();
+            if (devices.containsKey(config.name())) {
+                throw new IllegalArgumentException("fabric " + name + " already has a device named " + config.name());
+            }
+            int index = ++deviceIndex;
+            long guid = config.guid() != 0 ? config.guid() : GUID_BASE + index;
+            EngineExecutor ex = scheduler.newExecutor(name + "-" + config.name());
+            Device d = new Device(this, config, guid, ex, (int) (seed * 31 + index));
+            if (byGid.putIfAbsent(d.gid(), d) != null) {
+                throw new IllegalArgumentException("GUID 0x" + Long.toHexString(guid) + " is already used in fabric " + name);
+            }
+            devices.put(config.name(), d);
+            return d;
+        }
+    }
+
+    /** The device named {@code deviceName}, or null. */
+    public Device device(String deviceName) {
+        synchronized (devices) {
+            return devices.get(deviceName);
+        }
+    }
+
+    /** The device that owns {@code gid}, or null. */
+    public Device device(Gid gid) {
+        return byGid.get(gid);
+    }
+
+    /** All devices, in creation order. */
+    public List<Device> devices() {
+        synchronized (devices) {
+            return new ArrayList<>(devices.values());
+        }
+    }
+
+    /** The link between {@code x} and {@code y} (the same link either way round), created if needed. */
+    public Link link(Device x, Device y) {
+        if (x.fabric() != this || y.fabric() != this) {
+            throw new IllegalArgumentException("device of another fabric");
+        }
+        String key = x.name().compareTo(y.name()) <= 0 ? x.name() + "\u0000" + y.name() : y.name() + "\u0000" + x.name();
+        return links.computeIfAbsent(key, k -> x.name().compareTo(y.name()) <= 0
+                ? new Link(this, x, y, defaultLink) : new Link(this, y, x, defaultLink));
+    }
+
+    /** The link from {@code from} to the device owning {@code to}, or null if no device owns it. */
+    Link route(Device from, Gid to) {
+        Device d = byGid.get(to);
+        return d == null || d.isClosed() ? null : link(from, d);
+    }
+
+    SplittableRandom newRandom() {
+        if (scheduler instanceof DeterministicScheduler) {
+            return ((DeterministicScheduler) scheduler).newRandom();
+        }
+        synchronized (threadedSeeds) {
+            return threadedSeeds.split();
+        }
+    }
+
+    EngineExecutor controlExecutor() {
+        return control;
+    }
+
+    void deviceClosed(Device d) {
+        byGid.remove(d.gid(), d);
+        for (Link l : links.values()) {
+            if (l.a() == d || l.b() == d) {
+                l.remove();
+            }
+        }
+        synchronized (devices) {
+            devices.remove(d.name(), d);
+        }
+    }
+
+    // ------------------------------------------------------------------ tracing
+
+    public void addTraceListener(TraceListener l) {
+        Objects.requireNonNull(l, "listener");
+        synchronized (this) {
+            TraceListener[] n = Arrays.copyOf(listeners, listeners.length + 1);
+            n[n.length - 1] = l;
+            listeners = n;
+        }
+    }
+
+    public void removeTraceListener(TraceListener l) {
+        synchronized (this) {
+            List<TraceListener> n = new ArrayList<>(Arrays.asList(listeners));
+            n.remove(l);
+            listeners = n.toArray(new TraceListener[0]);
+        }
+    }
+
+    void tracePacket(PacketEvent e, DropReason reason, Device from, Device to, Packet p) {
+        TraceListener[] ls = listeners;
+        if (ls.length == 0) {
+            return;
+        }
+        long t = scheduler.nanoTime();
+        for (TraceListener l : ls) {
+            try {
+                l.onPacket(e, reason, t, from, to, p);
+            } catch (RuntimeException ex) {
+                LOG.error("trace listener {} failed", l, ex);
+            }
+        }
+    }
+
+    void traceQpState(QueuePair qp, QpState from, QpState to) {
+        TraceListener[] ls = listeners;
+        for (TraceListener l : ls) {
+            try {
+                l.onQpStateChange(scheduler.nanoTime(), qp, from, to);
+            } catch (RuntimeException ex) {
+                LOG.error("trace listener {} failed", l, ex);
+            }
+        }
+    }
+
+    void traceLink(Link link, boolean up) {
+        TraceListener[] ls = listeners;
+        for (TraceListener l : ls) {
+            try {
+                l.onLinkStateChange(scheduler.nanoTime(), link, up);
+            } catch (RuntimeException ex) {
+                LOG.error("trace listener {} failed", l, ex);
+            }
+        }
+    }
+
+    void traceAsync(Device d, AsyncEvent e) {
+        TraceListener[] ls = listeners;
+        for (TraceListener l : ls) {
+            try {
+                l.onAsyncEvent(scheduler.nanoTime(), d, e);
+            } catch (RuntimeException ex) {
+                LOG.error("trace listener {} failed", l, ex);
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ lifecycle
+
+    private void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException("fabric " + name + " is closed");
+        }
+    }
+
+    /**
+     * Closes the fabric: destroys every object of every device (without completions), stops the
+     * executors and releases their threads.
+     */
+    @Override
+    public void close() {
+        List<Device> all;
+        synchronized (devices) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            all = new ArrayList<>(devices.values());
+        }
+        for (Device d : all) {
+            try {
+                d.forceClose();
+            } catch (RuntimeException e) {
+                LOG.error("closing device {} failed", d.name(), e);
+            }
+        }
+        for (Link l : links.values()) {
+            l.remove();
+        }
+        scheduler.close();
+        byGid.clear();
+        synchronized (devices) {
+            devices.clear();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Fabric[" + name + ", " + (scheduler.isDeterministic() ? "deterministic seed " + seed : "threaded") + "]";
+    }
+}

@@ -1,0 +1,307 @@
+package io.simrdma.fabric;
+
+import io.netty.buffer.PooledByteBufAllocator;
+import io.simrdma.fabric.sched.Task;
+import io.simrdma.fabric.wire.Packet;
+import io.simrdma.fabric.wire.PacketSink;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+import java.util.SplittableRandom;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A path between two devices of a fabric, in one JVM: it carries packets with a latency and a
+ * bandwidth, and injects the faults of its rules (drop, duplicate, delay, reorder, corrupt), and
+ * can go down and come up, now or at a given time. A link to a device itself carries loopback
+ * traffic.
+ *
+ * <p>Packets travel by reference (no copy, no serialization); each direction keeps order unless a
+ * fault delays a packet. Fault decisions use a random source per direction, derived from the
+ * fabric's seed under the deterministic scheduler, so a seed replays the same faults.
+ *
+ * <p>Thread safety: thread-safe. Each direction is driven by its sending device's executor.
+ */
+public final class Link {
+
+    private final Fabric fabric;
+    private final Device a;
+    private final Device b;
+    private final Direction ab;
+    private final Direction ba;
+    private volatile LinkConfig config;
+    private volatile FaultRule[] rules = new FaultRule[0];
+    private volatile boolean up = true;
+    private volatile boolean removed;
+
+    Link(Fabric fabric, Device a, Device b, LinkConfig config) {
+        this.fabric = fabric;
+        this.a = a;
+        this.b = b;
+        this.config = config;
+        this.ab = new Direction(a, b, fabric.newRandom());
+        this.ba = a == b ? ab : new Direction(b, a, fabric.newRandom());
+    }
+
+    /** One end of the link. */
+    public Device a() {
+        return a;
+    }
+
+    /** The other end. */
+    public Device b() {
+        return b;
+    }
+
+    public LinkConfig config() {
+        return config;
+    }
+
+    /** Changes latency and bandwidth for packets sent from now on. */
+    public Link config(LinkConfig c) {
+        this.config = Objects.requireNonNull(c, "config");
+        return this;
+    }
+
+    /** Adds a fault rule; rules apply in the order added. */
+    public Link addFault(FaultRule rule) {
+        Objects.requireNonNull(rule, "rule");
+        synchronized (this) {
+            FaultRule[] r = Arrays.copyOf(rules, rules.length + 1);
+            r[r.length - 1] = rule;
+            rules = r;
+        }
+        return this;
+    }
+
+    /** Removes every fault rule. */
+    public Link clearFaults() {
+        rules = new FaultRule[0];
+        return this;
+    }
+
+    /** The fault rules, in order. */
+    public List<FaultRule> faults() {
+        return List.of(rules);
+    }
+
+    public boolean isUp() {
+        return up;
+    }
+
+    /**
+     * Takes the link down or brings it up now. While down, packets sent are lost and packets in
+     * flight are lost when they arrive; the RC engine's retries decide what happens, as on a
+     * real fabric.
+     */
+    public void setUp(boolean upNow) {
+        if (up != upNow) {
+            up = upNow;
+            fabric.traceLink(this, upNow);
+        }
+    }
+
+    /** Takes the link down at {@code timeNanos} on the fabric's clock. */
+    public Link downAt(long timeNanos) {
+        return changeAt(timeNanos, false);
+    }
+
+    /** Brings the link up at {@code timeNanos} on the fabric's clock. */
+    public Link upAt(long timeNanos) {
+        return changeAt(timeNanos, true);
+    }
+
+    private Link changeAt(long timeNanos, boolean upThen) {
+        long delay = timeNanos - fabric.scheduler().nanoTime();
+        fabric.controlExecutor().schedule(new Task() {
+            @Override
+            public void run() {
+                setUp(upThen);
+            }
+
+            @Override
+            public String toString() {
+                return "link " + Link.this + (upThen ? " up" : " down");
+            }
+        }, Math.max(0, delay));
+        return this;
+    }
+
+    /** Counts of what happened to packets sent from {@code from} over this link. */
+    public LinkStats stats(Device from) {
+        Direction d = direction(from);
+        return new LinkStats(d.sent.get(), d.delivered.get(), d.dropped.get(), d.duplicated.get(), d.delayed.get(),
+                d.corrupted.get());
+    }
+
+    /**
+     * Packet counts of one direction.
+     *
+     * @param sent       packets given to the link
+     * @param delivered  packets handed to the receiving port
+     * @param dropped    packets lost (faults, link down)
+     * @param duplicated copies a fault added
+     * @param delayed    packets a fault delayed or held back
+     * @param corrupted  packets a fault corrupted
+     */
+    public record LinkStats(long sent, long delivered, long dropped, long duplicated, long delayed, long corrupted) {
+    }
+
+    boolean isRemoved() {
+        return removed;
+    }
+
+    void remove() {
+        removed = true;
+    }
+
+    private Direction direction(Device from) {
+        if (from == a) {
+            return ab;
+        }
+        if (from == b) {
+            return ba;
+        }
+        throw new IllegalArgumentException(from + " is not an end of " + this);
+    }
+
+    /** Sends {@code p} from {@code from} to the other end. Runs on {@code from}'s executor; takes ownership. */
+    void transmit(Device from, Packet p) {
+        Direction d = from == a ? ab : ba;
+        long index = ++d.packets;
+        d.sent.incrementAndGet();
+        fabric.tracePacket(p.retransmission() ? PacketEvent.RETRANSMITTED : PacketEvent.SENT, null, from, d.to, p);
+        if (!up) {
+            d.dropped.incrementAndGet();
+            fabric.tracePacket(PacketEvent.DROPPED, DropReason.LINK_DOWN, from, d.to, p);
+            p.release();
+            return;
+        }
+        long extra = 0;
+        boolean duplicate = false;
+        FaultRule[] r = rules;
+        for (FaultRule rule : r) {
+            if (!rule.matches(p, index)) {
+                continue;
+            }
+            if (rule.probability() < 1.0 && d.random.nextDouble() >= rule.probability()) {
+                continue;
+            }
+            if (!rule.tryHit()) {
+                continue;
+            }
+            switch (rule.action()) {
+                case DROP:
+                    d.dropped.incrementAndGet();
+                    fabric.tracePacket(PacketEvent.DROPPED, DropReason.FAULT, from, d.to, p);
+                    p.release();
+                    return;
+                case DUPLICATE:
+                    duplicate = true;
+                    break;
+                case DELAY:
+                    extra += rule.nanos();
+                    break;
+                case REORDER:
+                    extra += 1 + d.random.nextLong(rule.nanos());
+                    break;
+                case CORRUPT:
+                    corrupt(d, p);
+                    break;
+                default:
+                    throw new IllegalStateException("fault " + rule.action());
+            }
+        }
+        long delay = delay(d, p) + extra;
+        if (extra > 0) {
+            d.delayed.incrementAndGet();
+            fabric.tracePacket(PacketEvent.DELAYED, null, from, d.to, p);
+        }
+        if (duplicate) {
+            Packet copy = p.duplicate();
+            d.duplicated.incrementAndGet();
+            fabric.tracePacket(PacketEvent.DUPLICATED, null, from, d.to, copy);
+            deliver(d, p, delay);
+            deliver(d, copy, delay);
+        } else {
+            deliver(d, p, delay);
+        }
+    }
+
+    private void corrupt(Direction d, Packet p) {
+        // The sender computed a valid ICRC; the wire flips a bit after it.
+        p.materialize(PooledByteBufAllocator.DEFAULT);
+        p.attachIcrc();
+        long bits = (long) (p.headerLength() + p.payloadLength()) * 8;
+        p.flipBit(d.random.nextLong(bits), PooledByteBufAllocator.DEFAULT);
+        d.corrupted.incrementAndGet();
+        fabric.tracePacket(PacketEvent.CORRUPTED, null, d.from, d.to, p);
+    }
+
+    private long delay(Direction d, Packet p) {
+        LinkConfig c = config;
+        if (!fabric.scheduler().isDeterministic()) {
+            return c.latencyNanos();
+        }
+        long now = fabric.scheduler().nanoTime();
+        long ser = c.serializationNanos(p.headerLength() + p.payloadLength() + p.padCount() + Packet.ICRC_LENGTH);
+        long start = Math.max(now, d.busyUntil);
+        d.busyUntil = start + ser;
+        return d.busyUntil - now + c.latencyNanos();
+    }
+
+    private void deliver(Direction d, Packet p, long delay) {
+        p.deliverTo(d);
+        if (delay <= 0) {
+            d.to.executor().execute(p);
+        } else {
+            d.to.executor().schedule(p, delay);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return a.name() + "<->" + b.name();
+    }
+
+    /** One direction of the link; also the sink that hands arriving packets to the receiving port. */
+    private final class Direction implements PacketSink {
+        final Device from;
+        final Device to;
+        final SplittableRandom random;
+        long packets;
+        long busyUntil;
+        final AtomicLong sent = new AtomicLong();
+        final AtomicLong delivered = new AtomicLong();
+        final AtomicLong dropped = new AtomicLong();
+        final AtomicLong duplicated = new AtomicLong();
+        final AtomicLong delayed = new AtomicLong();
+        final AtomicLong corrupted = new AtomicLong();
+
+        Direction(Device from, Device to, SplittableRandom random) {
+            this.from = from;
+            this.to = to;
+            this.random = random;
+        }
+
+        @Override
+        public void receive(Packet p) {
+            if (!up || removed) {
+                dropped.incrementAndGet();
+                fabric.tracePacket(PacketEvent.DROPPED, DropReason.LINK_DOWN, from, to, p);
+                p.release();
+                return;
+            }
+            delivered.incrementAndGet();
+            to.receive(p);
+        }
+    }
+
+    static List<Link> sorted(java.util.Collection<Link> links) {
+        List<Link> l = new ArrayList<>(links);
+        l.sort((x, y) -> x.toString().compareTo(y.toString()));
+        return l;
+    }
+}

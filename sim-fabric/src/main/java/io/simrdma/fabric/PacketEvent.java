@@ -1,0 +1,19 @@
+package io.simrdma.fabric;
+
+/** What happened to a packet, as a {@link TraceListener} sees it. */
+public enum PacketEvent {
+    /** A device put the packet on a link for the first time. */
+    SENT,
+    /** A requester sent the packet again, after a timeout or a NAK. */
+    RETRANSMITTED,
+    /** The link handed the packet to the receiving port. */
+    DELIVERED,
+    /** The packet was lost; {@link DropReason} says why. */
+    DROPPED,
+    /** A fault put a second copy of the packet on the link. */
+    DUPLICATED,
+    /** A fault delayed the packet beyond the link latency (it may be overtaken). */
+    DELAYED,
+    /** A fault flipped a bit of the packet; its ICRC will not match. */
+    CORRUPTED
+}

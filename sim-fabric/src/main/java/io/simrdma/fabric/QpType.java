@@ -1,0 +1,7 @@
+package io.simrdma.fabric;
+
+/** Queue pair transport service types simrdma implements (enum ibv_qp_type). */
+public enum QpType {
+    /** Reliable Connected. */
+    RC
+}

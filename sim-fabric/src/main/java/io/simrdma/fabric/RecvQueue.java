@@ -1,0 +1,123 @@
+package io.simrdma.fabric;
+
+/**
+ * A ring of receive WQEs: a QP's receive queue or an SRQ. Applications post from any thread
+ * (serialized by {@link #postLock}); the device's executor consumes.
+ *
+ * <p>Thread safety: producer side under {@code postLock}; consumer side on the engine thread;
+ * indexes are volatile so each side sees the other's progress.
+ */
+final class RecvQueue {
+
+    final Object postLock = new Object();
+    private RecvWqe[] slots;
+    private int maxWr;
+    private final int maxSge;
+    private volatile long producer;
+    private volatile long consumer;
+
+    RecvQueue(int maxWr, int maxSge) {
+        this.maxWr = maxWr;
+        this.maxSge = maxSge;
+        this.slots = newSlots(maxWr, maxSge);
+    }
+
+    private static RecvWqe[] newSlots(int n, int maxSge) {
+        RecvWqe[] s = new RecvWqe[n];
+        for (int i = 0; i < n; i++) {
+            s[i] = new RecvWqe(maxSge);
+        }
+        return s;
+    }
+
+    int maxWr() {
+        return maxWr;
+    }
+
+    int maxSge() {
+        return maxSge;
+    }
+
+    /** WQEs posted and not yet consumed. */
+    int size() {
+        return (int) (producer - consumer);
+    }
+
+    /**
+     * Posts a chain of receive WRs (ibv_post_recv(3)): stops at the first that cannot be posted.
+     * Caller holds {@link #postLock}.
+     *
+     * @return the number posted
+     * @throws PostException for the first WR with too many SGEs (EINVAL) or that finds the queue full (ENOMEM)
+     */
+    int post(RecvWr first) {
+        int n = 0;
+        for (RecvWr wr = first; wr != null; wr = wr.next, n++) {
+            int numSge = wr.sges.count();
+            if (numSge > maxSge) {
+                throw new PostException(Errno.EINVAL, "receive WR has " + numSge + " SGEs, max_recv_sge is " + maxSge, wr, n);
+            }
+            if (wr.sges.totalLength() > Integer.MAX_VALUE) {
+                throw new PostException(Errno.EINVAL, "receive WR longer than max_msg_sz", wr, n);
+            }
+            long p = producer;
+            if (p - consumer >= maxWr) {
+                throw new PostException(Errno.ENOMEM, "receive queue full (" + maxWr + " WRs outstanding)", wr, n);
+            }
+            RecvWqe w = slots[(int) (p % slots.length)];
+            w.wrId = wr.wrId;
+            w.numSge = numSge;
+            long cap = 0;
+            for (int i = 0; i < numSge; i++) {
+                Sge s = wr.sges.get(i);
+                w.sgeAddr[i] = s.addr;
+                w.sgeLen[i] = s.length;
+                w.sgeLkey[i] = s.lkey;
+                cap += Integer.toUnsignedLong(s.length);
+            }
+            w.capacity = cap;
+            producer = p + 1;
+        }
+        return n;
+    }
+
+    /** The oldest WQE, or null if empty. Engine thread. */
+    RecvWqe peek() {
+        long c = consumer;
+        if (c == producer) {
+            return null;
+        }
+        return slots[(int) (c % slots.length)];
+    }
+
+    /** Retires the oldest WQE. Engine thread. */
+    void advance() {
+        consumer = consumer + 1;
+    }
+
+    /** Drops every posted WQE without completions (a QP moved to RESET). Engine thread, under postLock. */
+    void clear() {
+        consumer = producer;
+    }
+
+    /**
+     * Changes the capacity, keeping the posted WQEs in order. Engine thread, under postLock.
+     *
+     * @throws VerbsException EINVAL if fewer than the posted WQEs
+     */
+    void resize(int newMax) {
+        int size = size();
+        if (newMax < size) {
+            throw VerbsException.invalid("cannot resize to " + newMax + " WRs: " + size + " are posted");
+        }
+        RecvWqe[] fresh = newSlots(newMax, maxSge);
+        long c = consumer;
+        for (int i = 0; i < size; i++) {
+            fresh[i].copyFrom(slots[(int) ((c + i) % slots.length)]);
+        }
+        slots = fresh;
+        maxWr = newMax;
+        consumer = 0;
+        producer = size;
+    }
+}

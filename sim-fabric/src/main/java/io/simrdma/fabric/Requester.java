@@ -1,0 +1,406 @@
+package io.simrdma.fabric;
+
+import io.simrdma.fabric.wire.Opcode;
+import io.simrdma.fabric.wire.Packet;
+import io.simrdma.fabric.wire.Psn;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The requester role of an RC queue pair (after rxe_req.c): turns send WQEs into request
+ * packets, in order, one step at a time.
+ *
+ * <p>Each step is a method returning the next step, so a trace at TRACE level shows the path a
+ * WQE took: GET_WQE, CHECK_FENCE, LOCAL_OP or CHECK_RD_ATOMIC, CHECK_WINDOW, START_WQE,
+ * BUILD_PACKET, back to GET_WQE, until DONE. The requester waits (returns DONE and is kicked
+ * again later) on a fence, on the initiator depth (max_rd_atomic), on the PSN window, and during
+ * an RNR back-off. Retransmission is go-back-N: {@link #retryFrom} rewinds to the oldest
+ * unacknowledged PSN and the packets are rebuilt from the WQEs.
+ *
+ * <p>Thread safety: runs only on the device's executor.
+ */
+final class Requester {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Requester.class);
+
+    /** Packets sent per run before yielding to other work on the executor. */
+    private static final int BUDGET = 64;
+    /** Ask for an ACK at least this often within a long message (rxe: RXE_MAX_PKT_PER_ACK). */
+    private static final int ACK_REQ_INTERVAL = 64;
+
+    enum Step {
+        GET_WQE, CHECK_FENCE, LOCAL_OP, CHECK_RD_ATOMIC, CHECK_WINDOW, START_WQE, BUILD_PACKET, DONE
+    }
+
+    private final QueuePair qp;
+    private final MemoryAccess access = new MemoryAccess();
+
+    /** Next PSN to send. */
+    int psn;
+    /** Index of the WQE being sent or next to start. */
+    long wqeIndex;
+    /** RDMA READs and atomics started and not yet completed (bounded by max_rd_atomic). */
+    int outstandingRdAtomic;
+    /** Paused until the RNR timer expires. */
+    boolean rnrWait;
+    private boolean retryPending;
+    private int retryPsn;
+    /** Packets with a PSN before this one are being sent again. */
+    private int retransmitUntil;
+    private boolean retransmitting;
+    private int packetsSinceAckReq;
+    private int sentThisRun;
+    private SendWqe wqe;
+
+    Requester(QueuePair qp) {
+        this.qp = qp;
+    }
+
+    void start(int sqPsn) {
+        psn = sqPsn;
+        wqeIndex = qp.sq.head;
+        outstandingRdAtomic = 0;
+        rnrWait = false;
+        retryPending = false;
+        retransmitting = false;
+        packetsSinceAckReq = 0;
+    }
+
+    void reset() {
+        start(0);
+        wqe = null;
+    }
+
+    void stop() {
+        rnrWait = false;
+        retryPending = false;
+        wqe = null;
+    }
+
+    /** Asks for go-back-N from {@code fromPsn}: the next run resends from there. */
+    void retryFrom(int fromPsn) {
+        retryPending = true;
+        retryPsn = fromPsn;
+        qp.requesterTask.kick();
+    }
+
+    /** One run: sends what the queue, the window and the limits allow. */
+    void run() {
+        if (!qp.canSend() || rnrWait) {
+            return;
+        }
+        if (retryPending) {
+            rewind();
+        }
+        sentThisRun = 0;
+        Step step = Step.GET_WQE;
+        while (step != Step.DONE) {
+            if (LOG.isTraceEnabled()) {
+                LOG.trace("qp {} requester {} psn={} wqe={}", qp.qpNum(), step, psn, wqe);
+            }
+            switch (step) {
+                case GET_WQE:
+                    step = getWqe();
+                    break;
+                case CHECK_FENCE:
+                    step = checkFence();
+                    break;
+                case LOCAL_OP:
+                    step = localOp();
+                    break;
+                case CHECK_RD_ATOMIC:
+                    step = checkRdAtomic();
+                    break;
+                case CHECK_WINDOW:
+                    step = checkWindow();
+                    break;
+                case START_WQE:
+                    step = startWqe();
+                    break;
+                case BUILD_PACKET:
+                    step = buildPacket();
+                    break;
+                default:
+                    throw new IllegalStateException("requester step " + step);
+            }
+        }
+        wqe = null;
+        if (sentThisRun >= BUDGET) {
+            qp.requesterTask.kick();
+        }
+    }
+
+    private Step getWqe() {
+        if (sentThisRun >= BUDGET || !qp.canSend()) {
+            return Step.DONE;
+        }
+        while (wqeIndex < qp.sq.tail) {
+            SendWqe w = qp.sq.at(wqeIndex);
+            if (w.state == SendWqe.State.LOCAL_DONE || w.state == SendWqe.State.SENT) {
+                // already executed (met again after a rewind)
+                wqeIndex++;
+                continue;
+            }
+            if (w.state == SendWqe.State.FAILED) {
+                // stalled: the completer retires it and moves the QP to ERR
+                return Step.DONE;
+            }
+            if (w.state == SendWqe.State.POSTED && qp.state() == QpState.SQD) {
+                // SQD: no new message starts (IBA 10.3.1.5)
+                qp.checkDrained();
+                return Step.DONE;
+            }
+            wqe = w;
+            return Step.CHECK_FENCE;
+        }
+        return Step.DONE;
+    }
+
+    private Step checkFence() {
+        // IBV_SEND_FENCE: wait until earlier RDMA READs and atomics have completed.
+        if (wqe.state == SendWqe.State.POSTED && wqe.has(SendFlag.FENCE) && outstandingRdAtomic > 0) {
+            return Step.DONE;
+        }
+        return wqe.opcode.isLocal() ? Step.LOCAL_OP : Step.CHECK_RD_ATOMIC;
+    }
+
+    private Step localOp() {
+        WcStatus st = qp.device().executeLocal(qp, wqe);
+        wqe.status = st;
+        if (st != WcStatus.SUCCESS) {
+            wqe.state = SendWqe.State.FAILED;
+            qp.completerTask.kick();
+            return Step.DONE;
+        }
+        wqe.state = SendWqe.State.LOCAL_DONE;
+        wqeIndex++;
+        qp.completerTask.kick();
+        return Step.GET_WQE;
+    }
+
+    private Step checkRdAtomic() {
+        if (wqe.state == SendWqe.State.POSTED && wqe.opcode.isReadOrAtomic()) {
+            if (qp.maxRdAtomic == 0) {
+                // No initiator resources at all: the WR can never be issued (local QP operation error).
+                failWqe(WcStatus.LOC_QP_OP_ERR);
+                return Step.DONE;
+            }
+            if (outstandingRdAtomic >= qp.maxRdAtomic) {
+                return Step.DONE;
+            }
+        }
+        return Step.CHECK_WINDOW;
+    }
+
+    private Step checkWindow() {
+        int inFlight = Psn.distance(qp.completer.psn, psn);
+        if (inFlight > 0 && inFlight >= qp.device().maxUnackedPsns()) {
+            return Step.DONE;
+        }
+        return wqe.state == SendWqe.State.POSTED ? Step.START_WQE : Step.BUILD_PACKET;
+    }
+
+    /** Checks the local gather/scatter list and assigns the message's PSNs. */
+    private Step startWqe() {
+        if (!wqe.inline) {
+            boolean write = wqe.opcode.isReadOrAtomic();
+            for (int i = 0; i < wqe.numSge; i++) {
+                int len = wqe.sgeLen[i];
+                if (len == 0) {
+                    wqe.sgeMr[i] = null;
+                    continue;
+                }
+                if (!access.local(qp.device().keys, qp.pd(), wqe.sgeLkey[i], wqe.sgeAddr[i], Integer.toUnsignedLong(len), write)) {
+                    failWqe(WcStatus.LOC_PROT_ERR);
+                    return Step.DONE;
+                }
+                wqe.sgeMr[i] = access.mr;
+                wqe.sgeIndex[i] = access.index;
+            }
+        }
+        int mtu = qp.mtu;
+        int packets = wqe.opcode.isAtomic() ? 1 : Math.max(1, (int) ((wqe.length + (long) mtu - 1) / mtu));
+        wqe.packets = packets;
+        wqe.firstPsn = psn;
+        wqe.lastPsn = Psn.add(psn, packets - 1);
+        wqe.sentBytes = 0;
+        wqe.state = SendWqe.State.STARTED;
+        if (wqe.opcode.isReadOrAtomic()) {
+            outstandingRdAtomic++;
+            wqe.holdsRdAtomic = true;
+        }
+        return Step.BUILD_PACKET;
+    }
+
+    private void failWqe(WcStatus status) {
+        wqe.state = SendWqe.State.FAILED;
+        wqe.status = status;
+        qp.completerTask.kick();
+    }
+
+    private Step buildPacket() {
+        SendWqe w = wqe;
+        int mtu = qp.mtu;
+        int pktPsn = psn;
+        Packet p;
+        switch (w.opcode) {
+            case RDMA_READ: {
+                p = Packet.allocate(Opcode.RC_RDMA_READ_REQUEST);
+                p.reth(w.remoteAddr + w.sentBytes, w.rkey, w.length - w.sentBytes);
+                // The request takes the PSNs of all its responses (IBA 9.7.2).
+                psn = Psn.add(w.lastPsn, 1);
+                w.state = SendWqe.State.SENT;
+                wqeIndex++;
+                break;
+            }
+            case ATOMIC_CMP_AND_SWP:
+                p = Packet.allocate(Opcode.RC_CMP_SWAP);
+                p.atomicEth(w.remoteAddr, w.rkey, w.swap, w.compareAdd);
+                psn = Psn.add(psn, 1);
+                w.state = SendWqe.State.SENT;
+                wqeIndex++;
+                break;
+            case ATOMIC_FETCH_AND_ADD:
+                p = Packet.allocate(Opcode.RC_FETCH_ADD);
+                p.atomicEth(w.remoteAddr, w.rkey, w.compareAdd, 0);
+                psn = Psn.add(psn, 1);
+                w.state = SendWqe.State.SENT;
+                wqeIndex++;
+                break;
+            default: {
+                int remaining = w.length - w.sentBytes;
+                boolean first = w.sentBytes == 0;
+                boolean last = remaining <= mtu;
+                int payload = last ? remaining : mtu;
+                Opcode op = dataOpcode(w.opcode, first, last);
+                p = Packet.allocate(op);
+                if (op.has(io.simrdma.fabric.wire.HeaderType.RETH)) {
+                    p.reth(w.remoteAddr, w.rkey, w.length);
+                }
+                if (op.hasImmediate()) {
+                    p.immediate(w.imm);
+                }
+                if (op.hasInvalidate()) {
+                    p.iethRkey(w.invRkey);
+                }
+                gather(p, w, w.sentBytes, payload);
+                p.updatePadCount();
+                if (last && w.has(SendFlag.SOLICITED) && (w.opcode.isSend() || w.opcode == WrOpcode.RDMA_WRITE_WITH_IMM)) {
+                    p.solicited(true);
+                }
+                boolean ackReq = last || ++packetsSinceAckReq >= ACK_REQ_INTERVAL;
+                if (ackReq) {
+                    packetsSinceAckReq = 0;
+                    p.ackReq(true);
+                }
+                w.sentBytes += payload;
+                psn = Psn.add(psn, 1);
+                if (last) {
+                    w.state = SendWqe.State.SENT;
+                    wqeIndex++;
+                }
+                break;
+            }
+        }
+        p.psn(pktPsn);
+        boolean retx = retransmitting && Psn.compare(pktPsn, retransmitUntil) < 0;
+        if (retransmitting && !retx) {
+            retransmitting = false;
+        }
+        p.retransmission(retx);
+        qp.transmit(p);
+        qp.completer.packetSent();
+        sentThisRun++;
+        return Step.GET_WQE;
+    }
+
+    /** The wire opcode of a SEND or RDMA WRITE packet (IBA 9.2.1, table 41). */
+    private static Opcode dataOpcode(WrOpcode op, boolean first, boolean last) {
+        switch (op) {
+            case SEND:
+                return first ? (last ? Opcode.RC_SEND_ONLY : Opcode.RC_SEND_FIRST)
+                        : (last ? Opcode.RC_SEND_LAST : Opcode.RC_SEND_MIDDLE);
+            case SEND_WITH_IMM:
+                return first ? (last ? Opcode.RC_SEND_ONLY_WITH_IMMEDIATE : Opcode.RC_SEND_FIRST)
+                        : (last ? Opcode.RC_SEND_LAST_WITH_IMMEDIATE : Opcode.RC_SEND_MIDDLE);
+            case SEND_WITH_INV:
+                return first ? (last ? Opcode.RC_SEND_ONLY_WITH_INVALIDATE : Opcode.RC_SEND_FIRST)
+                        : (last ? Opcode.RC_SEND_LAST_WITH_INVALIDATE : Opcode.RC_SEND_MIDDLE);
+            case RDMA_WRITE:
+                return first ? (last ? Opcode.RC_RDMA_WRITE_ONLY : Opcode.RC_RDMA_WRITE_FIRST)
+                        : (last ? Opcode.RC_RDMA_WRITE_LAST : Opcode.RC_RDMA_WRITE_MIDDLE);
+            case RDMA_WRITE_WITH_IMM:
+                return first ? (last ? Opcode.RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE : Opcode.RC_RDMA_WRITE_FIRST)
+                        : (last ? Opcode.RC_RDMA_WRITE_LAST_WITH_IMMEDIATE : Opcode.RC_RDMA_WRITE_MIDDLE);
+            default:
+                throw new IllegalArgumentException("no data opcode for " + op);
+        }
+    }
+
+    /** Adds references to {@code len} bytes of the WQE's data, from message offset {@code from}, to the packet. */
+    private static void gather(Packet p, SendWqe w, int from, int len) {
+        if (len == 0) {
+            return;
+        }
+        if (w.inline) {
+            p.addSegment(w.inlineView, from, len);
+            return;
+        }
+        int skip = from;
+        int i = 0;
+        while (skip >= w.sgeLen[i]) {
+            skip -= w.sgeLen[i];
+            i++;
+        }
+        int remaining = len;
+        while (remaining > 0) {
+            int n = Math.min(remaining, w.sgeLen[i] - skip);
+            if (n > 0) {
+                MemoryRegion mr = w.sgeMr[i];
+                p.addSegment(mr.buf, w.sgeIndex[i] + skip, n);
+                remaining -= n;
+            }
+            skip = 0;
+            i++;
+        }
+    }
+
+    /**
+     * Go-back-N (IBA 9.7.5.1.2): every message from the one holding {@code retryPsn} on is sent
+     * again from there; a READ resumes at the byte its first missing response stands for.
+     */
+    private void rewind() {
+        retryPending = false;
+        int from = retryPsn;
+        int mtu = qp.mtu;
+        boolean found = false;
+        SendQueue sq = qp.sq;
+        for (long i = sq.head; i < sq.tail; i++) {
+            SendWqe w = sq.at(i);
+            if (w.state == SendWqe.State.POSTED) {
+                break;
+            }
+            if (w.state == SendWqe.State.LOCAL_DONE || w.state == SendWqe.State.FAILED) {
+                continue;
+            }
+            if (Psn.compare(w.lastPsn, from) < 0) {
+                continue;
+            }
+            int packetsDone = Psn.compare(from, w.firstPsn) > 0 ? Psn.distance(w.firstPsn, from) : 0;
+            w.sentBytes = w.opcode.isAtomic() ? 0 : (int) Math.min((long) packetsDone * mtu, w.length);
+            w.state = SendWqe.State.STARTED;
+            if (!found) {
+                found = true;
+                wqeIndex = i;
+            }
+        }
+        if (found) {
+            if (!retransmitting || Psn.compare(psn, retransmitUntil) > 0) {
+                retransmitUntil = psn;
+            }
+            retransmitting = true;
+            psn = from;
+            packetsSinceAckReq = 0;
+        }
+    }
+}

@@ -1,0 +1,708 @@
+package io.simrdma.fabric;
+
+import io.simrdma.fabric.wire.Aeth;
+import io.simrdma.fabric.wire.Opcode;
+import io.simrdma.fabric.wire.Packet;
+import io.simrdma.fabric.wire.Psn;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayDeque;
+
+/**
+ * The responder role of an RC queue pair (after rxe_resp.c): checks each request packet and
+ * executes it, then answers.
+ *
+ * <p>Steps per packet: GET_REQUEST, CHECK_PSN (duplicate: DUPLICATE; ahead: OUT_OF_SEQUENCE),
+ * CHECK_OP_SEQUENCE, CHECK_OP_VALID, CHECK_RESOURCE (no receive WQE: RNR), CHECK_LENGTH,
+ * CHECK_RKEY, EXECUTE, then READ_REPLY, ATOMIC_REPLY or COMPLETE, ACKNOWLEDGE, CLEANUP. Errors
+ * are IBA class C for RC (9.9.3.1): the responder NAKs, completes the receive WQE it holds with
+ * an error or raises an affiliated async event, and moves the QP to ERR.
+ *
+ * <p>ACKs are coalesced: a packet asking for an ACK marks one pending, and the pending ACK (for
+ * the newest PSN) goes out when the inbox is empty or before any other response.
+ *
+ * <p>Duplicates (IBA 9.7.5.1.5) are re-acknowledged, not executed again; a duplicate RDMA READ
+ * is answered again from memory; a duplicate atomic is answered from the saved original value,
+ * never executed twice.
+ *
+ * <p>Thread safety: runs only on the device's executor.
+ */
+final class Responder {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Responder.class);
+
+    enum Step {
+        GET_REQUEST, CHECK_PSN, CHECK_OP_SEQUENCE, CHECK_OP_VALID, CHECK_RESOURCE, CHECK_LENGTH, CHECK_RKEY,
+        EXECUTE, READ_REPLY, ATOMIC_REPLY, COMPLETE, ACKNOWLEDGE, DUPLICATE, OUT_OF_SEQUENCE, ERR_RNR,
+        ERR_INVALID_REQUEST, ERR_REMOTE_ACCESS, ERR_REMOTE_OPERATIONAL, ERR_LENGTH, ERR_INVALIDATE, CLEANUP, DONE
+    }
+
+    /** A responder resource: what an RDMA READ or atomic needs to answer it again (IBA 9.7.5.1.5). */
+    static final class Resource {
+        boolean valid;
+        boolean atomic;
+        int firstPsn;
+        int lastPsn;
+        long va;
+        int length;
+        MemoryRegion mr;
+        int index;
+        long original;
+    }
+
+    private final QueuePair qp;
+    private final ArrayDeque<Packet> inbox = new ArrayDeque<>();
+    private final MemoryAccess access = new MemoryAccess();
+
+    /** Expected PSN. */
+    int psn;
+    /** Message sequence number: messages completed (IBA 9.7.5.2.2). */
+    int msn;
+    private boolean nakSent;
+    private boolean inSend;
+    private boolean inWrite;
+    private boolean commEstRaised;
+
+    // ---- the receive WQE a SEND or RDMA WRITE with immediate is consuming
+    private final RecvWqe held;
+    private boolean holding;
+    private int recvOffset;
+    private final MemoryRegion[] recvMr;
+    private final int[] recvIndex;
+    private int recvResolved;
+
+    // ---- the RDMA WRITE in progress
+    private MemoryRegion writeMr;
+    private int writeIndex;
+    private int writeRemaining;
+    private int writeLength;
+
+    private boolean ackPending;
+    private int ackPsn;
+
+    private Resource[] resources = new Resource[0];
+    private int resourceHead;
+    private Resource current;
+
+    /** What the error step reports on the held receive WQE. */
+    private WcStatus recvErrorStatus;
+
+    Responder(QueuePair qp, int maxRecvSge) {
+        this.qp = qp;
+        this.held = new RecvWqe(maxRecvSge);
+        this.recvMr = new MemoryRegion[maxRecvSge];
+        this.recvIndex = new int[maxRecvSge];
+    }
+
+    void start(int rqPsn) {
+        psn = rqPsn;
+        msn = 0;
+        nakSent = false;
+        inSend = false;
+        inWrite = false;
+        ackPending = false;
+        commEstRaised = false;
+        for (Resource r : resources) {
+            r.valid = false;
+        }
+    }
+
+    void reset() {
+        releaseInbox();
+        releaseHeld();
+        start(0);
+    }
+
+    void resizeResources(int n) {
+        Resource[] r = new Resource[n];
+        for (int i = 0; i < n; i++) {
+            r[i] = new Resource();
+        }
+        resources = r;
+        resourceHead = 0;
+    }
+
+    void releaseInbox() {
+        Packet p;
+        while ((p = inbox.poll()) != null) {
+            p.release();
+        }
+    }
+
+    void releaseHeld() {
+        holding = false;
+        for (int i = 0; i < recvMr.length; i++) {
+            recvMr[i] = null;
+        }
+        writeMr = null;
+    }
+
+    void enqueue(Packet p) {
+        inbox.add(p);
+        qp.responderTask.kick();
+    }
+
+    /** Completes the held receive WQE and every queued one with WR_FLUSH_ERR, in order. State ERR. */
+    void flushReceives() {
+        if (holding) {
+            qp.completeRecv(held.wrId, WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, 0, 0, 0, false);
+            releaseHeld();
+        }
+        RecvQueue rq = qp.rq;
+        if (rq != null) {
+            RecvWqe w;
+            while ((w = rq.peek()) != null) {
+                qp.completeRecv(w.wrId, WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, 0, 0, 0, false);
+                rq.advance();
+            }
+        }
+    }
+
+    void run() {
+        Packet p = null;
+        Step step = Step.GET_REQUEST;
+        while (step != Step.DONE) {
+            if (LOG.isTraceEnabled()) {
+                LOG.trace("qp {} responder {} psn={} pkt={}", qp.qpNum(), step, psn, p);
+            }
+            switch (step) {
+                case GET_REQUEST:
+                    p = inbox.poll();
+                    step = getRequest(p);
+                    break;
+                case CHECK_PSN:
+                    step = checkPsn(p);
+                    break;
+                case CHECK_OP_SEQUENCE:
+                    step = checkOpSequence(p);
+                    break;
+                case CHECK_OP_VALID:
+                    step = checkOpValid(p);
+                    break;
+                case CHECK_RESOURCE:
+                    step = checkResource(p);
+                    break;
+                case CHECK_LENGTH:
+                    step = checkLength(p);
+                    break;
+                case CHECK_RKEY:
+                    step = checkRkey(p);
+                    break;
+                case EXECUTE:
+                    step = execute(p);
+                    break;
+                case READ_REPLY:
+                    step = readReply(p);
+                    break;
+                case ATOMIC_REPLY:
+                    step = atomicReply();
+                    break;
+                case COMPLETE:
+                    step = complete(p);
+                    break;
+                case ACKNOWLEDGE:
+                    step = acknowledge(p);
+                    break;
+                case DUPLICATE:
+                    step = duplicate(p);
+                    break;
+                case OUT_OF_SEQUENCE:
+                    step = outOfSequence(p);
+                    break;
+                case ERR_RNR:
+                    step = rnr(p);
+                    break;
+                case ERR_INVALID_REQUEST:
+                    step = classC(p, Aeth.NakCode.INVALID_REQUEST, WcStatus.REM_INV_REQ_ERR, AsyncEventType.QP_REQ_ERR);
+                    break;
+                case ERR_REMOTE_ACCESS:
+                    step = classC(p, Aeth.NakCode.REMOTE_ACCESS_ERROR, WcStatus.REM_ACCESS_ERR, AsyncEventType.QP_ACCESS_ERR);
+                    break;
+                case ERR_REMOTE_OPERATIONAL:
+                    step = classC(p, Aeth.NakCode.REMOTE_OPERATIONAL_ERROR, recvErrorStatus, AsyncEventType.QP_FATAL);
+                    break;
+                case ERR_LENGTH:
+                    step = classC(p, Aeth.NakCode.INVALID_REQUEST, WcStatus.LOC_LEN_ERR, AsyncEventType.QP_REQ_ERR);
+                    break;
+                case ERR_INVALIDATE:
+                    step = classC(p, Aeth.NakCode.INVALID_REQUEST, WcStatus.REM_INV_REQ_ERR, AsyncEventType.QP_REQ_ERR);
+                    break;
+                case CLEANUP:
+                    p.release();
+                    p = null;
+                    step = qp.state() == QpState.ERR ? Step.DONE : Step.GET_REQUEST;
+                    break;
+                default:
+                    throw new IllegalStateException("responder step " + step);
+            }
+        }
+        if (qp.state() == QpState.ERR) {
+            releaseInbox();
+        } else {
+            flushAck();
+        }
+    }
+
+    private Step getRequest(Packet p) {
+        if (p == null) {
+            return Step.DONE;
+        }
+        if (!qp.canReceive()) {
+            qp.device().drop(p, DropReason.QP_STATE, Counter.DROPPED_PACKETS);
+            return Step.GET_REQUEST;
+        }
+        if (qp.state() == QpState.RTR && !commEstRaised) {
+            // IBA 11.6.3: the first packet received in RTR establishes communication.
+            commEstRaised = true;
+            qp.device().raiseAsync(AsyncEventType.COMM_EST, qp, null, null);
+        }
+        return Step.CHECK_PSN;
+    }
+
+    private Step checkPsn(Packet p) {
+        int d = Psn.compare(p.psn(), psn);
+        if (d < 0) {
+            return Step.DUPLICATE;
+        }
+        if (d > 0) {
+            return Step.OUT_OF_SEQUENCE;
+        }
+        nakSent = false;
+        return Step.CHECK_OP_SEQUENCE;
+    }
+
+    private Step checkOpSequence(Packet p) {
+        Opcode op = p.opcode();
+        if (inSend) {
+            // IBA 9.7.5.1.4: inside a SEND only SEND Middle or Last may follow.
+            if (!op.isSend() || op.isFirst()) {
+                return Step.ERR_INVALID_REQUEST;
+            }
+        } else if (inWrite) {
+            if (!op.isWrite() || op.isFirst()) {
+                return Step.ERR_INVALID_REQUEST;
+            }
+        } else if (!op.isFirst()) {
+            return Step.ERR_INVALID_REQUEST;
+        }
+        return Step.CHECK_OP_VALID;
+    }
+
+    private Step checkOpValid(Packet p) {
+        Opcode op = p.opcode();
+        if (op.isUd()) {
+            return Step.ERR_INVALID_REQUEST;
+        }
+        // The QP's access flags enable remote operations (ibv_modify_qp(3) qp_access_flags).
+        int acc = qp.accessFlags;
+        if ((op.isWrite() && (acc & AccessFlag.REMOTE_WRITE.bit()) == 0)
+                || (op.isRead() && (acc & AccessFlag.REMOTE_READ.bit()) == 0)
+                || (op.isAtomic() && (acc & AccessFlag.REMOTE_ATOMIC.bit()) == 0)) {
+            return Step.ERR_INVALID_REQUEST;
+        }
+        int len = p.payloadLength();
+        int mtu = qp.mtu;
+        if (op.hasPayload()) {
+            // Packets before the last of a message carry exactly one MTU (IBA 9.7.4.1.3).
+            if (op.isLast() ? len > mtu : len != mtu) {
+                return Step.ERR_INVALID_REQUEST;
+            }
+        } else if (len != 0) {
+            return Step.ERR_INVALID_REQUEST;
+        }
+        return Step.CHECK_RESOURCE;
+    }
+
+    private Step checkResource(Packet p) {
+        Opcode op = p.opcode();
+        if (op.requiresReceiveWqe()) {
+            if (!takeReceiveWqe()) {
+                return Step.ERR_RNR;
+            }
+        }
+        if (op.isReadOrAtomicRequest() && resources.length == 0) {
+            // No responder resources (max_dest_rd_atomic = 0).
+            return Step.ERR_INVALID_REQUEST;
+        }
+        return Step.CHECK_LENGTH;
+    }
+
+    private boolean takeReceiveWqe() {
+        SharedReceiveQueue srq = qp.srq();
+        if (srq != null) {
+            if (!srq.take(held)) {
+                return false;
+            }
+        } else {
+            RecvWqe w = qp.rq.peek();
+            if (w == null) {
+                return false;
+            }
+            held.copyFrom(w);
+            qp.rq.advance();
+        }
+        holding = true;
+        recvOffset = 0;
+        recvResolved = 0;
+        return true;
+    }
+
+    private Step checkLength(Packet p) {
+        Opcode op = p.opcode();
+        int len = p.payloadLength();
+        if (op.isSend()) {
+            if (recvOffset + (long) len > held.capacity) {
+                return Step.ERR_LENGTH;
+            }
+        } else if (op.isWrite()) {
+            if (op.isFirst()) {
+                long dma = Integer.toUnsignedLong(p.rethLength());
+                if (dma > Integer.MAX_VALUE) {
+                    return Step.ERR_INVALID_REQUEST;
+                }
+                writeRemaining = (int) dma;
+                writeLength = (int) dma;
+            }
+            // The payloads must add up to the DMA length of the RETH (IBA 9.7.4.1.3).
+            if (len > writeRemaining || (op.isLast() && len != writeRemaining)) {
+                return Step.ERR_INVALID_REQUEST;
+            }
+        } else if (op.isRead()) {
+            if (Integer.toUnsignedLong(p.rethLength()) > Integer.MAX_VALUE) {
+                return Step.ERR_INVALID_REQUEST;
+            }
+        }
+        return Step.CHECK_RKEY;
+    }
+
+    private Step checkRkey(Packet p) {
+        Opcode op = p.opcode();
+        if (op.isWrite() && op.isFirst()) {
+            if (writeLength == 0) {
+                // A zero-length RDMA WRITE touches no memory; its R_Key is not checked (IBA 9.4.3).
+                writeMr = null;
+                return Step.EXECUTE;
+            }
+            if (!access.remote(qp.device().keys, qp, p.rethRkey(), p.rethVa(), writeLength, AccessFlag.REMOTE_WRITE.bit())) {
+                return Step.ERR_REMOTE_ACCESS;
+            }
+            writeMr = access.mr;
+            writeIndex = access.index;
+        } else if (op == Opcode.RC_RDMA_READ_REQUEST) {
+            int len = p.rethLength();
+            if (len != 0 && !access.remote(qp.device().keys, qp, p.rethRkey(), p.rethVa(), len, AccessFlag.REMOTE_READ.bit())) {
+                return Step.ERR_REMOTE_ACCESS;
+            }
+        } else if (op.isAtomic()) {
+            if ((p.atomicVa() & 7) != 0) {
+                // Atomics need a naturally aligned 8-byte target (IBA 9.4.5).
+                return Step.ERR_INVALID_REQUEST;
+            }
+            if (!access.remote(qp.device().keys, qp, p.atomicRkey(), p.atomicVa(), 8, AccessFlag.REMOTE_ATOMIC.bit())) {
+                return Step.ERR_REMOTE_ACCESS;
+            }
+        }
+        return Step.EXECUTE;
+    }
+
+    private Step execute(Packet p) {
+        Opcode op = p.opcode();
+        if (op.isSend()) {
+            if (!scatterToReceive(p)) {
+                recvErrorStatus = WcStatus.LOC_PROT_ERR;
+                return Step.ERR_REMOTE_OPERATIONAL;
+            }
+            if (op.hasInvalidate() && !qp.device().remoteInvalidate(qp, p.iethRkey())) {
+                return Step.ERR_INVALIDATE;
+            }
+            inSend = !op.isLast();
+            psn = Psn.add(psn, 1);
+            if (op.isLast()) {
+                msn = Psn.add(msn, 1);
+            }
+            return op.isLast() ? Step.COMPLETE : Step.ACKNOWLEDGE;
+        }
+        if (op.isWrite()) {
+            int len = p.payloadLength();
+            if (len > 0) {
+                p.copyPayload(0, writeMr.buf, writeIndex, len);
+                writeIndex += len;
+                writeRemaining -= len;
+            }
+            inWrite = !op.isLast();
+            psn = Psn.add(psn, 1);
+            if (op.isLast()) {
+                msn = Psn.add(msn, 1);
+                writeMr = null;
+            }
+            return op.completesReceive() ? Step.COMPLETE : Step.ACKNOWLEDGE;
+        }
+        if (op == Opcode.RC_RDMA_READ_REQUEST) {
+            int len = p.rethLength();
+            int packets = len == 0 ? 1 : (int) ((len + (long) qp.mtu - 1) / qp.mtu);
+            Resource r = nextResource();
+            r.atomic = false;
+            r.firstPsn = p.psn();
+            r.lastPsn = Psn.add(p.psn(), packets - 1);
+            r.va = p.rethVa();
+            r.length = len;
+            r.mr = len == 0 ? null : access.mr;
+            r.index = len == 0 ? 0 : access.index;
+            r.valid = true;
+            current = r;
+            psn = Psn.add(psn, packets);
+            msn = Psn.add(msn, 1);
+            return Step.READ_REPLY;
+        }
+        // atomic
+        Resource r = nextResource();
+        MemoryRegion mr = access.mr;
+        int at = access.index;
+        long old = mr.buf.getLong(at);
+        if (op == Opcode.RC_CMP_SWAP) {
+            if (old == p.atomicCompare()) {
+                mr.buf.putLong(at, p.atomicSwapOrAdd());
+            }
+        } else {
+            mr.buf.putLong(at, old + p.atomicSwapOrAdd());
+        }
+        r.atomic = true;
+        r.firstPsn = p.psn();
+        r.lastPsn = p.psn();
+        r.original = old;
+        r.mr = null;
+        r.valid = true;
+        current = r;
+        psn = Psn.add(psn, 1);
+        msn = Psn.add(msn, 1);
+        return Step.ATOMIC_REPLY;
+    }
+
+    /** Scatters a SEND payload into the held receive WQE, checking each SGE when first used. */
+    private boolean scatterToReceive(Packet p) {
+        int len = p.payloadLength();
+        int skip = recvOffset;
+        int i = 0;
+        while (i < held.numSge && skip >= held.sgeLen[i]) {
+            skip -= held.sgeLen[i];
+            i++;
+        }
+        int done = 0;
+        while (done < len) {
+            int n = Math.min(len - done, held.sgeLen[i] - skip);
+            if (n > 0) {
+                if (i >= recvResolved) {
+                    for (int k = recvResolved; k <= i; k++) {
+                        if (held.sgeLen[k] == 0) {
+                            recvMr[k] = null;
+                            continue;
+                        }
+                        if (!access.local(qp.device().keys, qp.pd(), held.sgeLkey[k], held.sgeAddr[k],
+                                Integer.toUnsignedLong(held.sgeLen[k]), true)) {
+                            return false;
+                        }
+                        recvMr[k] = access.mr;
+                        recvIndex[k] = access.index;
+                    }
+                    recvResolved = i + 1;
+                }
+                p.copyPayload(done, recvMr[i].buf, recvIndex[i] + skip, n);
+                done += n;
+            }
+            skip = 0;
+            i++;
+        }
+        recvOffset += len;
+        return true;
+    }
+
+    private Resource nextResource() {
+        Resource r = resources[resourceHead];
+        resourceHead = resourceHead + 1 == resources.length ? 0 : resourceHead + 1;
+        return r;
+    }
+
+    private Step readReply(Packet p) {
+        Resource r = current;
+        current = null;
+        flushAck();
+        sendReadResponses(r, r.firstPsn, r.va, r.length);
+        return Step.CLEANUP;
+    }
+
+    /** Sends the responses of a READ from {@code va} on, PSNs from {@code startPsn}. */
+    private void sendReadResponses(Resource r, int startPsn, long va, int len) {
+        int mtu = qp.mtu;
+        int packets = len == 0 ? 1 : (int) ((len + (long) mtu - 1) / mtu);
+        int base = r.mr == null ? 0 : r.index + (int) (va - r.va);
+        for (int i = 0; i < packets; i++) {
+            int n = Math.min(mtu, len - i * mtu);
+            Opcode op = packets == 1 ? Opcode.RC_RDMA_READ_RESPONSE_ONLY
+                    : i == 0 ? Opcode.RC_RDMA_READ_RESPONSE_FIRST
+                    : i == packets - 1 ? Opcode.RC_RDMA_READ_RESPONSE_LAST : Opcode.RC_RDMA_READ_RESPONSE_MIDDLE;
+            Packet resp = Packet.allocate(op);
+            resp.psn(Psn.add(startPsn, i));
+            if (op.has(io.simrdma.fabric.wire.HeaderType.AETH)) {
+                resp.aeth(Aeth.ack(Aeth.CREDITS_INVALID), msn);
+            }
+            if (n > 0) {
+                resp.addSegment(r.mr.buf, base + i * mtu, n);
+            }
+            resp.updatePadCount();
+            qp.transmit(resp);
+        }
+    }
+
+    private Step atomicReply() {
+        Resource r = current;
+        current = null;
+        flushAck();
+        sendAtomicAck(r);
+        return Step.CLEANUP;
+    }
+
+    private void sendAtomicAck(Resource r) {
+        Packet resp = Packet.allocate(Opcode.RC_ATOMIC_ACKNOWLEDGE);
+        resp.psn(r.firstPsn).aeth(Aeth.ack(Aeth.CREDITS_INVALID), msn).atomicAckOriginal(r.original);
+        qp.transmit(resp);
+    }
+
+    private Step complete(Packet p) {
+        Opcode op = p.opcode();
+        int flags = 0;
+        int immOrInv = 0;
+        if (op.hasImmediate()) {
+            flags |= WcFlag.WITH_IMM.bit();
+            immOrInv = p.immediate();
+        } else if (op.hasInvalidate()) {
+            flags |= WcFlag.WITH_INV.bit();
+            immOrInv = p.iethRkey();
+        }
+        // ibv_poll_cq(3): RECV_RDMA_WITH_IMM reports the RDMA WRITE's length.
+        WcOpcode wcOp = op.isWrite() ? WcOpcode.RECV_RDMA_WITH_IMM : WcOpcode.RECV;
+        int byteLen = op.isWrite() ? writeLength : recvOffset;
+        qp.completeRecv(held.wrId, WcStatus.SUCCESS, wcOp, byteLen, immOrInv, flags, p.solicited());
+        releaseHeld();
+        return Step.ACKNOWLEDGE;
+    }
+
+    private Step acknowledge(Packet p) {
+        if (p.ackReq()) {
+            ackPending = true;
+            ackPsn = p.psn();
+        }
+        return Step.CLEANUP;
+    }
+
+    private Step duplicate(Packet p) {
+        qp.counters.increment(Counter.DUPLICATE_REQUESTS);
+        Opcode op = p.opcode();
+        if (op.isSend() || op.isWrite()) {
+            // Acknowledge what has been received; never execute again.
+            ackPending = true;
+            ackPsn = Psn.add(psn, -1);
+            return Step.CLEANUP;
+        }
+        if (op == Opcode.RC_RDMA_READ_REQUEST) {
+            Resource r = findResource(p.psn(), false);
+            long va = p.rethVa();
+            long len = Integer.toUnsignedLong(p.rethLength());
+            if (r == null || Long.compareUnsigned(va, r.va) < 0 || len > r.length
+                    || Long.compareUnsigned(va - r.va, r.length - len) > 0) {
+                // Unknown or not a subset of the original: drop it (IBA class D error).
+                return Step.CLEANUP;
+            }
+            flushAck();
+            sendReadResponses(r, p.psn(), va, (int) len);
+            return Step.CLEANUP;
+        }
+        if (op.isAtomic()) {
+            Resource r = findResource(p.psn(), true);
+            if (r != null) {
+                flushAck();
+                sendAtomicAck(r);
+            }
+            return Step.CLEANUP;
+        }
+        return Step.CLEANUP;
+    }
+
+    private Resource findResource(int pktPsn, boolean atomic) {
+        for (Resource r : resources) {
+            if (!r.valid || r.atomic != atomic) {
+                continue;
+            }
+            if (atomic ? r.firstPsn == pktPsn
+                    : Psn.compare(pktPsn, r.firstPsn) >= 0 && Psn.compare(pktPsn, r.lastPsn) <= 0) {
+                return r;
+            }
+        }
+        return null;
+    }
+
+    private Step outOfSequence(Packet p) {
+        qp.counters.increment(Counter.OUT_OF_SEQUENCE);
+        if (!nakSent) {
+            // One sequence error NAK per gap (IBA 9.7.5.2.2); later packets are dropped silently.
+            nakSent = true;
+            flushAck();
+            sendAeth(Aeth.nak(Aeth.NakCode.PSN_SEQUENCE_ERROR), psn);
+            qp.counters.increment(Counter.NAK_SEQ_ERR_SENT);
+        }
+        return Step.CLEANUP;
+    }
+
+    private Step rnr(Packet p) {
+        flushAck();
+        // IBA 9.7.5.2.8: no receive WQE; NAK with the QP's minimum RNR timer. Packets already in
+        // flight behind this one are dropped without a sequence NAK.
+        nakSent = true;
+        sendAeth(Aeth.rnrNak(qp.minRnrTimer), p.psn());
+        qp.counters.increment(Counter.RNR_NAK_SENT);
+        return Step.CLEANUP;
+    }
+
+    /**
+     * An RC class C error: NAK the requester, report the error on the held receive WQE or as an
+     * affiliated async event, and move the QP to ERR.
+     */
+    private Step classC(Packet p, Aeth.NakCode code, WcStatus recvStatus, AsyncEventType event) {
+        flushAck();
+        sendAeth(Aeth.nak(code), p.psn());
+        switch (code) {
+            case REMOTE_ACCESS_ERROR:
+                qp.counters.increment(Counter.NAK_REM_ACCESS_SENT);
+                break;
+            case REMOTE_OPERATIONAL_ERROR:
+                qp.counters.increment(Counter.NAK_REM_OP_SENT);
+                break;
+            default:
+                qp.counters.increment(Counter.NAK_INV_REQ_SENT);
+                break;
+        }
+        LOG.debug("qp {}: {} for {}", qp.qpNum(), code, p);
+        if (holding) {
+            qp.completeRecv(held.wrId, recvStatus, WcOpcode.RECV, 0, 0, 0, false);
+            releaseHeld();
+        } else {
+            qp.device().raiseAsync(event, qp, null, null);
+        }
+        qp.enterError();
+        return Step.CLEANUP;
+    }
+
+    private void flushAck() {
+        if (ackPending) {
+            ackPending = false;
+            sendAeth(Aeth.ack(Aeth.CREDITS_INVALID), ackPsn);
+            qp.counters.increment(Counter.ACKS_SENT);
+        }
+    }
+
+    private void sendAeth(int syndrome, int pktPsn) {
+        Packet a = Packet.allocate(Opcode.RC_ACKNOWLEDGE);
+        a.psn(pktPsn).aeth(syndrome, msn);
+        qp.transmit(a);
+    }
+}

@@ -1,0 +1,91 @@
+package io.simrdma.fabric;
+
+/**
+ * A send work queue element: a posted {@link SendWr} copied into the queue, plus the engine's
+ * progress on it. Slots are allocated once per queue and reused.
+ */
+final class SendWqe {
+
+    /** Life of a WQE in the send queue. */
+    enum State {
+        /** Posted; no packet sent and no resource taken yet. */
+        POSTED,
+        /** PSNs assigned, some packets sent (or a retry rewound it). */
+        STARTED,
+        /** Every packet sent; waiting for acknowledgement or response. */
+        SENT,
+        /** A local operation executed (successfully or not); waits to be retired in order. */
+        LOCAL_DONE,
+        /** Failed before completion (local protection error...); waits to be retired in order. */
+        FAILED
+    }
+
+    // ---- copied from the work request at post time
+    long wrId;
+    WrOpcode opcode;
+    int flags;
+    int imm;
+    int invRkey;
+    long remoteAddr;
+    int rkey;
+    long compareAdd;
+    long swap;
+    MemoryWindow mw;
+    int bindRkey;
+    MemoryRegion bindMr;
+    long bindAddr;
+    long bindLength;
+    int bindAccess;
+    boolean type1Bind;
+    int numSge;
+    final long[] sgeAddr;
+    final int[] sgeLen;
+    final int[] sgeLkey;
+    int length;
+    boolean inline;
+    final byte[] inlineData;
+    final java.nio.ByteBuffer inlineView;
+
+    // ---- engine state
+    State state;
+    int firstPsn;
+    int lastPsn;
+    int packets;
+    /** Bytes of the message sent so far (for READ: the offset a retried request starts at). */
+    int sentBytes;
+    final MemoryRegion[] sgeMr;
+    final int[] sgeIndex;
+    /** Status of a LOCAL_DONE or FAILED WQE. */
+    WcStatus status;
+    /** Holds an initiator RDMA READ / atomic resource. */
+    boolean holdsRdAtomic;
+
+    SendWqe(int maxSge, int maxInline) {
+        sgeAddr = new long[maxSge];
+        sgeLen = new int[maxSge];
+        sgeLkey = new int[maxSge];
+        sgeMr = new MemoryRegion[maxSge];
+        sgeIndex = new int[maxSge];
+        inlineData = new byte[maxInline];
+        inlineView = java.nio.ByteBuffer.wrap(inlineData);
+    }
+
+    boolean has(SendFlag f) {
+        return (flags & f.bit()) != 0;
+    }
+
+    /** Forget references so that a retired slot keeps nothing alive. */
+    void clearRefs() {
+        mw = null;
+        bindMr = null;
+        for (int i = 0; i < numSge; i++) {
+            sgeMr[i] = null;
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "WQE[" + opcode + ", wrId=" + wrId + ", " + state + ", psn=" + firstPsn + ".." + lastPsn
+                + ", sent=" + sentBytes + "/" + length + "]";
+    }
+}

@@ -1,0 +1,205 @@
+package io.simrdma.fabric;
+
+import java.util.Set;
+
+/**
+ * A send work request (struct ibv_send_wr): reusable, so that posting allocates nothing.
+ * Chain several with {@link #next(SendWr)} to post them in one call.
+ *
+ * <pre>{@code
+ * SendWr wr = new SendWr().opcode(WrOpcode.RDMA_WRITE).wrId(7)
+ *         .sge(mr.address(), 4096, mr.lkey())
+ *         .remote(remoteAddr, remoteRkey)
+ *         .flag(SendFlag.SIGNALED);
+ * qp.postSend(wr);
+ * }</pre>
+ *
+ * <p>The queue pair copies what it needs when the WR is posted; the object may be reused as soon as
+ * {@code postSend} returns. The memory the SGEs name belongs to the application, which must not
+ * change it until the completion arrives (unless {@link SendFlag#INLINE} was set).
+ *
+ * <p>Thread safety: not thread-safe.
+ */
+public final class SendWr {
+
+    long wrId;
+    WrOpcode opcode = WrOpcode.SEND;
+    int flags;
+    final SgeList sges = new SgeList();
+    int immData;
+    int invalidateRkey;
+    long remoteAddr;
+    int rkey;
+    long compareAdd;
+    long swap;
+    MemoryWindow mw;
+    int bindRkey;
+    MemoryRegion bindMr;
+    long bindAddr;
+    long bindLength;
+    int bindAccess;
+    SendWr next;
+
+    /** Resets every field to its initial value (SEND, no flags, no SGEs, no next). */
+    public SendWr clear() {
+        wrId = 0;
+        opcode = WrOpcode.SEND;
+        flags = 0;
+        sges.clear();
+        immData = 0;
+        invalidateRkey = 0;
+        remoteAddr = 0;
+        rkey = 0;
+        compareAdd = 0;
+        swap = 0;
+        mw = null;
+        bindRkey = 0;
+        bindMr = null;
+        bindAddr = 0;
+        bindLength = 0;
+        bindAccess = 0;
+        next = null;
+        return this;
+    }
+
+    public SendWr wrId(long wrId) {
+        this.wrId = wrId;
+        return this;
+    }
+
+    public long wrId() {
+        return wrId;
+    }
+
+    public SendWr opcode(WrOpcode opcode) {
+        this.opcode = opcode;
+        return this;
+    }
+
+    public WrOpcode opcode() {
+        return opcode;
+    }
+
+    /** Sets one flag. */
+    public SendWr flag(SendFlag f) {
+        flags |= f.bit();
+        return this;
+    }
+
+    /** Replaces the flags. */
+    public SendWr flags(Set<SendFlag> set) {
+        flags = 0;
+        for (SendFlag f : set) {
+            flags |= f.bit();
+        }
+        return this;
+    }
+
+    public boolean hasFlag(SendFlag f) {
+        return (flags & f.bit()) != 0;
+    }
+
+    /** Appends an SGE. */
+    public SendWr sge(long addr, int length, int lkey) {
+        sges.add().set(addr, length, lkey);
+        return this;
+    }
+
+    /** Appends an SGE covering {@code length} bytes at {@code offset} into {@code mr}. */
+    public SendWr sge(MemoryRegion mr, long offset, int length) {
+        return sge(mr.address() + offset, length, mr.lkey());
+    }
+
+    /** Removes all SGEs. */
+    public SendWr clearSges() {
+        sges.clear();
+        return this;
+    }
+
+    public int numSge() {
+        return sges.count();
+    }
+
+    public Sge sgeAt(int i) {
+        return sges.get(i);
+    }
+
+    /** Immediate data (SEND_WITH_IMM, RDMA_WRITE_WITH_IMM), in host order; sent big-endian. */
+    public SendWr immData(int imm) {
+        this.immData = imm;
+        return this;
+    }
+
+    public int immData() {
+        return immData;
+    }
+
+    /** The R_Key to invalidate: at the remote side for SEND_WITH_INV, locally for LOCAL_INV. */
+    public SendWr invalidateRkey(int rkey) {
+        this.invalidateRkey = rkey;
+        return this;
+    }
+
+    public int invalidateRkey() {
+        return invalidateRkey;
+    }
+
+    /** Remote address and R_Key of an RDMA or atomic operation. */
+    public SendWr remote(long remoteAddr, int rkey) {
+        this.remoteAddr = remoteAddr;
+        this.rkey = rkey;
+        return this;
+    }
+
+    public long remoteAddr() {
+        return remoteAddr;
+    }
+
+    public int rkey() {
+        return rkey;
+    }
+
+    /** Operands of an atomic: compare and swap for CMP_AND_SWP; {@code compareAdd} is the addend of FETCH_AND_ADD. */
+    public SendWr atomic(long compareAdd, long swap) {
+        this.compareAdd = compareAdd;
+        this.swap = swap;
+        return this;
+    }
+
+    public long compareAdd() {
+        return compareAdd;
+    }
+
+    public long swap() {
+        return swap;
+    }
+
+    /**
+     * A type 2 memory window bind (opcode BIND_MW): window {@code mw} gets R_Key {@code newRkey}
+     * (the window's key with a new low byte, see {@link MemoryWindow#incrementRkey(int)}) and covers
+     * {@code length} bytes at {@code addr} of {@code mr} with {@code access}.
+     */
+    public SendWr bind(MemoryWindow mw, int newRkey, MemoryRegion mr, long addr, long length, Set<AccessFlag> access) {
+        this.mw = mw;
+        this.bindRkey = newRkey;
+        this.bindMr = mr;
+        this.bindAddr = addr;
+        this.bindLength = length;
+        this.bindAccess = AccessFlag.mask(access);
+        return this;
+    }
+
+    public SendWr next(SendWr next) {
+        this.next = next;
+        return this;
+    }
+
+    public SendWr next() {
+        return next;
+    }
+
+    @Override
+    public String toString() {
+        return "SendWr[" + opcode + ", wrId=" + wrId + ", flags=0x" + Integer.toHexString(flags) + ", sges=" + sges + "]";
+    }
+}

@@ -1,0 +1,31 @@
+package io.simrdma.fabric;
+
+/**
+ * A verbs or CM call was refused: the errno the C call would have returned, and why.
+ * Misuse of the API is reported this way; what happens on the wire (access errors, retries
+ * exhausted, flushes) is reported as completion statuses and async events instead.
+ */
+public class VerbsException extends RuntimeException {
+
+    private static final long serialVersionUID = 1L;
+
+    private final Errno errno;
+
+    public VerbsException(Errno errno, String message) {
+        super(errno.name() + ": " + message);
+        this.errno = errno;
+    }
+
+    /** The errno of the failure. */
+    public Errno errno() {
+        return errno;
+    }
+
+    static VerbsException invalid(String message) {
+        return new VerbsException(Errno.EINVAL, message);
+    }
+
+    static VerbsException busy(String message) {
+        return new VerbsException(Errno.EBUSY, message);
+    }
+}

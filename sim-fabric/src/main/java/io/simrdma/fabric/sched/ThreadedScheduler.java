@@ -1,0 +1,217 @@
+package io.simrdma.fabric.sched;
+
+import io.netty.util.concurrent.DefaultEventExecutor;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.concurrent.Future;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
+
+/**
+ * Real time; each executor is a single-threaded Netty event executor, so the engine work of each
+ * device runs on a thread of its own and applications may post and poll from any threads.
+ * Timers are the executor's own scheduled tasks, so a timer runs on the thread that owns the
+ * state it touches.
+ *
+ * <p>A task that throws is logged at error level and counted ({@link #failures()}); the
+ * executor goes on.
+ *
+ * <p>Thread safety: every method may be called from any thread.
+ */
+public final class ThreadedScheduler implements Scheduler {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ThreadedScheduler.class);
+    private static final long SHUTDOWN_TIMEOUT_SECONDS = 10;
+
+    private final List<ThreadedExecutor> executors = new CopyOnWriteArrayList<>();
+    private final AtomicLong failures = new AtomicLong();
+    private volatile Throwable lastFailure;
+    private volatile boolean closed;
+
+    @Override
+    public long nanoTime() {
+        return System.nanoTime();
+    }
+
+    @Override
+    public boolean isDeterministic() {
+        return false;
+    }
+
+    @Override
+    public EngineExecutor newExecutor(String name) {
+        if (closed) {
+            throw new IllegalStateException("scheduler is closed");
+        }
+        DefaultThreadFactory threads = new DefaultThreadFactory("simrdma-" + name, true);
+        ThreadedExecutor executor = new ThreadedExecutor(name, new DefaultEventExecutor(threads));
+        executors.add(executor);
+        return executor;
+    }
+
+    /**
+     * Adopts an existing Netty executor (the event loop of a TCP node, so that socket I/O and
+     * engine work share one thread). The scheduler shuts it down on {@link #close()} only if
+     * {@code owned}.
+     */
+    public EngineExecutor adopt(String name, EventExecutor executor, boolean owned) {
+        ThreadedExecutor e = new ThreadedExecutor(name, executor, owned);
+        executors.add(e);
+        return e;
+    }
+
+    @Override
+    public boolean await(BooleanSupplier condition, long timeoutNanos, WaitSignal signal) {
+        for (ThreadedExecutor e : executors) {
+            if (e.inExecutor()) {
+                throw new IllegalStateException("a blocking wait was called from inside an engine task on " + e.name());
+            }
+        }
+        return signal.blockingAwait(condition, timeoutNanos);
+    }
+
+    @Override
+    public boolean progress() {
+        return false;
+    }
+
+    /** Number of engine tasks that threw. */
+    public long failures() {
+        return failures.get();
+    }
+
+    /** The last exception an engine task threw, or null. */
+    public Throwable lastFailure() {
+        return lastFailure;
+    }
+
+    void runGuarded(Task task) {
+        try {
+            task.run();
+        } catch (Throwable t) {
+            failures.incrementAndGet();
+            lastFailure = t;
+            LOG.error("engine task {} failed", task, t);
+        }
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        for (ThreadedExecutor e : executors) {
+            if (e.owned) {
+                e.executor.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
+            }
+        }
+        for (ThreadedExecutor e : executors) {
+            if (e.owned && !e.executor.terminationFuture().awaitUninterruptibly(SHUTDOWN_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+                LOG.error("executor {} did not stop within {} s", e.name(), SHUTDOWN_TIMEOUT_SECONDS);
+            }
+        }
+        executors.clear();
+    }
+
+    private final class ThreadedExecutor implements EngineExecutor {
+        private final String name;
+        private final EventExecutor executor;
+        private final boolean owned;
+
+        ThreadedExecutor(String name, EventExecutor executor) {
+            this(name, executor, true);
+        }
+
+        ThreadedExecutor(String name, EventExecutor executor, boolean owned) {
+            this.name = name;
+            this.executor = executor;
+            this.owned = owned;
+        }
+
+        @Override
+        public String name() {
+            return name;
+        }
+
+        @Override
+        public Scheduler scheduler() {
+            return ThreadedScheduler.this;
+        }
+
+        @Override
+        public void execute(Task task) {
+            if (executor.isShuttingDown()) {
+                return;
+            }
+            try {
+                executor.execute(task.guarded(ThreadedScheduler.this));
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                LOG.debug("{}: task {} rejected during shutdown", name, task);
+            }
+        }
+
+        @Override
+        public void schedule(Task task, long delayNanos) {
+            if (executor.isShuttingDown()) {
+                return;
+            }
+            try {
+                if (delayNanos <= 0) {
+                    executor.execute(task.guarded(ThreadedScheduler.this));
+                } else {
+                    executor.schedule(task.guarded(ThreadedScheduler.this), delayNanos, TimeUnit.NANOSECONDS);
+                }
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                LOG.debug("{}: timer {} rejected during shutdown", name, task);
+            }
+        }
+
+        @Override
+        public boolean inExecutor() {
+            return executor.inEventLoop();
+        }
+
+        @Override
+        public <T> T call(Callable<T> command) {
+            if (executor.inEventLoop()) {
+                try {
+                    return command.call();
+                } catch (RuntimeException | Error e) {
+                    throw e;
+                } catch (Exception e) {
+                    throw new EngineFailureException("command failed on " + name, e);
+                }
+            }
+            Future<T> f = executor.submit(command);
+            try {
+                return f.get(SHUTDOWN_TIMEOUT_SECONDS * 6, TimeUnit.SECONDS);
+            } catch (ExecutionException e) {
+                Throwable cause = e.getCause();
+                if (cause instanceof RuntimeException) {
+                    throw (RuntimeException) cause;
+                }
+                if (cause instanceof Error) {
+                    throw (Error) cause;
+                }
+                throw new EngineFailureException("command failed on " + name, cause);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new EngineFailureException("interrupted while waiting for a command on " + name, e);
+            } catch (TimeoutException e) {
+                throw new EngineFailureException("command did not complete on " + name, e);
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "ThreadedExecutor[" + name + "]";
+        }
+    }
+}

@@ -1,0 +1,636 @@
+package io.simrdma.fabric.wire;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.util.Recycler;
+import io.simrdma.fabric.sched.Task;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.zip.CRC32;
+
+/**
+ * One InfiniBand transport packet: its headers in their real wire encoding, and its payload.
+ *
+ * <p>Headers live in a byte array laid out exactly as on the wire, BTH first, then the extension
+ * headers {@link Opcode#headers() the opcode} carries in IBA order. Accessors read and write the
+ * fields in place (a flyweight), so a capture or the TCP codec copies the header bytes as they
+ * are. Field layout of the BTH (IBA 9.2):
+ * <pre>
+ *  byte 0        1                    2   3     4            5  6  7      8          9  10 11
+ *     +--------+-------------------+---------+------------+---------+----------+---------+
+ *     | OpCode |SE|M|Pad|TVer(4)   | P_Key   |F|B| resv6  | DestQP  |A| resv7  |  PSN    |
+ *     +--------+-------------------+---------+------------+---------+----------+---------+
+ * </pre>
+ * RETH: VA (8) R_Key (4) DMA length (4). AtomicETH: VA (8) R_Key (4) swap/add (8) compare (8).
+ * AETH: syndrome (1) MSN (3). AtomicAckETH: original data (8). ImmDt (4). IETH: R_Key (4).
+ * DETH: Q_Key (4) reserved (1) SrcQP (3). All fields big-endian.
+ *
+ * <p>Payload: either references to the sender's registered memory (in-process links: the one copy
+ * of a transfer happens when the receiver places the data), or a Netty buffer the packet owns
+ * (received from TCP, or materialized by a fault). The pad bytes the BTH counts are implied.
+ *
+ * <p>Packets are pooled. The holder of a packet releases it exactly once with {@link #release()};
+ * trace listeners and fault predicates see a packet only for the duration of a call.
+ *
+ * <p>Thread safety: a packet has one owner at a time; ownership passes through executors.
+ */
+public final class Packet extends Task {
+
+    /** Room for the longest header combination plus margin. */
+    public static final int MAX_HEADER_LENGTH = 64;
+
+    /** Length of the invariant CRC trailer on the wire. */
+    public static final int ICRC_LENGTH = 4;
+
+    private static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
+    private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
+
+    private static final Recycler<Packet> RECYCLER = new Recycler<>() {
+        @Override
+        protected Packet newObject(Handle<Packet> handle) {
+            return new Packet(handle);
+        }
+    };
+
+    private final Recycler.Handle<Packet> handle;
+    private final byte[] header = new byte[MAX_HEADER_LENGTH];
+    private Opcode opcode;
+
+    private int payloadLength;
+    private int segCount;
+    private ByteBuffer[] segBuf = new ByteBuffer[4];
+    private int[] segOff = new int[4];
+    private int[] segLen = new int[4];
+    private ByteBuf owned;
+
+    private boolean icrcPresent;
+    private int icrc;
+
+    private Gid sourceGid;
+    private Gid destinationGid;
+    private PacketSink sink;
+    private boolean retransmission;
+    private boolean inUse;
+
+    private Packet(Recycler.Handle<Packet> handle) {
+        this.handle = handle;
+    }
+
+    /** A packet from the pool with a zeroed header for {@code opcode} and no payload. */
+    public static Packet allocate(Opcode opcode) {
+        Packet p = RECYCLER.get();
+        p.inUse = true;
+        p.setOpcodeAndClear(opcode);
+        return p;
+    }
+
+    /**
+     * Builds a packet from wire bytes: {@code headerBytes} (which must hold at least the opcode's
+     * header length) and a payload buffer whose ownership passes to the packet.
+     *
+     * @return null if the first byte is not an opcode simrdma knows, or the header is short
+     */
+    public static Packet fromWire(byte[] headerBytes, int headerLength, ByteBuf payload) {
+        Opcode op = Opcode.fromValue(headerBytes[0] & 0xFF);
+        if (op == null || headerLength < op.headerLength()) {
+            return null;
+        }
+        Packet p = RECYCLER.get();
+        p.inUse = true;
+        p.opcode = op;
+        System.arraycopy(headerBytes, 0, p.header, 0, op.headerLength());
+        p.owned = payload;
+        p.payloadLength = payload == null ? 0 : payload.readableBytes();
+        return p;
+    }
+
+    private void setOpcodeAndClear(Opcode op) {
+        this.opcode = op;
+        java.util.Arrays.fill(header, 0, op.headerLength(), (byte) 0);
+        header[0] = (byte) op.value();
+    }
+
+    /** Returns this packet to the pool, releasing an owned payload. Call exactly once. */
+    public void release() {
+        if (!inUse) {
+            throw new IllegalStateException("packet released twice");
+        }
+        inUse = false;
+        if (owned != null) {
+            owned.release();
+            owned = null;
+        }
+        for (int i = 0; i < segCount; i++) {
+            segBuf[i] = null;
+        }
+        segCount = 0;
+        payloadLength = 0;
+        icrcPresent = false;
+        sourceGid = null;
+        destinationGid = null;
+        sink = null;
+        retransmission = false;
+        handle.recycle(this);
+    }
+
+    /** A new packet with the same headers, routing and payload (owned payloads are shared, retained). */
+    public Packet duplicate() {
+        Packet p = allocate(opcode);
+        System.arraycopy(header, 0, p.header, 0, opcode.headerLength());
+        for (int i = 0; i < segCount; i++) {
+            p.addSegment(segBuf[i], segOff[i], segLen[i]);
+        }
+        if (owned != null) {
+            p.owned = owned.retainedDuplicate();
+            p.payloadLength = payloadLength;
+        }
+        p.icrcPresent = icrcPresent;
+        p.icrc = icrc;
+        p.sourceGid = sourceGid;
+        p.destinationGid = destinationGid;
+        p.retransmission = retransmission;
+        return p;
+    }
+
+    // ------------------------------------------------------------------ opcode and header bytes
+
+    public Opcode opcode() {
+        return opcode;
+    }
+
+    /** Header length in bytes for this packet's opcode. */
+    public int headerLength() {
+        return opcode.headerLength();
+    }
+
+    /** Header byte {@code i}. */
+    public byte headerByte(int i) {
+        return header[i];
+    }
+
+    /** Copies the header bytes into {@code dst}. */
+    public void copyHeaderTo(ByteBuf dst) {
+        dst.writeBytes(header, 0, opcode.headerLength());
+    }
+
+    /** Copies the header bytes into {@code dst} at {@code offset}. */
+    public void copyHeaderTo(byte[] dst, int offset) {
+        System.arraycopy(header, 0, dst, offset, opcode.headerLength());
+    }
+
+    /** Flips one bit of the header or payload (a corrupting link); materializes the payload first. */
+    public void flipBit(long bitIndex, ByteBufAllocator alloc) {
+        int headerBits = opcode.headerLength() * 8;
+        if (bitIndex < headerBits) {
+            header[(int) (bitIndex >>> 3)] ^= (byte) (1 << (bitIndex & 7));
+            return;
+        }
+        long payloadBit = bitIndex - headerBits;
+        if (payloadLength == 0) {
+            return;
+        }
+        materialize(alloc);
+        int byteIndex = (int) ((payloadBit >>> 3) % payloadLength);
+        int at = owned.readerIndex() + byteIndex;
+        owned.setByte(at, owned.getByte(at) ^ (1 << (payloadBit & 7)));
+    }
+
+    // ------------------------------------------------------------------ BTH
+
+    public boolean solicited() {
+        return (header[1] & 0x80) != 0;
+    }
+
+    public Packet solicited(boolean se) {
+        header[1] = (byte) (se ? header[1] | 0x80 : header[1] & ~0x80);
+        return this;
+    }
+
+    public boolean migReq() {
+        return (header[1] & 0x40) != 0;
+    }
+
+    public int padCount() {
+        return (header[1] >>> 4) & 3;
+    }
+
+    public int transportVersion() {
+        return header[1] & 0x0F;
+    }
+
+    public int pkey() {
+        return ((header[2] & 0xFF) << 8) | (header[3] & 0xFF);
+    }
+
+    public Packet pkey(int pkey) {
+        header[2] = (byte) (pkey >>> 8);
+        header[3] = (byte) pkey;
+        return this;
+    }
+
+    public int destQp() {
+        return get24(5);
+    }
+
+    public Packet destQp(int qpn) {
+        put24(5, qpn);
+        return this;
+    }
+
+    public boolean ackReq() {
+        return (header[8] & 0x80) != 0;
+    }
+
+    public Packet ackReq(boolean ackReq) {
+        header[8] = (byte) (ackReq ? 0x80 : 0);
+        return this;
+    }
+
+    public int psn() {
+        return get24(9);
+    }
+
+    public Packet psn(int psn) {
+        put24(9, psn);
+        return this;
+    }
+
+    // ------------------------------------------------------------------ RETH
+
+    public long rethVa() {
+        return (long) LONG.get(header, off(HeaderType.RETH));
+    }
+
+    public int rethRkey() {
+        return (int) INT.get(header, off(HeaderType.RETH) + 8);
+    }
+
+    public int rethLength() {
+        return (int) INT.get(header, off(HeaderType.RETH) + 12);
+    }
+
+    public Packet reth(long va, int rkey, int length) {
+        int o = off(HeaderType.RETH);
+        LONG.set(header, o, va);
+        INT.set(header, o + 8, rkey);
+        INT.set(header, o + 12, length);
+        return this;
+    }
+
+    // ------------------------------------------------------------------ AtomicETH
+
+    public long atomicVa() {
+        return (long) LONG.get(header, off(HeaderType.ATOMIC_ETH));
+    }
+
+    public int atomicRkey() {
+        return (int) INT.get(header, off(HeaderType.ATOMIC_ETH) + 8);
+    }
+
+    /** Swap data (compare and swap) or add data (fetch and add). */
+    public long atomicSwapOrAdd() {
+        return (long) LONG.get(header, off(HeaderType.ATOMIC_ETH) + 12);
+    }
+
+    public long atomicCompare() {
+        return (long) LONG.get(header, off(HeaderType.ATOMIC_ETH) + 20);
+    }
+
+    public Packet atomicEth(long va, int rkey, long swapOrAdd, long compare) {
+        int o = off(HeaderType.ATOMIC_ETH);
+        LONG.set(header, o, va);
+        INT.set(header, o + 8, rkey);
+        LONG.set(header, o + 12, swapOrAdd);
+        LONG.set(header, o + 20, compare);
+        return this;
+    }
+
+    // ------------------------------------------------------------------ AETH and AtomicAckETH
+
+    public int aethSyndrome() {
+        return header[off(HeaderType.AETH)] & 0xFF;
+    }
+
+    public int aethMsn() {
+        return get24(off(HeaderType.AETH) + 1);
+    }
+
+    public Packet aeth(int syndrome, int msn) {
+        int o = off(HeaderType.AETH);
+        header[o] = (byte) syndrome;
+        put24(o + 1, msn);
+        return this;
+    }
+
+    public long atomicAckOriginal() {
+        return (long) LONG.get(header, off(HeaderType.ATOMIC_ACK_ETH));
+    }
+
+    public Packet atomicAckOriginal(long original) {
+        LONG.set(header, off(HeaderType.ATOMIC_ACK_ETH), original);
+        return this;
+    }
+
+    // ------------------------------------------------------------------ ImmDt, IETH, DETH
+
+    public int immediate() {
+        return (int) INT.get(header, off(HeaderType.IMM_DT));
+    }
+
+    public Packet immediate(int imm) {
+        INT.set(header, off(HeaderType.IMM_DT), imm);
+        return this;
+    }
+
+    public int iethRkey() {
+        return (int) INT.get(header, off(HeaderType.IETH));
+    }
+
+    public Packet iethRkey(int rkey) {
+        INT.set(header, off(HeaderType.IETH), rkey);
+        return this;
+    }
+
+    public int dethQkey() {
+        return (int) INT.get(header, off(HeaderType.DETH));
+    }
+
+    public int dethSrcQp() {
+        return get24(off(HeaderType.DETH) + 5);
+    }
+
+    public Packet deth(int qkey, int srcQp) {
+        int o = off(HeaderType.DETH);
+        INT.set(header, o, qkey);
+        header[o + 4] = 0;
+        put24(o + 5, srcQp);
+        return this;
+    }
+
+    // ------------------------------------------------------------------ payload
+
+    /** Payload length in bytes, without pad. */
+    public int payloadLength() {
+        return payloadLength;
+    }
+
+    /** Appends a reference to {@code len} bytes of {@code buf} at absolute index {@code off}; nothing is copied. */
+    public Packet addSegment(ByteBuffer buf, int off, int len) {
+        if (owned != null) {
+            throw new IllegalStateException("packet already owns its payload");
+        }
+        if (len == 0) {
+            return this;
+        }
+        if (segCount == segBuf.length) {
+            int n = segCount * 2;
+            segBuf = java.util.Arrays.copyOf(segBuf, n);
+            segOff = java.util.Arrays.copyOf(segOff, n);
+            segLen = java.util.Arrays.copyOf(segLen, n);
+        }
+        segBuf[segCount] = buf;
+        segOff[segCount] = off;
+        segLen[segCount] = len;
+        segCount++;
+        payloadLength += len;
+        return this;
+    }
+
+    /** Sets the BTH pad count from the payload length (payload padded to 4 bytes on the wire). */
+    public Packet updatePadCount() {
+        int pad = (-payloadLength) & 3;
+        header[1] = (byte) ((header[1] & ~0x30) | (pad << 4));
+        return this;
+    }
+
+    /**
+     * Copies {@code len} payload bytes starting at payload offset {@code from} into {@code dst} at
+     * absolute index {@code dstIndex}. This is the single copy of an in-process transfer.
+     */
+    public void copyPayload(int from, ByteBuffer dst, int dstIndex, int len) {
+        if (from < 0 || len < 0 || from > payloadLength - len) {
+            throw new IndexOutOfBoundsException("payload range " + from + "+" + len + " of " + payloadLength);
+        }
+        if (owned != null) {
+            int src = owned.readerIndex() + from;
+            if (dst.hasArray()) {
+                owned.getBytes(src, dst.array(), dst.arrayOffset() + dstIndex, len);
+            } else {
+                for (int done = 0; done < len; ) {
+                    int n = Math.min(len - done, 8192);
+                    dst.put(dstIndex + done, owned.nioBuffer(src + done, n), 0, n);
+                    done += n;
+                }
+            }
+            return;
+        }
+        int seg = 0;
+        int skip = from;
+        while (skip >= segLen[seg]) {
+            skip -= segLen[seg];
+            seg++;
+        }
+        int remaining = len;
+        int at = dstIndex;
+        while (remaining > 0) {
+            int n = Math.min(remaining, segLen[seg] - skip);
+            dst.put(at, segBuf[seg], segOff[seg] + skip, n);
+            at += n;
+            remaining -= n;
+            skip = 0;
+            seg++;
+        }
+    }
+
+    /** Reads a big-endian long from the payload at {@code from} (used for 8-byte payload checks). */
+    public void copyPayload(int from, byte[] dst, int dstOffset, int len) {
+        copyPayload(from, ByteBuffer.wrap(dst), dstOffset, len);
+    }
+
+    /** Writes the payload bytes (without pad) into {@code dst}: one copy from the source memory. */
+    public void writePayloadTo(ByteBuf dst) {
+        if (owned != null) {
+            dst.writeBytes(owned, owned.readerIndex(), payloadLength);
+            return;
+        }
+        for (int i = 0; i < segCount; i++) {
+            ByteBuffer s = segBuf[i];
+            dst.writeBytes(s.slice(segOff[i], segLen[i]));
+        }
+    }
+
+    /**
+     * Wraps the payload references without copying: a buffer that reads the sender's memory,
+     * for a transport that writes it straight to its socket. The caller releases it.
+     */
+    public ByteBuf payloadView(ByteBufAllocator alloc) {
+        if (owned != null) {
+            return owned.retainedSlice(owned.readerIndex(), payloadLength);
+        }
+        if (segCount == 1) {
+            return io.netty.buffer.Unpooled.wrappedBuffer(segBuf[0].slice(segOff[0], segLen[0]));
+        }
+        io.netty.buffer.CompositeByteBuf c = alloc.compositeBuffer(Math.max(2, segCount));
+        for (int i = 0; i < segCount; i++) {
+            c.addComponent(true, io.netty.buffer.Unpooled.wrappedBuffer(segBuf[i].slice(segOff[i], segLen[i])));
+        }
+        return c;
+    }
+
+    /** Copies referenced payload into a buffer the packet owns, so it no longer reads the sender's memory. */
+    public void materialize(ByteBufAllocator alloc) {
+        if (owned != null) {
+            return;
+        }
+        ByteBuf b = alloc.buffer(Math.max(payloadLength, 1));
+        writePayloadTo(b);
+        for (int i = 0; i < segCount; i++) {
+            segBuf[i] = null;
+        }
+        segCount = 0;
+        owned = b;
+    }
+
+    /** True if the payload is a buffer this packet owns. */
+    public boolean ownsPayload() {
+        return owned != null;
+    }
+
+    // ------------------------------------------------------------------ ICRC
+
+    /**
+     * Computes and attaches the invariant CRC: CRC-32 over the transport headers, with the BTH's
+     * variant byte 4 (FECN, BECN, reserved) masked to ones as IBA 7.8.1 prescribes, then the
+     * payload and its pad. (simrdma packets carry no LRH or IP header to cover.)
+     */
+    public void attachIcrc() {
+        icrc = computeIcrc();
+        icrcPresent = true;
+    }
+
+    /** True if this packet carries an ICRC; links attach one only when they may corrupt packets. */
+    public boolean icrcPresent() {
+        return icrcPresent;
+    }
+
+    public int icrc() {
+        return icrc;
+    }
+
+    /** Sets the ICRC read from the wire. */
+    public void icrc(int value) {
+        icrc = value;
+        icrcPresent = true;
+    }
+
+    /** True if no ICRC is attached, or the attached one matches the packet. */
+    public boolean icrcValid() {
+        return !icrcPresent || computeIcrc() == icrc;
+    }
+
+    private int computeIcrc() {
+        CRC32 crc = new CRC32();
+        int hl = opcode.headerLength();
+        byte saved = header[4];
+        header[4] = (byte) 0xFF;
+        crc.update(header, 0, hl);
+        header[4] = saved;
+        if (owned != null) {
+            crc.update(owned.nioBuffer(owned.readerIndex(), payloadLength));
+        } else {
+            for (int i = 0; i < segCount; i++) {
+                crc.update(segBuf[i].slice(segOff[i], segLen[i]));
+            }
+        }
+        int pad = padCount();
+        for (int i = 0; i < pad; i++) {
+            crc.update(0);
+        }
+        return (int) crc.getValue();
+    }
+
+    // ------------------------------------------------------------------ routing and delivery
+
+    /** GID of the sending port (the network header of a real packet carries it). */
+    public Gid sourceGid() {
+        return sourceGid;
+    }
+
+    public Gid destinationGid() {
+        return destinationGid;
+    }
+
+    public Packet route(Gid source, Gid destination) {
+        this.sourceGid = source;
+        this.destinationGid = destination;
+        return this;
+    }
+
+    /** True if the requester sent this packet again after a timeout or NAK. */
+    public boolean retransmission() {
+        return retransmission;
+    }
+
+    public Packet retransmission(boolean r) {
+        this.retransmission = r;
+        return this;
+    }
+
+    /** Sets where {@link #run()} delivers this packet. */
+    public Packet deliverTo(PacketSink sink) {
+        this.sink = sink;
+        return this;
+    }
+
+    /** Delivers the packet to its sink; a link schedules the packet itself as the delivery task. */
+    @Override
+    public void run() {
+        PacketSink s = sink;
+        sink = null;
+        s.receive(this);
+    }
+
+    // ------------------------------------------------------------------ helpers
+
+    private int off(HeaderType h) {
+        int o = opcode.offset(h);
+        if (o < 0) {
+            throw new IllegalStateException(opcode + " has no " + h);
+        }
+        return o;
+    }
+
+    private int get24(int o) {
+        return ((header[o] & 0xFF) << 16) | ((header[o + 1] & 0xFF) << 8) | (header[o + 2] & 0xFF);
+    }
+
+    private void put24(int o, int v) {
+        header[o] = (byte) (v >>> 16);
+        header[o + 1] = (byte) (v >>> 8);
+        header[o + 2] = (byte) v;
+    }
+
+    @Override
+    public String toString() {
+        StringBuilder sb = new StringBuilder(64);
+        sb.append(opcode == null ? "?" : opcode.ibaName()).append(" qp=").append(destQp()).append(" psn=").append(psn());
+        if (opcode != null && opcode.has(HeaderType.AETH)) {
+            sb.append(' ').append(Aeth.describe(aethSyndrome())).append(" msn=").append(aethMsn());
+        }
+        if (opcode != null && opcode.has(HeaderType.RETH)) {
+            sb.append(" va=0x").append(Long.toHexString(rethVa())).append(" rkey=0x")
+                    .append(Integer.toHexString(rethRkey())).append(" len=").append(rethLength() & 0xFFFFFFFFL);
+        }
+        sb.append(" payload=").append(payloadLength);
+        if (ackReq()) {
+            sb.append(" A");
+        }
+        if (retransmission) {
+            sb.append(" (retx)");
+        }
+        return sb.toString();
+    }
+}
