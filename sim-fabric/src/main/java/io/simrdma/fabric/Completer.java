@@ -104,7 +104,7 @@ final class Completer {
     }
 
     private boolean outstanding() {
-        return Psn.compare(psn, qp.requester.psn) < 0;
+        return Psn.compare(psn, qp.requester.highestPsn) < 0;
     }
 
     void run() {
@@ -169,7 +169,7 @@ final class Completer {
             qp.counters.increment(Counter.DUPLICATE_RESPONSES);
             return Step.DONE;
         }
-        if (Psn.compare(pktPsn, qp.requester.psn) >= 0) {
+        if (Psn.compare(pktPsn, qp.requester.highestPsn) >= 0) {
             // For a PSN never sent: a ghost response.
             qp.counters.increment(Counter.INVALID_PACKETS);
             return Step.DONE;
@@ -425,6 +425,10 @@ final class Completer {
         retriesLeft = qp.retryCnt;
         rnrRetriesLeft = qp.rnrRetry;
         gapRetryRequested = false;
+        if (Psn.compare(qp.requester.psn, psn) < 0) {
+            // Acknowledged beyond where a go-back-N rewound the requester: resume from here.
+            qp.requester.retryFrom(psn);
+        }
         if (outstanding() && !qp.requester.rnrWait) {
             long t = ackTimeoutNanos();
             if (t > 0) {

@@ -37,6 +37,8 @@ final class Requester {
 
     /** Next PSN to send. */
     int psn;
+    /** One past the highest PSN ever sent (equals {@link #psn} except while retransmitting). */
+    int highestPsn;
     /** Index of the WQE being sent or next to start. */
     long wqeIndex;
     /** RDMA READs and atomics started and not yet completed (bounded by max_rd_atomic). */
@@ -58,6 +60,7 @@ final class Requester {
 
     void start(int sqPsn) {
         psn = sqPsn;
+        highestPsn = sqPsn;
         wqeIndex = qp.sq.head;
         outstandingRdAtomic = 0;
         rnrWait = false;
@@ -288,7 +291,9 @@ final class Requester {
                 if (last && w.has(SendFlag.SOLICITED) && (w.opcode.isSend() || w.opcode == WrOpcode.RDMA_WRITE_WITH_IMM)) {
                     p.solicited(true);
                 }
-                boolean ackReq = last || ++packetsSinceAckReq >= ACK_REQ_INTERVAL;
+                // A retransmitted packet always asks for an ACK: on a lossy path every packet that
+                // gets through then shows progress and restarts the retry count.
+                boolean ackReq = last || retransmitting || ++packetsSinceAckReq >= ACK_REQ_INTERVAL;
                 if (ackReq) {
                     packetsSinceAckReq = 0;
                     p.ackReq(true);
@@ -303,6 +308,9 @@ final class Requester {
             }
         }
         p.psn(pktPsn);
+        if (Psn.compare(psn, highestPsn) > 0) {
+            highestPsn = psn;
+        }
         boolean retx = retransmitting && Psn.compare(pktPsn, retransmitUntil) < 0;
         if (retransmitting && !retx) {
             retransmitting = false;
