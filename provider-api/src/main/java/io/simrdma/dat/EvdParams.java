@@ -65,7 +65,7 @@ public record EvdParams(InterfaceAdapter ia, int qlen, Set<EvdState> state, Opti
     }
 
     /** A state set of one value per sub-state; {@code config} may be null. */
-    public static Set<EvdState> state(boolean enabled, boolean waitable, EvdState config) {
+    public static Set<EvdState> stateOf(boolean enabled, boolean waitable, EvdState config) {
         EnumSet<EvdState> s = EnumSet.of(enabled ? EvdState.ENABLED : EvdState.DISABLED,
                 waitable ? EvdState.WAITABLE : EvdState.UNWAITABLE);
         if (config != null) {

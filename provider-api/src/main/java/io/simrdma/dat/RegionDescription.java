@@ -9,10 +9,11 @@ import java.util.Arrays;
  * {@link Lmr} or {@link SharedVirtual}.
  *
  * <p>Ownership: the consumer owns every {@link ByteBuffer} given here. The provider registers it in
- * place, never copies it, and keeps a reference until the LMR is freed. The region is the buffer's
- * content between its position and its limit at the time of dat_lmr_create; changing the buffer's
- * position or limit afterwards does not change the region. Heap and direct buffers are both
- * accepted.
+ * place, never copies it, and keeps a reference until the LMR is freed. The region is a fixed range
+ * of indexes of the buffer (by default its position to its limit when the description is made);
+ * changing the buffer's position or limit afterwards does not change the region, and the provider
+ * never changes them either. Heap and direct buffers are both accepted; a read-only buffer cannot be
+ * registered with a write privilege.
  *
  * <p>Thread safety: the records are immutable; the buffers they refer to are the consumer's.
  */
@@ -23,18 +24,27 @@ public sealed interface RegionDescription permits RegionDescription.Virtual, Reg
     MemoryType memType();
 
     /**
-     * Consumer memory ({@code DAT_MEM_TYPE_VIRTUAL}): the bytes of {@code buffer} from its position
-     * to its limit; the length is {@code buffer.remaining()}.
+     * Consumer memory ({@code DAT_MEM_TYPE_VIRTUAL}): {@code length} bytes of {@code buffer} from
+     * index {@code offset}. {@link #Virtual(ByteBuffer)} takes the buffer's position and remaining
+     * bytes at construction.
      *
      * @param buffer the consumer's buffer, heap or direct; not null
+     * @param offset the index of the first registered byte
+     * @param length the number of registered bytes ({@code DAT_VLEN length} of dat_lmr_create)
      */
-    record Virtual(ByteBuffer buffer) implements RegionDescription {
+    record Virtual(ByteBuffer buffer, int offset, int length) implements RegionDescription {
 
         /**
-         * @throws DatException {@code DAT_INVALID_PARAMETER} if {@code buffer} is null
+         * @throws DatException {@code DAT_INVALID_PARAMETER} if {@code buffer} is null or the range
+         *         is not inside its capacity
          */
         public Virtual {
-            Checks.notNull(buffer, "region buffer");
+            checkRange(buffer, offset, length);
+        }
+
+        /** The bytes of {@code buffer} between its position and its limit now. */
+        public Virtual(ByteBuffer buffer) {
+            this(Checks.notNull(buffer, "region buffer"), buffer.position(), buffer.remaining());
         }
 
         @Override
@@ -42,20 +52,15 @@ public sealed interface RegionDescription permits RegionDescription.Virtual, Reg
             return MemoryType.VIRTUAL;
         }
 
-        /** The region length, {@code buffer.remaining()} at the time of the call. */
-        public long length() {
-            return buffer.remaining();
-        }
-
-        /** Equal if both name the same buffer object (not the same content). */
+        /** Equal if both name the same range of the same buffer object (not the same content). */
         @Override
         public boolean equals(Object o) {
-            return o instanceof Virtual v && buffer == v.buffer;
+            return o instanceof Virtual v && buffer == v.buffer && offset == v.offset && length == v.length;
         }
 
         @Override
         public int hashCode() {
-            return System.identityHashCode(buffer);
+            return (System.identityHashCode(buffer) * 31 + offset) * 31 + length;
         }
     }
 
@@ -81,18 +86,21 @@ public sealed interface RegionDescription permits RegionDescription.Virtual, Reg
     }
 
     /**
-     * Shared memory ({@code DAT_MEM_TYPE_SHARED_VIRTUAL}, uDAT only): {@code buffer} as in
-     * {@link Virtual}, identified among the consumers sharing it by a {@link Dat#LMR_COOKIE_SIZE}-byte
-     * cookie ({@code DAT_LMR_COOKIE}), compared as 40 bytes, never as a string.
+     * Shared memory ({@code DAT_MEM_TYPE_SHARED_VIRTUAL}, uDAT only): a range of {@code buffer} as in
+     * {@link Virtual}, identified among the consumers sharing it by a
+     * {@link Dat#LMR_COOKIE_SIZE}-byte cookie ({@code DAT_LMR_COOKIE}), compared as 40 bytes, never
+     * as a string.
      *
      * @param cookie the shared memory identifier, exactly 40 bytes; copied in and out
      * @param buffer the consumer's buffer; not null
+     * @param offset the index of the first registered byte
+     * @param length the number of registered bytes
      */
-    record SharedVirtual(byte[] cookie, ByteBuffer buffer) implements RegionDescription {
+    record SharedVirtual(byte[] cookie, ByteBuffer buffer, int offset, int length) implements RegionDescription {
 
         /**
-         * @throws DatException {@code DAT_INVALID_PARAMETER} if the cookie is not 40 bytes or
-         *         {@code buffer} is null
+         * @throws DatException {@code DAT_INVALID_PARAMETER} if the cookie is not 40 bytes, or
+         *         {@code buffer} is null or the range is not inside its capacity
          */
         public SharedVirtual {
             Checks.notNull(cookie, "LMR cookie");
@@ -101,7 +109,12 @@ public sealed interface RegionDescription permits RegionDescription.Virtual, Reg
                         + Dat.LMR_COOKIE_SIZE);
             }
             cookie = cookie.clone();
-            Checks.notNull(buffer, "region buffer");
+            checkRange(buffer, offset, length);
+        }
+
+        /** The bytes of {@code buffer} between its position and its limit now. */
+        public SharedVirtual(byte[] cookie, ByteBuffer buffer) {
+            this(cookie, Checks.notNull(buffer, "region buffer"), buffer.position(), buffer.remaining());
         }
 
         /** A copy of the 40-byte cookie. */
@@ -115,25 +128,30 @@ public sealed interface RegionDescription permits RegionDescription.Virtual, Reg
             return MemoryType.SHARED_VIRTUAL;
         }
 
-        /** The region length, {@code buffer.remaining()} at the time of the call. */
-        public long length() {
-            return buffer.remaining();
-        }
-
-        /** Equal if the cookies have the same bytes and both name the same buffer object. */
+        /** Equal if the cookies have the same bytes and both name the same range of the same buffer object. */
         @Override
         public boolean equals(Object o) {
-            return o instanceof SharedVirtual s && Arrays.equals(cookie, s.cookie) && buffer == s.buffer;
+            return o instanceof SharedVirtual s && Arrays.equals(cookie, s.cookie) && buffer == s.buffer
+                    && offset == s.offset && length == s.length;
         }
 
         @Override
         public int hashCode() {
-            return 31 * Arrays.hashCode(cookie) + System.identityHashCode(buffer);
+            return ((31 * Arrays.hashCode(cookie) + System.identityHashCode(buffer)) * 31 + offset) * 31 + length;
         }
 
         @Override
         public String toString() {
-            return "SharedVirtual[cookie=" + Arrays.toString(cookie) + ", buffer=" + buffer + "]";
+            return "SharedVirtual[cookie=" + Arrays.toString(cookie) + ", buffer=" + buffer + ", offset=" + offset
+                    + ", length=" + length + "]";
+        }
+    }
+
+    private static void checkRange(ByteBuffer buffer, int offset, int length) {
+        Checks.notNull(buffer, "region buffer");
+        if (offset < 0 || length < 0 || offset > buffer.capacity() - length) {
+            throw DatException.invalidParameter("region [" + offset + ", +" + length + ") is outside the buffer's "
+                    + buffer.capacity() + " bytes");
         }
     }
 }

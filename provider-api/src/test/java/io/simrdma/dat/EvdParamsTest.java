@@ -19,11 +19,11 @@ class EvdParamsTest {
 
     @Test
     void shouldComposeStateWordWhenOneValuePerSubState() {
-        EvdParams p = params(EvdParams.state(true, false, EvdState.CONFIG_THRESHOLD));
+        EvdParams p = params(EvdParams.stateOf(true, false, EvdState.CONFIG_THRESHOLD));
         assertTrue(p.isEnabled());
         assertFalse(p.isWaitable());
         assertEquals(0x01 | 0x08 | 0x30, p.stateBits());
-        assertEquals(0x02 | 0x04, params(EvdParams.state(false, true, null)).stateBits());
+        assertEquals(0x02 | 0x04, params(EvdParams.stateOf(false, true, null)).stateBits());
     }
 
     @Test
@@ -45,7 +45,7 @@ class EvdParamsTest {
     @Test
     void shouldCopyFlagsWhenCallerChangesItsSet() {
         EnumSet<EvdFlag> flags = EnumSet.of(EvdFlag.DTO);
-        EvdParams p = new EvdParams(Fakes.ia(), 4, EvdParams.state(true, true, null), Optional.empty(), flags);
+        EvdParams p = new EvdParams(Fakes.ia(), 4, EvdParams.stateOf(true, true, null), Optional.empty(), flags);
         flags.add(EvdFlag.ASYNC);
         assertEquals(EnumSet.of(EvdFlag.DTO), p.flags());
         assertThrows(UnsupportedOperationException.class, () -> p.flags().add(EvdFlag.CR));

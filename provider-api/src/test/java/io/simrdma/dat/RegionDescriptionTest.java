@@ -16,11 +16,24 @@ class RegionDescriptionTest {
     void shouldRegisterBufferInPlaceWhenVirtual() {
         ByteBuffer direct = ByteBuffer.allocateDirect(64).position(8).limit(40);
         RegionDescription.Virtual v = new RegionDescription.Virtual(direct);
+        direct.clear();
         assertSame(direct, v.buffer());
+        assertEquals(8, v.offset());
         assertEquals(32, v.length());
         assertSame(MemoryType.VIRTUAL, v.memType());
-        assertEquals(v, new RegionDescription.Virtual(direct));
+        assertEquals(v, new RegionDescription.Virtual(direct, 8, 32));
+        assertNotEquals(v, new RegionDescription.Virtual(direct));
         assertNotEquals(v, new RegionDescription.Virtual(ByteBuffer.allocateDirect(64).position(8).limit(40)));
+    }
+
+    @Test
+    void shouldRejectRangeWhenOutsideBufferCapacity() {
+        ByteBuffer heap = ByteBuffer.allocate(16);
+        assertEquals(16, new RegionDescription.Virtual(heap, 0, 16).length());
+        DatException e = assertThrows(DatException.class, () -> new RegionDescription.Virtual(heap, 8, 9));
+        assertEquals("DAT_INVALID_PARAMETER: region [8, +9) is outside the buffer's 16 bytes", e.getMessage());
+        assertThrows(DatException.class, () -> new RegionDescription.Virtual(heap, -1, 1));
+        assertThrows(DatException.class, () -> new RegionDescription.Virtual(null));
     }
 
     @Test
