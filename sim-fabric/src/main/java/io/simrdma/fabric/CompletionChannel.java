@@ -78,6 +78,12 @@ public final class CompletionChannel {
         });
     }
 
+    /** Marks the channel destroyed without the checks of {@link #destroy()} (its fabric closed). Engine thread. */
+    void forceDestroy() {
+        destroyed = true;
+        signal.signalAll();
+    }
+
     void checkUsable() {
         if (destroyed) {
             throw VerbsException.invalid("completion channel was destroyed");

@@ -45,6 +45,7 @@ public final class Device implements PacketSink, AutoCloseable {
     private final List<ProtectionDomain> pds = new ArrayList<>();
     private final List<CompletionQueue> cqs = new ArrayList<>();
     private final List<CompletionChannel> channels = new ArrayList<>();
+    private final List<SharedReceiveQueue> srqs = new ArrayList<>();
     private int nextQpn = 0x11;
     private int nextPdHandle = 1;
     private int nextCqHandle = 1;
@@ -452,10 +453,13 @@ public final class Device implements PacketSink, AutoCloseable {
         }
         srqCount++;
         pd.resources++;
-        return new SharedReceiveQueue(pd, srqHandle++, attr.maxWr(), attr.maxSge(), context);
+        SharedReceiveQueue srq = new SharedReceiveQueue(pd, srqHandle++, attr.maxWr(), attr.maxSge(), context);
+        srqs.add(srq);
+        return srq;
     }
 
     void srqDestroyed(SharedReceiveQueue srq) {
+        srqs.remove(srq);
         srqCount--;
         srq.pd().resources--;
         discardAsyncEvents(srq);
@@ -748,6 +752,25 @@ public final class Device implements PacketSink, AutoCloseable {
             }
             for (CompletionQueue cq : new ArrayList<>(cqs)) {
                 cq.forceDestroy();
+            }
+            // Everything else goes too (Fabric.close): SRQs, windows, then regions.
+            for (SharedReceiveQueue srq : srqs) {
+                srq.forceDestroy();
+            }
+            srqs.clear();
+            List<Object> keyOwners = keys.owners();
+            for (Object o : keyOwners) {
+                if (o instanceof MemoryWindow && !((MemoryWindow) o).deallocated) {
+                    destroyMw((MemoryWindow) o);
+                }
+            }
+            for (Object o : keyOwners) {
+                if (o instanceof MemoryRegion && ((MemoryRegion) o).valid) {
+                    destroyMr((MemoryRegion) o);
+                }
+            }
+            for (CompletionChannel ch : channels) {
+                ch.forceDestroy();
             }
             channels.clear();
             closed = true;

@@ -61,6 +61,18 @@ final class KeyTable {
         used.clear(index);
     }
 
+    /** Every installed owner (MRs and MWs), lowest index first; for teardown. Engine thread only. */
+    java.util.List<Object> owners() {
+        java.util.List<Object> l = new java.util.ArrayList<>();
+        for (int i = used.nextSetBit(1); i >= 0 && i <= MAX_INDEX; i = used.nextSetBit(i + 1)) {
+            Object o = lookup(i << 8);
+            if (o != null) {
+                l.add(o);
+            }
+        }
+        return l;
+    }
+
     /** The object registered at the index of {@code key} (the caller checks the tag), or null. */
     Object lookup(int key) {
         int index = key >>> 8;

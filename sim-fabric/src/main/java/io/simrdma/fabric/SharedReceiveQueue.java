@@ -124,6 +124,11 @@ public final class SharedReceiveQueue {
         });
     }
 
+    /** Marks the SRQ destroyed without the checks of {@link #destroy()} (its fabric closed). Engine thread. */
+    void forceDestroy() {
+        destroyed = true;
+    }
+
     void checkUsable() {
         if (destroyed) {
             throw VerbsException.invalid("SRQ was destroyed");

@@ -180,7 +180,13 @@ public final class ThreadedScheduler implements Scheduler {
 
         @Override
         public <T> T call(Callable<T> command) {
-            if (executor.inEventLoop()) {
+            if (executor.isShuttingDown()) {
+                // The fabric closed: once the executor has stopped no engine work runs any more, so
+                // the command runs here and fails as it would under the deterministic scheduler
+                // (a destroyed object, a closed device) instead of with a RejectedExecutionException.
+                executor.terminationFuture().awaitUninterruptibly(SHUTDOWN_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+            }
+            if (executor.inEventLoop() || executor.isTerminated()) {
                 try {
                     return command.call();
                 } catch (RuntimeException | Error e) {
