@@ -159,5 +159,11 @@ final class ErrorPathSupport {
         synchronized long count(PacketEvent e, Device from, int opcode) {
             return packets.stream().filter(r -> r.event == e && r.from == from && r.opcode == opcode).count();
         }
+
+        /** Packets of {@code opcode} with {@code psn} that {@code from} put on the link as event {@code e}. */
+        synchronized long count(PacketEvent e, Device from, int opcode, int psn) {
+            return packets.stream().filter(r -> r.event == e && r.from == from && r.opcode == opcode && r.psn == psn)
+                    .count();
+        }
     }
 }
