@@ -54,7 +54,10 @@ public final class Device implements PacketSink, AutoCloseable {
     private int mwCount;
     private int srqCount;
     private int srqHandle = 1;
-    private UdHandler udHandler;
+    private volatile MadHandler madHandler;
+    private int madPsn;
+    private volatile java.util.List<java.util.function.Consumer<AsyncEvent>> asyncListeners = java.util.List.of();
+    private volatile java.util.List<QpStateListener> qpStateListeners = java.util.List.of();
 
     // ---- async events: any thread
     private final ArrayDeque<AsyncEvent> asyncEvents = new ArrayDeque<>();
@@ -605,6 +608,13 @@ public final class Device implements PacketSink, AutoCloseable {
             asyncEvents.add(e);
         }
         LOG.debug("{}: async event {}", name, e);
+        for (java.util.function.Consumer<AsyncEvent> l : asyncListeners) {
+            try {
+                l.accept(e);
+            } catch (RuntimeException ex) {
+                LOG.error("{}: async event listener failed", name, ex);
+            }
+        }
         fabric.traceAsync(this, e);
         asyncSignal.signalAll();
     }
@@ -660,8 +670,70 @@ public final class Device implements PacketSink, AutoCloseable {
         link.transmit(this, p);
     }
 
-    /** Sends a UD packet (a CM MAD on QP1) to {@code destination}. Engine thread; takes ownership. */
-    void transmitUd(Packet p, Gid destination) {
+    /** Queue pair number of the General Services Interface, where management datagrams arrive (IBA 13.4.1). */
+    public static final int GSI_QPN = 1;
+    /** The well-known Q_Key of QP1 (IBA 13.4.6.2). */
+    public static final int GSI_QKEY = 0x80010000;
+    /** Size of a management datagram (IBA 13.4.2). */
+    public static final int MAD_SIZE = 256;
+
+    /**
+     * Receives management datagrams (MADs) arriving on QP1, the way the kernel's MAD layer hands
+     * them to the IB CM. Called on the device's executor with the packet's source GID, source QP
+     * and the 256 MAD bytes (a fresh array the handler owns).
+     */
+    public interface MadHandler {
+        void onMad(Gid source, int sourceQp, byte[] mad);
+    }
+
+    /**
+     * Installs the handler for QP1 management datagrams (one per device: the connection manager
+     * claims it).
+     *
+     * @throws IllegalStateException if another handler is installed
+     */
+    public void setMadHandler(MadHandler handler) {
+        synchronized (this) {
+            if (handler != null && madHandler != null && madHandler != handler) {
+                throw new IllegalStateException("device " + name + " already has a MAD handler");
+            }
+            madHandler = handler;
+        }
+    }
+
+    /**
+     * Sends a 256-byte management datagram from QP1 to QP {@code destQp} of the port owning
+     * {@code destination}, as a UD SEND Only with a DETH (IBA 13.4), over the same links as data,
+     * so it can be lost, delayed, duplicated and traced. May be called from any thread; the bytes
+     * are copied.
+     */
+    public void sendMad(Gid destination, int destQp, byte[] mad) {
+        if (mad.length != MAD_SIZE) {
+            throw new IllegalArgumentException("a MAD has " + MAD_SIZE + " bytes, got " + mad.length);
+        }
+        java.nio.ByteBuffer copy = java.nio.ByteBuffer.wrap(mad.clone());
+        executor.execute(new io.simrdma.fabric.sched.Task() {
+            @Override
+            public void run() {
+                if (closed) {
+                    return;
+                }
+                Packet p = Packet.allocate(io.simrdma.fabric.wire.Opcode.UD_SEND_ONLY);
+                p.destQp(destQp).pkey(QueuePair.DEFAULT_PKEY).psn(madPsn).deth(GSI_QKEY, GSI_QPN);
+                madPsn = io.simrdma.fabric.wire.Psn.add(madPsn, 1);
+                p.addSegment(copy, 0, MAD_SIZE).updatePadCount();
+                transmitUd(p, destination);
+            }
+
+            @Override
+            public String toString() {
+                return "send MAD from " + name;
+            }
+        });
+    }
+
+    /** Sends a UD packet to {@code destination}. Engine thread; takes ownership. */
+    private void transmitUd(Packet p, Gid destination) {
         p.route(gid, destination);
         counters.increment(Counter.PACKETS_SENT);
         counters.add(Counter.BYTES_SENT, p.payloadLength());
@@ -676,13 +748,64 @@ public final class Device implements PacketSink, AutoCloseable {
         link.transmit(this, p);
     }
 
-    /** Where UD packets (QP1 management datagrams) go; set by the connection manager. */
-    interface UdHandler {
-        void receive(Packet p);
+    private void receiveMad(Packet p) {
+        MadHandler h = madHandler;
+        if (h == null || p.destQp() != GSI_QPN || p.payloadLength() != MAD_SIZE || p.dethQkey() != GSI_QKEY) {
+            drop(p, h == null ? DropReason.UNKNOWN_QP : DropReason.MALFORMED,
+                    h == null ? Counter.DROPPED_PACKETS : Counter.INVALID_PACKETS);
+            return;
+        }
+        byte[] mad = new byte[MAD_SIZE];
+        p.copyPayload(0, mad, 0, MAD_SIZE);
+        Gid source = p.sourceGid();
+        int srcQp = p.dethSrcQp();
+        p.release();
+        try {
+            h.onMad(source, srcQp, mad);
+        } catch (RuntimeException e) {
+            LOG.error("{}: MAD handler failed", name, e);
+        }
     }
 
-    void udHandler(UdHandler h) {
-        this.udHandler = h;
+    /** Observes queue pair state changes of a device, on its engine thread. */
+    public interface QpStateListener {
+        void onStateChange(QueuePair qp, QpState from, QpState to);
+    }
+
+    /**
+     * Observes every state change of this device's queue pairs (by modify calls or by the engine
+     * on an error), on the engine thread: how the connection manager learns that a connected QP
+     * failed. Listeners must not block.
+     */
+    public void addQpStateListener(QpStateListener listener) {
+        synchronized (this) {
+            java.util.List<QpStateListener> l = new java.util.ArrayList<>(qpStateListeners);
+            l.add(listener);
+            qpStateListeners = l;
+        }
+    }
+
+    void qpStateChanged(QueuePair qp, QpState from, QpState to) {
+        for (QpStateListener l : qpStateListeners) {
+            try {
+                l.onStateChange(qp, from, to);
+            } catch (RuntimeException ex) {
+                LOG.error("{}: QP state listener failed", name, ex);
+            }
+        }
+    }
+
+    /**
+     * Observes every asynchronous event this device raises, on the engine thread, before it is
+     * queued for {@link #getAsyncEvent}: how the connection manager learns of COMM_EST on its
+     * queue pairs. Listeners must not block.
+     */
+    public void addAsyncEventListener(java.util.function.Consumer<AsyncEvent> listener) {
+        synchronized (this) {
+            java.util.List<java.util.function.Consumer<AsyncEvent>> l = new java.util.ArrayList<>(asyncListeners);
+            l.add(listener);
+            asyncListeners = l;
+        }
     }
 
     /**
@@ -707,12 +830,7 @@ public final class Device implements PacketSink, AutoCloseable {
         if (p.opcode().isUd()) {
             counters.increment(Counter.PACKETS_RECEIVED);
             counters.add(Counter.BYTES_RECEIVED, p.payloadLength());
-            UdHandler h = udHandler;
-            if (h == null || p.destQp() != 1) {
-                drop(p, DropReason.UNKNOWN_QP, Counter.DROPPED_PACKETS);
-                return;
-            }
-            h.receive(p);
+            receiveMad(p);
             return;
         }
         QueuePair qp = qps.get(p.destQp());

@@ -53,6 +53,7 @@ public final class Fabric implements AutoCloseable {
     private final Map<String, Link> links = new ConcurrentHashMap<>();
     private final EngineExecutor control;
     private volatile TraceListener[] listeners = new TraceListener[0];
+    private final Map<Class<?>, Object> services = new LinkedHashMap<>();
     private int deviceIndex;
     private volatile boolean closed;
 
@@ -246,6 +247,30 @@ public final class Fabric implements AutoCloseable {
         }
     }
 
+    /**
+     * The fabric-wide instance of a service (the connection manager, a capture writer...), created
+     * by {@code factory} on first use. Services that are {@link AutoCloseable} are closed, newest
+     * first, when the fabric closes, before its devices.
+     */
+    public <T> T service(Class<T> type, java.util.function.Function<Fabric, T> factory) {
+        synchronized (services) {
+            checkOpen();
+            Object s = services.get(type);
+            if (s == null) {
+                s = Objects.requireNonNull(factory.apply(this), "service");
+                services.put(type, s);
+            }
+            return type.cast(s);
+        }
+    }
+
+    /** The instance of a service if one was created, or null. */
+    public <T> T serviceIfPresent(Class<T> type) {
+        synchronized (services) {
+            return type.cast(services.get(type));
+        }
+    }
+
     // ------------------------------------------------------------------ tracing
 
     public void addTraceListener(TraceListener l) {
@@ -334,6 +359,21 @@ public final class Fabric implements AutoCloseable {
             }
             closed = true;
             all = new ArrayList<>(devices.values());
+        }
+        List<Object> svc;
+        synchronized (services) {
+            svc = new ArrayList<>(services.values());
+            services.clear();
+        }
+        java.util.Collections.reverse(svc);
+        for (Object s : svc) {
+            if (s instanceof AutoCloseable) {
+                try {
+                    ((AutoCloseable) s).close();
+                } catch (Exception e) {
+                    LOG.error("closing service {} failed", s, e);
+                }
+            }
         }
         for (Device d : all) {
             try {

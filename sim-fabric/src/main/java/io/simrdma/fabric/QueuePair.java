@@ -574,6 +574,7 @@ public final class QueuePair {
         state = to;
         if (from != to) {
             device.fabric().traceQpState(this, from, to);
+            device.qpStateChanged(this, from, to);
         }
     }
 

@@ -1,0 +1,848 @@
+package io.simrdma.fabric.cm;
+
+import io.simrdma.fabric.AccessFlag;
+import io.simrdma.fabric.AsyncEventType;
+import io.simrdma.fabric.CompletionChannel;
+import io.simrdma.fabric.CompletionQueue;
+import io.simrdma.fabric.Device;
+import io.simrdma.fabric.Errno;
+import io.simrdma.fabric.ProtectionDomain;
+import io.simrdma.fabric.QpAttr;
+import io.simrdma.fabric.QpInitAttr;
+import io.simrdma.fabric.QpState;
+import io.simrdma.fabric.QueuePair;
+import io.simrdma.fabric.VerbsException;
+import io.simrdma.fabric.sched.EngineTimer;
+import io.simrdma.fabric.sched.WaitSignal;
+import io.simrdma.fabric.wire.Gid;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.ArrayDeque;
+import java.util.EnumSet;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
+
+/**
+ * A communication identifier (struct rdma_cm_id): the RDMA analogue of a socket. It binds to an
+ * address and port, resolves a destination, listens, connects, accepts, rejects and disconnects,
+ * and owns at most one queue pair, which the connection manager moves through INIT, RTR and RTS
+ * with the parameters negotiated by the IB CM exchange (REQ, REP, RTU).
+ *
+ * <p>An id created without an event channel is synchronous (rdma_create_id(3)): every call that
+ * produces an event blocks until the event arrives and {@link #event()} returns it; a failure
+ * event becomes a {@link CmException}. With a channel, calls return at once and the events are
+ * read from the channel.
+ *
+ * <p>Addresses are socket addresses whose IP is a port GID (RoCE: a GID is an IPv6 address);
+ * {@link RdmaCm#addressOf} builds one for a device.
+ *
+ * <p>Thread safety: thread-safe. Calls run their protocol work on the bound device's executor.
+ */
+public final class CmId {
+
+    /** rdma_cm level states of an id. */
+    public enum State {
+        IDLE, ADDR_BOUND, ADDR_QUERY, ADDR_RESOLVED, ROUTE_QUERY, ROUTE_RESOLVED, LISTEN, CONNECT, ESTABLISHED,
+        DISCONNECT, DEVICE_REMOVAL, DESTROYED
+    }
+
+    /** IB CM connection states (IBA 12.9.6). */
+    enum Conn {
+        IDLE, REQ_SENT, REQ_RCVD, REP_SENT, REP_RCVD, ESTABLISHED, DREQ_SENT, TIMEWAIT
+    }
+
+    /** Private data limits of rdma_connect(3), rdma_accept(3) and rdma_reject(3) (IB CM minus the CMA header). */
+    public static final int MAX_CONNECT_PRIVATE_DATA = 56;
+    public static final int MAX_ACCEPT_PRIVATE_DATA = 196;
+    public static final int MAX_REJECT_PRIVATE_DATA = 148;
+
+    final RdmaCm cm;
+    final PortSpace ps;
+    private final Object context;
+    private final int handle;
+    private volatile CmEventChannel channel;
+    private final ArrayDeque<CmEvent> syncEvents = new ArrayDeque<>();
+    private final WaitSignal syncSignal;
+    private volatile CmEvent lastEvent;
+    private final AtomicInteger unacked = new AtomicInteger();
+
+    // ---- binding (set on the application thread before the id has a device, then on the device)
+    volatile Device device;
+    volatile InetSocketAddress local;
+    volatile InetSocketAddress peer;
+    volatile State state = State.IDLE;
+    boolean wildcard;
+    boolean reuseAddr;
+    int tos;
+    int ackTimeout = -1;
+    int pathMtuCode;
+
+    // ---- queue pair
+    volatile QueuePair qp;
+    private boolean cmCreatedCqs;
+    private CompletionQueue cmSendCq;
+    private CompletionQueue cmRecvCq;
+    private CompletionChannel cmCompChannel;
+
+    // ---- rdma_create_ep
+    private boolean ep;
+    ProtectionDomain epPd;
+    QpInitAttr epQpInitAttr;
+
+    // ---- listening
+    int backlog;
+    int pendingRequests;
+    final ArrayDeque<CmId> syncRequests = new ArrayDeque<>();
+    CmId listener;
+
+    // ---- IB CM connection (device executor)
+    Conn conn = Conn.IDLE;
+    int localCommId;
+    int remoteCommId;
+    long remoteGuid;
+    Gid remoteGid;
+    int remoteQpn;
+    int remotePsn;
+    int localPsn;
+    long transactionId;
+    ConnParam connectParam;
+    ConnParam requestParam;
+    int retryCountForQp;
+    int rnrRetryForQp;
+    byte[] lastMad;
+    int retriesLeft;
+    EngineTimer timer;
+    boolean cmMovedQpToError;
+
+    CmId(RdmaCm cm, CmEventChannel channel, Object context, PortSpace ps, int handle) {
+        this.cm = cm;
+        this.channel = channel;
+        this.context = context;
+        this.ps = ps;
+        this.handle = handle;
+        this.syncSignal = cm.fabric().scheduler().newSignal();
+    }
+
+    // ------------------------------------------------------------------ accessors
+
+    /** The application object given at creation. */
+    public Object context() {
+        return context;
+    }
+
+    public PortSpace portSpace() {
+        return ps;
+    }
+
+    /** The event channel, or null for a synchronous id. */
+    public CmEventChannel channel() {
+        return channel;
+    }
+
+    /** The device the id is bound to, or null. */
+    public Device device() {
+        return device;
+    }
+
+    /** The id's queue pair, or null. */
+    public QueuePair qp() {
+        return qp;
+    }
+
+    /** The protection domain of the id's queue pair, or null. */
+    public ProtectionDomain pd() {
+        QueuePair q = qp;
+        return q == null ? null : q.pd();
+    }
+
+    /** Send CQ the connection manager created for the QP (rdma_create_qp(3) without CQs), or null. */
+    public CompletionQueue sendCq() {
+        QueuePair q = qp;
+        return q == null ? null : q.sendCq();
+    }
+
+    /** Receive CQ of the id's QP, or null. */
+    public CompletionQueue recvCq() {
+        QueuePair q = qp;
+        return q == null ? null : q.recvCq();
+    }
+
+    /** rdma_cm state. */
+    public State state() {
+        return state;
+    }
+
+    /** Local address (rdma_get_local_addr(3)); the wildcard address with port 0 if unbound. */
+    public InetSocketAddress localAddress() {
+        InetSocketAddress l = local;
+        return l != null ? l : new InetSocketAddress(RdmaCm.WILDCARD, 0);
+    }
+
+    /** Peer address (rdma_get_peer_addr(3)); the wildcard address with port 0 if none. */
+    public InetSocketAddress peerAddress() {
+        InetSocketAddress p = peer;
+        return p != null ? p : new InetSocketAddress(RdmaCm.WILDCARD, 0);
+    }
+
+    /** Local port (rdma_get_src_port(3)); 0 if unbound. */
+    public int srcPort() {
+        return localAddress().getPort();
+    }
+
+    /** Remote port (rdma_get_dst_port(3)); 0 if none. */
+    public int dstPort() {
+        return peerAddress().getPort();
+    }
+
+    /** For a synchronous id: the event of its last completed call (id->event in librdmacm); else null. */
+    public CmEvent event() {
+        return lastEvent;
+    }
+
+    // ------------------------------------------------------------------ options
+
+    /**
+     * Sets an option (rdma_set_option(3)): TOS 0..255, REUSEADDR 0/1 (before the id is bound),
+     * ACK_TIMEOUT 0..31.
+     *
+     * @throws VerbsException EINVAL for a value out of range or REUSEADDR on a bound id
+     */
+    public void setOption(CmOption option, int value) {
+        Objects.requireNonNull(option, "option");
+        synchronized (this) {
+            checkNotDestroyed();
+            switch (option) {
+                case TOS:
+                    if (value < 0 || value > 255) {
+                        throw invalid("TOS " + value + " not in 0..255");
+                    }
+                    tos = value;
+                    break;
+                case REUSEADDR:
+                    if (state != State.IDLE) {
+                        throw invalid("REUSEADDR must be set before the id is bound");
+                    }
+                    reuseAddr = value != 0;
+                    break;
+                case ACK_TIMEOUT:
+                    if (value < 0 || value > 31) {
+                        throw invalid("ACK timeout " + value + " not in 0..31");
+                    }
+                    ackTimeout = value;
+                    break;
+                default:
+                    throw invalid("option " + option);
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ addressing
+
+    /**
+     * Binds the id to a local address (rdma_bind_addr(3)). The wildcard address binds to the port
+     * on every device; a device's address binds it to that device. Port 0 picks a free port.
+     *
+     * @throws VerbsException EINVAL if already bound; EADDRNOTAVAIL if no device has the address;
+     *                        EADDRINUSE if the port is taken
+     */
+    public void bind(InetSocketAddress addr) {
+        Objects.requireNonNull(addr, "addr");
+        synchronized (this) {
+            checkNotDestroyed();
+            if (state != State.IDLE) {
+                throw invalid("rdma_bind_addr on an id in state " + state);
+            }
+            bindLocked(addr);
+        }
+    }
+
+    private void bindLocked(InetSocketAddress addr) {
+        InetAddress ip = addr.getAddress();
+        Device d = null;
+        if (ip == null || !ip.isAnyLocalAddress()) {
+            Gid gid = RdmaCm.gidOf(addr);
+            d = cm.fabric().device(gid);
+            if (d == null || d.isClosed()) {
+                throw new VerbsException(Errno.EADDRNOTAVAIL, "no device has address " + gid);
+            }
+        }
+        int port = cm.bindPort(this, d, addr.getPort());
+        wildcard = d == null;
+        device = d;
+        local = new InetSocketAddress(d == null ? RdmaCm.WILDCARD : RdmaCm.inetOf(d.gid()), port);
+        state = State.ADDR_BOUND;
+    }
+
+    /**
+     * Resolves the destination (rdma_resolve_addr(3)) and binds the id to the local device that
+     * reaches it: the device already bound, the destination's own device (loopback), or the first
+     * device with an active port. Reports ADDR_RESOLVED, or ADDR_ERROR if no local port is active
+     * within {@code timeoutMs}. Like IB's path resolution, resolving does not probe the destination.
+     *
+     * @throws VerbsException EINVAL in a wrong state; ENODEV if the fabric has no device
+     */
+    public void resolveAddr(InetSocketAddress src, InetSocketAddress dst, int timeoutMs) {
+        Objects.requireNonNull(dst, "dst");
+        Device d;
+        synchronized (this) {
+            checkNotDestroyed();
+            if (state != State.IDLE && state != State.ADDR_BOUND && state != State.ADDR_RESOLVED) {
+                throw invalid("rdma_resolve_addr on an id in state " + state);
+            }
+            if (src != null && state == State.IDLE) {
+                bindLocked(src);
+            }
+            Gid dstGid = RdmaCm.gidOf(dst);
+            d = device;
+            if (d == null) {
+                d = cm.chooseDevice(dstGid);
+                if (d == null) {
+                    throw new VerbsException(Errno.ENODEV, "no RDMA device in fabric " + cm.fabric().name());
+                }
+                if (state == State.IDLE) {
+                    bindLocked(new InetSocketAddress(RdmaCm.inetOf(d.gid()), 0));
+                } else {
+                    device = d;
+                    local = new InetSocketAddress(RdmaCm.inetOf(d.gid()), local.getPort());
+                }
+            }
+            peer = new InetSocketAddress(RdmaCm.inetOf(dstGid), dst.getPort());
+            state = State.ADDR_QUERY;
+        }
+        cm.agent(d).resolveAddr(this, timeoutMs);
+        if (isSync()) {
+            CmEvent e = awaitSync(t -> t == CmEventType.ADDR_RESOLVED || t == CmEventType.ADDR_ERROR, -1);
+            if (e.type() == CmEventType.ADDR_ERROR) {
+                throw new CmException(Errno.EADDRNOTAVAIL, "address resolution failed", e);
+            }
+        }
+    }
+
+    /**
+     * Resolves the route to the destination (rdma_resolve_route(3)): ROUTE_RESOLVED with the path
+     * MTU, or ROUTE_ERROR if the local port is not active.
+     *
+     * @throws VerbsException EINVAL unless the address is resolved
+     */
+    public void resolveRoute(int timeoutMs) {
+        synchronized (this) {
+            checkNotDestroyed();
+            if (state != State.ADDR_RESOLVED) {
+                throw invalid("rdma_resolve_route needs a resolved address; state " + state);
+            }
+            state = State.ROUTE_QUERY;
+        }
+        cm.agent(device).resolveRoute(this, timeoutMs);
+        if (isSync()) {
+            CmEvent e = awaitSync(t -> t == CmEventType.ROUTE_RESOLVED || t == CmEventType.ROUTE_ERROR, -1);
+            if (e.type() == CmEventType.ROUTE_ERROR) {
+                throw new CmException(Errno.EHOSTUNREACH, "route resolution failed", e);
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ queue pair
+
+    /**
+     * Creates the id's queue pair (rdma_create_qp(3)) on {@code pd}, or on the device's default
+     * PD if null, and moves it to INIT so receives can be posted. Without CQs in {@code attr} the
+     * connection manager creates them (with completion channels); they go with the QP.
+     *
+     * @throws VerbsException EINVAL if the id is not bound to a device, already has a QP, or the
+     *                        PD belongs to another device
+     */
+    public QueuePair createQp(ProtectionDomain pd, QpInitAttr attr) {
+        Objects.requireNonNull(attr, "qp_init_attr");
+        Device d = device;
+        synchronized (this) {
+            checkNotDestroyed();
+            if (d == null) {
+                throw invalid("rdma_create_qp: the id is not bound to a device");
+            }
+            if (qp != null) {
+                throw invalid("an rdma_cm_id may only be associated with a single QP");
+            }
+        }
+        ProtectionDomain usePd = pd != null ? pd : cm.defaultPd(d);
+        if (usePd.device() != d) {
+            throw invalid("protection domain belongs to device " + usePd.device().name() + ", the id to " + d.name());
+        }
+        QpInitAttr a = attr;
+        CompletionChannel ch = null;
+        CompletionQueue scq = attr.sendCq();
+        CompletionQueue rcq = attr.recvCq();
+        boolean created = false;
+        if (scq == null || rcq == null) {
+            ch = d.createCompletionChannel();
+            int depth = Math.max(attr.caps().maxSendWr(), 1) + Math.max(attr.caps().maxRecvWr(), 1);
+            CompletionQueue cq = d.createCq(Math.min(depth, d.query().maxCqe()), ch, null);
+            scq = scq != null ? scq : cq;
+            rcq = rcq != null ? rcq : cq;
+            created = true;
+            a = QpInitAttr.rc(scq, rcq).caps(attr.caps()).srq(attr.srq()).sqSigAll(attr.sqSigAll()).context(attr.context());
+        }
+        QueuePair q;
+        try {
+            q = usePd.createQp(a);
+            q.modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).port(1)
+                    .accessFlags(EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE)));
+        } catch (RuntimeException e) {
+            if (created) {
+                scq.destroy();
+                ch.destroy();
+            }
+            throw e;
+        }
+        synchronized (this) {
+            qp = q;
+            cmCreatedCqs = created;
+            cmSendCq = created ? scq : null;
+            cmRecvCq = created ? rcq : null;
+            cmCompChannel = ch;
+        }
+        return q;
+    }
+
+    /**
+     * Destroys the id's queue pair (rdma_destroy_qp(3)) and the CQs the connection manager made for it.
+     */
+    public void destroyQp() {
+        QueuePair q;
+        synchronized (this) {
+            q = qp;
+            if (q == null) {
+                return;
+            }
+        }
+        q.destroy();
+        synchronized (this) {
+            qp = null;
+            if (cmCreatedCqs) {
+                cmSendCq.destroy();
+                if (cmRecvCq != cmSendCq) {
+                    cmRecvCq.destroy();
+                }
+                cmCompChannel.destroy();
+                cmCreatedCqs = false;
+                cmSendCq = null;
+                cmRecvCq = null;
+                cmCompChannel = null;
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ passive side
+
+    /**
+     * Listens for connection requests (rdma_listen(3)). An unbound id binds to the wildcard
+     * address with a free port first. At most {@code backlog} requests wait for accept or reject;
+     * further REQs are dropped, so their senders retry (a backlog of 0 or less means 1024).
+     *
+     * @throws VerbsException EINVAL in a wrong state
+     */
+    public void listen(int backlog) {
+        synchronized (this) {
+            checkNotDestroyed();
+            if (state == State.IDLE) {
+                bindLocked(new InetSocketAddress(RdmaCm.WILDCARD, 0));
+            }
+            if (state != State.ADDR_BOUND) {
+                throw invalid("rdma_listen on an id in state " + state);
+            }
+            this.backlog = backlog <= 0 ? 1024 : backlog;
+            state = State.LISTEN;
+        }
+        cm.listen(this);
+    }
+
+    /**
+     * Waits for the next connection request of a synchronous listening id (rdma_get_request(3)).
+     * The returned id carries the request as its {@link #event()}, and, if this id was created by
+     * {@link RdmaCm#createEp} with QP attributes, a queue pair made with them.
+     *
+     * @throws VerbsException EINVAL unless this is a synchronous listening id
+     */
+    public CmId getRequest() {
+        return getRequest(-1, TimeUnit.NANOSECONDS);
+    }
+
+    /** {@link #getRequest()} waiting at most {@code timeout}; null if no request came in time. */
+    public CmId getRequest(long timeout, TimeUnit unit) {
+        if (!isSync() || state != State.LISTEN) {
+            throw invalid("rdma_get_request needs a synchronous listening id");
+        }
+        long nanos = timeout < 0 ? -1 : unit.toNanos(timeout);
+        syncSignal.await(() -> {
+            synchronized (syncRequests) {
+                return !syncRequests.isEmpty() || state == State.DESTROYED;
+            }
+        }, nanos);
+        CmId child;
+        synchronized (syncRequests) {
+            child = syncRequests.poll();
+        }
+        if (child == null) {
+            return null;
+        }
+        if (epQpInitAttr != null) {
+            child.createQp(epPd, epQpInitAttr);
+            child.ep = true;
+        }
+        return child;
+    }
+
+    /**
+     * Accepts the connection request of this id (rdma_accept(3)): moves its QP to RTR and RTS
+     * with the negotiated parameters and sends the REP; ESTABLISHED follows when the RTU arrives.
+     * {@code param} null takes the request's values, adjusted down to the local limits.
+     *
+     * @throws VerbsException EINVAL if the id holds no pending request, the private data exceeds
+     *                        196 bytes, or the resources exceed the local device or the request
+     */
+    public void accept(ConnParam param) {
+        Device d = device;
+        ConnParam p;
+        synchronized (this) {
+            checkNotDestroyed();
+            if (listener == null || d == null) {
+                throw invalid("rdma_accept is called on the id of a connection request");
+            }
+            ConnParam req = requestParam;
+            p = param != null ? param : new ConnParam(null,
+                    Math.min(req.responderResources(), d.query().maxQpRdAtom()),
+                    Math.min(req.initiatorDepth(), d.query().maxQpInitRdAtom()), false, req.retryCount(),
+                    req.rnrRetryCount(), qp != null && qp.srq() != null, 0);
+            if (p.privateData().length > MAX_ACCEPT_PRIVATE_DATA) {
+                throw invalid("accept private data of " + p.privateData().length + " bytes exceeds "
+                        + MAX_ACCEPT_PRIVATE_DATA + " (rdma_accept(3))");
+            }
+            if (p.responderResources() > d.query().maxQpRdAtom()) {
+                throw invalid("responder_resources " + p.responderResources() + " exceeds max_qp_rd_atom "
+                        + d.query().maxQpRdAtom());
+            }
+            if (p.initiatorDepth() > d.query().maxQpInitRdAtom() || p.initiatorDepth() > req.initiatorDepth()) {
+                throw invalid("initiator_depth " + p.initiatorDepth() + " exceeds max_qp_init_rd_atom "
+                        + d.query().maxQpInitRdAtom() + " or the request's " + req.initiatorDepth() + " (rdma_accept(3))");
+            }
+        }
+        cm.agent(d).accept(this, p);
+        if (isSync()) {
+            CmEvent e = awaitSync(t -> t == CmEventType.ESTABLISHED || t == CmEventType.CONNECT_ERROR
+                    || t == CmEventType.REJECTED || t == CmEventType.DISCONNECTED || t == CmEventType.DEVICE_REMOVAL, -1);
+            if (e.type() != CmEventType.ESTABLISHED) {
+                throw new CmException(Errno.ECONNABORTED, "accept ended with " + e.type().text(), e);
+            }
+        }
+    }
+
+    /**
+     * Rejects the connection request of this id (rdma_reject(3)) with a consumer-defined reject
+     * carrying {@code privateData} (at most 148 bytes).
+     *
+     * @throws VerbsException EINVAL if the id holds no pending request or the data is too long
+     */
+    public void reject(byte[] privateData) {
+        byte[] pd = privateData == null ? new byte[0] : privateData.clone();
+        if (pd.length > MAX_REJECT_PRIVATE_DATA) {
+            throw invalid("reject private data of " + pd.length + " bytes exceeds " + MAX_REJECT_PRIVATE_DATA);
+        }
+        synchronized (this) {
+            checkNotDestroyed();
+            if (listener == null) {
+                throw invalid("rdma_reject is called on the id of a connection request");
+            }
+        }
+        cm.agent(device).reject(this, pd);
+    }
+
+    // ------------------------------------------------------------------ active side
+
+    /**
+     * Sends a connection request (rdma_connect(3)). With a QP, the connection is ESTABLISHED when
+     * the peer accepts (the QP moved to RTR and RTS); without one, CONNECT_RESPONSE arrives and
+     * {@link #establish()} completes it. REJECTED carries the peer's reject; UNREACHABLE ends a
+     * request nobody answered after the configured CM retries.
+     *
+     * @throws VerbsException EINVAL unless the route is resolved, or for private data over 56
+     *                        bytes or resources over the local device limits; for a synchronous id,
+     *                        {@link CmException} ECONNREFUSED (rejected) or ETIMEDOUT (unreachable)
+     */
+    public void connect(ConnParam param) {
+        ConnParam p = param != null ? param : ConnParam.defaults();
+        Device d = device;
+        synchronized (this) {
+            checkNotDestroyed();
+            if (state != State.ROUTE_RESOLVED) {
+                throw invalid("rdma_connect needs a resolved route (rdma_resolve_route or rdma_create_ep); state " + state);
+            }
+            if (p.privateData().length > MAX_CONNECT_PRIVATE_DATA) {
+                throw invalid("connect private data of " + p.privateData().length + " bytes exceeds "
+                        + MAX_CONNECT_PRIVATE_DATA + " (rdma_connect(3))");
+            }
+            if (p.responderResources() > d.query().maxQpRdAtom()) {
+                throw invalid("responder_resources " + p.responderResources() + " exceeds max_qp_rd_atom "
+                        + d.query().maxQpRdAtom());
+            }
+            if (p.initiatorDepth() > d.query().maxQpInitRdAtom()) {
+                throw invalid("initiator_depth " + p.initiatorDepth() + " exceeds max_qp_init_rd_atom "
+                        + d.query().maxQpInitRdAtom());
+            }
+            state = State.CONNECT;
+        }
+        cm.agent(d).connect(this, p);
+        if (isSync()) {
+            CmEvent e = awaitSync(t -> t == CmEventType.ESTABLISHED || t == CmEventType.CONNECT_RESPONSE
+                    || t == CmEventType.REJECTED || t == CmEventType.UNREACHABLE || t == CmEventType.CONNECT_ERROR
+                    || t == CmEventType.DEVICE_REMOVAL, -1);
+            switch (e.type()) {
+                case ESTABLISHED:
+                case CONNECT_RESPONSE:
+                    return;
+                case REJECTED:
+                    throw new CmException(Errno.ECONNREFUSED, "connection rejected, reason " + e.status(), e);
+                case UNREACHABLE:
+                    throw new CmException(Errno.ETIMEDOUT, "peer unreachable", e);
+                default:
+                    throw new CmException(Errno.ECONNABORTED, "connect ended with " + e.type().text(), e);
+            }
+        }
+    }
+
+    /**
+     * Completes an active connection of an id without a QP after CONNECT_RESPONSE
+     * (rdma_establish(3)): sends the RTU, which gives the passive side ESTABLISHED.
+     *
+     * @throws VerbsException EINVAL if the id has a QP or no response is pending
+     */
+    public void establish() {
+        synchronized (this) {
+            checkNotDestroyed();
+            if (qp != null) {
+                throw invalid("rdma_establish must not be used on an id with a QP (rdma_establish(3))");
+            }
+        }
+        cm.agent(device).establish(this);
+    }
+
+    /**
+     * Tells the connection manager of a QP event (rdma_notify(3)); COMM_EST completes a passive
+     * connection whose RTU was lost.
+     *
+     * @throws VerbsException EISCONN if the connection was already established; EINVAL for
+     *                        another event or an id not connecting
+     */
+    public void notify(AsyncEventType event) {
+        if (event != AsyncEventType.COMM_EST) {
+            throw invalid("rdma_notify reports COMM_EST only");
+        }
+        Device d = device;
+        if (d == null) {
+            throw invalid("id not bound");
+        }
+        cm.agent(d).notifyCommEst(this, true);
+    }
+
+    /**
+     * Disconnects (rdma_disconnect(3)): moves the QP to ERR (flushing its work requests) and sends
+     * a DREQ; DISCONNECTED follows on both sides. Called after the peer disconnected, it only
+     * moves the QP to ERR. During connection establishment it abandons the attempt with a reject.
+     *
+     * @throws VerbsException EINVAL if the id is not connected or connecting
+     */
+    public void disconnect() {
+        Device d = device;
+        synchronized (this) {
+            checkNotDestroyed();
+            if (d == null) {
+                throw invalid("rdma_disconnect on an unconnected id");
+            }
+        }
+        boolean waits = cm.agent(d).disconnect(this);
+        if (isSync() && waits) {
+            awaitSync(t -> t == CmEventType.DISCONNECTED || t == CmEventType.DEVICE_REMOVAL, -1);
+        }
+    }
+
+    // ------------------------------------------------------------------ channels and teardown
+
+    /**
+     * Moves the id to another event channel, or to synchronous operation with null
+     * (rdma_migrate_id(3)), taking its queued events along. Waits while events of this id
+     * returned by the old channel are unacknowledged.
+     */
+    public void migrate(CmEventChannel to) {
+        if (to != null) {
+            to.checkUsable();
+        }
+        syncSignal.await(() -> unacked.get() == 0, -1);
+        synchronized (this) {
+            checkNotDestroyed();
+            CmEventChannel from = channel;
+            if (from == to) {
+                return;
+            }
+            ArrayDeque<CmEvent> moving = from != null ? from.remove(e -> e.id() == this) : drainSync();
+            if (to != null) {
+                to.attach();
+            }
+            if (from != null) {
+                from.detach();
+            }
+            channel = to;
+            for (CmEvent e : moving) {
+                deliver(e);
+            }
+        }
+    }
+
+    private ArrayDeque<CmEvent> drainSync() {
+        synchronized (syncEvents) {
+            ArrayDeque<CmEvent> out = new ArrayDeque<>(syncEvents);
+            syncEvents.clear();
+            return out;
+        }
+    }
+
+    /**
+     * Destroys the id (rdma_destroy_id(3)), cancelling what it has outstanding: a listening id
+     * stops listening and rejects the requests not yet accepted; a connected id sends a DREQ.
+     *
+     * @throws VerbsException EBUSY while it has a QP (destroy it first, rdma_destroy_qp(3)) or
+     *                        events returned by its channel are unacknowledged; EINVAL if destroyed
+     */
+    public void destroy() {
+        synchronized (this) {
+            checkNotDestroyed();
+            if (qp != null) {
+                throw new VerbsException(Errno.EBUSY, "destroy the id's QP first (rdma_destroy_qp(3))");
+            }
+            if (unacked.get() > 0) {
+                throw new VerbsException(Errno.EBUSY, unacked.get() + " event(s) of this id not acknowledged (rdma_ack_cm_event(3))");
+            }
+        }
+        Device d = device;
+        if (d != null) {
+            cm.agent(d).destroyed(this);
+        }
+        cm.released(this);
+        synchronized (this) {
+            state = State.DESTROYED;
+            CmEventChannel ch = channel;
+            if (ch != null) {
+                ch.remove(e -> e.id() == this);
+                ch.detach();
+            }
+        }
+        syncSignal.signalAll();
+    }
+
+    /**
+     * Destroys the id and everything {@link RdmaCm#createEp} or {@link #createQp} made for it:
+     * its QP and the CQs the connection manager created (rdma_destroy_ep(3)).
+     */
+    public void destroyEp() {
+        destroyQp();
+        destroy();
+    }
+
+    // ------------------------------------------------------------------ events
+
+    boolean isSync() {
+        return channel == null;
+    }
+
+    /** Hands an event to the channel, or to the synchronous id's own queue. Any thread. */
+    void deliver(CmEvent e) {
+        CmEventChannel ch = channel;
+        if (ch != null) {
+            ch.deliver(e);
+            return;
+        }
+        synchronized (syncEvents) {
+            syncEvents.add(e);
+        }
+        syncSignal.signalAll();
+    }
+
+    /** A synchronous listener's request id arrived. */
+    void deliverRequest(CmId child, CmEvent e) {
+        child.lastEvent = e;
+        e.consumedSynchronously();
+        synchronized (syncRequests) {
+            syncRequests.add(child);
+        }
+        syncSignal.signalAll();
+    }
+
+    /** Waits for the next event of this synchronous id whose type matches; earlier others are kept as {@link #event()}. */
+    private CmEvent awaitSync(Predicate<CmEventType> until, long timeoutNanos) {
+        while (true) {
+            boolean got = syncSignal.await(() -> {
+                synchronized (syncEvents) {
+                    return !syncEvents.isEmpty() || state == State.DESTROYED;
+                }
+            }, timeoutNanos);
+            CmEvent e;
+            synchronized (syncEvents) {
+                e = syncEvents.poll();
+            }
+            if (e == null) {
+                if (!got || state == State.DESTROYED) {
+                    throw new VerbsException(Errno.ETIMEDOUT, "no connection manager event");
+                }
+                continue;
+            }
+            e.consumedSynchronously();
+            lastEvent = e;
+            if (until.test(e.type())) {
+                return e;
+            }
+        }
+    }
+
+    void eventRetrieved() {
+        unacked.incrementAndGet();
+    }
+
+    void eventAcked() {
+        unacked.decrementAndGet();
+        syncSignal.signalAll();
+    }
+
+    int unackedEvents() {
+        return unacked.get();
+    }
+
+    void markEp(ProtectionDomain pd, QpInitAttr attr) {
+        ep = true;
+        epPd = pd;
+        epQpInitAttr = attr;
+    }
+
+    boolean isEp() {
+        return ep;
+    }
+
+    /** The ack timeout for this id's QP. */
+    int ackTimeoutFor(CmConfig config) {
+        return ackTimeout >= 0 ? ackTimeout : config.ackTimeout();
+    }
+
+    private void checkNotDestroyed() {
+        if (state == State.DESTROYED) {
+            throw invalid("rdma_cm_id was destroyed");
+        }
+    }
+
+    private static VerbsException invalid(String message) {
+        return new VerbsException(Errno.EINVAL, message);
+    }
+
+    @Override
+    public String toString() {
+        return "CmId#" + handle + "[" + state + "/" + conn + (local != null ? " " + local : "") + "]";
+    }
+}
