@@ -656,7 +656,7 @@ public final class Device implements PacketSink, AutoCloseable {
             p.release();
             return;
         }
-        Link link = qp.route;
+        PacketRoute link = qp.route;
         if (link == null || link.isRemoved()) {
             link = fabric.route(this, qp.destGid());
             qp.route = link;
@@ -737,7 +737,7 @@ public final class Device implements PacketSink, AutoCloseable {
         p.route(gid, destination);
         counters.increment(Counter.PACKETS_SENT);
         counters.add(Counter.BYTES_SENT, p.payloadLength());
-        Link link = portState == PortState.ACTIVE ? fabric.route(this, destination) : null;
+        PacketRoute link = portState == PortState.ACTIVE ? fabric.route(this, destination) : null;
         if (link == null) {
             fabric.tracePacket(PacketEvent.SENT, null, this, null, p);
             fabric.tracePacket(PacketEvent.DROPPED, portState == PortState.ACTIVE ? DropReason.NO_ROUTE : DropReason.PORT_DOWN,

@@ -54,6 +54,7 @@ public final class Fabric implements AutoCloseable {
     private final EngineExecutor control;
     private volatile TraceListener[] listeners = new TraceListener[0];
     private final Map<Class<?>, Object> services = new LinkedHashMap<>();
+    private final List<RemoteTransport> transports = new java.util.concurrent.CopyOnWriteArrayList<>();
     private int deviceIndex;
     private volatile boolean closed;
 
@@ -216,10 +217,60 @@ public final class Fabric implements AutoCloseable {
                 ? new Link(this, x, y, defaultLink) : new Link(this, y, x, defaultLink));
     }
 
-    /** The link from {@code from} to the device owning {@code to}, or null if no device owns it. */
-    Link route(Device from, Gid to) {
+    /**
+     * The route from {@code from} to the port owning {@code to}: the link to a local device, or
+     * a remote transport's route; null if nobody owns it.
+     */
+    PacketRoute route(Device from, Gid to) {
         Device d = byGid.get(to);
-        return d == null || d.isClosed() ? null : link(from, d);
+        if (d != null) {
+            return d.isClosed() ? null : link(from, d);
+        }
+        for (RemoteTransport t : transports) {
+            PacketRoute r = t.route(from, to);
+            if (r != null) {
+                return r;
+            }
+        }
+        return null;
+    }
+
+    /** Adds a transport that reaches devices in other JVMs. */
+    public void addRemoteTransport(RemoteTransport transport) {
+        transports.add(Objects.requireNonNull(transport, "transport"));
+    }
+
+    /** Removes a transport added with {@link #addRemoteTransport}. */
+    public void removeRemoteTransport(RemoteTransport transport) {
+        transports.remove(transport);
+    }
+
+    /**
+     * The GID of a node: the name of a device of this fabric, a name a remote transport knows
+     * (such as "host:port" of a TCP node), or a numeric GID / IPv6 / IPv4 address.
+     *
+     * @return the GID, or null if the name means nothing here
+     */
+    public Gid resolve(String node) {
+        Objects.requireNonNull(node, "node");
+        Device d = device(node);
+        if (d != null) {
+            return d.gid();
+        }
+        for (RemoteTransport t : transports) {
+            Gid g = t.resolve(node);
+            if (g != null) {
+                return g;
+            }
+        }
+        if (node.indexOf(':') >= 0 || node.matches("\\d{1,3}(\\.\\d{1,3}){3}")) {
+            try {
+                return Gid.parse(node);
+            } catch (IllegalArgumentException e) {
+                return null;
+            }
+        }
+        return null;
     }
 
     SplittableRandom newRandom() {

@@ -1,12 +1,10 @@
 package io.simrdma.fabric;
 
-import io.netty.buffer.PooledByteBufAllocator;
 import io.simrdma.fabric.sched.Task;
 import io.simrdma.fabric.wire.Packet;
 import io.simrdma.fabric.wire.PacketSink;
 
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.SplittableRandom;
@@ -24,7 +22,9 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>Thread safety: thread-safe. Each direction is driven by its sending device's executor.
  */
-public final class Link {
+public final class Link implements PacketRoute {
+
+    private static final FaultInjector.Decision NO_FAULT = new FaultInjector.Decision();
 
     private final Fabric fabric;
     private final Device a;
@@ -32,7 +32,7 @@ public final class Link {
     private final Direction ab;
     private final Direction ba;
     private volatile LinkConfig config;
-    private volatile FaultRule[] rules = new FaultRule[0];
+    private final FaultInjector faults = new FaultInjector();
     private volatile boolean up = true;
     private volatile boolean removed;
 
@@ -67,24 +67,19 @@ public final class Link {
 
     /** Adds a fault rule; rules apply in the order added. */
     public Link addFault(FaultRule rule) {
-        Objects.requireNonNull(rule, "rule");
-        synchronized (this) {
-            FaultRule[] r = Arrays.copyOf(rules, rules.length + 1);
-            r[r.length - 1] = rule;
-            rules = r;
-        }
+        faults.add(rule);
         return this;
     }
 
     /** Removes every fault rule. */
     public Link clearFaults() {
-        rules = new FaultRule[0];
+        faults.clear();
         return this;
     }
 
     /** The fault rules, in order. */
     public List<FaultRule> faults() {
-        return List.of(rules);
+        return faults.rules();
     }
 
     public boolean isUp() {
@@ -149,7 +144,8 @@ public final class Link {
     public record LinkStats(long sent, long delivered, long dropped, long duplicated, long delayed, long corrupted) {
     }
 
-    boolean isRemoved() {
+    @Override
+    public boolean isRemoved() {
         return removed;
     }
 
@@ -168,7 +164,8 @@ public final class Link {
     }
 
     /** Sends {@code p} from {@code from} to the other end. Runs on {@code from}'s executor; takes ownership. */
-    void transmit(Device from, Packet p) {
+    @Override
+    public void transmit(Device from, Packet p) {
         Direction d = from == a ? ab : ba;
         long index = ++d.packets;
         d.sent.incrementAndGet();
@@ -179,41 +176,20 @@ public final class Link {
             p.release();
             return;
         }
-        long extra = 0;
-        boolean duplicate = false;
-        FaultRule[] r = rules;
-        for (FaultRule rule : r) {
-            if (!rule.matches(p, index)) {
-                continue;
-            }
-            if (rule.probability() < 1.0 && d.random.nextDouble() >= rule.probability()) {
-                continue;
-            }
-            if (!rule.tryHit()) {
-                continue;
-            }
-            switch (rule.action()) {
-                case DROP:
-                    d.dropped.incrementAndGet();
-                    fabric.tracePacket(PacketEvent.DROPPED, DropReason.FAULT, from, d.to, p);
-                    p.release();
-                    return;
-                case DUPLICATE:
-                    duplicate = true;
-                    break;
-                case DELAY:
-                    extra += rule.nanos();
-                    break;
-                case REORDER:
-                    extra += 1 + d.random.nextLong(rule.nanos());
-                    break;
-                case CORRUPT:
-                    corrupt(d, p);
-                    break;
-                default:
-                    throw new IllegalStateException("fault " + rule.action());
-            }
+        FaultInjector.Decision f = faults.isEmpty() ? NO_FAULT : faults.decide(p, index, d.random, d.decision);
+        if (f.drop()) {
+            d.dropped.incrementAndGet();
+            fabric.tracePacket(PacketEvent.DROPPED, DropReason.FAULT, from, d.to, p);
+            p.release();
+            return;
         }
+        if (f.corrupt()) {
+            FaultInjector.corrupt(p, d.random);
+            d.corrupted.incrementAndGet();
+            fabric.tracePacket(PacketEvent.CORRUPTED, null, d.from, d.to, p);
+        }
+        long extra = f.extraDelayNanos();
+        boolean duplicate = f.duplicate();
         long delay = delay(d, p) + extra;
         if (extra > 0) {
             d.delayed.incrementAndGet();
@@ -228,16 +204,6 @@ public final class Link {
         } else {
             deliver(d, p, delay);
         }
-    }
-
-    private void corrupt(Direction d, Packet p) {
-        // The sender computed a valid ICRC; the wire flips a bit after it.
-        p.materialize(PooledByteBufAllocator.DEFAULT);
-        p.attachIcrc();
-        long bits = (long) (p.headerLength() + p.payloadLength()) * 8;
-        p.flipBit(d.random.nextLong(bits), PooledByteBufAllocator.DEFAULT);
-        d.corrupted.incrementAndGet();
-        fabric.tracePacket(PacketEvent.CORRUPTED, null, d.from, d.to, p);
     }
 
     private long delay(Direction d, Packet p) {
@@ -271,6 +237,7 @@ public final class Link {
         final Device from;
         final Device to;
         final SplittableRandom random;
+        final FaultInjector.Decision decision = new FaultInjector.Decision();
         long packets;
         long busyUntil;
         final AtomicLong sent = new AtomicLong();

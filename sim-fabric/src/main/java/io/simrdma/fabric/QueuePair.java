@@ -74,7 +74,7 @@ public final class QueuePair {
     int maxDestRdAtomic;
     boolean sqdNotify;
     boolean sqDrainedRaised;
-    Link route;
+    PacketRoute route;
 
     QueuePair(Device device, ProtectionDomain pd, int qpn, QpInitAttr attr) {
         this.device = device;

@@ -26,7 +26,6 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.regex.Pattern;
 
 /**
  * The connection manager of a fabric, with librdmacm's API (rdma_cm(7)): event channels,
@@ -52,7 +51,6 @@ import java.util.regex.Pattern;
 public final class RdmaCm implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(RdmaCm.class);
-    private static final Pattern IPV4 = Pattern.compile("\\d{1,3}(\\.\\d{1,3}){3}");
     static final InetAddress WILDCARD = inet(new byte[16]);
     private static final int EPHEMERAL_LOW = 49152;
 
@@ -175,20 +173,13 @@ public final class RdmaCm implements AutoCloseable {
         return List.of(new AddrInfo(false, ps, hints != null ? hints.srcAddr() : null, dst, node));
     }
 
-    /** The GID of a node: a device name of the fabric, or a numeric address. */
+    /** The GID of a node: a device name, a remote node a transport knows, or a numeric address. */
     Gid resolveNode(String node) {
-        Device d = fabric.device(node);
-        if (d != null) {
-            return d.gid();
+        Gid g = fabric.resolve(node);
+        if (g == null) {
+            throw new VerbsException(Errno.ENOENT, "node '" + node + "' is not known in fabric " + fabric.name() + " (EAI_NONAME)");
         }
-        if (node.indexOf(':') >= 0 || IPV4.matcher(node).matches()) {
-            try {
-                return Gid.parse(node);
-            } catch (IllegalArgumentException e) {
-                throw new VerbsException(Errno.ENOENT, "node '" + node + "' is not an address (EAI_NONAME)");
-            }
-        }
-        throw new VerbsException(Errno.ENOENT, "node '" + node + "' is not known in fabric " + fabric.name() + " (EAI_NONAME)");
+        return g;
     }
 
     /**

@@ -1,0 +1,20 @@
+package io.simrdma.fabric;
+
+import io.simrdma.fabric.wire.Packet;
+
+/**
+ * Where a device sends the packets for one destination: an in-process {@link Link}, or a
+ * connection to a node in another JVM provided by a {@link RemoteTransport}. Queue pairs cache
+ * their route and look it up again once it reports {@link #isRemoved()}.
+ */
+public interface PacketRoute {
+
+    /**
+     * Sends {@code p} from {@code from}. Runs on {@code from}'s executor; takes ownership of the
+     * packet (the route releases it when it is dropped or delivered).
+     */
+    void transmit(Device from, Packet p);
+
+    /** True once the route is gone for good (a device closed, a transport shut down). */
+    boolean isRemoved();
+}
