@@ -47,6 +47,7 @@ public final class Device implements PacketSink, AutoCloseable {
     private final List<CompletionChannel> channels = new ArrayList<>();
     private final List<SharedReceiveQueue> srqs = new ArrayList<>();
     private int nextQpn = 0x11;
+    private boolean qpnWrapped;
     private int nextPdHandle = 1;
     private int nextCqHandle = 1;
     private long nextVa = VA_BASE;
@@ -70,7 +71,7 @@ public final class Device implements PacketSink, AutoCloseable {
         this.fabric = fabric;
         this.name = config.name();
         this.guid = guid;
-        this.gid = Gid.linkLocal(guid);
+        this.gid = config.gid() != null ? config.gid() : Gid.linkLocal(guid);
         this.attributes = config.attributes(guid);
         this.maxMtu = config.maxMtu();
         this.maxUnackedPsns = config.maxUnackedPsns();
@@ -421,10 +422,30 @@ public final class Device implements PacketSink, AutoCloseable {
         return qp;
     }
 
+    /**
+     * True if {@code qpn} names a queue pair this device has created at some point (it may have been
+     * destroyed since): a packet for any other QP number cannot be a late packet, only garbage.
+     * Engine thread.
+     */
+    public boolean qpnEverAllocated(int qpn) {
+        if (qpn == GSI_QPN) {
+            return true;
+        }
+        if (qpnWrapped) {
+            return qpn >= 0x11 && qpn <= 0xFFFFFF;
+        }
+        return qpn >= 0x11 && qpn < nextQpn;
+    }
+
     private int allocateQpn() {
         for (int tries = 0; tries < (1 << 24); tries++) {
             int qpn = nextQpn;
-            nextQpn = nextQpn >= 0xFFFFFF ? 0x11 : nextQpn + 1;
+            if (nextQpn >= 0xFFFFFF) {
+                qpnWrapped = true;
+                nextQpn = 0x11;
+            } else {
+                nextQpn++;
+            }
             if (!qps.containsKey(qpn)) {
                 return qpn;
             }
@@ -542,6 +563,11 @@ public final class Device implements PacketSink, AutoCloseable {
         if (mw.type() == MwType.TYPE_2) {
             if (mw.bound) {
                 // A type 2 window must be invalidated before it is bound again.
+                return WcStatus.MW_BIND_ERR;
+            }
+            if (w.bindLength == 0 || mr == null) {
+                // IBA o10-37.2.40 (rxe_check_bind_mw): a type 2 window is unbound by LOCAL_INV or
+                // SEND_WITH_INV, never by a zero-length bind.
                 return WcStatus.MW_BIND_ERR;
             }
             if ((w.bindRkey & 0xFFFFFF00) != (mw.activeRkey & 0xFFFFFF00)) {

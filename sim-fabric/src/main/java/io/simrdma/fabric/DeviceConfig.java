@@ -34,6 +34,7 @@ public final class DeviceConfig {
     private int maxInlineData = 512;
     private Mtu maxMtu = Mtu.MTU_4096;
     private int maxUnackedPsns = 128;
+    private io.simrdma.fabric.wire.Gid gid;
 
     private DeviceConfig(String name) {
         this.name = Objects.requireNonNull(name, "name");
@@ -149,6 +150,19 @@ public final class DeviceConfig {
     public DeviceConfig maxUnackedPsns(int v) {
         this.maxUnackedPsns = v;
         return this;
+    }
+
+    /**
+     * The port's GID; by default the link-local GID of the node GUID (fe80::guid). A transport
+     * that reaches the device from other JVMs sets one that encodes its address.
+     */
+    public DeviceConfig gid(io.simrdma.fabric.wire.Gid g) {
+        this.gid = java.util.Objects.requireNonNull(g, "gid");
+        return this;
+    }
+
+    io.simrdma.fabric.wire.Gid gid() {
+        return gid;
     }
 
     Mtu maxMtu() {

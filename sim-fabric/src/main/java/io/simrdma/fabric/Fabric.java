@@ -170,7 +170,21 @@ public final class Fabric implements AutoCloseable {
      * @throws IllegalArgumentException if the name is taken or a limit is invalid
      */
     public Device createDevice(DeviceConfig config) {
+        return createDevice(config, null);
+    }
+
+    /**
+     * Creates a device whose engine runs on {@code executor}, an executor of this fabric's scheduler
+     * (a transport passes the event loop of its sockets, so that I/O and engine share a thread).
+     *
+     * @throws IllegalArgumentException if the executor belongs to another scheduler, the name is
+     *                                  taken or a limit is invalid
+     */
+    public Device createDevice(DeviceConfig config, EngineExecutor executor) {
         Objects.requireNonNull(config, "config");
+        if (executor != null && executor.scheduler() != scheduler) {
+            throw new IllegalArgumentException("executor " + executor.name() + " belongs to another scheduler");
+        }
         synchronized (devices) {
             checkOpen();
             if (devices.containsKey(config.name())) {
@@ -178,7 +192,7 @@ public final class Fabric implements AutoCloseable {
             }
             int index = ++deviceIndex;
             long guid = config.guid() != 0 ? config.guid() : GUID_BASE + index;
-            EngineExecutor ex = scheduler.newExecutor(name + "-" + config.name());
+            EngineExecutor ex = executor != null ? executor : scheduler.newExecutor(name + "-" + config.name());
             Device d = new Device(this, config, guid, ex, (int) (seed * 31 + index));
             if (byGid.putIfAbsent(d.gid(), d) != null) {
                 throw new IllegalArgumentException("GUID 0x" + Long.toHexString(guid) + " is already used in fabric " + name);
