@@ -309,17 +309,21 @@ public final class QueuePair {
      * now; remote access with it works once the bind's completion has been generated). A
      * {@code length} of 0 unbinds the window.
      *
+     * @param mr    the region to bind to; may be null when {@code length} is 0
      * @param flags SIGNALED and FENCE are honoured
      * @return the R_Key the window will have
-     * @throws VerbsException EINVAL for a type 2 window or a QP state that does not allow posting;
-     *                        ENOMEM when the send queue is full
+     * @throws VerbsException EINVAL for a type 2 window, a non-zero length without a region, or a
+     *                        QP state that does not allow posting; ENOMEM when the send queue is full
      */
     public int bindMw(MemoryWindow mw, MemoryRegion mr, long addr, long length, Set<AccessFlag> access,
                       long wrId, Set<SendFlag> flags) {
         Objects.requireNonNull(mw, "mw");
-        Objects.requireNonNull(mr, "mr");
         if (mw.type() != MwType.TYPE_1) {
             throw VerbsException.invalid("ibv_bind_mw binds type 1 windows; post BIND_MW for type 2");
+        }
+        if (mr == null && length != 0) {
+            // As the libibverbs providers check: only an unbinding (zero-length) bind may omit the region.
+            throw VerbsException.invalid("a bind of " + length + " bytes needs a memory region");
         }
         int newRkey;
         synchronized (sq.postLock) {

@@ -80,6 +80,59 @@ final class ControlPlaneFixture {
         }
     }
 
+    /**
+     * Two connections between a and b: qa1-qb1 and qa2-qb2, all four QPs in one PD per side
+     * and on one CQ per side; b also has {@code target}, a 16 KiB region registered with every
+     * right, for memory windows.
+     */
+    static final class Pairs implements AutoCloseable {
+        final Fabric fabric;
+        final Node a;
+        final Node b;
+        final QueuePair qa1;
+        final QueuePair qb1;
+        final QueuePair qa2;
+        final QueuePair qb2;
+        final ByteBuffer targetBuf = ByteBuffer.allocate(16 * 1024);
+        final MemoryRegion target;
+
+        Pairs(Mode mode) {
+            fabric = mode.fabric();
+            a = Node.of(fabric, "a");
+            b = Node.of(fabric, "b");
+            qa1 = a.qp();
+            qb1 = b.qp();
+            qa2 = a.qp();
+            qb2 = b.qp();
+            connect(qa1, qb1);
+            connect(qa2, qb2);
+            target = b.pd.registerMemory(targetBuf, ALL);
+        }
+
+        /** Address {@code offset} bytes into {@link #target}. */
+        long t(long offset) {
+            return target.address() + offset;
+        }
+
+        /** qa RDMA WRITEs {@code len} bytes of a pattern to {@code remoteAddr}; returns a's completion. */
+        WorkCompletion write(QueuePair qa, long remoteAddr, int rkey, int len, long seed) {
+            RcPair.fill(a.buf, 0, len, seed);
+            qa.postSend(ControlPlaneFixture.write(a, seed, 0, len, remoteAddr, rkey));
+            return pollOne(a.cq);
+        }
+
+        /** qa RDMA READs {@code len} bytes from {@code remoteAddr} into a's buffer at 32 KiB; returns a's completion. */
+        WorkCompletion read(QueuePair qa, long remoteAddr, int rkey, int len, long id) {
+            qa.postSend(ControlPlaneFixture.read(a, id, 32 * 1024, len, remoteAddr, rkey));
+            return pollOne(a.cq);
+        }
+
+        @Override
+        public void close() {
+            fabric.close();
+        }
+    }
+
     /** Connects x and y (INIT, RTR, RTS on both), like ibv_rc_pingpong. */
     static void connect(QueuePair x, QueuePair y) {
         toInit(x);

@@ -292,6 +292,41 @@ class ControlPlaneLifecycleTest {
         }
     }
 
+    @ParameterizedTest
+    @EnumSource(Mode.class)
+    @DisplayName("ibv_get_async_event(3): ibv_destroy_srq is EBUSY while SRQ_LIMIT_REACHED is retrieved and not acknowledged; unretrieved it is discarded")
+    void shouldHoldSrqDestroyWhenLimitEventUnacknowledged(Mode mode) {
+        try (Fabric f = mode.fabric()) {
+            for (boolean retrieve : new boolean[] {true, false}) {
+                String suffix = retrieve ? "1" : "2";
+                Node a = Node.of(f, "a" + suffix);
+                Node b = Node.of(f, "b" + suffix);
+                SharedReceiveQueue srq = b.pd.createSrq(new SrqAttr(4, 1, 0));
+                QueuePair qa = a.qp();
+                QueuePair qb = b.qp(srq);
+                connect(qa, qb);
+                srq.postRecv(recv(b, 1, 0, 64).next(recv(b, 2, 64, 64)));
+                srq.modify(new SrqAttr(0, 0, 2), EnumSet.of(SrqAttrMask.LIMIT));
+                qa.postSend(send(a, 3, 0, 16));
+                assertStatus(WcStatus.SUCCESS, pollOne(b.cq));
+                assertStatus(WcStatus.SUCCESS, pollOne(a.cq));
+                qb.destroy();
+                if (retrieve) {
+                    AsyncEvent e = nextEvent(b.dev);
+                    assertEquals(AsyncEventType.SRQ_LIMIT_REACHED, e.type(), e.toString());
+                    assertSame(srq, e.srq());
+                    assertErrno(Errno.EBUSY, srq::destroy);
+                    b.dev.ackAsyncEvent(e);
+                    srq.destroy();
+                } else {
+                    srq.destroy();
+                    b.dev.setPortActive(false);
+                    assertEquals(AsyncEventType.PORT_ERR, nextEvent(b.dev).type(), "SRQ_LIMIT_REACHED went with its SRQ");
+                }
+            }
+        }
+    }
+
     private static boolean awaitError(CompletionQueue cq) {
         cq.awaitCompletions(Integer.MAX_VALUE, ControlPlaneFixture.WAIT_MS, TimeUnit.MILLISECONDS);
         return cq.isInError();

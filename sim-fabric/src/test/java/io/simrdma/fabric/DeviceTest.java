@@ -276,6 +276,49 @@ class DeviceTest {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
+    @DisplayName("ibv_post_send(3): an RDMA READ may have at most max_sge_rd SGEs, other WRs max_send_sge (EINVAL beyond)")
+    void shouldFailWithEinvalWhenReadHasMoreSgesThanMaxSgeRd(Mode mode) {
+        try (Fabric f = mode.fabric()) {
+            Device a = f.createDevice(small("a"));
+            Device b = f.createDevice(small("b").guid(0x99));
+            CompletionQueue ca = a.createCq(8);
+            CompletionQueue cb = b.createCq(8);
+            ProtectionDomain pa = a.allocPd();
+            QpCaps caps = new QpCaps(8, 8, 3, 3, 0);
+            QueuePair x = pa.createQp(QpInitAttr.rc(ca, ca).caps(caps));
+            QueuePair y = b.allocPd().createQp(QpInitAttr.rc(cb, cb).caps(caps));
+            connect(x, y);
+            MemoryRegion mr = pa.registerMemory(ByteBuffer.allocate(4096), ControlPlaneFixture.ALL);
+            SendWr read = new SendWr().opcode(WrOpcode.RDMA_READ).sge(mr, 0, 8).sge(mr, 8, 8).sge(mr, 16, 8)
+                    .remote(0x1000, 1);
+            PostException e = org.junit.jupiter.api.Assertions.assertThrows(PostException.class, () -> x.postSend(read));
+            assertEquals(Errno.EINVAL, e.errno());
+            SendWr send4 = new SendWr().opcode(WrOpcode.SEND).sge(mr, 0, 8).sge(mr, 8, 8).sge(mr, 16, 8).sge(mr, 24, 8);
+            assertErrno(Errno.EINVAL, () -> x.postSend(send4));
+            assertEquals(0, ca.size());
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Mode.class)
+    @DisplayName("ibv_modify_qp(3): path_mtu above the port's active MTU (DeviceConfig.maxMtu) is EINVAL")
+    void shouldFailWithEinvalWhenPathMtuAboveActiveMtu(Mode mode) {
+        try (Fabric f = mode.fabric()) {
+            Device a = f.createDevice(DeviceConfig.named("a").maxMtu(Mtu.MTU_1024));
+            CompletionQueue ca = a.createCq(8);
+            QueuePair x = a.allocPd().createQp(QpInitAttr.rc(ca, ca));
+            ControlPlaneFixture.toInit(x);
+            QpAttr rtr = new QpAttr().state(QpState.RTR).av(AhAttr.to(a.gid())).destQpn(x.qpNum()).rqPsn(0)
+                    .maxDestRdAtomic(1).minRnrTimer(1);
+            assertErrno(Errno.EINVAL, () -> x.modify(rtr.pathMtu(Mtu.MTU_2048)));
+            assertEquals(QpState.INIT, x.state());
+            x.modify(rtr.pathMtu(Mtu.MTU_1024));
+            assertEquals(Mtu.MTU_1024, x.query().pathMtu());
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Mode.class)
     @DisplayName("ibv_close_device(3): EBUSY while PDs, CQs or channels exist; closes once all are freed")
     void shouldRefuseToCloseDeviceWhenObjectsExist(Mode mode) {
         try (Fabric f = mode.fabric()) {
