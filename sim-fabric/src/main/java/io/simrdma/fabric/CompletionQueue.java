@@ -47,6 +47,8 @@ public final class CompletionQueue {
     private boolean overrun;
     private volatile boolean destroyed;
 
+    private volatile Runnable completionListener;
+
     /** QPs using this CQ; engine thread. */
     int boundQps;
     /** Events returned by the channel and not yet acknowledged with {@link #ackEvents}. */
@@ -330,13 +332,30 @@ public final class CompletionQueue {
         if (overranNow) {
             device.raiseAsync(AsyncEventType.CQ_ERR, null, this, null);
             signal.signalAll();
+            Runnable l = completionListener;
+            if (l != null) {
+                l.run();
+            }
             return false;
         }
         if (notify) {
             channel.deliver(this);
         }
         signal.signalAll();
+        Runnable l = completionListener;
+        if (l != null) {
+            l.run();
+        }
         return true;
+    }
+
+    /**
+     * Runs {@code listener} on the engine thread after each completion is added (and after an
+     * overrun): how a layer above verbs (the DAT provider's event dispatchers) wakes its own
+     * waiters without a completion channel round trip. The listener must not block. Null removes it.
+     */
+    public void setCompletionListener(Runnable listener) {
+        this.completionListener = listener;
     }
 
     @Override

@@ -170,7 +170,9 @@ final class CmAgent implements Device.MadHandler {
             req.trafficClass = id.tos;
             req.hopLimit = 64;
             req.localAckTimeout = id.ackTimeoutFor(config);
-            req.privateData = cmaHeader(id, p.privateData());
+            // RDMA_PS_TCP carries the RDMA CM header (addresses and port) in the REQ's private data;
+            // RDMA_PS_IB, addressed by GIDs and service IDs as native IB, leaves all 92 bytes to the user.
+            req.privateData = id.ps == PortSpace.TCP ? cmaHeader(id, p.privateData()) : p.privateData();
             id.conn = CmId.Conn.REQ_SENT;
             sendTracked(id, req);
             return null;
@@ -273,7 +275,7 @@ final class CmAgent implements Device.MadHandler {
         PortSpace ps = PortSpace.ofServiceId(req.serviceId);
         int port = (int) (req.serviceId & 0xFFFF);
         CmId listener = ps == null ? null : cm.findListener(ps, device, port);
-        if (listener == null || req.privateData.length < CMA_HEADER) {
+        if (listener == null) {
             // Nobody listens on this service: the remote CM, not an application, rejects.
             sendRej(source, 0, req.localCommId, req.transactionId, CmMessage.MSG_REQ, RejectReason.INVALID_SERVICE_ID, null);
             return;
@@ -283,8 +285,9 @@ final class CmAgent implements Device.MadHandler {
             return;
         }
         byte[] pd = req.privateData;
-        int srcPort = (pd[2] & 0xFF) << 8 | (pd[3] & 0xFF);
-        Gid srcGid = Gid.of(Arrays.copyOfRange(pd, 4, 20));
+        int header = ps == PortSpace.TCP ? CMA_HEADER : 0;
+        int srcPort = ps == PortSpace.TCP ? (pd[2] & 0xFF) << 8 | (pd[3] & 0xFF) : 0;
+        Gid srcGid = ps == PortSpace.TCP ? Gid.of(Arrays.copyOfRange(pd, 4, 20)) : req.primaryLocalGid;
         CmId child = cm.newChild(listener, device, port);
         child.listener = listener;
         listener.pendingRequests++;
@@ -304,7 +307,7 @@ final class CmAgent implements Device.MadHandler {
         child.transactionId = req.transactionId;
         child.tos = req.trafficClass;
         child.ackTimeout = req.localAckTimeout;
-        byte[] user = Arrays.copyOfRange(pd, CMA_HEADER, CMA_HEADER + CmId.MAX_CONNECT_PRIVATE_DATA);
+        byte[] user = Arrays.copyOfRange(pd, header, CmMessage.Type.REQ.privateDataLength);
         child.requestParam = new ConnParam(user, req.initiatorDepth, req.responderResources, req.flowControl,
                 req.retryCount, req.rnrRetryCount, req.srq, req.localQpn);
         child.conn = CmId.Conn.REQ_RCVD;

@@ -22,10 +22,17 @@ public final class CmEventChannel implements AutoCloseable {
     private final WaitSignal signal;
     private int ids;
     private volatile boolean destroyed;
+    private final java.util.function.Consumer<CmEvent> handler;
 
-    CmEventChannel(RdmaCm cm) {
+    CmEventChannel(RdmaCm cm, java.util.function.Consumer<CmEvent> handler) {
         this.cm = cm;
         this.signal = cm.fabric().scheduler().newSignal();
+        this.handler = handler;
+    }
+
+    /** True for a channel created with a handler: events go to it, not to a queue. */
+    public boolean hasHandler() {
+        return handler != null;
     }
 
     /**
@@ -113,6 +120,18 @@ public final class CmEventChannel implements AutoCloseable {
     }
 
     void deliver(CmEvent e) {
+        if (handler != null) {
+            if (destroyed) {
+                return;
+            }
+            e.retrieved();
+            try {
+                handler.accept(e);
+            } catch (RuntimeException ex) {
+                org.slf4j.LoggerFactory.getLogger(CmEventChannel.class).error("CM event handler failed on {}", e, ex);
+            }
+            return;
+        }
         synchronized (events) {
             if (destroyed) {
                 return;

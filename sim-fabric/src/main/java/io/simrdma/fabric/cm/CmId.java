@@ -54,8 +54,13 @@ public final class CmId {
         IDLE, REQ_SENT, REQ_RCVD, REP_SENT, REP_RCVD, ESTABLISHED, DREQ_SENT, TIMEWAIT
     }
 
-    /** Private data limits of rdma_connect(3), rdma_accept(3) and rdma_reject(3) (IB CM minus the CMA header). */
+    /**
+     * Private data limits of rdma_connect(3), rdma_accept(3) and rdma_reject(3): the IB CM fields
+     * (REQ 92, REP 196, REJ 148 bytes), minus the 36-byte RDMA CM header on a RDMA_PS_TCP connect.
+     */
     public static final int MAX_CONNECT_PRIVATE_DATA = 56;
+    /** Connect private data limit in the RDMA_PS_IB port space, which carries no RDMA CM header. */
+    public static final int MAX_CONNECT_PRIVATE_DATA_IB = 92;
     public static final int MAX_ACCEPT_PRIVATE_DATA = 196;
     public static final int MAX_REJECT_PRIVATE_DATA = 148;
 
@@ -407,6 +412,49 @@ public final class CmId {
     }
 
     /**
+     * Associates an existing queue pair with the id, as if {@link #createQp} had created it: the
+     * connection manager then moves it through RTR and RTS when the connection forms and to ERR
+     * when it ends. For layers that own their QPs across connections (a DAT endpoint keeps its QP
+     * through dat_ep_reset). The QP must be on the id's device, in RESET or INIT; it is moved to
+     * INIT. {@link #detachQp()} gives it back without destroying it.
+     *
+     * @throws VerbsException EINVAL if the id is unbound, already has a QP, or the QP is on another
+     *                        device or in another state
+     */
+    public void attachQp(QueuePair q) {
+        Objects.requireNonNull(q, "qp");
+        synchronized (this) {
+            checkNotDestroyed();
+            if (device == null || q.device() != device) {
+                throw invalid("the QP must be on the id's device");
+            }
+            if (qp != null) {
+                throw invalid("an rdma_cm_id may only be associated with a single QP");
+            }
+            if (q.state() != QpState.RESET && q.state() != QpState.INIT) {
+                throw invalid("only a QP in RESET or INIT can be attached; it is in " + q.state());
+            }
+        }
+        if (q.state() == QpState.RESET) {
+            q.modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).port(1)
+                    .accessFlags(EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE)));
+        }
+        synchronized (this) {
+            qp = q;
+            cmCreatedCqs = false;
+        }
+    }
+
+    /** Dissociates the QP attached with {@link #attachQp} (or created) from the id, without destroying it. */
+    public QueuePair detachQp() {
+        synchronized (this) {
+            QueuePair q = qp;
+            qp = null;
+            return q;
+        }
+    }
+
+    /**
      * Destroys the id's queue pair (rdma_destroy_qp(3)) and the CQs the connection manager made for it.
      */
     public void destroyQp() {
@@ -578,9 +626,10 @@ public final class CmId {
             if (state != State.ROUTE_RESOLVED) {
                 throw invalid("rdma_connect needs a resolved route (rdma_resolve_route or rdma_create_ep); state " + state);
             }
-            if (p.privateData().length > MAX_CONNECT_PRIVATE_DATA) {
+            int limit = ps == PortSpace.TCP ? MAX_CONNECT_PRIVATE_DATA : MAX_CONNECT_PRIVATE_DATA_IB;
+            if (p.privateData().length > limit) {
                 throw invalid("connect private data of " + p.privateData().length + " bytes exceeds "
-                        + MAX_CONNECT_PRIVATE_DATA + " (rdma_connect(3))");
+                        + limit + " (rdma_connect(3))");
             }
             if (p.responderResources() > d.query().maxQpRdAtom()) {
                 throw invalid("responder_resources " + p.responderResources() + " exceeds max_qp_rd_atom "

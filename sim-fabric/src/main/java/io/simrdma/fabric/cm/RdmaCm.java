@@ -107,8 +107,18 @@ public final class RdmaCm implements AutoCloseable {
 
     /** Creates an event channel (rdma_create_event_channel(3)). */
     public CmEventChannel createEventChannel() {
+        return createEventChannel(null);
+    }
+
+    /**
+     * Creates an event channel whose events are handed to {@code handler} as they happen, on the
+     * executor of the device they concern, instead of being queued for {@link CmEventChannel#getEvent}.
+     * For software layered on the CM (the DAT provider): the handler must not block and must
+     * acknowledge each event it is given. Null gives a queued channel.
+     */
+    public CmEventChannel createEventChannel(java.util.function.Consumer<CmEvent> handler) {
         checkOpen();
-        CmEventChannel ch = new CmEventChannel(this);
+        CmEventChannel ch = new CmEventChannel(this, handler);
         synchronized (this) {
             channels.add(ch);
         }
