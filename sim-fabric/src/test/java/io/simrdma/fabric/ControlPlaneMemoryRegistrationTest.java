@@ -143,6 +143,32 @@ class ControlPlaneMemoryRegistrationTest {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
+    @DisplayName("IBA 10.6.3.1: a region registered after another was deregistered gets a fresh key; the old key does not reach it")
+    void shouldNotReachNewRegionWhenOldKeyUsed(Mode mode) {
+        try (Fabric f = mode.fabric()) {
+            Node a = Node.of(f, "a");
+            Node b = Node.of(f, "b");
+            QueuePair qa = a.qp();
+            QueuePair qb = b.qp();
+            connect(qa, qb);
+            MemoryRegion old = b.pd.registerMemory(ByteBuffer.allocate(256), EnumSet.of(LOCAL_WRITE, REMOTE_WRITE));
+            int oldKey = old.rkey();
+            old.deregister();
+            ByteBuffer fresh = ByteBuffer.allocate(256);
+            MemoryRegion now = b.pd.registerMemory(fresh, EnumSet.of(LOCAL_WRITE, REMOTE_WRITE), old.address());
+            assertEquals(oldKey >>> 8, now.rkey() >>> 8, "the key index is reused");
+            assertNotEquals(oldKey, now.rkey(), "with a new tag");
+            qa.postSend(write(a, 1, 0, 8, now.address(), now.rkey()));
+            assertStatus(WcStatus.SUCCESS, pollOne(a.cq));
+            fresh.putLong(0, 0);
+            qa.postSend(write(a, 2, 0, 8, now.address(), oldKey));
+            assertStatus(WcStatus.REM_ACCESS_ERR, pollOne(a.cq));
+            assertEquals(0, fresh.getLong(0));
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Mode.class)
     @DisplayName("ibv_dereg_mr: the keys of a deregistered region stop working locally (LOC_PROT_ERR) and remotely (REM_ACCESS_ERR)")
     void shouldRejectKeysWhenRegionDeregistered(Mode mode) {
         try (Fabric f = mode.fabric()) {

@@ -142,6 +142,22 @@ class MemoryWindowTest {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
+    @DisplayName("ibv_alloc_mw(3): a type 1 window belongs to its PD: another QP of the PD may rebind it")
+    void shouldRebindThroughAnotherQpWhenType1(Mode mode) {
+        try (Pairs p = new Pairs(mode)) {
+            MemoryWindow mw = p.b.pd.allocMw(MwType.TYPE_1);
+            int k1 = bind(p, mw, p.target, p.t(0), 256, RW);
+            int k2 = p.qb2.bindMw(mw, p.target, p.t(512), 256, RW, 78, SIGNALED);
+            assertEquals(MemoryWindow.incrementRkey(k1), k2);
+            WorkCompletion wc = assertStatus(WcStatus.SUCCESS, pollOne(p.b.cq));
+            assertEquals(p.qb2.qpNum(), wc.qpNum());
+            assertStatus(WcStatus.SUCCESS, p.write(p.qa1, p.t(512), k2, 8, 1));
+            RcPair.assertBytes(p.a.buf, 0, p.targetBuf, 512, 8);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Mode.class)
     @DisplayName("ibv_alloc_mw(3): a zero-length ibv_bind_mw invalidates a type 1 window; its region can then be deregistered")
     void shouldUnbindWhenBoundWithZeroLength(Mode mode) {
         try (Pairs p = new Pairs(mode)) {
