@@ -405,6 +405,62 @@ class ProtectionErrorTest {
         }
     }
 
+    /** Which local SGE of a WR lies one byte outside its region. */
+    enum LocalSge {
+        /** The only SGE of a SEND (the gather list). */
+        SEND_SOURCE,
+        /** The second of two SGEs of an RDMA WRITE: the first one is fine. */
+        SECOND_WRITE_SOURCE,
+        /** The target of an RDMA READ (the scatter list). */
+        READ_TARGET
+    }
+
+    static Stream<Arguments> localBoundsCases() {
+        return Stream.of(ErrorPathSupport.DET, ErrorPathSupport.THREADED)
+                .flatMap(m -> Stream.of(LocalSge.values())
+                        .flatMap(k -> Stream.of(Edge.values()).map(e -> Arguments.of(m, k, e))));
+    }
+
+    @ParameterizedTest(name = "{0} {1} {2}")
+    @MethodSource("localBoundsCases")
+    @DisplayName("IBA 10.6.3.1: a local SGE one byte outside its region: LOC_PROT_ERR, nothing sent, no byte moved on either side")
+    void shouldCompleteLocProtErrWhenALocalSgeIsOneByteOutsideItsRegion(String mode, LocalSge kind, Edge edge) {
+        try (RcPair p = pair(mode).connect()) {
+            ByteBuffer backing = ByteBuffer.allocate(1024);
+            fill(backing, 0, 1024, CANARY);
+            ByteBuffer slice = backing.duplicate();
+            slice.position(AT).limit(AT + REGION);
+            MemoryRegion local = p.a.pd.registerMemory(slice, RcPair.ALL);
+            long x = local.address();
+            int len = 64;
+            long addr = edge == Edge.BEFORE ? x - 1 : x + REGION - len + 1;
+            fill(p.b.buf, 0, RcPair.BUF, CANARY);
+            p.b.qp.postRecv(new RecvWr().wrId(100).sge(p.b.mr, 0, 4096));
+            SendWr wr = new SendWr().wrId(1).flag(SendFlag.SIGNALED);
+            switch (kind) {
+                case SEND_SOURCE:
+                    wr.opcode(WrOpcode.SEND).sge(addr, len, local.lkey());
+                    break;
+                case SECOND_WRITE_SOURCE:
+                    wr.opcode(WrOpcode.RDMA_WRITE).sge(x + 8, 16, local.lkey()).sge(addr, len, local.lkey())
+                            .remote(p.b.addr(1024), p.b.mr.rkey());
+                    break;
+                default:
+                    wr.opcode(WrOpcode.RDMA_READ).sge(addr, len, local.lkey()).remote(p.b.addr(1024), p.b.mr.rkey());
+                    break;
+            }
+            p.a.qp.postSend(wr.next(goodWrite(p, 2)));
+            expect(p.a, 1, WcStatus.LOC_PROT_ERR);
+            expect(p.a, 2, WcStatus.WR_FLUSH_ERR);
+            awaitState(p.fabric, p.a.qp, QpState.ERR);
+            assertEquals(0, p.a.qp.counters().get(Counter.PACKETS_SENT), "nothing may be sent");
+            assertUntouched(backing, 0, 1024, CANARY, kind + " " + edge + ": local region and its surroundings");
+            assertUntouched(p.b.buf, 0, RcPair.BUF, CANARY, kind + " " + edge + ": remote memory");
+            assertEquals(QpState.RTS, p.b.qp.state());
+            assertNoEvent(p.b.dev);
+        }
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"det", "threaded"})
     @DisplayName("IBA 10.6.3.2: a WRITE through one region's R_Key may not run into the adjacent region registered right after it")
