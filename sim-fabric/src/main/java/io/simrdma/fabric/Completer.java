@@ -521,10 +521,10 @@ final class Completer {
      * signals all (ibv_create_qp(3) sq_sig_all).
      */
     private void retire(SendWqe w, WcStatus status) {
-        if (status != WcStatus.SUCCESS || qp.sqSigAll() || w.has(SendFlag.SIGNALED)) {
-            int byteLen = w.opcode.isAtomic() ? 8 : w.length;
-            qp.completeSend(w.wrId, status, w.opcode.completionOpcode(), byteLen);
-        }
+        boolean complete = status != WcStatus.SUCCESS || qp.sqSigAll() || w.has(SendFlag.SIGNALED);
+        long wrId = w.wrId;
+        WcOpcode opcode = w.opcode.completionOpcode();
+        int byteLen = w.opcode.isAtomic() ? 8 : w.length;
         if (w.holdsRdAtomic) {
             // An initiator resource frees up: a fenced or depth-limited WQE may go now.
             w.holdsRdAtomic = false;
@@ -532,12 +532,18 @@ final class Completer {
             qp.requesterTask.kick();
         }
         w.clearRefs();
+        // The slot (and those of the unsignaled WQEs retired before it) is free before the
+        // completion is visible: an application that polls it may post max_send_wr WRs at once
+        // (ibv_post_send(3) ENOMEM only while the send queue is really full).
         long head = qp.sq.head + 1;
         qp.sq.head = head;
         if (qp.requester.wqeIndex < head) {
             qp.requester.wqeIndex = head;
         }
         readProgress = null;
+        if (complete) {
+            qp.completeSend(wrId, status, opcode, byteLen);
+        }
     }
 
     /** Completes every WQE left in the send queue with WR_FLUSH_ERR, in order. State ERR. */
