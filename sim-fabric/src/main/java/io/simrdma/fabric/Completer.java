@@ -296,8 +296,11 @@ final class Completer {
         }
         Opcode op = p.opcode();
         if (!op.isFirst() && readProgress == null) {
-            // MIDDLE or LAST without FIRST: out of order within the reply.
-            qp.counters.increment(Counter.INVALID_PACKETS);
+            // MIDDLE or LAST without FIRST. Past the READ's first PSN this is a late response to
+            // the request a retry has replaced (the reissued READ is answered from FIRST again):
+            // stale, ignored. At the first PSN it is an opcode sequence error.
+            qp.counters.increment(Psn.compare(pktPsn, w.firstPsn) > 0 ? Counter.DUPLICATE_RESPONSES
+                    : Counter.INVALID_PACKETS);
             return Step.DONE;
         }
         int mtu = qp.mtu;
@@ -428,6 +431,10 @@ final class Completer {
         if (Psn.compare(qp.requester.psn, psn) < 0) {
             // Acknowledged beyond where a go-back-N rewound the requester: resume from here.
             qp.requester.retryFrom(psn);
+        } else if (qp.requester.windowFull) {
+            // The acknowledgement opened the PSN window the requester stopped on.
+            qp.requester.windowFull = false;
+            qp.requesterTask.kick();
         }
         if (outstanding() && !qp.requester.rnrWait) {
             long t = ackTimeoutNanos();
@@ -513,7 +520,7 @@ final class Completer {
             retire(sq.at(sq.head), status);
         }
         stopTimers();
-        qp.enterError();
+        qp.enterError(QueuePair.ErrorCause.SEND_ERROR);
     }
 
     /**

@@ -360,6 +360,9 @@ public final class Device implements PacketSink, AutoCloseable {
     }
 
     void unbindWindow(MemoryWindow mw) {
+        if (mw.boundQp != null) {
+            mw.boundQp.boundWindows--;
+        }
         mw.bound = false;
         mw.mr.boundWindows--;
         mw.mr = null;
@@ -537,8 +540,9 @@ public final class Device implements PacketSink, AutoCloseable {
                 return WcStatus.MW_BIND_ERR;
             }
             MemoryWindow mw = (MemoryWindow) o;
+            // IBA 10.6.7.2.5: a type 2B window is invalidated through the QP it is bound to.
             if (mw.type() != MwType.TYPE_2 || mw.activeRkey != w.invRkey || !mw.bound || mw.deallocated
-                    || mw.pd() != qp.pd()) {
+                    || mw.pd() != qp.pd() || mw.boundQp != qp) {
                 return WcStatus.MW_BIND_ERR;
             }
             unbindWindow(mw);
@@ -575,8 +579,9 @@ public final class Device implements PacketSink, AutoCloseable {
                 return WcStatus.MW_BIND_ERR;
             }
         }
+        // IBA o10-36.2.2: only type 2 windows may be zero based.
         int allowed = AccessFlag.REMOTE_READ.bit() | AccessFlag.REMOTE_WRITE.bit() | AccessFlag.REMOTE_ATOMIC.bit()
-                | AccessFlag.ZERO_BASED.bit();
+                | (mw.type() == MwType.TYPE_2 ? AccessFlag.ZERO_BASED.bit() : 0);
         if ((w.bindAccess & ~allowed) != 0) {
             return WcStatus.MW_BIND_ERR;
         }
@@ -601,6 +606,9 @@ public final class Device implements PacketSink, AutoCloseable {
         mw.length = w.bindLength;
         mw.access = w.bindAccess;
         mw.boundQp = mw.type() == MwType.TYPE_2 ? qp : null;
+        if (mw.boundQp != null) {
+            qp.boundWindows++;
+        }
         mw.activeRkey = w.bindRkey;
         mw.rkey(w.bindRkey);
         return WcStatus.SUCCESS;

@@ -54,6 +54,7 @@ public final class QueuePair {
     final AtomicInteger asyncRetrieved = new AtomicInteger();
 
     private volatile QpState state = QpState.RESET;
+    private volatile ErrorCause errorCause;
     private volatile boolean destroyed;
 
     // ---- attributes; written on the engine thread by modify
@@ -74,6 +75,8 @@ public final class QueuePair {
     int maxDestRdAtomic;
     boolean sqdNotify;
     boolean sqDrainedRaised;
+    /** Type 2 memory windows bound to this QP; engine thread. */
+    int boundWindows;
     PacketRoute route;
 
     QueuePair(Device device, ProtectionDomain pd, int qpn, QpInitAttr attr) {
@@ -539,6 +542,7 @@ public final class QueuePair {
     private void enter(QpState from, QpState to) {
         switch (to) {
             case RESET:
+                errorCause = null;
                 setState(to);
                 resetEngine();
                 break;
@@ -607,9 +611,42 @@ public final class QueuePair {
      * caller has completed the failing WQE first, if there is one. Engine thread.
      */
     void enterError() {
+        enterError(ErrorCause.MODIFY);
+    }
+
+    /** Why a QP entered ERR; see {@link #errorCause()}. */
+    public enum ErrorCause {
+        /** A modify to ERR (by the application or the connection manager). */
+        MODIFY,
+        /** A send work request failed (local protection, remote access, retries exhausted...). */
+        SEND_ERROR,
+        /** The responder found a fatal error in an incoming request (IBA class C). */
+        RESPONDER_ERROR,
+        /** A completion queue of the QP overran. */
+        CQ_OVERRUN
+    }
+
+    /**
+     * Why the QP entered ERR the last time, or null if it never did since it was last reset: lets
+     * a layer above tell a connection that broke (an engine cause) from one that was closed (MODIFY).
+     */
+    public ErrorCause errorCause() {
+        return errorCause;
+    }
+
+    /**
+     * Send work requests posted and not yet retired (completed, with or without a completion
+     * entry): zero once the send queue has drained. Any thread.
+     */
+    public int sendQueueDepth() {
+        return sq.size();
+    }
+
+    void enterError(ErrorCause cause) {
         if (state == QpState.ERR) {
             return;
         }
+        errorCause = cause;
         setState(QpState.ERR);
         completer.stopTimers();
         requester.stop();
@@ -658,6 +695,9 @@ public final class QueuePair {
             }
             if (asyncRetrieved.get() > 0) {
                 throw VerbsException.busy(asyncRetrieved.get() + " async event(s) of this QP not acknowledged");
+            }
+            if (boundWindows > 0) {
+                throw VerbsException.busy(boundWindows + " type 2 memory window(s) are bound to this QP; invalidate them first");
             }
             forceDestroy();
             return null;
@@ -734,7 +774,7 @@ public final class QueuePair {
         }
         if (!sendCq.push(wrId, status, opcode, byteLen, 0, 0, qpn, destQpn, false) && state != QpState.ERR) {
             LOG.debug("qp {}: send CQ overrun, moving to ERR", qpn);
-            enterError();
+            enterError(ErrorCause.CQ_OVERRUN);
         }
     }
 
@@ -746,7 +786,7 @@ public final class QueuePair {
         }
         if (!recvCq.push(wrId, status, opcode, byteLen, imm, flags, qpn, destQpn, solicited) && state != QpState.ERR) {
             LOG.debug("qp {}: receive CQ overrun, moving to ERR", qpn);
-            enterError();
+            enterError(ErrorCause.CQ_OVERRUN);
         }
     }
 

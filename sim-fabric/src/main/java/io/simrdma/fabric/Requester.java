@@ -45,6 +45,8 @@ final class Requester {
     int outstandingRdAtomic;
     /** Paused until the RNR timer expires. */
     boolean rnrWait;
+    /** Stopped on a full PSN window; the completer kicks the requester when an ACK opens it. */
+    boolean windowFull;
     private boolean retryPending;
     private int retryPsn;
     /** Packets with a PSN before this one are being sent again. */
@@ -64,6 +66,7 @@ final class Requester {
         wqeIndex = qp.sq.head;
         outstandingRdAtomic = 0;
         rnrWait = false;
+        windowFull = false;
         retryPending = false;
         retransmitting = false;
         packetsSinceAckReq = 0;
@@ -198,6 +201,7 @@ final class Requester {
     private Step checkWindow() {
         int inFlight = Psn.distance(qp.completer.psn, psn);
         if (inFlight > 0 && inFlight >= qp.device().maxUnackedPsns()) {
+            windowFull = true;
             return Step.DONE;
         }
         return wqe.state == SendWqe.State.POSTED ? Step.START_WQE : Step.BUILD_PACKET;

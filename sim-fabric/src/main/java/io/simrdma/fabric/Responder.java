@@ -688,7 +688,7 @@ final class Responder {
         } else {
             qp.device().raiseAsync(event, qp, null, null);
         }
-        qp.enterError();
+        qp.enterError(QueuePair.ErrorCause.RESPONDER_ERROR);
         return Step.CLEANUP;
     }
 

@@ -202,17 +202,14 @@ class MemoryWindowTest {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    @DisplayName("IBA 10.6.7 ZERO_BASED: remote addresses through the window are offsets from its start")
-    void shouldAddressFromWindowStartWhenZeroBased(Mode mode) {
+    @DisplayName("IBA o10-36.2.2: a type 1 window cannot be zero based; the bind fails with MW_BIND_ERR and the QP moves to ERR")
+    void shouldFailBindWhenType1WindowIsZeroBased(Mode mode) {
         try (Pairs p = new Pairs(mode)) {
             MemoryWindow mw = p.b.pd.allocMw(MwType.TYPE_1);
-            int key = bind(p, mw, p.target, p.t(1000), 500, EnumSet.of(REMOTE_WRITE, REMOTE_READ, ZERO_BASED));
-            assertStatus(WcStatus.SUCCESS, p.write(p.qa1, 100, key, 8, 1));
-            RcPair.assertBytes(p.a.buf, 0, p.targetBuf, 1100, 8);
-            assertStatus(WcStatus.SUCCESS, p.write(p.qa1, 492, key, 8, 2));
-            RcPair.assertBytes(p.a.buf, 0, p.targetBuf, 1492, 8);
-            assertStatus(WcStatus.REM_ACCESS_ERR, p.write(p.qa1, 496, key, 8, 3));
-            assertEquals(0, p.targetBuf.getInt(1500), "nothing written past the window");
+            p.qb1.bindMw(mw, p.target, p.t(1000), 500, EnumSet.of(REMOTE_WRITE, REMOTE_READ, ZERO_BASED), 77, SIGNALED);
+            WorkCompletion wc = assertStatus(WcStatus.MW_BIND_ERR, pollOne(p.b.cq));
+            assertEquals(77, wc.wrId());
+            assertEquals(QpState.ERR, p.qb1.query().state());
         }
     }
 

@@ -140,6 +140,34 @@ class MemoryWindowType2Test {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
+    @DisplayName("IBA 10.6.7.2.5: a type 2 window is invalidated only through the QP it is bound to; LOCAL_INV from another QP fails with MW_BIND_ERR")
+    void shouldFailLocalInvWhenPostedOnAnotherQp(Mode mode) {
+        try (Pairs p = new Pairs(mode)) {
+            MemoryWindow mw = p.b.pd.allocMw(MwType.TYPE_2);
+            int key = bind(p, mw, 0, 1024, RW);
+            p.qb2.postSend(new SendWr().wrId(42).opcode(WrOpcode.LOCAL_INV).invalidateRkey(key).flag(SendFlag.SIGNALED));
+            WorkCompletion wc = assertStatus(WcStatus.MW_BIND_ERR, pollOne(p.b.cq));
+            assertEquals(42, wc.wrId());
+            assertStatus(WcStatus.SUCCESS, p.write(p.qa1, p.t(0), key, 8, 1));
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Mode.class)
+    @DisplayName("ibv_destroy_qp(3): a QP with a type 2 window bound to it cannot be destroyed (EBUSY) until the window is invalidated")
+    void shouldRefuseQpDestroyWhenType2WindowBound(Mode mode) {
+        try (Pairs p = new Pairs(mode)) {
+            MemoryWindow mw = p.b.pd.allocMw(MwType.TYPE_2);
+            int key = bind(p, mw, 0, 1024, RW);
+            VerbsException e = org.junit.jupiter.api.Assertions.assertThrows(VerbsException.class, () -> p.qb1.destroy());
+            assertEquals(Errno.EBUSY, e.errno());
+            assertStatus(WcStatus.SUCCESS, localInv(p, key));
+            p.qb1.destroy();
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Mode.class)
     @DisplayName("ibv_post_send(3) IBV_WR_SEND_WITH_INV: the peer's SEND invalidates the window; the receive reports the key with IBV_WC_WITH_INV")
     void shouldInvalidateWhenPeerSendsWithInvalidate(Mode mode) {
         try (Pairs p = new Pairs(mode)) {
