@@ -41,6 +41,7 @@ public final class CompletionQueue {
     private int[] qpNum;
     private int[] srcQp;
     private int[] flags;
+    private int[] vendor;
     private int head;
     private int count;
     private int armed;
@@ -75,6 +76,7 @@ public final class CompletionQueue {
         qpNum = new int[n];
         srcQp = new int[n];
         flags = new int[n];
+        vendor = new int[n];
     }
 
     public Device device() {
@@ -151,7 +153,7 @@ public final class CompletionQueue {
                 wc.qpNum = qpNum[at];
                 wc.srcQp = srcQp[at];
                 wc.wcFlags = flags[at];
-                wc.vendorErr = 0;
+                wc.vendorErr = vendor[at];
                 head = at + 1 == capacity ? 0 : at + 1;
             }
             count -= n;
@@ -225,6 +227,7 @@ public final class CompletionQueue {
                 int[] q = qpNum;
                 int[] sq = srcQp;
                 int[] f = flags;
+                int[] v = vendor;
                 int oldCap = capacity;
                 allocate(cqe);
                 for (int i = 0; i < count; i++) {
@@ -237,6 +240,7 @@ public final class CompletionQueue {
                     qpNum[i] = q[from];
                     srcQp[i] = sq[from];
                     flags[i] = f[from];
+                    vendor[i] = v[from];
                 }
                 head = 0;
             }
@@ -299,6 +303,11 @@ public final class CompletionQueue {
      */
     boolean push(long id, WcStatus st, WcOpcode op, int len, int immData, int wcFlags, int qp, int src,
                  boolean solicited) {
+        return push(id, st, op, len, immData, wcFlags, qp, src, solicited, 0);
+    }
+
+    boolean push(long id, WcStatus st, WcOpcode op, int len, int immData, int wcFlags, int qp, int src,
+                 boolean solicited, int vendorErr) {
         boolean notify = false;
         boolean overranNow = false;
         synchronized (lock) {
@@ -321,6 +330,7 @@ public final class CompletionQueue {
                 qpNum[at] = qp;
                 srcQp[at] = src;
                 flags[at] = wcFlags;
+                vendor[at] = vendorErr;
                 count++;
                 // ibv_req_notify_cq(3): solicited-only fires for solicited receives and for errors.
                 if (armed == ARM_NEXT || (armed == ARM_SOLICITED && (solicited || st != WcStatus.SUCCESS))) {

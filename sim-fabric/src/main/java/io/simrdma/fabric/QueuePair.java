@@ -780,11 +780,18 @@ public final class QueuePair {
 
     /** Adds a completion to the receive CQ; on overrun the QP moves to ERR. Engine thread. */
     void completeRecv(long wrId, WcStatus status, WcOpcode opcode, int byteLen, int imm, int flags, boolean solicited) {
+        completeRecv(wrId, status, opcode, byteLen, imm, flags, solicited, 0);
+    }
+
+    /** As above, with a vendor error (see {@link WorkCompletion#VENDOR_ERR_PARTIAL_MESSAGE}). */
+    void completeRecv(long wrId, WcStatus status, WcOpcode opcode, int byteLen, int imm, int flags, boolean solicited,
+                      int vendorErr) {
         counters.increment(Counter.COMPLETIONS);
         if (status != WcStatus.SUCCESS) {
             counters.increment(Counter.COMPLETION_ERRORS);
         }
-        if (!recvCq.push(wrId, status, opcode, byteLen, imm, flags, qpn, destQpn, solicited) && state != QpState.ERR) {
+        if (!recvCq.push(wrId, status, opcode, byteLen, imm, flags, qpn, destQpn, solicited, vendorErr)
+                && state != QpState.ERR) {
             LOG.debug("qp {}: receive CQ overrun, moving to ERR", qpn);
             enterError(ErrorCause.CQ_OVERRUN);
         }

@@ -146,7 +146,9 @@ final class Responder {
     /** Completes the held receive WQE and every queued one with WR_FLUSH_ERR, in order. State ERR. */
     void flushReceives() {
         if (holding) {
-            qp.completeRecv(held.wrId, WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, 0, 0, 0, false);
+            // A SEND cut off mid-message: part of it is already in the buffers.
+            qp.completeRecv(held.wrId, WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, 0, 0, 0, false,
+                    recvOffset > 0 ? WorkCompletion.VENDOR_ERR_PARTIAL_MESSAGE : 0);
             releaseHeld();
         }
         RecvQueue rq = qp.rq;

@@ -9,6 +9,12 @@ package io.simrdma.fabric;
  */
 public final class WorkCompletion {
 
+    /**
+     * {@link #vendorErr()} of a receive flushed (WR_FLUSH_ERR) after part of its message had
+     * already been placed in its buffers.
+     */
+    public static final int VENDOR_ERR_PARTIAL_MESSAGE = 1;
+
     long wrId;
     WcStatus status = WcStatus.SUCCESS;
     WcOpcode opcode = WcOpcode.SEND;
