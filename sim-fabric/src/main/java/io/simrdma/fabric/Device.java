@@ -819,6 +819,24 @@ public final class Device implements PacketSink, AutoCloseable {
         }
     }
 
+    /** Removes a listener added with {@link #addQpStateListener}. */
+    public void removeQpStateListener(QpStateListener listener) {
+        synchronized (this) {
+            java.util.List<QpStateListener> l = new java.util.ArrayList<>(qpStateListeners);
+            l.remove(listener);
+            qpStateListeners = l;
+        }
+    }
+
+    /** Removes a listener added with {@link #addAsyncEventListener}. */
+    public void removeAsyncEventListener(java.util.function.Consumer<AsyncEvent> listener) {
+        synchronized (this) {
+            java.util.List<java.util.function.Consumer<AsyncEvent>> l = new java.util.ArrayList<>(asyncListeners);
+            l.remove(listener);
+            asyncListeners = l;
+        }
+    }
+
     void qpStateChanged(QueuePair qp, QpState from, QpState to) {
         for (QpStateListener l : qpStateListeners) {
             try {
