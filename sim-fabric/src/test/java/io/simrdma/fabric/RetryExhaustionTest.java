@@ -184,13 +184,13 @@ class RetryExhaustionTest {
             RcPair.assertBytes(p.a.buf, 20_000, p.b.buf, 40_000, 3000);
             long timeouts = p.a.qp.counters().get(Counter.RETRY_TIMEOUTS);
             assertTrue(timeouts >= 2 && timeouts <= 7, "timeouts before recovery: " + timeouts);
-            if (ErrorPathSupport.deterministic(p)) {
-                assertEquals(3, timeouts);
-            }
             assertEquals(QpState.RTS, p.a.qp.state());
             assertEquals(QpState.RTS, p.b.qp.state());
             assertTrue(p.a.qp.counters().get(Counter.RETRANSMITTED_PACKETS) > 0);
-            assertEquals(0, p.b.qp.counters().get(Counter.DUPLICATE_REQUESTS), "nothing reached b before the link came back");
+            if (ErrorPathSupport.deterministic(p)) {
+                assertEquals(3, timeouts);
+                assertEquals(0, p.b.qp.counters().get(Counter.DUPLICATE_REQUESTS), "nothing reached b before the link came back");
+            }
         }
     }
 

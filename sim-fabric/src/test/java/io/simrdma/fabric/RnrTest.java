@@ -89,6 +89,9 @@ class RnrTest {
             awaitState(p.fabric, p.a.qp, QpState.ERR);
             assertEquals(n, p.a.qp.counters().get(Counter.RNR_RETRIES), "retries");
             assertEquals(n + 1, p.a.qp.counters().get(Counter.RNR_NAK_RECEIVED), "RNR NAKs received");
+            // the responder counts a NAK just after sending it: under the threaded scheduler the
+            // requester may complete before that count is visible
+            await(p.fabric, () -> p.b.qp.counters().get(Counter.RNR_NAK_SENT) >= n + 1, 5_000);
             assertEquals(n + 1, p.b.qp.counters().get(Counter.RNR_NAK_SENT), "RNR NAKs sent");
             int sendOnly = Opcode.RC_SEND_ONLY.value();
             assertEquals(1, rec.count(PacketEvent.SENT, p.a.dev, sendOnly, p.psnA), "first transmission of the SEND");
