@@ -4,10 +4,13 @@ import io.simrdma.fabric.wire.Opcode;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 import static io.simrdma.fabric.ErrorPathSupport.Recorder;
 import static io.simrdma.fabric.ErrorPathSupport.assertNoCompletion;
@@ -214,6 +217,36 @@ class RetryExhaustionTest {
             assertEquals(1, rec.count(PacketEvent.RETRANSMITTED, p.a.dev, first, p.psnA));
             assertEquals(1, rec.count(PacketEvent.RETRANSMITTED, p.a.dev, middle, p.psnA + 1));
             assertEquals(1, rec.count(PacketEvent.RETRANSMITTED, p.a.dev, last, p.psnA + 2));
+        }
+    }
+    static Stream<Arguments> modesAndOpcodes() {
+        return Stream.of(ErrorPathSupport.DET, ErrorPathSupport.THREADED).flatMap(m ->
+                Stream.of(WrOpcode.RDMA_WRITE, WrOpcode.RDMA_READ, WrOpcode.ATOMIC_CMP_AND_SWP,
+                        WrOpcode.ATOMIC_FETCH_AND_ADD, WrOpcode.SEND_WITH_IMM)
+                        .map(op -> Arguments.of(m, op)));
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("modesAndOpcodes")
+    @DisplayName("IBA 9.7.6.1.3: READs, atomics and writes exhaust their retries the same way; nothing is placed locally")
+    void shouldCompleteRetryExcErrForEveryOpcodeWhenPartitioned(String mode, WrOpcode op) {
+        try (RcPair p = pair(mode)) {
+            p.timeout = 10; // 4.2 ms
+            p.retryCnt = 1;
+            p.connect();
+            p.link().setUp(false);
+            ErrorPathSupport.fill(p.a.buf, 0, 4096, ErrorPathSupport.CANARY);
+            p.b.qp.postRecv(new RecvWr().wrId(100).sge(p.b.mr, 0, 4096));
+            int len = op.isAtomic() ? 8 : 3000;
+            p.a.qp.postSend(new SendWr().wrId(1).opcode(op).sge(p.a.mr, 0, len).remote(p.b.addr(64), p.b.mr.rkey())
+                    .atomic(0, 1).flag(SendFlag.SIGNALED)
+                    .next(new SendWr().wrId(2).opcode(WrOpcode.RDMA_WRITE).sge(p.a.mr, 8192, 8)
+                            .remote(p.b.addr(0), p.b.mr.rkey())));
+            expect(p.a, 1, WcStatus.RETRY_EXC_ERR);
+            expect(p.a, 2, WcStatus.WR_FLUSH_ERR); // unsignaled, flushed all the same
+            awaitState(p.fabric, p.a.qp, QpState.ERR);
+            ErrorPathSupport.assertUntouched(p.a.buf, 0, 4096, ErrorPathSupport.CANARY, op + ": local buffer");
+            assertEquals(2, p.a.qp.counters().get(Counter.RETRY_TIMEOUTS));
         }
     }
 }

@@ -164,4 +164,42 @@ class RnrTest {
             assertEquals(expectedTimeToRnrError(p.link().config(), 2, 3), elapsed);
         }
     }
+    @ParameterizedTest
+    @ValueSource(strings = {"det", "threaded"})
+    @DisplayName("IBA 9.7.5.1.3: an RNR NAK for a later SEND acknowledges the earlier one, which completes SUCCESS")
+    void shouldCompleteEarlierSendWhenALaterOneIsRnrNaked(String mode) {
+        try (RcPair p = pair(mode)) {
+            p.rnrRetry = 1;
+            p.minRnrTimer = 1;
+            p.connect();
+            p.b.qp.postRecv(new RecvWr().wrId(100).sge(p.b.mr, 0, 1024)); // room for the first SEND only
+            RcPair.fill(p.a.buf, 0, PAYLOAD, 22);
+            p.a.qp.postSend(send(p, 1).next(send(p, 2)));
+            expect(p.a, 1, WcStatus.SUCCESS);
+            expect(p.a, 2, WcStatus.RNR_RETRY_EXC_ERR);
+            expect(p.b, 100, WcStatus.SUCCESS);
+            RcPair.assertBytes(p.a.buf, 0, p.b.buf, 0, PAYLOAD);
+            assertEquals(1, p.a.qp.counters().get(Counter.RNR_RETRIES));
+            assertEquals(QpState.RTS, p.b.qp.state());
+        }
+    }
+
+    @Test
+    @DisplayName("IBA 10.3.1: a SEND waiting out an RNR back-off is flushed by a move to ERR; the RNR timer then does nothing")
+    void shouldFlushASendWaitingOutAnRnrBackoff() {
+        try (RcPair p = pair(ErrorPathSupport.DET)) {
+            p.rnrRetry = 7;
+            p.minRnrTimer = 0; // 655.36 ms back-off
+            p.connect();
+            p.a.qp.postSend(send(p, 1).next(send(p, 2)));
+            assertTrue(await(p.fabric, () -> p.a.qp.counters().get(Counter.RNR_NAK_RECEIVED) == 1, 1_000));
+            p.a.qp.modify(new QpAttr().state(QpState.ERR));
+            expect(p.a, 1, WcStatus.WR_FLUSH_ERR);
+            expect(p.a, 2, WcStatus.WR_FLUSH_ERR);
+            p.fabric.deterministicScheduler().advanceTime(Aeth.rnrTimerNanos(0) * 3);
+            assertEquals(0, p.a.qp.counters().get(Counter.RNR_RETRIES), "no retry after the flush");
+            assertEquals(1, p.b.qp.counters().get(Counter.RNR_NAK_SENT));
+            assertNoCompletion(p.a, 10);
+        }
+    }
 }
