@@ -144,6 +144,26 @@ class ProtectionErrorTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"det", "threaded"})
+    @DisplayName("ibv_reg_mr(3): local read access is always enabled: a region registered with no rights can be sent from")
+    void shouldSendFromARegionRegisteredWithoutAnyRight(String mode) {
+        try (RcPair p = pair(mode).connect()) {
+            ByteBuffer src = ByteBuffer.allocate(512);
+            RcPair.fill(src, 0, 512, 13);
+            MemoryRegion noRights = p.a.pd.registerMemory(src.asReadOnlyBuffer(), EnumSet.noneOf(AccessFlag.class));
+            p.b.qp.postRecv(new RecvWr().wrId(100).sge(p.b.mr, 0, 1024));
+            p.a.qp.postSend(new SendWr().wrId(1).opcode(WrOpcode.SEND).sge(noRights, 0, 300).flag(SendFlag.SIGNALED)
+                    .next(new SendWr().wrId(2).opcode(WrOpcode.RDMA_WRITE).sge(noRights, 300, 212)
+                            .remote(p.b.addr(2048), p.b.mr.rkey()).flag(SendFlag.SIGNALED)));
+            expect(p.a, 1, WcStatus.SUCCESS);
+            expect(p.a, 2, WcStatus.SUCCESS);
+            expect(p.b, 100, WcStatus.SUCCESS);
+            RcPair.assertBytes(src, 0, p.b.buf, 0, 300);
+            RcPair.assertBytes(src, 300, p.b.buf, 2048, 212);
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"det", "threaded"})
     @DisplayName("ibv_reg_mr(3): the local target of an RDMA READ needs LOCAL_WRITE, else LOC_PROT_ERR and nothing is sent")
     void shouldCompleteLocProtErrWhenReadTargetLacksLocalWrite(String mode) {
         try (RcPair p = pair(mode).connect()) {
