@@ -95,6 +95,17 @@ public final class SendWr {
         return this;
     }
 
+    /** Replaces the flags with a bit set of {@link SendFlag#bit()} values (no allocation, for hot paths). */
+    public SendWr flagBits(int bits) {
+        flags = bits;
+        return this;
+    }
+
+    /** The flags as a bit set of {@link SendFlag#bit()} values. */
+    public int flagBits() {
+        return flags;
+    }
+
     public boolean hasFlag(SendFlag f) {
         return (flags & f.bit()) != 0;
     }

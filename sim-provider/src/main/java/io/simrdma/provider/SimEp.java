@@ -1,0 +1,1462 @@
+package io.simrdma.provider;
+
+import io.simrdma.dat.AsyncErrorReason;
+import io.simrdma.dat.CloseFlag;
+import io.simrdma.dat.CompletionFlag;
+import io.simrdma.dat.ConnectFlag;
+import io.simrdma.dat.ConnectionEvent;
+import io.simrdma.dat.Dat;
+import io.simrdma.dat.DatException;
+import io.simrdma.dat.DatReturnSubtype;
+import io.simrdma.dat.DatReturnType;
+import io.simrdma.dat.DtoCompletionEvent;
+import io.simrdma.dat.DtoCompletionStatus;
+import io.simrdma.dat.Endpoint;
+import io.simrdma.dat.EndpointState;
+import io.simrdma.dat.EpAttributes;
+import io.simrdma.dat.EpModify;
+import io.simrdma.dat.EpParamField;
+import io.simrdma.dat.EpParams;
+import io.simrdma.dat.EpRecvInfo;
+import io.simrdma.dat.EpStatus;
+import io.simrdma.dat.EventDispatcher;
+import io.simrdma.dat.EventNumber;
+import io.simrdma.dat.EvdFlag;
+import io.simrdma.dat.HandleType;
+import io.simrdma.dat.LmrTriplet;
+import io.simrdma.dat.MemoryPrivilege;
+import io.simrdma.dat.ProtectionZone;
+import io.simrdma.dat.Qos;
+import io.simrdma.dat.RmrBindCompletionEvent;
+import io.simrdma.dat.RmrTriplet;
+import io.simrdma.dat.ServiceType;
+import io.simrdma.dat.Timeout;
+import io.simrdma.fabric.AccessFlag;
+import io.simrdma.fabric.CompletionQueue;
+import io.simrdma.fabric.Errno;
+import io.simrdma.fabric.PostException;
+import io.simrdma.fabric.QpAttr;
+import io.simrdma.fabric.QpCaps;
+import io.simrdma.fabric.QpInitAttr;
+import io.simrdma.fabric.QpState;
+import io.simrdma.fabric.QueuePair;
+import io.simrdma.fabric.RecvWr;
+import io.simrdma.fabric.SendFlag;
+import io.simrdma.fabric.SendWr;
+import io.simrdma.fabric.VerbsException;
+import io.simrdma.fabric.WcStatus;
+import io.simrdma.fabric.WorkCompletion;
+import io.simrdma.fabric.WrOpcode;
+import io.simrdma.fabric.cm.CmEvent;
+import io.simrdma.fabric.cm.CmId;
+import io.simrdma.fabric.cm.ConnParam;
+import io.simrdma.fabric.cm.PortSpace;
+import io.simrdma.fabric.cm.RejectReason;
+import io.simrdma.fabric.sched.EngineTimer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+
+/**
+ * An Endpoint (dat_ep_create(3DAT)): a verbs RC queue pair plus, while it connects or is
+ * connected, a connection-manager id, with the DAT endpoint state machine of {@link EpStateTable}
+ * on top.
+ *
+ * <p>Work requests: every posted DTO takes a slot of a ring in posting order (request and receive
+ * rings sized by max_request_dtos and max_recv_dtos); the slot keeps the user cookie, and its
+ * sequence number is the verbs wr_id, so a completion finds its cookie without a lookup table.
+ * Request completions arrive in order, so a completion also retires the unsignalled slots before
+ * it; slots of suppressed work requests that no later completion follows are reclaimed from the
+ * QP's send-queue depth.
+ *
+ * <p>Threading: posts and queries run on the caller's thread; every state change runs on the
+ * device's executor, where connection-manager events arrive too.
+ *
+ * <p>Thread safety: thread-safe.
+ */
+final class SimEp extends SimHandle implements Endpoint {
+
+    private static final Logger LOG = LoggerFactory.getLogger(SimEp.class);
+    private static final int RESOLVE_TIMEOUT_MS = 2000;
+    private static final long DRAIN_POLL_NANOS = 10_000;
+
+    private enum Kind {
+        SEND, RDMA_READ, RDMA_WRITE, BIND
+    }
+
+    /** A request DTO or bind in flight. */
+    private static final class ReqSlot {
+        long cookie;
+        Kind kind;
+        long length;
+        boolean unsignalled;
+        SimRmr rmr;
+        SimLmr lmr;
+        LmrTriplet triplet;
+        Set<MemoryPrivilege> privileges;
+        int newRkey;
+    }
+
+    /** A posted receive, with its I/O vector kept for a QP re-creation by dat_ep_modify. */
+    private static final class RecvSlot {
+        long cookie;
+        int segments;
+        final int[] lmr;
+        final long[] va;
+        final long[] len;
+
+        RecvSlot(int maxIov) {
+            lmr = new int[maxIov];
+            va = new long[maxIov];
+            len = new long[maxIov];
+        }
+    }
+
+    /** A sink for checked I/O vector segments. */
+    interface SegmentSink {
+        void add(long addr, int len, int lkey);
+    }
+
+    final int id;
+    private final boolean providerCreated;
+    volatile EndpointState state;
+    private volatile SimPz pz;
+    private SimEvd recvEvd;
+    private SimEvd requestEvd;
+    private SimEvd connectEvd;
+    final SimSrq srq;
+    private volatile EpAttributes attrs;
+    private volatile QueuePair qp;
+
+    private CmId cmId;
+    private volatile SocketAddress remoteAddr;
+    private volatile long remoteQual = -1;
+    private volatile long localQual = -1;
+    SimRsp rsp;
+    private byte[] connectPrivateData;
+    private final EngineTimer connectTimer;
+    private final EngineTimer drainTimer;
+    private boolean disconnectEventDue;
+    private int softHw = Dat.WATERMARK_INFINITE;
+    private int hardHw = Dat.WATERMARK_INFINITE;
+    private boolean softHwReported;
+
+    private final Object postLock = new Object();
+    private ReqSlot[] req;
+    private int reqHead;
+    private int reqTail;
+    private RecvSlot[] recv;
+    private int recvHead;
+    private int recvTail;
+    private boolean anyRecvPosted;
+    private final SendWr sendWr = new SendWr();
+    private final RecvWr recvWr = new RecvWr();
+
+    private SimEp(SimIa ia, SimPz pz, SimEvd recvEvd, SimEvd requestEvd, SimEvd connectEvd, SimSrq srq,
+                  EpAttributes attrs, boolean providerCreated) {
+        super(ia, HandleType.EP);
+        this.id = ia.newId();
+        this.pz = pz;
+        this.recvEvd = recvEvd;
+        this.requestEvd = requestEvd;
+        this.connectEvd = connectEvd;
+        this.srq = srq;
+        this.attrs = attrs;
+        this.providerCreated = providerCreated;
+        this.state = providerCreated ? EndpointState.TENTATIVE_CONNECTION_PENDING : EndpointState.UNCONNECTED;
+        this.connectTimer = new EngineTimer(ia.device.executor(), "dat-connect-timeout", this::onConnectTimeout);
+        this.drainTimer = new EngineTimer(ia.device.executor(), "dat-graceful-drain", this::checkDrained);
+        sizeRings(attrs);
+    }
+
+    /** Default endpoint attributes: what dat_ep_create(3DAT) with NULL attributes gives. */
+    static EpAttributes defaults(SimIa ia) {
+        return EpAttributes.builder()
+                .serviceType(ServiceType.RC)
+                .maxMessageSize(1 << 20)
+                .maxRdmaSize(1 << 20)
+                .qos(Qos.BEST_EFFORT)
+                .recvCompletionFlags(EnumSet.noneOf(CompletionFlag.class))
+                .requestCompletionFlags(EnumSet.noneOf(CompletionFlag.class))
+                .maxRecvDtos(Math.min(64, ia.attributes().maxDtoPerEp()))
+                .maxRequestDtos(Math.min(64, ia.attributes().maxDtoPerEp()))
+                .maxRecvIov(Math.min(4, ia.attributes().maxIovSegmentsPerDto()))
+                .maxRequestIov(Math.min(4, ia.attributes().maxIovSegmentsPerDto()))
+                .maxRdmaReadIn(Math.min(4, ia.attributes().maxRdmaReadIn()))
+                .maxRdmaReadOut(Math.min(4, ia.attributes().maxRdmaReadOut()))
+                .srqSoftHw(Dat.HW_DEFAULT)
+                .maxRdmaReadIov(Math.min(4, ia.attributes().maxIovSegmentsPerRdmaRead()))
+                .maxRdmaWriteIov(Math.min(4, ia.attributes().maxIovSegmentsPerRdmaWrite()))
+                .transportSpecific(List.of())
+                .providerSpecific(List.of())
+                .build();
+    }
+
+    /** dat_ep_create(3DAT) and dat_ep_create_with_srq(3DAT), and the provider's EPs of a PSP. */
+    static SimEp create(SimIa ia, ProtectionZone pzHandle, EventDispatcher recv, EventDispatcher request,
+                        EventDispatcher connect, SimSrq srq, EpAttributes attributes, boolean providerCreated) {
+        SimPz z = providerCreated ? null : SimHandle.check(pzHandle, SimPz.class, ia, DatReturnSubtype.INVALID_HANDLE_PZ);
+        SimEvd r = evd(ia, recv, EvdFlag.DTO, DatReturnSubtype.INVALID_HANDLE_EVD_RECV);
+        SimEvd q = evd(ia, request, EvdFlag.DTO, DatReturnSubtype.INVALID_HANDLE_EVD_REQUEST);
+        SimEvd c = evd(ia, connect, EvdFlag.CONNECTION, DatReturnSubtype.INVALID_HANDLE_EVD_CONN);
+        EpAttributes a = attributes != null ? attributes : defaults(ia);
+        validate(ia, a, srq);
+        if (srq != null && z != null && srq.pz != z) {
+            // dat_ep_create_with_srq(3DAT): a different PZ needs srq_ep_pz_difference_supported, which is false.
+            throw DatException.invalidParameter("the endpoint's PZ must be the SRQ's (srq_ep_pz_difference_supported is false)");
+        }
+        checkStreams(r, true, a.recvCompletionFlags());
+        checkStreams(q, false, a.requestCompletionFlags());
+        if (ia.handleCount(SimEp.class) >= ia.attributes().maxEps()) {
+            throw insufficient(DatReturnSubtype.RESOURCE_TEP, "max_eps (" + ia.attributes().maxEps() + ") reached");
+        }
+        SimEp ep = new SimEp(ia, z, r, q, c, srq, a, providerCreated);
+        ep.attach();
+        ia.registerEp(ep);
+        try {
+            ia.run(ep::createQpIfReady);
+        } catch (RuntimeException e) {
+            ep.detach();
+            ia.unregisterEp(ep);
+            throw e;
+        }
+        return ep;
+    }
+
+    private static SimEvd evd(SimIa ia, EventDispatcher h, EvdFlag kind, DatReturnSubtype subtype) {
+        SimEvd e = SimHandle.checkOptional(h, SimEvd.class, ia, subtype);
+        if (e != null) {
+            e.checkStream(kind, subtype);
+        }
+        return e;
+    }
+
+    /** Checks endpoint attributes against the IA's limits (DAT_INVALID_PARAMETER). */
+    static void validate(SimIa ia, EpAttributes a, SimSrq srq) {
+        var ia2 = ia.attributes();
+        if (a.serviceType() != ServiceType.RC) {
+            throw new DatException(DatReturnType.MODEL_NOT_SUPPORTED, "only the RC service type is supported");
+        }
+        if (a.qos() != Qos.BEST_EFFORT) {
+            throw new DatException(DatReturnType.MODEL_NOT_SUPPORTED, "only best-effort QoS is supported");
+        }
+        range(a.maxMessageSize(), 1, ia2.maxMessageSize(), "max_message_size");
+        range(a.maxRdmaSize(), 0, ia2.maxRdmaSize(), "max_rdma_size");
+        range(a.maxRequestDtos(), 1, ia2.maxDtoPerEp(), "max_request_dtos");
+        range(a.maxRequestIov(), 1, ia2.maxIovSegmentsPerDto(), "max_request_iov");
+        if (srq == null) {
+            range(a.maxRecvDtos(), 1, ia2.maxDtoPerEp(), "max_recv_dtos");
+            range(a.maxRecvIov(), 1, ia2.maxIovSegmentsPerDto(), "max_recv_iov");
+        }
+        range(a.maxRdmaReadIn(), 0, ia2.maxRdmaReadIn(), "max_rdma_read_in");
+        range(a.maxRdmaReadOut(), 0, ia2.maxRdmaReadOut(), "max_rdma_read_out");
+        range(a.maxRdmaReadIov(), 0, ia2.maxIovSegmentsPerRdmaRead(), "max_rdma_read_iov");
+        range(a.maxRdmaWriteIov(), 0, ia2.maxIovSegmentsPerRdmaWrite(), "max_rdma_write_iov");
+        Set<CompletionFlag> recvFlags = a.recvCompletionFlags();
+        if (recvFlags.contains(CompletionFlag.EVD_THRESHOLD) && recvFlags.contains(CompletionFlag.UNSIGNALLED)) {
+            throw DatException.invalidParameter("EVD_THRESHOLD receive completions cannot be UNSIGNALLED (dat.h)");
+        }
+        if (a.requestCompletionFlags().contains(CompletionFlag.SOLICITED_WAIT)
+                || a.requestCompletionFlags().contains(CompletionFlag.EVD_THRESHOLD)) {
+            throw DatException.invalidParameter("SOLICITED_WAIT and EVD_THRESHOLD are receive completion flags only");
+        }
+    }
+
+    private static void range(long v, long lo, long hi, String name) {
+        if (v < lo || v > hi) {
+            throw DatException.invalidParameter(name + " " + v + " not in " + lo + ".." + hi);
+        }
+    }
+
+    /**
+     * The completion-flag rules for EVDs shared by endpoint streams (dat_ep_create(3DAT) USAGE):
+     * an EVD also fed by non-DTO streams takes only threshold-controlled streams; an UNSIGNALLED
+     * stream needs every stream of the EVD UNSIGNALLED; a SOLICITED_WAIT receive stream needs every
+     * receive stream SOLICITED_WAIT and no other stream.
+     */
+    private static void checkStreams(SimEvd evd, boolean recvStream, Set<CompletionFlag> flags) {
+        if (evd == null) {
+            return;
+        }
+        boolean unsignalled = flags.contains(CompletionFlag.UNSIGNALLED);
+        boolean solicited = recvStream && flags.contains(CompletionFlag.SOLICITED_WAIT);
+        Set<EvdFlag> ef = evd.flags();
+        boolean otherStreams = ef.contains(EvdFlag.CR) || ef.contains(EvdFlag.CONNECTION) || ef.contains(EvdFlag.ASYNC)
+                || ef.contains(EvdFlag.SOFTWARE);
+        if (otherStreams && (unsignalled || solicited)) {
+            throw DatException.invalidParameter("an EVD fed by non-DTO streams takes only threshold-controlled DTO streams");
+        }
+        for (SimEvd.Stream s : evd.streams()) {
+            boolean su = s.flags().contains(CompletionFlag.UNSIGNALLED);
+            boolean ss = s.recv() && s.flags().contains(CompletionFlag.SOLICITED_WAIT);
+            if (su != unsignalled && (su || unsignalled)) {
+                throw DatException.invalidParameter("every DTO stream of an EVD with an UNSIGNALLED stream must be UNSIGNALLED");
+            }
+            if (ss || solicited) {
+                if (!(s.recv() && recvStream && ss && solicited)) {
+                    throw DatException.invalidParameter("an EVD with a SOLICITED_WAIT receive stream takes only SOLICITED_WAIT receive streams");
+                }
+            }
+        }
+    }
+
+    private void attach() {
+        if (pz != null) {
+            pz.addUser();
+        }
+        if (srq != null) {
+            synchronized (srq) {
+                srq.eps++;
+            }
+        }
+        addStreams();
+    }
+
+    private void addStreams() {
+        if (recvEvd != null) {
+            recvEvd.addUser();
+            recvEvd.addStream(new SimEvd.Stream(this, true, attrs.recvCompletionFlags()));
+        }
+        if (requestEvd != null) {
+            requestEvd.addUser();
+            requestEvd.addStream(new SimEvd.Stream(this, false, attrs.requestCompletionFlags()));
+        }
+        if (connectEvd != null) {
+            connectEvd.addUser();
+        }
+    }
+
+    private void removeStreams() {
+        if (recvEvd != null) {
+            recvEvd.removeUser();
+            recvEvd.removeStreams(this);
+        }
+        if (requestEvd != null) {
+            requestEvd.removeUser();
+            requestEvd.removeStreams(this);
+        }
+        if (connectEvd != null) {
+            connectEvd.removeUser();
+        }
+    }
+
+    private void detach() {
+        removeStreams();
+        if (pz != null) {
+            pz.removeUser();
+        }
+        if (srq != null) {
+            synchronized (srq) {
+                srq.eps--;
+            }
+        }
+    }
+
+    private void sizeRings(EpAttributes a) {
+        synchronized (postLock) {
+            int n = Integer.highestOneBit(Math.max(1, a.maxRequestDtos()) * 2 - 1);
+            req = new ReqSlot[n];
+            for (int i = 0; i < n; i++) {
+                req[i] = new ReqSlot();
+            }
+            int iov = Math.max(1, a.maxRecvIov());
+            int m = Integer.highestOneBit(Math.max(1, a.maxRecvDtos()) * 2 - 1);
+            recv = new RecvSlot[m];
+            for (int i = 0; i < m; i++) {
+                recv[i] = new RecvSlot(iov);
+            }
+            reqHead = reqTail = recvHead = recvTail = 0;
+        }
+    }
+
+    @Override
+    DatReturnSubtype invalidHandleSubtype() {
+        return DatReturnSubtype.INVALID_HANDLE_EP;
+    }
+
+    SimPz pz() {
+        return pz;
+    }
+
+    Set<CompletionFlag> recvFlags() {
+        return attrs.recvCompletionFlags();
+    }
+
+    boolean qpIs(QueuePair q) {
+        return qp == q;
+    }
+
+    // ------------------------------------------------------------------ the QP
+
+    /** Creates the QP once the PZ and both DTO EVDs are known. Device executor. */
+    private void createQpIfReady() {
+        if (qp != null || pz == null || recvEvd == null || requestEvd == null) {
+            return;
+        }
+        EpAttributes a = attrs;
+        int sendSge = Math.max(1, Math.max(a.maxRequestIov(), Math.max(a.maxRdmaReadIov(), a.maxRdmaWriteIov())));
+        QpCaps caps = new QpCaps(a.maxRequestDtos(), srq == null ? a.maxRecvDtos() : 1, sendSge,
+                srq == null ? Math.max(1, a.maxRecvIov()) : 1, 0);
+        QpInitAttr init = QpInitAttr.rc(requestEvd.cq, recvEvd.cq).caps(caps).context(this);
+        if (srq != null) {
+            init.srq(srq.srq);
+        }
+        QueuePair q;
+        try {
+            q = pz.pd.createQp(init);
+        } catch (VerbsException e) {
+            throw ia.resources(e, DatReturnSubtype.RESOURCE_TEP);
+        }
+        q.modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).port(1).accessFlags(EnumSet.of(AccessFlag.LOCAL_WRITE,
+                AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_READ, AccessFlag.REMOTE_ATOMIC)));
+        qp = q;
+        ia.qpCreated(this, q);
+    }
+
+    private void destroyQp() {
+        QueuePair q = qp;
+        if (q == null) {
+            return;
+        }
+        qp = null;
+        ia.qpDestroyed(q);
+        try {
+            q.destroy();
+        } catch (VerbsException e) {
+            LOG.debug("EP {}: QP not destroyed: {}", id, e.getMessage());
+        }
+    }
+
+    private QueuePair readyQp() {
+        QueuePair q = qp;
+        if (q == null) {
+            throw new DatException(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EP_NOTREADY,
+                    "the endpoint has no PZ or DTO EVDs yet (dat_ep_modify them first)");
+        }
+        return q;
+    }
+
+    // ------------------------------------------------------------------ posting
+
+    /**
+     * Checks an I/O vector against the LMRs of {@code ia} and hands each segment to {@code sink}
+     * (dat_ep_post_send(3DAT) and the other post pages): an unknown LMR or one without the local
+     * privilege is a privileges violation, an LMR of another PZ a protection violation, a segment
+     * outside its LMR an invalid parameter.
+     *
+     * @return the total length
+     */
+    static long addSegments(SimIa ia, SimPz pz, List<LmrTriplet> iov, boolean write, SegmentSink sink) {
+        long total = 0;
+        for (LmrTriplet t : iov) {
+            if (t == null) {
+                throw DatException.invalidParameter("null segment in local_iov");
+            }
+            if (t.segmentLength() == 0) {
+                continue;
+            }
+            SimLmr l = ia.lmr(t.lmrContext());
+            if (l == null) {
+                throw new DatException(DatReturnType.PRIVILEGES_VIOLATION,
+                        write ? DatReturnSubtype.PRIVILEGES_WRITE : DatReturnSubtype.PRIVILEGES_READ,
+                        "lmr_context 0x" + Integer.toHexString(t.lmrContext()) + " names no LMR of this IA");
+            }
+            if (l.pz != pz) {
+                throw new DatException(DatReturnType.PROTECTION_VIOLATION,
+                        write ? DatReturnSubtype.PROTECTION_WRITE : DatReturnSubtype.PROTECTION_READ,
+                        "the LMR's PZ is not the endpoint's");
+            }
+            // C9 CONFLICT: a receive writes local memory, so it needs local write, as RDMA Read does.
+            if (write ? !l.has(MemoryPrivilege.LOCAL_WRITE) : !l.has(MemoryPrivilege.LOCAL_READ)) {
+                throw new DatException(DatReturnType.PRIVILEGES_VIOLATION,
+                        write ? DatReturnSubtype.PRIVILEGES_WRITE : DatReturnSubtype.PRIVILEGES_READ,
+                        "the LMR lacks local " + (write ? "write" : "read") + " privilege");
+            }
+            if (!l.covers(t.virtualAddress(), t.segmentLength()) || t.segmentLength() > Integer.MAX_VALUE) {
+                throw DatException.invalidParameter("segment " + t + " lies outside its LMR");
+            }
+            sink.add(t.virtualAddress(), (int) t.segmentLength(), t.lmrContext());
+            total += t.segmentLength();
+        }
+        return total;
+    }
+
+    private void checkRequestFlags(Set<CompletionFlag> flags) {
+        if (flags == null) {
+            throw DatException.invalidParameter("completion flags are null");
+        }
+        if (flags.contains(CompletionFlag.UNSIGNALLED) && !attrs.requestCompletionFlags().contains(CompletionFlag.UNSIGNALLED)) {
+            // dat_ep_post_send(3DAT): UNSIGNALLED needs the endpoint's request completion flags UNSIGNALLED.
+            throw DatException.invalidParameter("DAT_COMPLETION_UNSIGNALLED_FLAG needs UNSIGNALLED request completion flags on the endpoint");
+        }
+        if (flags.contains(CompletionFlag.EVD_THRESHOLD)) {
+            throw DatException.invalidParameter("EVD_THRESHOLD is an endpoint receive completion flag, not a post flag");
+        }
+    }
+
+    private int claimRequest(QueuePair q) {
+        int capacity = attrs.maxRequestDtos();
+        if (reqTail - reqHead >= capacity) {
+            // Unsignalled work requests retired without a completion: the QP's depth tells how many are left.
+            int retired = reqTail - q.sendQueueDepth();
+            if (retired - reqHead > 0) {
+                reqHead = retired;
+            }
+            if (reqTail - reqHead >= capacity) {
+                throw insufficient(DatReturnSubtype.RESOURCE_MEMORY, "max_request_dtos (" + capacity + ") are outstanding");
+            }
+        }
+        return reqTail++;
+    }
+
+    private int sendFlags(Set<CompletionFlag> flags) {
+        int f = 0;
+        if (!flags.contains(CompletionFlag.SUPPRESS)) {
+            f |= SendFlag.SIGNALED.bit();
+        }
+        if (flags.contains(CompletionFlag.BARRIER_FENCE)) {
+            f |= SendFlag.FENCE.bit();
+        }
+        if (flags.contains(CompletionFlag.SOLICITED_WAIT)) {
+            f |= SendFlag.SOLICITED.bit();
+        }
+        return f;
+    }
+
+    private void postRequest(QueuePair q, int seq) {
+        sendWr.wrId(SimIa.TAG_REQUEST | ((long) id << 32) | (seq & 0xFFFFFFFFL));
+        try {
+            q.postSend(sendWr);
+        } catch (PostException e) {
+            reqTail--;
+            if (e.errno() == Errno.ENOMEM) {
+                throw insufficient(DatReturnSubtype.RESOURCE_MEMORY, e.getMessage());
+            }
+            throw new DatException(DatReturnType.INVALID_STATE, EpStateTable.subtype(state), e.getMessage());
+        }
+    }
+
+    @Override
+    public void postSend(List<LmrTriplet> localIov, long userCookie, Set<CompletionFlag> completionFlags) {
+        checkHandle();
+        EpStateTable.check(state, EpOp.POST_SEND);
+        checkRequestFlags(completionFlags);
+        checkIov(localIov, attrs.maxRequestIov());
+        QueuePair q = readyQp();
+        synchronized (postLock) {
+            sendWr.clear();
+            long total = addSegments(ia, pz, localIov, false, (a, l, k) -> sendWr.sge(a, l, k));
+            if (total > attrs.maxMessageSize()) {
+                throw DatException.invalidParameter("message of " + total + " bytes exceeds max_message_size " + attrs.maxMessageSize());
+            }
+            int seq = claimRequest(q);
+            fill(req[seq & (req.length - 1)], userCookie, Kind.SEND, total, completionFlags);
+            sendWr.opcode(WrOpcode.SEND);
+            sendWr.flagBits(sendFlags(completionFlags));
+            postRequest(q, seq);
+        }
+    }
+
+    @Override
+    public void postRdmaRead(List<LmrTriplet> localIov, long userCookie, RmrTriplet remoteBuffer,
+                             Set<CompletionFlag> completionFlags) {
+        checkHandle();
+        EpStateTable.check(state, EpOp.POST_RDMA_READ);
+        checkRequestFlags(completionFlags);
+        checkIov(localIov, Math.max(1, attrs.maxRdmaReadIov()));
+        if (remoteBuffer == null) {
+            throw DatException.invalidParameter("remote buffer is null");
+        }
+        if (remoteBuffer.segmentLength() > attrs.maxRdmaSize()) {
+            throw DatException.invalidParameter("RDMA of " + remoteBuffer.segmentLength() + " bytes exceeds max_rdma_size");
+        }
+        QueuePair q = readyQp();
+        synchronized (postLock) {
+            sendWr.clear();
+            long[] left = {remoteBuffer.segmentLength()};
+            long total = addSegments(ia, pz, localIov, true, (a, l, k) -> {
+                int n = (int) Math.min(l, left[0]);
+                if (n > 0) {
+                    sendWr.sge(a, n, k);
+                    left[0] -= n;
+                }
+            });
+            if (total < remoteBuffer.segmentLength()) {
+                // dat_ep_post_rdma_read(3DAT): the local buffer is too small for the remote data.
+                throw new DatException(DatReturnType.LENGTH_ERROR, "local_iov of " + total + " bytes cannot hold the "
+                        + remoteBuffer.segmentLength() + " bytes read");
+            }
+            int seq = claimRequest(q);
+            fill(req[seq & (req.length - 1)], userCookie, Kind.RDMA_READ, remoteBuffer.segmentLength(), completionFlags);
+            sendWr.opcode(WrOpcode.RDMA_READ).remote(remoteBuffer.targetAddress(), remoteBuffer.rmrContext());
+            sendWr.flagBits(sendFlags(completionFlags));
+            postRequest(q, seq);
+        }
+    }
+
+    @Override
+    public void postRdmaWrite(List<LmrTriplet> localIov, long userCookie, RmrTriplet remoteBuffer,
+                              Set<CompletionFlag> completionFlags) {
+        checkHandle();
+        EpStateTable.check(state, EpOp.POST_RDMA_WRITE);
+        checkRequestFlags(completionFlags);
+        checkIov(localIov, Math.max(1, attrs.maxRdmaWriteIov()));
+        if (remoteBuffer == null) {
+            throw DatException.invalidParameter("remote buffer is null");
+        }
+        QueuePair q = readyQp();
+        synchronized (postLock) {
+            sendWr.clear();
+            long total = addSegments(ia, pz, localIov, false, (a, l, k) -> sendWr.sge(a, l, k));
+            if (total > remoteBuffer.segmentLength()) {
+                // dat_ep_post_rdma_write(3DAT): the remote buffer is too small for the local data.
+                throw new DatException(DatReturnType.LENGTH_ERROR, "remote buffer of " + remoteBuffer.segmentLength()
+                        + " bytes cannot take " + total + " bytes");
+            }
+            if (total > attrs.maxRdmaSize()) {
+                throw DatException.invalidParameter("RDMA of " + total + " bytes exceeds max_rdma_size");
+            }
+            int seq = claimRequest(q);
+            fill(req[seq & (req.length - 1)], userCookie, Kind.RDMA_WRITE, total, completionFlags);
+            sendWr.opcode(WrOpcode.RDMA_WRITE).remote(remoteBuffer.targetAddress(), remoteBuffer.rmrContext());
+            sendWr.flagBits(sendFlags(completionFlags));
+            postRequest(q, seq);
+        }
+    }
+
+    /** Posts the bind of {@code rmr} (dat_rmr_bind(3DAT)); returns the new rmr_context. */
+    int postBind(SimRmr rmr, SimLmr lmr, LmrTriplet triplet, Set<MemoryPrivilege> privileges, long cookie,
+                 Set<CompletionFlag> flags) {
+        checkHandle();
+        EpStateTable.check(state, EpOp.RMR_BIND);
+        checkRequestFlags(flags);
+        QueuePair q = readyQp();
+        EnumSet<AccessFlag> access = EnumSet.noneOf(AccessFlag.class);
+        if (privileges.contains(MemoryPrivilege.REMOTE_READ)) {
+            access.add(AccessFlag.REMOTE_READ);
+        }
+        if (privileges.contains(MemoryPrivilege.REMOTE_WRITE)) {
+            access.add(AccessFlag.REMOTE_WRITE);
+        }
+        EnumSet<SendFlag> sf = EnumSet.noneOf(SendFlag.class);
+        if (!flags.contains(CompletionFlag.SUPPRESS)) {
+            sf.add(SendFlag.SIGNALED);
+        }
+        if (flags.contains(CompletionFlag.BARRIER_FENCE)) {
+            sf.add(SendFlag.FENCE);
+        }
+        synchronized (postLock) {
+            int seq = claimRequest(q);
+            ReqSlot s = req[seq & (req.length - 1)];
+            fill(s, cookie, Kind.BIND, triplet.segmentLength(), flags);
+            s.rmr = rmr;
+            s.lmr = lmr;
+            s.triplet = triplet;
+            s.privileges = EnumSet.copyOf(privileges.isEmpty() ? EnumSet.noneOf(MemoryPrivilege.class) : privileges);
+            long wrId = SimIa.TAG_REQUEST | ((long) id << 32) | (seq & 0xFFFFFFFFL);
+            try {
+                int key = q.bindMw(rmr.mw, lmr == null ? null : lmr.mr, triplet.virtualAddress(), triplet.segmentLength(),
+                        access, wrId, sf);
+                s.newRkey = key;
+                return key;
+            } catch (VerbsException e) {
+                reqTail--;
+                if (e.errno() == Errno.ENOMEM) {
+                    throw insufficient(DatReturnSubtype.RESOURCE_MEMORY, e.getMessage());
+                }
+                throw new DatException(DatReturnType.INVALID_STATE, EpStateTable.subtype(state), e.getMessage());
+            }
+        }
+    }
+
+    private static void fill(ReqSlot s, long cookie, Kind kind, long length, Set<CompletionFlag> flags) {
+        s.cookie = cookie;
+        s.kind = kind;
+        s.length = length;
+        s.unsignalled = flags.contains(CompletionFlag.UNSIGNALLED);
+        s.rmr = null;
+        s.lmr = null;
+        s.triplet = null;
+        s.privileges = null;
+    }
+
+    private static void checkIov(List<LmrTriplet> iov, int max) {
+        if (iov == null) {
+            throw DatException.invalidParameter("local_iov is null");
+        }
+        if (iov.size() > max) {
+            throw DatException.invalidParameter(iov.size() + " segments exceed the endpoint's limit of " + max);
+        }
+    }
+
+    /**
+     * Posts a receive (dat_ep_post_recv(3DAT)): valid in every state; in DISCONNECTED it is flushed
+     * at once. An endpoint with an SRQ takes its receives from the SRQ: posting to it is refused
+     * with DAT_INVALID_PARAMETER (S3 SILENT: it has no receive queue of its own to post to).
+     */
+    @Override
+    public void postRecv(List<LmrTriplet> localIov, long userCookie, Set<CompletionFlag> completionFlags) {
+        checkHandle();
+        EpStateTable.check(state, EpOp.POST_RECV);
+        if (srq != null) {
+            throw DatException.invalidParameter("the endpoint receives from an SRQ: post to the SRQ (dat_srq_post_recv)");
+        }
+        if (completionFlags == null) {
+            throw DatException.invalidParameter("completion flags are null");
+        }
+        if (completionFlags.contains(CompletionFlag.UNSIGNALLED) && !attrs.recvCompletionFlags().contains(CompletionFlag.UNSIGNALLED)) {
+            throw DatException.invalidParameter("DAT_COMPLETION_UNSIGNALLED_FLAG needs UNSIGNALLED recv completion flags on the endpoint");
+        }
+        checkIov(localIov, attrs.maxRecvIov());
+        QueuePair q = readyQp();
+        synchronized (postLock) {
+            if (recvTail - recvHead >= attrs.maxRecvDtos()) {
+                throw insufficient(DatReturnSubtype.RESOURCE_MEMORY, "max_recv_dtos (" + attrs.maxRecvDtos() + ") receives are posted");
+            }
+            int seq = recvTail;
+            RecvSlot s = recv[seq & (recv.length - 1)];
+            recvWr.clear();
+            s.segments = 0;
+            addSegments(ia, pz, localIov, true, (a, l, k) -> {
+                recvWr.sge(a, l, k);
+                s.lmr[s.segments] = k;
+                s.va[s.segments] = a;
+                s.len[s.segments] = l;
+                s.segments++;
+            });
+            s.cookie = userCookie;
+            recvWr.wrId(SimIa.TAG_RECV | ((long) id << 32) | (seq & 0xFFFFFFFFL));
+            try {
+                q.postRecv(recvWr);
+            } catch (PostException e) {
+                if (e.errno() == Errno.ENOMEM) {
+                    throw insufficient(DatReturnSubtype.RESOURCE_MEMORY, e.getMessage());
+                }
+                throw new DatException(DatReturnType.INVALID_STATE, EpStateTable.subtype(state), e.getMessage());
+            }
+            recvTail++;
+            anyRecvPosted = true;
+        }
+    }
+
+    // ------------------------------------------------------------------ completions (engine thread)
+
+    /** A request completion of this endpoint taken off its request EVD's CQ. */
+    SimIa.Translated completeRequest(SimEvd evd, int seq, WorkCompletion wc) {
+        long cookie;
+        Kind kind;
+        long length;
+        boolean unsignalled;
+        SimRmr rmr;
+        SimLmr lmr;
+        LmrTriplet triplet;
+        Set<MemoryPrivilege> privileges;
+        int newRkey;
+        synchronized (postLock) {
+            if (seq - reqHead < 0 || reqTail - seq <= 0) {
+                return null;
+            }
+            ReqSlot s = req[seq & (req.length - 1)];
+            cookie = s.cookie;
+            kind = s.kind;
+            length = s.length;
+            unsignalled = s.unsignalled;
+            rmr = s.rmr;
+            lmr = s.lmr;
+            triplet = s.triplet;
+            privileges = s.privileges;
+            newRkey = s.newRkey;
+            s.rmr = null;
+            s.lmr = null;
+            reqHead = seq + 1;
+        }
+        DtoCompletionStatus st = Statuses.of(wc.status(), wc.vendorErr());
+        boolean ok = st == DtoCompletionStatus.SUCCESS;
+        if (state == EndpointState.DISCONNECT_PENDING) {
+            checkDrained();
+        }
+        boolean notify = !unsignalled || !ok;
+        if (kind == Kind.BIND) {
+            rmr.bound(lmr, triplet, privileges, newRkey, ok);
+            return new SimIa.Translated(new RmrBindCompletionEvent(evd, rmr, cookie, ok ? st
+                    : st == DtoCompletionStatus.ERR_FLUSHED ? st : DtoCompletionStatus.RMR_OPERATION_FAILED), notify);
+        }
+        return new SimIa.Translated(new DtoCompletionEvent(evd, this, cookie, st, ok ? length : 0), notify);
+    }
+
+    /** A receive completion of this endpoint taken off its recv EVD's CQ. */
+    SimIa.Translated completeRecv(SimEvd evd, int seq, WorkCompletion wc, boolean solicited) {
+        long cookie;
+        synchronized (postLock) {
+            if (seq - recvHead < 0 || recvTail - seq <= 0) {
+                return null;
+            }
+            cookie = recv[seq & (recv.length - 1)].cookie;
+            recvHead = seq + 1;
+        }
+        DtoCompletionStatus st = Statuses.of(wc.status(), wc.vendorErr());
+        boolean ok = st == DtoCompletionStatus.SUCCESS;
+        if (ok && attrs.recvCompletionFlags().contains(CompletionFlag.SUPPRESS)) {
+            return null;
+        }
+        return new SimIa.Translated(new DtoCompletionEvent(evd, this, cookie, st,
+                ok ? Integer.toUnsignedLong(wc.byteLen()) : 0), recvNotifies(wc.status() == WcStatus.SUCCESS, solicited));
+    }
+
+    /**
+     * Whether a receive completion notifies waiters (dat_ep_post_recv(3DAT), dat_evd_wait(3DAT)):
+     * errors always; UNSIGNALLED receive completions never; SOLICITED_WAIT ones only when the
+     * matching send was solicited; otherwise always. An SRQ receive that arrives on this endpoint
+     * also counts against its watermarks (dat_ep_set_watermark(3DAT)).
+     */
+    boolean recvNotifies(boolean success, boolean solicited) {
+        if (srq != null) {
+            checkWatermarks();
+        }
+        if (!success) {
+            return true;
+        }
+        Set<CompletionFlag> f = attrs.recvCompletionFlags();
+        if (f.contains(CompletionFlag.UNSIGNALLED)) {
+            return false;
+        }
+        if (f.contains(CompletionFlag.SOLICITED_WAIT)) {
+            return solicited;
+        }
+        return true;
+    }
+
+    /** An SRQ buffer was allocated to this endpoint (one at a time in simrdma). Engine thread. */
+    private void checkWatermarks() {
+        int held = 1;
+        if (softHw != Dat.WATERMARK_INFINITE && held > softHw && !softHwReported) {
+            softHwReported = true;
+            ia.postAsync(EventNumber.ASYNC_ERROR_EP_BROKEN, this, AsyncErrorReason.SRQ_SOFT_HIGH_WATERMARK_EVENT);
+        }
+        if (hardHw != Dat.WATERMARK_INFINITE && held > hardHw
+                && (state == EndpointState.CONNECTED || state == EndpointState.DISCONNECT_PENDING)) {
+            // dat_ep_set_watermark(3DAT): above the hard watermark the connection is broken.
+            broken();
+            if (cmId != null) {
+                safeDisconnect();
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ connection: active side
+
+    @Override
+    public void connect(SocketAddress remoteIaAddress, long remoteConnQual, Timeout timeout, byte[] privateData,
+                        Qos qos, Set<ConnectFlag> connectFlags) {
+        checkHandle();
+        InetSocketAddress remote = checkConnectArgs(remoteIaAddress, remoteConnQual, timeout, privateData, qos, connectFlags);
+        ia.run(() -> startConnect(EpOp.CONNECT, remote, remoteIaAddress, remoteConnQual, timeout, privateData));
+    }
+
+    @Override
+    public void dupConnect(Endpoint dupEp, Timeout timeout, byte[] privateData, Qos qos) {
+        checkHandle();
+        SimEp other = SimHandle.check(dupEp, SimEp.class, ia, DatReturnSubtype.INVALID_HANDLE_EP);
+        if (other.state != EndpointState.CONNECTED || other.remoteAddr == null) {
+            throw new DatException(DatReturnType.INVALID_STATE, EpStateTable.subtype(other.state),
+                    "dup_ep_handle must be connected (dat_ep_dup_connect(3DAT))");
+        }
+        InetSocketAddress remote = checkConnectArgs(other.remoteAddr, other.remoteQual, timeout, privateData, qos,
+                EnumSet.noneOf(ConnectFlag.class));
+        ia.run(() -> startConnect(EpOp.DUP_CONNECT, remote, other.remoteAddr, other.remoteQual, timeout, privateData));
+    }
+
+    private InetSocketAddress checkConnectArgs(SocketAddress addr, long qual, Timeout timeout, byte[] pd, Qos qos,
+                                               Set<ConnectFlag> flags) {
+        if (timeout == null || qos == null || flags == null) {
+            throw DatException.invalidParameter("timeout, qos and connect flags must not be null");
+        }
+        if (!(addr instanceof InetSocketAddress isa) || isa.getAddress() == null) {
+            throw new DatException(DatReturnType.INVALID_ADDRESS, DatReturnSubtype.INVALID_ADDRESS_MALFORMED,
+                    "the remote IA address must be a resolved socket address (an IA's address from dat_ia_query)");
+        }
+        if (qual < 1 || qual > 0xFFFF) {
+            throw DatException.invalidParameter("connection qualifier " + qual + " not in 1..65535");
+        }
+        if (pd != null && pd.length > SimProvider.MAX_PRIVATE_DATA) {
+            throw DatException.invalidParameter("private data of " + pd.length + " bytes exceeds max_private_data_size "
+                    + SimProvider.MAX_PRIVATE_DATA);
+        }
+        if (qos != Qos.BEST_EFFORT) {
+            throw new DatException(DatReturnType.MODEL_NOT_SUPPORTED, "QoS " + qos + " is not supported");
+        }
+        if (flags.contains(ConnectFlag.MULTIPATH)) {
+            throw new DatException(DatReturnType.MODEL_NOT_SUPPORTED, "multipath connections are not supported");
+        }
+        return new InetSocketAddress(isa.getAddress(), (int) qual);
+    }
+
+    /** Device executor. */
+    private void startConnect(EpOp op, InetSocketAddress dst, SocketAddress remote, long qual, Timeout timeout,
+                              byte[] privateData) {
+        checkHandle();
+        EpStateTable.Rule r = EpStateTable.check(state, op);
+        readyQp();
+        CmId id = ia.cm.createId(ia.cmChannel(), this, PortSpace.IB);
+        ia.owners.put(id, this);
+        try {
+            id.bind(ia.address());
+            id.resolveAddr(null, dst, RESOLVE_TIMEOUT_MS);
+        } catch (VerbsException e) {
+            ia.owners.remove(id);
+            id.destroy();
+            throw new DatException(DatReturnType.INVALID_ADDRESS, DatReturnSubtype.INVALID_ADDRESS_UNREACHABLE, e.getMessage());
+        }
+        cmId = id;
+        remoteAddr = remote;
+        remoteQual = qual;
+        localQual = id.srcPort();
+        connectPrivateData = privateData == null ? new byte[0] : privateData.clone();
+        state = r.next();
+        if (!timeout.isInfinite()) {
+            connectTimer.start(timeout.toNanos());
+        }
+    }
+
+    /** dat_ep_connect(3DAT) timeout: the connection did not complete in time. Device executor. */
+    private void onConnectTimeout() {
+        if (state == EndpointState.ACTIVE_CONNECTION_PENDING) {
+            safeDisconnect();
+            failActive(EventNumber.CONNECTION_EVENT_TIMED_OUT, null);
+        }
+    }
+
+    private void failActive(EventNumber n, byte[] privateData) {
+        connectTimer.stop();
+        state = EndpointState.DISCONNECTED;
+        qpToError();
+        post(n, privateData);
+    }
+
+    private void post(EventNumber n, byte[] privateData) {
+        SimEvd c = connectEvd;
+        if (c != null) {
+            c.enqueue(new ConnectionEvent(c, n, this, privateData), true);
+        }
+    }
+
+    private void qpToError() {
+        QueuePair q = qp;
+        if (q != null && q.state() != QpState.ERR && q.state() != QpState.RESET) {
+            q.modify(new QpAttr().state(QpState.ERR));
+        }
+    }
+
+    private void safeDisconnect() {
+        CmId id = cmId;
+        if (id == null) {
+            return;
+        }
+        try {
+            id.disconnect();
+        } catch (VerbsException e) {
+            LOG.debug("EP {}: disconnect of {}: {}", this.id, id, e.getMessage());
+        }
+    }
+
+    /** A connection-manager event of this endpoint's id. Device executor. */
+    void onCmEvent(CmEvent e) {
+        if (freed || e.id() != cmId) {
+            return;
+        }
+        EndpointState s = state;
+        switch (e.type()) {
+            case ADDR_RESOLVED:
+                if (s == EndpointState.ACTIVE_CONNECTION_PENDING) {
+                    cmId.resolveRoute(RESOLVE_TIMEOUT_MS);
+                }
+                break;
+            case ROUTE_RESOLVED:
+                if (s == EndpointState.ACTIVE_CONNECTION_PENDING) {
+                    cmId.attachQp(qp);
+                    EpAttributes a = attrs;
+                    cmId.connect(new ConnParam(PrivateData.encode(connectPrivateData, (int) localQual), a.maxRdmaReadIn(),
+                            a.maxRdmaReadOut(), false, 7, 7, srq != null, 0));
+                }
+                break;
+            case ADDR_ERROR:
+            case ROUTE_ERROR:
+            case UNREACHABLE:
+                if (s == EndpointState.ACTIVE_CONNECTION_PENDING) {
+                    // S9 SILENT: UNREACHABLE when the transport gives up (no answer after the CM's retries, no
+                    // route); TIMED_OUT when the consumer's dat_ep_connect timeout expires first.
+                    failActive(EventNumber.CONNECTION_EVENT_UNREACHABLE, null);
+                } else if (s == EndpointState.COMPLETION_PENDING) {
+                    failPassive();
+                }
+                break;
+            case REJECTED:
+                if (s == EndpointState.ACTIVE_CONNECTION_PENDING) {
+                    // dat_ep_connect(3DAT): a reject by the remote consumer is PEER_REJECTED; by anything else
+                    // (no listener, no resources) NON_PEER_REJECTED.
+                    boolean peer = e.rejectReason() == RejectReason.CONSUMER_DEFINED;
+                    failActive(peer ? EventNumber.CONNECTION_EVENT_PEER_REJECTED
+                            : EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED, peer ? PrivateData.decode(e.privateData()).data() : null);
+                } else if (s == EndpointState.COMPLETION_PENDING) {
+                    failPassive();
+                }
+                break;
+            case CONNECT_ERROR:
+                if (s == EndpointState.ACTIVE_CONNECTION_PENDING) {
+                    failActive(EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED, null);
+                } else if (s == EndpointState.COMPLETION_PENDING) {
+                    failPassive();
+                }
+                break;
+            case ESTABLISHED:
+                if (s == EndpointState.ACTIVE_CONNECTION_PENDING) {
+                    connectTimer.stop();
+                    state = EndpointState.CONNECTED;
+                    post(EventNumber.CONNECTION_EVENT_ESTABLISHED, PrivateData.decode(e.privateData()).data());
+                } else if (s == EndpointState.COMPLETION_PENDING) {
+                    state = EndpointState.CONNECTED;
+                    // dat_evd_wait(3DAT): on the passive side the private data is undefined and its size 0.
+                    post(EventNumber.CONNECTION_EVENT_ESTABLISHED, null);
+                }
+                break;
+            case DISCONNECTED:
+                if (s == EndpointState.CONNECTED || s == EndpointState.DISCONNECT_PENDING) {
+                    drainTimer.stop();
+                    state = EndpointState.DISCONNECTED;
+                    post(EventNumber.CONNECTION_EVENT_DISCONNECTED, null);
+                } else if (s == EndpointState.DISCONNECTED && disconnectEventDue) {
+                    disconnectEventDue = false;
+                    post(EventNumber.CONNECTION_EVENT_DISCONNECTED, null);
+                }
+                break;
+            default:
+                break;
+        }
+    }
+
+    /** The QP of a connected endpoint failed (retries exhausted, a remote error). Device executor. */
+    void onQpFailed() {
+        EndpointState s = state;
+        if (s == EndpointState.CONNECTED || s == EndpointState.DISCONNECT_PENDING) {
+            broken();
+        }
+    }
+
+    private void broken() {
+        drainTimer.stop();
+        state = EndpointState.DISCONNECTED;
+        disconnectEventDue = false;
+        post(EventNumber.CONNECTION_EVENT_BROKEN, null);
+    }
+
+    // ------------------------------------------------------------------ connection: passive side
+
+    /** dat_rsp_create(3DAT) reserved this endpoint. Device executor. */
+    void reserve(SimRsp r) {
+        EpStateTable.Rule rule = EpStateTable.check(state, EpOp.RSP_CREATE);
+        rsp = r;
+        localQual = r.connQual();
+        state = rule.next();
+    }
+
+    /** The RSP was freed before its request arrived: the endpoint is the consumer's again. */
+    void unreserve(SimRsp r) {
+        if (rsp == r && state == EndpointState.RESERVED) {
+            state = EndpointState.UNCONNECTED;
+        }
+        if (rsp == r) {
+            rsp = null;
+        }
+    }
+
+    /** The RSP's request arrived: RESERVED → PASSIVE_CONNECTION_PENDING. */
+    void requestArrived() {
+        if (state == EndpointState.RESERVED) {
+            state = EndpointState.PASSIVE_CONNECTION_PENDING;
+        }
+    }
+
+    /** dat_cr_accept(3DAT) with this endpoint. Device executor. */
+    void accept(SimCr cr, CmId child, byte[] privateData) {
+        checkHandle();
+        EpStateTable.Rule r = EpStateTable.check(state, EpOp.CR_ACCEPT);
+        QueuePair q = readyQp();
+        if (cr.aborted()) {
+            // dat_cr_accept(3DAT): the requester gave up (timed out, went away) before the accept, so the
+            // provider cannot complete the connection: ACCEPT_COMPLETION_ERROR, receives flushed.
+            ia.owners.remove(child);
+            rsp = null;
+            state = r.next();
+            failPassive();
+            return;
+        }
+        ConnParam req = cr.requestParam();
+        EpAttributes a = attrs;
+        ConnParam p = new ConnParam(PrivateData.encode(privateData, (int) cr.connQual()), Math.min(a.maxRdmaReadIn(), ia.attributes().maxRdmaReadIn()),
+                Math.min(a.maxRdmaReadOut(), req.initiatorDepth()), false, 7, 7, srq != null, 0);
+        child.attachQp(q);
+        try {
+            child.accept(p);
+        } catch (VerbsException e) {
+            child.detachQp();
+            throw DatException.invalidParameter("the endpoint does not satisfy the request: " + e.getMessage());
+        }
+        ia.owners.put(child, this);
+        cmId = child;
+        remoteAddr = cr.remoteAddress();
+        remoteQual = cr.remotePortQual();
+        localQual = cr.connQual();
+        rsp = null;
+        state = r.next();
+    }
+
+    private void failPassive() {
+        state = EndpointState.DISCONNECTED;
+        qpToError();
+        post(EventNumber.CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR, null);
+    }
+
+    /** dat_cr_reject(3DAT) of a request naming this endpoint. Device executor. */
+    void rejected() {
+        if (state == EndpointState.PASSIVE_CONNECTION_PENDING) {
+            EpStateTable.Rule r = EpStateTable.check(state, EpOp.CR_REJECT);
+            rsp = null;
+            state = r.next();
+        } else if (state == EndpointState.TENTATIVE_CONNECTION_PENDING && providerCreated) {
+            // dat_cr_reject(3DAT): the provider's endpoint goes back to the provider.
+            destroy();
+            ia.forget(this);
+        }
+    }
+
+    // ------------------------------------------------------------------ disconnect, reset, free
+
+    @Override
+    public void disconnect(CloseFlag flag) {
+        checkHandle();
+        if (flag == null) {
+            throw DatException.invalidParameter("close flag is null");
+        }
+        ia.run(() -> doDisconnect(flag));
+    }
+
+    private void doDisconnect(CloseFlag flag) {
+        checkHandle();
+        EpOp op = flag == CloseFlag.ABRUPT ? EpOp.DISCONNECT_ABRUPT : EpOp.DISCONNECT_GRACEFUL;
+        EpStateTable.Rule r = EpStateTable.check(state, op);
+        if (r.kind() == EpStateTable.Kind.NOOP) {
+            return;
+        }
+        switch (state) {
+            case ACTIVE_CONNECTION_PENDING:
+            case COMPLETION_PENDING:
+                connectTimer.stop();
+                safeDisconnect();
+                state = EndpointState.DISCONNECTED;
+                qpToError();
+                post(EventNumber.CONNECTION_EVENT_DISCONNECTED, null);
+                break;
+            case CONNECTED:
+                if (flag == CloseFlag.ABRUPT) {
+                    state = EndpointState.DISCONNECTED;
+                    disconnectEventDue = true;
+                    safeDisconnect();
+                } else {
+                    state = EndpointState.DISCONNECT_PENDING;
+                    checkDrained();
+                }
+                break;
+            case DISCONNECT_PENDING:
+                drainTimer.stop();
+                state = EndpointState.DISCONNECTED;
+                disconnectEventDue = true;
+                safeDisconnect();
+                break;
+            default:
+                break;
+        }
+    }
+
+    /** Graceful disconnect: once the request DTOs have completed, the connection goes. Device executor. */
+    private void checkDrained() {
+        if (state != EndpointState.DISCONNECT_PENDING) {
+            return;
+        }
+        QueuePair q = qp;
+        if (q == null || q.sendQueueDepth() == 0) {
+            drainTimer.stop();
+            safeDisconnect();
+        } else {
+            drainTimer.start(DRAIN_POLL_NANOS);
+        }
+    }
+
+    @Override
+    public void reset() {
+        checkHandle();
+        ia.run(() -> {
+            EpStateTable.Rule r = EpStateTable.check(state, EpOp.RESET);
+            if (r.kind() == EpStateTable.Kind.NOOP) {
+                return;
+            }
+            releaseCmId();
+            QueuePair q = qp;
+            if (q != null) {
+                q.modify(new QpAttr().state(QpState.RESET));
+                q.modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).port(1).accessFlags(EnumSet.of(AccessFlag.LOCAL_WRITE,
+                        AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_READ, AccessFlag.REMOTE_ATOMIC)));
+            }
+            synchronized (postLock) {
+                reqHead = reqTail;
+                recvHead = recvTail;
+            }
+            remoteAddr = null;
+            remoteQual = -1;
+            localQual = -1;
+            disconnectEventDue = false;
+            softHwReported = false;
+            state = r.next();
+        });
+    }
+
+    private void releaseCmId() {
+        CmId id = cmId;
+        if (id == null) {
+            return;
+        }
+        cmId = null;
+        ia.owners.remove(id);
+        id.detachQp();
+        try {
+            id.destroy();
+        } catch (VerbsException e) {
+            LOG.debug("EP {}: id {} not destroyed: {}", this.id, id, e.getMessage());
+        }
+    }
+
+    @Override
+    public void free() {
+        checkHandle();
+        ia.run(() -> {
+            checkHandle();
+            EpStateTable.check(state, EpOp.FREE);
+            destroy();
+        });
+        ia.forget(this);
+    }
+
+    /** Releases the endpoint: aborts its connection, destroys its QP, leaves its EVDs. Device executor. */
+    void destroy() {
+        if (freed) {
+            return;
+        }
+        ia.run(() -> {
+            connectTimer.stop();
+            drainTimer.stop();
+            EndpointState s = state;
+            if (s == EndpointState.CONNECTED || s == EndpointState.DISCONNECT_PENDING
+                    || s == EndpointState.ACTIVE_CONNECTION_PENDING || s == EndpointState.COMPLETION_PENDING) {
+                safeDisconnect();
+            }
+            releaseCmId();
+            if (rsp != null) {
+                rsp.epGone();
+                rsp = null;
+            }
+            destroyQp();
+            freed = true;
+            detach();
+            ia.unregisterEp(this);
+        });
+    }
+
+    // ------------------------------------------------------------------ modify, query, status
+
+    @Override
+    public void modify(EpModify m) {
+        checkHandle();
+        if (m == null) {
+            throw DatException.invalidParameter("modification is null");
+        }
+        ia.run(() -> doModify(m));
+    }
+
+    private void doModify(EpModify m) {
+        checkHandle();
+        boolean pzChange = false;
+        boolean attrChange = false;
+        boolean recvFlagChange = false;
+        for (EpParamField f : m.fields()) {
+            if (!f.modifiable()) {
+                throw DatException.invalidParameter("dat_ep_modify cannot change " + f + " (dat_ep_modify(3DAT))");
+            }
+            if (f == EpParamField.PZ_HANDLE) {
+                pzChange = true;
+            } else if (f == EpParamField.EP_ATTR_RECV_COMPLETION_FLAGS) {
+                recvFlagChange = true;
+            } else {
+                attrChange = true;
+            }
+        }
+        if (pzChange) {
+            EpStateTable.check(state, EpOp.MODIFY_PZ);
+        }
+        if (attrChange) {
+            EpStateTable.check(state, EpOp.MODIFY_ATTRIBUTES);
+        }
+        if (recvFlagChange) {
+            EpStateTable.check(state, EpOp.MODIFY_RECV_FLAGS);
+            if (anyRecvPosted) {
+                throw new DatException(DatReturnType.INVALID_STATE, EpStateTable.subtype(state),
+                        "recv_completion_flags can change only before any receive is posted (dat_ep_modify(3DAT))");
+            }
+        }
+        SimPz newPz = pzChange ? SimHandle.check(m.pz(), SimPz.class, ia, DatReturnSubtype.INVALID_HANDLE_PZ) : pz;
+        SimEvd newRecv = m.contains(EpParamField.RECV_EVD_HANDLE)
+                ? evd(ia, m.recvEvd(), EvdFlag.DTO, DatReturnSubtype.INVALID_HANDLE_EVD_RECV) : recvEvd;
+        SimEvd newRequest = m.contains(EpParamField.REQUEST_EVD_HANDLE)
+                ? evd(ia, m.requestEvd(), EvdFlag.DTO, DatReturnSubtype.INVALID_HANDLE_EVD_REQUEST) : requestEvd;
+        SimEvd newConnect = m.contains(EpParamField.CONNECT_EVD_HANDLE)
+                ? evd(ia, m.connectEvd(), EvdFlag.CONNECTION, DatReturnSubtype.INVALID_HANDLE_EVD_CONN) : connectEvd;
+        EpAttributes newAttrs = m.applyTo(attrs);
+        validate(ia, newAttrs, srq);
+        if (srq != null && newPz != null && newPz != srq.pz) {
+            throw DatException.invalidParameter("the endpoint's PZ must be the SRQ's");
+        }
+        removeStreams();
+        try {
+            checkStreams(newRecv, true, newAttrs.recvCompletionFlags());
+            checkStreams(newRequest, false, newAttrs.requestCompletionFlags());
+        } catch (DatException e) {
+            addStreams();
+            throw e;
+        }
+        boolean rebuild = qp != null && (newPz != pz || newRecv != recvEvd || newRequest != requestEvd
+                || newAttrs.maxRequestDtos() != attrs.maxRequestDtos() || newAttrs.maxRecvDtos() != attrs.maxRecvDtos()
+                || newAttrs.maxRequestIov() != attrs.maxRequestIov() || newAttrs.maxRecvIov() != attrs.maxRecvIov()
+                || newAttrs.maxRdmaReadIov() != attrs.maxRdmaReadIov() || newAttrs.maxRdmaWriteIov() != attrs.maxRdmaWriteIov());
+        if (newPz != pz) {
+            if (pz != null) {
+                pz.removeUser();
+            }
+            newPz.addUser();
+        }
+        SimPz oldPz = pz;
+        pz = newPz;
+        recvEvd = newRecv;
+        requestEvd = newRequest;
+        connectEvd = newConnect;
+        EpAttributes oldAttrs = attrs;
+        attrs = newAttrs;
+        addStreams();
+        if (rebuild) {
+            rebuildQp(oldPz, oldAttrs);
+        } else if (qp == null) {
+            sizeRings(newAttrs);
+            createQpIfReady();
+        }
+    }
+
+    /**
+     * New PZ, EVDs or sizes on an endpoint that has a QP: a new QP replaces it and the posted
+     * receives move over; those whose LMR is not in the new PZ complete with a protection error
+     * (dat_ep_modify(3DAT)). Device executor.
+     */
+    private void rebuildQp(SimPz oldPz, EpAttributes oldAttrs) {
+        RecvSlot[] oldRecv;
+        int head;
+        int tail;
+        synchronized (postLock) {
+            oldRecv = recv;
+            head = recvHead;
+            tail = recvTail;
+        }
+        destroyQp();
+        sizeRings(attrs);
+        createQpIfReady();
+        for (int seq = head; seq != tail; seq++) {
+            RecvSlot s = oldRecv[seq & (oldRecv.length - 1)];
+            List<LmrTriplet> iov = new java.util.ArrayList<>(s.segments);
+            for (int i = 0; i < s.segments; i++) {
+                iov.add(new LmrTriplet(s.lmr[i], s.va[i], s.len[i]));
+            }
+            try {
+                postRecv(iov, s.cookie, EnumSet.noneOf(CompletionFlag.class));
+            } catch (DatException e) {
+                if (recvEvd != null) {
+                    recvEvd.enqueue(new DtoCompletionEvent(recvEvd, this, s.cookie, DtoCompletionStatus.ERR_LOCAL_PROTECTION, 0),
+                            true);
+                }
+            }
+        }
+    }
+
+    @Override
+    public EpParams query() {
+        checkHandle();
+        EndpointState s = state;
+        long lq = localQual;
+        long rq = remoteQual;
+        return new EpParams(ia, s, Optional.of(ia.address()), lq >= 0 ? OptionalLong.of(lq) : OptionalLong.empty(),
+                Optional.ofNullable(remoteAddr), rq >= 0 ? OptionalLong.of(rq) : OptionalLong.empty(),
+                Optional.ofNullable(pz), Optional.ofNullable(recvEvd), Optional.ofNullable(requestEvd),
+                Optional.ofNullable(connectEvd), Optional.ofNullable(srq), attrs);
+    }
+
+    @Override
+    public EpStatus status() {
+        checkHandle();
+        QueuePair q = qp;
+        boolean recvIdle;
+        synchronized (postLock) {
+            recvIdle = recvTail == recvHead;
+        }
+        return new EpStatus(state, recvIdle, q == null || q.sendQueueDepth() == 0);
+    }
+
+    /**
+     * dat_ep_recv_query(3DAT): receives posted to the endpoint and not yet completed; with an SRQ,
+     * the buffers the endpoint holds are not tracked per endpoint (DAT_VALUE_UNKNOWN).
+     */
+    @Override
+    public EpRecvInfo recvQuery() {
+        checkHandle();
+        if (srq != null) {
+            return new EpRecvInfo(Dat.VALUE_UNKNOWN, Dat.VALUE_UNKNOWN);
+        }
+        synchronized (postLock) {
+            int n = recvTail - recvHead;
+            return new EpRecvInfo(n, n);
+        }
+    }
+
+    @Override
+    public void setWatermark(int softHighWatermark, int hardHighWatermark) {
+        checkHandle();
+        if ((softHighWatermark < 0 && softHighWatermark != Dat.WATERMARK_INFINITE)
+                || (hardHighWatermark < 0 && hardHighWatermark != Dat.WATERMARK_INFINITE)) {
+            throw DatException.invalidParameter("watermarks are counts or DAT_WATERMARK_INFINITE");
+        }
+        ia.run(() -> {
+            softHw = softHighWatermark;
+            hardHw = hardHighWatermark;
+            softHwReported = false;
+        });
+    }
+
+    long remotePortQual() {
+        return remoteQual;
+    }
+
+    @Override
+    public String toString() {
+        return "EP#" + id + "[" + state + "]";
+    }
+}

@@ -1,0 +1,508 @@
+package io.simrdma.provider;
+
+import io.simrdma.dat.AsyncErrorEvent;
+import io.simrdma.dat.AsyncErrorReason;
+import io.simrdma.dat.CompletionFlag;
+import io.simrdma.dat.ConsumerNotificationObject;
+import io.simrdma.dat.DatEvent;
+import io.simrdma.dat.DatException;
+import io.simrdma.dat.DatReturnSubtype;
+import io.simrdma.dat.DatReturnType;
+import io.simrdma.dat.EventDispatcher;
+import io.simrdma.dat.EventNumber;
+import io.simrdma.dat.EvdFlag;
+import io.simrdma.dat.EvdParams;
+import io.simrdma.dat.EvdState;
+import io.simrdma.dat.EvdWaitResult;
+import io.simrdma.dat.HandleType;
+import io.simrdma.dat.SoftwareEvent;
+import io.simrdma.dat.Timeout;
+import io.simrdma.fabric.CompletionChannel;
+import io.simrdma.fabric.CompletionQueue;
+import io.simrdma.fabric.VerbsException;
+import io.simrdma.fabric.WorkCompletion;
+import io.simrdma.fabric.sched.WaitSignal;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * An Event Dispatcher: one bounded queue of DAT events, fed by the event streams attached to it.
+ * An EVD with the DTO or RMR-bind stream owns a completion queue of its size; each completion is
+ * taken off the CQ on the engine thread as it arrives, translated into its DAT event and queued,
+ * so that all streams share one order and one length.
+ *
+ * <p>Notification (dat_evd_wait(3DAT), dat_ep_post_recv(3DAT)): an event either notifies or not.
+ * Request completions posted with DAT_COMPLETION_UNSIGNALLED_FLAG, and receive completions of an
+ * endpoint whose receives are UNSIGNALLED, or SOLICITED_WAIT when the matching send was not
+ * solicited, are queued without notifying: they wake no waiter and trigger no CNO, until a
+ * notifying event arrives. Errors always notify.
+ *
+ * <p>Overflow: an event arriving at a full EVD is lost and the IA's async EVD gets
+ * DAT_ASYNC_ERROR_EVD_OVERFLOW.
+ *
+ * <p>Thread safety: thread-safe; the queue is guarded by one lock.
+ */
+final class SimEvd extends SimHandle implements EventDispatcher {
+
+    private record Entry(DatEvent event, boolean notifies) {
+    }
+
+    /** An endpoint completion stream on this EVD, for the flag rules of dat_ep_create(3DAT). */
+    record Stream(SimEp ep, boolean recv, Set<CompletionFlag> flags) {
+    }
+
+    private final Object lock = new Object();
+    private final EnumSet<EvdFlag> flags;
+    private final ArrayDeque<Entry> queue = new ArrayDeque<>();
+    private final WaitSignal signal;
+    private final List<Stream> streams = new ArrayList<>();
+    private int qlen;
+    private int notifying;
+    private SimCno cno;
+    private boolean enabled = true;
+    private boolean waitable = true;
+    private boolean waiting;
+    /** Endpoints, service points and IAs that send events here. */
+    private int users;
+
+    /** The CQ of the DTO and RMR-bind streams, or null. */
+    final CompletionQueue cq;
+    private final CompletionChannel solicited;
+    private final WorkCompletion[] polled = WorkCompletion.array(1);
+
+    SimEvd(SimIa ia, int qlen, SimCno cno, Set<EvdFlag> flags) {
+        super(ia, HandleType.EVD);
+        this.qlen = qlen;
+        this.flags = flags.isEmpty() ? EnumSet.noneOf(EvdFlag.class) : EnumSet.copyOf(flags);
+        this.signal = ia.fabric.scheduler().newSignal();
+        this.cno = cno;
+        if (this.flags.contains(EvdFlag.DTO) || this.flags.contains(EvdFlag.RMR_BIND)) {
+            try {
+                this.solicited = ia.device.createCompletionChannel();
+                this.cq = ia.device.createCq(Math.max(qlen, 1), solicited, this);
+            } catch (VerbsException e) {
+                throw ia.resources(e, DatReturnSubtype.RESOURCE_TEVD);
+            }
+            cq.requestNotify(true);
+            cq.setCompletionListener(this::onCompletion);
+        } else {
+            this.cq = null;
+            this.solicited = null;
+        }
+        if (cno != null) {
+            cno.attach();
+        }
+    }
+
+    @Override
+    DatReturnSubtype invalidHandleSubtype() {
+        if (flags.contains(EvdFlag.CONNECTION)) {
+            return DatReturnSubtype.INVALID_HANDLE_EVD_CONN;
+        }
+        if (flags.contains(EvdFlag.CR)) {
+            return DatReturnSubtype.INVALID_HANDLE_EVD_CR;
+        }
+        if (flags.contains(EvdFlag.ASYNC)) {
+            return DatReturnSubtype.INVALID_HANDLE_EVD_ASYNC;
+        }
+        return DatReturnSubtype.INVALID_HANDLE_EVD_REQUEST;
+    }
+
+    Set<EvdFlag> flags() {
+        return flags;
+    }
+
+    /** Checks this is a usable EVD for a stream of {@code kind}; DAT_INVALID_HANDLE with {@code subtype} otherwise. */
+    void checkStream(EvdFlag kind, DatReturnSubtype subtype) {
+        if (freed || !flags.contains(kind)) {
+            throw new DatException(DatReturnType.INVALID_HANDLE, subtype,
+                    "EVD " + (freed ? "was freed" : "was not created with the " + kind + " stream flag"));
+        }
+    }
+
+    // ------------------------------------------------------------------ streams
+
+    void addUser() {
+        synchronized (lock) {
+            users++;
+        }
+    }
+
+    void removeUser() {
+        synchronized (lock) {
+            users--;
+        }
+    }
+
+    List<Stream> streams() {
+        synchronized (lock) {
+            return new ArrayList<>(streams);
+        }
+    }
+
+    void addStream(Stream s) {
+        synchronized (lock) {
+            streams.add(s);
+        }
+    }
+
+    void removeStreams(SimEp ep) {
+        synchronized (lock) {
+            streams.removeIf(s -> s.ep() == ep);
+        }
+    }
+
+    /** True if a stream feeding this EVD controls notification itself (UNSIGNALLED, SOLICITED_WAIT): waits need threshold 1. */
+    private boolean consumerControlled() {
+        for (Stream s : streams) {
+            if (s.flags().contains(CompletionFlag.UNSIGNALLED) || (s.recv() && s.flags().contains(CompletionFlag.SOLICITED_WAIT))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    // ------------------------------------------------------------------ arrivals
+
+    /** A completion arrived on the CQ: take it, translate it, queue its event. Engine thread. */
+    private void onCompletion() {
+        int n;
+        try {
+            n = cq.poll(polled, 1);
+        } catch (VerbsException e) {
+            // The CQ overran (cannot happen while it is drained on every push); report like an EVD overflow.
+            overflow();
+            return;
+        }
+        if (n == 0) {
+            return;
+        }
+        boolean solicitedEvent = solicited.pollCqEvent() != null;
+        if (solicitedEvent) {
+            cq.ackEvents(1);
+            cq.requestNotify(true);
+        }
+        SimIa.Translated t = ia.translate(this, polled[0], solicitedEvent);
+        if (t != null) {
+            enqueue(t.event(), t.notifies());
+        }
+    }
+
+    /** Queues an event of any stream. Any thread. @return false if the EVD overflowed (the event is lost) */
+    boolean enqueue(DatEvent e, boolean notify) {
+        SimCno trigger = null;
+        synchronized (lock) {
+            if (freed) {
+                return false;
+            }
+            if (queue.size() >= qlen) {
+                trigger = null;
+                notify = false;
+            } else {
+                queue.add(new Entry(e, notify));
+                if (notify) {
+                    notifying++;
+                    // dat_evd_wait(3DAT): a direct waiter preempts the CNO; a disabled EVD does not notify it.
+                    if (enabled && !waiting && cno != null) {
+                        trigger = cno;
+                    }
+                }
+                e = null;
+            }
+        }
+        if (e != null) {
+            overflow();
+            return false;
+        }
+        signal.signalAll();
+        if (trigger != null) {
+            trigger.trigger(this);
+        }
+        return true;
+    }
+
+    /** Queues a notifying event only if the EVD has room; a full EVD is left alone (no overflow is reported). */
+    boolean offer(DatEvent e) {
+        SimCno trigger = null;
+        synchronized (lock) {
+            if (freed || queue.size() >= qlen) {
+                return false;
+            }
+            queue.add(new Entry(e, true));
+            notifying++;
+            if (enabled && !waiting && cno != null) {
+                trigger = cno;
+            }
+        }
+        signal.signalAll();
+        if (trigger != null) {
+            trigger.trigger(this);
+        }
+        return true;
+    }
+
+    private void overflow() {
+        SimEvd async = ia.asyncEvd;
+        if (async != null && async != this) {
+            async.enqueue(new AsyncErrorEvent(async, EventNumber.ASYNC_ERROR_EVD_OVERFLOW, this,
+                    AsyncErrorReason.EVD_OVERFLOW_ERROR), true);
+        }
+    }
+
+    // ------------------------------------------------------------------ consumer side
+
+    @Override
+    public Optional<DatEvent> dequeue() {
+        checkHandle();
+        synchronized (lock) {
+            if (waiting) {
+                throw invalidState(DatReturnSubtype.INVALID_STATE_EVD_WAITER,
+                        "a thread waits on this EVD (dat_evd_dequeue(3DAT))");
+            }
+        }
+        Entry e = poll();
+        if (e == null && ia.fabric.scheduler().progress()) {
+            e = poll();
+        }
+        return e == null ? Optional.empty() : Optional.of(e.event());
+    }
+
+    private Entry poll() {
+        synchronized (lock) {
+            Entry e = queue.poll();
+            if (e != null && e.notifies()) {
+                notifying--;
+            }
+            return e;
+        }
+    }
+
+    @Override
+    public EvdWaitResult waitForEvent(Timeout timeout, int threshold) {
+        checkHandle();
+        if (timeout == null) {
+            throw DatException.invalidParameter("timeout is null");
+        }
+        synchronized (lock) {
+            if (threshold < 1 || threshold > qlen) {
+                throw new DatException(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.INVALID_ARG3,
+                        "threshold " + threshold + " not in 1.." + qlen + " (dat_evd_wait(3DAT))");
+            }
+            if (!waitable) {
+                throw invalidState(DatReturnSubtype.INVALID_STATE_EVD_UNWAITABLE, "EVD is unwaitable");
+            }
+            if (waiting) {
+                throw invalidState(DatReturnSubtype.INVALID_STATE_EVD_WAITER, "another thread waits on this EVD");
+            }
+            if (threshold != 1 && consumerControlled()) {
+                throw invalidState(DatReturnSubtype.INVALID_STATE_EVD_CONFIG_NOTIFY,
+                        "an UNSIGNALLED or SOLICITED_WAIT stream feeds this EVD: threshold must be 1 (dat_evd_wait(3DAT))");
+            }
+            waiting = true;
+        }
+        try {
+            long nanos = timeout.isInfinite() ? -1 : timeout.toNanos();
+            signal.await(() -> {
+                synchronized (lock) {
+                    return freed || ia.closed || !waitable || ready(threshold);
+                }
+            }, nanos);
+            if (Thread.interrupted()) {
+                throw new DatException(DatReturnType.INTERRUPTED_CALL, "dat_evd_wait interrupted");
+            }
+            synchronized (lock) {
+                if (freed || ia.closed) {
+                    throw new DatException(DatReturnType.ABORT, "the EVD was freed or its IA closed while waiting");
+                }
+                if (!waitable) {
+                    throw invalidState(DatReturnSubtype.INVALID_STATE_EVD_UNWAITABLE, "EVD made unwaitable while waiting");
+                }
+                if (!ready(threshold)) {
+                    return EvdWaitResult.timedOut(queue.size());
+                }
+                Entry e = queue.poll();
+                if (e.notifies()) {
+                    notifying--;
+                }
+                return EvdWaitResult.success(e.event(), queue.size());
+            }
+        } finally {
+            synchronized (lock) {
+                waiting = false;
+            }
+        }
+    }
+
+    private boolean ready(int threshold) {
+        return notifying > 0 && queue.size() >= threshold;
+    }
+
+    /** Events queued (for tests and dat_evd_resize). */
+    int size() {
+        synchronized (lock) {
+            return queue.size();
+        }
+    }
+
+    @Override
+    public void postSoftwareEvent(Object pointer) {
+        checkHandle();
+        if (!flags.contains(EvdFlag.SOFTWARE)) {
+            throw DatException.invalidParameter("EVD was not created with the software event stream (DAT_EVD_SOFTWARE_FLAG)");
+        }
+        synchronized (lock) {
+            if (queue.size() >= qlen) {
+                throw new DatException(DatReturnType.QUEUE_FULL, "EVD is full (dat_evd_post_se(3DAT))");
+            }
+        }
+        enqueue(new SoftwareEvent(this, pointer), true);
+    }
+
+    @Override
+    public void resize(int minQlen) {
+        checkHandle();
+        if (minQlen < 1 || minQlen > ia.attributes().maxEvdQlen()) {
+            throw DatException.invalidParameter("EVD length " + minQlen + " not in 1.." + ia.attributes().maxEvdQlen());
+        }
+        synchronized (lock) {
+            if (minQlen < queue.size()) {
+                throw invalidState(DatReturnSubtype.INVALID_STATE_EVD_IN_USE,
+                        minQlen + " is below the " + queue.size() + " events queued (dat_evd_resize(3DAT))");
+            }
+            if (cq != null) {
+                cq.resize(minQlen);
+            }
+            qlen = minQlen;
+        }
+    }
+
+    @Override
+    public void setUnwaitable() {
+        checkHandle();
+        synchronized (lock) {
+            waitable = false;
+        }
+        signal.signalAll();
+    }
+
+    @Override
+    public void clearUnwaitable() {
+        checkHandle();
+        synchronized (lock) {
+            waitable = true;
+        }
+    }
+
+    @Override
+    public void enable() {
+        checkHandle();
+        synchronized (lock) {
+            enabled = true;
+        }
+    }
+
+    @Override
+    public void disable() {
+        checkHandle();
+        synchronized (lock) {
+            enabled = false;
+        }
+    }
+
+    @Override
+    public void modifyCno(ConsumerNotificationObject newCno) {
+        checkHandle();
+        SimCno c = SimHandle.checkOptional(newCno, SimCno.class, ia, DatReturnSubtype.INVALID_HANDLE_CNO);
+        SimCno old;
+        synchronized (lock) {
+            old = cno;
+            cno = c;
+        }
+        if (c != null) {
+            c.attach();
+        }
+        if (old != null) {
+            old.detach();
+        }
+    }
+
+    @Override
+    public EvdParams query() {
+        checkHandle();
+        synchronized (lock) {
+            EvdState config = streams.isEmpty() ? null
+                    : consumerControlled() ? (hasSolicitedWait() ? EvdState.CONFIG_SOLICITED : EvdState.CONFIG_NOTIFY)
+                    : EvdState.CONFIG_THRESHOLD;
+            return new EvdParams(ia, qlen, EvdParams.stateOf(enabled, waitable, config), Optional.ofNullable(cno), flags);
+        }
+    }
+
+    private boolean hasSolicitedWait() {
+        for (Stream s : streams) {
+            if (s.recv() && s.flags().contains(CompletionFlag.SOLICITED_WAIT)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Frees the EVD (dat_evd_free(3DAT)).
+     *
+     * @throws DatException DAT_INVALID_STATE (EVD in use) while an endpoint, a service point or the IA
+     *                      sends events here
+     */
+    @Override
+    public void free() {
+        checkHandle();
+        synchronized (lock) {
+            if (users > 0) {
+                throw invalidState(DatReturnSubtype.INVALID_STATE_EVD_IN_USE,
+                        users + " endpoint(s) or service point(s) still send events here (dat_evd_free(3DAT))");
+            }
+        }
+        destroy();
+        ia.forget(this);
+    }
+
+    /** Releases the EVD without checks (abrupt IA close). */
+    void destroy() {
+        SimCno c;
+        synchronized (lock) {
+            if (freed) {
+                return;
+            }
+            freed = true;
+            queue.clear();
+            notifying = 0;
+            c = cno;
+            cno = null;
+        }
+        signal.signalAll();
+        if (cq != null) {
+            cq.setCompletionListener(null);
+            int unacked = 0;
+            while (solicited.pollCqEvent() != null) {
+                unacked++;
+            }
+            if (unacked > 0) {
+                cq.ackEvents(unacked);
+            }
+            cq.destroy();
+            solicited.destroy();
+        }
+        if (c != null) {
+            c.detach();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "EVD" + flags + "[qlen=" + qlen + "]";
+    }
+}

@@ -1,0 +1,620 @@
+package io.simrdma.provider;
+
+import io.simrdma.dat.AsyncErrorEvent;
+import io.simrdma.dat.AsyncErrorReason;
+import io.simrdma.dat.AsyncEvdRequest;
+import io.simrdma.dat.CloseFlag;
+import io.simrdma.dat.ConsumerNotificationObject;
+import io.simrdma.dat.DatEvent;
+import io.simrdma.dat.DatException;
+import io.simrdma.dat.DatReturnSubtype;
+import io.simrdma.dat.DatReturnType;
+import io.simrdma.dat.Endpoint;
+import io.simrdma.dat.EpAttributes;
+import io.simrdma.dat.EventDispatcher;
+import io.simrdma.dat.EventNumber;
+import io.simrdma.dat.EvdFlag;
+import io.simrdma.dat.HandleType;
+import io.simrdma.dat.IaAttributes;
+import io.simrdma.dat.IaQueryResult;
+import io.simrdma.dat.InterfaceAdapter;
+import io.simrdma.dat.LmrTriplet;
+import io.simrdma.dat.LocalMemoryRegion;
+import io.simrdma.dat.MemoryPrivilege;
+import io.simrdma.dat.NamedAttribute;
+import io.simrdma.dat.ProtectionZone;
+import io.simrdma.dat.PspFlag;
+import io.simrdma.dat.PublicServicePoint;
+import io.simrdma.dat.RegionDescription;
+import io.simrdma.dat.ReservedServicePoint;
+import io.simrdma.dat.SharedReceiveQueue;
+import io.simrdma.dat.SrqAttributes;
+import io.simrdma.dat.WaitProxyAgent;
+import io.simrdma.dat.spi.IaOpenRequest;
+import io.simrdma.fabric.AsyncEvent;
+import io.simrdma.fabric.Device;
+import io.simrdma.fabric.DeviceAttributes;
+import io.simrdma.fabric.Errno;
+import io.simrdma.fabric.Fabric;
+import io.simrdma.fabric.QpState;
+import io.simrdma.fabric.QueuePair;
+import io.simrdma.fabric.VerbsException;
+import io.simrdma.fabric.WorkCompletion;
+import io.simrdma.fabric.cm.CmEvent;
+import io.simrdma.fabric.cm.CmEventChannel;
+import io.simrdma.fabric.cm.CmId;
+import io.simrdma.fabric.cm.RdmaCm;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.lang.invoke.VarHandle;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+
+/**
+ * An Interface Adapter instance: a DAT view of one simulated device (dat_ia_open(3DAT)). It owns
+ * every object created through it, its asynchronous EVD, and the glue from the fabric to DAT
+ * events: completions (through the EVDs' CQs), connection-manager events and device events.
+ *
+ * <p>Threading: state changes of endpoints and service points run on the device's executor
+ * ({@link #call}), where connection-manager events and device events also arrive, so they never
+ * race; posts run on the caller's thread.
+ *
+ * <p>Thread safety: thread-safe.
+ */
+final class SimIa extends SimHandle implements InterfaceAdapter {
+
+    private static final Logger LOG = LoggerFactory.getLogger(SimIa.class);
+
+    /** wr_id tags: which table a work request's cookie lives in. */
+    static final long TAG_REQUEST = 1L << 62;
+    static final long TAG_RECV = 2L << 62;
+    static final long TAG_SRQ = 3L << 62;
+    private static final long TAG_MASK = 3L << 62;
+
+    /** A translated completion. */
+    record Translated(DatEvent event, boolean notifies) {
+    }
+
+    final SimProvider provider;
+    final IaOpenRequest request;
+    final IaName name;
+    final Fabric fabric;
+    final Device device;
+    final RdmaCm cm;
+    volatile boolean closed;
+    volatile SimEvd asyncEvd;
+    private boolean ownsAsyncEvd;
+    private final IaAttributes attributes;
+    private final InetSocketAddress address;
+
+    private final Set<SimHandle> handles = new LinkedHashSet<>();
+    private final Map<Integer, SimLmr> lmrs = new ConcurrentHashMap<>();
+    private final Map<Integer, SimEp> eps = new ConcurrentHashMap<>();
+    private final Map<Integer, SimEp> epsByQpn = new ConcurrentHashMap<>();
+    private final Map<Integer, SimSrq> srqs = new ConcurrentHashMap<>();
+    private final Map<Long, SimServicePoint> servicePoints = new ConcurrentHashMap<>();
+    /** Connection-manager ids of endpoints, service points and requests: device executor only. */
+    final Map<CmId, Object> owners = new IdentityHashMap<>();
+    private final AtomicInteger nextId = new AtomicInteger(1);
+    private CmEventChannel cmChannel;
+    private final Consumer<AsyncEvent> asyncListener = this::onDeviceEvent;
+    private final Device.QpStateListener qpListener = this::onQpState;
+
+    SimIa(SimProvider provider, IaOpenRequest request, IaName name, Fabric fabric, Device device) {
+        super(null, HandleType.IA);
+        this.provider = provider;
+        this.request = request;
+        this.name = name;
+        this.fabric = fabric;
+        this.device = device;
+        this.cm = RdmaCm.of(fabric);
+        this.address = RdmaCm.addressOf(device, 0);
+        this.attributes = buildAttributes(device.query(), address);
+    }
+
+    @Override
+    DatReturnSubtype invalidHandleSubtype() {
+        return DatReturnSubtype.INVALID_HANDLE_IA;
+    }
+
+    /** Opens the IA: the async EVD and the glue to the device and the connection manager. */
+    void open() {
+        AsyncEvdRequest a = request.asyncEvd();
+        if (a instanceof AsyncEvdRequest.Create c) {
+            if (c.minQlen() < 1 || c.minQlen() > attributes.maxEvdQlen()) {
+                throw DatException.invalidParameter("async EVD length " + c.minQlen() + " not in 1.." + attributes.maxEvdQlen());
+            }
+            asyncEvd = new SimEvd(this, c.minQlen(), null, java.util.EnumSet.of(EvdFlag.ASYNC));
+            ownsAsyncEvd = true;
+        } else if (a instanceof AsyncEvdRequest.Use u) {
+            if (!(u.evd() instanceof SimEvd e) || e.freed || !e.flags().contains(EvdFlag.ASYNC)) {
+                throw new DatException(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_EVD_ASYNC,
+                        "the async EVD must be a live EVD with the async stream");
+            }
+            asyncEvd = e;
+        }
+        if (asyncEvd != null) {
+            asyncEvd.addUser();
+        }
+        cmChannel = cm.createEventChannel(this::onCmEvent);
+        device.addAsyncEventListener(asyncListener);
+        device.addQpStateListener(qpListener);
+    }
+
+    // ------------------------------------------------------------------ dat_ia_query, dat_ia_close
+
+    @Override
+    public IaQueryResult query() {
+        checkHandle();
+        return new IaQueryResult(java.util.Optional.ofNullable(asyncEvd), attributes, provider.attributes());
+    }
+
+    IaAttributes attributes() {
+        return attributes;
+    }
+
+    /** The IA's address: its device's GID as an IPv6 address. */
+    InetSocketAddress address() {
+        return address;
+    }
+
+    /**
+     * Closes the IA (dat_ia_close(3DAT)). GRACEFUL refuses while the consumer still holds objects
+     * of the IA (DAT_INVALID_STATE, IA in use); ABRUPT frees every object of the IA, in dependency
+     * order, aborting waiters.
+     */
+    @Override
+    public void close(CloseFlag flag) {
+        if (flag == null) {
+            throw DatException.invalidParameter("close flag is null");
+        }
+        List<SimHandle> all;
+        synchronized (handles) {
+            if (closed) {
+                throw new DatException(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_IA, "IA already closed");
+            }
+            if (flag == CloseFlag.GRACEFUL && !handles.isEmpty()) {
+                throw invalidState(DatReturnSubtype.INVALID_STATE_IA_IN_USE,
+                        handles.size() + " object(s) of this IA are not freed (dat_ia_close(3DAT) graceful)");
+            }
+            all = new ArrayList<>(handles);
+        }
+        // Dependency order: connections and service points, then memory, queues, dispatchers.
+        for (Class<?> kind : new Class<?>[] {SimCr.class, SimEp.class, SimRsp.class, SimPsp.class, SimRmr.class, SimLmr.class,
+                SimSrq.class, SimPz.class, SimEvd.class, SimCno.class}) {
+            for (SimHandle h : all) {
+                if (kind.isInstance(h)) {
+                    try {
+                        destroyAbruptly(h);
+                    } catch (RuntimeException e) {
+                        LOG.debug("abrupt close of {}: {} not released cleanly: {}", name.text(), h, e.getMessage());
+                    }
+                }
+            }
+        }
+        synchronized (handles) {
+            handles.clear();
+            closed = true;
+        }
+        device.removeAsyncEventListener(asyncListener);
+        device.removeQpStateListener(qpListener);
+        if (asyncEvd != null) {
+            asyncEvd.removeUser();
+            if (ownsAsyncEvd) {
+                asyncEvd.destroy();
+            }
+        }
+        cmChannel.destroy();
+        freed = true;
+        request.notifyClosed();
+        provider.iaClosed(this);
+    }
+
+    private void destroyAbruptly(SimHandle h) {
+        if (h instanceof SimCr cr) {
+            cr.destroy();
+        } else if (h instanceof SimEp ep) {
+            ep.destroy();
+        } else if (h instanceof SimRsp r) {
+            r.destroy();
+        } else if (h instanceof SimPsp p) {
+            p.destroy();
+        } else if (h instanceof SimRmr r) {
+            r.destroy();
+        } else if (h instanceof SimLmr l) {
+            l.destroy();
+        } else if (h instanceof SimSrq s) {
+            s.destroy();
+        } else if (h instanceof SimPz p) {
+            p.destroy();
+        } else if (h instanceof SimEvd e) {
+            e.destroy();
+        } else if (h instanceof SimCno c) {
+            c.destroy();
+        }
+    }
+
+    // ------------------------------------------------------------------ object creation
+
+    private void checkOpen() {
+        if (closed) {
+            throw new DatException(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_IA, "IA is closed");
+        }
+    }
+
+    <T extends SimHandle> T remember(T h) {
+        synchronized (handles) {
+            handles.add(h);
+        }
+        return h;
+    }
+
+    void forget(SimHandle h) {
+        synchronized (handles) {
+            handles.remove(h);
+        }
+    }
+
+    int handleCount(Class<? extends SimHandle> kind) {
+        synchronized (handles) {
+            int n = 0;
+            for (SimHandle h : handles) {
+                if (kind.isInstance(h)) {
+                    n++;
+                }
+            }
+            return n;
+        }
+    }
+
+    @Override
+    public EventDispatcher createEvd(int minQlen, ConsumerNotificationObject cno, Set<EvdFlag> flags) {
+        checkOpen();
+        if (flags == null) {
+            throw DatException.invalidParameter("EVD flags are null");
+        }
+        if (minQlen < 1 || minQlen > attributes.maxEvdQlen()) {
+            throw new DatException(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.INVALID_ARG2,
+                    "EVD length " + minQlen + " not in 1.." + attributes.maxEvdQlen());
+        }
+        SimCno c = SimHandle.checkOptional(cno, SimCno.class, this, DatReturnSubtype.INVALID_HANDLE_CNO);
+        if (handleCount(SimEvd.class) >= attributes.maxEvds()) {
+            throw insufficient(DatReturnSubtype.RESOURCE_TEVD, "max_evds (" + attributes.maxEvds() + ") reached");
+        }
+        return remember(new SimEvd(this, minQlen, c, flags));
+    }
+
+    @Override
+    public ConsumerNotificationObject createCno(WaitProxyAgent agent) {
+        checkOpen();
+        return remember(new SimCno(this, agent));
+    }
+
+    @Override
+    public ProtectionZone createPz() {
+        checkOpen();
+        if (handleCount(SimPz.class) >= attributes.maxPzs()) {
+            throw insufficient(DatReturnSubtype.RESOURCE_PROTECTION_DOMAIN, "max_pzs (" + attributes.maxPzs() + ") reached");
+        }
+        try {
+            return remember(new SimPz(this, device.allocPd()));
+        } catch (VerbsException e) {
+            throw resources(e, DatReturnSubtype.RESOURCE_PROTECTION_DOMAIN);
+        }
+    }
+
+    @Override
+    public LocalMemoryRegion createLmr(RegionDescription region, ProtectionZone pz, Set<MemoryPrivilege> privileges) {
+        checkOpen();
+        SimPz z = SimHandle.check(pz, SimPz.class, this, DatReturnSubtype.INVALID_HANDLE_PZ);
+        if (region == null || privileges == null) {
+            throw DatException.invalidParameter("region and privileges must not be null");
+        }
+        if (handleCount(SimLmr.class) >= attributes.maxLmrs()) {
+            throw insufficient(DatReturnSubtype.RESOURCE_MEMORY_REGION, "max_lmrs (" + attributes.maxLmrs() + ") reached");
+        }
+        SimLmr lmr = SimLmr.create(this, region, z, privileges);
+        lmrs.put(lmr.lmrContext(), lmr);
+        return remember(lmr);
+    }
+
+    void lmrFreed(SimLmr lmr) {
+        lmrs.remove(lmr.lmrContext(), lmr);
+    }
+
+    /** The LMR of an lmr_context, or null. */
+    SimLmr lmr(int lmrContext) {
+        return lmrs.get(lmrContext);
+    }
+
+    @Override
+    public void syncRdmaRead(List<LmrTriplet> segments) {
+        checkSync(segments);
+        // Memory of one JVM is coherent; a full fence orders the consumer's reads after the RDMA writes.
+        VarHandle.fullFence();
+    }
+
+    @Override
+    public void syncRdmaWrite(List<LmrTriplet> segments) {
+        checkSync(segments);
+        VarHandle.fullFence();
+    }
+
+    private void checkSync(List<LmrTriplet> segments) {
+        checkOpen();
+        if (segments == null) {
+            throw DatException.invalidParameter("segments are null");
+        }
+        for (LmrTriplet t : segments) {
+            SimLmr l = lmr(t.lmrContext());
+            if (l == null || !l.covers(t.virtualAddress(), t.segmentLength())) {
+                throw DatException.invalidParameter("segment " + t + " is not inside an LMR of this IA");
+            }
+        }
+    }
+
+    @Override
+    public Endpoint createEndpoint(ProtectionZone pz, EventDispatcher recvEvd, EventDispatcher requestEvd,
+                                   EventDispatcher connectEvd, EpAttributes attributes) {
+        checkOpen();
+        return remember(SimEp.create(this, pz, recvEvd, requestEvd, connectEvd, null, attributes, false));
+    }
+
+    @Override
+    public Endpoint createEndpointWithSrq(ProtectionZone pz, EventDispatcher recvEvd, EventDispatcher requestEvd,
+                                          EventDispatcher connectEvd, SharedReceiveQueue srq, EpAttributes attributes) {
+        checkOpen();
+        SimSrq s = SimHandle.check(srq, SimSrq.class, this, DatReturnSubtype.INVALID_HANDLE_SRQ);
+        if (attributes == null) {
+            throw DatException.invalidParameter("dat_ep_create_with_srq needs EP attributes (dat_ep_create_with_srq(3DAT))");
+        }
+        return remember(SimEp.create(this, pz, recvEvd, requestEvd, connectEvd, s, attributes, false));
+    }
+
+    int newId() {
+        return nextId.getAndIncrement();
+    }
+
+    void registerEp(SimEp ep) {
+        eps.put(ep.id, ep);
+    }
+
+    void unregisterEp(SimEp ep) {
+        eps.remove(ep.id, ep);
+    }
+
+    void qpCreated(SimEp ep, QueuePair qp) {
+        epsByQpn.put(qp.qpNum(), ep);
+    }
+
+    void qpDestroyed(QueuePair qp) {
+        epsByQpn.remove(qp.qpNum());
+    }
+
+    SimEp epByQpn(int qpn) {
+        return epsByQpn.get(qpn);
+    }
+
+    void registerSrq(SimSrq srq) {
+        srqs.put(srq.id, srq);
+    }
+
+    void unregisterSrq(SimSrq srq) {
+        srqs.remove(srq.id, srq);
+    }
+
+    void registerServicePoint(SimServicePoint sp) {
+        servicePoints.put(sp.qual(), sp);
+    }
+
+    void unregisterServicePoint(SimServicePoint sp) {
+        servicePoints.remove(sp.qual(), sp);
+    }
+
+    /** The live service point of this IA on {@code connQual}, or null. */
+    SimServicePoint servicePoint(long connQual) {
+        return servicePoints.get(connQual);
+    }
+
+    @Override
+    public PublicServicePoint createPsp(long connQual, EventDispatcher evd, PspFlag flag) {
+        checkOpen();
+        return remember(SimPsp.create(this, connQual, evd, flag, false));
+    }
+
+    @Override
+    public PublicServicePoint createPspAny(EventDispatcher evd, PspFlag flag) {
+        checkOpen();
+        return remember(SimPsp.create(this, 0, evd, flag, true));
+    }
+
+    @Override
+    public ReservedServicePoint createRsp(long connQual, Endpoint ep, EventDispatcher evd) {
+        checkOpen();
+        return remember(SimRsp.create(this, connQual, ep, evd));
+    }
+
+    @Override
+    public SharedReceiveQueue createSrq(ProtectionZone pz, SrqAttributes attrs) {
+        checkOpen();
+        SimPz z = SimHandle.check(pz, SimPz.class, this, DatReturnSubtype.INVALID_HANDLE_PZ);
+        if (attrs == null) {
+            throw DatException.invalidParameter("SRQ attributes are null");
+        }
+        if (handleCount(SimSrq.class) >= attributes.maxSrqs()) {
+            throw insufficient(DatReturnSubtype.RESOURCE_SRQ, "max_srqs (" + attributes.maxSrqs() + ") reached");
+        }
+        return remember(SimSrq.create(this, z, attrs));
+    }
+
+    // ------------------------------------------------------------------ completions
+
+    /** Translates a completion taken off {@code evd}'s CQ into a DAT event, or null if it is suppressed. Engine thread. */
+    Translated translate(SimEvd evd, WorkCompletion wc, boolean solicited) {
+        long wrId = wc.wrId();
+        long tag = wrId & TAG_MASK;
+        int owner = (int) ((wrId >>> 32) & 0x3FFF_FFFF);
+        int slot = (int) wrId;
+        if (tag == TAG_SRQ) {
+            SimSrq srq = srqs.get(owner);
+            SimEp ep = epByQpn(wc.qpNum());
+            return srq == null || ep == null ? null : srq.complete(evd, ep, slot, wc, solicited);
+        }
+        SimEp ep = eps.get(owner);
+        if (ep == null) {
+            return null;
+        }
+        return tag == TAG_RECV ? ep.completeRecv(evd, slot, wc, solicited) : ep.completeRequest(evd, slot, wc);
+    }
+
+    // ------------------------------------------------------------------ connection manager and device events
+
+    /** Runs {@code c} on the device's executor (inline when already there). */
+    <T> T call(Callable<T> c) {
+        return device.executor().call(c);
+    }
+
+    /** Runs {@code r} on the device's executor. */
+    void run(Runnable r) {
+        device.executor().call(() -> {
+            r.run();
+            return null;
+        });
+    }
+
+    CmEventChannel cmChannel() {
+        return cmChannel;
+    }
+
+    /** A connection-manager event of one of this IA's ids. Device executor. */
+    private void onCmEvent(CmEvent e) {
+        try {
+            Object owner = owners.get(e.id());
+            if (owner == null && e.listenId() != null) {
+                owner = owners.get(e.listenId());
+            }
+            if (owner instanceof SimEp ep) {
+                ep.onCmEvent(e);
+            } else if (owner instanceof SimServicePoint sp) {
+                sp.onCmEvent(e);
+            } else if (owner instanceof SimCr cr) {
+                cr.onCmEvent(e);
+            } else {
+                LOG.debug("{}: CM event {} for no current owner", name.text(), e);
+            }
+        } finally {
+            e.ack();
+        }
+    }
+
+    /** A device async event: QP and SRQ events become DAT async events. Device executor. */
+    private void onDeviceEvent(AsyncEvent e) {
+        if (closed || asyncEvd == null) {
+            return;
+        }
+        switch (e.type()) {
+            case QP_FATAL:
+            case QP_REQ_ERR:
+            case QP_ACCESS_ERR: {
+                SimEp ep = epByQpn(e.qp().qpNum());
+                if (ep != null && ep.qpIs(e.qp())) {
+                    postAsync(EventNumber.ASYNC_ERROR_EP_BROKEN, ep, AsyncErrorReason.EP_TRANSFER_TO_ERROR);
+                }
+                break;
+            }
+            case SRQ_LIMIT_REACHED:
+                for (SimSrq s : srqs.values()) {
+                    if (s.isVerbsSrq(e.srq())) {
+                        s.lowWatermarkReached();
+                    }
+                }
+                break;
+            case DEVICE_FATAL:
+                postAsync(EventNumber.ASYNC_ERROR_IA_CATASTROPHIC, this, AsyncErrorReason.IA_CATASTROPHIC_ERROR);
+                break;
+            default:
+                break;
+        }
+    }
+
+    /** Posts an asynchronous event on the IA's async EVD. */
+    void postAsync(EventNumber number, io.simrdma.dat.DatHandle handle, AsyncErrorReason reason) {
+        SimEvd a = asyncEvd;
+        if (a != null) {
+            a.enqueue(new AsyncErrorEvent(a, number, handle, reason), true);
+        }
+    }
+
+    /** A QP changed state: a connected endpoint whose QP failed is broken. Device executor. */
+    private void onQpState(QueuePair qp, QpState from, QpState to) {
+        if (to == QpState.ERR && !closed) {
+            SimEp ep = epByQpn(qp.qpNum());
+            if (ep != null && ep.qpIs(qp) && qp.errorCause() != QueuePair.ErrorCause.MODIFY) {
+                ep.onQpFailed();
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ helpers
+
+    /** Maps a verbs failure to a DAT error: exhausted limits are insufficient resources. */
+    DatException resources(VerbsException e, DatReturnSubtype subtype) {
+        if (e.errno() == Errno.ENOMEM) {
+            return insufficient(subtype, e.getMessage());
+        }
+        return new DatException(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE, e.getMessage());
+    }
+
+    private static IaAttributes buildAttributes(DeviceAttributes d, InetSocketAddress address) {
+        return IaAttributes.builder()
+                .adapterName("simrdma " + d.fwVer())
+                .vendorName("simrdma")
+                .hardwareVersionMajor(d.hwVer())
+                .hardwareVersionMinor(0)
+                .firmwareVersionMajor(0)
+                .firmwareVersionMinor(1)
+                .iaAddress(address)
+                .maxEps(d.maxQp())
+                .maxDtoPerEp(d.maxQpWr())
+                .maxRdmaReadPerEpIn(d.maxQpRdAtom())
+                .maxRdmaReadPerEpOut(d.maxQpInitRdAtom())
+                .maxEvds(d.maxCq())
+                .maxEvdQlen(d.maxCqe())
+                .maxIovSegmentsPerDto(d.maxSge())
+                .maxLmrs(d.maxMr())
+                .maxLmrBlockSize(d.maxMrSize())
+                .maxLmrVirtualAddress(Long.MAX_VALUE)
+                .maxPzs(d.maxPd())
+                .maxMessageSize(Integer.MAX_VALUE)
+                .maxRdmaSize(Integer.MAX_VALUE)
+                .maxRmrs(d.maxMw())
+                .maxRmrTargetAddress(Long.MAX_VALUE)
+                .maxSrqs(d.maxSrq())
+                .maxEpPerSrq(d.maxQp())
+                .maxRecvPerSrq(d.maxSrqWr())
+                .maxIovSegmentsPerRdmaRead(d.maxSgeRd())
+                .maxIovSegmentsPerRdmaWrite(d.maxSge())
+                .maxRdmaReadIn(d.maxQpRdAtom())
+                .maxRdmaReadOut(d.maxQpInitRdAtom())
+                .maxRdmaReadPerEpInGuaranteed(true)
+                .maxRdmaReadPerEpOutGuaranteed(true)
+                .transportAttributes(List.of(new NamedAttribute("transport", "InfiniBand RC (simulated)")))
+                .vendorAttributes(List.of())
+                .build();
+    }
+
+    @Override
+    public String toString() {
+        return "IA[" + name.text() + "]";
+    }
+}

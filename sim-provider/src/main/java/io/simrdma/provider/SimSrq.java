@@ -1,0 +1,293 @@
+package io.simrdma.provider;
+
+import io.simrdma.dat.AsyncErrorReason;
+import io.simrdma.dat.CompletionFlag;
+import io.simrdma.dat.DatException;
+import io.simrdma.dat.DatReturnSubtype;
+import io.simrdma.dat.DatReturnType;
+import io.simrdma.dat.DtoCompletionEvent;
+import io.simrdma.dat.DtoCompletionStatus;
+import io.simrdma.dat.EventNumber;
+import io.simrdma.dat.HandleType;
+import io.simrdma.dat.LmrTriplet;
+import io.simrdma.dat.SharedReceiveQueue;
+import io.simrdma.dat.SrqAttributes;
+import io.simrdma.dat.SrqParams;
+import io.simrdma.dat.SrqState;
+import io.simrdma.fabric.Errno;
+import io.simrdma.fabric.PostException;
+import io.simrdma.fabric.RecvWr;
+import io.simrdma.fabric.SrqAttr;
+import io.simrdma.fabric.SrqAttrMask;
+import io.simrdma.fabric.VerbsException;
+import io.simrdma.fabric.WcStatus;
+import io.simrdma.fabric.WorkCompletion;
+
+import java.util.ArrayDeque;
+import java.util.EnumSet;
+import java.util.List;
+
+/**
+ * A Shared Receive Queue (dat_srq_create(3DAT)): a verbs SRQ. Receives posted here are taken by
+ * whichever connected endpoint of the SRQ gets a message; the completion goes to that
+ * endpoint's recv EVD. The low watermark (dat_srq_set_lw(3DAT)) is the verbs SRQ limit: when the
+ * buffers on the SRQ drop below it, a one-shot asynchronous event reaches the IA's async EVD.
+ *
+ * <p>Thread safety: thread-safe.
+ */
+final class SimSrq extends SimHandle implements SharedReceiveQueue {
+
+    /** A posted receive's cookie and length. */
+    private static final class Slot {
+        long cookie;
+        long length;
+        boolean used;
+    }
+
+    final int id;
+    final SimPz pz;
+    final io.simrdma.fabric.SharedReceiveQueue srq;
+    private final Object lock = new Object();
+    private Slot[] slots;
+    private final ArrayDeque<Integer> free = new ArrayDeque<>();
+    private int maxRecvDtos;
+    private final int maxRecvIov;
+    private int lowWatermark;
+    private int outstanding;
+    int eps;
+    private final RecvWr wr = new RecvWr();
+
+    private SimSrq(SimIa ia, SimPz pz, io.simrdma.fabric.SharedReceiveQueue srq, int maxRecvDtos, int maxRecvIov) {
+        super(ia, HandleType.SRQ);
+        this.id = ia.newId();
+        this.pz = pz;
+        this.srq = srq;
+        this.maxRecvDtos = maxRecvDtos;
+        this.maxRecvIov = maxRecvIov;
+        growSlots(maxRecvDtos);
+    }
+
+    static SimSrq create(SimIa ia, SimPz pz, SrqAttributes a) {
+        if (a.maxRecvDtos() < 1 || a.maxRecvDtos() > ia.attributes().maxRecvPerSrq()) {
+            throw DatException.invalidParameter("max_recv_dtos " + a.maxRecvDtos() + " not in 1.." + ia.attributes().maxRecvPerSrq());
+        }
+        if (a.maxRecvIov() < 1 || a.maxRecvIov() > ia.attributes().maxIovSegmentsPerDto()) {
+            throw DatException.invalidParameter("max_recv_iov " + a.maxRecvIov() + " not in 1.." + ia.attributes().maxIovSegmentsPerDto());
+        }
+        if (a.lowWatermark() > a.maxRecvDtos()) {
+            throw DatException.invalidParameter("low watermark above max_recv_dtos");
+        }
+        io.simrdma.fabric.SharedReceiveQueue s;
+        try {
+            s = pz.pd.createSrq(new SrqAttr(a.maxRecvDtos(), a.maxRecvIov(), 0));
+        } catch (VerbsException e) {
+            throw ia.resources(e, DatReturnSubtype.RESOURCE_SRQ);
+        }
+        SimSrq srq = new SimSrq(ia, pz, s, a.maxRecvDtos(), a.maxRecvIov());
+        pz.addUser();
+        ia.registerSrq(srq);
+        if (a.lowWatermark() > 0) {
+            srq.setLowWatermark(a.lowWatermark());
+        }
+        return srq;
+    }
+
+    private void growSlots(int n) {
+        Slot[] s = new Slot[n];
+        int old = slots == null ? 0 : slots.length;
+        if (slots != null) {
+            System.arraycopy(slots, 0, s, 0, old);
+        }
+        for (int i = old; i < n; i++) {
+            s[i] = new Slot();
+            free.add(i);
+        }
+        slots = s;
+    }
+
+    @Override
+    DatReturnSubtype invalidHandleSubtype() {
+        return DatReturnSubtype.INVALID_HANDLE_SRQ;
+    }
+
+    boolean isVerbsSrq(io.simrdma.fabric.SharedReceiveQueue s) {
+        return s == srq;
+    }
+
+    /**
+     * Posts a receive (dat_srq_post_recv(3DAT)). Valid in every SRQ state; no completion flags:
+     * the completion goes to the recv EVD of the endpoint that takes the buffer.
+     */
+    @Override
+    public void postRecv(List<LmrTriplet> localIov, long userCookie) {
+        checkHandle();
+        if (localIov == null) {
+            throw DatException.invalidParameter("local_iov is null");
+        }
+        if (localIov.size() > maxRecvIov) {
+            throw DatException.invalidParameter(localIov.size() + " segments exceed max_recv_iov " + maxRecvIov);
+        }
+        synchronized (lock) {
+            wr.clear();
+            long total = SimEp.addSegments(ia, pz, localIov, true, (addr, len, lkey) -> wr.sge(addr, len, lkey));
+            Integer slot = free.poll();
+            if (slot == null) {
+                throw insufficient(DatReturnSubtype.RESOURCE_SRQ, "the SRQ holds max_recv_dtos (" + maxRecvDtos + ") receives");
+            }
+            Slot s = slots[slot];
+            s.cookie = userCookie;
+            s.length = total;
+            s.used = true;
+            wr.wrId(SimIa.TAG_SRQ | ((long) id << 32) | slot);
+            try {
+                srq.postRecv(wr);
+            } catch (PostException e) {
+                s.used = false;
+                free.addFirst(slot);
+                if (e.errno() == Errno.ENOMEM) {
+                    throw insufficient(DatReturnSubtype.RESOURCE_SRQ, e.getMessage());
+                }
+                throw DatException.invalidParameter(e.getMessage());
+            }
+            outstanding++;
+        }
+    }
+
+    /** A receive of this SRQ completed on {@code ep}. Engine thread. */
+    SimIa.Translated complete(SimEvd evd, SimEp ep, int slot, WorkCompletion wc, boolean solicited) {
+        long cookie;
+        synchronized (lock) {
+            if (slot < 0 || slot >= slots.length || !slots[slot].used) {
+                return null;
+            }
+            Slot s = slots[slot];
+            cookie = s.cookie;
+            s.used = false;
+            free.add(slot);
+            outstanding--;
+        }
+        DtoCompletionStatus st = Statuses.of(wc.status(), wc.vendorErr());
+        if (st == DtoCompletionStatus.SUCCESS && ep.recvFlags().contains(CompletionFlag.SUPPRESS)) {
+            return null;
+        }
+        // dat_srq_post_recv(3DAT): an SRQ receive completes as if posted to the endpoint that took it.
+        boolean notify = ep.recvNotifies(wc.status() == WcStatus.SUCCESS, solicited);
+        return new SimIa.Translated(new DtoCompletionEvent(evd, ep, cookie, st,
+                st == DtoCompletionStatus.SUCCESS ? Integer.toUnsignedLong(wc.byteLen()) : 0), notify);
+    }
+
+    /** Receives posted and not yet taken by an endpoint. */
+    int available() {
+        return srq.size();
+    }
+
+    /**
+     * Resizes the SRQ (dat_srq_resize(3DAT)).
+     *
+     * @throws DatException DAT_INVALID_STATE if {@code maxRecvDtos} is below the outstanding receives
+     *                      or the low watermark
+     */
+    @Override
+    public void resize(int n) {
+        checkHandle();
+        synchronized (lock) {
+            if (n < outstanding || n < lowWatermark) {
+                throw invalidState(DatReturnSubtype.INVALID_STATE_SRQ_IN_USE, n + " is below the " + outstanding
+                        + " outstanding receives or the low watermark " + lowWatermark + " (dat_srq_resize(3DAT))");
+            }
+            if (n > ia.attributes().maxRecvPerSrq()) {
+                throw DatException.invalidParameter(n + " exceeds max_recv_per_srq " + ia.attributes().maxRecvPerSrq());
+            }
+            if (n > slots.length) {
+                growSlots(n);
+            }
+            try {
+                srq.modify(new SrqAttr(n, maxRecvIov, 0), EnumSet.of(SrqAttrMask.MAX_WR));
+            } catch (VerbsException e) {
+                throw invalidState(DatReturnSubtype.INVALID_STATE_SRQ_IN_USE, e.getMessage());
+            }
+            maxRecvDtos = n;
+        }
+    }
+
+    /**
+     * Arms the low watermark (dat_srq_set_lw(3DAT)): a one-shot async event when fewer than
+     * {@code lw} receives remain on the SRQ, at once if already below.
+     */
+    @Override
+    public void setLowWatermark(int lw) {
+        checkHandle();
+        synchronized (lock) {
+            if (lw < 0 || lw > maxRecvDtos) {
+                throw DatException.invalidParameter("low watermark " + lw + " not in 0.." + maxRecvDtos);
+            }
+            lowWatermark = lw;
+        }
+        if (lw == 0) {
+            return;
+        }
+        if (available() < lw) {
+            lowWatermarkReached();
+        } else {
+            srq.modify(new SrqAttr(0, 0, lw), EnumSet.of(SrqAttrMask.LIMIT));
+        }
+    }
+
+    /**
+     * The verbs SRQ limit fired: the low-watermark event (S6 SILENT: DAT names no event number; the
+     * event goes to the IA's async EVD as DAT_ASYNC_ERROR_PROVIDER_INTERNAL_ERROR with the reason
+     * DAT_SRQ_LOW_WATERMARK_EVENT, which the header defines for it).
+     */
+    void lowWatermarkReached() {
+        synchronized (lock) {
+            lowWatermark = 0;
+        }
+        ia.postAsync(EventNumber.ASYNC_ERROR_PROVIDER_INTERNAL_ERROR, this, AsyncErrorReason.SRQ_LOW_WATERMARK_EVENT);
+    }
+
+    @Override
+    public SrqParams query() {
+        checkHandle();
+        synchronized (lock) {
+            return new SrqParams(ia, SrqState.OPERATIONAL, pz, maxRecvDtos, maxRecvIov, lowWatermark, available(), outstanding);
+        }
+    }
+
+    /**
+     * Frees the SRQ (dat_srq_free(3DAT)).
+     *
+     * @throws DatException DAT_INVALID_STATE with subtype SRQ_IN_USE while an endpoint uses it (C8
+     *                      CONFLICT: the page names DAT_SRQ_IN_USE, which the header defines as this subtype)
+     */
+    @Override
+    public void free() {
+        checkHandle();
+        synchronized (lock) {
+            if (eps > 0) {
+                throw new DatException(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_SRQ_IN_USE,
+                        eps + " endpoint(s) use this SRQ (dat_srq_free(3DAT))");
+            }
+        }
+        destroy();
+        ia.forget(this);
+    }
+
+    void destroy() {
+        if (freed) {
+            return;
+        }
+        freed = true;
+        ia.unregisterSrq(this);
+        pz.removeUser();
+        try {
+            srq.destroy();
+        } catch (VerbsException e) {
+            // abrupt close: the fabric releases it
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "SRQ#" + id;
+    }
+}

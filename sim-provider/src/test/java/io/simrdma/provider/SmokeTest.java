@@ -1,0 +1,116 @@
+package io.simrdma.provider;
+
+import io.simrdma.dat.CloseFlag;
+import io.simrdma.dat.CompletionFlag;
+import io.simrdma.dat.ConnectFlag;
+import io.simrdma.dat.ConnectionEvent;
+import io.simrdma.dat.ConnectionRequestEvent;
+import io.simrdma.dat.Dat;
+import io.simrdma.dat.DatEvent;
+import io.simrdma.dat.DtoCompletionEvent;
+import io.simrdma.dat.DtoCompletionStatus;
+import io.simrdma.dat.Endpoint;
+import io.simrdma.dat.EndpointState;
+import io.simrdma.dat.EventDispatcher;
+import io.simrdma.dat.EventNumber;
+import io.simrdma.dat.EvdFlag;
+import io.simrdma.dat.EvdWaitResult;
+import io.simrdma.dat.InterfaceAdapter;
+import io.simrdma.dat.LmrTriplet;
+import io.simrdma.dat.LocalMemoryRegion;
+import io.simrdma.dat.MemoryPrivilege;
+import io.simrdma.dat.ProtectionZone;
+import io.simrdma.dat.PspFlag;
+import io.simrdma.dat.PublicServicePoint;
+import io.simrdma.dat.Qos;
+import io.simrdma.dat.RegionDescription;
+import io.simrdma.dat.RmrTriplet;
+import io.simrdma.dat.Timeout;
+import org.junit.jupiter.api.Test;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.EnumSet;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+
+class SmokeTest {
+
+    private static DatEvent next(EventDispatcher evd) {
+        EvdWaitResult r = evd.waitForEvent(Timeout.ofMillis(5000), 1);
+        return r.event().orElseThrow(() -> new AssertionError("no event: " + r));
+    }
+
+    @Test
+    void connectSendWriteReadDisconnect() {
+        InterfaceAdapter a = Dat.openIa("sim:smoke/a?seed=7", 8);
+        InterfaceAdapter b = Dat.openIa("sim:smoke/b", 8);
+        ProtectionZone pa = a.createPz();
+        ProtectionZone pb = b.createPz();
+        EventDispatcher dtoA = a.createEvd(16, null, EnumSet.of(EvdFlag.DTO));
+        EventDispatcher dtoB = b.createEvd(16, null, EnumSet.of(EvdFlag.DTO));
+        EventDispatcher connA = a.createEvd(4, null, EnumSet.of(EvdFlag.CONNECTION));
+        EventDispatcher connB = b.createEvd(4, null, EnumSet.of(EvdFlag.CONNECTION, EvdFlag.CR));
+        ByteBuffer bufA = ByteBuffer.allocateDirect(4096);
+        ByteBuffer bufB = ByteBuffer.allocate(4096);
+        LocalMemoryRegion la = a.createLmr(new RegionDescription.Virtual(bufA), pa, MemoryPrivilege.all());
+        LocalMemoryRegion lb = b.createLmr(new RegionDescription.Virtual(bufB), pb, MemoryPrivilege.all());
+        Endpoint epA = a.createEndpoint(pa, dtoA, dtoA, connA, null);
+        Endpoint epB = b.createEndpoint(pb, dtoB, dtoB, connB, null);
+        PublicServicePoint psp = b.createPsp(4711, connB, PspFlag.CONSUMER);
+
+        epB.postRecv(List.of(new LmrTriplet(lb.lmrContext(), lb.registeredAddress(), 64)), 1, CompletionFlag.defaults());
+        epA.connect(b.query().iaAttributes().iaAddress(), 4711, Timeout.ofMillis(5000), "hello".getBytes(StandardCharsets.US_ASCII),
+                Qos.BEST_EFFORT, EnumSet.noneOf(ConnectFlag.class));
+        ConnectionRequestEvent req = assertInstanceOf(ConnectionRequestEvent.class, next(connB));
+        assertArrayEquals("hello".getBytes(StandardCharsets.US_ASCII), req.cr().query().privateData());
+        req.cr().accept(epB, "welcome".getBytes(StandardCharsets.US_ASCII));
+        ConnectionEvent estA = assertInstanceOf(ConnectionEvent.class, next(connA));
+        assertEquals(EventNumber.CONNECTION_EVENT_ESTABLISHED, estA.eventNumber());
+        assertArrayEquals("welcome".getBytes(StandardCharsets.US_ASCII), estA.privateData());
+        ConnectionEvent estB = assertInstanceOf(ConnectionEvent.class, next(connB));
+        assertEquals(EventNumber.CONNECTION_EVENT_ESTABLISHED, estB.eventNumber());
+        assertEquals(EndpointState.CONNECTED, epA.status().state());
+
+        bufA.put(0, "ping".getBytes(StandardCharsets.US_ASCII));
+        epA.postSend(List.of(new LmrTriplet(la.lmrContext(), la.registeredAddress(), 4)), 2, CompletionFlag.defaults());
+        DtoCompletionEvent sent = assertInstanceOf(DtoCompletionEvent.class, next(dtoA));
+        assertEquals(DtoCompletionStatus.SUCCESS, sent.status());
+        DtoCompletionEvent got = assertInstanceOf(DtoCompletionEvent.class, next(dtoB));
+        assertEquals(1, got.userCookie());
+        assertEquals(4, got.transferredLength());
+        assertEquals('p', bufB.get(0));
+
+        bufA.put(100, (byte) 42);
+        epA.postRdmaWrite(List.of(new LmrTriplet(la.lmrContext(), la.registeredAddress() + 100, 1)), 3,
+                new RmrTriplet(lb.rmrContext().orElseThrow(), lb.registeredAddress() + 200, 1), CompletionFlag.defaults());
+        assertEquals(3, assertInstanceOf(DtoCompletionEvent.class, next(dtoA)).userCookie());
+        assertEquals(42, bufB.get(200));
+        bufB.put(300, (byte) 9);
+        epA.postRdmaRead(List.of(new LmrTriplet(la.lmrContext(), la.registeredAddress() + 300, 1)), 4,
+                new RmrTriplet(lb.rmrContext().orElseThrow(), lb.registeredAddress() + 300, 1), CompletionFlag.defaults());
+        assertEquals(4, assertInstanceOf(DtoCompletionEvent.class, next(dtoA)).userCookie());
+        assertEquals(9, bufA.get(300));
+
+        epA.disconnect(CloseFlag.GRACEFUL);
+        assertEquals(EventNumber.CONNECTION_EVENT_DISCONNECTED, assertInstanceOf(ConnectionEvent.class, next(connA)).eventNumber());
+        assertEquals(EventNumber.CONNECTION_EVENT_DISCONNECTED, assertInstanceOf(ConnectionEvent.class, next(connB)).eventNumber());
+
+        psp.free();
+        epA.free();
+        epB.free();
+        la.free();
+        lb.free();
+        dtoA.free();
+        dtoB.free();
+        connA.free();
+        connB.free();
+        pa.free();
+        pb.free();
+        a.close(CloseFlag.GRACEFUL);
+        b.close(CloseFlag.GRACEFUL);
+    }
+}
