@@ -113,4 +113,23 @@ class SmokeTest {
         a.close(CloseFlag.GRACEFUL);
         b.close(CloseFlag.GRACEFUL);
     }
+
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.EnumSource(DatPair.Mode.class)
+    void pairConnectsAndSends(DatPair.Mode mode) {
+        try (DatPair p = DatPair.open(mode)) {
+            Endpoint ea = p.a.ep();
+            Endpoint eb = p.b.ep();
+            eb.postRecv(p.b.iov(0, 16), 5, CompletionFlag.defaults());
+            p.connect(ea, eb, new byte[] {1, 2}, new byte[] {3});
+            p.a.buf.put(0, (byte) 77);
+            ea.postSend(p.a.iov(0, 1), 6, CompletionFlag.defaults());
+            assertEquals(6, DatPair.next(p.a.dto, DtoCompletionEvent.class).userCookie());
+            assertEquals(5, DatPair.next(p.b.dto, DtoCompletionEvent.class).userCookie());
+            assertEquals(77, p.b.buf.get(0));
+            ea.disconnect(CloseFlag.ABRUPT);
+            DatPair.expectConnection(p.a.conn, EventNumber.CONNECTION_EVENT_DISCONNECTED);
+            DatPair.expectConnection(p.b.conn, EventNumber.CONNECTION_EVENT_DISCONNECTED);
+        }
+    }
 }
