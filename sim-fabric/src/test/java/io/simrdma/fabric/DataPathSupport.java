@@ -227,8 +227,15 @@ final class DataPathSupport {
             }
         }
 
-        /** Asserts that no packet was retransmitted or dropped (the tests below run on a clean link). */
-        void assertClean() {
+        /**
+         * Asserts that no packet was retransmitted or dropped (the tests run on a clean link).
+         * Only under the deterministic scheduler: in real time an ACK timeout may legitimately
+         * fire when the machine is busy, and the retry it causes is no error.
+         */
+        void assertCleanWhenDeterministic(Fabric fabric) {
+            if (!fabric.scheduler().isDeterministic()) {
+                return;
+            }
             for (Entry e : all()) {
                 assertTrue(e.event() == PacketEvent.SENT || e.event() == PacketEvent.DELIVERED,
                         () -> "unexpected packet event on a clean link: " + e);

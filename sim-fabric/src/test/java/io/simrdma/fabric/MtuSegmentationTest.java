@@ -162,7 +162,7 @@ class MtuSegmentationTest {
                         assertSegments(what, log.sent("a", Opcode::isRequest), n, m, psn);
                     }
                     psn = Psn.add(psn, packets(n, m));
-                    log.assertClean();
+                    log.assertCleanWhenDeterministic(p.fabric);
                 }
             }
             assertCqEmpty(p.fabric, p.b.cq);
