@@ -384,6 +384,12 @@ final class Requester {
     private void rewind() {
         retryPending = false;
         int from = retryPsn;
+        if (Psn.compare(qp.completer.psn, from) > 0) {
+            // Responses processed after the retry was requested acknowledged more (a reordered
+            // response filled the gap): resend only what is still unacknowledged, never go back
+            // behind the completer.
+            from = qp.completer.psn;
+        }
         int mtu = qp.mtu;
         boolean found = false;
         SendQueue sq = qp.sq;
@@ -413,6 +419,12 @@ final class Requester {
             retransmitting = true;
             psn = from;
             packetsSinceAckReq = 0;
+        } else if (Psn.compare(psn, from) < 0) {
+            // Everything up to from was acknowledged while the requester stood rewound behind it
+            // (late responses to the packets it was about to resend): nothing is left to resend,
+            // so new messages start at from.
+            psn = from;
+            retransmitting = false;
         }
     }
 }
