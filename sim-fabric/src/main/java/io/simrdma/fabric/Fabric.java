@@ -370,6 +370,16 @@ public final class Fabric implements AutoCloseable {
         }
     }
 
+    /**
+     * Reports a packet event to the trace listeners, for {@link RemoteTransport}s outside this
+     * package: they trace what their connections do with packets the way {@link Link} does
+     * ({@code to} is null for a device in another JVM, {@code from} null for a packet arriving
+     * from one). Call it on the executor that owns the packet.
+     */
+    public void tracePacketEvent(PacketEvent e, DropReason reason, Device from, Device to, Packet p) {
+        tracePacket(e, reason, from, to, p);
+    }
+
     void traceQpState(QueuePair qp, QpState from, QpState to) {
         TraceListener[] ls = listeners;
         for (TraceListener l : ls) {

@@ -307,6 +307,17 @@ public final class RdmaCm implements AutoCloseable {
         synchronized (bindings) {
             listeners.computeIfAbsent(new PortKey(id.ps, id.local.getPort()), k -> new ArrayList<>()).add(id);
         }
+        // The IB CM agent of a listening device must exist to receive REQs: a peer that is not in
+        // this fabric (another JVM) never made it by connecting from here.
+        if (id.device != null) {
+            agent(id.device);
+        } else {
+            for (Device d : fabric.devices()) {
+                if (!d.isClosed()) {
+                    agent(d);
+                }
+            }
+        }
     }
 
     /** The id listening on {@code port} of {@code device}: one bound to the device first, then a wildcard one. */

@@ -1,0 +1,143 @@
+package io.simrdma.fabric.tcp;
+
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelOutboundHandlerAdapter;
+import io.netty.channel.ChannelPromise;
+import io.netty.util.concurrent.ScheduledFuture;
+import io.simrdma.fabric.DropReason;
+import io.simrdma.fabric.FaultInjector;
+import io.simrdma.fabric.wire.Packet;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Applies the fault rules of a {@link TcpLink} to the packets its connection writes, with the
+ * same {@link FaultInjector} decisions as an in-process link: drop, duplicate, delay or reorder
+ * (held back on the event loop), corrupt (an ICRC attached, then one bit flipped, so the
+ * receiving port drops it). The index a {@link io.simrdma.fabric.PacketMatcher} sees counts the
+ * packets that reached the peer's connections, from 1.
+ *
+ * <p>Packets held back when the connection closes are dropped (link down).
+ *
+ * <p>Thread safety: one instance per channel, used on its event loop.
+ */
+final class FaultHandler extends ChannelOutboundHandlerAdapter {
+
+    private final Connection connection;
+    private final Set<Delayed> held = new HashSet<>();
+    private ChannelHandlerContext context;
+
+    FaultHandler(Connection connection) {
+        this.connection = connection;
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        context = ctx;
+    }
+
+    @Override
+    public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+        TcpLink link = connection.link();
+        if (!(msg instanceof Packet) || link == null) {
+            ctx.write(msg, promise);
+            return;
+        }
+        Packet p = (Packet) msg;
+        FaultInjector.Decision d = link.decide(p);
+        if (d == null) {
+            ctx.write(p, promise);
+            return;
+        }
+        if (d.drop()) {
+            link.dropOutbound(p, DropReason.FAULT);
+            promise.trySuccess();
+            return;
+        }
+        if (d.corrupt()) {
+            FaultInjector.corrupt(p, link.random());
+            link.countCorrupted(p);
+        }
+        Packet copy = null;
+        if (d.duplicate()) {
+            copy = p.duplicate();
+            link.countDuplicated(copy);
+        }
+        long delay = d.extraDelayNanos();
+        if (delay > 0) {
+            link.countDelayed(p);
+            hold(ctx, p, delay);
+            if (copy != null) {
+                hold(ctx, copy, delay);
+            }
+            promise.trySuccess();
+            return;
+        }
+        ctx.write(p, promise);
+        if (copy != null) {
+            ctx.write(copy, ctx.voidPromise());
+        }
+    }
+
+    private void hold(ChannelHandlerContext ctx, Packet p, long delayNanos) {
+        Delayed d = new Delayed(p);
+        held.add(d);
+        d.future = ctx.executor().schedule(d, delayNanos, TimeUnit.NANOSECONDS);
+    }
+
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+        releaseHeld();
+    }
+
+    /** Drops the packets still held back (the connection closed). */
+    void releaseHeld() {
+        if (held.isEmpty()) {
+            return;
+        }
+        List<Delayed> all = new ArrayList<>(held);
+        held.clear();
+        TcpLink link = connection.link();
+        for (Delayed d : all) {
+            d.future.cancel(false);
+            if (link != null) {
+                link.dropOutbound(d.packet, DropReason.LINK_DOWN);
+            } else {
+                d.packet.release();
+            }
+        }
+    }
+
+    /** A packet held back by a DELAY or REORDER rule. */
+    private final class Delayed implements Runnable {
+        final Packet packet;
+        ScheduledFuture<?> future;
+
+        Delayed(Packet packet) {
+            this.packet = packet;
+        }
+
+        @Override
+        public void run() {
+            if (!held.remove(this)) {
+                return;
+            }
+            TcpLink link = connection.link();
+            if (!context.channel().isActive() && link != null) {
+                link.dropOutbound(packet, DropReason.LINK_DOWN);
+                return;
+            }
+            context.write(packet, context.voidPromise());
+            context.flush();
+        }
+
+        @Override
+        public String toString() {
+            return "delayed " + packet;
+        }
+    }
+}

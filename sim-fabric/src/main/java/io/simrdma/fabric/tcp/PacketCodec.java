@@ -1,0 +1,275 @@
+package io.simrdma.fabric.tcp;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.CompositeByteBuf;
+import io.simrdma.fabric.wire.Gid;
+import io.simrdma.fabric.wire.HeaderType;
+import io.simrdma.fabric.wire.Opcode;
+import io.simrdma.fabric.wire.Packet;
+
+/**
+ * The wire encoding of simrdma packets between nodes: the one codec the TCP link uses, meant to be
+ * reused by a capture writer (its {@link #writeIba IBA part} is a RoCEv2 packet from the BTH on).
+ *
+ * <p>Every frame on a connection is length-prefixed; the length counts the bytes after it and is
+ * checked against the connection's maximum before anything is read or allocated:
+ * <pre>
+ *  0        4      5
+ *  +--------+------+-------------------------------------------+
+ *  | length | type | type-specific body (length - 1 bytes)     |
+ *  | u32 BE | u8   |                                           |
+ *  +--------+------+-------------------------------------------+
+ *  type 0x01 HELLO, 0x02 AUTH, 0x03 REFUSE (see Handshake), 0x10 PACKET:
+ *
+ *  4      5       6                  22                 38           38+H        +P        +pad
+ *  +------+-------+------------------+------------------+------------+-----------+---------+-------+
+ *  | 0x10 | flags | source GID (16)  | dest GID (16)    | IBA headers| payload   | pad     | ICRC  |
+ *  |      |       |                  |                  | BTH, ETHs  | P bytes   | 0..3    | 4, if |
+ *  |      |       |                  |                  | H bytes    |           | zeros   | flag 1|
+ *  +------+-------+------------------+------------------+------------+-----------+---------+-------+
+ * </pre>
+ * flags bit 0: an ICRC follows (set only by a corrupting fault rule, so that the receiving port
+ * drops the packet as a NIC would); other bits must be 0. H is the header length the BTH opcode
+ * implies ({@link Opcode#headerLength()}); the pad count is the BTH's PadCnt; P is what remains.
+ * The IBA header bytes are exactly those {@link Packet} holds.
+ *
+ * <p>Payload: {@link #encode} writes the payload straight from the sender's registered memory
+ * ({@link Packet#payloadView}) as a component of a composite buffer, without copying it; the
+ * receiver's {@link #decode} hands a retained slice of the received frame to
+ * {@link Packet#fromWire}, and the responder copies it once into the target memory.
+ *
+ * <p>Thread safety: the static methods are thread-safe; an instance (its decoding scratch space
+ * and GID cache) belongs to one connection's event loop.
+ */
+public final class PacketCodec {
+
+    /** Bytes of the length prefix. */
+    public static final int LENGTH_FIELD_LENGTH = 4;
+    /** Frame types. */
+    public static final int TYPE_HELLO = 0x01;
+    public static final int TYPE_AUTH = 0x02;
+    public static final int TYPE_REFUSE = 0x03;
+    public static final int TYPE_PACKET = 0x10;
+    /** PACKET flag: an ICRC trails the packet. */
+    public static final int FLAG_ICRC = 0x01;
+    /** Bytes of a PACKET body before the IBA headers: type, flags, two GIDs. */
+    public static final int PACKET_PREFIX_LENGTH = 1 + 1 + 16 + 16;
+    /** The smallest PACKET body: its prefix and a BTH. */
+    public static final int MIN_PACKET_BODY = PACKET_PREFIX_LENGTH + HeaderType.BTH.length();
+    /** Largest payload of one packet (MTU 4096). */
+    public static final int MAX_PAYLOAD = 4096;
+    /** The smallest maximum frame length a connection may be configured with: a full MTU 4096 packet. */
+    public static final int MIN_MAX_FRAME_LENGTH = PACKET_PREFIX_LENGTH + Packet.MAX_HEADER_LENGTH + MAX_PAYLOAD + 3
+            + Packet.ICRC_LENGTH;
+    /** Default maximum frame length: 64 KiB of payload plus headers. */
+    public static final int DEFAULT_MAX_FRAME_LENGTH = 64 * 1024 + PACKET_PREFIX_LENGTH + Packet.MAX_HEADER_LENGTH + 3
+            + Packet.ICRC_LENGTH;
+
+    private final byte[] header = new byte[Packet.MAX_HEADER_LENGTH];
+    private final byte[] gidBytes = new byte[16];
+    private Gid lastSource;
+    private Gid lastDestination;
+
+    /** Length of the PACKET body (everything after the length prefix) that encodes {@code p}. */
+    public static int bodyLength(Packet p) {
+        return PACKET_PREFIX_LENGTH + ibaLength(p);
+    }
+
+    /** Length of the IBA part: headers, payload, pad and the ICRC if one is attached. */
+    public static int ibaLength(Packet p) {
+        return p.headerLength() + p.payloadLength() + p.padCount() + (p.icrcPresent() ? Packet.ICRC_LENGTH : 0);
+    }
+
+    /**
+     * Encodes {@code p} as a complete frame, length prefix included. The payload is not copied:
+     * the result is a composite of a direct header buffer, a view of the payload (the sender's
+     * memory, or the buffer the packet owns, retained) and a trailer with pad and ICRC. The
+     * caller owns the result and releases it (writing it to a channel does); {@code p} is not
+     * released.
+     *
+     * @throws IllegalStateException if the packet has no source or destination GID
+     */
+    public static ByteBuf encode(Packet p, ByteBufAllocator alloc) {
+        Gid src = p.sourceGid();
+        Gid dst = p.destinationGid();
+        if (src == null || dst == null) {
+            throw new IllegalStateException("packet without a route: " + p);
+        }
+        int payload = p.payloadLength();
+        int trailer = p.padCount() + (p.icrcPresent() ? Packet.ICRC_LENGTH : 0);
+        int headLength = LENGTH_FIELD_LENGTH + PACKET_PREFIX_LENGTH + p.headerLength();
+        ByteBuf head = alloc.directBuffer(payload == 0 ? headLength + trailer : headLength);
+        head.writeInt(bodyLength(p));
+        head.writeByte(TYPE_PACKET);
+        head.writeByte(p.icrcPresent() ? FLAG_ICRC : 0);
+        writeGid(head, src);
+        writeGid(head, dst);
+        p.copyHeaderTo(head);
+        if (payload == 0) {
+            writeTrailer(p, head);
+            return head;
+        }
+        CompositeByteBuf frame = alloc.compositeDirectBuffer(3);
+        frame.addComponent(true, head);
+        try {
+            frame.addComponent(true, p.payloadView(alloc));
+            if (trailer > 0) {
+                ByteBuf t = alloc.directBuffer(trailer);
+                writeTrailer(p, t);
+                frame.addComponent(true, t);
+            }
+        } catch (RuntimeException e) {
+            frame.release();
+            throw e;
+        }
+        return frame;
+    }
+
+    /**
+     * Writes the IBA part of {@code p} into {@code dst} (copying the payload): headers, payload,
+     * zero pad and the ICRC if one is attached; a RoCEv2 packet from the BTH on, for a capture.
+     */
+    public static void writeIba(Packet p, ByteBuf dst) {
+        p.copyHeaderTo(dst);
+        p.writePayloadTo(dst);
+        writeTrailer(p, dst);
+    }
+
+    private static void writeTrailer(Packet p, ByteBuf dst) {
+        dst.writeZero(p.padCount());
+        if (p.icrcPresent()) {
+            dst.writeInt(p.icrc());
+        }
+    }
+
+    private static void writeGid(ByteBuf dst, Gid g) {
+        for (int i = 0; i < 16; i++) {
+            dst.writeByte(g.byteAt(i));
+        }
+    }
+
+    /**
+     * Decodes a PACKET body (the bytes after the length prefix, type byte first), which the
+     * caller has checked against the maximum frame length. The returned packet owns a retained
+     * slice of {@code body} as its payload; {@code body} itself is not released.
+     *
+     * <p>A frame with the ICRC flag whose headers do not parse is a packet a fault corrupted on
+     * the way: it yields null (the caller counts and drops it) rather than an exception; a
+     * parseable one yields a packet carrying the ICRC, which the receiving port checks.
+     *
+     * @throws FrameException for a body that is not a well-formed packet
+     */
+    public Packet decode(ByteBuf body) {
+        int length = body.readableBytes();
+        int base = body.readerIndex();
+        if (length < MIN_PACKET_BODY) {
+            throw new FrameException(FrameError.TRUNCATED, "packet frame of " + length
+                    + " bytes, shorter than two GIDs and a BTH (" + MIN_PACKET_BODY + ")");
+        }
+        if (body.getUnsignedByte(base) != TYPE_PACKET) {
+            throw new IllegalArgumentException("not a PACKET frame");
+        }
+        int flags = body.getUnsignedByte(base + 1);
+        if ((flags & ~FLAG_ICRC) != 0) {
+            throw new FrameException(FrameError.MALFORMED_HEADER, "unknown packet flags 0x" + Integer.toHexString(flags));
+        }
+        boolean icrc = (flags & FLAG_ICRC) != 0;
+        int ibaStart = base + PACKET_PREFIX_LENGTH;
+        int ibaLength = length - PACKET_PREFIX_LENGTH - (icrc ? Packet.ICRC_LENGTH : 0);
+        if (ibaLength < HeaderType.BTH.length()) {
+            throw new FrameException(FrameError.TRUNCATED, "packet frame of " + length + " bytes has no room for a BTH and an ICRC");
+        }
+        Opcode op;
+        int payloadLength;
+        try {
+            op = opcode(body, ibaStart);
+            payloadLength = payloadLength(op, body, ibaStart, ibaLength);
+        } catch (FrameException e) {
+            if (icrc) {
+                return null;
+            }
+            throw e;
+        }
+        int hl = op.headerLength();
+        body.getBytes(ibaStart, header, 0, hl);
+        ByteBuf payload = payloadLength == 0 ? null : body.retainedSlice(ibaStart + hl, payloadLength);
+        Packet p = Packet.fromWire(header, hl, payload);
+        p.route(sourceGid(body, base + 2), destinationGid(body, base + 18));
+        if (icrc) {
+            p.icrc(body.getInt(base + length - Packet.ICRC_LENGTH));
+        }
+        return p;
+    }
+
+    private static Opcode opcode(ByteBuf body, int ibaStart) {
+        int value = body.getUnsignedByte(ibaStart);
+        Opcode op = Opcode.fromValue(value);
+        if (op == null) {
+            throw new FrameException(FrameError.UNKNOWN_OPCODE, "BTH opcode 0x" + Integer.toHexString(value));
+        }
+        return op;
+    }
+
+    /** Checks the header length, BTH byte 1 and pad against the opcode (IBA 9.2); returns the payload length. */
+    private static int payloadLength(Opcode op, ByteBuf body, int ibaStart, int ibaLength) {
+        int hl = op.headerLength();
+        if (ibaLength < hl) {
+            throw new FrameException(FrameError.MALFORMED_HEADER, op.ibaName() + " needs " + hl + " header bytes, the frame has "
+                    + ibaLength);
+        }
+        int b1 = body.getUnsignedByte(ibaStart + 1);
+        if ((b1 & 0x0F) != 0) {
+            // IBA 9.2.6: TVer is 0 for this version of the transport.
+            throw new FrameException(FrameError.MALFORMED_HEADER, "BTH transport version " + (b1 & 0x0F));
+        }
+        int pad = (b1 >>> 4) & 3;
+        int payload = ibaLength - hl - pad;
+        if (payload < 0) {
+            throw new FrameException(FrameError.BAD_PAD, "pad count " + pad + " but only " + (ibaLength - hl)
+                    + " bytes follow the headers");
+        }
+        if (!op.hasPayload() && (payload != 0 || pad != 0)) {
+            throw new FrameException(FrameError.MALFORMED_HEADER, op.ibaName() + " carries no payload, the frame has "
+                    + (payload + pad) + " bytes after its headers");
+        }
+        if (((payload + pad) & 3) != 0) {
+            // IBA 9.2.4: the pad brings the payload to a multiple of 4 bytes.
+            throw new FrameException(FrameError.BAD_PAD, "pad count " + pad + " does not align a payload of " + payload
+                    + " bytes to 4");
+        }
+        return payload;
+    }
+
+    private Gid sourceGid(ByteBuf body, int index) {
+        Gid g = lastSource;
+        if (g == null || !sameGid(g, body, index)) {
+            g = readGid(body, index);
+            lastSource = g;
+        }
+        return g;
+    }
+
+    private Gid destinationGid(ByteBuf body, int index) {
+        Gid g = lastDestination;
+        if (g == null || !sameGid(g, body, index)) {
+            g = readGid(body, index);
+            lastDestination = g;
+        }
+        return g;
+    }
+
+    private Gid readGid(ByteBuf body, int index) {
+        body.getBytes(index, gidBytes);
+        return Gid.of(gidBytes);
+    }
+
+    private static boolean sameGid(Gid g, ByteBuf body, int index) {
+        for (int i = 0; i < 16; i++) {
+            if (g.byteAt(i) != body.getByte(index + i)) {
+                return false;
+            }
+        }
+        return true;
+    }
+}

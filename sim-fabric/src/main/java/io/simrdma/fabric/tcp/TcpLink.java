@@ -1,0 +1,392 @@
+package io.simrdma.fabric.tcp;
+
+import io.simrdma.fabric.Device;
+import io.simrdma.fabric.DropReason;
+import io.simrdma.fabric.FaultInjector;
+import io.simrdma.fabric.FaultRule;
+import io.simrdma.fabric.Link;
+import io.simrdma.fabric.PacketEvent;
+import io.simrdma.fabric.PacketRoute;
+import io.simrdma.fabric.wire.Gid;
+import io.simrdma.fabric.wire.Packet;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.net.InetSocketAddress;
+import java.util.ArrayDeque;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The link between a {@link TcpNode} and one peer node: the route its device's packets to that
+ * node take, carried by one TCP connection that opens on first use (the first packet to the
+ * peer's GID) and again on the next packet after it closed. Like an in-process {@link Link} it can
+ * be taken down and brought up, now or at a time, and carries fault rules, applied to the
+ * connection's packets by a pipeline handler with the same {@link FaultInjector}.
+ *
+ * <p>A closed or broken connection is a link down: packets sent meanwhile are lost (dropped,
+ * counted and traced), and the RC engine's retries decide what happens, as on a real fabric.
+ * Packets sent while the connection opens wait for it (up to
+ * {@link TcpConfig#pendingPacketLimit()}); after a failed attempt packets are dropped for
+ * {@link TcpConfig#reconnectBackoffNanos()} before the next one.
+ *
+ * <p>When both nodes connect at once, each keeps the connection opened by the node with the
+ * lower GID and closes the other; a connection from a restarted peer (a new incarnation)
+ * replaces the old one.
+ *
+ * <p>Thread safety: thread-safe. Packets and connection state are handled on the node's event
+ * loop (the device's executor); the control methods may be called from any thread.
+ */
+public final class TcpLink implements PacketRoute {
+
+    private static final Logger LOG = LoggerFactory.getLogger(TcpLink.class);
+
+    private final TcpNode node;
+    private final Gid peer;
+    private final InetSocketAddress address;
+    private final FaultInjector faults = new FaultInjector();
+    private final SplittableRandom random;
+    private final FaultInjector.Decision decision = new FaultInjector.Decision();
+    private volatile boolean up = true;
+    private volatile boolean removed;
+
+    // ---- event loop
+    private long faultIndex;
+    private volatile Connection active;
+    private Connection connecting;
+    private final ArrayDeque<Packet> pending = new ArrayDeque<>();
+    private long retryNotBefore;
+    private boolean backingOff;
+
+    private final AtomicLong sent = new AtomicLong();
+    private final AtomicLong written = new AtomicLong();
+    private final AtomicLong dropped = new AtomicLong();
+    private final AtomicLong duplicated = new AtomicLong();
+    private final AtomicLong delayed = new AtomicLong();
+    private final AtomicLong corrupted = new AtomicLong();
+    private final AtomicLong received = new AtomicLong();
+    private final AtomicLong deliveredIn = new AtomicLong();
+    private final AtomicLong droppedIn = new AtomicLong();
+
+    TcpLink(TcpNode node, Gid peer) {
+        this.node = node;
+        this.peer = peer;
+        this.address = TcpNode.addressOf(peer);
+        this.random = new SplittableRandom(node.fabric().seed() ^ peer.hashCode() * 0x9E3779B97F4A7C15L);
+    }
+
+    /** The node this link belongs to. */
+    public TcpNode node() {
+        return node;
+    }
+
+    /** The peer node's GID. */
+    public Gid peer() {
+        return peer;
+    }
+
+    /** The peer's listen address (what its GID encodes). */
+    public InetSocketAddress remoteAddress() {
+        return address;
+    }
+
+    /** True while a connection to the peer has completed its handshake. */
+    public boolean isConnected() {
+        return active != null;
+    }
+
+    // ------------------------------------------------------------------ administrative control
+
+    public boolean isUp() {
+        return up;
+    }
+
+    /**
+     * Takes the link down or brings it up now. While down, packets sent to the peer and packets
+     * arriving from it are lost (the connection stays open); the RC engine's retries decide what
+     * happens, as with {@link Link#setUp}.
+     */
+    public void setUp(boolean upNow) {
+        if (up != upNow) {
+            up = upNow;
+            LOG.info("{}: link to {} {}", node.name(), address, upNow ? "up" : "down");
+            node.event(new TcpEvent(upNow ? TcpEvent.Type.LINK_UP : TcpEvent.Type.LINK_DOWN, peer, address,
+                    "administrative"));
+        }
+    }
+
+    /** Takes the link down at {@code timeNanos} on the fabric's clock. */
+    public TcpLink downAt(long timeNanos) {
+        return changeAt(timeNanos, false);
+    }
+
+    /** Brings the link up at {@code timeNanos} on the fabric's clock. */
+    public TcpLink upAt(long timeNanos) {
+        return changeAt(timeNanos, true);
+    }
+
+    private TcpLink changeAt(long timeNanos, boolean upThen) {
+        long delay = Math.max(0, timeNanos - node.fabric().now());
+        node.eventLoop().schedule(() -> setUp(upThen), delay, TimeUnit.NANOSECONDS);
+        return this;
+    }
+
+    /** Adds a fault rule; rules apply in the order added, to packets written to the peer. */
+    public TcpLink addFault(FaultRule rule) {
+        faults.add(rule);
+        return this;
+    }
+
+    /** Removes every fault rule. */
+    public TcpLink clearFaults() {
+        faults.clear();
+        return this;
+    }
+
+    /** The fault rules, in order. */
+    public List<FaultRule> faults() {
+        return faults.rules();
+    }
+
+    /**
+     * Closes the connection to the peer, if any (packets in flight are lost); the next packet to
+     * the peer opens a new one.
+     */
+    public void disconnect() {
+        node.runOnLoop(() -> {
+            Connection c = active;
+            if (c != null) {
+                c.close("disconnected by the application");
+            }
+            if (connecting != null) {
+                connecting.close("disconnected by the application");
+            }
+        });
+    }
+
+    /**
+     * Counts of the packets sent to the peer: {@code sent} given to the link, {@code delivered}
+     * written to a connection, {@code dropped} lost (link down, no connection, fault), and the
+     * copies, delays and corruptions fault rules made.
+     */
+    public Link.LinkStats stats() {
+        return new Link.LinkStats(sent.get(), written.get(), dropped.get(), duplicated.get(), delayed.get(),
+                corrupted.get());
+    }
+
+    /**
+     * Counts of the packets from the peer: {@code sent} received from a connection,
+     * {@code delivered} handed to the device, {@code dropped} lost because the link was down.
+     */
+    public Link.LinkStats inboundStats() {
+        return new Link.LinkStats(received.get(), deliveredIn.get(), droppedIn.get(), 0, 0, 0);
+    }
+
+    /** The connection carrying the peer's packets, or null. */
+    Connection activeConnection() {
+        return active;
+    }
+
+    @Override
+    public boolean isRemoved() {
+        return removed;
+    }
+
+    @Override
+    public String toString() {
+        return "TcpLink[" + node.name() + " -> " + address.getAddress().getHostAddress() + ":" + address.getPort()
+                + (active != null ? ", connected" : "") + (up ? "" : ", down") + "]";
+    }
+
+    // ------------------------------------------------------------------ packets (event loop)
+
+    /** Sends {@code p} to the peer. Runs on the device's executor (the event loop); takes ownership. */
+    @Override
+    public void transmit(Device from, Packet p) {
+        sent.incrementAndGet();
+        node.fabric().tracePacketEvent(p.retransmission() ? PacketEvent.RETRANSMITTED : PacketEvent.SENT, null, from, null, p);
+        if (!up || removed) {
+            dropOutbound(p, removed ? DropReason.CLOSED : DropReason.LINK_DOWN);
+            return;
+        }
+        Connection c = active;
+        if (c != null) {
+            c.write(p);
+            return;
+        }
+        if (connecting == null) {
+            if (backingOff && node.fabric().now() - retryNotBefore < 0) {
+                dropOutbound(p, DropReason.LINK_DOWN);
+                return;
+            }
+            backingOff = false;
+            connecting = node.connect(this);
+            if (connecting == null) {
+                dropOutbound(p, DropReason.CLOSED);
+                return;
+            }
+        }
+        if (pending.size() >= node.config().pendingPacketLimit()) {
+            dropOutbound(p, DropReason.LINK_DOWN);
+            return;
+        }
+        pending.add(p);
+    }
+
+    /** A packet from the peer, checked by its connection. Event loop; takes ownership. */
+    void receive(Packet p) {
+        received.incrementAndGet();
+        node.count(TcpCounter.PACKETS_RECEIVED);
+        Device d = node.device();
+        if (!up) {
+            droppedIn.incrementAndGet();
+            node.count(TcpCounter.PACKETS_DROPPED);
+            node.fabric().tracePacketEvent(PacketEvent.DROPPED, DropReason.LINK_DOWN, null, d, p);
+            p.release();
+            return;
+        }
+        deliveredIn.incrementAndGet();
+        d.receive(p);
+    }
+
+    /** Drops an outbound packet: counted, traced, released. Event loop. */
+    void dropOutbound(Packet p, DropReason reason) {
+        dropped.incrementAndGet();
+        node.count(TcpCounter.PACKETS_DROPPED);
+        node.fabric().tracePacketEvent(PacketEvent.DROPPED, reason, node.device(), null, p);
+        p.release();
+    }
+
+    /** The fault decision for the next packet written, or null if no rule is set. Event loop. */
+    FaultInjector.Decision decide(Packet p) {
+        long index = ++faultIndex;
+        if (faults.isEmpty()) {
+            return null;
+        }
+        return faults.decide(p, index, random, decision);
+    }
+
+    SplittableRandom random() {
+        return random;
+    }
+
+    void countWritten() {
+        written.incrementAndGet();
+        node.count(TcpCounter.PACKETS_SENT);
+    }
+
+    void countCorrupted(Packet p) {
+        corrupted.incrementAndGet();
+        node.fabric().tracePacketEvent(PacketEvent.CORRUPTED, null, node.device(), null, p);
+    }
+
+    void countDuplicated(Packet copy) {
+        duplicated.incrementAndGet();
+        node.fabric().tracePacketEvent(PacketEvent.DUPLICATED, null, node.device(), null, copy);
+    }
+
+    void countDelayed(Packet p) {
+        delayed.incrementAndGet();
+        node.fabric().tracePacketEvent(PacketEvent.DELAYED, null, node.device(), null, p);
+    }
+
+    // ------------------------------------------------------------------ connections (event loop)
+
+    /** A connection to the peer completed its handshake. */
+    void established(Connection c) {
+        if (removed) {
+            c.close("node closed");
+            return;
+        }
+        Connection old = active;
+        if (old != null && old != c) {
+            Connection keep = preferred(old, c);
+            Connection lose = keep == old ? c : old;
+            node.count(TcpCounter.DUPLICATE_CONNECTIONS_CLOSED);
+            LOG.debug("{}: two connections with {}; keeping {}", node.name(), address, keep);
+            node.event(new TcpEvent(TcpEvent.Type.DUPLICATE_CLOSED, peer, lose.remoteAddress(), "kept " + keep));
+            if (keep == old) {
+                if (connecting == c) {
+                    connecting = null;
+                }
+                lose.closeAsDuplicate();
+                return;
+            }
+            active = c;
+            lose.closeAsDuplicate();
+        } else {
+            active = c;
+        }
+        if (connecting == c) {
+            connecting = null;
+        }
+        backingOff = false;
+        LOG.info("{}: connected to {} ({}, {})", node.name(), c.peerName(), address, c.isOutbound() ? "outbound" : "inbound");
+        node.event(new TcpEvent(TcpEvent.Type.CONNECTED, peer, c.remoteAddress(), c.isOutbound() ? "outbound" : "inbound"));
+        Packet p;
+        while ((p = pending.poll()) != null) {
+            c.write(p);
+        }
+    }
+
+    /**
+     * Which of two connections with the peer both nodes keep: the one from a newer incarnation of
+     * the peer; else the one opened by the node with the lower GID; else (both opened by the same
+     * node, which gave up the first) the newer.
+     */
+    private Connection preferred(Connection old, Connection fresh) {
+        if (old.peerIncarnation() != fresh.peerIncarnation()) {
+            return fresh;
+        }
+        Gid oldOpener = old.isOutbound() ? node.gid() : peer;
+        Gid freshOpener = fresh.isOutbound() ? node.gid() : peer;
+        if (oldOpener.equals(freshOpener)) {
+            return fresh;
+        }
+        return TcpNode.compare(oldOpener, freshOpener) < 0 ? old : fresh;
+    }
+
+    /** A connection with the peer closed (or failed to open). */
+    void closed(Connection c) {
+        if (active == c) {
+            active = null;
+            if (!c.isClosedHere()) {
+                node.count(TcpCounter.CONNECTIONS_LOST);
+            }
+            LOG.info("{}: connection to {} closed: {}", node.name(), address, c.closeReason());
+            node.event(new TcpEvent(TcpEvent.Type.DISCONNECTED, peer, c.remoteAddress(), c.closeReason()));
+        }
+        if (connecting == c) {
+            connecting = null;
+            if (active == null) {
+                if (!c.isDeliberate()) {
+                    backingOff = true;
+                    retryNotBefore = node.fabric().now() + node.config().reconnectBackoffNanos();
+                }
+                dropPending(DropReason.LINK_DOWN);
+            }
+        }
+    }
+
+    private void dropPending(DropReason reason) {
+        Packet p;
+        while ((p = pending.poll()) != null) {
+            dropOutbound(p, reason);
+        }
+    }
+
+    /** The node closes: no more packets; close the connections. */
+    void shutdown() {
+        removed = true;
+        Connection c = active;
+        if (c != null) {
+            c.close("node closed");
+        }
+        if (connecting != null) {
+            connecting.close("node closed");
+        }
+        dropPending(DropReason.CLOSED);
+    }
+}

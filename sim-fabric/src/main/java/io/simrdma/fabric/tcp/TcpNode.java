@@ -1,0 +1,541 @@
+package io.simrdma.fabric.tcp;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.ServerChannel;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.epoll.EpollSocketChannel;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.flush.FlushConsolidationHandler;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.simrdma.fabric.Device;
+import io.simrdma.fabric.Fabric;
+import io.simrdma.fabric.PacketRoute;
+import io.simrdma.fabric.RemoteTransport;
+import io.simrdma.fabric.sched.EngineExecutor;
+import io.simrdma.fabric.sched.ThreadedScheduler;
+import io.simrdma.fabric.wire.Gid;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A device of a threaded fabric that other JVMs and hosts reach over TCP: a node. It listens on
+ * a socket address (127.0.0.1 and an ephemeral port unless configured otherwise), and reaches
+ * other nodes by theirs, with one TCP connection per pair of nodes carrying all their QP and CM
+ * traffic ({@link TcpLink}). Its device's engine runs on the Netty event loop of its sockets, so
+ * a packet goes from the socket to the engine without changing threads.
+ * <pre>{@code
+ * try (Fabric fabric = Fabric.builder().name("lab").threaded().build()) {
+ *     TcpNode node = TcpNode.start(fabric, TcpConfig.builder("a").build());
+ *     RdmaCm cm = RdmaCm.of(fabric);
+ *     CmId id = cm.createEp(cm.getAddrInfo("127.0.0.1:7000", "7471", AddrInfo.active()).get(0), null, attr);
+ *     id.connect(null);                  // to the node listening on 127.0.0.1:7000, port space port 7471
+ *     ...
+ * }                                      // closing the fabric closes the node
+ * }</pre>
+ *
+ * <p><b>Addresses.</b> A node's GID encodes its listen address, so that any node routes to it
+ * without a lookup: the unique local IPv6 address
+ * <pre>
+ *   fd53:494d:0000:0000:0000:PPPP:AAAA:AAAA      ("SIM" in the ULA prefix fd00::/8)
+ *   bytes 0-3 fd 53 49 4d, bytes 4-9 zero, bytes 10-11 the TCP port, bytes 12-15 the IPv4 address
+ * </pre>
+ * e.g. {@code fd53:494d::1b58:7f00:1} is 127.0.0.1:7000. {@link #resolve} accepts "host:port"
+ * (an IPv4 address or a name resolving to one), so {@code RdmaCm.getAddrInfo("127.0.0.1:7000", ...)}
+ * finds the node; IPv6 listen addresses are refused by {@link TcpConfig}. The device's GUID is
+ * {@code 0x5349_PPPP_AAAAAAAA}.
+ *
+ * <p><b>Connections.</b> Every connection starts with a handshake ({@link Handshake}): protocol
+ * version, node GID and name, fabric name, and with a pre-shared key an HMAC-SHA256
+ * challenge-response with fresh nonces both ways (the key is never sent). A peer that fails it is
+ * refused, logged and counted. Frames are length-prefixed with a bounded maximum
+ * ({@link PacketCodec}); bad input closes that one connection ({@link FrameError}).
+ *
+ * <p><b>Life cycle.</b> The node is a service of its fabric ({@link Fabric#service}) and one of its
+ * remote transports: {@link Fabric#close()} closes it, then the device, then stops the event loop.
+ * {@link #close()} alone closes the sockets; the device stays until the fabric closes. One node
+ * per fabric.
+ *
+ * <p>Thread safety: thread-safe.
+ */
+public final class TcpNode implements RemoteTransport, AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(TcpNode.class);
+    private static final byte[] GID_PREFIX = {(byte) 0xfd, 0x53, 0x49, 0x4d, 0, 0, 0, 0, 0, 0};
+    private static final long GUID_PREFIX = 0x5349L << 48;
+    private static final long CLOSE_TIMEOUT_SECONDS = 5;
+
+    /** Observes a node's connections and links; called on the node's event loop, must not block or throw. */
+    @FunctionalInterface
+    public interface Listener {
+        void onEvent(TcpEvent event);
+    }
+
+    private final Fabric fabric;
+    private final TcpConfig config;
+    private final MultiThreadIoEventLoopGroup group;
+    private final EventLoop loop;
+    private final boolean nativeTransport;
+    private final Bootstrap connector;
+    private final Channel server;
+    private final InetSocketAddress listenAddress;
+    private final Gid gid;
+    private final Device device;
+    private final long incarnation;
+    private final SecureRandom random = new SecureRandom();
+    private final TcpCounters counters = new TcpCounters();
+    private final Map<Gid, TcpLink> links = new ConcurrentHashMap<>();
+    private final Set<Connection> connections = new HashSet<>();
+    private final List<Listener> listeners = new CopyOnWriteArrayList<>();
+    private volatile boolean closed;
+
+    private TcpNode(Fabric fabric, TcpConfig config) {
+        this.fabric = fabric;
+        this.config = config;
+        this.incarnation = random.nextLong();
+        this.nativeTransport = config.nativeTransport() && Epoll.isAvailable();
+        IoHandlerFactory io = nativeTransport ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
+        this.group = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("simrdma-tcp-" + config.name(), true), io);
+        this.loop = group.next();
+        Class<? extends SocketChannel> socketClass = nativeTransport ? EpollSocketChannel.class : NioSocketChannel.class;
+        Class<? extends ServerChannel> serverClass = nativeTransport ? EpollServerSocketChannel.class
+                : NioServerSocketChannel.class;
+        this.connector = new Bootstrap().group(group).channel(socketClass)
+                .option(ChannelOption.TCP_NODELAY, true)
+                .option(ChannelOption.SO_KEEPALIVE, true)
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, config.connectTimeoutMillis());
+        Channel s = null;
+        try {
+            // Accepted connections wait (auto-read off) until the device exists.
+            s = new ServerBootstrap().group(group).channel(serverClass)
+                    .option(ChannelOption.AUTO_READ, false)
+                    .childOption(ChannelOption.TCP_NODELAY, true)
+                    .childOption(ChannelOption.SO_KEEPALIVE, true)
+                    .childHandler(new ChannelInitializer<SocketChannel>() {
+                        @Override
+                        protected void initChannel(SocketChannel ch) {
+                            initPipeline(ch, new Connection(TcpNode.this, null));
+                        }
+                    })
+                    .bind(config.listenAddress()).syncUninterruptibly().channel();
+            this.server = s;
+            this.listenAddress = (InetSocketAddress) s.localAddress();
+            this.gid = gidOf(listenAddress);
+            EngineExecutor executor = ((ThreadedScheduler) fabric.scheduler()).adopt("tcp-" + config.name(), loop, true);
+            this.device = fabric.createDevice(config.device().gid(gid).guid(guidOf(listenAddress)), executor);
+        } catch (RuntimeException e) {
+            if (s != null) {
+                s.close().awaitUninterruptibly(CLOSE_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+            }
+            group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS).awaitUninterruptibly(CLOSE_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+            throw e;
+        }
+        s.config().setAutoRead(true);
+        LOG.info("{}: TCP node listening on {} ({}), GID {}", config.name(), address(), nativeTransport ? "epoll" : "NIO", gid);
+    }
+
+    /**
+     * Starts a node in {@code fabric}: listens on the configured address, creates the node's device
+     * (named by the configuration) on the event loop of its sockets, and registers the node as a
+     * remote transport and a service of the fabric.
+     *
+     * @throws IllegalArgumentException if the fabric is not threaded, or its name is over 255 bytes
+     * @throws IllegalStateException    if the fabric is closed or already has a TCP node
+     * @throws io.netty.channel.ChannelException or another exception of the socket layer if the
+     *                                  address cannot be bound
+     */
+    public static TcpNode start(Fabric fabric, TcpConfig config) {
+        Objects.requireNonNull(fabric, "fabric");
+        Objects.requireNonNull(config, "config");
+        if (!(fabric.scheduler() instanceof ThreadedScheduler)) {
+            throw new IllegalArgumentException("a TCP node needs a threaded fabric (Fabric.threaded()): its device runs on "
+                    + "the event loop of its sockets, in real time");
+        }
+        if (fabric.name().getBytes(java.nio.charset.StandardCharsets.UTF_8).length > Handshake.MAX_NAME_BYTES) {
+            throw new IllegalArgumentException("fabric name over " + Handshake.MAX_NAME_BYTES + " bytes");
+        }
+        TcpNode[] created = new TcpNode[1];
+        TcpNode node = fabric.service(TcpNode.class, f -> created[0] = new TcpNode(f, config));
+        if (created[0] == null) {
+            throw new IllegalStateException("fabric " + fabric.name() + " already has the TCP node " + node.name());
+        }
+        fabric.addRemoteTransport(node);
+        return node;
+    }
+
+    // ------------------------------------------------------------------ identity
+
+    public String name() {
+        return config.name();
+    }
+
+    public Fabric fabric() {
+        return fabric;
+    }
+
+    public TcpConfig config() {
+        return config;
+    }
+
+    /** The node's device; its GID encodes the listen address. */
+    public Device device() {
+        return device;
+    }
+
+    /** The device's GID. */
+    public Gid gid() {
+        return gid;
+    }
+
+    /** The bound listen address (with the actual port when an ephemeral one was asked for). */
+    public InetSocketAddress listenAddress() {
+        return listenAddress;
+    }
+
+    /** The listen address as "ip:port", the name other nodes resolve this node by. */
+    public String address() {
+        return listenAddress.getAddress().getHostAddress() + ":" + listenAddress.getPort();
+    }
+
+    /** True if the node runs on the native epoll transport, false for NIO. */
+    public boolean isNativeTransport() {
+        return nativeTransport;
+    }
+
+    // ------------------------------------------------------------------ addresses
+
+    /** The GID of the node listening on {@code address} (an IPv4 address and a port). */
+    public static Gid gidOf(InetSocketAddress address) {
+        InetAddress ip = address.getAddress();
+        if (!(ip instanceof Inet4Address)) {
+            throw new IllegalArgumentException("a TCP node's GID encodes an IPv4 address, not " + address);
+        }
+        byte[] b = new byte[16];
+        System.arraycopy(GID_PREFIX, 0, b, 0, GID_PREFIX.length);
+        b[10] = (byte) (address.getPort() >>> 8);
+        b[11] = (byte) address.getPort();
+        System.arraycopy(ip.getAddress(), 0, b, 12, 4);
+        return Gid.of(b);
+    }
+
+    /** True if {@code gid} is a TCP node's GID (fd53:494d::/80). */
+    public static boolean isTcpGid(Gid gid) {
+        for (int i = 0; i < GID_PREFIX.length; i++) {
+            if (gid.byteAt(i) != GID_PREFIX[i]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * The listen address a TCP node's GID encodes.
+     *
+     * @throws IllegalArgumentException if {@code gid} is not a TCP node's
+     */
+    public static InetSocketAddress addressOf(Gid gid) {
+        if (!isTcpGid(gid)) {
+            throw new IllegalArgumentException(gid + " is not a TCP node's GID");
+        }
+        int port = (gid.byteAt(10) & 0xFF) << 8 | (gid.byteAt(11) & 0xFF);
+        byte[] ip = {gid.byteAt(12), gid.byteAt(13), gid.byteAt(14), gid.byteAt(15)};
+        try {
+            return new InetSocketAddress(InetAddress.getByAddress(ip), port);
+        } catch (UnknownHostException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static long guidOf(InetSocketAddress address) {
+        byte[] ip = address.getAddress().getAddress();
+        long v4 = (ip[0] & 0xFFL) << 24 | (ip[1] & 0xFFL) << 16 | (ip[2] & 0xFFL) << 8 | (ip[3] & 0xFFL);
+        return GUID_PREFIX | (long) address.getPort() << 32 | v4;
+    }
+
+    static int compare(Gid x, Gid y) {
+        for (int i = 0; i < 16; i++) {
+            int c = Integer.compare(x.byteAt(i) & 0xFF, y.byteAt(i) & 0xFF);
+            if (c != 0) {
+                return c;
+            }
+        }
+        return 0;
+    }
+
+    /**
+     * The GID of the node named {@code node} as "host:port" (an IPv4 address, or a host name that
+     * resolves to one); null for anything else ("[v6]:port" included: IPv6 nodes do not exist).
+     */
+    @Override
+    public Gid resolve(String node) {
+        int colon = node.lastIndexOf(':');
+        if (colon <= 0 || colon == node.length() - 1) {
+            return null;
+        }
+        String host = node.substring(0, colon);
+        String portText = node.substring(colon + 1);
+        if (host.indexOf(':') >= 0 || host.startsWith("[") || portText.length() > 5) {
+            return null;
+        }
+        for (int i = 0; i < portText.length(); i++) {
+            if (!Character.isDigit(portText.charAt(i))) {
+                return null;
+            }
+        }
+        int port = Integer.parseInt(portText);
+        if (port < 1 || port > 0xFFFF) {
+            return null;
+        }
+        try {
+            InetAddress ip = InetAddress.getByName(host);
+            return ip instanceof Inet4Address ? gidOf(new InetSocketAddress(ip, port)) : null;
+        } catch (UnknownHostException e) {
+            LOG.debug("{}: cannot resolve '{}': {}", name(), host, e.getMessage());
+            return null;
+        }
+    }
+
+    /** The link to another node's device, for the node's own device only. */
+    @Override
+    public PacketRoute route(Device from, Gid destination) {
+        if (closed || from != device || !isTcpGid(destination) || destination.equals(gid)) {
+            return null;
+        }
+        return links.computeIfAbsent(destination, g -> new TcpLink(this, g));
+    }
+
+    /**
+     * The link to the node with GID {@code peer}, created if needed (to set faults or control it
+     * before the first packet); nothing connects until a packet is sent.
+     *
+     * @throws IllegalArgumentException if {@code peer} is not another TCP node's GID
+     * @throws IllegalStateException    if the node is closed
+     */
+    public TcpLink link(Gid peer) {
+        if (!isTcpGid(peer) || peer.equals(gid)) {
+            throw new IllegalArgumentException(peer + " is not another TCP node's GID");
+        }
+        if (closed) {
+            throw new IllegalStateException("TCP node " + name() + " is closed");
+        }
+        return links.computeIfAbsent(peer, g -> new TcpLink(this, g));
+    }
+
+    /** The link to the node listening on {@code address} ("host:port"). */
+    public TcpLink link(String address) {
+        Gid g = resolve(address);
+        if (g == null) {
+            throw new IllegalArgumentException("'" + address + "' is not host:port of an IPv4 node");
+        }
+        return link(g);
+    }
+
+    /** Every link this node has. */
+    public List<TcpLink> links() {
+        return new ArrayList<>(links.values());
+    }
+
+    TcpLink linkFor(Gid peer) {
+        return closed ? null : links.computeIfAbsent(peer, g -> new TcpLink(this, g));
+    }
+
+    // ------------------------------------------------------------------ observability
+
+    /** The value of counter {@code c}. */
+    public long counter(TcpCounter c) {
+        return counters.get(c);
+    }
+
+    /** Every counter. */
+    public Map<TcpCounter, Long> counters() {
+        return counters.snapshot();
+    }
+
+    public void addListener(Listener l) {
+        listeners.add(Objects.requireNonNull(l, "listener"));
+    }
+
+    public void removeListener(Listener l) {
+        listeners.remove(l);
+    }
+
+    void count(TcpCounter c) {
+        counters.increment(c);
+    }
+
+    TcpCounters counterSet() {
+        return counters;
+    }
+
+    void event(TcpEvent e) {
+        for (Listener l : listeners) {
+            try {
+                l.onEvent(e);
+            } catch (RuntimeException ex) {
+                LOG.error("{}: TCP event listener failed", name(), ex);
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ connections (event loop)
+
+    EventLoop eventLoop() {
+        return loop;
+    }
+
+    long incarnation() {
+        return incarnation;
+    }
+
+    byte[] newNonce() {
+        byte[] n = new byte[Handshake.NONCE_LENGTH];
+        random.nextBytes(n);
+        return n;
+    }
+
+    void initPipeline(SocketChannel ch, Connection c) {
+        c.attach(ch);
+        ch.pipeline()
+                .addLast("flush", new FlushConsolidationHandler(FlushConsolidationHandler.DEFAULT_EXPLICIT_FLUSH_AFTER_FLUSHES, true))
+                .addLast("decoder", new FrameDecoder(config.maxFrameLength(), counters))
+                .addLast("encoder", new FrameEncoder(c))
+                .addLast("faults", new FaultHandler(c))
+                .addLast("connection", c);
+    }
+
+    /** Opens a connection for {@code link}; null if the node is closed. Event loop. */
+    Connection connect(TcpLink link) {
+        if (closed) {
+            return null;
+        }
+        Connection c = new Connection(this, link);
+        count(TcpCounter.CONNECTS_STARTED);
+        ChannelFuture f = connector.clone().handler(new ChannelInitializer<SocketChannel>() {
+            @Override
+            protected void initChannel(SocketChannel ch) {
+                initPipeline(ch, c);
+            }
+        }).connect(link.remoteAddress());
+        f.addListener(done -> {
+            if (!done.isSuccess()) {
+                count(TcpCounter.CONNECT_FAILURES);
+                LOG.debug("{}: cannot connect to {}: {}", name(), link.remoteAddress(), done.cause().toString());
+                event(new TcpEvent(TcpEvent.Type.CONNECT_FAILED, link.peer(), link.remoteAddress(), String.valueOf(done.cause())));
+                c.connectFailed(done.cause());
+            }
+        });
+        return c;
+    }
+
+    /** A connection became active; false if the node closed meanwhile (the connection is closed). */
+    boolean connectionOpened(Connection c) {
+        if (closed) {
+            c.close("node closed");
+            return false;
+        }
+        connections.add(c);
+        if (!c.isOutbound()) {
+            count(TcpCounter.CONNECTIONS_ACCEPTED);
+        }
+        return true;
+    }
+
+    void connectionClosed(Connection c) {
+        connections.remove(c);
+        TcpLink l = c.link() != null ? c.link() : c.dialled();
+        if (l != null) {
+            l.closed(c);
+        }
+        event(new TcpEvent(TcpEvent.Type.CONNECTION_CLOSED, l != null ? l.peer() : null, c.remoteAddress(), c.closeReason()));
+    }
+
+    /** Open connections (handshaking or established). Event loop. */
+    int openConnections() {
+        return connections.size();
+    }
+
+    void runOnLoop(Runnable r) {
+        if (loop.inEventLoop()) {
+            r.run();
+        } else if (!loop.isShuttingDown()) {
+            loop.execute(r);
+        }
+    }
+
+    // ------------------------------------------------------------------ closing
+
+    /**
+     * Closes the node's sockets: the listener, every connection (packets in flight are lost) and
+     * every link. The device stays until the fabric closes; packets it sends to other nodes are
+     * dropped (no route). Waits for the sockets to close unless called on the event loop.
+     */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        fabric.removeRemoteTransport(this);
+        List<ChannelFuture> closing = new ArrayList<>();
+        Runnable shut = () -> {
+            closing.add(server.close());
+            for (TcpLink l : links.values()) {
+                l.shutdown();
+            }
+            for (Connection c : new ArrayList<>(connections)) {
+                c.close("node closed");
+            }
+            for (Connection c : connections) {
+                if (c.channel() != null) {
+                    closing.add(c.channel().closeFuture());
+                }
+            }
+        };
+        if (loop.inEventLoop()) {
+            shut.run();
+            return;
+        }
+        if (loop.isShuttingDown()) {
+            return;
+        }
+        loop.submit(shut).awaitUninterruptibly(CLOSE_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        for (ChannelFuture f : closing) {
+            if (!f.awaitUninterruptibly(CLOSE_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+                LOG.error("{}: a socket did not close within {} s", name(), CLOSE_TIMEOUT_SECONDS);
+            }
+        }
+        LOG.info("{}: TCP node closed", name());
+    }
+
+    @Override
+    public String toString() {
+        return "TcpNode[" + name() + ", " + address() + ", " + gid + "]";
+    }
+}

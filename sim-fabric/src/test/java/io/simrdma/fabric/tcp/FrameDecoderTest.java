@@ -1,0 +1,348 @@
+package io.simrdma.fabric.tcp;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.CompositeByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.simrdma.fabric.wire.Opcode;
+import io.simrdma.fabric.wire.Packet;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The frame decoder and packet codec on Netty's EmbeddedChannel: whole, split and byte-by-byte
+ * frames, every opcode, and each kind of bad input; every buffer is released (paranoid leak
+ * detection fails the class otherwise, and each test checks the buffers it wrote in).
+ */
+class FrameDecoderTest {
+
+    private final TcpCounters counters = new TcpCounters();
+    private final List<ByteBuf> written = new ArrayList<>();
+    private final List<Packet> packets = new ArrayList<>();
+    private EmbeddedChannel ch;
+
+    @BeforeEach
+    void setUp() {
+        ch = new EmbeddedChannel(new FrameDecoder(PacketCodec.DEFAULT_MAX_FRAME_LENGTH, counters));
+    }
+
+    @AfterEach
+    void tearDown() {
+        ch.finishAndReleaseAll();
+        for (Packet p : packets) {
+            p.release();
+        }
+        for (ByteBuf b : written) {
+            assertEquals(0, b.refCnt(), "a buffer given to the decoder was not released");
+        }
+    }
+
+    private void write(ByteBuf b) {
+        written.add(b);
+        ch.writeInbound(b);
+    }
+
+    private List<Object> readAll() {
+        List<Object> out = new ArrayList<>();
+        Object m;
+        while ((m = ch.readInbound()) != null) {
+            out.add(m);
+            if (m instanceof Packet) {
+                packets.add((Packet) m);
+            }
+        }
+        return out;
+    }
+
+    private FrameException rejected(ByteBuf b) {
+        written.add(b);
+        return assertThrows(FrameException.class, () -> ch.writeInbound(b));
+    }
+
+    private static byte[] header(Packet p) {
+        byte[] h = new byte[p.headerLength()];
+        p.copyHeaderTo(h, 0);
+        return h;
+    }
+
+    private static byte[] payload(Packet p) {
+        ByteBuf b = Unpooled.buffer();
+        p.writePayloadTo(b);
+        return Frames.bytes(b);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Opcode.class)
+    void shouldRoundTripHeadersAndPayloadWhenEncodingEveryOpcode(Opcode op) {
+        Packet sent = Frames.packet(op, op.isUd() ? 256 : 1_001, op.value());
+        byte[] h = header(sent);
+        byte[] pl = payload(sent);
+        write(Frames.encode(sent));
+        List<Object> out = readAll();
+        assertEquals(1, out.size());
+        Packet p = assertInstanceOf(Packet.class, out.get(0));
+        assertEquals(op, p.opcode());
+        assertArrayEquals(h, header(p), "header bytes travel as Packet holds them");
+        assertArrayEquals(pl, payload(p));
+        assertEquals(Frames.SRC, p.sourceGid());
+        assertEquals(Frames.DST, p.destinationGid());
+        assertTrue(p.ownsPayload() || p.payloadLength() == 0);
+        assertFalse(p.icrcPresent());
+    }
+
+    @Test
+    void shouldDecodeWhenTheFrameIsSplitAtEveryPoint() {
+        byte[] frame = Frames.bytes(Frames.encode(Frames.packet(Opcode.RC_SEND_ONLY, 77, 5)));
+        for (int cut = 1; cut < frame.length; cut++) {
+            write(Unpooled.wrappedBuffer(frame, 0, cut));
+            assertTrue(readAll().isEmpty(), "nothing before the frame is complete (cut at " + cut + ")");
+            write(Unpooled.wrappedBuffer(frame, cut, frame.length - cut));
+            List<Object> out = readAll();
+            assertEquals(1, out.size(), "cut at " + cut);
+            assertEquals(77, ((Packet) out.get(0)).payloadLength());
+        }
+    }
+
+    @Test
+    void shouldDecodeEveryFrameWhenFedOneByteAtATime() {
+        ByteBuf all = Unpooled.buffer();
+        ByteBuf hello = Handshake.encode(Frames.hello("fabric-1", Frames.SRC, true), ByteBufAllocator.DEFAULT);
+        all.writeBytes(hello);
+        hello.release();
+        ByteBuf auth = Handshake.encode(new Handshake.Auth(new byte[Handshake.MAC_LENGTH]), ByteBufAllocator.DEFAULT);
+        all.writeBytes(auth);
+        auth.release();
+        ByteBuf data = Frames.encode(Frames.packet(Opcode.RC_RDMA_WRITE_ONLY, 4096, 9));
+        all.writeBytes(data);
+        data.release();
+        ByteBuf ack = Frames.encode(Frames.packet(Opcode.RC_ACKNOWLEDGE, 0, 0));
+        all.writeBytes(ack);
+        ack.release();
+        byte[] bytes = Frames.bytes(all);
+        List<Object> out = new ArrayList<>();
+        for (byte b : bytes) {
+            write(Unpooled.wrappedBuffer(new byte[] {b}));
+            out.addAll(readAll());
+        }
+        assertEquals(4, out.size());
+        Handshake.Hello h = assertInstanceOf(Handshake.Hello.class, out.get(0));
+        assertTrue(h.compatible());
+        assertEquals("fabric-1", h.fabric());
+        assertEquals("test-peer", h.node());
+        assertEquals(Frames.SRC, h.gid());
+        assertTrue(h.keyed());
+        assertInstanceOf(Handshake.Auth.class, out.get(1));
+        assertEquals(4096, ((Packet) out.get(2)).payloadLength());
+        assertEquals(Opcode.RC_ACKNOWLEDGE, ((Packet) out.get(3)).opcode());
+    }
+
+    @Test
+    void shouldDecodeSeveralFramesWhenOneReadHoldsThem() {
+        ByteBuf two = Unpooled.buffer();
+        for (int i = 0; i < 3; i++) {
+            ByteBuf f = Frames.encode(Frames.packet(Opcode.RC_SEND_ONLY, 10 + i, i));
+            two.writeBytes(f);
+            f.release();
+        }
+        write(two);
+        List<Object> out = readAll();
+        assertEquals(3, out.size());
+        assertEquals(12, ((Packet) out.get(2)).payloadLength());
+    }
+
+    @Test
+    void shouldRejectTheLengthBeforeTheFrameArrivesWhenItExceedsTheMaximum() {
+        ByteBuf prefix = Unpooled.buffer().writeInt(Integer.MAX_VALUE);
+        FrameException e = rejected(prefix);
+        assertEquals(FrameError.TOO_LONG, e.kind());
+        // nothing was allocated for it, and the rest of the stream is discarded quietly
+        write(Unpooled.wrappedBuffer(new byte[100]));
+        assertTrue(readAll().isEmpty());
+    }
+
+    @Test
+    void shouldRejectAFrameJustOverTheMaximum() {
+        ByteBuf prefix = Unpooled.buffer().writeInt(PacketCodec.DEFAULT_MAX_FRAME_LENGTH + 1);
+        assertEquals(FrameError.TOO_LONG, rejected(prefix).kind());
+    }
+
+    @Test
+    void shouldRejectAnEmptyFrame() {
+        assertEquals(FrameError.TRUNCATED, rejected(Unpooled.buffer().writeInt(0)).kind());
+    }
+
+    @Test
+    void shouldReportTruncatedWhenTheStreamEndsInsideAFrame() {
+        byte[] frame = Frames.bytes(Frames.encode(Frames.packet(Opcode.RC_SEND_ONLY, 100, 1)));
+        write(Unpooled.wrappedBuffer(frame, 0, frame.length - 1));
+        FrameException e = assertThrows(FrameException.class, () -> ch.finish());
+        assertEquals(FrameError.TRUNCATED, e.kind());
+    }
+
+    @Test
+    void shouldRejectAPacketFrameShorterThanItsGidsAndBth() {
+        assertEquals(FrameError.TRUNCATED, rejected(Frames.packetFrame(0, new byte[11])).kind());
+    }
+
+    @Test
+    void shouldRejectAnUnknownFrameType() {
+        assertEquals(FrameError.UNKNOWN_TYPE, rejected(Frames.frame(0x7F, 1, 2, 3)).kind());
+    }
+
+    @Test
+    void shouldRejectAnUnknownOpcode() {
+        byte[] bth = new byte[12];
+        bth[0] = 0x1F;
+        assertEquals(FrameError.UNKNOWN_OPCODE, rejected(Frames.packetFrame(0, bth)).kind());
+    }
+
+    @Test
+    void shouldRejectAHeaderShorterThanItsOpcodeNeeds() {
+        byte[] bth = new byte[12];
+        bth[0] = (byte) Opcode.RC_RDMA_WRITE_ONLY.value(); // needs a RETH: 28 header bytes
+        FrameException e = rejected(Frames.packetFrame(0, bth));
+        assertEquals(FrameError.MALFORMED_HEADER, e.kind());
+    }
+
+    @Test
+    void shouldRejectAPayloadOnAnOpcodeWithoutOne() {
+        byte[] iba = new byte[16 + 4];
+        iba[0] = (byte) Opcode.RC_ACKNOWLEDGE.value();
+        assertEquals(FrameError.MALFORMED_HEADER, rejected(Frames.packetFrame(0, iba)).kind());
+    }
+
+    @Test
+    void shouldRejectUnknownFlagBits() {
+        byte[] bth = new byte[16];
+        bth[0] = (byte) Opcode.RC_ACKNOWLEDGE.value();
+        assertEquals(FrameError.MALFORMED_HEADER, rejected(Frames.packetFrame(0x80, bth)).kind());
+    }
+
+    @Test
+    void shouldRejectATransportVersionOtherThanZero() {
+        byte[] bth = new byte[16];
+        bth[0] = (byte) Opcode.RC_ACKNOWLEDGE.value();
+        bth[1] = 0x01;
+        assertEquals(FrameError.MALFORMED_HEADER, rejected(Frames.packetFrame(0, bth)).kind());
+    }
+
+    @Test
+    void shouldRejectAPadCountLargerThanWhatFollowsTheHeaders() {
+        byte[] bth = new byte[12];
+        bth[0] = (byte) Opcode.RC_SEND_ONLY.value();
+        bth[1] = 0x30; // pad 3, nothing follows
+        assertEquals(FrameError.BAD_PAD, rejected(Frames.packetFrame(0, bth)).kind());
+    }
+
+    @Test
+    void shouldRejectAPadThatDoesNotAlignThePayload() {
+        byte[] iba = new byte[12 + 5];
+        iba[0] = (byte) Opcode.RC_SEND_ONLY.value(); // pad 0 for a 5-byte payload
+        assertEquals(FrameError.BAD_PAD, rejected(Frames.packetFrame(0, iba)).kind());
+    }
+
+    @Test
+    void shouldRejectAHandshakeFrameOfTheWrongLength() {
+        assertEquals(FrameError.MALFORMED_HANDSHAKE, rejected(Frames.frame(PacketCodec.TYPE_AUTH, 1, 2, 3)).kind());
+    }
+
+    @Test
+    void shouldRejectAHelloWhoseNameOverrunsTheFrame() {
+        ByteBuf hello = Handshake.encode(Frames.hello("fabric", Frames.SRC, false), ByteBufAllocator.DEFAULT);
+        byte[] b = Frames.bytes(hello);
+        b[b.length - "test-peer".length() - 1] = (byte) 200; // node name length past the end
+        assertEquals(FrameError.MALFORMED_HANDSHAKE, rejected(Unpooled.wrappedBuffer(b)).kind());
+    }
+
+    @Test
+    void shouldStopReadingAHelloOfAnotherVersionAfterItsVersion() {
+        write(Frames.frame(PacketCodec.TYPE_HELLO, 0x53, 0x49, 0x4D, 0x52, 0, 2, 0xEE));
+        Handshake.Hello h = assertInstanceOf(Handshake.Hello.class, readAll().get(0));
+        assertFalse(h.compatible());
+        assertEquals(2, h.version());
+    }
+
+    @Test
+    void shouldDropWithoutClosingWhenACorruptedPacketCannotBeParsed() {
+        byte[] iba = new byte[12 + 4];
+        iba[0] = 0x1F; // a flipped opcode; the ICRC flag says the frame was checked by CRC
+        write(Frames.packetFrame(PacketCodec.FLAG_ICRC, iba));
+        write(Frames.encode(Frames.packet(Opcode.RC_ACKNOWLEDGE, 0, 0)));
+        List<Object> out = readAll();
+        assertEquals(1, out.size(), "the next frame still decodes");
+        assertEquals(1, counters.get(TcpCounter.CORRUPT_PACKETS_DROPPED));
+    }
+
+    @Test
+    void shouldLeaveTheIcrcCheckToThePortWhenACorruptedPacketParses() {
+        Packet p = Frames.packet(Opcode.RC_SEND_ONLY, 64, 3);
+        p.materialize(ByteBufAllocator.DEFAULT);
+        p.attachIcrc();
+        p.flipBit(12 * 8 + 5, ByteBufAllocator.DEFAULT); // a payload bit
+        write(Frames.encode(p));
+        Packet got = (Packet) readAll().get(0);
+        assertTrue(got.icrcPresent());
+        assertFalse(got.icrcValid(), "the receiving port's ICRC check will drop it");
+    }
+
+    @Test
+    void shouldEncodeThePayloadWithoutCopyingIt() {
+        ByteBuffer memory = ByteBuffer.allocateDirect(4096);
+        RcEnd.fill(memory, 0, 4096, 8);
+        Packet p = Packet.allocate(Opcode.RC_SEND_ONLY).destQp(0x11).route(Frames.SRC, Frames.DST)
+                .addSegment(memory, 100, 1000).updatePadCount();
+        ByteBuf frame = PacketCodec.encode(p, ByteBufAllocator.DEFAULT);
+        p.release();
+        try {
+            CompositeByteBuf c = assertInstanceOf(CompositeByteBuf.class, frame);
+            assertTrue(c.isDirect(), "a direct frame: written to the socket as it is");
+            int payloadAt = PacketCodec.LENGTH_FIELD_LENGTH + PacketCodec.PACKET_PREFIX_LENGTH + 12;
+            memory.put(100, (byte) 0x5A);
+            assertEquals(0x5A, frame.getByte(payloadAt), "the frame reads the registered memory itself");
+            assertEquals(frame.readableBytes() - PacketCodec.LENGTH_FIELD_LENGTH, frame.getInt(0));
+        } finally {
+            frame.release();
+        }
+    }
+
+    @Test
+    void shouldDecodeRandomValidStreamsSplitAnywhere() {
+        SplittableRandom r = new SplittableRandom(7);
+        Opcode[] ops = Opcode.values();
+        ByteBuf all = Unpooled.buffer();
+        int n = 50;
+        for (int i = 0; i < n; i++) {
+            ByteBuf f = Frames.encode(Frames.packet(ops[r.nextInt(ops.length)], r.nextInt(4097), i));
+            all.writeBytes(f);
+            f.release();
+        }
+        byte[] bytes = Frames.bytes(all);
+        int at = 0;
+        int decoded = 0;
+        while (at < bytes.length) {
+            int len = Math.min(bytes.length - at, 1 + r.nextInt(9000));
+            write(Unpooled.wrappedBuffer(bytes, at, len));
+            at += len;
+            decoded += readAll().size();
+        }
+        assertEquals(n, decoded);
+        assertNull(ch.readInbound());
+    }
+}
