@@ -295,4 +295,40 @@ class DataPathTest {
             assertEngineHealthy(p.fabric);
         }
     }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource(SCHEDULERS)
+    @DisplayName("Zero-length SEND with immediate, RDMA WRITE with immediate and INLINE SEND: byte_len 0, immediates delivered, buffers untouched")
+    void shouldCompleteWithZeroByteLenWhenImmediateOrInlineMessageIsEmpty(String mode) {
+        try (RcPair p = pair(mode).connect()) {
+            fillConstant(p.b.buf, 0, 4096, (byte) 0x77);
+            p.b.qp.postRecv(new RecvWr().wrId(1).sge(p.b.mr, 0, 1000));
+            p.b.qp.postRecv(new RecvWr().wrId(2).sge(p.b.mr, 1000, 1000));
+            p.b.qp.postRecv(new RecvWr().wrId(3).sge(p.b.mr, 2000, 1000));
+            p.a.qp.postSend(new SendWr().wrId(11).opcode(WrOpcode.SEND_WITH_IMM).immData(0x01020304)
+                    .flag(SendFlag.SIGNALED)
+                    .next(new SendWr().wrId(12).opcode(WrOpcode.RDMA_WRITE_WITH_IMM).immData(0x05060708)
+                            .remote(p.b.addr(3000), p.b.mr.rkey()).flag(SendFlag.SIGNALED)
+                            .next(new SendWr().wrId(13).opcode(WrOpcode.SEND).sge(p.a.mr, 0, 0)
+                                    .flag(SendFlag.INLINE).flag(SendFlag.SIGNALED))));
+            List<WorkCompletion> r = poll(p.b.cq, 3);
+            DataPathSupport.assertSuccess(r.get(0), 1, WcOpcode.RECV);
+            assertEquals(0, r.get(0).byteLen());
+            assertTrue(r.get(0).hasFlag(WcFlag.WITH_IMM));
+            assertEquals(0x01020304, r.get(0).immData());
+            DataPathSupport.assertSuccess(r.get(1), 2, WcOpcode.RECV_RDMA_WITH_IMM);
+            assertEquals(0, r.get(1).byteLen());
+            assertTrue(r.get(1).hasFlag(WcFlag.WITH_IMM));
+            assertEquals(0x05060708, r.get(1).immData());
+            DataPathSupport.assertSuccess(r.get(2), 3, WcOpcode.RECV);
+            assertEquals(0, r.get(2).byteLen());
+            assertEquals(0, r.get(2).wcFlags());
+            List<WorkCompletion> s = poll(p.a.cq, 3);
+            DataPathSupport.assertSuccess(s.get(0), 11, WcOpcode.SEND);
+            DataPathSupport.assertSuccess(s.get(1), 12, WcOpcode.RDMA_WRITE);
+            DataPathSupport.assertSuccess(s.get(2), 13, WcOpcode.SEND);
+            assertConstant("receive buffers and write target", p.b.buf, 0, 4096, (byte) 0x77);
+            assertEngineHealthy(p.fabric);
+        }
+    }
 }

@@ -74,7 +74,8 @@ class PostOrderTest {
                 WrOpcode op = OPS[rnd.nextInt(OPS.length)];
                 boolean atomic = op.isAtomic();
                 int len = atomic ? 8 : rnd.nextInt(8) == 0 ? 0 : rnd.nextInt(3001);
-                boolean signaled = rnd.nextInt(3) != 0;
+                // The last WR is signaled: its completion shows that every unsignaled one before it is done.
+                boolean signaled = rnd.nextInt(3) != 0 || i == n - 1;
                 int src = atomic ? 0 : rnd.nextInt(SRC - len + 1);
                 int dst;
                 int recv = -1;
