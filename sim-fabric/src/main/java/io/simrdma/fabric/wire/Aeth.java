@@ -106,7 +106,7 @@ public final class Aeth {
         return RNR_NANOS[code & 0x1F];
     }
 
-    /** A readable form of a syndrome, for traces: "ACK", "RNR NAK (0.64 ms)", "NAK REMOTE_ACCESS_ERROR". */
+    /** A readable form of a syndrome, for traces: "ACK", "RNR NAK (640 us)", "NAK REMOTE_ACCESS_ERROR". */
     public static String describe(int syndrome) {
         switch (kind(syndrome)) {
             case ACK:

@@ -414,6 +414,10 @@ public final class Packet extends Task {
         if (from < 0 || len < 0 || from > payloadLength - len) {
             throw new IndexOutOfBoundsException("payload range " + from + "+" + len + " of " + payloadLength);
         }
+        if (len == 0) {
+            // Nothing to copy; the segment walk below must not look past the last segment.
+            return;
+        }
         if (owned != null) {
             int src = owned.readerIndex() + from;
             if (dst.hasArray()) {
@@ -445,7 +449,7 @@ public final class Packet extends Task {
         }
     }
 
-    /** Reads a big-endian long from the payload at {@code from} (used for 8-byte payload checks). */
+    /** Copies {@code len} payload bytes starting at payload offset {@code from} into {@code dst} at {@code dstOffset}. */
     public void copyPayload(int from, byte[] dst, int dstOffset, int len) {
         copyPayload(from, ByteBuffer.wrap(dst), dstOffset, len);
     }
