@@ -1,8 +1,10 @@
 package io.simrdma.dat;
 
 /**
- * An OS Wait Proxy Agent ({@code DAT_OS_WAIT_PROXY_AGENT}): called whenever its CNO is triggered,
- * in addition to waking the CNO's waiters. The C struct's {@code instance_data} is whatever the
+ * An OS Wait Proxy Agent ({@code DAT_OS_WAIT_PROXY_AGENT}): called when its CNO is triggered, in
+ * addition to waking the CNO's waiters. After it is called it is no longer associated with the CNO
+ * (dat_cno_create(3DAT)); associate it again with
+ * {@link ConsumerNotificationObject#modifyAgent}. The C struct's {@code instance_data} is whatever the
  * implementation captures; {@code proxy_agent_func} is {@link #onNotification}. {@code null} where
  * an agent is expected stands for {@code DAT_OS_WAIT_PROXY_AGENT_NULL}.
  *

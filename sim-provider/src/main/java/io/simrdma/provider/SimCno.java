@@ -16,8 +16,11 @@ import java.util.Optional;
 /**
  * A Consumer Notification Object (dat_cno_create(3DAT)): wakes one waiter when any enabled EVD
  * associated with it receives a notification event while nobody waits on that EVD directly
- * (dat_cno_wait(3DAT)). With an OS wait proxy agent the agent is called instead
- * (dat_cno_modify_agent(3DAT)).
+ * (dat_cno_wait(3DAT)). An OS wait proxy agent is invoked in addition to that local delivery
+ * (dat_cno_modify_agent(3DAT)), once: after it is invoked it is no longer associated with the CNO
+ * (dat_cno_create(3DAT)). When the last associated EVD is freed, or the IA is closed, the waiters
+ * of that moment and the agent are released with no EVD (dat_cno_wait(3DAT)); detaching an EVD
+ * with dat_evd_modify_cno releases nobody.
  *
  * <p>Thread safety: thread-safe.
  */
@@ -28,7 +31,9 @@ final class SimCno extends SimHandle implements ConsumerNotificationObject {
     private WaitProxyAgent agent;
     private SimEvd pending;
     private int evds;
-    private boolean hadEvds;
+    /** Bumped when every associated EVD has been freed: releases the waiters of that moment. */
+    private long releases;
+    private int waiters;
 
     SimCno(SimIa ia, WaitProxyAgent agent) {
         super(ia, HandleType.CNO);
@@ -44,30 +49,48 @@ final class SimCno extends SimHandle implements ConsumerNotificationObject {
     void attach() {
         synchronized (lock) {
             evds++;
-            hadEvds = true;
         }
     }
 
-    void detach() {
+    /**
+     * An EVD no longer refers to this CNO: {@code evdFreed} when the EVD was freed (or its IA closed),
+     * false for dat_evd_modify_cno. Freeing the last one releases the waiters and the agent with no EVD.
+     */
+    void detach(boolean evdFreed) {
+        WaitProxyAgent a = null;
         synchronized (lock) {
             evds--;
+            if (!evdFreed || evds > 0) {
+                return;
+            }
+            releases++;
+            a = agent;
+            agent = null;
         }
         signal.signalAll();
+        if (a != null) {
+            a.onNotification(null);
+        }
     }
 
-    /** An associated EVD got a notification event. */
+    /** An associated EVD got a notification event: wake a waiter and invoke the agent, once. */
     void trigger(SimEvd evd) {
         WaitProxyAgent a;
         synchronized (lock) {
+            pending = evd;
             a = agent;
-            if (a == null) {
-                pending = evd;
-            }
+            agent = null;
         }
+        signal.signalAll();
         if (a != null) {
             a.onNotification(evd);
-        } else {
-            signal.signalAll();
+        }
+    }
+
+    /** Threads blocked in dat_cno_wait. */
+    int waiters() {
+        synchronized (lock) {
+            return waiters;
         }
     }
 
@@ -78,25 +101,36 @@ final class SimCno extends SimHandle implements ConsumerNotificationObject {
             throw DatException.invalidParameter("timeout is null");
         }
         long nanos = timeout.isInfinite() ? -1 : timeout.toNanos();
-        signal.await(() -> {
-            synchronized (lock) {
-                return pending != null || freed || ia.closed || (hadEvds && evds == 0);
-            }
-        }, nanos);
-        if (Thread.interrupted()) {
-            throw new DatException(DatReturnType.INTERRUPTED_CALL, "dat_cno_wait interrupted");
-        }
+        long released;
         synchronized (lock) {
-            if (pending != null) {
-                SimEvd e = pending;
-                pending = null;
-                return CnoWaitResult.notified(e);
+            released = releases;
+            waiters++;
+        }
+        try {
+            signal.await(() -> {
+                synchronized (lock) {
+                    return pending != null || freed || ia.closed || releases != released;
+                }
+            }, nanos);
+            if (Thread.interrupted()) {
+                throw new DatException(DatReturnType.INTERRUPTED_CALL, "dat_cno_wait interrupted");
             }
-            if (freed || ia.closed || (hadEvds && evds == 0)) {
-                // dat_cno_wait(3DAT): waiters are released with a null EVD when the IA closes or every EVD is freed.
-                return CnoWaitResult.notified(null);
+            synchronized (lock) {
+                if (pending != null) {
+                    SimEvd e = pending;
+                    pending = null;
+                    return CnoWaitResult.notified(e);
+                }
+                if (freed || ia.closed || releases != released) {
+                    // dat_cno_wait(3DAT): waiters are released with a null EVD when the IA closes or every EVD is freed.
+                    return CnoWaitResult.notified(null);
+                }
+                return CnoWaitResult.timedOut();
             }
-            return CnoWaitResult.timedOut();
+        } finally {
+            synchronized (lock) {
+                waiters--;
+            }
         }
     }
 
@@ -119,24 +153,36 @@ final class SimCno extends SimHandle implements ConsumerNotificationObject {
     /**
      * Frees the CNO (dat_cno_free(3DAT)).
      *
-     * @throws DatException DAT_INVALID_STATE (CNO in use) while an EVD is associated with it
+     * @throws DatException DAT_INVALID_STATE (CNO in use) while an EVD is associated with it or a
+     *                      thread is blocked on it
      */
     @Override
     public void free() {
         checkHandle();
         synchronized (lock) {
-            if (evds > 0) {
-                throw invalidState(DatReturnSubtype.INVALID_STATE_CNO_IN_USE,
-                        evds + " EVD(s) are associated with this CNO (dat_cno_free(3DAT))");
+            if (evds > 0 || waiters > 0) {
+                throw invalidState(DatReturnSubtype.INVALID_STATE_CNO_IN_USE, evds + " EVD(s) are associated with this CNO and "
+                        + waiters + " thread(s) wait on it (dat_cno_free(3DAT))");
             }
+            freed = true;
+            agent = null;
         }
-        destroy();
+        signal.signalAll();
         ia.forget(this);
     }
 
+    /** Releases the CNO on an abrupt IA close: waiters and the agent get no EVD (dat_cno_wait(3DAT)). */
     void destroy() {
-        freed = true;
+        WaitProxyAgent a;
+        synchronized (lock) {
+            freed = true;
+            a = agent;
+            agent = null;
+        }
         signal.signalAll();
+        if (a != null) {
+            a.onNotification(null);
+        }
     }
 
     @Override

@@ -427,7 +427,7 @@ final class SimEvd extends SimHandle implements EventDispatcher {
             c.attach();
         }
         if (old != null) {
-            old.detach();
+            old.detach(false);
         }
     }
 
@@ -497,7 +497,7 @@ final class SimEvd extends SimHandle implements EventDispatcher {
             solicited.destroy();
         }
         if (c != null) {
-            c.detach();
+            c.detach(true);
         }
     }
 
