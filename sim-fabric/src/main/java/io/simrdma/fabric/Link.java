@@ -34,6 +34,8 @@ public final class Link implements PacketRoute {
     private volatile LinkConfig config;
     private final FaultInjector faults = new FaultInjector();
     private volatile boolean up = true;
+    /** Times the link went down; a packet sent before the latest outage is lost on arrival. */
+    private volatile long outages;
     private volatile boolean removed;
 
     Link(Fabric fabric, Device a, Device b, LinkConfig config) {
@@ -87,12 +89,15 @@ public final class Link implements PacketRoute {
     }
 
     /**
-     * Takes the link down or brings it up now. While down, packets sent are lost and packets in
-     * flight are lost when they arrive; the RC engine's retries decide what happens, as on a
-     * real fabric.
+     * Takes the link down or brings it up now. While down, packets sent are lost, and packets on
+     * the wire when it goes down are lost (when they would have arrived, even if the link is up
+     * again by then); the RC engine's retries decide what happens, as on a real fabric.
      */
-    public void setUp(boolean upNow) {
+    public synchronized void setUp(boolean upNow) {
         if (up != upNow) {
+            if (!upNow) {
+                outages++;
+            }
             up = upNow;
             fabric.traceLink(this, upNow);
         }
@@ -176,6 +181,7 @@ public final class Link implements PacketRoute {
             p.release();
             return;
         }
+        p.carrierTag(outages);
         FaultInjector.Decision f = faults.isEmpty() ? NO_FAULT : faults.decide(p, index, d.random, d.decision);
         if (f.drop()) {
             d.dropped.incrementAndGet();
@@ -255,7 +261,9 @@ public final class Link implements PacketRoute {
 
         @Override
         public void receive(Packet p) {
-            if (!up || removed) {
+            // Lost if the link is down now, or went down while the packet was on the wire (even
+            // if it is up again).
+            if (!up || removed || p.carrierTag() != outages) {
                 dropped.incrementAndGet();
                 fabric.tracePacket(PacketEvent.DROPPED, DropReason.LINK_DOWN, from, to, p);
                 p.release();

@@ -73,6 +73,7 @@ public final class Packet extends Task {
     private Gid destinationGid;
     private PacketSink sink;
     private boolean retransmission;
+    private long carrierTag;
     private boolean inUse;
 
     private Packet(Recycler.Handle<Packet> handle) {
@@ -133,6 +134,7 @@ public final class Packet extends Task {
         destinationGid = null;
         sink = null;
         retransmission = false;
+        carrierTag = 0;
         handle.recycle(this);
     }
 
@@ -152,6 +154,7 @@ public final class Packet extends Task {
         p.sourceGid = sourceGid;
         p.destinationGid = destinationGid;
         p.retransmission = retransmission;
+        p.carrierTag = carrierTag;
         return p;
     }
 
@@ -580,6 +583,19 @@ public final class Packet extends Task {
 
     public Packet retransmission(boolean r) {
         this.retransmission = r;
+        return this;
+    }
+
+    /**
+     * A value the link carrying the packet keeps with it while it is on the wire (which outage of
+     * the link it was sent after); 0 for a new packet, copied by {@link #duplicate()}.
+     */
+    public long carrierTag() {
+        return carrierTag;
+    }
+
+    public Packet carrierTag(long tag) {
+        this.carrierTag = tag;
         return this;
     }
 

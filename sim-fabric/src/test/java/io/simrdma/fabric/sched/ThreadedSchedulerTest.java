@@ -1,0 +1,178 @@
+package io.simrdma.fabric.sched;
+
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Collectors;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The threaded scheduler: each executor is one thread named {@code simrdma-<name>...}; tasks,
+ * timers and control calls run on it; failures of a control call reach the caller; close stops
+ * every thread. Waits use deadlines, never sleeps.
+ */
+class ThreadedSchedulerTest {
+
+    private static final long WAIT_SECONDS = 10;
+
+    private static final class Latch extends Task {
+        final CountDownLatch latch = new CountDownLatch(1);
+        final AtomicReference<String> thread = new AtomicReference<>();
+
+        @Override
+        public void run() {
+            thread.set(Thread.currentThread().getName());
+            latch.countDown();
+        }
+
+        String awaitThread() throws InterruptedException {
+            assertTrue(latch.await(WAIT_SECONDS, TimeUnit.SECONDS), "task did not run");
+            return thread.get();
+        }
+    }
+
+    private static Set<Thread> threads(String prefix) {
+        return Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().startsWith(prefix) && t.isAlive())
+                .collect(Collectors.toSet());
+    }
+
+    @Test
+    @DisplayName("execute and schedule run the task on the executor's own thread, named simrdma-<name>")
+    void shouldRunTasksOnTheExecutorThreadWhenExecutedOrScheduled() throws InterruptedException {
+        try (ThreadedScheduler s = new ThreadedScheduler()) {
+            assertFalse(s.isDeterministic());
+            assertFalse(s.progress(), "executors run on their own");
+            EngineExecutor x = s.newExecutor("ts-exec");
+            assertSame(s, x.scheduler());
+            assertEquals("ts-exec", x.name());
+            Latch now = new Latch();
+            x.execute(now);
+            String t1 = now.awaitThread();
+            assertTrue(t1.startsWith("simrdma-ts-exec"), t1);
+            Latch later = new Latch();
+            long before = s.nanoTime();
+            x.schedule(later, TimeUnit.MILLISECONDS.toNanos(2));
+            assertEquals(t1, later.awaitThread(), "one thread per executor");
+            assertTrue(s.nanoTime() > before, "real clock");
+            Latch zero = new Latch();
+            x.schedule(zero, 0);
+            assertEquals(t1, zero.awaitThread());
+            EngineExecutor y = s.newExecutor("ts-other");
+            Latch other = new Latch();
+            y.execute(other);
+            String t2 = other.awaitThread();
+            assertTrue(t2.startsWith("simrdma-ts-other"), t2);
+            assertNotEquals(t1, t2, "each executor has a thread of its own");
+        }
+    }
+
+    @Test
+    @DisplayName("call runs the command on the executor thread and returns its result; inline when already there")
+    void shouldRunCommandOnExecutorThreadWhenCalled() {
+        try (ThreadedScheduler s = new ThreadedScheduler()) {
+            EngineExecutor x = s.newExecutor("ts-call");
+            assertFalse(x.inExecutor());
+            String name = x.call(() -> Thread.currentThread().getName());
+            assertTrue(name.startsWith("simrdma-ts-call"), name);
+            assertTrue(x.call(x::inExecutor));
+            // A call made on the executor runs inline instead of waiting for itself.
+            assertEquals(7, (int) x.call(() -> x.call(() -> 7)));
+        }
+    }
+
+    @Test
+    @DisplayName("Exceptions of a called command are rethrown to the caller: the same RuntimeException or Error; checked ones wrapped")
+    void shouldRethrowCommandExceptionsWhenCalled() {
+        try (ThreadedScheduler s = new ThreadedScheduler()) {
+            EngineExecutor x = s.newExecutor("ts-throw");
+            IllegalArgumentException iae = new IllegalArgumentException("bad value");
+            assertSame(iae, assertThrows(IllegalArgumentException.class, () -> x.call(() -> {
+                throw iae;
+            })));
+            AssertionError err = new AssertionError("engine invariant");
+            assertSame(err, assertThrows(AssertionError.class, () -> x.call(() -> {
+                throw err;
+            })));
+            Exception checked = new java.io.IOException("io");
+            EngineFailureException e = assertThrows(EngineFailureException.class, () -> x.call(() -> {
+                throw checked;
+            }));
+            assertSame(checked, e.getCause());
+            assertEquals(3, (int) x.call(() -> 3), "the executor still works");
+            assertEquals(0, s.failures(), "failures of calls are the caller's, not engine task failures");
+        }
+    }
+
+    @Test
+    @DisplayName("await returns when a producer signals the condition, false at the real-time deadline, refused on an executor")
+    void shouldWakeWaiterWhenSignalledAndTimeOutOtherwise() throws InterruptedException {
+        try (ThreadedScheduler s = new ThreadedScheduler()) {
+            EngineExecutor x = s.newExecutor("ts-await");
+            WaitSignal signal = s.newSignal();
+            AtomicBoolean flag = new AtomicBoolean();
+            x.schedule(new Task() {
+                @Override
+                public void run() {
+                    flag.set(true);
+                    signal.signalAll();
+                }
+            }, TimeUnit.MILLISECONDS.toNanos(1));
+            assertTrue(signal.await(flag::get, TimeUnit.SECONDS.toNanos(WAIT_SECONDS)));
+            assertTrue(signal.await(flag::get, -1), "already true");
+            assertFalse(signal.await(() -> false, TimeUnit.MILLISECONDS.toNanos(20)), "deadline passes");
+            AtomicReference<Throwable> inside = new AtomicReference<>();
+            CountDownLatch done = new CountDownLatch(1);
+            x.execute(new Task() {
+                @Override
+                public void run() {
+                    try {
+                        s.await(() -> true, 1, signal);
+                    } catch (Throwable t) {
+                        inside.set(t);
+                    }
+                    done.countDown();
+                }
+            });
+            assertTrue(done.await(WAIT_SECONDS, TimeUnit.SECONDS));
+            assertInstanceOf(IllegalStateException.class, inside.get());
+        }
+    }
+
+    @Test
+    @DisplayName("close stops every simrdma-* thread it started and refuses new executors")
+    void shouldStopThreadsWhenClosed() throws InterruptedException {
+        ThreadedScheduler s = new ThreadedScheduler();
+        List<EngineExecutor> ex = List.of(s.newExecutor("ts-close-a"), s.newExecutor("ts-close-b"));
+        for (EngineExecutor e : ex) {
+            Latch l = new Latch();
+            e.execute(l);
+            l.awaitThread();
+        }
+        Set<Thread> running = threads("simrdma-ts-close-");
+        assertEquals(2, running.size(), running.toString());
+        s.close();
+        for (Thread t : running) {
+            t.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
+            assertFalse(t.isAlive(), t.getName() + " still running after close");
+        }
+        assertTrue(threads("simrdma-ts-close-").isEmpty());
+        assertThrows(IllegalStateException.class, () -> s.newExecutor("ts-close-c"));
+        Latch ignored = new Latch();
+        ex.get(0).execute(ignored);
+        ex.get(0).schedule(ignored, 1);
+        assertEquals(1, ignored.latch.getCount(), "work submitted after close does not run");
+    }
+}
