@@ -95,7 +95,7 @@ final class EpStateTable {
                 "ESTABLISHED or ACCEPT_COMPLETION_ERROR on connect_evd", "dat_cr_accept, dat_psp_create",
                 "S4 SILENT: the state between a successful accept and ESTABLISHED is COMPLETION_PENDING, the one state "
                         + "dat_ep_disconnect and dat_ep_query name for 'during connection establishment'");
-        refuse(UNCONNECTED, EpOp.CR_REJECT, "dat_cr_reject", "only an EP named by the request is affected by a reject");
+        notNamed(UNCONNECTED);
 
         // --- 2.2 RESERVED
         refuse(RESERVED, EpOp.CONNECT, "dat_ep_connect", null);
@@ -115,7 +115,7 @@ final class EpStateTable {
         refuse(RESERVED, EpOp.RSP_CREATE, "dat_rsp_create", null);
         refuse(RESERVED, EpOp.CR_ACCEPT, "dat_cr_accept",
                 "S2 SILENT: nothing was requested of a RESERVED EP yet; refused with DAT_INVALID_STATE");
-        refuse(RESERVED, EpOp.CR_REJECT, "dat_cr_reject", null);
+        notNamed(RESERVED);
 
         // --- 2.3 PASSIVE_CONNECTION_PENDING
         refuse(PASSIVE_CONNECTION_PENDING, EpOp.CONNECT, "dat_ep_connect", null);
@@ -167,7 +167,9 @@ final class EpStateTable {
                 "as abrupt", "dat_ep_disconnect", "S1 SILENT: as abrupt (the page gives both the same effect here)");
         refuse(ACTIVE_CONNECTION_PENDING, EpOp.RESET, "dat_ep_reset", null);
         rule(ACTIVE_CONNECTION_PENDING, EpOp.FREE, Kind.ALLOW, null, "the connection attempt is abandoned with a reject",
-                "dat_ep_free", "S1 SILENT: the peer sees a reject (its accept fails: ACCEPT_COMPLETION_ERROR)");
+                "dat_ep_free", "S1 SILENT: a peer that accepts the abandoned request gets ACCEPT_COMPLETION_ERROR (when the "
+                        + "reject reaches it, or when its REP retries run out: a reject sent before any REP names no "
+                        + "connection the passive CM knows, as in ib_cm)");
         refuse(ACTIVE_CONNECTION_PENDING, EpOp.MODIFY_PZ, "dat_ep_modify", null);
         refuse(ACTIVE_CONNECTION_PENDING, EpOp.MODIFY_ATTRIBUTES, "dat_ep_modify", null);
         refuse(ACTIVE_CONNECTION_PENDING, EpOp.MODIFY_RECV_FLAGS, "dat_ep_modify", null);
@@ -177,7 +179,7 @@ final class EpStateTable {
         refuse(ACTIVE_CONNECTION_PENDING, EpOp.RMR_BIND, "dat_rmr_bind", null);
         refuse(ACTIVE_CONNECTION_PENDING, EpOp.RSP_CREATE, "dat_rsp_create", null);
         refuse(ACTIVE_CONNECTION_PENDING, EpOp.CR_ACCEPT, "dat_cr_accept", "S2 SILENT: an EP already connecting cannot accept");
-        refuse(ACTIVE_CONNECTION_PENDING, EpOp.CR_REJECT, "dat_cr_reject", null);
+        notNamed(ACTIVE_CONNECTION_PENDING);
 
         // --- 2.6 COMPLETION_PENDING (passive side after accept, before ESTABLISHED; S4/C5)
         refuse(COMPLETION_PENDING, EpOp.CONNECT, "dat_ep_connect", null);
@@ -199,7 +201,7 @@ final class EpStateTable {
         rule(COMPLETION_PENDING, EpOp.RMR_BIND, Kind.REFUSE, null, "none", "dat_rmr_bind", "C5 SILENT: as send");
         refuse(COMPLETION_PENDING, EpOp.RSP_CREATE, "dat_rsp_create", null);
         refuse(COMPLETION_PENDING, EpOp.CR_ACCEPT, "dat_cr_accept", "S2 SILENT: already accepted");
-        refuse(COMPLETION_PENDING, EpOp.CR_REJECT, "dat_cr_reject", null);
+        notNamed(COMPLETION_PENDING);
 
         // --- 2.7 CONNECTED
         refuse(CONNECTED, EpOp.CONNECT, "dat_ep_connect", null);
@@ -219,7 +221,7 @@ final class EpStateTable {
         allow(CONNECTED, EpOp.RMR_BIND, null, "RMR bind completion on request_evd", "dat_rmr_bind");
         refuse(CONNECTED, EpOp.RSP_CREATE, "dat_rsp_create", null);
         refuse(CONNECTED, EpOp.CR_ACCEPT, "dat_cr_accept", "S2 SILENT: a connected EP cannot accept another request");
-        refuse(CONNECTED, EpOp.CR_REJECT, "dat_cr_reject", null);
+        notNamed(CONNECTED);
 
         // --- 2.8 DISCONNECT_PENDING
         refuse(DISCONNECT_PENDING, EpOp.CONNECT, "dat_ep_connect", null);
@@ -237,7 +239,7 @@ final class EpStateTable {
         refuse(DISCONNECT_PENDING, EpOp.RMR_BIND, "dat_ep_disconnect, dat_rmr_bind", null);
         refuse(DISCONNECT_PENDING, EpOp.RSP_CREATE, "dat_rsp_create", null);
         refuse(DISCONNECT_PENDING, EpOp.CR_ACCEPT, "dat_cr_accept", "S2 SILENT: as CONNECTED");
-        refuse(DISCONNECT_PENDING, EpOp.CR_REJECT, "dat_cr_reject", null);
+        notNamed(DISCONNECT_PENDING);
 
         // --- 2.9 DISCONNECTED
         refuse(DISCONNECTED, EpOp.CONNECT, "dat_ep_connect", "reset first (dat_ep_reset)");
@@ -257,7 +259,7 @@ final class EpStateTable {
         flush(DISCONNECTED, EpOp.POST_RECV, "flushed DTO completion on recv_evd", "dat_ep_post_recv");
         refuse(DISCONNECTED, EpOp.RSP_CREATE, "dat_rsp_create", null);
         refuse(DISCONNECTED, EpOp.CR_ACCEPT, "dat_cr_accept", "S2 SILENT: reset first");
-        refuse(DISCONNECTED, EpOp.CR_REJECT, "dat_cr_reject", null);
+        notNamed(DISCONNECTED);
 
         for (Map.Entry<EndpointState, Map<EpOp, Rule>> e : TABLE.entrySet()) {
             if (e.getValue().size() != EpOp.values().length) {
@@ -287,6 +289,17 @@ final class EpStateTable {
 
     private static void refuse(EndpointState s, EpOp op, String source, String choice) {
         rule(s, op, Kind.REFUSE, null, "none", source, choice);
+    }
+
+    /**
+     * dat_cr_reject(3DAT) lists no DAT_INVALID_STATE, and a reject touches only the endpoint its
+     * request names: a RESERVED-then-PASSIVE endpoint of an RSP or a TENTATIVE one of a PSP. While
+     * an endpoint is in any other state a reject (of whatever request) leaves it alone.
+     */
+    private static void notNamed(EndpointState s) {
+        rule(s, EpOp.CR_REJECT, Kind.NOOP, null, "none for this endpoint; the requester sees PEER_REJECTED", "dat_cr_reject",
+                "a reject cannot fail on an endpoint's state (dat_cr_reject lists only DAT_INVALID_HANDLE); it does "
+                        + "nothing to an endpoint its request does not name as PASSIVE or TENTATIVE");
     }
 
     /** The row of {@code op} in {@code state}. */

@@ -85,6 +85,7 @@ final class SimCr extends SimHandle implements ConnectionRequest {
 
     void localEp(SimEp ep) {
         localEp = ep;
+        ep.namedBy(this);
     }
 
     @Override

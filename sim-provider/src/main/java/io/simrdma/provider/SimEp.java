@@ -1076,6 +1076,20 @@ final class SimEp extends SimHandle implements Endpoint {
         }
     }
 
+    /**
+     * A request names this endpoint (its RSP's request, or the request a PSP made this provider
+     * endpoint for): the remote end is the requester's, which dat_ep_query(3DAT) gives as
+     * remote_ia_address and remote_port_qual in PASSIVE_ and TENTATIVE_CONNECTION_PENDING. Device
+     * executor.
+     */
+    void namedBy(SimCr cr) {
+        remoteAddr = cr.remoteAddress();
+        remoteQual = cr.remotePortQual();
+        if (localQual < 0) {
+            localQual = cr.connQual();
+        }
+    }
+
     /** The RSP's request arrived: RESERVED → PASSIVE_CONNECTION_PENDING. */
     void requestArrived() {
         if (state == EndpointState.RESERVED) {
@@ -1128,6 +1142,9 @@ final class SimEp extends SimHandle implements Endpoint {
         if (state == EndpointState.PASSIVE_CONNECTION_PENDING) {
             EpStateTable.Rule r = EpStateTable.check(state, EpOp.CR_REJECT);
             rsp = null;
+            remoteAddr = null;
+            remoteQual = -1;
+            localQual = -1;
             state = r.next();
         } else if (state == EndpointState.TENTATIVE_CONNECTION_PENDING && providerCreated) {
             // dat_cr_reject(3DAT): the provider's endpoint goes back to the provider.

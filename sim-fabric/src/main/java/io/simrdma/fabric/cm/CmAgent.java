@@ -482,7 +482,9 @@ final class CmAgent implements Device.MadHandler {
                 case REP_RCVD:
                 case REP_SENT:
                     id.timer.stop();
-                    sendRej(id.remoteGid, id.localCommId, id.remoteCommId, id.transactionId,
+                    // Kept as the answer to a duplicate REQ (onReq): the REJ may be lost, and a resent REP would
+                    // establish the connection at the peer while this side has abandoned it.
+                    id.lastMad = sendRej(id.remoteGid, id.localCommId, id.remoteCommId, id.transactionId,
                             id.conn == CmId.Conn.REP_SENT ? CmMessage.MSG_REP : CmMessage.MSG_REQ,
                             RejectReason.CONSUMER_DEFINED, null);
                     qpToError(id);
