@@ -119,7 +119,7 @@ final class SimIa extends SimHandle implements InterfaceAdapter {
         this.device = device;
         this.cm = RdmaCm.of(fabric);
         this.address = RdmaCm.addressOf(device, 0);
-        this.attributes = buildAttributes(device.query(), address);
+        this.attributes = buildAttributes(request.iaName(), device.query(), address);
     }
 
     @Override
@@ -189,15 +189,27 @@ final class SimIa extends SimHandle implements InterfaceAdapter {
             }
             all = new ArrayList<>(handles);
         }
-        // Dependency order: connections and service points, then memory, queues, dispatchers.
-        for (Class<?> kind : new Class<?>[] {SimCr.class, SimEp.class, SimRsp.class, SimPsp.class, SimRmr.class, SimLmr.class,
-                SimSrq.class, SimPz.class, SimEvd.class, SimCno.class}) {
-            for (SimHandle h : all) {
-                if (kind.isInstance(h)) {
-                    try {
-                        destroyAbruptly(h);
-                    } catch (RuntimeException e) {
-                        LOG.debug("abrupt close of {}: {} not released cleanly: {}", name.text(), h, e.getMessage());
+        // Dependency order: connections and service points, then memory, queues, dispatchers. A request
+        // can still arrive on a service point not yet destroyed (threaded fabric) and add a CR: passes
+        // repeat until none finds a live handle (a bounded number of times, should a destroy keep failing).
+        for (int pass = 0; pass < 4 && !all.isEmpty(); pass++) {
+            for (Class<?> kind : new Class<?>[] {SimCr.class, SimEp.class, SimRsp.class, SimPsp.class, SimRmr.class,
+                    SimLmr.class, SimSrq.class, SimPz.class, SimEvd.class, SimCno.class}) {
+                for (SimHandle h : all) {
+                    if (kind.isInstance(h)) {
+                        try {
+                            destroyAbruptly(h);
+                        } catch (RuntimeException e) {
+                            LOG.debug("abrupt close of {}: {} not released cleanly: {}", name.text(), h, e.getMessage());
+                        }
+                    }
+                }
+            }
+            synchronized (handles) {
+                all = new ArrayList<>();
+                for (SimHandle h : handles) {
+                    if (!h.freed) {
+                        all.add(h);
                     }
                 }
             }
@@ -214,7 +226,13 @@ final class SimIa extends SimHandle implements InterfaceAdapter {
                 asyncEvd.destroy();
             }
         }
-        cmChannel.destroy();
+        // On the device executor, after any id release a request refused during the close queued there.
+        // dat_ia_close(3DAT): the close must complete under all conditions, so a failure is only logged.
+        try {
+            run(cmChannel::destroy);
+        } catch (RuntimeException e) {
+            LOG.debug("abrupt close of {}: connection-manager channel not destroyed: {}", name.text(), e.getMessage());
+        }
         freed = true;
         request.notifyClosed();
         provider.iaClosed(this);
@@ -356,6 +374,12 @@ final class SimIa extends SimHandle implements InterfaceAdapter {
             throw DatException.invalidParameter("segments are null");
         }
         for (LmrTriplet t : segments) {
+            if (t == null) {
+                throw DatException.invalidParameter("null segment");
+            }
+            if (t.segmentLength() == 0) {
+                continue; // LmrTriplet: the other fields of a zero-length segment are irrelevant, as when posting
+            }
             SimLmr l = lmr(t.lmrContext());
             if (l == null || !l.covers(t.virtualAddress(), t.segmentLength())) {
                 throw DatException.invalidParameter("segment " + t + " is not inside an LMR of this IA");
@@ -575,9 +599,9 @@ final class SimIa extends SimHandle implements InterfaceAdapter {
         return new DatException(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE, e.getMessage());
     }
 
-    private static IaAttributes buildAttributes(DeviceAttributes d, InetSocketAddress address) {
+    private static IaAttributes buildAttributes(String iaName, DeviceAttributes d, InetSocketAddress address) {
         return IaAttributes.builder()
-                .adapterName("simrdma " + d.fwVer())
+                .adapterName(iaName) // dat_ia_query(3DAT): "The same as ia_name_ptr."
                 .vendorName("simrdma")
                 .hardwareVersionMajor(d.hwVer())
                 .hardwareVersionMinor(0)

@@ -58,8 +58,8 @@ final class SimLmr extends SimHandle implements LocalMemoryRegion {
             view = range(other.buffer, 0, other.buffer.capacity());
         }
         if (view.remaining() == 0) {
-            throw new DatException(io.simrdma.dat.DatReturnType.INVALID_PARAMETER, DatReturnSubtype.INVALID_ARG2,
-                    "an LMR needs a non-empty region (dat_lmr_create(3DAT))");
+            throw new DatException(io.simrdma.dat.DatReturnType.INVALID_PARAMETER, DatReturnSubtype.INVALID_ARG4,
+                    "an LMR needs a non-empty region (dat_lmr_create(3DAT) length)");
         }
         EnumSet<MemoryPrivilege> privs = privileges.isEmpty() ? EnumSet.noneOf(MemoryPrivilege.class) : EnumSet.copyOf(privileges);
         EnumSet<AccessFlag> access = EnumSet.of(AccessFlag.MW_BIND);
@@ -78,7 +78,8 @@ final class SimLmr extends SimHandle implements LocalMemoryRegion {
             mr = pz.pd.registerMemory(view.duplicate(), access);
         } catch (VerbsException e) {
             if (e.errno() == Errno.EACCES) {
-                throw new DatException(io.simrdma.dat.DatReturnType.PRIVILEGES_VIOLATION, DatReturnSubtype.PRIVILEGES_WRITE,
+                // dat_lmr_create(3DAT) lists no privileges violation: the privileges (argument 6) do not fit the region.
+                throw new DatException(io.simrdma.dat.DatReturnType.INVALID_PARAMETER, DatReturnSubtype.INVALID_ARG6,
                         "a read-only buffer cannot be given write privileges");
             }
             throw ia.resources(e, DatReturnSubtype.RESOURCE_MEMORY_REGION);

@@ -1,0 +1,93 @@
+package io.simrdma.provider;
+
+import io.simrdma.dat.CompletionFlag;
+import io.simrdma.dat.DatEvent;
+import io.simrdma.dat.DtoCompletionEvent;
+import io.simrdma.dat.Endpoint;
+import io.simrdma.dat.EpAttributes;
+import io.simrdma.dat.EventDispatcher;
+import io.simrdma.dat.LmrTriplet;
+import io.simrdma.dat.LocalMemoryRegion;
+import io.simrdma.dat.RmrTriplet;
+
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * Helpers of the IA, PZ, LMR, RMR, SRQ and registry tests: unique fabric names, a connected endpoint
+ * pair on a {@link DatPair}, RDMA through an rmr_context with its completion, and "no event" checks.
+ */
+final class ObjectFixtures {
+
+    private static final AtomicInteger FABRICS = new AtomicInteger();
+
+    private ObjectFixtures() {
+    }
+
+    /** A fabric name no other test uses. */
+    static String fabric(String prefix) {
+        return prefix + "-h11-" + FABRICS.incrementAndGet();
+    }
+
+    /** The IA name of device {@code device} on a fresh fabric in {@code mode}, with extra options. */
+    static String iaName(DatPair.Mode mode, String fabric, String device, String options) {
+        return "sim:" + fabric + "/" + device + "?" + mode.options + (options.isEmpty() ? "" : "&" + options);
+    }
+
+    /** Two endpoints, {@code a} on side a and {@code b} on side b, connected. */
+    record Connected(Endpoint a, Endpoint b) {
+    }
+
+    static Connected connect(DatPair p) {
+        Endpoint ea = p.a.ep();
+        Endpoint eb = p.b.ep();
+        p.connect(ea, eb);
+        return new Connected(ea, eb);
+    }
+
+    /** One LMR segment. */
+    static List<LmrTriplet> seg(LocalMemoryRegion lmr, long offset, long length) {
+        return List.of(new LmrTriplet(lmr.lmrContext(), lmr.registeredAddress() + offset, length));
+    }
+
+    /**
+     * Posts an RDMA Write of {@code len} bytes of side {@code from}'s LMR at {@code localOffset} to
+     * {@code remote} on {@code ep} and waits for its completion on {@code from}'s DTO EVD.
+     */
+    static DtoCompletionEvent rdmaWrite(DatPair.Side from, Endpoint ep, int localOffset, RmrTriplet remote, long cookie) {
+        ep.postRdmaWrite(from.iov(localOffset, (int) remote.segmentLength()), cookie, remote, CompletionFlag.defaults());
+        return completion(from.dto, cookie);
+    }
+
+    /** As {@link #rdmaWrite}, reading {@code remote} into {@code from}'s LMR at {@code localOffset}. */
+    static DtoCompletionEvent rdmaRead(DatPair.Side from, Endpoint ep, int localOffset, RmrTriplet remote, long cookie) {
+        ep.postRdmaRead(from.iov(localOffset, (int) remote.segmentLength()), cookie, remote, CompletionFlag.defaults());
+        return completion(from.dto, cookie);
+    }
+
+    /** The next event of {@code evd}, which must be the DTO completion with {@code cookie}. */
+    static DtoCompletionEvent completion(EventDispatcher evd, long cookie) {
+        DtoCompletionEvent e = DatPair.next(evd, DtoCompletionEvent.class);
+        assertEquals(cookie, e.userCookie(), () -> "cookie of " + e);
+        return e;
+    }
+
+    /** Asserts that {@code evd} holds no event now (dat_evd_dequeue returns DAT_QUEUE_EMPTY). */
+    static void assertNoEvent(EventDispatcher evd) {
+        Optional<DatEvent> e = evd.dequeue();
+        assertEquals(Optional.empty(), e, () -> "unexpected event on " + evd);
+    }
+
+    /** The attributes an endpoint was created with by default (for dat_ep_create_with_srq, which needs some). */
+    static EpAttributes defaultAttributes(DatPair.Side side) {
+        Endpoint ep = side.ep();
+        try {
+            return ep.query().attributes();
+        } finally {
+            ep.free();
+        }
+    }
+}
