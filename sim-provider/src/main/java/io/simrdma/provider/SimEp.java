@@ -144,8 +144,8 @@ final class SimEp extends SimHandle implements Endpoint {
     private final EngineTimer connectTimer;
     private final EngineTimer drainTimer;
     private boolean disconnectEventDue;
-    private int softHw = Dat.WATERMARK_INFINITE;
-    private int hardHw = Dat.WATERMARK_INFINITE;
+    private volatile int softHw = Dat.WATERMARK_INFINITE;
+    private volatile int hardHw = Dat.WATERMARK_INFINITE;
     private boolean softHwReported;
 
     private final Object postLock = new Object();
@@ -212,8 +212,8 @@ final class SimEp extends SimHandle implements Endpoint {
             // dat_ep_create_with_srq(3DAT): a different PZ needs srq_ep_pz_difference_supported, which is false.
             throw DatException.invalidParameter("the endpoint's PZ must be the SRQ's (srq_ep_pz_difference_supported is false)");
         }
-        checkStreams(r, true, a.recvCompletionFlags());
-        checkStreams(q, false, a.requestCompletionFlags());
+        checkStreams(r, true, a.recvCompletionFlags(), null);
+        checkStreams(q, false, a.requestCompletionFlags(), ownRecvStream(r, q, a));
         if (ia.handleCount(SimEp.class) >= ia.attributes().maxEps()) {
             throw insufficient(DatReturnSubtype.RESOURCE_TEP, "max_eps (" + ia.attributes().maxEps() + ") reached");
         }
@@ -254,18 +254,32 @@ final class SimEp extends SimHandle implements Endpoint {
         if (srq == null) {
             range(a.maxRecvDtos(), 1, ia2.maxDtoPerEp(), "max_recv_dtos");
             range(a.maxRecvIov(), 1, ia2.maxIovSegmentsPerDto(), "max_recv_iov");
+        } else {
+            // dat_ep_create_with_srq(3DAT): max_recv_dtos is kept exactly, so it must be one the IA can give
+            // (the EP posts no receives itself: 0 is fine); max_recv_iov is ignored.
+            range(a.maxRecvDtos(), 0, ia2.maxDtoPerEp(), "max_recv_dtos");
         }
         range(a.maxRdmaReadIn(), 0, ia2.maxRdmaReadIn(), "max_rdma_read_in");
         range(a.maxRdmaReadOut(), 0, ia2.maxRdmaReadOut(), "max_rdma_read_out");
         range(a.maxRdmaReadIov(), 0, ia2.maxIovSegmentsPerRdmaRead(), "max_rdma_read_iov");
         range(a.maxRdmaWriteIov(), 0, ia2.maxIovSegmentsPerRdmaWrite(), "max_rdma_write_iov");
-        Set<CompletionFlag> recvFlags = a.recvCompletionFlags();
-        if (recvFlags.contains(CompletionFlag.EVD_THRESHOLD) && recvFlags.contains(CompletionFlag.UNSIGNALLED)) {
-            throw DatException.invalidParameter("EVD_THRESHOLD receive completions cannot be UNSIGNALLED (dat.h)");
-        }
-        if (a.requestCompletionFlags().contains(CompletionFlag.SOLICITED_WAIT)
-                || a.requestCompletionFlags().contains(CompletionFlag.EVD_THRESHOLD)) {
-            throw DatException.invalidParameter("SOLICITED_WAIT and EVD_THRESHOLD are receive completion flags only");
+        // dat_ep_modify(3DAT): the Recv Completion Flags value is UNSIGNALLED, SOLICITED_WAIT or EVD_THRESHOLD
+        // ("Recv posting does not support" SUPPRESS or BARRIER_FENCE); the Request Completion Flags value is
+        // UNSIGNALLED or EVD_THRESHOLD (SUPPRESS, SOLICITED_WAIT and BARRIER_FENCE are flags of each post).
+        // One value each (dat.h: UNSIGNALLED is not allowed with EVD_THRESHOLD); none is the default.
+        checkEpFlags(a.recvCompletionFlags(), RECV_EP_FLAGS, "recv_completion_flags");
+        checkEpFlags(a.requestCompletionFlags(), REQUEST_EP_FLAGS, "request_completion_flags");
+    }
+
+    private static final Set<CompletionFlag> RECV_EP_FLAGS =
+            EnumSet.of(CompletionFlag.UNSIGNALLED, CompletionFlag.SOLICITED_WAIT, CompletionFlag.EVD_THRESHOLD);
+    private static final Set<CompletionFlag> REQUEST_EP_FLAGS = EnumSet.of(CompletionFlag.UNSIGNALLED, CompletionFlag.EVD_THRESHOLD);
+    /** The only completion flag a receive is posted with (dat_ep_post_recv(3DAT)). */
+    private static final Set<CompletionFlag> RECV_POST_FLAGS = EnumSet.of(CompletionFlag.UNSIGNALLED);
+
+    private static void checkEpFlags(Set<CompletionFlag> f, Set<CompletionFlag> allowed, String name) {
+        if (f.size() > 1 || !allowed.containsAll(f)) {
+            throw DatException.invalidParameter(name + " " + f + " is not the default or one of " + allowed);
         }
     }
 
@@ -281,7 +295,7 @@ final class SimEp extends SimHandle implements Endpoint {
      * stream needs every stream of the EVD UNSIGNALLED; a SOLICITED_WAIT receive stream needs every
      * receive stream SOLICITED_WAIT and no other stream.
      */
-    private static void checkStreams(SimEvd evd, boolean recvStream, Set<CompletionFlag> flags) {
+    private static void checkStreams(SimEvd evd, boolean recvStream, Set<CompletionFlag> flags, SimEvd.Stream sibling) {
         if (evd == null) {
             return;
         }
@@ -293,7 +307,11 @@ final class SimEp extends SimHandle implements Endpoint {
         if (otherStreams && (unsignalled || solicited)) {
             throw DatException.invalidParameter("an EVD fed by non-DTO streams takes only threshold-controlled DTO streams");
         }
-        for (SimEvd.Stream s : evd.streams()) {
+        List<SimEvd.Stream> streams = evd.streams();
+        if (sibling != null) {
+            streams.add(sibling);
+        }
+        for (SimEvd.Stream s : streams) {
             boolean su = s.flags().contains(CompletionFlag.UNSIGNALLED);
             boolean ss = s.recv() && s.flags().contains(CompletionFlag.SOLICITED_WAIT);
             if (su != unsignalled && (su || unsignalled)) {
@@ -305,6 +323,14 @@ final class SimEp extends SimHandle implements Endpoint {
                 }
             }
         }
+    }
+
+    /**
+     * The endpoint's own receive stream when its request stream goes to the same EVD: the two are
+     * checked against each other like streams of different endpoints (dat_ep_create(3DAT) USAGE).
+     */
+    private static SimEvd.Stream ownRecvStream(SimEvd recv, SimEvd request, EpAttributes a) {
+        return recv != null && recv == request ? new SimEvd.Stream(null, true, a.recvCompletionFlags()) : null;
     }
 
     private void attach() {
@@ -366,8 +392,9 @@ final class SimEp extends SimHandle implements Endpoint {
             for (int i = 0; i < n; i++) {
                 req[i] = new ReqSlot();
             }
-            int iov = Math.max(1, a.maxRecvIov());
-            int m = Integer.highestOneBit(Math.max(1, a.maxRecvDtos()) * 2 - 1);
+            // An SRQ endpoint has no receives of its own (dat_ep_create_with_srq(3DAT) ignores max_recv_iov).
+            int iov = srq != null ? 1 : Math.max(1, a.maxRecvIov());
+            int m = srq != null ? 1 : Integer.highestOneBit(Math.max(1, a.maxRecvDtos()) * 2 - 1);
             recv = new RecvSlot[m];
             for (int i = 0; i < m; i++) {
                 recv[i] = new RecvSlot(iov);
@@ -711,6 +738,11 @@ final class SimEp extends SimHandle implements Endpoint {
         if (completionFlags == null) {
             throw DatException.invalidParameter("completion flags are null");
         }
+        if (!RECV_POST_FLAGS.containsAll(completionFlags)) {
+            // dat_ep_post_recv(3DAT) takes only UNSIGNALLED; dat_ep_modify(3DAT): "Recv posting does not support
+            // DAT_COMPLETION_SUPPRESS_FLAG or DAT_COMPLETION_BARRIER_FENCE_FLAG".
+            throw DatException.invalidParameter("a receive is posted with no completion flag but UNSIGNALLED, not " + completionFlags);
+        }
         if (completionFlags.contains(CompletionFlag.UNSIGNALLED) && !attrs.recvCompletionFlags().contains(CompletionFlag.UNSIGNALLED)) {
             throw DatException.invalidParameter("DAT_COMPLETION_UNSIGNALLED_FLAG needs UNSIGNALLED recv completion flags on the endpoint");
         }
@@ -743,6 +775,10 @@ final class SimEp extends SimHandle implements Endpoint {
             }
             recvTail++;
             anyRecvPosted = true;
+        }
+        if (softHw != Dat.WATERMARK_INFINITE || hardHw != Dat.WATERMARK_INFINITE) {
+            // dat_ep_set_watermark(3DAT): a receive posted to the EP is a buffer at the EP (dat_ep_recv_query(3DAT)).
+            ia.run(() -> checkWatermarks(buffersHeld()));
         }
     }
 
@@ -818,13 +854,15 @@ final class SimEp extends SimHandle implements Endpoint {
      */
     boolean recvNotifies(boolean success, boolean solicited) {
         if (srq != null) {
-            checkWatermarks();
+            // An SRQ buffer was allocated to this endpoint (one at a time in simrdma).
+            checkWatermarks(1);
         }
         if (!success) {
             return true;
         }
         Set<CompletionFlag> f = attrs.recvCompletionFlags();
-        if (f.contains(CompletionFlag.UNSIGNALLED)) {
+        if (f.contains(CompletionFlag.UNSIGNALLED) && srq == null) {
+            // dat_srq_post_recv(3DAT): SRQ receives complete with signal even when the EP's flags are UNSIGNALLED.
             return false;
         }
         if (f.contains(CompletionFlag.SOLICITED_WAIT)) {
@@ -833,9 +871,21 @@ final class SimEp extends SimHandle implements Endpoint {
         return true;
     }
 
-    /** An SRQ buffer was allocated to this endpoint (one at a time in simrdma). Engine thread. */
-    private void checkWatermarks() {
-        int held = 1;
+    /** Receive buffers at the endpoint: posted and not completed (dat_ep_recv_query(3DAT)'s nbufs_allocated). */
+    private int buffersHeld() {
+        synchronized (postLock) {
+            return recvTail - recvHead;
+        }
+    }
+
+    /**
+     * dat_ep_set_watermark(3DAT): {@code held} buffers at the endpoint against its watermarks. Above
+     * the soft one, one asynchronous event per setting (S6 SILENT: the page names no event number; the
+     * header's reason DAT_SRQ_SOFT_HIGH_WATERMARK_EVENT is an EP reason, reported with the EP event
+     * number DAT_ASYNC_ERROR_EP_BROKEN on the IA's async EVD); above the hard one, while connected,
+     * a connection broken event. Device executor.
+     */
+    private void checkWatermarks(int held) {
         if (softHw != Dat.WATERMARK_INFINITE && held > softHw && !softHwReported) {
             softHwReported = true;
             ia.postAsync(EventNumber.ASYNC_ERROR_EP_BROKEN, this, AsyncErrorReason.SRQ_SOFT_HIGH_WATERMARK_EVENT);
@@ -1024,6 +1074,10 @@ final class SimEp extends SimHandle implements Endpoint {
                     state = EndpointState.CONNECTED;
                     // dat_evd_wait(3DAT): on the passive side the private data is undefined and its size 0.
                     post(EventNumber.CONNECTION_EVENT_ESTABLISHED, null);
+                }
+                if (hardHw != Dat.WATERMARK_INFINITE && srq == null && state == EndpointState.CONNECTED) {
+                    // dat_ep_set_watermark(3DAT): the hard watermark breaks a connection "as soon as" it is established.
+                    checkWatermarks(buffersHeld());
                 }
                 break;
             case DISCONNECTED:
@@ -1343,14 +1397,22 @@ final class SimEp extends SimHandle implements Endpoint {
         SimEvd newConnect = m.contains(EpParamField.CONNECT_EVD_HANDLE)
                 ? evd(ia, m.connectEvd(), EvdFlag.CONNECTION, DatReturnSubtype.INVALID_HANDLE_EVD_CONN) : connectEvd;
         EpAttributes newAttrs = m.applyTo(attrs);
-        validate(ia, newAttrs, srq);
+        try {
+            validate(ia, newAttrs, srq);
+        } catch (DatException e) {
+            if (e.type() != DatReturnType.MODEL_NOT_SUPPORTED) {
+                throw e;
+            }
+            // dat_ep_modify(3DAT) has no DAT_MODEL_NOT_SUPPORTED: a value "not supported" is DAT_INVALID_PARAMETER.
+            throw DatException.invalidParameter(e.detail());
+        }
         if (srq != null && newPz != null && newPz != srq.pz) {
             throw DatException.invalidParameter("the endpoint's PZ must be the SRQ's");
         }
         removeStreams();
         try {
-            checkStreams(newRecv, true, newAttrs.recvCompletionFlags());
-            checkStreams(newRequest, false, newAttrs.requestCompletionFlags());
+            checkStreams(newRecv, true, newAttrs.recvCompletionFlags(), null);
+            checkStreams(newRequest, false, newAttrs.requestCompletionFlags(), ownRecvStream(newRecv, newRequest, newAttrs));
         } catch (DatException e) {
             addStreams();
             throw e;
@@ -1465,6 +1527,9 @@ final class SimEp extends SimHandle implements Endpoint {
             softHw = softHighWatermark;
             hardHw = hardHighWatermark;
             softHwReported = false;
+            // "If the new high watermark values are below the current number of Receive DTOs at EP, an
+            // asynchronous event will be generated immediately."
+            checkWatermarks(srq == null ? buffersHeld() : 0);
         });
     }
 

@@ -626,7 +626,8 @@ final class SimIa extends SimHandle implements InterfaceAdapter {
                 .maxSrqs(d.maxSrq())
                 .maxEpPerSrq(d.maxQp())
                 .maxRecvPerSrq(d.maxSrqWr())
-                .maxIovSegmentsPerRdmaRead(d.maxSgeRd())
+                // An RDMA Read WR is a send-queue WR: its SGEs are bounded by max_sge_rd and the QP's max_send_sge.
+                .maxIovSegmentsPerRdmaRead(Math.min(d.maxSgeRd(), d.maxSge()))
                 .maxIovSegmentsPerRdmaWrite(d.maxSge())
                 .maxRdmaReadIn(d.maxQpRdAtom())
                 .maxRdmaReadOut(d.maxQpInitRdAtom())

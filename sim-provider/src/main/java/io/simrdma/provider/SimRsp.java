@@ -2,6 +2,7 @@ package io.simrdma.provider;
 
 import io.simrdma.dat.DatReturnSubtype;
 import io.simrdma.dat.Endpoint;
+import io.simrdma.dat.EndpointState;
 import io.simrdma.dat.EventDispatcher;
 import io.simrdma.dat.HandleType;
 import io.simrdma.dat.ReservedServicePoint;
@@ -58,11 +59,13 @@ final class SimRsp extends SimServicePoint implements ReservedServicePoint {
             return false;
         }
         cr.localEp(ep);
+        // dat_rsp_create(3DAT): the EP is PASSIVE_CONNECTION_PENDING by the time its request event can be seen.
+        ep.requestArrived();
         if (!deliver(cr)) {
+            ep.state = EndpointState.RESERVED;
             return false;
         }
         used = true;
-        ep.requestArrived();
         return true;
     }
 

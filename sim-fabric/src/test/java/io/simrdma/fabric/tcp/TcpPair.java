@@ -81,17 +81,22 @@ final class TcpPair implements AutoCloseable {
         return listen;
     }
 
-    /** An id of A with address and route resolved to B's {@code port}, with its QP and buffer. */
+    /** An id of A with address and route resolved to {@code node}'s {@code port}, with its QP and buffer. */
     RcEnd activeEnd(String node, int port) {
         if (chA == null) {
             chA = cmA.createEventChannel();
         }
-        AddrInfo ai = cmA.getAddrInfo(node, String.valueOf(port), AddrInfo.active()).get(0);
-        CmId id = cmA.createId(chA, null, PortSpace.TCP);
+        return activeEnd(cmA, chA, node, port);
+    }
+
+    /** An id on {@code ch} with address and route resolved to {@code node}'s {@code port}, with its QP and buffer. */
+    static RcEnd activeEnd(RdmaCm cm, CmEventChannel ch, String node, int port) {
+        AddrInfo ai = cm.getAddrInfo(node, String.valueOf(port), AddrInfo.active()).get(0);
+        CmId id = cm.createId(ch, null, PortSpace.TCP);
         id.resolveAddr(null, ai.dstAddr(), 2000);
-        expect(chA, CmEventType.ADDR_RESOLVED);
+        expect(ch, CmEventType.ADDR_RESOLVED);
         id.resolveRoute(2000);
-        expect(chA, CmEventType.ROUTE_RESOLVED);
+        expect(ch, CmEventType.ROUTE_RESOLVED);
         return new RcEnd(id);
     }
 

@@ -1,0 +1,30 @@
+/**
+ * The Netty TCP link: devices of fabrics in other JVMs and on other hosts reach each other over
+ * one TCP connection per pair of nodes.
+ *
+ * <ul>
+ *   <li>{@link io.simrdma.fabric.tcp.TcpNode}: a device of a threaded fabric whose engine runs on
+ *       the event loop of its sockets; listens on one IPv4 address and port, which its GID
+ *       encodes ({@code fd53:494d::<port>:<IPv4>}); a remote transport and a service of its
+ *       fabric. Configured by {@link io.simrdma.fabric.tcp.TcpConfig}.</li>
+ *   <li>{@link io.simrdma.fabric.tcp.TcpLink}: the route to one peer node; opens the connection
+ *       on first use and again after it closed; link control, fault rules and stats like an
+ *       in-process {@link io.simrdma.fabric.Link}.</li>
+ *   <li>{@link io.simrdma.fabric.tcp.PacketCodec}: the frame format and the packet encoding
+ *       (payload written from registered memory without a copy, received into a slice).</li>
+ *   <li>Handshake (package-private {@code Handshake}): version, identity, fabric name and an
+ *       optional HMAC-SHA256 proof of a pre-shared key, before any packet.</li>
+ *   <li>{@link io.simrdma.fabric.tcp.FrameError}, {@link io.simrdma.fabric.tcp.HandshakeFailure},
+ *       {@link io.simrdma.fabric.tcp.TcpCounter}, {@link io.simrdma.fabric.tcp.TcpEvent}: what
+ *       goes wrong, counted and reported.</li>
+ * </ul>
+ *
+ * <p>A connection's pipeline, on the node's single event loop thread (also its device's engine
+ * thread, so no packet changes threads between the socket and the RC engine):
+ * <pre>
+ *  inbound:  socket -&gt; FlushConsolidationHandler -&gt; FrameDecoder -&gt; Connection (handshake, checks) -&gt; TcpLink -&gt; Device
+ *  outbound: TcpLink.transmit -&gt; Connection.write -&gt; FaultHandler -&gt; FrameEncoder -&gt; FlushConsolidationHandler -&gt; socket
+ * </pre>
+ * Flushes are coalesced: one per event-loop batch of writes.
+ */
+package io.simrdma.fabric.tcp;
