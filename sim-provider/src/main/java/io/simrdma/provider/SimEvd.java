@@ -82,12 +82,18 @@ final class SimEvd extends SimHandle implements EventDispatcher {
         this.signal = ia.fabric.scheduler().newSignal();
         this.cno = cno;
         if (this.flags.contains(EvdFlag.DTO) || this.flags.contains(EvdFlag.RMR_BIND)) {
+            CompletionChannel channel = null;
             try {
-                this.solicited = ia.device.createCompletionChannel();
-                this.cq = ia.device.createCq(Math.max(qlen, 1), solicited, this);
+                channel = ia.device.createCompletionChannel();
+                this.cq = ia.device.createCq(Math.max(qlen, 1), channel, this);
             } catch (VerbsException e) {
+                // A refused EVD leaves nothing behind: the channel made for its CQ goes too (no CQ uses it).
+                if (channel != null) {
+                    channel.destroy();
+                }
                 throw ia.resources(e, DatReturnSubtype.RESOURCE_TEVD);
             }
+            this.solicited = channel;
             cq.requestNotify(true);
             cq.setCompletionListener(this::onCompletion);
         } else {
