@@ -52,9 +52,8 @@ final class SimCr extends SimHandle implements ConnectionRequest {
         this.request = request;
         this.privateData = privateData;
         this.remotePortQual = remotePortQual;
-        // The requester's IA address (its dat_ia_query address): the peer's GID, port 0.
-        InetSocketAddress peer = child.peerAddress();
-        this.remoteAddress = new InetSocketAddress(peer.getAddress(), 0);
+        // The requester's IA address, as its dat_ia_query reports it.
+        this.remoteAddress = ia.fromCm(child.peerAddress());
         this.connQual = connQual;
     }
 

@@ -945,7 +945,7 @@ final class SimEp extends SimHandle implements Endpoint {
         if (flags.contains(ConnectFlag.MULTIPATH)) {
             throw new DatException(DatReturnType.MODEL_NOT_SUPPORTED, "multipath connections are not supported");
         }
-        return new InetSocketAddress(isa.getAddress(), (int) qual);
+        return new InetSocketAddress(ia.toCm(isa), (int) qual);
     }
 
     /** Device executor. */
@@ -957,7 +957,7 @@ final class SimEp extends SimHandle implements Endpoint {
         CmId id = ia.cm.createId(ia.cmChannel(), this, PortSpace.IB);
         ia.owners.put(id, this);
         try {
-            id.bind(ia.address());
+            id.bind(ia.cmAddress());
             id.resolveAddr(null, dst, RESOLVE_TIMEOUT_MS);
         } catch (VerbsException e) {
             ia.owners.remove(id);

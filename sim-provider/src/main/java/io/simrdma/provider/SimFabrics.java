@@ -1,34 +1,57 @@
 package io.simrdma.provider;
 
 import io.simrdma.dat.DatException;
+import io.simrdma.dat.DatReturnSubtype;
+import io.simrdma.dat.DatReturnType;
 import io.simrdma.fabric.Device;
 import io.simrdma.fabric.DeviceConfig;
 import io.simrdma.fabric.Fabric;
 import io.simrdma.fabric.Mtu;
+import io.simrdma.fabric.tcp.TcpConfig;
+import io.simrdma.fabric.tcp.TcpNode;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.HexFormat;
 import java.util.Map;
 
 /**
- * The fabrics IAs run on, by name. A fabric named by an IA is created on first use and closed
- * when its last IA closes; a fabric registered by the application stays the application's.
+ * The fabrics IAs run on. An in-process fabric named by a {@code sim:} IA is created on first use
+ * and closed when its last IA closes; a fabric registered by the application stays the
+ * application's. A {@code simtcp:} IA runs on a TCP node: a threaded fabric of its own with one
+ * device, shared by the IAs that name the same listen address, closed with the last of them.
  *
  * <p>Thread safety: all methods synchronized.
  */
 final class SimFabrics {
 
-    private static final class Entry {
+    /** A fabric in use, and for a TCP node the node. */
+    static final class Entry {
+        final String key;
         final Fabric fabric;
+        final TcpNode node;
         final boolean owned;
         int users;
 
-        Entry(Fabric fabric, boolean owned) {
+        Entry(String key, Fabric fabric, TcpNode node, boolean owned) {
+            this.key = key;
             this.fabric = fabric;
+            this.node = node;
             this.owned = owned;
+        }
+
+        /** The IA's device: the TCP node's, or the named device of the in-process fabric (created if needed). */
+        Device device(IaName n) {
+            return node != null ? node.device() : SimFabrics.device(fabric, n);
         }
     }
 
     private static final Map<String, Entry> FABRICS = new HashMap<>();
+    private static int anonymousNodes;
 
     private SimFabrics() {
     }
@@ -39,7 +62,7 @@ final class SimFabrics {
             throw DatException.invalidParameter("a fabric named " + name + " is already in use by the sim provider");
         }
         if (e == null) {
-            FABRICS.put(name, new Entry(fabric, false));
+            FABRICS.put(name, new Entry(name, fabric, null, false));
         }
     }
 
@@ -51,92 +74,149 @@ final class SimFabrics {
     }
 
     /** The fabric of {@code n}, created if needed; counts one more user. */
-    static synchronized Fabric acquire(IaName n) {
+    static synchronized Entry acquire(IaName n) {
+        if (n.tcp()) {
+            return acquireNode(n);
+        }
         Entry e = FABRICS.get(n.fabric());
         if (e == null) {
             Fabric f = n.threaded() ? Fabric.builder().name(n.fabric()).threaded().seed(n.seed()).build()
                     : Fabric.builder().name(n.fabric()).deterministic(n.seed()).build();
-            e = new Entry(f, true);
+            e = new Entry(n.fabric(), f, null, true);
             FABRICS.put(n.fabric(), e);
         }
         e.users++;
-        return e.fabric;
+        return e;
     }
 
-    /** The device of {@code n} on {@code fabric}, created with the name's limits if needed. */
+    private static Entry acquireNode(IaName n) {
+        InetSocketAddress listen = n.listen();
+        String key = listen.getPort() == 0 ? TcpKey.anonymous(++anonymousNodes) : TcpKey.of(listen);
+        Entry e = FABRICS.get(key);
+        if (e != null) {
+            if (!e.fabric.name().equals(n.fabric())) {
+                throw DatException.invalidParameter("the TCP node on " + listen + " is in fabric '" + e.fabric.name()
+                        + "', not '" + n.fabric() + "'");
+            }
+            e.users++;
+            return e;
+        }
+        TcpConfig.Builder c = TcpConfig.builder(n.device()).listen(listen.getHostString(), listen.getPort())
+                .device(deviceConfig(n));
+        byte[] psk = key(n);
+        if (psk != null) {
+            c.preSharedKey(psk);
+        }
+        TcpConfig config;
+        try {
+            config = c.build();
+        } catch (IllegalArgumentException ex) {
+            throw DatException.invalidParameter("IA name '" + n.text() + "': " + ex.getMessage());
+        }
+        Fabric f = Fabric.builder().name(n.fabric()).threaded().seed(n.seed()).build();
+        TcpNode node;
+        try {
+            node = TcpNode.start(f, config);
+        } catch (RuntimeException ex) {
+            f.close();
+            throw new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_DEVICE,
+                    "cannot listen on " + listen + ": " + ex.getMessage(), ex);
+        }
+        e = new Entry(key, f, node, true);
+        e.users = 1;
+        FABRICS.put(key, e);
+        return e;
+    }
+
+    /** The pre-shared key of a {@code simtcp:} name: {@code key} in hex, or the bytes of {@code keyFile}; null for none. */
+    private static byte[] key(IaName n) {
+        String hex = n.options().get("key");
+        if (hex != null) {
+            try {
+                return HexFormat.of().parseHex(hex);
+            } catch (IllegalArgumentException e) {
+                throw DatException.invalidParameter("IA name option key is not hexadecimal: " + e.getMessage());
+            }
+        }
+        String file = n.options().get("keyFile");
+        if (file != null) {
+            try {
+                return Files.readAllBytes(Path.of(file));
+            } catch (IOException | UncheckedIOException e) {
+                throw DatException.invalidParameter("cannot read keyFile " + file + ": " + e);
+            }
+        }
+        return null;
+    }
+
+    /** The device of {@code n} on an in-process {@code fabric}, created with the name's limits if needed. */
     static Device device(Fabric fabric, IaName n) {
         synchronized (SimFabrics.class) {
             Device d = fabric.device(n.device());
             if (d != null) {
                 return d;
             }
-            DeviceConfig c = DeviceConfig.named(n.device());
-            if (n.options().containsKey("maxQp")) {
-                c.maxQp(n.intOption("maxQp", 0));
-            }
-            if (n.options().containsKey("maxCq")) {
-                c.maxCq(n.intOption("maxCq", 0));
-            }
-            if (n.options().containsKey("maxCqe")) {
-                c.maxCqe(n.intOption("maxCqe", 0));
-            }
-            if (n.options().containsKey("maxMr")) {
-                c.maxMr(n.intOption("maxMr", 0));
-            }
-            if (n.options().containsKey("maxPd")) {
-                c.maxPd(n.intOption("maxPd", 0));
-            }
-            if (n.options().containsKey("maxMw")) {
-                c.maxMw(n.intOption("maxMw", 0));
-            }
-            if (n.options().containsKey("maxSrq")) {
-                c.maxSrq(n.intOption("maxSrq", 0));
-            }
-            if (n.options().containsKey("maxQpWr")) {
-                c.maxQpWr(n.intOption("maxQpWr", 0));
-            }
-            if (n.options().containsKey("maxSge")) {
-                c.maxSge(n.intOption("maxSge", 0));
-            }
-            if (n.options().containsKey("maxSrqWr")) {
-                c.maxSrqWr(n.intOption("maxSrqWr", 0));
-            }
-            if (n.options().containsKey("maxInline")) {
-                c.maxInlineData(n.intOption("maxInline", 0));
-            }
-            if (n.options().containsKey("mtu")) {
-                try {
-                    c.maxMtu(Mtu.ofBytes(n.intOption("mtu", 4096)));
-                } catch (IllegalArgumentException e) {
-                    throw DatException.invalidParameter(e.getMessage());
-                }
-            }
             try {
-                return fabric.createDevice(c);
+                return fabric.createDevice(deviceConfig(n));
             } catch (IllegalArgumentException e) {
                 throw DatException.invalidParameter(e.getMessage());
             }
         }
     }
 
-    /** One user of {@code fabric} is gone; an owned fabric with no user left is closed. */
-    static void release(Fabric fabric) {
-        Fabric toClose = null;
-        synchronized (SimFabrics.class) {
-            for (Map.Entry<String, Entry> me : FABRICS.entrySet()) {
-                Entry e = me.getValue();
-                if (e.fabric == fabric) {
-                    e.users--;
-                    if (e.users <= 0 && e.owned) {
-                        FABRICS.remove(me.getKey());
-                        toClose = fabric;
-                    }
-                    break;
+    /** The device configuration an IA name asks for. */
+    private static DeviceConfig deviceConfig(IaName n) {
+        DeviceConfig c = DeviceConfig.named(n.device());
+        Map<String, java.util.function.IntConsumer> limits = new HashMap<>();
+        limits.put("maxQp", c::maxQp);
+        limits.put("maxCq", c::maxCq);
+        limits.put("maxCqe", c::maxCqe);
+        limits.put("maxMr", c::maxMr);
+        limits.put("maxPd", c::maxPd);
+        limits.put("maxMw", c::maxMw);
+        limits.put("maxSrq", c::maxSrq);
+        limits.put("maxQpWr", c::maxQpWr);
+        limits.put("maxSge", c::maxSge);
+        limits.put("maxSrqWr", c::maxSrqWr);
+        limits.put("maxInline", c::maxInlineData);
+        try {
+            for (Map.Entry<String, java.util.function.IntConsumer> l : limits.entrySet()) {
+                if (n.options().containsKey(l.getKey())) {
+                    l.getValue().accept(n.intOption(l.getKey(), 0));
                 }
             }
+            if (n.options().containsKey("mtu")) {
+                c.maxMtu(Mtu.ofBytes(n.intOption("mtu", 4096)));
+            }
+        } catch (IllegalArgumentException e) {
+            throw DatException.invalidParameter("IA name '" + n.text() + "': " + e.getMessage());
         }
-        if (toClose != null) {
-            toClose.close();
+        return c;
+    }
+
+    /** One user of {@code e} is gone; an owned fabric with no user left is closed (its TCP node with it). */
+    static void release(Entry e) {
+        boolean close = false;
+        synchronized (SimFabrics.class) {
+            e.users--;
+            if (e.users <= 0 && e.owned && FABRICS.get(e.key) == e) {
+                FABRICS.remove(e.key);
+                close = true;
+            }
+        }
+        if (close) {
+            e.fabric.close();
+        }
+    }
+
+    /** Registry keys of TCP nodes. */
+    private static final class TcpKey {
+        static String of(InetSocketAddress listen) {
+            return IaName.TCP_SCHEME + listen.getHostString() + ":" + listen.getPort();
+        }
+
+        static String anonymous(int n) {
+            return IaName.TCP_SCHEME + "#" + n;
         }
     }
 }

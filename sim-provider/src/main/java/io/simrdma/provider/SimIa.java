@@ -44,11 +44,17 @@ import io.simrdma.fabric.cm.CmEvent;
 import io.simrdma.fabric.cm.CmEventChannel;
 import io.simrdma.fabric.cm.CmId;
 import io.simrdma.fabric.cm.RdmaCm;
+import io.simrdma.fabric.tcp.TcpNode;
+import io.simrdma.fabric.wire.Gid;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.lang.invoke.VarHandle;
+import java.net.Inet4Address;
+import java.net.Inet6Address;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashSet;
@@ -89,6 +95,8 @@ final class SimIa extends SimHandle implements InterfaceAdapter {
     final IaOpenRequest request;
     final IaName name;
     final Fabric fabric;
+    /** The fabric's registry entry (released when the IA closes) and, for a simtcp: IA, its TCP node. */
+    final SimFabrics.Entry fabricEntry;
     final Device device;
     final RdmaCm cm;
     volatile boolean closed;
@@ -96,6 +104,7 @@ final class SimIa extends SimHandle implements InterfaceAdapter {
     private boolean ownsAsyncEvd;
     private final IaAttributes attributes;
     private final InetSocketAddress address;
+    private final InetSocketAddress cmAddress;
 
     private final Set<SimHandle> handles = new LinkedHashSet<>();
     private final Map<Integer, SimLmr> lmrs = new ConcurrentHashMap<>();
@@ -110,15 +119,17 @@ final class SimIa extends SimHandle implements InterfaceAdapter {
     private final Consumer<AsyncEvent> asyncListener = this::onDeviceEvent;
     private final Device.QpStateListener qpListener = this::onQpState;
 
-    SimIa(SimProvider provider, IaOpenRequest request, IaName name, Fabric fabric, Device device) {
+    SimIa(SimProvider provider, IaOpenRequest request, IaName name, SimFabrics.Entry fabric, Device device) {
         super(null, HandleType.IA);
         this.provider = provider;
         this.request = request;
         this.name = name;
-        this.fabric = fabric;
+        this.fabricEntry = fabric;
+        this.fabric = fabric.fabric;
         this.device = device;
-        this.cm = RdmaCm.of(fabric);
-        this.address = RdmaCm.addressOf(device, 0);
+        this.cm = RdmaCm.of(this.fabric);
+        this.cmAddress = RdmaCm.addressOf(device, 0);
+        this.address = fabric.node != null ? fabric.node.listenAddress() : cmAddress;
         this.attributes = buildAttributes(request.iaName(), device.query(), address);
     }
 
@@ -163,9 +174,49 @@ final class SimIa extends SimHandle implements InterfaceAdapter {
         return attributes;
     }
 
-    /** The IA's address: its device's GID as an IPv6 address. */
+    /**
+     * The IA's address (dat_ia_query(3DAT) ia_address_ptr): its device's GID as an IPv6 address on
+     * an in-process fabric; the node's listen address (IPv4 and port) for a {@code simtcp:} IA.
+     */
     InetSocketAddress address() {
         return address;
+    }
+
+    /** The address the connection manager knows the device by: its GID as an IPv6 address, port 0. */
+    InetSocketAddress cmAddress() {
+        return cmAddress;
+    }
+
+    /**
+     * The connection-manager address of a remote IA address a consumer gave: a TCP node's listen
+     * address (IPv4 and port) becomes the node's GID; a GID address is taken as it is.
+     */
+    InetAddress toCm(InetSocketAddress remote) {
+        if (fabricEntry.node != null && remote.getAddress() instanceof Inet4Address) {
+            return gidAddress(TcpNode.gidOf(remote));
+        }
+        return remote.getAddress();
+    }
+
+    /** The IA address of a peer the connection manager reports (the inverse of {@link #toCm}). */
+    InetSocketAddress fromCm(InetSocketAddress peer) {
+        byte[] raw = peer.getAddress().getAddress();
+        if (raw.length == 16 && TcpNode.isTcpGid(Gid.of(raw))) {
+            return TcpNode.addressOf(Gid.of(raw));
+        }
+        return new InetSocketAddress(peer.getAddress(), 0);
+    }
+
+    private static InetAddress gidAddress(Gid gid) {
+        byte[] b = new byte[16];
+        for (int i = 0; i < 16; i++) {
+            b[i] = gid.byteAt(i);
+        }
+        try {
+            return Inet6Address.getByAddress(null, b, -1);
+        } catch (UnknownHostException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     /**

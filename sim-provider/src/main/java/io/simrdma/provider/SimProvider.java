@@ -95,10 +95,10 @@ public final class SimProvider implements DatProvider {
             throw new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_DEVICE,
                     "the sim provider has " + MAX_IA_INSTANCES + " IAs open (max_ia_instances)");
         }
-        Fabric fabric = null;
+        SimFabrics.Entry fabric = null;
         try {
             fabric = SimFabrics.acquire(name);
-            Device device = SimFabrics.device(fabric, name);
+            Device device = fabric.device(name);
             SimIa ia = new SimIa(this, request, name, fabric, device);
             ia.open();
             return ia;
@@ -114,7 +114,7 @@ public final class SimProvider implements DatProvider {
     /** An IA closed. */
     void iaClosed(SimIa ia) {
         OPEN_IAS.decrementAndGet();
-        SimFabrics.release(ia.fabric);
+        SimFabrics.release(ia.fabricEntry);
     }
 
     /** The provider's attributes (DAT_PROVIDER_ATTR) for an IA. */

@@ -80,7 +80,7 @@ abstract class SimServicePoint extends SimHandle implements ServicePoint {
     void listen(long qual) {
         CmId id = ia.cm.createId(ia.cmChannel(), this, PortSpace.IB);
         try {
-            id.bind(new InetSocketAddress(ia.address().getAddress(), (int) qual));
+            id.bind(new InetSocketAddress(ia.cmAddress().getAddress(), (int) qual));
             id.listen(0);
         } catch (VerbsException e) {
             id.destroy();

@@ -132,4 +132,46 @@ class SmokeTest {
             DatPair.expectConnection(p.b.conn, EventNumber.CONNECTION_EVENT_DISCONNECTED);
         }
     }
+
+    @Test
+    void tcpNodesConnectAndWrite() {
+        InterfaceAdapter a = Dat.openIa("simtcp:127.0.0.1:0?node=smoke-a", 8);
+        InterfaceAdapter b = Dat.openIa("simtcp:127.0.0.1:0?node=smoke-b", 8);
+        try {
+            java.net.InetSocketAddress bAddr = (java.net.InetSocketAddress) b.query().iaAttributes().iaAddress();
+            assertEquals("127.0.0.1", bAddr.getAddress().getHostAddress());
+            ProtectionZone pa = a.createPz();
+            ProtectionZone pb = b.createPz();
+            EventDispatcher dtoA = a.createEvd(16, null, EnumSet.of(EvdFlag.DTO));
+            EventDispatcher dtoB = b.createEvd(16, null, EnumSet.of(EvdFlag.DTO));
+            EventDispatcher connA = a.createEvd(4, null, EnumSet.of(EvdFlag.CONNECTION));
+            EventDispatcher connB = b.createEvd(4, null, EnumSet.of(EvdFlag.CONNECTION, EvdFlag.CR));
+            ByteBuffer bufA = ByteBuffer.allocateDirect(8192);
+            ByteBuffer bufB = ByteBuffer.allocateDirect(8192);
+            LocalMemoryRegion la = a.createLmr(new RegionDescription.Virtual(bufA), pa, MemoryPrivilege.all());
+            LocalMemoryRegion lb = b.createLmr(new RegionDescription.Virtual(bufB), pb, MemoryPrivilege.all());
+            Endpoint epA = a.createEndpoint(pa, dtoA, dtoA, connA, null);
+            Endpoint epB = b.createEndpoint(pb, dtoB, dtoB, connB, null);
+            b.createPsp(4711, connB, PspFlag.CONSUMER);
+            epA.connect(bAddr, 4711, Timeout.ofMillis(10_000), new byte[] {7}, Qos.BEST_EFFORT, EnumSet.noneOf(ConnectFlag.class));
+            ConnectionRequestEvent req = assertInstanceOf(ConnectionRequestEvent.class, next(connB));
+            assertEquals(a.query().iaAttributes().iaAddress(), req.cr().query().remoteIaAddress());
+            req.cr().accept(epB, null);
+            assertEquals(EventNumber.CONNECTION_EVENT_ESTABLISHED, assertInstanceOf(ConnectionEvent.class, next(connA)).eventNumber());
+            assertEquals(EventNumber.CONNECTION_EVENT_ESTABLISHED, assertInstanceOf(ConnectionEvent.class, next(connB)).eventNumber());
+            for (int i = 0; i < 8192; i++) {
+                bufA.put(i, (byte) (i * 31));
+            }
+            epA.postRdmaWrite(List.of(new LmrTriplet(la.lmrContext(), la.registeredAddress(), 8192)), 9,
+                    new RmrTriplet(lb.rmrContext().orElseThrow(), lb.registeredAddress(), 8192), CompletionFlag.defaults());
+            assertEquals(DtoCompletionStatus.SUCCESS, assertInstanceOf(DtoCompletionEvent.class, next(dtoA)).status());
+            assertEquals(bufA, bufB);
+            epA.disconnect(CloseFlag.GRACEFUL);
+            assertEquals(EventNumber.CONNECTION_EVENT_DISCONNECTED, assertInstanceOf(ConnectionEvent.class, next(connA)).eventNumber());
+            assertEquals(EventNumber.CONNECTION_EVENT_DISCONNECTED, assertInstanceOf(ConnectionEvent.class, next(connB)).eventNumber());
+        } finally {
+            a.close(CloseFlag.ABRUPT);
+            b.close(CloseFlag.ABRUPT);
+        }
+    }
 }
