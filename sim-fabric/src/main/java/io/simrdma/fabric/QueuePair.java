@@ -570,6 +570,13 @@ public final class QueuePair {
                 checkDrained();
                 break;
             case ERR:
+                if (from == QpState.RTR || from == QpState.RTS || from == QpState.SQD || from == QpState.SQE) {
+                    // As an HCA, take the packets already delivered to the QP before the modify takes effect:
+                    // a NAK the peer sent just before its CM's DREQ completes the failed WQE with its own
+                    // status (not a flush), and a message cut off mid-way is known to be partial.
+                    responder.run();
+                    completer.run();
+                }
                 enterError();
                 break;
             default:
