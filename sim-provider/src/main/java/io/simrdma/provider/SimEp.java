@@ -532,15 +532,39 @@ final class SimEp extends SimHandle implements Endpoint {
         int capacity = attrs.maxRequestDtos();
         if (reqTail - reqHead >= capacity) {
             // Unsignalled work requests retired without a completion: the QP's depth tells how many are left.
-            int retired = reqTail - q.sendQueueDepth();
-            if (retired - reqHead > 0) {
-                reqHead = retired;
-            }
+            retireUpTo(reqTail - q.sendQueueDepth());
             if (reqTail - reqHead >= capacity) {
                 throw insufficient(DatReturnSubtype.RESOURCE_MEMORY, "max_request_dtos (" + capacity + ") are outstanding");
             }
         }
         return reqTail++;
+    }
+
+    /**
+     * Retires the request slots before {@code end}: unsignalled work requests that completed
+     * without a completion (RC completes in order, and errors always complete). A bind among them
+     * bound its RMR (dat_rmr_bind(3DAT) with DAT_COMPLETION_SUPPRESS_FLAG). Holds postLock.
+     */
+    private void retireUpTo(int end) {
+        for (; end - reqHead > 0; reqHead++) {
+            ReqSlot s = req[reqHead & (req.length - 1)];
+            if (s.kind == Kind.BIND && s.rmr != null) {
+                s.rmr.bound(s.lmr, s.triplet, s.privileges, s.newRkey, true);
+            }
+            s.rmr = null;
+            s.lmr = null;
+        }
+    }
+
+    /** Retires the work requests that left the send queue without a completion (see {@link #retireUpTo}). Device executor. */
+    void retireSilent() {
+        QueuePair q = qp;
+        if (q == null) {
+            return;
+        }
+        synchronized (postLock) {
+            retireUpTo(reqTail - q.sendQueueDepth());
+        }
     }
 
     private int sendFlags(Set<CompletionFlag> flags) {
@@ -799,6 +823,7 @@ final class SimEp extends SimHandle implements Endpoint {
             if (seq - reqHead < 0 || reqTail - seq <= 0) {
                 return null;
             }
+            retireUpTo(seq);
             ReqSlot s = req[seq & (req.length - 1)];
             cookie = s.cookie;
             kind = s.kind;

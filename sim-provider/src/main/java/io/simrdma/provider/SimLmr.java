@@ -34,6 +34,7 @@ final class SimLmr extends SimHandle implements LocalMemoryRegion {
     private final EnumSet<MemoryPrivilege> privileges;
     private final long length;
     int boundRmrs;
+    private boolean deregistered;
 
     private SimLmr(SimIa ia, SimPz pz, MemoryRegion mr, ByteBuffer buffer, RegionDescription region,
                    EnumSet<MemoryPrivilege> privileges, long length) {
@@ -152,6 +153,17 @@ final class SimLmr extends SimHandle implements LocalMemoryRegion {
                     throw invalidState(DatReturnSubtype.INVALID_STATE_LMR_IN_USE,
                             boundRmrs + " RMR(s) are bound to this LMR (dat_lmr_free(3DAT))");
                 }
+                try {
+                    mr.deregister();
+                } catch (VerbsException e) {
+                    if (e.errno() == Errno.EBUSY) {
+                        // A window bound by a bind whose completion was suppressed or is not yet seen.
+                        throw invalidState(DatReturnSubtype.INVALID_STATE_LMR_IN_USE,
+                                "an RMR is bound to this LMR (dat_lmr_free(3DAT)): " + e.getMessage());
+                    }
+                    throw e;
+                }
+                deregistered = true;
                 destroy();
             });
         } finally {
@@ -168,6 +180,9 @@ final class SimLmr extends SimHandle implements LocalMemoryRegion {
         freed = true;
         ia.lmrFreed(this);
         pz.removeUser();
+        if (deregistered) {
+            return;
+        }
         try {
             mr.deregister();
         } catch (VerbsException e) {

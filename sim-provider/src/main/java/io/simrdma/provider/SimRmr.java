@@ -30,6 +30,8 @@ final class SimRmr extends SimHandle implements RemoteMemoryRegion {
     final MemoryWindow mw;
     private volatile RmrBinding binding;
     private SimLmr boundLmr;
+    /** The endpoint of the last bind posted, whose unsignalled binds complete without an event. */
+    private volatile SimEp bindEp;
 
     SimRmr(SimIa ia, SimPz pz, MemoryWindow mw) {
         super(ia, HandleType.RMR);
@@ -76,13 +78,15 @@ final class SimRmr extends SimHandle implements RemoteMemoryRegion {
                 throw DatException.invalidParameter("segment " + lmrTriplet + " lies outside its LMR");
             }
         }
-        return e.postBind(this, lmr, lmrTriplet, privileges, userCookie, completionFlags);
+        int rmrContext = e.postBind(this, lmr, lmrTriplet, privileges, userCookie, completionFlags);
+        bindEp = e;
+        return rmrContext;
     }
 
     /** The bind of this RMR completed. Engine thread. */
     void bound(SimLmr lmr, LmrTriplet triplet, Set<MemoryPrivilege> privileges, int rkey, boolean success) {
         synchronized (this) {
-            if (!success) {
+            if (!success || freed) {
                 return;
             }
             if (boundLmr != null) {
@@ -101,6 +105,11 @@ final class SimRmr extends SimHandle implements RemoteMemoryRegion {
     @Override
     public RmrParams query() {
         checkHandle();
+        SimEp e = bindEp;
+        if (e != null && !e.freed) {
+            // A bind posted with DAT_COMPLETION_SUPPRESS_FLAG has no completion: see whether it executed.
+            ia.run(e::retireSilent);
+        }
         return new RmrParams(ia, pz, Optional.ofNullable(binding));
     }
 
