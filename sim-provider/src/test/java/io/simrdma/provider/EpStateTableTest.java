@@ -2,9 +2,11 @@ package io.simrdma.provider;
 
 import io.simrdma.dat.CloseFlag;
 import io.simrdma.dat.CompletionFlag;
+import io.simrdma.dat.ConnectFlag;
 import io.simrdma.dat.ConnectionEvent;
 import io.simrdma.dat.ConnectionRequest;
 import io.simrdma.dat.ConnectionRequestEvent;
+import io.simrdma.dat.Dat;
 import io.simrdma.dat.DatEvent;
 import io.simrdma.dat.DatException;
 import io.simrdma.dat.DatReturnSubtype;
@@ -14,27 +16,37 @@ import io.simrdma.dat.DtoCompletionStatus;
 import io.simrdma.dat.Endpoint;
 import io.simrdma.dat.EndpointState;
 import io.simrdma.dat.EpModify;
+import io.simrdma.dat.EpParamField;
 import io.simrdma.dat.EpParams;
 import io.simrdma.dat.EpRecvInfo;
 import io.simrdma.dat.EpStatus;
 import io.simrdma.dat.EventDispatcher;
 import io.simrdma.dat.EventNumber;
+import io.simrdma.dat.LmrTriplet;
+import io.simrdma.dat.LocalMemoryRegion;
 import io.simrdma.dat.MemoryPrivilege;
 import io.simrdma.dat.ProtectionZone;
 import io.simrdma.dat.PspFlag;
 import io.simrdma.dat.Qos;
+import io.simrdma.dat.RegionDescription;
 import io.simrdma.dat.RemoteMemoryRegion;
 import io.simrdma.dat.ReservedServicePoint;
 import io.simrdma.dat.RmrBindCompletionEvent;
+import io.simrdma.dat.SharedReceiveQueue;
+import io.simrdma.dat.SrqAttributes;
+import io.simrdma.dat.Timeout;
 import io.simrdma.provider.EpStateTable.Kind;
 import io.simrdma.provider.EpStateTable.Rule;
 import io.simrdma.provider.EpStates.Subject;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -675,5 +687,389 @@ class EpStateTableTest {
         if (s.state == EndpointState.PASSIVE_CONNECTION_PENDING) {
             s.ep.free();
         }
+    }
+
+    // ====================================================================== the SILENT / CONFLICT choices
+
+    /**
+     * The choices the table (and the provider around it) made where the man pages are SILENT or in
+     * CONFLICT (ep-state-machine.md section 7), one test per choice, each naming the choice id and
+     * the man page. The rows above exercise them once per row; these say what each choice is.
+     */
+    @Nested
+    @DisplayName("SILENT / CONFLICT choices (ep-state-machine.md section 7)")
+    class Choices {
+
+        @ParameterizedTest(name = "[{0}]")
+        @EnumSource(DatPair.Mode.class)
+        @DisplayName("S4 + C5 (dat_cr_accept, dat_ep_get_status, dat_ep_query): COMPLETION_PENDING from a successful accept until ESTABLISHED")
+        void shouldBeCompletionPendingFromAcceptUntilEstablishedWhenAccepting(DatPair.Mode mode) {
+            try (DatPair pair = DatPair.open(mode)) {
+                Subject s = new Subject(pair).driveTo(EndpointState.COMPLETION_PENDING);
+                assertEquals(12, s.ep.status().state().value(), "DAT_EP_STATE_COMPLETION_PENDING is 12 in dat.h");
+                assertEquals(EndpointState.COMPLETION_PENDING, s.ep.query().state());
+                assertTrue(s.connectEvd.dequeue().isEmpty(), "no ESTABLISHED yet");
+                s.releaseLink();
+                assertSame(s.ep, expectConnection(s.connectEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED).ep());
+                assertState(EndpointState.CONNECTED, s, "ESTABLISHED ends COMPLETION_PENDING");
+            }
+        }
+
+        @ParameterizedTest(name = "[{0}]")
+        @EnumSource(DatPair.Mode.class)
+        @DisplayName("C5 (dat_ep_reset, dat_ep_post_send, dat_ep_free): in COMPLETION_PENDING reset and posts are refused, free is allowed")
+        void shouldRefuseResetAndPostsButAllowFreeWhenCompletionPending(DatPair.Mode mode) {
+            try (DatPair pair = DatPair.open(mode)) {
+                Subject s = new Subject(pair).driveTo(EndpointState.COMPLETION_PENDING);
+                assertDat(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EP_COMPLPENDING, () -> s.ep.reset());
+                assertDat(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EP_COMPLPENDING,
+                        () -> s.ep.postSend(s.side.iov(0, 8), 1, CompletionFlag.defaults()));
+                assertDat(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EP_COMPLPENDING,
+                        () -> s.ep.postRdmaWrite(s.side.iov(0, 8), 2, s.other.remote(0, 8), CompletionFlag.defaults()));
+                assertState(EndpointState.COMPLETION_PENDING, s, "refusals change nothing");
+                s.ep.free();
+                assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_EP, () -> s.ep.status());
+            }
+        }
+
+        @ParameterizedTest(name = "[{0}]")
+        @EnumSource(DatPair.Mode.class)
+        @DisplayName("C3 (dat_ep_disconnect): disconnecting is refused when UNCONNECTED and a no-op when DISCONNECTED")
+        void shouldRefuseDisconnectWhenUnconnectedAndIgnoreItWhenDisconnected(DatPair.Mode mode) {
+            try (DatPair pair = DatPair.open(mode)) {
+                Subject u = new Subject(pair).driveTo(EndpointState.UNCONNECTED);
+                for (CloseFlag f : CloseFlag.values()) {
+                    assertDat(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EP_UNCONNECTED, () -> u.ep.disconnect(f));
+                }
+                Subject d = new Subject(pair).driveTo(EndpointState.DISCONNECTED);
+                for (CloseFlag f : CloseFlag.values()) {
+                    d.ep.disconnect(f);
+                    assertState(EndpointState.DISCONNECTED, d, "dat_ep_disconnect(3DAT) of a DISCONNECTED EP is a no-op");
+                }
+                assertTrue(d.connectEvd.dequeue().isEmpty(), "a no-op disconnect posts no second DISCONNECTED");
+            }
+        }
+
+        @ParameterizedTest(name = "[{0}]")
+        @EnumSource(DatPair.Mode.class)
+        @DisplayName("S1 (dat_ep_disconnect): aborting an active connect posts DISCONNECTED on connect_evd and flushes pre-posted receives")
+        void shouldPostDisconnectedWhenAConnectIsAbortedByDisconnect(DatPair.Mode mode) {
+            try (DatPair pair = DatPair.open(mode)) {
+                Subject s = new Subject(pair).driveTo(EndpointState.ACTIVE_CONNECTION_PENDING);
+                s.ep.postRecv(s.side.iov(1024, 64), RECV_COOKIE, CompletionFlag.defaults());
+                s.ep.disconnect(CloseFlag.GRACEFUL);
+                assertState(EndpointState.DISCONNECTED, s, "dat_ep_disconnect(3DAT) during establishment");
+                assertFlushed(s, next(s.recvEvd, DtoCompletionEvent.class), RECV_COOKIE);
+                ConnectionEvent e = expectConnection(s.connectEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED);
+                assertSame(s.ep, e.ep());
+                assertEquals(0, e.privateDataSize());
+                assertTrue(s.connectEvd.dequeue().isEmpty(), "one final event for the connect");
+            }
+        }
+
+        @ParameterizedTest(name = "[{0}]")
+        @EnumSource(DatPair.Mode.class)
+        @DisplayName("S1 + C7 (dat_ep_free, dat_cr_accept): freeing a connecting EP fails a later accept with ACCEPT_COMPLETION_ERROR")
+        void shouldFailThePeersAcceptWhenTheConnectingEndpointIsFreed(DatPair.Mode mode) {
+            try (DatPair pair = DatPair.open(mode)) {
+                Subject s = new Subject(pair).driveTo(EndpointState.ACTIVE_CONNECTION_PENDING);
+                s.ep.free();
+                Endpoint late = s.newPeer();
+                late.postRecv(s.other.iov(0, 64), 7, CompletionFlag.defaults());
+                s.request.accept(late, null);
+                ConnectionEvent e = EpStates.Subject.expectFinal(s.peerConnectEvd);
+                // C7: the event is DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR (dat_cr_accept), the header's name.
+                assertEquals(EventNumber.CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR, e.eventNumber());
+                assertSame(late, e.ep());
+                assertEquals(EndpointState.DISCONNECTED, late.status().state());
+                DtoCompletionEvent f = next(s.other.dto, DtoCompletionEvent.class);
+                assertEquals(7, f.userCookie());
+                assertEquals(DtoCompletionStatus.ERR_FLUSHED, f.status(), "dat_cr_accept(3DAT): posted receives are flushed");
+            }
+        }
+
+        static Stream<Arguments> modesAndFlags() {
+            List<Arguments> out = new ArrayList<>();
+            for (DatPair.Mode m : DatPair.Mode.values()) {
+                for (CloseFlag f : CloseFlag.values()) {
+                    out.add(Arguments.of(m, f));
+                }
+            }
+            return out.stream();
+        }
+
+        @ParameterizedTest(name = "[{0}] {1}")
+        @MethodSource("modesAndFlags")
+        @DisplayName("S1 (dat_ep_disconnect): the peer of a disconnecting EP gets DISCONNECTED on its connect_evd, its receives flushed")
+        void shouldTellThePeerDisconnectedWhenTheOtherSideDisconnects(DatPair.Mode mode, CloseFlag flag) {
+            try (DatPair pair = DatPair.open(mode)) {
+                Subject s = new Subject(pair).driveTo(EndpointState.CONNECTED);
+                s.peer.postRecv(s.other.iov(0, 64), 9, CompletionFlag.defaults());
+                s.ep.disconnect(flag);
+                ConnectionEvent e = expectConnection(s.peerConnectEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED);
+                assertSame(s.peer, e.ep());
+                assertEquals(EndpointState.DISCONNECTED, s.peer.status().state());
+                DtoCompletionEvent f = next(s.other.dto, DtoCompletionEvent.class);
+                assertEquals(9, f.userCookie());
+                assertEquals(DtoCompletionStatus.ERR_FLUSHED, f.status());
+                expectConnection(s.connectEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED);
+            }
+        }
+
+        @ParameterizedTest(name = "[{0}]")
+        @EnumSource(DatPair.Mode.class)
+        @DisplayName("S2 (dat_cr_accept): accepting with a CONNECTED EP is DAT_INVALID_STATE and leaves the request usable")
+        void shouldRefuseAcceptWithAConnectedEndpointAndLeaveTheRequestUsable(DatPair.Mode mode) {
+            try (DatPair pair = DatPair.open(mode)) {
+                Subject s = new Subject(pair).prepareForeignRequest().driveTo(EndpointState.CONNECTED);
+                assertDat(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EP_CONNECTED,
+                        () -> s.foreignRequest.accept(s.ep, null));
+                assertState(EndpointState.CONNECTED, s, "the refused accept leaves the EP alone");
+                Endpoint other = s.side.ep();
+                s.foreignRequest.accept(other, null);
+                expectConnection(s.foreignConnectEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+                assertEquals(EndpointState.CONNECTED, s.foreignActive.status().state(), "the request was not spoilt");
+            }
+        }
+
+        @ParameterizedTest(name = "[{0}]")
+        @EnumSource(DatPair.Mode.class)
+        @DisplayName("S7 (dat_ep_dup_connect): allowed from UNCONNECTED only, refused from DISCONNECTED")
+        void shouldAllowDupConnectFromUnconnectedOnly(DatPair.Mode mode) {
+            try (DatPair pair = DatPair.open(mode)) {
+                Subject d = new Subject(pair).prepareDupSource().driveTo(EndpointState.DISCONNECTED);
+                assertDat(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EP_DISCONNECTED,
+                        () -> d.ep.dupConnect(d.dupSource, DatPair.WAIT, null, Qos.BEST_EFFORT));
+                d.ep.reset();
+                d.ep.dupConnect(d.dupSource, DatPair.WAIT, null, Qos.BEST_EFFORT);
+                assertState(EndpointState.ACTIVE_CONNECTION_PENDING, d, "dat_ep_dup_connect(3DAT) after dat_ep_reset(3DAT)");
+            }
+        }
+
+        @ParameterizedTest(name = "[{0}] {1}")
+        @MethodSource("io.simrdma.provider.EpStateTableTest#modesAndStates")
+        @DisplayName("S7 (dat_ep_recv_query): allowed in every state")
+        void shouldAnswerRecvQueryInEveryState(DatPair.Mode mode, EndpointState state) {
+            try (DatPair pair = DatPair.open(mode)) {
+                Subject s = new Subject(pair).driveTo(state);
+                EpRecvInfo i = s.ep.recvQuery();
+                assertEquals(0, i.nbufsAllocated(), "no receive posted");
+                assertEquals(0, i.bufsAllocSpan());
+                assertState(state, s, "dat_ep_recv_query(3DAT) changes nothing");
+            }
+        }
+
+        @ParameterizedTest(name = "[{0}]")
+        @EnumSource(DatPair.Mode.class)
+        @DisplayName("C10 (dat_ep_modify): pz_handle is refused in RESERVED and PASSIVE_CONNECTION_PENDING, allowed in TENTATIVE; other attributes allowed")
+        void shouldRefusePzButAllowAttributesWhenReservedOrPassive(DatPair.Mode mode) {
+            try (DatPair pair = DatPair.open(mode)) {
+                ProtectionZone pz2 = pair.b.ia.createPz();
+                for (EndpointState st : List.of(EndpointState.RESERVED, EndpointState.PASSIVE_CONNECTION_PENDING)) {
+                    Subject s = new Subject(pair).driveTo(st);
+                    assertDat(DatReturnType.INVALID_STATE, EpStateTable.subtype(st),
+                            () -> s.ep.modify(EpModify.builder().pz(pz2).build()));
+                    assertEquals(Optional.of(pair.b.pz), s.ep.query().pz());
+                    s.ep.modify(EpModify.builder().maxRecvDtos(16).maxRequestDtos(16).build());
+                    assertEquals(16, s.ep.query().attributes().maxRecvDtos());
+                    assertState(st, s, "dat_ep_modify(3DAT) changes no state");
+                }
+                Subject t = new Subject(pair).driveTo(EndpointState.TENTATIVE_CONNECTION_PENDING);
+                t.ep.modify(EpModify.builder().pz(pz2).build());
+                assertEquals(Optional.of(pz2), t.ep.query().pz(), "TENTATIVE_CONNECTION_PENDING is quiescent (dat_ep_modify(3DAT))");
+            }
+        }
+
+        @ParameterizedTest(name = "[{0}]")
+        @EnumSource(DatPair.Mode.class)
+        @DisplayName("C1 (dat_ep_dup_connect, dat_ep_connect): a rejected dup connect ends in DISCONNECTED (not \"UNDISCONNECTED\")")
+        void shouldEndARejectedDupConnectInDisconnected(DatPair.Mode mode) {
+            try (DatPair pair = DatPair.open(mode)) {
+                Subject s = new Subject(pair).prepareDupSource().driveTo(EndpointState.UNCONNECTED);
+                s.ep.dupConnect(s.dupSource, DatPair.WAIT, null, Qos.BEST_EFFORT);
+                next(s.other.conn, ConnectionRequestEvent.class).cr().reject();
+                assertSame(s.ep, expectConnection(s.connectEvd, EventNumber.CONNECTION_EVENT_PEER_REJECTED).ep());
+                assertState(EndpointState.DISCONNECTED, s, "dat_ep_connect(3DAT): a rejected connect is DISCONNECTED");
+            }
+        }
+
+        @ParameterizedTest(name = "[{0}]")
+        @EnumSource(DatPair.Mode.class)
+        @DisplayName("C2 (dat_rsp_free, dat_rsp_create): an RSP outlives its request; freed before it, its EP is UNCONNECTED again")
+        void shouldKeepTheRspAfterItsRequestAndReleaseTheEndpointWhenFreedBefore(DatPair.Mode mode) {
+            try (DatPair pair = DatPair.open(mode)) {
+                Subject r = new Subject(pair).driveTo(EndpointState.RESERVED);
+                r.rsp.free();
+                assertState(EndpointState.UNCONNECTED, r, "dat_rsp_free(3DAT) before the request");
+                r.ep.free();
+
+                Subject s = new Subject(pair).driveTo(EndpointState.PASSIVE_CONNECTION_PENDING);
+                long q = s.rsp.connQual();
+                assertEquals(q, s.rsp.query().connQual(), "the RSP is not destroyed by its request");
+                Endpoint second = s.newPeer();
+                Subject.connect(second, s.side, q);
+                ConnectionEvent e = EpStates.Subject.expectFinal(s.peerConnectEvd);
+                assertSame(second, e.ep());
+                assertEquals(EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED, e.eventNumber(), "an RSP takes one request");
+                s.rsp.free();
+                assertState(EndpointState.PASSIVE_CONNECTION_PENDING, s, "freeing a used RSP leaves its EP's request pending");
+                s.request.accept(null, null);
+                expectConnection(s.connectEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+                assertState(EndpointState.CONNECTED, s, "the request is still accepted");
+            }
+        }
+
+        @ParameterizedTest(name = "[{0}]")
+        @EnumSource(DatPair.Mode.class)
+        @DisplayName("C4 (dat_ep_disconnect): a graceful disconnect with a request DTO outstanding reports DAT_EP_STATE_DISCONNECT_PENDING until it completes")
+        void shouldReportDisconnectPendingWhileARequestIsOutstanding(DatPair.Mode mode) {
+            try (DatPair pair = DatPair.open(mode)) {
+                Subject s = new Subject(pair).driveTo(EndpointState.DISCONNECT_PENDING);
+                assertEquals(10, s.ep.status().state().value(), "DAT_EP_STATE_DISCONNECT_PENDING is 10 in dat.h");
+                assertFalse(s.ep.status().requestIdle());
+                s.ep.disconnect(CloseFlag.GRACEFUL);
+                assertState(EndpointState.DISCONNECT_PENDING, s, "a second graceful disconnect has no effect");
+                s.peer.postRecv(s.other.iov(0, 64), 3, CompletionFlag.defaults());
+                DtoCompletionEvent sent = next(s.requestEvd, DtoCompletionEvent.class);
+                assertEquals(EpStates.PENDING_SEND, sent.userCookie());
+                assertEquals(DtoCompletionStatus.SUCCESS, sent.status());
+                expectConnection(s.connectEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED);
+                assertState(EndpointState.DISCONNECTED, s, "the drained disconnect completes");
+            }
+        }
+
+        @ParameterizedTest(name = "[{0}]")
+        @EnumSource(DatPair.Mode.class)
+        @DisplayName("C6 (dat_ep_query): local_port_qual is the RSP's qualifier in RESERVED and PASSIVE, the PSP's in TENTATIVE")
+        void shouldGiveTheServicePointQualifierAsLocalPortQual(DatPair.Mode mode) {
+            try (DatPair pair = DatPair.open(mode)) {
+                Subject r = new Subject(pair).driveTo(EndpointState.RESERVED);
+                assertEquals(r.rsp.connQual(), r.ep.query().localPortQual().orElse(-1), "RESERVED: might be valid; it is");
+                Subject p = new Subject(pair).driveTo(EndpointState.PASSIVE_CONNECTION_PENDING);
+                assertEquals(p.rsp.connQual(), p.ep.query().localPortQual().orElse(-1), "PASSIVE_CONNECTION_PENDING: valid");
+                Subject t = new Subject(pair).driveTo(EndpointState.TENTATIVE_CONNECTION_PENDING);
+                assertEquals(t.psp.connQual(), t.ep.query().localPortQual().orElse(-1), "TENTATIVE: might be valid; it is");
+                assertEquals(Optional.of(pair.a.address()), t.ep.query().remoteIaAddress(), "TENTATIVE: remote_ia_address valid");
+            }
+        }
+
+        @ParameterizedTest(name = "[{0}]")
+        @EnumSource(DatPair.Mode.class)
+        @DisplayName("C13 (dat_evd_wait, dat_evd_dequeue): the active side's ESTABLISHED carries the accepter's private data, the passive side's none")
+        void shouldCarryTheAcceptersPrivateDataOnTheActiveSideOnly(DatPair.Mode mode) {
+            try (DatPair pair = DatPair.open(mode)) {
+                Subject s = new Subject(pair).driveTo(EndpointState.ACTIVE_CONNECTION_PENDING);
+                byte[] data = "accepted".getBytes(StandardCharsets.US_ASCII);
+                Endpoint peer = s.newPeer();
+                s.request.accept(peer, data);
+                ConnectionEvent active = expectConnection(s.connectEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+                assertArrayEquals(data, active.privateData());
+                ConnectionEvent passive = expectConnection(s.peerConnectEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+                assertEquals(0, passive.privateDataSize());
+            }
+        }
+
+        @Test
+        @DisplayName("S3 (dat_ep_create_with_srq, dat_ep_post_recv): posting a receive to an EP with an SRQ is DAT_INVALID_PARAMETER")
+        void shouldRefusePostRecvWhenTheEndpointHasAnSrq() {
+            try (DatPair pair = DatPair.open(DatPair.Mode.DETERMINISTIC)) {
+                SharedReceiveQueue srq = pair.b.ia.createSrq(pair.b.pz, new SrqAttributes(16, 1, Dat.SRQ_LW_DEFAULT));
+                Endpoint ep = pair.b.ia.createEndpointWithSrq(pair.b.pz, pair.b.dto, pair.b.dto, pair.b.conn, srq,
+                        SimEp.defaults((SimIa) pair.b.ia));
+                assertDat(DatReturnType.INVALID_PARAMETER, () -> ep.postRecv(pair.b.iov(0, 64), 1, CompletionFlag.defaults()));
+                assertEquals(EndpointState.UNCONNECTED, ep.status().state());
+                assertEquals(Dat.VALUE_UNKNOWN, ep.recvQuery().nbufsAllocated(), "dat_ep_recv_query(3DAT): not tracked per EP");
+            }
+        }
+
+        @ParameterizedTest(name = "[{0}]")
+        @EnumSource(DatPair.Mode.class)
+        @DisplayName("S5 (dat_ep_modify): srq_soft_hw and the RDMA IOV limits follow the attribute rows; srq_handle is never modifiable")
+        void shouldTreatTheNewerAttributesAsAttributes(DatPair.Mode mode) {
+            try (DatPair pair = DatPair.open(mode)) {
+                Subject u = new Subject(pair).driveTo(EndpointState.UNCONNECTED);
+                u.ep.modify(EpModify.builder().maxRdmaReadIov(1).maxRdmaWriteIov(1).srqSoftHw(Dat.HW_DEFAULT).build());
+                assertEquals(1, u.ep.query().attributes().maxRdmaReadIov());
+                assertEquals(1, u.ep.query().attributes().maxRdmaWriteIov());
+                assertDat(DatReturnType.INVALID_PARAMETER,
+                        () -> u.ep.modify(EpModify.from(u.ep.query(), EnumSet.of(EpParamField.SRQ_HANDLE))));
+                Subject c = new Subject(pair).driveTo(EndpointState.CONNECTED);
+                assertDat(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EP_CONNECTED,
+                        () -> c.ep.modify(EpModify.builder().maxRdmaReadIov(1).build()));
+                assertDat(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EP_CONNECTED,
+                        () -> c.ep.modify(EpModify.builder().srqSoftHw(Dat.HW_DEFAULT).build()));
+            }
+        }
+
+        @ParameterizedTest(name = "[{0}]")
+        @EnumSource(DatPair.Mode.class)
+        @DisplayName("S9 (dat_ep_connect): TIMED_OUT when the consumer's timeout expires first")
+        void shouldReportTimedOutWhenTheConnectTimeoutExpiresFirst(DatPair.Mode mode) {
+            try (DatPair pair = DatPair.open(mode)) {
+                Subject s = new Subject(pair).driveTo(EndpointState.UNCONNECTED);
+                long q = pair.qual();
+                pair.a.ia.createPsp(q, pair.a.conn, PspFlag.CONSUMER);
+                s.ep.connect(pair.a.address(), q, Timeout.ofMillis(100), null, Qos.BEST_EFFORT, EnumSet.noneOf(ConnectFlag.class));
+                next(pair.a.conn, ConnectionRequestEvent.class);
+                // The request is never answered; the consumer's 100 ms run out long before the CM gives up.
+                assertSame(s.ep, expectConnection(s.connectEvd, EventNumber.CONNECTION_EVENT_TIMED_OUT).ep());
+                assertState(EndpointState.DISCONNECTED, s, "dat_ep_connect(3DAT): timed out");
+            }
+        }
+
+        @ParameterizedTest(name = "[{0}]")
+        @EnumSource(DatPair.Mode.class)
+        @DisplayName("S9 (dat_ep_connect): UNREACHABLE when the transport gives up (no answer to the CM's retries)")
+        void shouldReportUnreachableWhenTheTransportGivesUp(DatPair.Mode mode) {
+            try (DatPair pair = DatPair.open(mode)) {
+                Subject s = new Subject(pair).driveTo(EndpointState.UNCONNECTED);
+                long q = pair.qual();
+                pair.a.ia.createPsp(q, pair.a.conn, PspFlag.CONSUMER);
+                s.linkUp(false);
+                s.ep.connect(pair.a.address(), q, Timeout.INFINITE, null, Qos.BEST_EFFORT, EnumSet.noneOf(ConnectFlag.class));
+                assertSame(s.ep, expectConnection(s.connectEvd, EventNumber.CONNECTION_EVENT_UNREACHABLE).ep());
+                assertState(EndpointState.DISCONNECTED, s, "dat_ep_connect(3DAT): unreachable");
+                s.linkUp(true);
+            }
+        }
+
+        @ParameterizedTest(name = "[{0}]")
+        @EnumSource(DatPair.Mode.class)
+        @DisplayName("dat_cr_reject: rejecting a request never fails on, or touches, an EP the request does not name (table rows CR_REJECT = NOOP)")
+        void shouldLeaveOtherEndpointsAloneWhenRejecting(DatPair.Mode mode) {
+            try (DatPair pair = DatPair.open(mode)) {
+                Subject s = new Subject(pair).prepareForeignRequest().driveTo(EndpointState.CONNECTED);
+                Subject u = new Subject(pair).driveTo(EndpointState.UNCONNECTED);
+                s.foreignRequest.reject();
+                assertState(EndpointState.CONNECTED, s, "a reject touches only the EP its request names");
+                assertState(EndpointState.UNCONNECTED, u, "a reject touches only the EP its request names");
+                expectConnection(s.foreignConnectEvd, EventNumber.CONNECTION_EVENT_PEER_REJECTED);
+            }
+        }
+
+        @Test
+        @DisplayName("C9 (dat_ep_post_recv): a receive needs local write on its LMR, not local read")
+        void shouldNeedLocalWriteForAReceive() {
+            try (DatPair pair = DatPair.open(DatPair.Mode.DETERMINISTIC)) {
+                Subject s = new Subject(pair).driveTo(EndpointState.UNCONNECTED);
+                ByteBuffer buf = ByteBuffer.allocateDirect(4096);
+                LocalMemoryRegion readOnly = pair.b.ia.createLmr(new RegionDescription.Virtual(buf), pair.b.pz,
+                        EnumSet.of(MemoryPrivilege.LOCAL_READ));
+                List<LmrTriplet> iov = List.of(new LmrTriplet(readOnly.lmrContext(), readOnly.registeredAddress(), 64));
+                assertDat(DatReturnType.PRIVILEGES_VIOLATION, DatReturnSubtype.PRIVILEGES_WRITE,
+                        () -> s.ep.postRecv(iov, 1, CompletionFlag.defaults()));
+                assertEquals(0, s.ep.recvQuery().nbufsAllocated());
+            }
+        }
+    }
+
+    static Stream<Arguments> modesAndStates() {
+        List<Arguments> out = new ArrayList<>();
+        for (DatPair.Mode m : DatPair.Mode.values()) {
+            for (EndpointState s : EpStates.NINE) {
+                out.add(Arguments.of(m, s));
+            }
+        }
+        return out.stream();
     }
 }

@@ -311,6 +311,11 @@ final class EpStates {
             }
         }
 
+        /** Takes the link between the IAs down or up, on either fabric (packets sent while it is down are lost). */
+        void linkUp(boolean up) {
+            link().setUp(up);
+        }
+
         /** Brings a held link back up; the connection manager's retries then resend what was lost. */
         void releaseLink() {
             if (linkHeld) {
