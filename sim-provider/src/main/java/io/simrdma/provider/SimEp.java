@@ -1192,7 +1192,10 @@ final class SimEp extends SimHandle implements Endpoint {
         }
         ConnParam req = cr.requestParam();
         EpAttributes a = attrs;
-        ConnParam p = new ConnParam(PrivateData.encode(privateData, (int) cr.connQual()), Math.min(a.maxRdmaReadIn(), ia.attributes().maxRdmaReadIn()),
+        // Responder resources: no more than the requester will use (its initiator depth); initiator depth: no
+        // more than the requester answers (its responder resources). ConnParam of a request is seen from here.
+        ConnParam p = new ConnParam(PrivateData.encode(privateData, (int) cr.connQual()),
+                Math.min(Math.min(a.maxRdmaReadIn(), ia.attributes().maxRdmaReadIn()), req.responderResources()),
                 Math.min(a.maxRdmaReadOut(), req.initiatorDepth()), false, 7, 7, srq != null, 0);
         child.attachQp(q);
         try {

@@ -222,7 +222,9 @@ final class CmAgent implements Device.MadHandler {
         }
         try {
             toRtr(id, qp, rep.initiatorDepth);
-            toRts(id, qp, id.connectParam.retryCount(), rep.rnrRetryCount, rep.responderResources);
+            // initiator_depth is the most reads the local side will have outstanding (rdma_connect(3)): a REP cannot raise it.
+            toRts(id, qp, id.connectParam.retryCount(), rep.rnrRetryCount,
+                    Math.min(id.connectParam.initiatorDepth(), rep.responderResources));
         } catch (VerbsException e) {
             LOG.debug("{}: cannot move QP {} for the connection: {}", device.name(), qp.qpNum(), e.getMessage());
             sendRej(id.remoteGid, id.localCommId, id.remoteCommId, rep.transactionId, CmMessage.MSG_REP,
