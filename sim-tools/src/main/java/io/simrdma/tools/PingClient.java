@@ -1,0 +1,187 @@
+package io.simrdma.tools;
+
+import io.simrdma.dat.CloseFlag;
+import io.simrdma.dat.CompletionFlag;
+import io.simrdma.dat.ConnectFlag;
+import io.simrdma.dat.ConnectionEvent;
+import io.simrdma.dat.DatEvent;
+import io.simrdma.dat.DtoCompletionEvent;
+import io.simrdma.dat.DtoCompletionStatus;
+import io.simrdma.dat.Endpoint;
+import io.simrdma.dat.EventDispatcher;
+import io.simrdma.dat.EventNumber;
+import io.simrdma.dat.EvdFlag;
+import io.simrdma.dat.EvdWaitResult;
+import io.simrdma.dat.InterfaceAdapter;
+import io.simrdma.dat.LmrTriplet;
+import io.simrdma.dat.LocalMemoryRegion;
+import io.simrdma.dat.MemoryPrivilege;
+import io.simrdma.dat.ProtectionZone;
+import io.simrdma.dat.Qos;
+import io.simrdma.dat.RegionDescription;
+import io.simrdma.dat.RmrTriplet;
+import io.simrdma.dat.Timeout;
+
+import java.io.PrintWriter;
+import java.net.SocketAddress;
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.SplittableRandom;
+
+/**
+ * The client side of {@code simrdma ping}: connects to an {@link EchoNode}, sends messages and
+ * checks each echo, then writes into the node's region with RDMA WRITE and reads it back with
+ * RDMA READ, checking every byte.
+ */
+final class PingClient {
+
+    /** What the client does. */
+    record Plan(SocketAddress node, long qualifier, int count, int size, int rdmaSize, long seed, Timeout timeout) {
+    }
+
+    /** What it measured. */
+    record Result(int roundTrips, long[] rttNanos, int rdmaBytes, long writeNanos, long readNanos) {
+    }
+
+    private static final long SEND = 1;
+    private static final long RECV = 2;
+    private static final long WRITE = 3;
+    private static final long READ = 4;
+
+    private final InterfaceAdapter ia;
+    private final PrintWriter out;
+
+    PingClient(InterfaceAdapter ia, PrintWriter out) {
+        this.ia = ia;
+        this.out = out;
+    }
+
+    /** Runs the plan; a wrong echo, a failed transfer or a missing event throws {@link PingFailure}. */
+    Result run(Plan plan) {
+        ProtectionZone pz = ia.createPz();
+        EventDispatcher conn = ia.createEvd(8, null, EnumSet.of(EvdFlag.CONNECTION));
+        EventDispatcher dto = ia.createEvd(64, null, EnumSet.of(EvdFlag.DTO));
+        ByteBuffer msgs = ByteBuffer.allocateDirect(2 * plan.size());
+        ByteBuffer data = ByteBuffer.allocateDirect(2 * plan.rdmaSize());
+        LocalMemoryRegion msgLmr = ia.createLmr(new RegionDescription.Virtual(msgs), pz,
+                EnumSet.of(MemoryPrivilege.LOCAL_READ, MemoryPrivilege.LOCAL_WRITE));
+        LocalMemoryRegion dataLmr = ia.createLmr(new RegionDescription.Virtual(data), pz,
+                EnumSet.of(MemoryPrivilege.LOCAL_READ, MemoryPrivilege.LOCAL_WRITE));
+        Endpoint ep = ia.createEndpoint(pz, dto, dto, conn, null);
+        try {
+            List<LmrTriplet> sendIov = iov(msgLmr, 0, plan.size());
+            List<LmrTriplet> recvIov = iov(msgLmr, plan.size(), plan.size());
+            ep.postRecv(recvIov, RECV, CompletionFlag.defaults());
+            ep.connect(plan.node(), plan.qualifier(), plan.timeout(), null, Qos.BEST_EFFORT,
+                    EnumSet.noneOf(ConnectFlag.class));
+            ConnectionEvent est = next(conn, ConnectionEvent.class, plan.timeout());
+            check(est.eventNumber() == EventNumber.CONNECTION_EVENT_ESTABLISHED, "connect ended with " + est.eventNumber());
+            EchoNode.RegionInfo region = EchoNode.RegionInfo.decode(est.privateData());
+            check(region.length() >= plan.rdmaSize(), "the node offers " + region.length() + " bytes, not " + plan.rdmaSize());
+            out.printf("connected to %s (qualifier %d); the node offers a %d-byte region%n", plan.node(), plan.qualifier(),
+                    region.length());
+            out.flush();
+
+            SplittableRandom random = new SplittableRandom(plan.seed());
+            long[] rtt = new long[plan.count()];
+            byte[] sent = new byte[plan.size()];
+            byte[] echoed = new byte[plan.size()];
+            for (int i = 0; i < plan.count(); i++) {
+                random.nextBytes(sent);
+                msgs.put(0, sent);
+                long t0 = System.nanoTime();
+                ep.postSend(sendIov, SEND, CompletionFlag.defaults());
+                boolean sendDone = false;
+                boolean echo = false;
+                while (!sendDone || !echo) {
+                    DtoCompletionEvent d = next(dto, DtoCompletionEvent.class, plan.timeout());
+                    check(d.status() == DtoCompletionStatus.SUCCESS, "message " + i + ": " + d.status());
+                    sendDone |= d.userCookie() == SEND;
+                    if (d.userCookie() == RECV) {
+                        check(d.transferredLength() == plan.size(), "echo " + i + " has " + d.transferredLength() + " bytes");
+                        echo = true;
+                    }
+                }
+                rtt[i] = System.nanoTime() - t0;
+                msgs.get(plan.size(), echoed);
+                check(Arrays.equals(sent, echoed), "echo " + i + " differs from the message");
+                ep.postRecv(recvIov, RECV, CompletionFlag.defaults());
+            }
+
+            byte[] block = new byte[plan.rdmaSize()];
+            random.nextBytes(block);
+            data.put(0, block);
+            RmrTriplet remote = new RmrTriplet(region.rmrContext(), region.address(), plan.rdmaSize());
+            long t0 = System.nanoTime();
+            ep.postRdmaWrite(iov(dataLmr, 0, plan.rdmaSize()), WRITE, remote, CompletionFlag.defaults());
+            expectDone(dto, WRITE, plan.timeout());
+            long t1 = System.nanoTime();
+            ep.postRdmaRead(iov(dataLmr, plan.rdmaSize(), plan.rdmaSize()), READ, remote, CompletionFlag.defaults());
+            expectDone(dto, READ, plan.timeout());
+            long t2 = System.nanoTime();
+            byte[] back = new byte[plan.rdmaSize()];
+            data.get(plan.rdmaSize(), back);
+            check(Arrays.equals(block, back), "the RDMA READ did not return what the RDMA WRITE wrote");
+
+            ep.disconnect(CloseFlag.GRACEFUL);
+            ConnectionEvent bye = next(conn, ConnectionEvent.class, plan.timeout());
+            check(bye.eventNumber() == EventNumber.CONNECTION_EVENT_DISCONNECTED, "disconnect ended with " + bye.eventNumber());
+            return new Result(plan.count(), rtt, plan.rdmaSize(), t1 - t0, t2 - t1);
+        } finally {
+            ep.free();
+            msgLmr.free();
+            dataLmr.free();
+            dto.free();
+            conn.free();
+            pz.free();
+        }
+    }
+
+    /** Prints a result: round-trip percentiles and RDMA rates. */
+    static void report(Result r, int size, PrintWriter out) {
+        long[] s = r.rttNanos().clone();
+        Arrays.sort(s);
+        if (s.length > 0) {
+            out.printf("%d round trips of %d bytes, every echo verified: min %.1f us, median %.1f us, p99 %.1f us, max %.1f us%n",
+                    s.length, size, s[0] / 1e3, s[s.length / 2] / 1e3, s[Math.min(s.length - 1, (int) (s.length * 0.99))] / 1e3,
+                    s[s.length - 1] / 1e3);
+        }
+        out.printf("RDMA WRITE of %d bytes in %.1f us, RDMA READ back in %.1f us; every byte verified%n", r.rdmaBytes(),
+                r.writeNanos() / 1e3, r.readNanos() / 1e3);
+        out.flush();
+    }
+
+    private static List<LmrTriplet> iov(LocalMemoryRegion lmr, long offset, int len) {
+        return List.of(new LmrTriplet(lmr.lmrContext(), lmr.registeredAddress() + offset, len));
+    }
+
+    private static void expectDone(EventDispatcher dto, long cookie, Timeout timeout) {
+        DtoCompletionEvent d = next(dto, DtoCompletionEvent.class, timeout);
+        check(d.userCookie() == cookie && d.status() == DtoCompletionStatus.SUCCESS, "RDMA transfer ended with " + d);
+    }
+
+    private static <T extends DatEvent> T next(EventDispatcher evd, Class<T> type, Timeout timeout) {
+        EvdWaitResult r = evd.waitForEvent(timeout, 1);
+        check(r.event().isPresent(), "no event within " + timeout);
+        DatEvent e = r.event().get();
+        check(type.isInstance(e), "expected a " + type.getSimpleName() + ", got " + e);
+        return type.cast(e);
+    }
+
+    private static void check(boolean ok, String what) {
+        if (!ok) {
+            throw new PingFailure(what);
+        }
+    }
+
+    /** A check of the ping failed. */
+    static final class PingFailure extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        PingFailure(String message) {
+            super(message);
+        }
+    }
+}
