@@ -132,7 +132,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         if (msg instanceof Packet) {
             onPacket((Packet) msg);
-        } else if (state == State.CLOSED) {
+        } else if (state == State.CLOSED || state == State.OPENING) {
             ReferenceCountUtil.release(msg);
         } else if (msg instanceof Handshake.Hello) {
             onHello((Handshake.Hello) msg);
@@ -245,7 +245,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
     private void onPacket(Packet p) {
         if (state != State.ESTABLISHED) {
             p.release();
-            if (state != State.CLOSED) {
+            if (state != State.CLOSED && state != State.OPENING) {
                 badInput(FrameError.UNEXPECTED_FRAME, "a packet before the handshake completed");
             }
             return;

@@ -1,7 +1,9 @@
 package io.simrdma.fabric.tcp;
 
+import io.netty.buffer.ByteBufAllocator;
 import io.simrdma.fabric.CompletionQueue;
 import io.simrdma.fabric.Counter;
+import io.simrdma.fabric.Device;
 import io.simrdma.fabric.Fabric;
 import io.simrdma.fabric.QpCaps;
 import io.simrdma.fabric.QpInitAttr;
@@ -15,6 +17,8 @@ import org.junit.jupiter.api.Test;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -30,7 +34,7 @@ class TcpHandshakeTest {
 
     static final byte[] KEY_1 = "0123456789abcdef0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
     static final byte[] KEY_2 = "fedcba9876543210fedcba9876543210".getBytes(StandardCharsets.US_ASCII);
-    static final CmConfig SHORT = CmConfig.defaults().withResponseTimeout(12, 2);
+    static final CmConfig SHORT = TcpPair.CM.withResponseTimeout(12, 2);
 
     @Test
     void shouldRefuseTheHandshakeAndCarryNothingWhenTheKeysDiffer() {
@@ -54,7 +58,7 @@ class TcpHandshakeTest {
 
     @Test
     void shouldConnectAndCarryDataWhenBothNodesProveTheSameKey() {
-        try (TcpPair p = new TcpPair(true, CmConfig.defaults(), c -> c.preSharedKey(KEY_1), c -> c.preSharedKey(KEY_1))) {
+        try (TcpPair p = new TcpPair(true, TcpPair.CM, c -> c.preSharedKey(KEY_1), c -> c.preSharedKey(KEY_1))) {
             RcEnd[] ends = p.connect(TcpNodeTest.PORT);
             RcEnd.fill(ends[0].buf, 0, 5000, 3);
             ends[0].postSend(1, 0, 5000);
@@ -85,9 +89,9 @@ class TcpHandshakeTest {
              Fabric fb = Fabric.builder().name("two").threaded().build()) {
             TcpNode a = TcpNode.start(fa, TcpConfig.builder("a").build());
             TcpNode b = TcpNode.start(fb, TcpConfig.builder("b").build());
-            java.util.concurrent.BlockingQueue<TcpEvent> events = new java.util.concurrent.LinkedBlockingQueue<>();
+            BlockingQueue<TcpEvent> events = new LinkedBlockingQueue<>();
             b.addListener(events::add);
-            a.device().sendMad(b.gid(), io.simrdma.fabric.Device.GSI_QPN, new byte[io.simrdma.fabric.Device.MAD_SIZE]);
+            a.device().sendMad(b.gid(), Device.GSI_QPN, new byte[Device.MAD_SIZE]);
             TcpEvent e = TcpPair.nextEvent(events, TcpEvent.Type.REFUSED);
             assertNotNull(e);
             assertTrue(e.detail().startsWith("WRONG_FABRIC"), e.detail());
@@ -139,8 +143,8 @@ class TcpHandshakeTest {
     void shouldRefuseAPeerClaimingTheNodesOwnGid() {
         try (Fabric f = fabric(); RawPeer raw = new RawPeer(node(f, Duration.ofSeconds(10)))) {
             TcpNode n = f.serviceIfPresent(TcpNode.class);
-            raw.send(io.simrdma.fabric.tcp.Handshake.encode(Frames.hello(TcpPair.FABRIC, n.gid(), false),
-                    io.netty.buffer.ByteBufAllocator.DEFAULT));
+            raw.send(Handshake.encode(Frames.hello(TcpPair.FABRIC, n.gid(), false),
+                    ByteBufAllocator.DEFAULT));
             List<byte[]> frames = raw.readUntilClosed();
             assertEquals(HandshakeFailure.WRONG_PEER.code(), frames.get(frames.size() - 1)[1]);
             assertEquals(1, n.counter(TcpCounter.REFUSED_WRONG_PEER));
@@ -169,7 +173,7 @@ class TcpHandshakeTest {
     void shouldCloseTheConnectionWhenAPacketComesBeforeTheHandshake() {
         try (Fabric f = fabric(); RawPeer raw = new RawPeer(node(f, Duration.ofSeconds(10)))) {
             TcpNode n = f.serviceIfPresent(TcpNode.class);
-            raw.packet(raw.gid, n, io.simrdma.fabric.Device.GSI_QPN);
+            raw.packet(raw.gid, n, Device.GSI_QPN);
             raw.readUntilClosed();
             assertEquals(1, n.counter(TcpCounter.CLOSED_UNEXPECTED_FRAME));
             assertEquals(0, n.device().counters().get(Counter.PACKETS_RECEIVED));
@@ -181,7 +185,7 @@ class TcpHandshakeTest {
         try (Fabric f = fabric(); RawPeer raw = new RawPeer(node(f, Duration.ofSeconds(10)))) {
             TcpNode n = f.serviceIfPresent(TcpNode.class);
             raw.hello(TcpPair.FABRIC);
-            raw.packet(Frames.SRC, n, io.simrdma.fabric.Device.GSI_QPN);
+            raw.packet(Frames.SRC, n, Device.GSI_QPN);
             raw.readUntilClosed();
             assertEquals(1, n.counter(TcpCounter.CLOSED_WRONG_ADDRESS));
         }

@@ -1,27 +1,34 @@
 package io.simrdma.fabric.tcp;
 
 import io.simrdma.fabric.Counter;
+import io.simrdma.fabric.Device;
+import io.simrdma.fabric.DropReason;
 import io.simrdma.fabric.FaultRule;
 import io.simrdma.fabric.Link;
+import io.simrdma.fabric.PacketEvent;
 import io.simrdma.fabric.PacketMatcher;
+import io.simrdma.fabric.TraceListener;
 import io.simrdma.fabric.WcOpcode;
 import io.simrdma.fabric.WcStatus;
 import io.simrdma.fabric.WorkCompletion;
 import io.simrdma.fabric.cm.CmConfig;
+import io.simrdma.fabric.cm.CmEvent;
 import io.simrdma.fabric.cm.CmEventType;
-import io.simrdma.fabric.cm.CmException;
-import io.simrdma.fabric.cm.CmId;
 import io.simrdma.fabric.cm.RejectReason;
-import io.simrdma.fabric.wire.Gid;
+import io.simrdma.fabric.wire.Packet;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.ByteOrder;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -91,7 +98,7 @@ class TcpNodeTest {
             p.listen(PORT);
             RcEnd a = p.activeEnd(p.b.address(), 9999);
             a.id.connect(null);
-            io.simrdma.fabric.cm.CmEvent e = TcpPair.expect(p.chA, CmEventType.REJECTED);
+            CmEvent e = TcpPair.expect(p.chA, CmEventType.REJECTED);
             assertEquals(RejectReason.INVALID_SERVICE_ID, e.rejectReason());
         }
     }
@@ -100,13 +107,13 @@ class TcpNodeTest {
     @ParameterizedTest(name = "native transport: {0}")
     @ValueSource(booleans = {true, false})
     void shouldEndUnreachableWhenNothingListensAtTheAddress(boolean nativeTransport) {
-        CmConfig cm = CmConfig.defaults().withResponseTimeout(12, 2);
+        CmConfig cm = TcpPair.CM.withResponseTimeout(12, 2);
         try (TcpPair p = new TcpPair(nativeTransport, cm, c -> c, c -> c)) {
             String nowhere = "127.0.0.1:" + TcpPair.closedPort();
             RcEnd a = p.activeEnd(nowhere, PORT);
             long t0 = p.fa.now();
             a.id.connect(null);
-            io.simrdma.fabric.cm.CmEvent e = TcpPair.expect(p.chA, CmEventType.UNREACHABLE);
+            CmEvent e = TcpPair.expect(p.chA, CmEventType.UNREACHABLE);
             assertTrue(e.timeNanos() - t0 >= (cm.maxCmRetries() + 1) * cm.responseTimeoutNanos(),
                     "UNREACHABLE only after every CM retry timed out");
             assertTrue(p.a.counter(TcpCounter.CONNECT_FAILURES) >= 1);
@@ -198,12 +205,12 @@ class TcpNodeTest {
             RcEnd a = ends[0];
             RcEnd b = ends[1];
             // "out" or "in" (seen by A's or B's side) and the drop reason, for every packet lost
-            java.util.concurrent.BlockingQueue<String> drops = new java.util.concurrent.LinkedBlockingQueue<>();
-            io.simrdma.fabric.TraceListener tracer = new io.simrdma.fabric.TraceListener() {
+            BlockingQueue<String> drops = new LinkedBlockingQueue<>();
+            TraceListener tracer = new TraceListener() {
                 @Override
-                public void onPacket(io.simrdma.fabric.PacketEvent ev, io.simrdma.fabric.DropReason reason, long time,
-                                     io.simrdma.fabric.Device from, io.simrdma.fabric.Device to, io.simrdma.fabric.wire.Packet packet) {
-                    if (ev == io.simrdma.fabric.PacketEvent.DROPPED) {
+                public void onPacket(PacketEvent ev, DropReason reason, long time,
+                                     Device from, Device to, Packet packet) {
+                    if (ev == PacketEvent.DROPPED) {
                         drops.add((from != null ? "out:" : "in:") + reason);
                     }
                 }
@@ -246,12 +253,12 @@ class TcpNodeTest {
     }
 
     /** Waits for a drop described as {@code what} ("out:LINK_DOWN", "in:LINK_DOWN"). */
-    private static boolean awaitDrop(java.util.concurrent.BlockingQueue<String> drops, String what) {
-        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(RcEnd.WAIT_SECONDS);
+    private static boolean awaitDrop(BlockingQueue<String> drops, String what) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(RcEnd.WAIT_SECONDS);
         try {
             while (true) {
                 long left = deadline - System.nanoTime();
-                String d = left > 0 ? drops.poll(left, java.util.concurrent.TimeUnit.NANOSECONDS) : null;
+                String d = left > 0 ? drops.poll(left, TimeUnit.NANOSECONDS) : null;
                 if (d == null) {
                     return false;
                 }
@@ -270,25 +277,25 @@ class TcpNodeTest {
     @ValueSource(booleans = {true, false})
     void shouldKeepOneConnectionWhenBothNodesConnectAtOnce(boolean nativeTransport) throws Exception {
         try (TcpPair p = new TcpPair(nativeTransport)) {
-            java.util.concurrent.BlockingQueue<TcpEvent> events = new java.util.concurrent.LinkedBlockingQueue<>();
+            BlockingQueue<TcpEvent> events = new LinkedBlockingQueue<>();
             p.a.addListener(events::add);
             p.b.addListener(events::add);
             // Hold both event loops until each has a packet for the other queued: both then dial.
-            java.util.concurrent.CountDownLatch gate = new java.util.concurrent.CountDownLatch(1);
-            java.util.concurrent.CountDownLatch held = new java.util.concurrent.CountDownLatch(2);
-            for (TcpNode n : java.util.List.of(p.a, p.b)) {
+            CountDownLatch gate = new CountDownLatch(1);
+            CountDownLatch held = new CountDownLatch(2);
+            for (TcpNode n : List.of(p.a, p.b)) {
                 n.eventLoop().execute(() -> {
                     held.countDown();
                     try {
-                        gate.await(RcEnd.WAIT_SECONDS, java.util.concurrent.TimeUnit.SECONDS);
+                        gate.await(RcEnd.WAIT_SECONDS, TimeUnit.SECONDS);
                     } catch (InterruptedException e) {
                         Thread.currentThread().interrupt();
                     }
                 });
             }
-            assertTrue(held.await(RcEnd.WAIT_SECONDS, java.util.concurrent.TimeUnit.SECONDS));
-            p.a.device().sendMad(p.b.gid(), io.simrdma.fabric.Device.GSI_QPN, new byte[io.simrdma.fabric.Device.MAD_SIZE]);
-            p.b.device().sendMad(p.a.gid(), io.simrdma.fabric.Device.GSI_QPN, new byte[io.simrdma.fabric.Device.MAD_SIZE]);
+            assertTrue(held.await(RcEnd.WAIT_SECONDS, TimeUnit.SECONDS));
+            p.a.device().sendMad(p.b.gid(), Device.GSI_QPN, new byte[Device.MAD_SIZE]);
+            p.b.device().sendMad(p.a.gid(), Device.GSI_QPN, new byte[Device.MAD_SIZE]);
             gate.countDown();
 
             TcpLink ab = p.a.link(p.b.gid());
@@ -312,7 +319,7 @@ class TcpNodeTest {
 
     private static int open(TcpNode n) {
         try {
-            return n.eventLoop().submit(n::openConnections).get(RcEnd.WAIT_SECONDS, java.util.concurrent.TimeUnit.SECONDS);
+            return n.eventLoop().submit(n::openConnections).get(RcEnd.WAIT_SECONDS, TimeUnit.SECONDS);
         } catch (Exception e) {
             throw new AssertionError(e);
         }

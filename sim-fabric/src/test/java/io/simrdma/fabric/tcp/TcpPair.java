@@ -43,8 +43,14 @@ final class TcpPair implements AutoCloseable {
     CmEventChannel chB;
     CmId listen;
 
+    /**
+     * The CM timing of the tests: IB CM defaults, with an ACK timeout of 268 ms (exponent 16), so
+     * that 7 retries ride out a 2 s stall of a loaded machine.
+     */
+    static final CmConfig CM = CmConfig.defaults().withAckTimeout(16);
+
     TcpPair(boolean nativeTransport) {
-        this(nativeTransport, CmConfig.defaults(), c -> c, c -> c);
+        this(nativeTransport, CM, c -> c, c -> c);
     }
 
     TcpPair(boolean nativeTransport, CmConfig cm, UnaryOperator<TcpConfig.Builder> ca, UnaryOperator<TcpConfig.Builder> cb) {

@@ -33,8 +33,11 @@ public final class TcpPeerMain {
     static final long ATOMIC_START = 1000;
     static final long ATOMIC_ADD = 5;
     static final long ATOMIC_SWAP = 77;
-    /** Both JVMs: a CM response timeout of 268 ms with 15 retries covers a cold JVM accepting slowly. */
-    static final CmConfig CM = CmConfig.defaults();
+    /**
+     * Both JVMs: a CM response timeout of 268 ms with 15 retries covers a cold JVM accepting
+     * slowly; an ACK timeout of 537 ms (exponent 17) with 7 retries rides out a 4 s stall of a JVM.
+     */
+    static final CmConfig CM = CmConfig.defaults().withAckTimeout(17);
     private static final long WAIT_SECONDS = 60;
 
     private TcpPeerMain() {
