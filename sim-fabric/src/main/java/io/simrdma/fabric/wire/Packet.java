@@ -2,7 +2,6 @@ package io.simrdma.fabric.wire;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.util.Recycler;
 import io.simrdma.fabric.sched.Task;
 
 import java.lang.invoke.MethodHandles;
@@ -48,14 +47,8 @@ public final class Packet extends Task {
     private static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
     private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
 
-    private static final Recycler<Packet> RECYCLER = new Recycler<>() {
-        @Override
-        protected Packet newObject(Handle<Packet> handle) {
-            return new Packet(handle);
-        }
-    };
+    private static final PacketPool<Packet> POOL = new PacketPool<>(Packet::new);
 
-    private final Recycler.Handle<Packet> handle;
     private final byte[] header = new byte[MAX_HEADER_LENGTH];
     private Opcode opcode;
 
@@ -76,13 +69,12 @@ public final class Packet extends Task {
     private long carrierTag;
     private boolean inUse;
 
-    private Packet(Recycler.Handle<Packet> handle) {
-        this.handle = handle;
+    private Packet() {
     }
 
     /** A packet from the pool with a zeroed header for {@code opcode} and no payload. */
     public static Packet allocate(Opcode opcode) {
-        Packet p = RECYCLER.get();
+        Packet p = POOL.get();
         p.inUse = true;
         p.setOpcodeAndClear(opcode);
         return p;
@@ -99,7 +91,7 @@ public final class Packet extends Task {
         if (op == null || headerLength < op.headerLength()) {
             return null;
         }
-        Packet p = RECYCLER.get();
+        Packet p = POOL.get();
         p.inUse = true;
         p.opcode = op;
         System.arraycopy(headerBytes, 0, p.header, 0, op.headerLength());
@@ -135,7 +127,7 @@ public final class Packet extends Task {
         sink = null;
         retransmission = false;
         carrierTag = 0;
-        handle.recycle(this);
+        POOL.put(this);
     }
 
     /** A new packet with the same headers, routing and payload (owned payloads are shared, retained). */

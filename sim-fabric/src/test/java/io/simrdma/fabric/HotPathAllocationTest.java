@@ -1,0 +1,73 @@
+package io.simrdma.fabric;
+
+import org.junit.jupiter.api.Test;
+
+import java.lang.management.ManagementFactory;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The hot path allocates nothing per packet in steady state (the engine issue's rule). Counted, not
+ * timed: the driving thread runs the whole deterministic engine, so its allocated-bytes counter
+ * covers every packet, ACK and completion.
+ */
+class HotPathAllocationTest {
+
+    private static long allocatedBytes() {
+        return ((com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean())
+                .getThreadAllocatedBytes(Thread.currentThread().getId());
+    }
+
+    private static void run(RcPair p, SendWr wr, RecvWr rwr, WorkCompletion[] wc, int rounds, boolean send) {
+        for (int i = 0; i < rounds; i++) {
+            if (send) {
+                p.b.qp.postRecv(rwr);
+            }
+            p.a.qp.postSend(wr);
+            assertTrue(p.a.cq.awaitCompletions(1, 5, TimeUnit.SECONDS));
+            assertEquals(1, p.a.cq.poll(wc, 1));
+            assertEquals(WcStatus.SUCCESS, wc[0].status());
+            if (send) {
+                assertTrue(p.b.cq.awaitCompletions(1, 5, TimeUnit.SECONDS));
+                assertEquals(1, p.b.cq.poll(wc, 1));
+                assertEquals(WcStatus.SUCCESS, wc[0].status());
+            }
+        }
+    }
+
+    private static void assertNoPerPacketAllocation(WrOpcode op) {
+        try (RcPair p = RcPair.deterministic(3).connect()) {
+            int len = 16 * 1024; // 16 packets at MTU 1024
+            boolean send = op == WrOpcode.SEND;
+            SendWr wr = new SendWr().wrId(7).opcode(op).sge(p.a.mr, 0, len).flag(SendFlag.SIGNALED);
+            if (!send) {
+                wr.remote(p.b.addr(0), p.b.mr.rkey());
+            }
+            RecvWr rwr = new RecvWr().wrId(8).sge(p.b.mr, 0, len);
+            WorkCompletion[] wc = WorkCompletion.array(1);
+            run(p, wr, rwr, wc, 2_000, send); // warm-up: pools fill, code is compiled
+            int rounds = 2_000;
+            long before = allocatedBytes();
+            run(p, wr, rwr, wc, rounds, send);
+            long perPacket = (allocatedBytes() - before) / (rounds * 17L); // 16 data packets + 1 ACK (or 16 responses + 1 request)
+            assertTrue(perPacket < 8, op + ": " + perPacket + " bytes allocated per packet in steady state");
+        }
+    }
+
+    @Test
+    void shouldNotAllocatePerPacketWhenSendingInSteadyState() {
+        assertNoPerPacketAllocation(WrOpcode.SEND);
+    }
+
+    @Test
+    void shouldNotAllocatePerPacketWhenWritingInSteadyState() {
+        assertNoPerPacketAllocation(WrOpcode.RDMA_WRITE);
+    }
+
+    @Test
+    void shouldNotAllocatePerPacketWhenReadingInSteadyState() {
+        assertNoPerPacketAllocation(WrOpcode.RDMA_READ);
+    }
+}
