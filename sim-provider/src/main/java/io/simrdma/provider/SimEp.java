@@ -171,6 +171,8 @@ final class SimEp extends SimHandle implements Endpoint {
         this.attrs = attrs;
         this.providerCreated = providerCreated;
         this.state = providerCreated ? EndpointState.TENTATIVE_CONNECTION_PENDING : EndpointState.UNCONNECTED;
+        // An SRQ EP starts with the soft high watermark of its srq_soft_hw attribute (DAT_HW_DEFAULT: none).
+        this.softHw = srq != null ? attrs.srqSoftHw() : Dat.WATERMARK_INFINITE;
         this.connectTimer = new EngineTimer(ia.device.executor(), "dat-connect-timeout", this::onConnectTimeout);
         this.drainTimer = new EngineTimer(ia.device.executor(), "dat-graceful-drain", this::checkDrained);
         sizeRings(attrs);
