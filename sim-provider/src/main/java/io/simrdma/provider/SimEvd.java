@@ -49,7 +49,17 @@ import java.util.Set;
  */
 final class SimEvd extends SimHandle implements EventDispatcher {
 
-    private record Entry(DatEvent event, boolean notifies) {
+    private record Entry(DatEvent event, boolean notifies, Runnable reaped) {
+        Entry(DatEvent event, boolean notifies) {
+            this(event, notifies, null);
+        }
+    }
+
+    /** Tells the stream an event of {@code e} has left the EVD (SRQ accounting, dat_srq_query(3DAT)). */
+    private static void reaped(Entry e) {
+        if (e != null && e.reaped() != null) {
+            e.reaped().run();
+        }
     }
 
     /** An endpoint completion stream on this EVD, for the flag rules of dat_ep_create(3DAT). */
@@ -195,22 +205,28 @@ final class SimEvd extends SimHandle implements EventDispatcher {
         }
         SimIa.Translated t = ia.translate(this, polled[0], solicitedEvent);
         if (t != null) {
-            enqueue(t.event(), t.notifies());
+            enqueue(t.event(), t.notifies(), t.reaped());
         }
     }
 
     /** Queues an event of any stream. Any thread. @return false if the EVD overflowed (the event is lost) */
     boolean enqueue(DatEvent e, boolean notify) {
+        return enqueue(e, notify, null);
+    }
+
+    /** As {@link #enqueue(DatEvent, boolean)}; {@code reaped} runs when the event leaves the EVD or is lost. */
+    private boolean enqueue(DatEvent e, boolean notify, Runnable reaped) {
         SimCno trigger = null;
+        boolean wasFreed;
         synchronized (lock) {
-            if (freed) {
-                return false;
-            }
-            if (queue.size() >= qlen) {
+            wasFreed = freed;
+            if (wasFreed) {
+                trigger = null;
+            } else if (queue.size() >= qlen) {
                 trigger = null;
                 notify = false;
             } else {
-                queue.add(new Entry(e, notify));
+                queue.add(new Entry(e, notify, reaped));
                 if (notify) {
                     notifying++;
                     // dat_evd_wait(3DAT): a direct waiter preempts the CNO; a disabled EVD does not notify it.
@@ -222,7 +238,12 @@ final class SimEvd extends SimHandle implements EventDispatcher {
             }
         }
         if (e != null) {
-            overflow();
+            if (reaped != null) {
+                reaped.run();
+            }
+            if (!wasFreed) {
+                overflow();
+            }
             return false;
         }
         signal.signalAll();
@@ -275,6 +296,7 @@ final class SimEvd extends SimHandle implements EventDispatcher {
         if (e == null && ia.fabric.scheduler().progress()) {
             e = poll();
         }
+        reaped(e);
         return e == null ? Optional.empty() : Optional.of(e.event());
     }
 
@@ -321,6 +343,8 @@ final class SimEvd extends SimHandle implements EventDispatcher {
             if (Thread.interrupted()) {
                 throw new DatException(DatReturnType.INTERRUPTED_CALL, "dat_evd_wait interrupted");
             }
+            Entry e;
+            int nmore;
             synchronized (lock) {
                 if (freed || ia.closed) {
                     throw new DatException(DatReturnType.ABORT, "the EVD was freed or its IA closed while waiting");
@@ -331,12 +355,14 @@ final class SimEvd extends SimHandle implements EventDispatcher {
                 if (!ready(threshold)) {
                     return EvdWaitResult.timedOut(queue.size());
                 }
-                Entry e = queue.poll();
+                e = queue.poll();
                 if (e.notifies()) {
                     notifying--;
                 }
-                return EvdWaitResult.success(e.event(), queue.size());
+                nmore = queue.size();
             }
+            reaped(e);
+            return EvdWaitResult.success(e.event(), nmore);
         } finally {
             synchronized (lock) {
                 waiting = false;
@@ -479,15 +505,20 @@ final class SimEvd extends SimHandle implements EventDispatcher {
     /** Releases the EVD without checks (abrupt IA close). */
     void destroy() {
         SimCno c;
+        List<Entry> discarded;
         synchronized (lock) {
             if (freed) {
                 return;
             }
             freed = true;
+            discarded = new ArrayList<>(queue);
             queue.clear();
             notifying = 0;
             c = cno;
             cno = null;
+        }
+        for (Entry e : discarded) {
+            reaped(e);
         }
         signal.signalAll();
         if (cq != null) {

@@ -87,8 +87,14 @@ final class SimIa extends SimHandle implements InterfaceAdapter {
     static final long TAG_SRQ = 3L << 62;
     private static final long TAG_MASK = 3L << 62;
 
-    /** A translated completion. */
-    record Translated(DatEvent event, boolean notifies) {
+    /**
+     * A translated completion; {@code reaped} (may be null) runs once the event has left its EVD
+     * (dequeued, waited for, lost to an overflow, or discarded with the EVD).
+     */
+    record Translated(DatEvent event, boolean notifies, Runnable reaped) {
+        Translated(DatEvent event, boolean notifies) {
+            this(event, notifies, null);
+        }
     }
 
     final SimProvider provider;

@@ -53,7 +53,12 @@ final class SimSrq extends SimHandle implements SharedReceiveQueue {
     private int maxRecvDtos;
     private final int maxRecvIov;
     private int lowWatermark;
+    /**
+     * dat_srq_query(3DAT), dat_srq_resize(3DAT): buffers posted and not yet reaped: on the SRQ, held by
+     * an endpoint, or completed with the completion still on a recv EVD.
+     */
     private int outstanding;
+    private final Runnable reap = this::reaped;
     int eps;
     private final RecvWr wr = new RecvWr();
 
@@ -130,7 +135,8 @@ final class SimSrq extends SimHandle implements SharedReceiveQueue {
         synchronized (lock) {
             wr.clear();
             long total = SimEp.addSegments(ia, pz, localIov, true, (addr, len, lkey) -> wr.sge(addr, len, lkey));
-            Integer slot = free.poll();
+            // dat_srq_query(3DAT): an entry whose completion is not reaped yet is not available for new postings.
+            Integer slot = outstanding >= maxRecvDtos ? null : free.poll();
             if (slot == null) {
                 throw insufficient(DatReturnSubtype.RESOURCE_SRQ, "the SRQ holds max_recv_dtos (" + maxRecvDtos + ") receives");
             }
@@ -164,16 +170,23 @@ final class SimSrq extends SimHandle implements SharedReceiveQueue {
             cookie = s.cookie;
             s.used = false;
             free.add(slot);
-            outstanding--;
         }
         DtoCompletionStatus st = Statuses.of(wc.status(), wc.vendorErr());
         if (st == DtoCompletionStatus.SUCCESS && ep.recvFlags().contains(CompletionFlag.SUPPRESS)) {
+            reaped();
             return null;
         }
         // dat_srq_post_recv(3DAT): an SRQ receive completes as if posted to the endpoint that took it.
         boolean notify = ep.recvNotifies(wc.status() == WcStatus.SUCCESS, solicited);
         return new SimIa.Translated(new DtoCompletionEvent(evd, ep, cookie, st,
-                st == DtoCompletionStatus.SUCCESS ? Integer.toUnsignedLong(wc.byteLen()) : 0), notify);
+                st == DtoCompletionStatus.SUCCESS ? Integer.toUnsignedLong(wc.byteLen()) : 0), notify, reap);
+    }
+
+    /** The completion of one of this SRQ's buffers left its recv EVD (or none was generated). Any thread. */
+    private void reaped() {
+        synchronized (lock) {
+            outstanding--;
+        }
     }
 
     /** Receives posted and not yet taken by an endpoint. */
@@ -190,24 +203,28 @@ final class SimSrq extends SimHandle implements SharedReceiveQueue {
     @Override
     public void resize(int n) {
         checkHandle();
-        synchronized (lock) {
-            if (n < outstanding || n < lowWatermark) {
-                throw invalidState(DatReturnSubtype.INVALID_STATE_SRQ_IN_USE, n + " is below the " + outstanding
-                        + " outstanding receives or the low watermark " + lowWatermark + " (dat_srq_resize(3DAT))");
+        // On the device executor, where receives complete: the verbs resize waits for it, so the lock
+        // that completions take must not be held by another thread meanwhile.
+        ia.run(() -> {
+            synchronized (lock) {
+                if (n < 1 || n > ia.attributes().maxRecvPerSrq()) {
+                    throw DatException.invalidParameter(n + " is not in 1..max_recv_per_srq " + ia.attributes().maxRecvPerSrq());
+                }
+                if (n < outstanding || n < lowWatermark) {
+                    throw invalidState(DatReturnSubtype.INVALID_STATE_SRQ_IN_USE, n + " is below the " + outstanding
+                            + " outstanding receives or the low watermark " + lowWatermark + " (dat_srq_resize(3DAT))");
+                }
+                if (n > slots.length) {
+                    growSlots(n);
+                }
+                try {
+                    srq.modify(new SrqAttr(n, maxRecvIov, 0), EnumSet.of(SrqAttrMask.MAX_WR));
+                } catch (VerbsException e) {
+                    throw invalidState(DatReturnSubtype.INVALID_STATE_SRQ_IN_USE, e.getMessage());
+                }
+                maxRecvDtos = n;
             }
-            if (n > ia.attributes().maxRecvPerSrq()) {
-                throw DatException.invalidParameter(n + " exceeds max_recv_per_srq " + ia.attributes().maxRecvPerSrq());
-            }
-            if (n > slots.length) {
-                growSlots(n);
-            }
-            try {
-                srq.modify(new SrqAttr(n, maxRecvIov, 0), EnumSet.of(SrqAttrMask.MAX_WR));
-            } catch (VerbsException e) {
-                throw invalidState(DatReturnSubtype.INVALID_STATE_SRQ_IN_USE, e.getMessage());
-            }
-            maxRecvDtos = n;
-        }
+        });
     }
 
     /**
@@ -217,20 +234,24 @@ final class SimSrq extends SimHandle implements SharedReceiveQueue {
     @Override
     public void setLowWatermark(int lw) {
         checkHandle();
-        synchronized (lock) {
-            if (lw < 0 || lw > maxRecvDtos) {
-                throw DatException.invalidParameter("low watermark " + lw + " not in 0.." + maxRecvDtos);
+        // On the device executor, where endpoints take buffers: the count and the arming cannot race.
+        ia.run(() -> {
+            synchronized (lock) {
+                if (lw < 0 || lw > maxRecvDtos) {
+                    throw DatException.invalidParameter("low watermark " + lw + " not in 0.." + maxRecvDtos);
+                }
+                lowWatermark = lw;
             }
-            lowWatermark = lw;
-        }
-        if (lw == 0) {
-            return;
-        }
-        if (available() < lw) {
-            lowWatermarkReached();
-        } else {
-            srq.modify(new SrqAttr(0, 0, lw), EnumSet.of(SrqAttrMask.LIMIT));
-        }
+            // dat_srq_set_lw(3DAT): the new setting replaces an armed one; DAT_SRQ_LW_DEFAULT arms none.
+            if (lw == 0 || available() < lw) {
+                srq.modify(new SrqAttr(0, 0, 0), EnumSet.of(SrqAttrMask.LIMIT));
+                if (lw != 0) {
+                    lowWatermarkReached();
+                }
+            } else {
+                srq.modify(new SrqAttr(0, 0, lw), EnumSet.of(SrqAttrMask.LIMIT));
+            }
+        });
     }
 
     /**
@@ -239,9 +260,7 @@ final class SimSrq extends SimHandle implements SharedReceiveQueue {
      * DAT_SRQ_LOW_WATERMARK_EVENT, which the header defines for it).
      */
     void lowWatermarkReached() {
-        synchronized (lock) {
-            lowWatermark = 0;
-        }
+        // The event is one-shot (the verbs limit disarms itself); the low watermark keeps its value.
         ia.postAsync(EventNumber.ASYNC_ERROR_PROVIDER_INTERNAL_ERROR, this, AsyncErrorReason.SRQ_LOW_WATERMARK_EVENT);
     }
 
