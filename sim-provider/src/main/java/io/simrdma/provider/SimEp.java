@@ -955,6 +955,10 @@ final class SimEp extends SimHandle implements Endpoint {
         if (timeout == null || qos == null || flags == null) {
             throw DatException.invalidParameter("timeout, qos and connect flags must not be null");
         }
+        if (timeout.micros() == 0) {
+            // dat_ep_connect(3DAT), dat_ep_dup_connect(3DAT): timeout values must be positive.
+            throw DatException.invalidParameter("the connect timeout must be positive (dat_ep_connect(3DAT))");
+        }
         if (!(addr instanceof InetSocketAddress isa) || isa.getAddress() == null) {
             throw new DatException(DatReturnType.INVALID_ADDRESS, DatReturnSubtype.INVALID_ADDRESS_MALFORMED,
                     "the remote IA address must be a resolved socket address (an IA's address from dat_ia_query)");
@@ -1140,16 +1144,19 @@ final class SimEp extends SimHandle implements Endpoint {
     // ------------------------------------------------------------------ connection: passive side
 
     /** dat_rsp_create(3DAT) reserved this endpoint. Device executor. */
-    void reserve(SimRsp r) {
+    void reserve(SimRsp r, long connQual) {
         EpStateTable.Rule rule = EpStateTable.check(state, EpOp.RSP_CREATE);
         rsp = r;
-        localQual = r.connQual();
+        // dat_ep_query(3DAT): local_port_qual may be valid in RESERVED; it is the RSP's qualifier (the RSP
+        // does not listen yet, so it cannot tell).
+        localQual = connQual;
         state = rule.next();
     }
 
     /** The RSP was freed before its request arrived: the endpoint is the consumer's again. */
     void unreserve(SimRsp r) {
         if (rsp == r && state == EndpointState.RESERVED) {
+            localQual = -1;
             state = EndpointState.UNCONNECTED;
         }
         if (rsp == r) {

@@ -37,7 +37,7 @@ final class SimRsp extends SimServicePoint implements ReservedServicePoint {
         SimRsp rsp = new SimRsp(ia, evd, ep);
         ia.run(() -> {
             ep.checkHandle();
-            ep.reserve(rsp);
+            ep.reserve(rsp, connQual);
             try {
                 rsp.listen(connQual);
             } catch (RuntimeException e) {

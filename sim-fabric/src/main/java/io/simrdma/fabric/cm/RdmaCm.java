@@ -78,13 +78,20 @@ public final class RdmaCm implements AutoCloseable {
                 : new SplittableRandom(fabric.seed() ^ 0x5EED_C0DEL);
     }
 
-    /** The fabric's connection manager, created with {@link CmConfig#defaults()} on first use. */
+    /**
+     * The fabric's connection manager, created with {@link CmConfig#defaults()} on first use. Every
+     * device the fabric has at the call gets its CM agent (see {@link #of(Fabric, CmConfig)}).
+     */
     public static RdmaCm of(Fabric fabric) {
-        return fabric.service(RdmaCm.class, f -> new RdmaCm(f, CmConfig.defaults()));
+        return fabric.service(RdmaCm.class, f -> new RdmaCm(f, CmConfig.defaults())).serveDevices();
     }
 
     /**
-     * The fabric's connection manager, created with {@code config} on first use.
+     * The fabric's connection manager, created with {@code config} on first use. Every device the
+     * fabric has at the call gets its CM agent, as the kernel CM runs on every node whose HCA is
+     * up: the device answers connection requests from then on, with a reject (invalid service ID,
+     * IBA 12.6.7.2) when nobody listens on the service, instead of dropping them until something
+     * on it uses the connection manager.
      *
      * @throws IllegalStateException if it already exists with another configuration
      */
@@ -94,7 +101,17 @@ public final class RdmaCm implements AutoCloseable {
         if (!cm.config.equals(config)) {
             throw new IllegalStateException("the connection manager of " + fabric.name() + " already runs with " + cm.config);
         }
-        return cm;
+        return cm.serveDevices();
+    }
+
+    /** Starts the CM agent of every open device of the fabric that has none yet. */
+    private RdmaCm serveDevices() {
+        for (Device d : fabric.devices()) {
+            if (!d.isClosed()) {
+                agent(d);
+            }
+        }
+        return this;
     }
 
     public Fabric fabric() {

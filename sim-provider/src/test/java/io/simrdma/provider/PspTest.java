@@ -1,0 +1,357 @@
+package io.simrdma.provider;
+
+import io.simrdma.dat.CloseFlag;
+import io.simrdma.dat.CompletionFlag;
+import io.simrdma.dat.ConnectionEvent;
+import io.simrdma.dat.ConnectionRequestEvent;
+import io.simrdma.dat.CrParams;
+import io.simrdma.dat.DatReturnSubtype;
+import io.simrdma.dat.DatReturnType;
+import io.simrdma.dat.DtoCompletionEvent;
+import io.simrdma.dat.DtoCompletionStatus;
+import io.simrdma.dat.Endpoint;
+import io.simrdma.dat.EndpointState;
+import io.simrdma.dat.EpAttributes;
+import io.simrdma.dat.EpModify;
+import io.simrdma.dat.EpParams;
+import io.simrdma.dat.EventDispatcher;
+import io.simrdma.dat.EventNumber;
+import io.simrdma.dat.EvdFlag;
+import io.simrdma.dat.PspFlag;
+import io.simrdma.dat.PspParams;
+import io.simrdma.dat.PublicServicePoint;
+import io.simrdma.dat.ReservedServicePoint;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import java.util.EnumSet;
+import java.util.HashSet;
+import java.util.Set;
+
+import static io.simrdma.provider.ConnSupport.MAX_PD;
+import static io.simrdma.provider.ConnSupport.assertNoEvent;
+import static io.simrdma.provider.ConnSupport.assertState;
+import static io.simrdma.provider.ConnSupport.bytes;
+import static io.simrdma.provider.ConnSupport.connEvd;
+import static io.simrdma.provider.ConnSupport.connect;
+import static io.simrdma.provider.ConnSupport.crEvd;
+import static io.simrdma.provider.ConnSupport.expect;
+import static io.simrdma.provider.ConnSupport.expectRequest;
+import static io.simrdma.provider.ConnSupport.sim;
+import static io.simrdma.provider.DatPair.assertDat;
+import static io.simrdma.provider.DatPair.next;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Public Service Points: dat_psp_create(3DAT) with the consumer and the provider flag,
+ * dat_psp_create_any(3DAT), dat_psp_query(3DAT), dat_psp_free(3DAT), and the PSP's EVD as its
+ * backlog.
+ */
+class PspTest {
+
+    private static final EventNumber ESTABLISHED = EventNumber.CONNECTION_EVENT_ESTABLISHED;
+
+    @ParameterizedTest
+    @EnumSource(DatPair.Mode.class)
+    @DisplayName("dat_psp_create(3DAT), dat_psp_query(3DAT), dat_cr_query(3DAT): a DAT_PSP_CONSUMER PSP gives "
+            + "requests with no local EP; the query returns IA, qualifier, EVD and flag")
+    void shouldDeliverRequestsWithoutEndpointWhenPspIsConsumerFlagged(DatPair.Mode mode) {
+        try (DatPair p = DatPair.open(mode)) {
+            EventDispatcher spEvd = crEvd(p.b, 4);
+            int q = p.qual();
+            PublicServicePoint psp = p.b.ia.createPsp(q, spEvd, PspFlag.CONSUMER);
+            PspParams pp = psp.query();
+            assertSame(p.b.ia, pp.ia());
+            assertEquals(q, pp.connQual());
+            assertEquals(q, psp.connQual());
+            assertSame(spEvd, pp.evd());
+            assertEquals(PspFlag.CONSUMER, pp.flag());
+
+            // The PSP is persistent: it takes several requests.
+            for (int i = 0; i < 2; i++) {
+                Endpoint active = p.a.ep();
+                connect(active, p.b, q, bytes(4, i));
+                ConnectionRequestEvent req = expectRequest(spEvd, psp, p.b);
+                assertTrue(req.cr().query().localEp().isEmpty(), "no provider EP for a consumer PSP");
+                Endpoint passive = p.b.ep();
+                req.cr().accept(passive, null);
+                expect(p.a.conn, ESTABLISHED, active);
+                expect(p.b.conn, ESTABLISHED, passive);
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(DatPair.Mode.class)
+    @DisplayName("dat_psp_create(3DAT), dat_cr_accept(3DAT): a DAT_PSP_PROVIDER PSP gives each request an EP in "
+            + "TENTATIVE_CONNECTION_PENDING with no PZ and no EVDs and RDMA Read limits matching the request; "
+            + "modified with PZ and EVDs, it accepts with a null EP handle and carries data")
+    void shouldProvideTentativeEndpointWhenPspIsProviderFlagged(DatPair.Mode mode) {
+        try (DatPair p = DatPair.open(mode)) {
+            EventDispatcher spEvd = crEvd(p.b, 4);
+            int q = p.qual();
+            PublicServicePoint psp = p.b.ia.createPsp(q, spEvd, PspFlag.PROVIDER);
+            assertEquals(PspFlag.PROVIDER, psp.query().flag());
+            EpAttributes activeAttrs = SimEp.defaults(sim(p.a)).toBuilder().maxRdmaReadIn(2).maxRdmaReadOut(1).build();
+            Endpoint active = p.a.ep(activeAttrs);
+            byte[] request = bytes(MAX_PD, 4);
+            connect(active, p.b, q, request);
+            ConnectionRequestEvent req = expectRequest(spEvd, psp, p.b);
+            CrParams cp = req.cr().query();
+            assertArrayEquals(request, cp.privateData());
+            Endpoint ep = cp.localEp().orElseThrow(() -> new AssertionError("a provider EP in the request"));
+            assertState(EndpointState.TENTATIVE_CONNECTION_PENDING, ep);
+            EpParams params = ep.query();
+            assertTrue(params.pz().isEmpty(), "DAT_HANDLE_NULL PZ");
+            assertTrue(params.recvEvd().isEmpty() && params.requestEvd().isEmpty() && params.connectEvd().isEmpty(),
+                    "DAT_HANDLE_NULL EVDs");
+            // Matching the request: it answers as many reads as the requester issues, issues as many as it answers.
+            assertEquals(1, params.attributes().maxRdmaReadIn());
+            assertEquals(2, params.attributes().maxRdmaReadOut());
+
+            // dat_ep_free(3DAT): a TENTATIVE EP cannot be freed (reject instead); nor disconnected.
+            assertDat(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EP_TENTCONNPENDING, ep::free);
+            assertDat(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EP_TENTCONNPENDING,
+                    () -> ep.disconnect(CloseFlag.ABRUPT));
+            // Without PZ and EVDs it does not satisfy the request: the accept fails without effect
+            // (dat_cr_accept(3DAT); the code is SILENT there, the provider says the EP is not ready).
+            assertDat(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EP_NOTREADY,
+                    () -> req.cr().accept(null, null));
+            assertState(EndpointState.TENTATIVE_CONNECTION_PENDING, ep);
+
+            EventDispatcher epConn = connEvd(p.b);
+            ep.modify(EpModify.builder().pz(p.b.pz).recvEvd(p.b.dto).requestEvd(p.b.dto).connectEvd(epConn).build());
+            assertState(EndpointState.TENTATIVE_CONNECTION_PENDING, ep);
+            ep.postRecv(p.b.iov(256, 8), 31, CompletionFlag.defaults());
+            byte[] reply = bytes(MAX_PD, 5);
+            req.cr().accept(null, reply);
+            assertArrayEquals(reply, expect(p.a.conn, ESTABLISHED, active).privateData());
+            assertEquals(0, expect(epConn, ESTABLISHED, ep).privateDataSize());
+            assertNoEvent(spEvd);
+            assertState(EndpointState.CONNECTED, ep);
+
+            p.a.buf.put(8, (byte) 0x5C);
+            active.postSend(p.a.iov(8, 1), 32, CompletionFlag.defaults());
+            assertEquals(DtoCompletionStatus.SUCCESS, next(p.a.dto, DtoCompletionEvent.class).status());
+            DtoCompletionEvent got = next(p.b.dto, DtoCompletionEvent.class);
+            assertEquals(31, got.userCookie());
+            assertEquals(DtoCompletionStatus.SUCCESS, got.status());
+            assertEquals((byte) 0x5C, p.b.buf.get(256));
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(DatPair.Mode.class)
+    @DisplayName("dat_cr_reject(3DAT), dat_psp_create(3DAT): rejecting a DAT_PSP_PROVIDER request returns the EP to "
+            + "the provider (its handle is invalid from then on) and the requester sees PEER_REJECTED")
+    void shouldReturnEndpointToProviderWhenRequestIsRejected(DatPair.Mode mode) {
+        try (DatPair p = DatPair.open(mode)) {
+            EventDispatcher spEvd = crEvd(p.b, 4);
+            int q = p.qual();
+            PublicServicePoint psp = p.b.ia.createPsp(q, spEvd, PspFlag.PROVIDER);
+            Endpoint active = p.a.ep();
+            connect(active, p.b, q, null);
+            ConnectionRequestEvent req = expectRequest(spEvd, psp, p.b);
+            Endpoint ep = req.cr().query().localEp().orElseThrow();
+            req.cr().reject();
+            expect(p.a.conn, EventNumber.CONNECTION_EVENT_PEER_REJECTED, active);
+            assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_EP, ep::status);
+            assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_EP, ep::free);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(DatPair.Mode.class)
+    @DisplayName("dat_psp_create_any(3DAT): each PSP gets an unused nonprivileged qualifier of its own, which "
+            + "dat_psp_query returns and on which requests arrive")
+    void shouldAllocateDistinctUsableQualifiersWhenCreatingAny(DatPair.Mode mode) {
+        try (DatPair p = DatPair.open(mode)) {
+            int taken = p.qual();
+            p.b.ia.createPsp(taken, p.b.conn, PspFlag.CONSUMER);
+            Set<Long> quals = new HashSet<>();
+            EventDispatcher[] evds = new EventDispatcher[3];
+            PublicServicePoint[] psps = new PublicServicePoint[3];
+            for (int i = 0; i < 3; i++) {
+                evds[i] = crEvd(p.b, 4);
+                psps[i] = p.b.ia.createPspAny(evds[i], PspFlag.CONSUMER);
+                long q = psps[i].connQual();
+                assertEquals(q, psps[i].query().connQual());
+                assertTrue(q >= 1024 && q <= 0xFFFF, "a nonprivileged qualifier, not " + q);
+                assertNotEquals(taken, q);
+                assertTrue(quals.add(q), "qualifier " + q + " allocated twice");
+                // dat_psp_create(3DAT) on it now finds it in use.
+                assertDat(DatReturnType.CONN_QUAL_IN_USE, DatReturnSubtype.NO_SUBTYPE,
+                        () -> p.b.ia.createPsp(q, p.b.conn, PspFlag.CONSUMER));
+            }
+            for (int i = 2; i >= 0; i--) {
+                Endpoint active = p.a.ep();
+                connect(active, p.b, psps[i].connQual(), bytes(2, i));
+                ConnectionRequestEvent req = expectRequest(evds[i], psps[i], p.b);
+                assertArrayEquals(bytes(2, i), req.cr().query().privateData());
+                Endpoint passive = p.b.ep();
+                req.cr().accept(passive, null);
+                expect(p.a.conn, ESTABLISHED, active);
+                expect(p.b.conn, ESTABLISHED, passive);
+            }
+            assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_EVD_CR,
+                    () -> p.b.ia.createPspAny(p.b.dto, PspFlag.CONSUMER));
+            assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE,
+                    () -> p.b.ia.createPspAny(evds[0], null));
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(DatPair.Mode.class)
+    @DisplayName("dat_psp_create(3DAT), dat_rsp_create(3DAT): a qualifier a service point of the IA listens on is "
+            + "DAT_CONN_QUAL_IN_USE until that one is freed; another IA may use it")
+    void shouldRefuseQualifierWhenInUse(DatPair.Mode mode) {
+        try (DatPair p = DatPair.open(mode)) {
+            int q = p.qual();
+            PublicServicePoint psp = p.b.ia.createPsp(q, p.b.conn, PspFlag.CONSUMER);
+            assertDat(DatReturnType.CONN_QUAL_IN_USE, DatReturnSubtype.NO_SUBTYPE,
+                    () -> p.b.ia.createPsp(q, p.b.conn, PspFlag.PROVIDER));
+            Endpoint ep = p.b.ep();
+            assertDat(DatReturnType.CONN_QUAL_IN_USE, DatReturnSubtype.NO_SUBTYPE,
+                    () -> p.b.ia.createRsp(q, ep, p.b.conn));
+            assertState(EndpointState.UNCONNECTED, ep);
+            int r = p.qual();
+            ReservedServicePoint rsp = p.b.ia.createRsp(r, ep, p.b.conn);
+            assertDat(DatReturnType.CONN_QUAL_IN_USE, DatReturnSubtype.NO_SUBTYPE,
+                    () -> p.b.ia.createPsp(r, p.b.conn, PspFlag.CONSUMER));
+            // Another IA has qualifiers of its own.
+            p.a.ia.createPsp(q, p.a.conn, PspFlag.CONSUMER);
+            // Freed, the qualifier is free again.
+            psp.free();
+            rsp.free();
+            PublicServicePoint again = p.b.ia.createPsp(q, p.b.conn, PspFlag.CONSUMER);
+            p.b.ia.createPsp(r, p.b.conn, PspFlag.CONSUMER);
+            Endpoint active = p.a.ep();
+            connect(active, p.b, q, null);
+            expectRequest(p.b.conn, again, p.b).cr().reject();
+            expect(p.a.conn, EventNumber.CONNECTION_EVENT_PEER_REJECTED, active);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(DatPair.Mode.class)
+    @DisplayName("dat_psp_create(3DAT): a qualifier outside 1..65535 or a null flag is DAT_INVALID_PARAMETER; an EVD "
+            + "without the connection request stream, freed, null or of another IA is DAT_INVALID_HANDLE_EVD_CR")
+    void shouldRefusePspWhenArgumentsAreInvalid(DatPair.Mode mode) {
+        try (DatPair p = DatPair.open(mode)) {
+            for (long bad : new long[] {0, -1, 0x10000, Long.MIN_VALUE}) {
+                assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE,
+                        () -> p.b.ia.createPsp(bad, p.b.conn, PspFlag.CONSUMER));
+            }
+            int q = p.qual();
+            assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE, () -> p.b.ia.createPsp(q, p.b.conn, null));
+            EventDispatcher connOnly = p.b.ia.createEvd(4, null, EnumSet.of(EvdFlag.CONNECTION));
+            EventDispatcher freed = crEvd(p.b, 4);
+            freed.free();
+            for (EventDispatcher bad : new EventDispatcher[] {p.b.dto, connOnly, freed, null, p.a.conn}) {
+                assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_EVD_CR,
+                        () -> p.b.ia.createPsp(q, bad, PspFlag.CONSUMER));
+            }
+            // None of the failures took the qualifier.
+            p.b.ia.createPsp(q, p.b.conn, PspFlag.CONSUMER);
+            p.b.ia.createPsp(0xFFFF, p.b.conn, PspFlag.CONSUMER);
+            p.b.ia.createPsp(1, p.b.conn, PspFlag.PROVIDER);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(DatPair.Mode.class)
+    @DisplayName("dat_psp_free(3DAT): later requests are rejected as if nobody listened (NON_PEER_REJECTED); a request "
+            + "that arrived before stays acceptable; the freed handle is DAT_INVALID_HANDLE_PSP")
+    void shouldRejectLaterRequestsAndKeepEarlierOnesWhenPspIsFreed(DatPair.Mode mode) {
+        try (DatPair p = DatPair.open(mode)) {
+            EventDispatcher spEvd = crEvd(p.b, 4);
+            int q = p.qual();
+            PublicServicePoint psp = p.b.ia.createPsp(q, spEvd, PspFlag.CONSUMER);
+            Endpoint early = p.a.ep();
+            connect(early, p.b, q, bytes(3, 1));
+            ConnectionRequestEvent req = expectRequest(spEvd, psp, p.b);
+            psp.free();
+            assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_PSP, psp::query);
+            assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_PSP, psp::free);
+            assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_PSP, psp::connQual);
+
+            Endpoint late = p.a.ep();
+            connect(late, p.b, q, null);
+            expect(p.a.conn, EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED, late);
+            assertState(EndpointState.DISCONNECTED, late);
+            assertNoEvent(spEvd);
+
+            assertArrayEquals(bytes(3, 1), req.cr().query().privateData());
+            Endpoint passive = p.b.ep();
+            req.cr().accept(passive, null);
+            expect(p.a.conn, ESTABLISHED, early);
+            expect(p.b.conn, ESTABLISHED, passive);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(DatPair.Mode.class)
+    @DisplayName("dat_psp_free(3DAT): an EP the provider created for an earlier request survives the free and "
+            + "accepts")
+    void shouldKeepProviderEndpointWhenPspIsFreed(DatPair.Mode mode) {
+        try (DatPair p = DatPair.open(mode)) {
+            EventDispatcher spEvd = crEvd(p.b, 4);
+            int q = p.qual();
+            PublicServicePoint psp = p.b.ia.createPsp(q, spEvd, PspFlag.PROVIDER);
+            Endpoint active = p.a.ep();
+            connect(active, p.b, q, null);
+            ConnectionRequestEvent req = expectRequest(spEvd, psp, p.b);
+            psp.free();
+            Endpoint ep = req.cr().query().localEp().orElseThrow();
+            assertState(EndpointState.TENTATIVE_CONNECTION_PENDING, ep);
+            ep.modify(EpModify.builder().pz(p.b.pz).recvEvd(p.b.dto).requestEvd(p.b.dto).connectEvd(p.b.conn).build());
+            req.cr().accept(null, null);
+            expect(p.a.conn, ESTABLISHED, active);
+            expect(p.b.conn, ESTABLISHED, ep);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(DatPair.Mode.class)
+    @DisplayName("dat_psp_create(3DAT), dat_ep_connect(3DAT): the EVD's queue is the backlog: with it full a request "
+            + "is refused (NON_PEER_REJECTED); once the queued request is dequeued, requests come in again")
+    void shouldRefuseRequestsWhenBacklogEvdIsFull(DatPair.Mode mode) {
+        try (DatPair p = DatPair.open(mode)) {
+            EventDispatcher backlog = crEvd(p.b, 1);
+            int q = p.qual();
+            PublicServicePoint psp = p.b.ia.createPsp(q, backlog, PspFlag.CONSUMER);
+            Endpoint first = p.a.ep();
+            Endpoint second = p.a.ep();
+            connect(first, p.b, q, null);
+            connect(second, p.b, q, null);
+            // Whichever request arrives second finds the one-event queue full.
+            ConnectionEvent refused = DatPair.expectConnection(p.a.conn, EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED);
+            Endpoint queued = refused.ep() == first ? second : first;
+            assertTrue(refused.ep() == first || refused.ep() == second, "a refused request of ours");
+            assertState(EndpointState.DISCONNECTED, refused.ep());
+            assertState(EndpointState.ACTIVE_CONNECTION_PENDING, queued);
+
+            ConnectionRequestEvent req = expectRequest(backlog, psp, p.b);
+            assertEquals(queued.query().localPortQual().getAsLong(), req.cr().query().remotePortQual());
+            Endpoint passive = p.b.ep();
+            req.cr().accept(passive, null);
+            expect(p.a.conn, ESTABLISHED, queued);
+            expect(p.b.conn, ESTABLISHED, passive);
+
+            // The queue is empty again: the refused EP, reset, gets through.
+            Endpoint again = refused.ep();
+            again.reset();
+            connect(again, p.b, q, null);
+            ConnectionRequestEvent req2 = expectRequest(backlog, psp, p.b);
+            assertEquals(again.query().localPortQual().getAsLong(), req2.cr().query().remotePortQual());
+            req2.cr().reject();
+            expect(p.a.conn, EventNumber.CONNECTION_EVENT_PEER_REJECTED, again);
+            assertNoEvent(backlog);
+        }
+    }
+}
