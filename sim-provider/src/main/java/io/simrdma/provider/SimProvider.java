@@ -89,7 +89,9 @@ public final class SimProvider implements DatProvider {
 
     @Override
     public InterfaceAdapter openIa(IaOpenRequest request) {
-        IaName name = IaName.parse(request.iaName());
+        // A dat.conf entry maps its IA name to a sim name in its ia-params field (DatConf); a sim name
+        // resolved by serves() comes without instance data and names itself.
+        IaName name = IaName.parse(request.instanceData().filter(d -> !d.isBlank()).orElse(request.iaName()));
         if (OPEN_IAS.incrementAndGet() > MAX_IA_INSTANCES) {
             OPEN_IAS.decrementAndGet();
             throw new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_DEVICE,
