@@ -6,12 +6,8 @@ package io.simrdma.provider;
  * node's name ({@code a}, {@code b}). Nodes of one test name the same fabric and reach each other
  * by the addresses dat_ia_query(3DAT) gives; nothing else about the fabric is assumed (no
  * registration, no virtual time, no access to the provider's classes), so another transport is
- * one more constant here. For TCP in one JVM, once {@code simtcp:} names exist, for example:
- * <pre>{@code
- *   TCP("simtcp:127.0.0.1:0?fabric={fabric}&node={node}")
- * }</pre>
- * (port 0: each node listens on a free port; the fabric name keeps tests apart). A transport whose
- * names need more than a fabric and a node name overrides {@link #iaName}.
+ * one more constant here. A transport whose names need more than a fabric and a node name
+ * overrides {@link #iaName}.
  *
  * <p>Immutable.
  */
@@ -20,7 +16,12 @@ enum EndToEndFabric {
     /** In-process, virtual time: the fabric progresses while the test waits. */
     DETERMINISTIC("sim:{fabric}/{node}?mode=deterministic&seed=23"),
     /** In-process, real time, a thread per device. */
-    THREADED("sim:{fabric}/{node}?mode=threaded");
+    THREADED("sim:{fabric}/{node}?mode=threaded"),
+    /**
+     * TCP nodes in this JVM over loopback: each listens on a free port (port 0), and the fabric
+     * name keeps tests apart (nodes of other fabrics refuse each other).
+     */
+    TCP("simtcp:127.0.0.1:0?fabric={fabric}&node={node}");
 
     private final String template;
 
