@@ -595,13 +595,29 @@ final class CmAgent implements Device.MadHandler {
         return mad;
     }
 
-    private void onRej(CmMessage rej) {
+    private void onRej(Gid source, CmMessage rej) {
         CmId id = byLocalCommId.get(rej.remoteCommId);
         if (id == null) {
-            return;
+            // A requester that gives up before any REP knows no comm id of ours: find its request by its own.
+            id = receivedRequest(source, rej.localCommId);
+            if (id == null) {
+                return;
+            }
         }
         ConnParam p = ConnParam.defaults().privateData(rej.privateData);
         switch (id.conn) {
+            case REQ_RCVD:
+                // The requester withdrew a request the application has not answered yet.
+                if (id.listener != null) {
+                    id.listener.pendingRequests--;
+                    synchronized (id.listener.syncRequests) {
+                        id.listener.syncRequests.remove(id);
+                    }
+                }
+                id.conn = CmId.Conn.IDLE;
+                id.state = CmId.State.DISCONNECT;
+                event(id, CmEventType.REJECTED, rej.reason, p);
+                break;
             case REQ_SENT:
             case REP_SENT:
             case REP_RCVD:
@@ -618,6 +634,16 @@ final class CmAgent implements Device.MadHandler {
             default:
                 break;
         }
+    }
+
+    /** The received, unanswered request from {@code source} with the requester's comm id {@code remoteCommId}, or null. */
+    private CmId receivedRequest(Gid source, int remoteCommId) {
+        for (CmId c : byLocalCommId.values()) {
+            if (c.conn == CmId.Conn.REQ_RCVD && c.remoteCommId == remoteCommId && source.equals(c.remoteGid)) {
+                return c;
+            }
+        }
+        return null;
     }
 
     // ------------------------------------------------------------------ retransmission
@@ -751,7 +777,7 @@ final class CmAgent implements Device.MadHandler {
                 onRtu(m);
                 break;
             case REJ:
-                onRej(m);
+                onRej(source, m);
                 break;
             case DREQ:
                 onDreq(source, m);
