@@ -6,6 +6,7 @@ import io.simrdma.dat.DatException;
 import io.simrdma.dat.DatReturnSubtype;
 import io.simrdma.dat.DatReturnType;
 import io.simrdma.dat.Endpoint;
+import io.simrdma.dat.EndpointState;
 import io.simrdma.dat.HandleType;
 import io.simrdma.fabric.VerbsException;
 import io.simrdma.fabric.cm.CmEvent;
@@ -138,6 +139,11 @@ final class SimCr extends SimHandle implements ConnectionRequest {
         byte[] copy = data == null ? new byte[0] : data.clone();
         ia.run(() -> {
             checkHandle();
+            if (named == null && (target.state == EndpointState.PASSIVE_CONNECTION_PENDING
+                    || target.state == EndpointState.TENTATIVE_CONNECTION_PENDING)) {
+                // dat_cr_accept(3DAT): an EP another request names (its RSP's, or a provider EP) can accept only that one.
+                throw DatException.invalidParameter("the endpoint belongs to another connection request");
+            }
             target.accept(this, child, copy);
             boolean wasAborted = aborted;
             retire();

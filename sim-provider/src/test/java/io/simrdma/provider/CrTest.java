@@ -267,4 +267,39 @@ class CrTest {
             assertCrInvalid(moved.cr(), p.b.ep(), cons.connQual());
         }
     }
+
+    @ParameterizedTest
+    @EnumSource(DatPair.Mode.class)
+    @DisplayName("dat_cr_accept(3DAT): an EP that another request names (its RSP's) cannot accept a consumer PSP's request "
+            + "(DAT_INVALID_PARAMETER, an invalid combination); both requests are then accepted by their own EPs")
+    void shouldRefuseAcceptWhenTheEndpointBelongsToAnotherRequest(DatPair.Mode mode) {
+        try (DatPair p = DatPair.open(mode)) {
+            EventDispatcher rspEvd = crEvd(p.b, 4);
+            EventDispatcher pspEvd = crEvd(p.b, 4);
+            Endpoint reserved = p.b.ep();
+            ReservedServicePoint rsp = p.b.ia.createRsp(p.qual(), reserved, rspEvd);
+            PublicServicePoint psp = p.b.ia.createPsp(p.qual(), pspEvd, PspFlag.CONSUMER);
+            Endpoint toRsp = p.a.ep();
+            Endpoint toPsp = p.a.ep();
+            ConnectionRequestEvent rspReq = request(p, rspEvd, rsp, toRsp);
+            assertState(EndpointState.PASSIVE_CONNECTION_PENDING, reserved);
+            ConnectionRequestEvent pspReq = request(p, pspEvd, psp, toPsp, null);
+
+            assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE, () -> pspReq.cr().accept(reserved, null));
+            assertState(EndpointState.PASSIVE_CONNECTION_PENDING, reserved);
+
+            rspReq.cr().accept(null, null);
+            Endpoint other = p.b.ep();
+            pspReq.cr().accept(other, null);
+            java.util.Set<Endpoint> established = new java.util.HashSet<>();
+            established.add(DatPair.expectConnection(p.b.conn, ESTABLISHED).ep());
+            established.add(DatPair.expectConnection(p.b.conn, ESTABLISHED).ep());
+            assertEquals(java.util.Set.of(reserved, other), established);
+        }
+    }
+
+    private static ConnectionRequestEvent request(DatPair p, EventDispatcher spEvd, ReservedServicePoint rsp, Endpoint active) {
+        connect(active, p.b, rsp.connQual(), null);
+        return expectRequest(spEvd, rsp, p.b);
+    }
 }
