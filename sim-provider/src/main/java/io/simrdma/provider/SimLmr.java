@@ -16,6 +16,7 @@ import java.nio.ByteBuffer;
 import java.util.EnumSet;
 import java.util.OptionalInt;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A Local Memory Region (dat_lmr_create(3DAT)): a verbs memory region over the consumer's buffer,
@@ -33,7 +34,8 @@ final class SimLmr extends SimHandle implements LocalMemoryRegion {
     private final RegionDescription region;
     private final EnumSet<MemoryPrivilege> privileges;
     private final long length;
-    int boundRmrs;
+    /** RMRs bound to this LMR; changed by binds (engine thread) and RMR frees (consumer threads). */
+    final AtomicInteger boundRmrs = new AtomicInteger();
     private boolean deregistered;
 
     private SimLmr(SimIa ia, SimPz pz, MemoryRegion mr, ByteBuffer buffer, RegionDescription region,
@@ -149,9 +151,9 @@ final class SimLmr extends SimHandle implements LocalMemoryRegion {
         checkHandle();
         try {
             ia.run(() -> {
-                if (boundRmrs > 0) {
+                if (boundRmrs.get() > 0) {
                     throw invalidState(DatReturnSubtype.INVALID_STATE_LMR_IN_USE,
-                            boundRmrs + " RMR(s) are bound to this LMR (dat_lmr_free(3DAT))");
+                            boundRmrs.get() + " RMR(s) are bound to this LMR (dat_lmr_free(3DAT))");
                 }
                 try {
                     mr.deregister();

@@ -90,11 +90,11 @@ final class SimRmr extends SimHandle implements RemoteMemoryRegion {
                 return;
             }
             if (boundLmr != null) {
-                boundLmr.boundRmrs--;
+                boundLmr.boundRmrs.decrementAndGet();
             }
             boundLmr = lmr;
             if (lmr != null) {
-                lmr.boundRmrs++;
+                lmr.boundRmrs.incrementAndGet();
                 binding = new RmrBinding(triplet, privileges, rkey);
             } else {
                 binding = null;
@@ -128,7 +128,7 @@ final class SimRmr extends SimHandle implements RemoteMemoryRegion {
             }
             freed = true;
             if (boundLmr != null) {
-                boundLmr.boundRmrs--;
+                boundLmr.boundRmrs.decrementAndGet();
                 boundLmr = null;
             }
             binding = null;
