@@ -160,7 +160,8 @@ public interface InterfaceAdapter extends DatHandle, AutoCloseable {
 
     /**
      * Creates a Reserved Service Point on {@code connQual} that yields at most one connection
-     * request, to be accepted only by {@code ep} ({@code null}: the provider supplies an EP). The EP
+     * request, to be accepted only by {@code ep}, which must be given (the man page creates an RSP
+     * "with the specified Endpoint" and lists an invalid ep_handle as DAT_INVALID_HANDLE). The EP
      * moves to {@link EndpointState#RESERVED}. Corresponds to {@code dat_rsp_create()}.
      *
      * @throws DatException {@code DAT_CONN_QUAL_IN_USE}, {@code DAT_INVALID_HANDLE},

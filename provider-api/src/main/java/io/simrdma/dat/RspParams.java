@@ -9,7 +9,7 @@ package io.simrdma.dat;
  * @param ia the IA
  * @param connQual the connection qualifier it listens on
  * @param evd the EVD the connection request goes to
- * @param ep the EP reserved for the request (the consumer's, or one the provider supplied)
+ * @param ep the consumer's EP reserved for the request
  */
 public record RspParams(InterfaceAdapter ia, long connQual, EventDispatcher evd, Endpoint ep) {
 
