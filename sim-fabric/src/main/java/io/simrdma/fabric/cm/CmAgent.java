@@ -55,6 +55,8 @@ final class CmAgent implements Device.MadHandler {
     private final CmConfig config;
     private final Map<Integer, CmId> byLocalCommId = new LinkedHashMap<>();
     private final Map<RemoteKey, CmId> byRemote = new HashMap<>();
+    /** Address and route queries waiting for the port to become active, with their tokens. */
+    private final Map<CmId, Object> waitingForPort = new java.util.concurrent.ConcurrentHashMap<>();
     private long tidCounter;
 
     CmAgent(RdmaCm cm, Device device) {
@@ -103,8 +105,9 @@ final class CmAgent implements Device.MadHandler {
                 }
             });
         } else {
+            Object query = waitForPort(id);
             later(Math.max(0, timeoutMs) * 1_000_000L, "addr error", () -> {
-                if (id.state == CmId.State.ADDR_QUERY) {
+                if (waitingForPort.remove(id, query) && id.state == CmId.State.ADDR_QUERY) {
                     id.state = CmId.State.ADDR_BOUND;
                     event(id, CmEventType.ADDR_ERROR, -Errno.EHOSTUNREACH.value(), null);
                 }
@@ -128,12 +131,42 @@ final class CmAgent implements Device.MadHandler {
                 }
             });
         } else {
+            Object query = waitForPort(id);
             later(Math.max(0, timeoutMs) * 1_000_000L, "route error", () -> {
-                if (id.state == CmId.State.ROUTE_QUERY) {
+                if (waitingForPort.remove(id, query) && id.state == CmId.State.ROUTE_QUERY) {
                     id.state = CmId.State.ADDR_RESOLVED;
                     event(id, CmEventType.ROUTE_ERROR, -Errno.EHOSTUNREACH.value(), null);
                 }
             });
+        }
+    }
+
+    /**
+     * Keeps an address or route query of an id whose port is down until the port becomes active
+     * or the query times out: timeout_ms is the time to wait for the resolution to complete
+     * (rdma_resolve_addr(3), rdma_resolve_route(3)). Returns the query's token.
+     */
+    private Object waitForPort(CmId id) {
+        Object query = new Object();
+        waitingForPort.put(id, query);
+        if (device.portState() == PortState.ACTIVE) {
+            later(0, "port active", () -> {
+                if (waitingForPort.remove(id, query)) {
+                    queryResolved(id);
+                }
+            });
+        }
+        return query;
+    }
+
+    /** The local port is active: the waiting address or route query of {@code id} completes. Device executor. */
+    private void queryResolved(CmId id) {
+        if (id.state == CmId.State.ADDR_QUERY) {
+            id.state = CmId.State.ADDR_RESOLVED;
+            event(id, CmEventType.ADDR_RESOLVED, 0, null);
+        } else if (id.state == CmId.State.ROUTE_QUERY) {
+            id.state = CmId.State.ROUTE_RESOLVED;
+            event(id, CmEventType.ROUTE_RESOLVED, 0, null);
         }
     }
 
@@ -402,6 +435,13 @@ final class CmAgent implements Device.MadHandler {
     }
 
     private void onAsyncEvent(AsyncEvent e) {
+        if (e.type() == AsyncEventType.PORT_ACTIVE) {
+            for (CmId id : new ArrayList<>(waitingForPort.keySet())) {
+                if (waitingForPort.remove(id) != null) {
+                    queryResolved(id);
+                }
+            }
+        }
         if (e.type() == AsyncEventType.COMM_EST) {
             for (CmId id : new ArrayList<>(byLocalCommId.values())) {
                 if (id.qp == e.qp() && id.conn == CmId.Conn.REP_SENT) {

@@ -1,0 +1,178 @@
+package io.simrdma.fabric.cm;
+
+import io.simrdma.fabric.Device;
+import io.simrdma.fabric.DeviceConfig;
+import io.simrdma.fabric.Fabric;
+import io.simrdma.fabric.QpCaps;
+import io.simrdma.fabric.QpInitAttr;
+import io.simrdma.fabric.VerbsException;
+import org.junit.jupiter.api.function.Executable;
+
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * Two devices "a" (active side, channel {@link #chA}) and "b" (passive side, channel
+ * {@link #chB}) on a deterministic or threaded fabric, with the connection manager, and the steps
+ * the CM tests repeat: a listening id, a routed id, a full connection. Helper of CmApiTest,
+ * CmEventsTest and CmCreateEpTest.
+ */
+final class CmTestKit implements AutoCloseable {
+
+    static final long WAIT_SECONDS = 10;
+
+    final boolean threaded;
+    final Fabric fabric;
+    final Device a;
+    final Device b;
+    final RdmaCm cm;
+    final CmEventChannel chA;
+    final CmEventChannel chB;
+
+    private CmTestKit(boolean threaded, long seed, CmConfig config, DeviceConfig ca, DeviceConfig cb) {
+        this.threaded = threaded;
+        this.fabric = threaded ? Fabric.threaded() : Fabric.deterministic(seed);
+        this.a = fabric.createDevice(ca);
+        this.b = fabric.createDevice(cb);
+        this.cm = RdmaCm.of(fabric, config);
+        this.chA = cm.createEventChannel();
+        this.chB = cm.createEventChannel();
+    }
+
+    static CmTestKit of(boolean threaded) {
+        return of(threaded, CmConfig.defaults());
+    }
+
+    static CmTestKit of(boolean threaded, CmConfig config) {
+        return of(threaded, config, DeviceConfig.named("a"), DeviceConfig.named("b"));
+    }
+
+    static CmTestKit of(boolean threaded, CmConfig config, DeviceConfig ca, DeviceConfig cb) {
+        return new CmTestKit(threaded, 1309, config, ca, cb);
+    }
+
+    /** A small CM configuration: response timeout 2^10 x 4.096 us (4.19 ms), 3 retries, 1 ms timewait. */
+    static CmConfig fastConfig() {
+        return CmConfig.defaults().withResponseTimeout(10, 3).withTimewaitNanos(1_000_000L);
+    }
+
+    static QpInitAttr qpAttr() {
+        return new QpInitAttr().caps(QpCaps.defaults());
+    }
+
+    /** The next event of {@code ch}, which must be of {@code type} (not acknowledged). */
+    static CmEvent expect(CmEventChannel ch, CmEventType type) {
+        CmEvent e = ch.getEvent(WAIT_SECONDS, TimeUnit.SECONDS);
+        assertNotNull(e, "expected " + type.text() + ", got no event");
+        assertEquals(type, e.type(), () -> "expected " + type.text() + ", got " + e);
+        return e;
+    }
+
+    /** {@link #expect} and acknowledge. */
+    static CmEvent expectAcked(CmEventChannel ch, CmEventType type) {
+        CmEvent e = expect(ch, type);
+        e.ack();
+        return e;
+    }
+
+    static VerbsException assertErrno(io.simrdma.fabric.Errno errno, Executable call) {
+        VerbsException e = assertThrows(VerbsException.class, call);
+        assertEquals(errno, e.errno(), e::getMessage);
+        return e;
+    }
+
+    static VerbsException assertErrno(io.simrdma.fabric.Errno errno, Executable call, String why) {
+        VerbsException e = assertThrows(VerbsException.class, call, why);
+        assertEquals(errno, e.errno(), () -> why + ": " + e.getMessage());
+        return e;
+    }
+
+    /** Deterministic only: runs the fabric until nothing is left and checks that {@code ch} got no event. */
+    void assertNoEvent(CmEventChannel ch) {
+        assertTrue(!threaded, "assertNoEvent is for the deterministic fabric");
+        fabric.deterministicScheduler().runUntilIdle();
+        CmEvent e = ch.pollEvent();
+        assertNull(e, () -> "expected no event, got " + e);
+    }
+
+    /** Deterministic: run until idle; threaded: wait (with a deadline) until {@code condition} holds. */
+    void settle(BooleanSupplier condition) {
+        if (!threaded) {
+            fabric.deterministicScheduler().runUntilIdle();
+            assertTrue(condition.getAsBoolean(), "condition does not hold when the fabric is idle");
+            return;
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                fail("condition not reached in " + WAIT_SECONDS + " s");
+            }
+            Thread.onSpinWait();
+        }
+    }
+
+    long now() {
+        return fabric.now();
+    }
+
+    /** An id on chB bound to b:port, listening. */
+    CmId listener(PortSpace ps, int port, int backlog) {
+        CmId l = cm.createId(chB, "listener", ps);
+        l.bind(RdmaCm.addressOf(b, port));
+        l.listen(backlog);
+        return l;
+    }
+
+    /** An id on chA bound to device a, with address and route to b:port resolved (events acknowledged). */
+    CmId routed(PortSpace ps, int port) {
+        CmId id = cm.createId(chA, "client", ps);
+        id.bind(RdmaCm.addressOf(a, 0));
+        id.resolveAddr(null, RdmaCm.addressOf(b, port), 1000);
+        expectAcked(chA, CmEventType.ADDR_RESOLVED);
+        id.resolveRoute(1000);
+        expectAcked(chA, CmEventType.ROUTE_RESOLVED);
+        return id;
+    }
+
+    /** A connection set up by {@link #connect}; its events are acknowledged (their data stays readable). */
+    record Conn(CmId client, CmId server, CmEvent request, CmEvent clientEstablished, CmEvent serverEstablished) {
+    }
+
+    /**
+     * Connects a routed id of a (with a QP) to the listener on b:port (which must exist): the
+     * passive side creates a QP and accepts with {@code accept}.
+     */
+    Conn connect(PortSpace ps, int port, ConnParam connect, ConnParam accept) {
+        CmId client = routed(ps, port);
+        client.createQp(null, qpAttr());
+        client.connect(connect);
+        CmEvent req = expect(chB, CmEventType.CONNECT_REQUEST);
+        CmId server = req.id();
+        server.createQp(null, qpAttr());
+        server.accept(accept);
+        req.ack();
+        CmEvent ce = expectAcked(chA, CmEventType.ESTABLISHED);
+        CmEvent se = expectAcked(chB, CmEventType.ESTABLISHED);
+        return new Conn(client, server, req, ce, se);
+    }
+
+    static byte[] pattern(int length, int seed) {
+        byte[] b = new byte[length];
+        for (int i = 0; i < length; i++) {
+            b[i] = (byte) (seed + i * 7 + 1);
+        }
+        return b;
+    }
+
+    @Override
+    public void close() {
+        fabric.close();
+    }
+}
