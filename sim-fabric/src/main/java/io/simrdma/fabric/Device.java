@@ -59,6 +59,7 @@ public final class Device implements PacketSink, AutoCloseable {
     private int madPsn;
     private volatile java.util.List<java.util.function.Consumer<AsyncEvent>> asyncListeners = java.util.List.of();
     private volatile java.util.List<QpStateListener> qpStateListeners = java.util.List.of();
+    private volatile java.util.List<Runnable> closeListeners = java.util.List.of();
 
     // ---- async events: any thread
     private final ArrayDeque<AsyncEvent> asyncEvents = new ArrayDeque<>();
@@ -287,6 +288,26 @@ public final class Device implements PacketSink, AutoCloseable {
             return null;
         });
         fabric.deviceClosed(this);
+        for (Runnable l : closeListeners) {
+            try {
+                l.run();
+            } catch (RuntimeException ex) {
+                LOG.error("{}: close listener failed", name, ex);
+            }
+        }
+    }
+
+    /**
+     * Runs {@code listener} on the closing thread once {@link #close()} has closed the device (not
+     * when the fabric closes it): how the connection manager learns that a device was removed
+     * (RDMA_CM_EVENT_DEVICE_REMOVAL, rdma_get_cm_event(3)). Listeners must not block.
+     */
+    public void addCloseListener(Runnable listener) {
+        synchronized (this) {
+            java.util.List<Runnable> l = new java.util.ArrayList<>(closeListeners);
+            l.add(java.util.Objects.requireNonNull(listener, "listener"));
+            closeListeners = l;
+        }
     }
 
     /** True once closed. */

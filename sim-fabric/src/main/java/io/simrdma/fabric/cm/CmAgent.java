@@ -66,6 +66,31 @@ final class CmAgent implements Device.MadHandler {
         device.setMadHandler(this);
         device.addAsyncEventListener(this::onAsyncEvent);
         device.addQpStateListener(this::onQpState);
+        device.addCloseListener(this::onDeviceClosed);
+    }
+
+    /**
+     * The device was closed: every id bound to it gets DEVICE_REMOVAL (rdma_get_cm_event(3): the
+     * user must then destroy it); its connection and resolution work ends without further events.
+     */
+    private void onDeviceClosed() {
+        if (cm.isClosed()) {
+            return;
+        }
+        List<CmId> removed = cm.idsOn(device);
+        onDevice(() -> {
+            for (CmId id : removed) {
+                if (id.timer != null) {
+                    id.timer.stop();
+                }
+                waitingForPort.remove(id);
+                id.conn = CmId.Conn.IDLE;
+                forget(id);
+                id.state = CmId.State.DEVICE_REMOVAL;
+                event(id, CmEventType.DEVICE_REMOVAL, 0, null);
+            }
+            return null;
+        });
     }
 
     private <T> T onDevice(java.util.concurrent.Callable<T> c) {
@@ -313,6 +338,12 @@ final class CmAgent implements Device.MadHandler {
         if (listener == null) {
             // Nobody listens on this service: the remote CM, not an application, rejects.
             sendRej(source, 0, req.localCommId, req.transactionId, CmMessage.MSG_REQ, RejectReason.INVALID_SERVICE_ID, null);
+            return;
+        }
+        if (req.pathMtu > device.queryPort(1).activeMtu().code()) {
+            // IBA 12.6.7.2 reason 26: this port cannot carry the REQ's path MTU (a TCP node's peer cannot know our
+            // MTU when it resolves the route); a smaller MTU here would leave the two QPs disagreeing on packet sizes.
+            sendRej(source, 0, req.localCommId, req.transactionId, CmMessage.MSG_REQ, RejectReason.INVALID_PATH_MTU, null);
             return;
         }
         if (listener.pendingRequests >= listener.backlog) {
@@ -638,7 +669,8 @@ final class CmAgent implements Device.MadHandler {
     private void onRej(Gid source, CmMessage rej) {
         CmId id = byLocalCommId.get(rej.remoteCommId);
         if (id == null) {
-            // A requester that gives up before any REP knows no comm id of ours: find its request by its own.
+            // A requester that gives up before any REP reached it knows no comm id of ours: find its request by its
+            // own, unanswered or answered by a REP that was lost (IBA 12.9.6: REJ in REP Sent → Idle).
             id = receivedRequest(source, rej.localCommId);
             if (id == null) {
                 return;
@@ -676,10 +708,14 @@ final class CmAgent implements Device.MadHandler {
         }
     }
 
-    /** The received, unanswered request from {@code source} with the requester's comm id {@code remoteCommId}, or null. */
+    /**
+     * The received request from {@code source} with the requester's comm id {@code remoteCommId} that is not
+     * established yet (REQ_RCVD or REP_SENT), or null.
+     */
     private CmId receivedRequest(Gid source, int remoteCommId) {
         for (CmId c : byLocalCommId.values()) {
-            if (c.conn == CmId.Conn.REQ_RCVD && c.remoteCommId == remoteCommId && source.equals(c.remoteGid)) {
+            if ((c.conn == CmId.Conn.REQ_RCVD || c.conn == CmId.Conn.REP_SENT) && c.remoteCommId == remoteCommId
+                    && source.equals(c.remoteGid)) {
                 return c;
             }
         }
@@ -732,7 +768,9 @@ final class CmAgent implements Device.MadHandler {
                 event(id, CmEventType.UNREACHABLE, ETIMEDOUT, null);
                 break;
             case REP_SENT:
-                sendRej(id.remoteGid, id.localCommId, id.remoteCommId, id.transactionId, CmMessage.MSG_REP,
+                // Kept as the answer to a late duplicate REQ (onReq), which must not get the stale REP: the
+                // requester would establish a connection whose passive QP is in ERR.
+                id.lastMad = sendRej(id.remoteGid, id.localCommId, id.remoteCommId, id.transactionId, CmMessage.MSG_REP,
                         RejectReason.TIMEOUT, null);
                 qpToError(id);
                 id.conn = CmId.Conn.IDLE;

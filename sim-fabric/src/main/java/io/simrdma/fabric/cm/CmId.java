@@ -525,7 +525,7 @@ public final class CmId {
         long nanos = timeout < 0 ? -1 : unit.toNanos(timeout);
         syncSignal.await(() -> {
             synchronized (syncRequests) {
-                return !syncRequests.isEmpty() || state == State.DESTROYED;
+                return !syncRequests.isEmpty() || state == State.DESTROYED || state == State.DEVICE_REMOVAL;
             }
         }, nanos);
         CmId child;
@@ -533,6 +533,9 @@ public final class CmId {
             child = syncRequests.poll();
         }
         if (child == null) {
+            if (state == State.DEVICE_REMOVAL) {
+                throw new VerbsException(Errno.ENODEV, "the listening id's device was removed");
+            }
             return null;
         }
         if (epQpInitAttr != null) {
@@ -775,6 +778,17 @@ public final class CmId {
         Device d = device;
         if (d != null) {
             cm.agent(d).destroyed(this);
+        } else if (state == State.LISTEN) {
+            // A wildcard listener's requests arrived on any device: the CM of each refuses those it holds.
+            java.util.Set<Device> devices = new java.util.LinkedHashSet<>();
+            synchronized (syncRequests) {
+                for (CmId child : syncRequests) {
+                    devices.add(child.device);
+                }
+            }
+            for (Device dev : devices) {
+                cm.agent(dev).destroyed(this);
+            }
         }
         cm.released(this);
         synchronized (this) {

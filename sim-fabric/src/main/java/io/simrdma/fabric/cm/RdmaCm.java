@@ -397,6 +397,21 @@ public final class RdmaCm implements AutoCloseable {
         }
     }
 
+    /** The ids bound to {@code d} that are not destroyed, in creation order. */
+    synchronized List<CmId> idsOn(Device d) {
+        List<CmId> out = new ArrayList<>();
+        for (CmId id : ids) {
+            if (id.device == d && id.state != CmId.State.DESTROYED) {
+                out.add(id);
+            }
+        }
+        return out;
+    }
+
+    boolean isClosed() {
+        return closed;
+    }
+
     void channelDestroyed(CmEventChannel ch) {
         synchronized (this) {
             channels.remove(ch);
