@@ -2,18 +2,21 @@ package io.simrdma.provider;
 
 import io.simrdma.dat.ConnectFlag;
 import io.simrdma.dat.ConnectionEvent;
+import io.simrdma.dat.ConnectionRequest;
 import io.simrdma.dat.ConnectionRequestEvent;
-import io.simrdma.dat.DatEvent;
 import io.simrdma.dat.Endpoint;
 import io.simrdma.dat.EndpointState;
+import io.simrdma.dat.EpModify;
 import io.simrdma.dat.EventDispatcher;
 import io.simrdma.dat.EventNumber;
 import io.simrdma.dat.EvdFlag;
+import io.simrdma.dat.PspFlag;
+import io.simrdma.dat.PublicServicePoint;
 import io.simrdma.dat.Qos;
+import io.simrdma.dat.ReservedServicePoint;
 import io.simrdma.dat.ServicePoint;
 import io.simrdma.dat.Timeout;
 import io.simrdma.fabric.Device;
-import io.simrdma.fabric.Fabric;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -25,12 +28,12 @@ import java.util.Optional;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 /**
- * Helpers of the connection tests (ConnectionTest, PspTest, RspTest, CrTest): EVDs of one stream,
- * connect calls with the defaults, event expectations that check the EVD and endpoint an event
- * names, and access to the fabric under a {@link DatPair}.
+ * Helpers of the connection and endpoint tests (ConnectionTest, PspTest, RspTest, CrTest,
+ * EndpointTest, EpModifyTest, {@link EpStates}): EVDs of one stream, service points with an EVD of
+ * their own, connect calls with the defaults, and event expectations that check the EVD and
+ * endpoint an event names. The fabric under a {@link DatPair} is reached through {@link EventTestSupport}.
  */
 final class ConnSupport {
 
@@ -50,6 +53,11 @@ final class ConnSupport {
         return side.ia.createEvd(16, null, EnumSet.of(EvdFlag.CONNECTION));
     }
 
+    /** An EVD of {@code side} fed by the DTO completion stream only (an endpoint's recv or request EVD). */
+    static EventDispatcher dtoEvd(DatPair.Side side) {
+        return side.ia.createEvd(64, null, EnumSet.of(EvdFlag.DTO));
+    }
+
     /** An endpoint of {@code side} on its PZ and DTO EVD whose connect EVD is {@code connect}. */
     static Endpoint ep(DatPair.Side side, EventDispatcher connect) {
         return side.ia.createEndpoint(side.pz, side.dto, side.dto, connect, null);
@@ -62,6 +70,56 @@ final class ConnSupport {
 
     static void connect(Endpoint ep, DatPair.Side to, long qual, byte[] privateData) {
         connect(ep, to, qual, DatPair.WAIT, privateData);
+    }
+
+    /**
+     * Connects {@code active} (on {@code p.a}) to {@code passive} (on {@code p.b}) on qualifier
+     * {@code qual} through a consumer PSP whose requests go to {@code p.b.conn}, and waits for
+     * ESTABLISHED on the two endpoints' own connect EVDs; the PSP is freed afterwards.
+     */
+    static void establish(DatPair p, Endpoint active, EventDispatcher activeConn, Endpoint passive,
+                          EventDispatcher passiveConn, long qual) {
+        PublicServicePoint psp = p.b.ia.createPsp(qual, p.b.conn, PspFlag.CONSUMER);
+        try {
+            connect(active, p.b, qual, null);
+            expectRequest(p.b.conn, psp, p.b).cr().accept(passive, null);
+            expect(activeConn, EventNumber.CONNECTION_EVENT_ESTABLISHED, active);
+            expect(passiveConn, EventNumber.CONNECTION_EVENT_ESTABLISHED, passive);
+        } finally {
+            psp.free();
+        }
+    }
+
+    /**
+     * A service point of {@code side}, the EVD its requests go to and the qualifier it was created
+     * on (which stays known after a free).
+     */
+    record Listener<S extends ServicePoint>(DatPair.Side side, EventDispatcher evd, S sp, long qual) {
+
+        /** dat_ep_connect(3DAT) of {@code active} to this service point; the request it delivers ({@link ConnSupport#expectRequest}). */
+        ConnectionRequestEvent request(Endpoint active, byte[] privateData) {
+            connect(active, side, qual, privateData);
+            return expectRequest(evd, sp, side);
+        }
+    }
+
+    /** A PSP of {@code p.b} with {@code flag} on a new qualifier, its requests on a CR EVD of its own (4 deep). */
+    static Listener<PublicServicePoint> psp(DatPair p, PspFlag flag) {
+        return psp(p, flag, 4);
+    }
+
+    /** A PSP of {@code p.b} with {@code flag} on a new qualifier, its requests on a CR EVD of its own {@code qlen} deep (its backlog). */
+    static Listener<PublicServicePoint> psp(DatPair p, PspFlag flag, int qlen) {
+        EventDispatcher evd = crEvd(p.b, qlen);
+        int q = p.qual();
+        return new Listener<>(p.b, evd, p.b.ia.createPsp(q, evd, flag), q);
+    }
+
+    /** An RSP of {@code p.b} reserving {@code ep} on a new qualifier, its request on a CR EVD of its own (4 deep). */
+    static Listener<ReservedServicePoint> rsp(DatPair p, Endpoint ep) {
+        EventDispatcher evd = crEvd(p.b, 4);
+        int q = p.qual();
+        return new Listener<>(p.b, evd, p.b.ia.createRsp(q, ep, evd), q);
     }
 
     /** Bytes 0..n-1 offset by {@code seed}: private data whose every byte is checked. */
@@ -92,28 +150,52 @@ final class ConnSupport {
         return r;
     }
 
-    /** No event is queued on {@code evd} now. */
-    static void assertNoEvent(EventDispatcher evd) {
-        Optional<DatEvent> e = evd.dequeue();
-        if (e.isPresent()) {
-            fail("expected no event on " + evd + ", got " + e.get());
-        }
+    /** ESTABLISHED for {@code active} on {@code p.a.conn} and for {@code passive} on {@code p.b.conn}; the active side's event. */
+    static ConnectionEvent expectEstablished(DatPair p, Endpoint active, Endpoint passive) {
+        ConnectionEvent e = expect(p.a.conn, EventNumber.CONNECTION_EVENT_ESTABLISHED, active);
+        expect(p.b.conn, EventNumber.CONNECTION_EVENT_ESTABLISHED, passive);
+        return e;
+    }
+
+    /**
+     * dat_cr_accept(3DAT) of {@code cr} with a new endpoint of {@code p.b} and no private data;
+     * ESTABLISHED for {@code active} and for the new endpoint ({@link #expectEstablished}), which it returns.
+     */
+    static Endpoint acceptWithNewEndpoint(DatPair p, ConnectionRequest cr, Endpoint active) {
+        Endpoint passive = p.b.ep();
+        cr.accept(passive, null);
+        expectEstablished(p, active, passive);
+        return passive;
+    }
+
+    /**
+     * dat_ep_connect(3DAT) of a new endpoint of {@code p.a} to qualifier {@code qual} of {@code p.b},
+     * where no service point takes the request: NON_PEER_REJECTED on {@code p.a.conn}. Returns the endpoint.
+     */
+    static Endpoint connectRefused(DatPair p, long qual) {
+        Endpoint ep = p.a.ep();
+        connect(ep, p.b, qual, null);
+        expect(p.a.conn, EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED, ep);
+        return ep;
+    }
+
+    /**
+     * The consumer's part before it accepts with a provider endpoint (dat_psp_create(3DAT)):
+     * dat_ep_modify(3DAT) gives it {@code side}'s PZ, {@code side}'s DTO EVD for both streams, and
+     * {@code connectEvd}.
+     */
+    static void equipProviderEndpoint(Endpoint ep, DatPair.Side side, EventDispatcher connectEvd) {
+        ep.modify(EpModify.builder().pz(side.pz).recvEvd(side.dto).requestEvd(side.dto).connectEvd(connectEvd).build());
+    }
+
+    /** dat_cr_reject(3DAT) of {@code req}; the requester {@code active} (on {@code p.a}) gets PEER_REJECTED. */
+    static void rejectAndExpect(DatPair p, ConnectionRequestEvent req, Endpoint active) {
+        req.cr().reject();
+        expect(p.a.conn, EventNumber.CONNECTION_EVENT_PEER_REJECTED, active);
     }
 
     static void assertState(EndpointState expected, Endpoint ep) {
         assertEquals(expected, ep.status().state(), () -> "state of " + ep);
-    }
-
-    static SimIa sim(DatPair.Side side) {
-        return (SimIa) side.ia;
-    }
-
-    static Fabric fabric(DatPair.Side side) {
-        return sim(side).fabric;
-    }
-
-    static Device device(DatPair.Side side) {
-        return sim(side).device;
     }
 
     /** An IA address of the pair's fabric that no device owns: {@code side}'s GID with its last byte changed. */
@@ -124,7 +206,7 @@ final class ConnSupport {
         raw[raw.length - 2] ^= (byte) 0xA5;
         try {
             InetSocketAddress other = new InetSocketAddress(InetAddress.getByAddress(raw), 0);
-            for (Device d : fabric(side).devices()) {
+            for (Device d : EventTestSupport.sim(side.ia).fabric.devices()) {
                 assertTrue(!other.equals(io.simrdma.fabric.cm.RdmaCm.addressOf(d, 0)), "an address no device owns");
             }
             return other;

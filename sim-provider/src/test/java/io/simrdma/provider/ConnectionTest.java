@@ -21,6 +21,7 @@ import io.simrdma.dat.PublicServicePoint;
 import io.simrdma.dat.Qos;
 import io.simrdma.dat.RmrTriplet;
 import io.simrdma.dat.Timeout;
+import io.simrdma.provider.ConnSupport.Listener;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -35,19 +36,23 @@ import java.util.OptionalLong;
 import java.util.stream.Stream;
 
 import static io.simrdma.provider.ConnSupport.MAX_PD;
-import static io.simrdma.provider.ConnSupport.assertNoEvent;
+import static io.simrdma.provider.ConnSupport.acceptWithNewEndpoint;
 import static io.simrdma.provider.ConnSupport.assertState;
 import static io.simrdma.provider.ConnSupport.bytes;
 import static io.simrdma.provider.ConnSupport.connEvd;
 import static io.simrdma.provider.ConnSupport.connect;
-import static io.simrdma.provider.ConnSupport.crEvd;
-import static io.simrdma.provider.ConnSupport.device;
+import static io.simrdma.provider.ConnSupport.establish;
 import static io.simrdma.provider.ConnSupport.expect;
+import static io.simrdma.provider.ConnSupport.expectEstablished;
 import static io.simrdma.provider.ConnSupport.expectRequest;
-import static io.simrdma.provider.ConnSupport.fabric;
 import static io.simrdma.provider.ConnSupport.nobody;
+import static io.simrdma.provider.ConnSupport.psp;
+import static io.simrdma.provider.ConnSupport.rejectAndExpect;
 import static io.simrdma.provider.DatPair.assertDat;
 import static io.simrdma.provider.DatPair.next;
+import static io.simrdma.provider.EventTestSupport.assertNoEvent;
+import static io.simrdma.provider.EventTestSupport.device;
+import static io.simrdma.provider.EventTestSupport.fabric;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -72,10 +77,9 @@ class ConnectionTest {
             + "the active side gets the accepter's private data, the passive side none")
     void shouldEstablishOnBothConnectEvdsWhenRequestIsAccepted(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
-            EventDispatcher spEvd = crEvd(p.b, 4);
+            Listener<PublicServicePoint> psp = psp(p, PspFlag.CONSUMER);
+            long q = psp.qual();
             EventDispatcher passiveConn = connEvd(p.b);
-            int q = p.qual();
-            PublicServicePoint psp = p.b.ia.createPsp(q, spEvd, PspFlag.CONSUMER);
             Endpoint active = p.a.ep();
             Endpoint passive = ConnSupport.ep(p.b, passiveConn);
             byte[] request = bytes(13, 1);
@@ -83,7 +87,7 @@ class ConnectionTest {
 
             connect(active, p.b, q, request);
             assertState(EndpointState.ACTIVE_CONNECTION_PENDING, active);
-            ConnectionRequestEvent req = expectRequest(spEvd, psp, p.b);
+            ConnectionRequestEvent req = expectRequest(psp.evd(), psp.sp(), p.b);
             assertArrayEquals(request, req.cr().query().privateData());
             req.cr().accept(passive, reply);
 
@@ -91,7 +95,7 @@ class ConnectionTest {
             assertArrayEquals(reply, activeEst.privateData(), "the accepter's private data");
             ConnectionEvent passiveEst = expect(passiveConn, ESTABLISHED, passive);
             assertEquals(0, passiveEst.privateDataSize(), "passive side private_data_size");
-            assertNoEvent(spEvd);
+            assertNoEvent(psp.evd());
             assertNoEvent(p.b.conn);
             assertState(EndpointState.CONNECTED, active);
             assertState(EndpointState.CONNECTED, passive);
@@ -153,8 +157,7 @@ class ConnectionTest {
             connect(active, p.b, q, bytes(MAX_PD, 0));
             ConnectionRequestEvent req = next(p.b.conn, ConnectionRequestEvent.class);
             assertEquals(MAX_PD, req.cr().query().privateDataSize());
-            req.cr().reject();
-            expect(p.a.conn, EventNumber.CONNECTION_EVENT_PEER_REJECTED, active);
+            rejectAndExpect(p, req, active);
         }
     }
 
@@ -166,16 +169,13 @@ class ConnectionTest {
             + "connect EVD, with no private data (dat_cr_reject carries none); the EP is DISCONNECTED")
     void shouldReportPeerRejectedWhenConsumerRejects(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
-            EventDispatcher spEvd = crEvd(p.b, 4);
-            int q = p.qual();
-            PublicServicePoint psp = p.b.ia.createPsp(q, spEvd, PspFlag.CONSUMER);
+            Listener<PublicServicePoint> psp = psp(p, PspFlag.CONSUMER);
             Endpoint active = p.a.ep();
-            connect(active, p.b, q, bytes(5, 5));
-            expectRequest(spEvd, psp, p.b).cr().reject();
+            psp.request(active, bytes(5, 5)).cr().reject();
             ConnectionEvent e = expect(p.a.conn, EventNumber.CONNECTION_EVENT_PEER_REJECTED, active);
             assertEquals(0, e.privateDataSize());
             assertState(EndpointState.DISCONNECTED, active);
-            assertNoEvent(spEvd);
+            assertNoEvent(psp.evd());
             assertNoEvent(p.b.conn);
         }
     }
@@ -202,13 +202,13 @@ class ConnectionTest {
     void shouldReportUnreachableWhenNoDeviceOwnsTheAddress(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
             Endpoint active = p.a.ep();
-            long start = fabric(p.a).now();
+            long start = fabric(p).now();
             active.connect(nobody(p.a), p.qual(), Timeout.ofMillis(60_000), null, Qos.BEST_EFFORT,
                     EnumSet.noneOf(ConnectFlag.class));
             expect(p.a.conn, EventNumber.CONNECTION_EVENT_UNREACHABLE, active);
             assertState(EndpointState.DISCONNECTED, active);
             if (mode == DatPair.Mode.DETERMINISTIC) {
-                assertTrue(fabric(p.a).now() - start < 60_000_000_000L, "UNREACHABLE before the connect timeout");
+                assertTrue(fabric(p).now() - start < 60_000_000_000L, "UNREACHABLE before the connect timeout");
             }
         }
     }
@@ -218,15 +218,13 @@ class ConnectionTest {
             + "when the consumer's timeout expires (virtual time); the EP is DISCONNECTED")
     void shouldReportTimedOutWhenPeerNeverAccepts() {
         try (DatPair p = DatPair.open(DatPair.Mode.DETERMINISTIC)) {
-            EventDispatcher spEvd = crEvd(p.b, 4);
-            int q = p.qual();
-            PublicServicePoint psp = p.b.ia.createPsp(q, spEvd, PspFlag.CONSUMER);
+            Listener<PublicServicePoint> psp = psp(p, PspFlag.CONSUMER);
             Endpoint active = p.a.ep();
-            long start = fabric(p.a).now();
-            connect(active, p.b, q, Timeout.ofMillis(1000), null);
-            expectRequest(spEvd, psp, p.b);
+            long start = fabric(p).now();
+            connect(active, p.b, psp.qual(), Timeout.ofMillis(1000), null);
+            expectRequest(psp.evd(), psp.sp(), p.b);
             expect(p.a.conn, EventNumber.CONNECTION_EVENT_TIMED_OUT, active);
-            long elapsed = fabric(p.a).now() - start;
+            long elapsed = fabric(p).now() - start;
             assertTrue(elapsed >= 1_000_000_000L && elapsed < 2_000_000_000L, "TIMED_OUT after 1 s, not " + elapsed + " ns");
             assertState(EndpointState.DISCONNECTED, active);
             assertNoEvent(p.b.conn);
@@ -238,15 +236,13 @@ class ConnectionTest {
             + "ACCEPT_COMPLETION_ERROR on the passive connect EVD; the EP is DISCONNECTED and its receives flushed")
     void shouldReportAcceptCompletionErrorWhenRequesterGaveUp() {
         try (DatPair p = DatPair.open(DatPair.Mode.DETERMINISTIC)) {
-            EventDispatcher spEvd = crEvd(p.b, 4);
+            Listener<PublicServicePoint> psp = psp(p, PspFlag.CONSUMER);
             EventDispatcher passiveConn = connEvd(p.b);
-            int q = p.qual();
-            PublicServicePoint psp = p.b.ia.createPsp(q, spEvd, PspFlag.CONSUMER);
             Endpoint active = p.a.ep();
             Endpoint passive = ConnSupport.ep(p.b, passiveConn);
             passive.postRecv(p.b.iov(0, 64), 77, CompletionFlag.defaults());
-            connect(active, p.b, q, Timeout.ofMillis(500), null);
-            ConnectionRequestEvent req = expectRequest(spEvd, psp, p.b);
+            connect(active, p.b, psp.qual(), Timeout.ofMillis(500), null);
+            ConnectionRequestEvent req = expectRequest(psp.evd(), psp.sp(), p.b);
             expect(p.a.conn, EventNumber.CONNECTION_EVENT_TIMED_OUT, active);
 
             req.cr().accept(passive, bytes(7, 7));
@@ -256,7 +252,7 @@ class ConnectionTest {
             assertEquals(77, flushed.userCookie());
             assertEquals(DtoCompletionStatus.ERR_FLUSHED, flushed.status());
             assertNoEvent(p.a.conn);
-            assertNoEvent(spEvd);
+            assertNoEvent(psp.evd());
         }
     }
 
@@ -283,12 +279,7 @@ class ConnectionTest {
             EventDispatcher passiveConn = connEvd(p.b);
             Endpoint active = p.a.ep();
             Endpoint passive = ConnSupport.ep(p.b, passiveConn);
-            int q = p.qual();
-            PublicServicePoint psp = p.b.ia.createPsp(q, p.b.conn, PspFlag.CONSUMER);
-            connect(active, p.b, q, null);
-            expectRequest(p.b.conn, psp, p.b).cr().accept(passive, null);
-            expect(p.a.conn, ESTABLISHED, active);
-            expect(passiveConn, ESTABLISHED, passive);
+            establish(p, active, p.a.conn, passive, passiveConn, p.qual());
 
             (fromActive ? active : passive).disconnect(flag);
             expect(p.a.conn, DISCONNECTED, active);
@@ -311,12 +302,10 @@ class ConnectionTest {
             + "DISCONNECTED on the connect EVD (S1 choice) and pre-posted receives flushed")
     void shouldAbortEstablishmentWhenDisconnectingWhileActivePending(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
-            int q = p.qual();
-            EventDispatcher spEvd = crEvd(p.b, 4);
-            p.b.ia.createPsp(q, spEvd, PspFlag.CONSUMER);
+            Listener<PublicServicePoint> psp = psp(p, PspFlag.CONSUMER);
             Endpoint active = p.a.ep();
             active.postRecv(p.a.iov(0, 32), 5, CompletionFlag.defaults());
-            connect(active, p.b, q, null);
+            connect(active, p.b, psp.qual(), null);
             active.disconnect(CloseFlag.GRACEFUL);
             assertState(EndpointState.DISCONNECTED, active);
             expect(p.a.conn, DISCONNECTED, active);
@@ -443,8 +432,7 @@ class ConnectionTest {
             assertNoEvent(p.b.conn);
             // None of them left anything behind: a good connect still works.
             connect(ep, p.b, q, null);
-            next(p.b.conn, ConnectionRequestEvent.class).cr().reject();
-            expect(p.a.conn, EventNumber.CONNECTION_EVENT_PEER_REJECTED, ep);
+            rejectAndExpect(p, next(p.b.conn, ConnectionRequestEvent.class), ep);
         }
     }
 
@@ -454,17 +442,13 @@ class ConnectionTest {
             + "subtype of its state; a freed EP is DAT_INVALID_HANDLE_EP")
     void shouldRefuseConnectWhenEndpointIsNotUnconnected(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
-            int q = p.qual();
-            EventDispatcher spEvd = crEvd(p.b, 4);
-            PublicServicePoint psp = p.b.ia.createPsp(q, spEvd, PspFlag.CONSUMER);
+            Listener<PublicServicePoint> psp = psp(p, PspFlag.CONSUMER);
+            long q = psp.qual();
             Endpoint ep = p.a.ep();
             connect(ep, p.b, q, null);
             assertDat(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EP_ACTCONNPENDING,
                     () -> connect(ep, p.b, q, null));
-            Endpoint passive = p.b.ep();
-            expectRequest(spEvd, psp, p.b).cr().accept(passive, null);
-            expect(p.a.conn, ESTABLISHED, ep);
-            expect(p.b.conn, ESTABLISHED, passive);
+            Endpoint passive = acceptWithNewEndpoint(p, expectRequest(psp.evd(), psp.sp(), p.b).cr(), ep);
             assertDat(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EP_CONNECTED,
                     () -> connect(ep, p.b, q, null));
             assertDat(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EP_CONNECTED,
@@ -476,7 +460,7 @@ class ConnectionTest {
                     () -> connect(ep, p.b, q, null));
             ep.free();
             assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_EP, () -> connect(ep, p.b, q, null));
-            assertNoEvent(spEvd);
+            assertNoEvent(psp.evd());
         }
     }
 
@@ -488,32 +472,25 @@ class ConnectionTest {
             + "private data; both ends are ESTABLISHED")
     void shouldConnectToTheSameRemoteEndWhenDupConnecting(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
-            EventDispatcher spEvd = crEvd(p.b, 4);
-            int q = p.qual();
-            PublicServicePoint psp = p.b.ia.createPsp(q, spEvd, PspFlag.CONSUMER);
+            Listener<PublicServicePoint> psp = psp(p, PspFlag.CONSUMER);
             Endpoint first = p.a.ep();
-            Endpoint firstPeer = p.b.ep();
-            connect(first, p.b, q, null);
-            expectRequest(spEvd, psp, p.b).cr().accept(firstPeer, null);
-            expect(p.a.conn, ESTABLISHED, first);
-            expect(p.b.conn, ESTABLISHED, firstPeer);
+            acceptWithNewEndpoint(p, psp.request(first, null).cr(), first);
 
             Endpoint dup = p.a.ep();
             Endpoint dupPeer = p.b.ep();
             byte[] request = bytes(MAX_PD, 9);
             dup.dupConnect(first, DatPair.WAIT, request, Qos.BEST_EFFORT);
             assertState(EndpointState.ACTIVE_CONNECTION_PENDING, dup);
-            ConnectionRequestEvent req = expectRequest(spEvd, psp, p.b);
+            ConnectionRequestEvent req = expectRequest(psp.evd(), psp.sp(), p.b);
             CrParams cp = req.cr().query();
             assertArrayEquals(request, cp.privateData());
             assertEquals(dup.query().localPortQual().getAsLong(), cp.remotePortQual());
             assertNotEquals(first.query().localPortQual(), dup.query().localPortQual(), "a port qualifier of its own");
             byte[] reply = bytes(4, 4);
             req.cr().accept(dupPeer, reply);
-            assertArrayEquals(reply, expect(p.a.conn, ESTABLISHED, dup).privateData());
-            expect(p.b.conn, ESTABLISHED, dupPeer);
+            assertArrayEquals(reply, expectEstablished(p, dup, dupPeer).privateData());
             assertEquals(p.b.address(), dup.query().remoteIaAddress().orElseThrow());
-            assertEquals(OptionalLong.of(q), dup.query().remotePortQual());
+            assertEquals(OptionalLong.of(psp.qual()), dup.query().remotePortQual());
         }
     }
 
@@ -587,8 +564,7 @@ class ConnectionTest {
                     PublicServicePoint psp = p.a.ia.createPsp(q, p.a.conn, PspFlag.CONSUMER);
                     connect(passive, p.a, q, null);
                     expectRequest(p.a.conn, psp, p.a).cr().accept(active, null);
-                    expect(p.b.conn, ESTABLISHED, passive);
-                    expect(p.a.conn, ESTABLISHED, active);
+                    expectEstablished(p, active, passive);
                     psp.free();
                 }
                 active.postSend(p.a.iov(0, 1), 50 + round, CompletionFlag.defaults());
@@ -629,14 +605,11 @@ class ConnectionTest {
     @DisplayName("dat_ep_reset(3DAT): reset is refused in ACTIVE_CONNECTION_PENDING with its subtype")
     void shouldRefuseResetWhenConnectionIsPending(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
-            int q = p.qual();
-            EventDispatcher spEvd = crEvd(p.b, 4);
-            PublicServicePoint psp = p.b.ia.createPsp(q, spEvd, PspFlag.CONSUMER);
+            Listener<PublicServicePoint> psp = psp(p, PspFlag.CONSUMER);
             Endpoint active = p.a.ep();
-            connect(active, p.b, q, null);
+            connect(active, p.b, psp.qual(), null);
             assertDat(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EP_ACTCONNPENDING, active::reset);
-            expectRequest(spEvd, psp, p.b).cr().reject();
-            expect(p.a.conn, EventNumber.CONNECTION_EVENT_PEER_REJECTED, active);
+            rejectAndExpect(p, expectRequest(psp.evd(), psp.sp(), p.b), active);
             active.reset();
             assertState(EndpointState.UNCONNECTED, active);
         }

@@ -7,29 +7,36 @@ import io.simrdma.dat.DatReturnSubtype;
 import io.simrdma.dat.DatReturnType;
 import io.simrdma.dat.Endpoint;
 import io.simrdma.dat.EndpointState;
-import io.simrdma.dat.EpModify;
 import io.simrdma.dat.EventDispatcher;
 import io.simrdma.dat.EventNumber;
 import io.simrdma.dat.PspFlag;
 import io.simrdma.dat.PublicServicePoint;
 import io.simrdma.dat.ReservedServicePoint;
+import io.simrdma.provider.ConnSupport.Listener;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
+import java.util.HashSet;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
 
 import static io.simrdma.provider.ConnSupport.MAX_PD;
-import static io.simrdma.provider.ConnSupport.assertNoEvent;
+import static io.simrdma.provider.ConnSupport.acceptWithNewEndpoint;
 import static io.simrdma.provider.ConnSupport.assertState;
 import static io.simrdma.provider.ConnSupport.bytes;
 import static io.simrdma.provider.ConnSupport.connEvd;
-import static io.simrdma.provider.ConnSupport.connect;
 import static io.simrdma.provider.ConnSupport.crEvd;
+import static io.simrdma.provider.ConnSupport.equipProviderEndpoint;
 import static io.simrdma.provider.ConnSupport.expect;
+import static io.simrdma.provider.ConnSupport.expectEstablished;
 import static io.simrdma.provider.ConnSupport.expectRequest;
+import static io.simrdma.provider.ConnSupport.psp;
+import static io.simrdma.provider.ConnSupport.rejectAndExpect;
+import static io.simrdma.provider.ConnSupport.rsp;
 import static io.simrdma.provider.DatPair.assertDat;
+import static io.simrdma.provider.EventTestSupport.assertNoEvent;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
@@ -42,13 +49,6 @@ import static org.junit.jupiter.api.Assertions.assertNotSame;
 class CrTest {
 
     private static final EventNumber ESTABLISHED = EventNumber.CONNECTION_EVENT_ESTABLISHED;
-
-    /** A request from a new EP of {@code p.a} on a consumer PSP of {@code p.b} whose EVD is {@code spEvd}. */
-    private static ConnectionRequestEvent request(DatPair p, EventDispatcher spEvd, PublicServicePoint psp,
-                                                  Endpoint active, byte[] data) {
-        connect(active, p.b, psp.connQual(), data);
-        return expectRequest(spEvd, psp, p.b);
-    }
 
     /** Every CR operation on a destroyed CR is DAT_INVALID_HANDLE_CR. */
     private static void assertCrInvalid(ConnectionRequest cr, Endpoint someEp, long someQual) {
@@ -64,12 +64,11 @@ class CrTest {
             + "exactly the private data it sent, and no local EP for a consumer PSP")
     void shouldDescribeRequesterWhenQueried(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
-            EventDispatcher spEvd = crEvd(p.b, 4);
-            PublicServicePoint psp = p.b.ia.createPsp(p.qual(), spEvd, PspFlag.CONSUMER);
+            Listener<PublicServicePoint> psp = psp(p, PspFlag.CONSUMER);
             for (int size : new int[] {0, 1, 40, MAX_PD}) {
                 Endpoint active = p.a.ep();
                 byte[] data = bytes(size, 11 * size);
-                ConnectionRequestEvent req = request(p, spEvd, psp, active, data);
+                ConnectionRequestEvent req = psp.request(active, data);
                 CrParams cp = req.cr().query();
                 assertEquals(p.a.address(), cp.remoteIaAddress());
                 OptionalLong port = active.query().localPortQual();
@@ -78,8 +77,7 @@ class CrTest {
                 assertArrayEquals(data, cp.privateData());
                 assertEquals(Optional.empty(), cp.localEp());
                 assertEquals(cp, req.cr().query(), "a query changes nothing");
-                req.cr().reject();
-                expect(p.a.conn, EventNumber.CONNECTION_EVENT_PEER_REJECTED, active);
+                rejectAndExpect(p, req, active);
             }
         }
     }
@@ -91,10 +89,9 @@ class CrTest {
             + "wrong state DAT_INVALID_STATE (S2 choice); none has an effect, and the CR is accepted afterwards")
     void shouldRefuseAcceptWithoutEffectWhenArgumentsAreInvalid(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
-            EventDispatcher spEvd = crEvd(p.b, 4);
-            PublicServicePoint psp = p.b.ia.createPsp(p.qual(), spEvd, PspFlag.CONSUMER);
+            Listener<PublicServicePoint> psp = psp(p, PspFlag.CONSUMER);
             Endpoint active = p.a.ep();
-            ConnectionRequestEvent req = request(p, spEvd, psp, active, bytes(8, 8));
+            ConnectionRequestEvent req = psp.request(active, bytes(8, 8));
             ConnectionRequest cr = req.cr();
             Endpoint passive = p.b.ep();
 
@@ -114,9 +111,8 @@ class CrTest {
             assertArrayEquals(bytes(8, 8), cr.query().privateData());
             byte[] reply = bytes(MAX_PD, 1);
             cr.accept(passive, reply);
-            assertArrayEquals(reply, expect(p.a.conn, ESTABLISHED, active).privateData());
-            expect(p.b.conn, ESTABLISHED, passive);
-            assertCrInvalid(cr, passive, psp.connQual());
+            assertArrayEquals(reply, expectEstablished(p, active, passive).privateData());
+            assertCrInvalid(cr, passive, psp.qual());
         }
     }
 
@@ -126,13 +122,12 @@ class CrTest {
             + "naming another EP is an invalid combination (DAT_INVALID_PARAMETER) without effect")
     void shouldAcceptWithNamedEndpointWhenEpHandleIsNull(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
-            EventDispatcher spEvd = crEvd(p.b, 4);
-            PublicServicePoint psp = p.b.ia.createPsp(p.qual(), spEvd, PspFlag.PROVIDER);
+            Listener<PublicServicePoint> psp = psp(p, PspFlag.PROVIDER);
             Endpoint active = p.a.ep();
-            ConnectionRequestEvent req = request(p, spEvd, psp, active, null);
+            ConnectionRequestEvent req = psp.request(active, null);
             Endpoint named = req.cr().query().localEp().orElseThrow();
             EventDispatcher namedConn = connEvd(p.b);
-            named.modify(EpModify.builder().pz(p.b.pz).recvEvd(p.b.dto).requestEvd(p.b.dto).connectEvd(namedConn).build());
+            equipProviderEndpoint(named, p.b, namedConn);
             Endpoint other = p.b.ep();
             assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE, () -> req.cr().accept(other, null));
             assertState(EndpointState.UNCONNECTED, other);
@@ -141,7 +136,7 @@ class CrTest {
             expect(p.a.conn, ESTABLISHED, active);
             expect(namedConn, ESTABLISHED, named);
             assertNoEvent(p.b.conn);
-            assertCrInvalid(req.cr(), other, psp.connQual());
+            assertCrInvalid(req.cr(), other, psp.qual());
         }
     }
 
@@ -150,12 +145,11 @@ class CrTest {
     @DisplayName("dat_cr_reject(3DAT): the requester gets PEER_REJECTED and the CR handle is destroyed")
     void shouldDestroyRequestWhenRejected(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
-            EventDispatcher spEvd = crEvd(p.b, 4);
-            PublicServicePoint psp = p.b.ia.createPsp(p.qual(), spEvd, PspFlag.CONSUMER);
+            Listener<PublicServicePoint> psp = psp(p, PspFlag.CONSUMER);
             Endpoint active = p.a.ep();
-            ConnectionRequest cr = request(p, spEvd, psp, active, bytes(3, 3)).cr();
+            ConnectionRequest cr = psp.request(active, bytes(3, 3)).cr();
             cr.reject();
-            assertCrInvalid(cr, p.b.ep(), psp.connQual());
+            assertCrInvalid(cr, p.b.ep(), psp.qual());
             expect(p.a.conn, EventNumber.CONNECTION_EVENT_PEER_REJECTED, active);
             assertState(EndpointState.DISCONNECTED, active);
         }
@@ -167,14 +161,13 @@ class CrTest {
             + "event with the same requester and private data; the old CR handle is destroyed; the new one is accepted")
     void shouldDeliverNewRequestWhenHandedOffToAnotherPsp(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
-            EventDispatcher firstEvd = crEvd(p.b, 4);
+            Listener<PublicServicePoint> first = psp(p, PspFlag.CONSUMER);
+            long q = first.qual();
             EventDispatcher targetEvd = crEvd(p.b, 4);
-            int q = p.qual();
-            PublicServicePoint first = p.b.ia.createPsp(q, firstEvd, PspFlag.CONSUMER);
             PublicServicePoint target = p.b.ia.createPspAny(targetEvd, PspFlag.CONSUMER);
             Endpoint active = p.a.ep();
             byte[] data = bytes(MAX_PD, 2);
-            ConnectionRequest old = request(p, firstEvd, first, active, data).cr();
+            ConnectionRequest old = first.request(active, data).cr();
             CrParams before = old.query();
 
             old.handoff(target.connQual());
@@ -182,13 +175,12 @@ class CrTest {
             ConnectionRequestEvent moved = expectRequest(targetEvd, target, p.b);
             assertNotSame(old, moved.cr());
             assertEquals(before, moved.cr().query(), "same requester, port and private data");
-            assertNoEvent(firstEvd);
+            assertNoEvent(first.evd());
             assertState(EndpointState.ACTIVE_CONNECTION_PENDING, active);
 
             Endpoint passive = p.b.ep();
             moved.cr().accept(passive, bytes(4, 4));
-            assertArrayEquals(bytes(4, 4), expect(p.a.conn, ESTABLISHED, active).privateData());
-            expect(p.b.conn, ESTABLISHED, passive);
+            assertArrayEquals(bytes(4, 4), expectEstablished(p, active, passive).privateData());
             // The requester asked for the first qualifier and is connected to it as far as it knows.
             assertEquals(OptionalLong.of(q), active.query().remotePortQual());
         }
@@ -200,23 +192,20 @@ class CrTest {
             + "reserved EP, which moves to PASSIVE_CONNECTION_PENDING and accepts with DAT_HANDLE_NULL")
     void shouldReserveEndpointWhenHandedOffToRsp(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
-            EventDispatcher pspEvd = crEvd(p.b, 4);
-            EventDispatcher rspEvd = crEvd(p.b, 4);
-            PublicServicePoint psp = p.b.ia.createPsp(p.qual(), pspEvd, PspFlag.CONSUMER);
+            Listener<PublicServicePoint> psp = psp(p, PspFlag.CONSUMER);
             Endpoint reserved = p.b.ep();
-            int r = p.qual();
-            ReservedServicePoint rsp = p.b.ia.createRsp(r, reserved, rspEvd);
+            Listener<ReservedServicePoint> rsp = rsp(p, reserved);
+            long r = rsp.qual();
             Endpoint active = p.a.ep();
-            ConnectionRequest old = request(p, pspEvd, psp, active, bytes(5, 5)).cr();
+            ConnectionRequest old = psp.request(active, bytes(5, 5)).cr();
             old.handoff(r);
             assertCrInvalid(old, reserved, r);
-            ConnectionRequestEvent moved = expectRequest(rspEvd, rsp, p.b);
+            ConnectionRequestEvent moved = expectRequest(rsp.evd(), rsp.sp(), p.b);
             assertState(EndpointState.PASSIVE_CONNECTION_PENDING, reserved);
             assertEquals(Optional.of(reserved), moved.cr().query().localEp());
             assertArrayEquals(bytes(5, 5), moved.cr().query().privateData());
             moved.cr().accept(null, null);
-            expect(p.a.conn, ESTABLISHED, active);
-            expect(p.b.conn, ESTABLISHED, reserved);
+            expectEstablished(p, active, reserved);
         }
     }
 
@@ -226,22 +215,18 @@ class CrTest {
             + "DAT_INVALID_PARAMETER and the CR stays usable")
     void shouldRefuseHandoffWhenQualifierIsUnknown(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
-            EventDispatcher spEvd = crEvd(p.b, 4);
-            PublicServicePoint psp = p.b.ia.createPsp(p.qual(), spEvd, PspFlag.CONSUMER);
+            Listener<PublicServicePoint> psp = psp(p, PspFlag.CONSUMER);
             int elsewhere = p.qual();
             p.a.ia.createPsp(elsewhere, p.a.conn, PspFlag.CONSUMER);
             Endpoint active = p.a.ep();
-            ConnectionRequest cr = request(p, spEvd, psp, active, bytes(2, 2)).cr();
+            ConnectionRequest cr = psp.request(active, bytes(2, 2)).cr();
             for (long bad : new long[] {p.qual(), elsewhere, 0, -1, 0x10000}) {
                 assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE, () -> cr.handoff(bad));
             }
             assertArrayEquals(bytes(2, 2), cr.query().privateData());
-            assertNoEvent(spEvd);
+            assertNoEvent(psp.evd());
             assertNoEvent(p.a.conn);
-            Endpoint passive = p.b.ep();
-            cr.accept(passive, null);
-            expect(p.a.conn, ESTABLISHED, active);
-            expect(p.b.conn, ESTABLISHED, passive);
+            acceptWithNewEndpoint(p, cr, active);
         }
     }
 
@@ -251,20 +236,17 @@ class CrTest {
             + "provider EP to the provider; the target PSP's request names no EP")
     void shouldReleaseProviderEndpointWhenHandedOff(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
-            EventDispatcher provEvd = crEvd(p.b, 4);
-            EventDispatcher consEvd = crEvd(p.b, 4);
-            PublicServicePoint prov = p.b.ia.createPsp(p.qual(), provEvd, PspFlag.PROVIDER);
-            PublicServicePoint cons = p.b.ia.createPsp(p.qual(), consEvd, PspFlag.CONSUMER);
+            Listener<PublicServicePoint> prov = psp(p, PspFlag.PROVIDER);
+            Listener<PublicServicePoint> cons = psp(p, PspFlag.CONSUMER);
             Endpoint active = p.a.ep();
-            ConnectionRequest old = request(p, provEvd, prov, active, null).cr();
+            ConnectionRequest old = prov.request(active, null).cr();
             Endpoint providerEp = old.query().localEp().orElseThrow();
-            old.handoff(cons.connQual());
+            old.handoff(cons.qual());
             assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_EP, providerEp::status);
-            ConnectionRequestEvent moved = expectRequest(consEvd, cons, p.b);
+            ConnectionRequestEvent moved = expectRequest(cons.evd(), cons.sp(), p.b);
             assertEquals(Optional.empty(), moved.cr().query().localEp());
-            moved.cr().reject();
-            expect(p.a.conn, EventNumber.CONNECTION_EVENT_PEER_REJECTED, active);
-            assertCrInvalid(moved.cr(), p.b.ep(), cons.connQual());
+            rejectAndExpect(p, moved, active);
+            assertCrInvalid(moved.cr(), p.b.ep(), cons.qual());
         }
     }
 
@@ -274,16 +256,14 @@ class CrTest {
             + "(DAT_INVALID_PARAMETER, an invalid combination); both requests are then accepted by their own EPs")
     void shouldRefuseAcceptWhenTheEndpointBelongsToAnotherRequest(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
-            EventDispatcher rspEvd = crEvd(p.b, 4);
-            EventDispatcher pspEvd = crEvd(p.b, 4);
             Endpoint reserved = p.b.ep();
-            ReservedServicePoint rsp = p.b.ia.createRsp(p.qual(), reserved, rspEvd);
-            PublicServicePoint psp = p.b.ia.createPsp(p.qual(), pspEvd, PspFlag.CONSUMER);
+            Listener<ReservedServicePoint> rsp = rsp(p, reserved);
+            Listener<PublicServicePoint> psp = psp(p, PspFlag.CONSUMER);
             Endpoint toRsp = p.a.ep();
             Endpoint toPsp = p.a.ep();
-            ConnectionRequestEvent rspReq = request(p, rspEvd, rsp, toRsp);
+            ConnectionRequestEvent rspReq = rsp.request(toRsp, null);
             assertState(EndpointState.PASSIVE_CONNECTION_PENDING, reserved);
-            ConnectionRequestEvent pspReq = request(p, pspEvd, psp, toPsp, null);
+            ConnectionRequestEvent pspReq = psp.request(toPsp, null);
 
             assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE, () -> pspReq.cr().accept(reserved, null));
             assertState(EndpointState.PASSIVE_CONNECTION_PENDING, reserved);
@@ -291,15 +271,10 @@ class CrTest {
             rspReq.cr().accept(null, null);
             Endpoint other = p.b.ep();
             pspReq.cr().accept(other, null);
-            java.util.Set<Endpoint> established = new java.util.HashSet<>();
+            Set<Endpoint> established = new HashSet<>();
             established.add(DatPair.expectConnection(p.b.conn, ESTABLISHED).ep());
             established.add(DatPair.expectConnection(p.b.conn, ESTABLISHED).ep());
-            assertEquals(java.util.Set.of(reserved, other), established);
+            assertEquals(Set.of(reserved, other), established);
         }
-    }
-
-    private static ConnectionRequestEvent request(DatPair p, EventDispatcher spEvd, ReservedServicePoint rsp, Endpoint active) {
-        connect(active, p.b, rsp.connQual(), null);
-        return expectRequest(spEvd, rsp, p.b);
     }
 }

@@ -6,7 +6,6 @@ import io.simrdma.dat.CloseFlag;
 import io.simrdma.dat.CompletionFlag;
 import io.simrdma.dat.ConnectFlag;
 import io.simrdma.dat.Dat;
-import io.simrdma.dat.DatEvent;
 import io.simrdma.dat.DatException;
 import io.simrdma.dat.DatReturnSubtype;
 import io.simrdma.dat.DatReturnType;
@@ -29,7 +28,6 @@ import io.simrdma.dat.LocalMemoryRegion;
 import io.simrdma.dat.MemoryPrivilege;
 import io.simrdma.dat.ProtectionZone;
 import io.simrdma.dat.Qos;
-import io.simrdma.dat.RmrTriplet;
 import io.simrdma.dat.ServiceType;
 import io.simrdma.dat.SharedReceiveQueue;
 import io.simrdma.dat.SrqAttributes;
@@ -49,9 +47,13 @@ import java.util.Set;
 import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
 
+import static io.simrdma.provider.ConnSupport.connEvd;
+import static io.simrdma.provider.ConnSupport.dtoEvd;
 import static io.simrdma.provider.DatPair.assertDat;
 import static io.simrdma.provider.DatPair.flags;
 import static io.simrdma.provider.DatPair.next;
+import static io.simrdma.provider.EventTestSupport.assertNoEvent;
+import static io.simrdma.provider.ObjectFixtures.validAttributes;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -71,26 +73,8 @@ class EndpointTest {
     private static final String SMALL = "maxQpWr=64&maxSge=4";
     private static final Set<CompletionFlag> DEFAULT = CompletionFlag.defaults();
 
-    private static EpAttributes.Builder valid() {
-        return EpAttributes.builder().maxMessageSize(4096).maxRdmaSize(4096).maxRecvDtos(8).maxRequestDtos(8)
-                .maxRecvIov(2).maxRequestIov(2).maxRdmaReadIn(2).maxRdmaReadOut(2).maxRdmaReadIov(2).maxRdmaWriteIov(2);
-    }
-
-    private static EventDispatcher dtoEvd(DatPair.Side s) {
-        return s.ia.createEvd(64, null, EnumSet.of(EvdFlag.DTO));
-    }
-
-    private static EventDispatcher connEvd(DatPair.Side s) {
-        return s.ia.createEvd(16, null, EnumSet.of(EvdFlag.CONNECTION));
-    }
-
     private static EventDispatcher asyncEvd(DatPair.Side s) {
         return s.ia.query().asyncEvd().orElseThrow();
-    }
-
-    private static void assertNoEvent(EventDispatcher evd) {
-        Optional<DatEvent> e = evd.dequeue();
-        assertTrue(e.isEmpty(), () -> "unexpected event " + e.get());
     }
 
     // ------------------------------------------------------------------ dat_ep_create
@@ -217,7 +201,7 @@ class EndpointTest {
             EventDispatcher recv = dtoEvd(p.a);
             EventDispatcher request = dtoEvd(p.a);
             EventDispatcher conn = connEvd(p.a);
-            EpAttributes attrs = change.apply(valid()).build();
+            EpAttributes attrs = change.apply(validAttributes()).build();
             assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE,
                     () -> p.a.ia.createEndpoint(p.a.pz, recv, request, conn, attrs));
             // Nothing was created: the EVDs feed no stream and free at once.
@@ -225,16 +209,16 @@ class EndpointTest {
             request.free();
             conn.free();
             // The same attributes without the bad value are fine.
-            p.a.ep(valid().build()).free();
+            p.a.ep(validAttributes().build()).free();
         }
     }
 
     @Test
     @DisplayName("dat_ep_create(3DAT): a negative count never reaches the provider (DAT_INVALID_PARAMETER from DAT_EP_ATTR)")
     void shouldRejectNegativeCountWhenBuildingAttributes() {
-        assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE, () -> valid().maxRecvDtos(-1).build());
-        assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE, () -> valid().maxMessageSize(-1).build());
-        assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE, () -> valid().srqSoftHw(-7).build());
+        assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE, () -> validAttributes().maxRecvDtos(-1).build());
+        assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE, () -> validAttributes().maxMessageSize(-1).build());
+        assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE, () -> validAttributes().srqSoftHw(-7).build());
     }
 
     @ParameterizedTest
@@ -245,7 +229,7 @@ class EndpointTest {
             assertEquals(Set.of(Qos.BEST_EFFORT), p.a.ia.query().providerAttributes().qosSupported());
             for (Qos q : EnumSet.complementOf(EnumSet.of(Qos.BEST_EFFORT))) {
                 assertDat(DatReturnType.MODEL_NOT_SUPPORTED, DatReturnSubtype.NO_SUBTYPE,
-                        () -> p.a.ep(valid().qos(q).build()));
+                        () -> p.a.ep(validAttributes().qos(q).build()));
             }
         }
     }
@@ -338,18 +322,18 @@ class EndpointTest {
                 EventDispatcher mixed = p.a.ia.createEvd(64, null, EnumSet.of(EvdFlag.DTO, other));
                 EventDispatcher own = dtoEvd(p.a);
                 assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE, () -> p.a.ia.createEndpoint(p.a.pz,
-                        mixed, own, p.a.conn, valid().recvCompletionFlags(flags(CompletionFlag.UNSIGNALLED)).build()));
+                        mixed, own, p.a.conn, validAttributes().recvCompletionFlags(flags(CompletionFlag.UNSIGNALLED)).build()));
                 assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE, () -> p.a.ia.createEndpoint(p.a.pz,
-                        mixed, own, p.a.conn, valid().recvCompletionFlags(flags(CompletionFlag.SOLICITED_WAIT)).build()));
+                        mixed, own, p.a.conn, validAttributes().recvCompletionFlags(flags(CompletionFlag.SOLICITED_WAIT)).build()));
                 assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE, () -> p.a.ia.createEndpoint(p.a.pz,
-                        own, mixed, p.a.conn, valid().requestCompletionFlags(flags(CompletionFlag.UNSIGNALLED)).build()));
+                        own, mixed, p.a.conn, validAttributes().requestCompletionFlags(flags(CompletionFlag.UNSIGNALLED)).build()));
                 // "only DAT_COMPLETION_THRESHOLD is valid": EVD_THRESHOLD (and the default, which notifies every
                 // completion and so is threshold-controlled too) are accepted.
                 p.a.ia.createEndpoint(p.a.pz, mixed, own, p.a.conn,
-                        valid().recvCompletionFlags(flags(CompletionFlag.EVD_THRESHOLD)).build());
+                        validAttributes().recvCompletionFlags(flags(CompletionFlag.EVD_THRESHOLD)).build());
                 p.a.ia.createEndpoint(p.a.pz, own, mixed, p.a.conn,
-                        valid().requestCompletionFlags(flags(CompletionFlag.EVD_THRESHOLD)).build());
-                p.a.ia.createEndpoint(p.a.pz, mixed, mixed, p.a.conn, valid().build());
+                        validAttributes().requestCompletionFlags(flags(CompletionFlag.EVD_THRESHOLD)).build());
+                p.a.ia.createEndpoint(p.a.pz, mixed, mixed, p.a.conn, validAttributes().build());
             }
         }
     }
@@ -361,22 +345,22 @@ class EndpointTest {
         try (DatPair p = DatPair.open(mode)) {
             EventDispatcher shared = dtoEvd(p.a);
             EventDispatcher own = dtoEvd(p.a);
-            EpAttributes unsignalledRequests = valid().requestCompletionFlags(flags(CompletionFlag.UNSIGNALLED)).build();
-            EpAttributes unsignalledRecvs = valid().recvCompletionFlags(flags(CompletionFlag.UNSIGNALLED)).build();
+            EpAttributes unsignalledRequests = validAttributes().requestCompletionFlags(flags(CompletionFlag.UNSIGNALLED)).build();
+            EpAttributes unsignalledRecvs = validAttributes().recvCompletionFlags(flags(CompletionFlag.UNSIGNALLED)).build();
             Endpoint first = p.a.ia.createEndpoint(p.a.pz, own, shared, p.a.conn, unsignalledRequests);
 
             assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE,
-                    () -> p.a.ia.createEndpoint(p.a.pz, shared, own, p.a.conn, valid().build()));
+                    () -> p.a.ia.createEndpoint(p.a.pz, shared, own, p.a.conn, validAttributes().build()));
             assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE,
-                    () -> p.a.ia.createEndpoint(p.a.pz, own, shared, p.a.conn, valid().build()));
+                    () -> p.a.ia.createEndpoint(p.a.pz, own, shared, p.a.conn, validAttributes().build()));
             assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE, () -> p.a.ia.createEndpoint(p.a.pz,
-                    own, shared, p.a.conn, valid().requestCompletionFlags(flags(CompletionFlag.EVD_THRESHOLD)).build()));
+                    own, shared, p.a.conn, validAttributes().requestCompletionFlags(flags(CompletionFlag.EVD_THRESHOLD)).build()));
             p.a.ia.createEndpoint(p.a.pz, shared, own, p.a.conn, unsignalledRecvs);
             p.a.ia.createEndpoint(p.a.pz, own, shared, p.a.conn, unsignalledRequests);
 
             // The other way round: a default stream first, then an UNSIGNALLED one.
             EventDispatcher plain = dtoEvd(p.a);
-            p.a.ia.createEndpoint(p.a.pz, plain, own, p.a.conn, valid().build());
+            p.a.ia.createEndpoint(p.a.pz, plain, own, p.a.conn, validAttributes().build());
             assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE,
                     () -> p.a.ia.createEndpoint(p.a.pz, own, plain, p.a.conn, unsignalledRequests));
             assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE,
@@ -392,14 +376,14 @@ class EndpointTest {
         try (DatPair p = DatPair.open(mode)) {
             EventDispatcher e = dtoEvd(p.a);
             assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE, () -> p.a.ia.createEndpoint(p.a.pz,
-                    e, e, p.a.conn, valid().requestCompletionFlags(flags(CompletionFlag.UNSIGNALLED)).build()));
+                    e, e, p.a.conn, validAttributes().requestCompletionFlags(flags(CompletionFlag.UNSIGNALLED)).build()));
             assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE, () -> p.a.ia.createEndpoint(p.a.pz,
-                    e, e, p.a.conn, valid().recvCompletionFlags(flags(CompletionFlag.UNSIGNALLED)).build()));
+                    e, e, p.a.conn, validAttributes().recvCompletionFlags(flags(CompletionFlag.UNSIGNALLED)).build()));
             // SOLICITED_WAIT receives: "the EVD cannot be used for any other event stream types".
             assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE, () -> p.a.ia.createEndpoint(p.a.pz,
-                    e, e, p.a.conn, valid().recvCompletionFlags(flags(CompletionFlag.SOLICITED_WAIT)).build()));
+                    e, e, p.a.conn, validAttributes().recvCompletionFlags(flags(CompletionFlag.SOLICITED_WAIT)).build()));
             // Both UNSIGNALLED is what the page asks for.
-            Endpoint ok = p.a.ia.createEndpoint(p.a.pz, e, e, p.a.conn, valid()
+            Endpoint ok = p.a.ia.createEndpoint(p.a.pz, e, e, p.a.conn, validAttributes()
                     .recvCompletionFlags(flags(CompletionFlag.UNSIGNALLED))
                     .requestCompletionFlags(flags(CompletionFlag.UNSIGNALLED)).build());
             ok.free();
@@ -414,12 +398,12 @@ class EndpointTest {
         try (DatPair p = DatPair.open(mode)) {
             EventDispatcher shared = dtoEvd(p.a);
             EventDispatcher own = dtoEvd(p.a);
-            EpAttributes solicited = valid().recvCompletionFlags(flags(CompletionFlag.SOLICITED_WAIT)).build();
+            EpAttributes solicited = validAttributes().recvCompletionFlags(flags(CompletionFlag.SOLICITED_WAIT)).build();
             p.a.ia.createEndpoint(p.a.pz, shared, own, p.a.conn, solicited);
             p.a.ia.createEndpoint(p.a.pz, shared, own, p.a.conn, solicited);
-            for (EpAttributes other : List.of(valid().build(),
-                    valid().recvCompletionFlags(flags(CompletionFlag.EVD_THRESHOLD)).build(),
-                    valid().recvCompletionFlags(flags(CompletionFlag.UNSIGNALLED)).build())) {
+            for (EpAttributes other : List.of(validAttributes().build(),
+                    validAttributes().recvCompletionFlags(flags(CompletionFlag.EVD_THRESHOLD)).build(),
+                    validAttributes().recvCompletionFlags(flags(CompletionFlag.UNSIGNALLED)).build())) {
                 assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE,
                         () -> p.a.ia.createEndpoint(p.a.pz, shared, own, p.a.conn, other));
                 assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE,
@@ -436,11 +420,11 @@ class EndpointTest {
             EventDispatcher shared = dtoEvd(p.a);
             EventDispatcher own = dtoEvd(p.a);
             Endpoint unsignalled = p.a.ia.createEndpoint(p.a.pz, own, shared, p.a.conn,
-                    valid().requestCompletionFlags(flags(CompletionFlag.UNSIGNALLED)).build());
+                    validAttributes().requestCompletionFlags(flags(CompletionFlag.UNSIGNALLED)).build());
             assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE,
-                    () -> p.a.ia.createEndpoint(p.a.pz, own, shared, p.a.conn, valid().build()));
+                    () -> p.a.ia.createEndpoint(p.a.pz, own, shared, p.a.conn, validAttributes().build()));
             unsignalled.free();
-            p.a.ia.createEndpoint(p.a.pz, own, shared, p.a.conn, valid().build());
+            p.a.ia.createEndpoint(p.a.pz, own, shared, p.a.conn, validAttributes().build());
         }
     }
 
@@ -453,10 +437,10 @@ class EndpointTest {
             SharedReceiveQueue srq = p.a.ia.createSrq(p.a.pz, new SrqAttributes(8, 1, 0));
             Endpoint first = p.a.ep();
             p.a.ep();
-            p.a.ia.createEndpointWithSrq(p.a.pz, p.a.dto, p.a.dto, p.a.conn, srq, valid().build());
+            p.a.ia.createEndpointWithSrq(p.a.pz, p.a.dto, p.a.dto, p.a.conn, srq, validAttributes().build());
             assertDat(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_TEP, p.a::ep);
             assertDat(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_TEP,
-                    () -> p.a.ia.createEndpointWithSrq(p.a.pz, p.a.dto, p.a.dto, p.a.conn, srq, valid().build()));
+                    () -> p.a.ia.createEndpointWithSrq(p.a.pz, p.a.dto, p.a.dto, p.a.conn, srq, validAttributes().build()));
             first.free();
             assertEquals(EndpointState.UNCONNECTED, p.a.ep().status().state());
             assertDat(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_TEP, p.a::ep);
@@ -471,7 +455,7 @@ class EndpointTest {
     void shouldCreateUnconnectedEndpointBoundToSrqWhenPzMatches(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode, SMALL)) {
             SharedReceiveQueue srq = p.a.ia.createSrq(p.a.pz, new SrqAttributes(16, 2, 0));
-            EpAttributes requested = valid().maxRecvDtos(5).maxMessageSize(1000).maxRdmaSize(3000).maxRdmaReadIn(1)
+            EpAttributes requested = validAttributes().maxRecvDtos(5).maxMessageSize(1000).maxRdmaSize(3000).maxRdmaReadIn(1)
                     .maxRdmaReadOut(3).build();
             Endpoint ep = p.a.ia.createEndpointWithSrq(p.a.pz, p.a.dto, p.a.dto, p.a.conn, srq, requested);
             EpParams q = ep.query();
@@ -492,7 +476,7 @@ class EndpointTest {
             // max_recv_iov "is ignored": no value of it makes the call fail.
             for (int iov : new int[] {0, 5, 1000, Integer.MAX_VALUE}) {
                 Endpoint e = p.a.ia.createEndpointWithSrq(p.a.pz, p.a.dto, p.a.dto, p.a.conn, srq,
-                        valid().maxRecvIov(iov).build());
+                        validAttributes().maxRecvIov(iov).build());
                 assertEquals(EndpointState.UNCONNECTED, e.status().state());
                 e.free();
             }
@@ -507,7 +491,7 @@ class EndpointTest {
             SharedReceiveQueue srq = p.a.ia.createSrq(p.a.pz, new SrqAttributes(16, 2, 0));
             for (int n : new int[] {65, Integer.MAX_VALUE}) {
                 assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE, () -> p.a.ia.createEndpointWithSrq(
-                        p.a.pz, p.a.dto, p.a.dto, p.a.conn, srq, valid().maxRecvDtos(n).build()));
+                        p.a.pz, p.a.dto, p.a.dto, p.a.conn, srq, validAttributes().maxRecvDtos(n).build()));
             }
             srq.free();
         }
@@ -535,7 +519,7 @@ class EndpointTest {
             SharedReceiveQueue foreign = p.b.ia.createSrq(p.b.pz, new SrqAttributes(16, 2, 0));
             for (SharedReceiveQueue bad : new SharedReceiveQueue[] {dead, foreign, null}) {
                 assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_SRQ,
-                        () -> p.a.ia.createEndpointWithSrq(p.a.pz, p.a.dto, p.a.dto, p.a.conn, bad, valid().build()));
+                        () -> p.a.ia.createEndpointWithSrq(p.a.pz, p.a.dto, p.a.dto, p.a.conn, bad, validAttributes().build()));
             }
         }
     }
@@ -549,7 +533,7 @@ class EndpointTest {
             SharedReceiveQueue srq = p.a.ia.createSrq(p.a.pz, new SrqAttributes(16, 2, 0));
             ProtectionZone other = p.a.ia.createPz();
             assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE,
-                    () -> p.a.ia.createEndpointWithSrq(other, p.a.dto, p.a.dto, p.a.conn, srq, valid().build()));
+                    () -> p.a.ia.createEndpointWithSrq(other, p.a.dto, p.a.dto, p.a.conn, srq, validAttributes().build()));
             // Nothing is attached to the SRQ or the PZ.
             srq.free();
             other.free();
@@ -562,7 +546,7 @@ class EndpointTest {
     void shouldRejectPostRecvWithInvalidParameterWhenEndpointUsesSrq(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
             SharedReceiveQueue srq = p.a.ia.createSrq(p.a.pz, new SrqAttributes(16, 2, 0));
-            Endpoint ep = p.a.ia.createEndpointWithSrq(p.a.pz, p.a.dto, p.a.dto, p.a.conn, srq, valid().build());
+            Endpoint ep = p.a.ia.createEndpointWithSrq(p.a.pz, p.a.dto, p.a.dto, p.a.conn, srq, validAttributes().build());
             assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE,
                     () -> ep.postRecv(p.a.iov(0, 64), 1, DEFAULT));
             srq.postRecv(p.a.iov(0, 64), 1);
@@ -579,7 +563,7 @@ class EndpointTest {
             SharedReceiveQueue srq = p.a.ia.createSrq(p.a.pz, new SrqAttributes(16, 2, 0));
             EventDispatcher recv = dtoEvd(p.a);
             Endpoint ep = p.a.ia.createEndpointWithSrq(p.a.pz, recv, p.a.dto, p.a.conn, srq,
-                    valid().recvCompletionFlags(flags(CompletionFlag.UNSIGNALLED)).build());
+                    validAttributes().recvCompletionFlags(flags(CompletionFlag.UNSIGNALLED)).build());
             Endpoint peer = p.b.ep();
             p.connect(ep, peer);
             srq.postRecv(p.a.iov(0, 64), 77);
@@ -593,23 +577,13 @@ class EndpointTest {
 
     // ------------------------------------------------------------------ query, status, recv_query, watermark, free in every state
 
-    static Stream<Arguments> modesAndStates() {
-        List<Arguments> l = new ArrayList<>();
-        for (DatPair.Mode m : DatPair.Mode.values()) {
-            for (EndpointState s : EndpointPlacer.STATES) {
-                l.add(Arguments.of(m, s));
-            }
-        }
-        return l.stream();
-    }
-
     @ParameterizedTest(name = "{0} {1}")
-    @MethodSource("modesAndStates")
+    @MethodSource("io.simrdma.provider.EpStates#modesAndStates")
     @DisplayName("dat_ep_query, dat_ep_get_status, dat_ep_recv_query, dat_ep_set_watermark in every state; dat_ep_free's state rule")
     void shouldAnswerQueriesInEveryStateAndFreeOnlyOutsideReservedAndRequestPendingStates(DatPair.Mode mode,
                                                                                            EndpointState state) {
         try (DatPair p = DatPair.open(mode)) {
-            Endpoint ep = EndpointPlacer.place(p, state).ep();
+            Endpoint ep = new EpStates.Subject(p).providerEndpointAsGiven().driveTo(state).ep;
             assertEquals(state, ep.query().state());
             assertEquals(state, ep.status().state());
             EpRecvInfo r = ep.recvQuery();
@@ -641,7 +615,7 @@ class EndpointTest {
         try (DatPair p = DatPair.open(mode)) {
             Endpoint ep = p.a.ep();
             Endpoint peer = p.b.ep();
-            EndpointPlacer.connect(p, ep, p.a.conn, peer, p.b.conn, 4242);
+            ConnSupport.establish(p, ep, p.a.conn, peer, p.b.conn, 4242);
             EpParams q = ep.query();
             assertEquals(EndpointState.CONNECTED, q.state());
             assertEquals(Optional.of(p.b.address()), q.remoteIaAddress());
@@ -715,7 +689,7 @@ class EndpointTest {
     void shouldReportValueUnknownWhenEndpointUsesSrq(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
             SharedReceiveQueue srq = p.a.ia.createSrq(p.a.pz, new SrqAttributes(16, 2, 0));
-            Endpoint ep = p.a.ia.createEndpointWithSrq(p.a.pz, p.a.dto, p.a.dto, p.a.conn, srq, valid().build());
+            Endpoint ep = p.a.ia.createEndpointWithSrq(p.a.pz, p.a.dto, p.a.dto, p.a.conn, srq, validAttributes().build());
             srq.postRecv(p.a.iov(0, 64), 1);
             assertEquals(new EpRecvInfo(Dat.VALUE_UNKNOWN, Dat.VALUE_UNKNOWN), ep.recvQuery());
         }
@@ -784,7 +758,7 @@ class EndpointTest {
         try (DatPair p = DatPair.open(mode)) {
             EventDispatcher async = asyncEvd(p.a);
             SharedReceiveQueue srq = p.a.ia.createSrq(p.a.pz, new SrqAttributes(16, 2, 0));
-            Endpoint ep = p.a.ia.createEndpointWithSrq(p.a.pz, p.a.dto, p.a.dto, p.a.conn, srq, valid().build());
+            Endpoint ep = p.a.ia.createEndpointWithSrq(p.a.pz, p.a.dto, p.a.dto, p.a.conn, srq, validAttributes().build());
             Endpoint peer = p.b.ep();
             p.connect(ep, peer);
             ep.setWatermark(0, Dat.WATERMARK_INFINITE);
@@ -884,9 +858,9 @@ class EndpointTest {
             EventDispatcher request = dtoEvd(p.a);
             EventDispatcher conn = connEvd(p.a);
             SharedReceiveQueue srq = ia.createSrq(pz, new SrqAttributes(8, 1, 0));
-            LocalMemoryRegion lmr = EndpointPlacer.lmr(p.a, pz, MemoryPrivilege.all());
-            Endpoint ep = ia.createEndpoint(pz, recv, request, conn, valid().build());
-            Endpoint srqEp = ia.createEndpointWithSrq(pz, recv, request, conn, srq, valid().build());
+            LocalMemoryRegion lmr = ObjectFixtures.lmr(p.a, pz, MemoryPrivilege.all());
+            Endpoint ep = ia.createEndpoint(pz, recv, request, conn, validAttributes().build());
+            Endpoint srqEp = ia.createEndpointWithSrq(pz, recv, request, conn, srq, validAttributes().build());
             ep.postRecv(List.of(new LmrTriplet(lmr.lmrContext(), lmr.registeredAddress(), 64)), 1, DEFAULT);
             // In use while the endpoints live.
             assertDat(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EVD_IN_USE, recv::free);
@@ -901,7 +875,7 @@ class EndpointTest {
             assertEquals(1, srq.query().availableDtoCount());
             recv.query();
             conn.query();
-            Endpoint again = ia.createEndpoint(pz, recv, request, conn, valid().build());
+            Endpoint again = ia.createEndpoint(pz, recv, request, conn, validAttributes().build());
             again.postRecv(List.of(new LmrTriplet(lmr.lmrContext(), lmr.registeredAddress(), 64)), 3, DEFAULT);
             again.free();
             // ... and, no endpoint using them any more, each frees.
@@ -932,13 +906,13 @@ class EndpointTest {
             this.p = p;
             recv = dtoEvd(p.a);
             request = dtoEvd(p.a);
-            ep = p.a.ia.createEndpoint(p.a.pz, recv, request, p.a.conn, valid().maxMessageSize(64).maxRdmaSize(64).build());
+            ep = p.a.ia.createEndpoint(p.a.pz, recv, request, p.a.conn, validAttributes().maxMessageSize(64).maxRdmaSize(64).build());
             peer = p.b.ep();
-            EndpointPlacer.connect(p, ep, p.a.conn, peer, p.b.conn, 4711);
-            otherPz = EndpointPlacer.lmr(p.a, p.a.ia.createPz(), MemoryPrivilege.all());
-            readOnly = EndpointPlacer.lmr(p.a, p.a.pz, EnumSet.of(MemoryPrivilege.LOCAL_READ));
-            writeOnly = EndpointPlacer.lmr(p.a, p.a.pz, EnumSet.of(MemoryPrivilege.LOCAL_WRITE));
-            LocalMemoryRegion dead = EndpointPlacer.lmr(p.a, p.a.pz, MemoryPrivilege.all());
+            ConnSupport.establish(p, ep, p.a.conn, peer, p.b.conn, 4711);
+            otherPz = ObjectFixtures.lmr(p.a, p.a.ia.createPz(), MemoryPrivilege.all());
+            readOnly = ObjectFixtures.lmr(p.a, p.a.pz, EnumSet.of(MemoryPrivilege.LOCAL_READ));
+            writeOnly = ObjectFixtures.lmr(p.a, p.a.pz, EnumSet.of(MemoryPrivilege.LOCAL_WRITE));
+            LocalMemoryRegion dead = ObjectFixtures.lmr(p.a, p.a.pz, MemoryPrivilege.all());
             deadContext = dead.lmrContext();
             dead.free();
         }
@@ -1210,7 +1184,7 @@ class EndpointTest {
     @DisplayName("dat_ep_post_recv(3DAT): more receives than max_recv_dtos is DAT_INSUFFICIENT_RESOURCES")
     void shouldRejectReceiveWithInsufficientResourcesWhenMaxRecvDtosArePosted(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
-            Endpoint ep = p.a.ep(valid().maxRecvDtos(2).build());
+            Endpoint ep = p.a.ep(validAttributes().maxRecvDtos(2).build());
             ep.postRecv(p.a.iov(0, 8), 1, DEFAULT);
             ep.postRecv(p.a.iov(8, 8), 2, DEFAULT);
             DatException e = assertDat(DatReturnType.INSUFFICIENT_RESOURCES, () -> ep.postRecv(p.a.iov(16, 8), 3, DEFAULT));

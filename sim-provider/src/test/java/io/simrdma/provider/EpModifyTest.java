@@ -8,14 +8,12 @@ import io.simrdma.dat.DtoCompletionEvent;
 import io.simrdma.dat.DtoCompletionStatus;
 import io.simrdma.dat.Endpoint;
 import io.simrdma.dat.EndpointState;
-import io.simrdma.dat.EpAttributes;
 import io.simrdma.dat.EpModify;
 import io.simrdma.dat.EpParamField;
 import io.simrdma.dat.EpParams;
 import io.simrdma.dat.EpRecvInfo;
 import io.simrdma.dat.EventDispatcher;
 import io.simrdma.dat.EventNumber;
-import io.simrdma.dat.EvdFlag;
 import io.simrdma.dat.LmrTriplet;
 import io.simrdma.dat.LocalMemoryRegion;
 import io.simrdma.dat.MemoryPrivilege;
@@ -39,9 +37,12 @@ import java.util.Set;
 import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
 
+import static io.simrdma.provider.ConnSupport.connEvd;
+import static io.simrdma.provider.ConnSupport.dtoEvd;
 import static io.simrdma.provider.DatPair.assertDat;
 import static io.simrdma.provider.DatPair.flags;
 import static io.simrdma.provider.DatPair.next;
+import static io.simrdma.provider.ObjectFixtures.validAttributes;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -57,19 +58,6 @@ class EpModifyTest {
     /** The states where dat_ep_modify changes anything: before a connection is requested or accepted. */
     private static final Set<EndpointState> BEFORE_CONNECTION = EnumSet.of(EndpointState.UNCONNECTED,
             EndpointState.RESERVED, EndpointState.PASSIVE_CONNECTION_PENDING, EndpointState.TENTATIVE_CONNECTION_PENDING);
-
-    private static EpAttributes.Builder valid() {
-        return EpAttributes.builder().maxMessageSize(4096).maxRdmaSize(4096).maxRecvDtos(8).maxRequestDtos(8)
-                .maxRecvIov(2).maxRequestIov(2).maxRdmaReadIn(2).maxRdmaReadOut(2).maxRdmaReadIov(2).maxRdmaWriteIov(2);
-    }
-
-    private static EventDispatcher dtoEvd(DatPair.Side s) {
-        return s.ia.createEvd(64, null, EnumSet.of(EvdFlag.DTO));
-    }
-
-    private static EventDispatcher connEvd(DatPair.Side s) {
-        return s.ia.createEvd(16, null, EnumSet.of(EvdFlag.CONNECTION));
-    }
 
     /**
      * Whether dat_ep_modify(3DAT) lets {@code f} change in {@code s}: the Protection Zone only in the
@@ -136,24 +124,14 @@ class EpModifyTest {
                 before.srq(), m.applyTo(before.attributes()));
     }
 
-    static Stream<Arguments> modesAndStates() {
-        List<Arguments> l = new ArrayList<>();
-        for (DatPair.Mode m : DatPair.Mode.values()) {
-            for (EndpointState s : EndpointPlacer.STATES) {
-                l.add(Arguments.of(m, s));
-            }
-        }
-        return l.stream();
-    }
-
     @ParameterizedTest(name = "{0} {1}")
-    @MethodSource("modesAndStates")
+    @MethodSource("io.simrdma.provider.EpStates#modesAndStates")
     @DisplayName("dat_ep_modify(3DAT): each modifiable parameter changes in the states the page lists, else DAT_INVALID_STATE and nothing changes")
     void shouldModifyEachParameterOnlyInTheStatesThePageLists(DatPair.Mode mode, EndpointState state) {
         try (DatPair p = DatPair.open(mode)) {
-            EndpointPlacer.Placed placed = EndpointPlacer.place(p, state);
-            Endpoint ep = placed.ep();
-            Targets t = Targets.on(placed.side());
+            EpStates.Subject placed = new EpStates.Subject(p).providerEndpointAsGiven().driveTo(state);
+            Endpoint ep = placed.ep;
+            Targets t = Targets.on(placed.side);
             int changed = 0;
             for (EpParamField f : EpParamField.values()) {
                 if (!f.modifiable()) {
@@ -209,9 +187,9 @@ class EpModifyTest {
     void shouldChangeNothingWhenOneFieldOfTheMaskIsNotModifiableInTheState(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
             for (EndpointState s : List.of(EndpointState.RESERVED, EndpointState.PASSIVE_CONNECTION_PENDING)) {
-                EndpointPlacer.Placed placed = EndpointPlacer.place(p, s);
-                Endpoint ep = placed.ep();
-                Targets t = Targets.on(placed.side());
+                EpStates.Subject placed = new EpStates.Subject(p).driveTo(s);
+                Endpoint ep = placed.ep;
+                Targets t = Targets.on(placed.side);
                 EpParams before = ep.query();
                 assertDat(DatReturnType.INVALID_STATE, EpStateTable.subtype(s), () -> ep.modify(EpModify.builder()
                         .maxMessageSize(4000).maxRecvDtos(3).recvEvd(t.dto()).pz(t.pz()).build()));
@@ -231,7 +209,7 @@ class EpModifyTest {
             EventDispatcher recv = dtoEvd(p.a);
             EventDispatcher request = dtoEvd(p.a);
             EventDispatcher conn = connEvd(p.a);
-            Endpoint ep = p.a.ia.createEndpoint(p.a.pz, recv, request, conn, valid().build());
+            Endpoint ep = p.a.ia.createEndpoint(p.a.pz, recv, request, conn, validAttributes().build());
             ep.postRecv(p.a.iov(0, 64), 1, DEFAULT);
             EventDispatcher spare = dtoEvd(p.a);
             ProtectionZone dead = p.a.ia.createPz();
@@ -312,7 +290,7 @@ class EpModifyTest {
     void shouldRejectValueWithInvalidParameterWhenOutOfRangeOrUnsupported(DatPair.Mode mode, int index,
                                                                           UnaryOperator<EpModify.Builder> bad) {
         try (DatPair p = DatPair.open(mode, "maxQpWr=64&maxSge=4")) {
-            Endpoint ep = p.a.ia.createEndpoint(p.a.pz, dtoEvd(p.a), dtoEvd(p.a), p.a.conn, valid().build());
+            Endpoint ep = p.a.ia.createEndpoint(p.a.pz, dtoEvd(p.a), dtoEvd(p.a), p.a.conn, validAttributes().build());
             EpParams before = ep.query();
             assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE,
                     () -> ep.modify(bad.apply(EpModify.builder().maxMessageSize(1000)).build()));
@@ -326,7 +304,7 @@ class EpModifyTest {
     void shouldRefuseRecvCompletionFlagsWithInvalidStateOnceAReceiveWasPosted(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
             EventDispatcher recv = dtoEvd(p.a);
-            Endpoint ep = p.a.ia.createEndpoint(p.a.pz, recv, p.a.dto, p.a.conn, valid().build());
+            Endpoint ep = p.a.ia.createEndpoint(p.a.pz, recv, p.a.dto, p.a.conn, validAttributes().build());
             assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE,
                     () -> ep.postRecv(p.a.iov(0, 64), 1, flags(CompletionFlag.UNSIGNALLED)));
             ep.modify(EpModify.builder().recvCompletionFlags(flags(CompletionFlag.UNSIGNALLED)).build());
@@ -369,7 +347,7 @@ class EpModifyTest {
             EventDispatcher recv2 = dtoEvd(p.a);
             EventDispatcher request2 = dtoEvd(p.a);
             EventDispatcher conn2 = connEvd(p.a);
-            Endpoint ep = p.a.ia.createEndpoint(p.a.pz, recv1, request1, conn1, valid().build());
+            Endpoint ep = p.a.ia.createEndpoint(p.a.pz, recv1, request1, conn1, validAttributes().build());
             ep.postRecv(p.a.iov(0, 64), 11, DEFAULT);
             ep.modify(EpModify.builder().recvEvd(recv2).requestEvd(request2).connectEvd(conn2).build());
             // The old EVDs feed no stream of the EP any more.
@@ -380,7 +358,7 @@ class EpModifyTest {
 
             Endpoint peer = p.b.ep();
             peer.postRecv(p.b.iov(0, 64), 21, DEFAULT);
-            EndpointPlacer.connect(p, ep, conn2, peer, p.b.conn, 777);
+            ConnSupport.establish(p, ep, conn2, peer, p.b.conn, 777);
             ep.postSend(p.a.iov(100, 8), 12, DEFAULT);
             assertEquals(12, next(request2, DtoCompletionEvent.class).userCookie());
             assertEquals(21, next(p.b.dto, DtoCompletionEvent.class).userCookie());
@@ -398,7 +376,7 @@ class EpModifyTest {
         try (DatPair p = DatPair.open(mode)) {
             EventDispatcher recv = dtoEvd(p.a);
             EventDispatcher recv2 = dtoEvd(p.a);
-            Endpoint ep = p.a.ia.createEndpoint(p.a.pz, recv, p.a.dto, p.a.conn, valid().build());
+            Endpoint ep = p.a.ia.createEndpoint(p.a.pz, recv, p.a.dto, p.a.conn, validAttributes().build());
             for (int i = 0; i < 3; i++) {
                 ep.postRecv(List.of(p.a.iov(1000 * i, 2).get(0), p.a.iov(1000 * i + 500, 8).get(0)), 30 + i, DEFAULT);
             }
@@ -435,9 +413,9 @@ class EpModifyTest {
             EventDispatcher recv = dtoEvd(p.a);
             EventDispatcher request = dtoEvd(p.a);
             ProtectionZone pz2 = p.a.ia.createPz();
-            LocalMemoryRegion lmr2 = EndpointPlacer.lmr(p.a, pz2, MemoryPrivilege.all());
+            LocalMemoryRegion lmr2 = ObjectFixtures.lmr(p.a, pz2, MemoryPrivilege.all());
             List<LmrTriplet> inPz2 = List.of(new LmrTriplet(lmr2.lmrContext(), lmr2.registeredAddress(), 64));
-            Endpoint ep = p.a.ia.createEndpoint(p.a.pz, recv, request, p.a.conn, valid().build());
+            Endpoint ep = p.a.ia.createEndpoint(p.a.pz, recv, request, p.a.conn, validAttributes().build());
             assertDat(DatReturnType.PROTECTION_VIOLATION, DatReturnSubtype.PROTECTION_WRITE, () -> ep.postRecv(inPz2, 50, DEFAULT));
             ep.postRecv(p.a.iov(0, 64), 51, DEFAULT);
 
@@ -470,8 +448,8 @@ class EpModifyTest {
             EventDispatcher shared = dtoEvd(p.a);
             EventDispatcher own = dtoEvd(p.a);
             p.a.ia.createEndpoint(p.a.pz, own, shared, p.a.conn,
-                    valid().requestCompletionFlags(flags(CompletionFlag.UNSIGNALLED)).build());
-            Endpoint ep = p.a.ia.createEndpoint(p.a.pz, dtoEvd(p.a), dtoEvd(p.a), p.a.conn, valid().build());
+                    validAttributes().requestCompletionFlags(flags(CompletionFlag.UNSIGNALLED)).build());
+            Endpoint ep = p.a.ia.createEndpoint(p.a.pz, dtoEvd(p.a), dtoEvd(p.a), p.a.conn, validAttributes().build());
             EpParams before = ep.query();
             assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE,
                     () -> ep.modify(EpModify.builder().requestEvd(shared).build()));
@@ -489,7 +467,7 @@ class EpModifyTest {
     void shouldRejectPzOtherThanTheSrqsWithInvalidParameterWhenEndpointUsesSrq(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
             SharedReceiveQueue srq = p.a.ia.createSrq(p.a.pz, new SrqAttributes(8, 1, 0));
-            Endpoint ep = p.a.ia.createEndpointWithSrq(p.a.pz, p.a.dto, p.a.dto, p.a.conn, srq, valid().build());
+            Endpoint ep = p.a.ia.createEndpointWithSrq(p.a.pz, p.a.dto, p.a.dto, p.a.conn, srq, validAttributes().build());
             ProtectionZone other = p.a.ia.createPz();
             EpParams before = ep.query();
             assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE,

@@ -117,7 +117,7 @@ class EpStateTableTest {
     @DisplayName("the table has a row for each of the nine states x 21 operations, each naming its man page")
     void shouldHaveARowNamingItsManPageForEveryStateAndOperation() {
         Map<EndpointState, Map<EpOp, Rule>> rows = EpStateTable.rows();
-        assertEquals(EnumSet.copyOf(List.of(EpStates.NINE)), rows.keySet(), "the nine states of ep-state-machine.md section 1");
+        assertEquals(EnumSet.copyOf(EpStates.NINE), rows.keySet(), "the nine states of ep-state-machine.md section 1");
         assertEquals(21, EpOp.values().length);
         Pattern choiceId = Pattern.compile("^[SC]\\d+ (SILENT|CONFLICT)\\b.*");
         for (EndpointState s : EpStates.NINE) {
@@ -211,7 +211,7 @@ class EpStateTableTest {
     private void perform(Subject s, EpOp op) {
         Endpoint ep = s.ep;
         switch (op) {
-            case CONNECT -> Subject.connect(ep, s.other, 4242);
+            case CONNECT -> ConnSupport.connect(ep, s.other, 4242, null);
             case DUP_CONNECT -> ep.dupConnect(s.dupSource, DatPair.WAIT, null, Qos.BEST_EFFORT);
             case DISCONNECT_ABRUPT -> ep.disconnect(CloseFlag.ABRUPT);
             case DISCONNECT_GRACEFUL -> ep.disconnect(CloseFlag.GRACEFUL);
@@ -464,7 +464,7 @@ class EpStateTableTest {
     private static void connect(Subject s, Rule rule) {
         long q = s.pair.qual();
         s.other.ia.createPsp(q, s.other.conn, PspFlag.CONSUMER);
-        Subject.connect(s.ep, s.other, q);
+        ConnSupport.connect(s.ep, s.other, q, null);
         assertState(rule.next(), s, rule.source());
         assertNoEvents(s);
         ConnectionRequest cr = next(s.other.conn, ConnectionRequestEvent.class).cr();
@@ -559,7 +559,7 @@ class EpStateTableTest {
         assertTrue(p.remoteIaAddress().isEmpty(), "no remote end after a reset");
         assertTrue(p.remotePortQual().isEmpty());
         assertNoEvents(s);
-        Subject.connect(s.ep, s.other, s.remoteQual);
+        ConnSupport.connect(s.ep, s.other, s.remoteQual, null);
         assertState(EndpointState.ACTIVE_CONNECTION_PENDING, s, "dat_ep_connect(3DAT) after dat_ep_reset(3DAT)");
         next(s.other.conn, ConnectionRequestEvent.class).cr().accept(s.newPeer(), null);
         expectConnection(s.connectEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
@@ -641,7 +641,7 @@ class EpStateTableTest {
         assertState(rule.next(), s, rule.source());
         assertEquals(q, rsp.connQual());
         Endpoint active = s.newPeer();
-        Subject.connect(active, s.side, q);
+        ConnSupport.connect(active, s.side, q, null);
         ConnectionRequestEvent e = next(s.crEvd, ConnectionRequestEvent.class);
         assertEquals(q, e.connQual());
         assertEquals(Optional.of(s.ep), e.cr().query().localEp(), "the RSP's request names its endpoint");
@@ -847,7 +847,7 @@ class EpStateTableTest {
         }
 
         @ParameterizedTest(name = "[{0}] {1}")
-        @MethodSource("io.simrdma.provider.EpStateTableTest#modesAndStates")
+        @MethodSource("io.simrdma.provider.EpStates#modesAndStates")
         @DisplayName("S7 (dat_ep_recv_query): allowed in every state")
         void shouldAnswerRecvQueryInEveryState(DatPair.Mode mode, EndpointState state) {
             try (DatPair pair = DatPair.open(mode)) {
@@ -907,7 +907,7 @@ class EpStateTableTest {
                 long q = s.rsp.connQual();
                 assertEquals(q, s.rsp.query().connQual(), "the RSP is not destroyed by its request");
                 Endpoint second = s.newPeer();
-                Subject.connect(second, s.side, q);
+                ConnSupport.connect(second, s.side, q, null);
                 ConnectionEvent e = EpStates.Subject.expectFinal(s.peerConnectEvd);
                 assertSame(second, e.ep());
                 assertEquals(EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED, e.eventNumber(), "an RSP takes one request");
@@ -1061,15 +1061,5 @@ class EpStateTableTest {
                 assertEquals(0, s.ep.recvQuery().nbufsAllocated());
             }
         }
-    }
-
-    static Stream<Arguments> modesAndStates() {
-        List<Arguments> out = new ArrayList<>();
-        for (DatPair.Mode m : DatPair.Mode.values()) {
-            for (EndpointState s : EpStates.NINE) {
-                out.add(Arguments.of(m, s));
-            }
-        }
-        return out.stream();
     }
 }

@@ -2,7 +2,6 @@ package io.simrdma.provider;
 
 import io.simrdma.dat.CloseFlag;
 import io.simrdma.dat.CompletionFlag;
-import io.simrdma.dat.ConnectFlag;
 import io.simrdma.dat.ConnectionEvent;
 import io.simrdma.dat.ConnectionRequest;
 import io.simrdma.dat.ConnectionRequestEvent;
@@ -14,14 +13,19 @@ import io.simrdma.dat.EventNumber;
 import io.simrdma.dat.EvdFlag;
 import io.simrdma.dat.PspFlag;
 import io.simrdma.dat.PublicServicePoint;
-import io.simrdma.dat.Qos;
 import io.simrdma.dat.ReservedServicePoint;
-import io.simrdma.fabric.Link;
+import org.junit.jupiter.params.provider.Arguments;
 
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.stream.Stream;
 
+import static io.simrdma.provider.ConnSupport.connEvd;
+import static io.simrdma.provider.ConnSupport.connect;
+import static io.simrdma.provider.ConnSupport.crEvd;
+import static io.simrdma.provider.ConnSupport.dtoEvd;
 import static io.simrdma.provider.DatPair.expectConnection;
 import static io.simrdma.provider.DatPair.next;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -29,7 +33,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Drives a real endpoint into each of the nine endpoint states the DAT 1.2 man pages use, through
- * the DAT API, on a {@link DatPair}. The endpoint under test (the subject) always lives on IA
+ * the DAT API, on a {@link DatPair}: the one fixture of the state-machine, endpoint and
+ * dat_ep_modify tests for an endpoint in a given state. The endpoint under test (the subject) always lives on IA
  * {@code b}, with EVDs of its own (receive, request, connection, and one for the requests of its
  * service points), so that a test can tell which EVD an event went to; its peers live on IA
  * {@code a}, with a connect EVD of their own.
@@ -42,7 +47,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  *   <li>TENTATIVE_CONNECTION_PENDING: the provider's endpoint of a request on a PSP created with
  *       {@link PspFlag#PROVIDER} (dat_cr_query's local_ep_handle), given the subject's PZ and EVDs
  *       with dat_ep_modify(3DAT), as dat_psp_create(3DAT) expects of the consumer before it
- *       accepts;</li>
+ *       accepts (or, after {@link Subject#providerEndpointAsGiven}, as the provider gave it: no PZ,
+ *       no EVDs);</li>
  *   <li>ACTIVE_CONNECTION_PENDING: dat_ep_connect(3DAT) to a consumer PSP on {@code a}; the
  *       request arrives there ({@link Subject#request}) and is left unanswered;</li>
  *   <li>COMPLETION_PENDING: a request from {@code a} on a consumer PSP, accepted with the subject
@@ -65,11 +71,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 final class EpStates {
 
     /** The nine states, in the order of ep-state-machine.md section 1. */
-    static final EndpointState[] NINE = {
+    static final List<EndpointState> NINE = List.of(
         EndpointState.UNCONNECTED, EndpointState.RESERVED, EndpointState.PASSIVE_CONNECTION_PENDING,
         EndpointState.TENTATIVE_CONNECTION_PENDING, EndpointState.ACTIVE_CONNECTION_PENDING,
         EndpointState.COMPLETION_PENDING, EndpointState.CONNECTED, EndpointState.DISCONNECT_PENDING,
-        EndpointState.DISCONNECTED};
+        EndpointState.DISCONNECTED);
 
     /** Connection events after which an endpoint has no connection (dat_ep_connect(3DAT), dat_ep_disconnect(3DAT)). */
     static final Set<EventNumber> FINAL_EVENTS = EnumSet.of(EventNumber.CONNECTION_EVENT_DISCONNECTED,
@@ -81,6 +87,17 @@ final class EpStates {
     static final long PENDING_SEND = 0xD15C;
 
     private EpStates() {
+    }
+
+    /** Each fabric mode with each of the {@link #NINE} states: {@code @MethodSource("io.simrdma.provider.EpStates#modesAndStates")}. */
+    static Stream<Arguments> modesAndStates() {
+        Stream.Builder<Arguments> out = Stream.builder();
+        for (DatPair.Mode m : DatPair.Mode.values()) {
+            for (EndpointState s : NINE) {
+                out.add(Arguments.of(m, s));
+            }
+        }
+        return out.build();
     }
 
     /** An endpoint under test and what got it to its state. */
@@ -115,6 +132,8 @@ final class EpStates {
         long remoteQual = -1;
         /** Whether the link between the IAs is down (threaded COMPLETION_PENDING). */
         boolean linkHeld;
+        /** Whether a TENTATIVE_CONNECTION_PENDING subject gets the subject's PZ and EVDs ({@link #providerEndpointAsGiven}). */
+        private boolean modifyProviderEndpoint = true;
 
         /** An endpoint on {@code b} connected to a PSP on {@code a} that keeps listening ({@link #prepareDupSource}). */
         Endpoint dupSource;
@@ -128,12 +147,21 @@ final class EpStates {
             this.pair = pair;
             this.side = pair.b;
             this.other = pair.a;
-            this.recvEvd = side.ia.createEvd(64, null, EnumSet.of(EvdFlag.DTO));
+            this.recvEvd = dtoEvd(side);
             this.requestEvd = side.ia.createEvd(64, null, EnumSet.of(EvdFlag.DTO, EvdFlag.RMR_BIND));
-            this.connectEvd = side.ia.createEvd(16, null, EnumSet.of(EvdFlag.CONNECTION));
-            this.crEvd = side.ia.createEvd(16, null, EnumSet.of(EvdFlag.CR));
-            this.peerConnectEvd = other.ia.createEvd(16, null, EnumSet.of(EvdFlag.CONNECTION));
-            this.foreignConnectEvd = other.ia.createEvd(16, null, EnumSet.of(EvdFlag.CONNECTION));
+            this.connectEvd = connEvd(side);
+            this.crEvd = crEvd(side, 16);
+            this.peerConnectEvd = connEvd(other);
+            this.foreignConnectEvd = connEvd(other);
+        }
+
+        /**
+         * A TENTATIVE_CONNECTION_PENDING subject stays as the provider gave it (no PZ, no EVDs: the
+         * consumer's first dat_ep_modify(3DAT) is still to come). Call before {@link #driveTo}.
+         */
+        Subject providerEndpointAsGiven() {
+            modifyProviderEndpoint = false;
+            return this;
         }
 
         boolean threaded() {
@@ -150,11 +178,6 @@ final class EpStates {
             return other.ia.createEndpoint(other.pz, other.dto, other.dto, peerConnectEvd, null);
         }
 
-        /** dat_ep_connect(3DAT) with the defaults these tests use. */
-        static void connect(Endpoint ep, DatPair.Side to, long qual) {
-            ep.connect(to.address(), qual, DatPair.WAIT, null, Qos.BEST_EFFORT, EnumSet.noneOf(ConnectFlag.class));
-        }
-
         // ------------------------------------------------------------------ preparations
 
         /**
@@ -165,7 +188,7 @@ final class EpStates {
             dupQual = pair.qual();
             other.ia.createPsp(dupQual, other.conn, PspFlag.CONSUMER);
             dupSource = side.ia.createEndpoint(side.pz, side.dto, side.dto, side.conn, null);
-            connect(dupSource, other, dupQual);
+            connect(dupSource, other, dupQual, null);
             ConnectionRequest cr = next(other.conn, ConnectionRequestEvent.class).cr();
             cr.accept(other.ep(), null);
             expectConnection(side.conn, EventNumber.CONNECTION_EVENT_ESTABLISHED);
@@ -183,7 +206,7 @@ final class EpStates {
             long q = pair.qual();
             side.ia.createPsp(q, side.conn, PspFlag.CONSUMER);
             foreignActive = other.ia.createEndpoint(other.pz, other.dto, other.dto, foreignConnectEvd, null);
-            connect(foreignActive, side, q);
+            connect(foreignActive, side, q, null);
             foreignRequest = next(side.conn, ConnectionRequestEvent.class).cr();
             return this;
         }
@@ -217,7 +240,7 @@ final class EpStates {
         private void passive() {
             reserved();
             peer = newPeer();
-            connect(peer, side, rsp.connQual());
+            connect(peer, side, rsp.connQual(), null);
             request = next(crEvd, ConnectionRequestEvent.class).cr();
             assertEquals(Optional.of(ep), request.query().localEp(), "dat_cr_query(3DAT): the RSP's request names its endpoint");
         }
@@ -225,18 +248,20 @@ final class EpStates {
         private void tentative() {
             psp = side.ia.createPsp(pair.qual(), crEvd, PspFlag.PROVIDER);
             peer = newPeer();
-            connect(peer, side, psp.connQual());
+            connect(peer, side, psp.connQual(), null);
             request = next(crEvd, ConnectionRequestEvent.class).cr();
             ep = request.query().localEp().orElseThrow(() -> new AssertionError("a PROVIDER PSP's request names no endpoint"));
-            // dat_psp_create(3DAT): the consumer gives the provider's endpoint its PZ and EVDs before accepting.
-            ep.modify(EpModify.builder().pz(side.pz).recvEvd(recvEvd).requestEvd(requestEvd).connectEvd(connectEvd).build());
+            if (modifyProviderEndpoint) {
+                // dat_psp_create(3DAT): the consumer gives the provider's endpoint its PZ and EVDs before accepting.
+                ep.modify(EpModify.builder().pz(side.pz).recvEvd(recvEvd).requestEvd(requestEvd).connectEvd(connectEvd).build());
+            }
         }
 
         private void active() {
             remoteQual = pair.qual();
             psp = other.ia.createPsp(remoteQual, other.conn, PspFlag.CONSUMER);
             ep = newEndpoint();
-            connect(ep, other, remoteQual);
+            connect(ep, other, remoteQual, null);
             assertEquals(EndpointState.ACTIVE_CONNECTION_PENDING, ep.status().state(), "dat_ep_connect(3DAT)");
             request = next(other.conn, ConnectionRequestEvent.class).cr();
         }
@@ -245,7 +270,7 @@ final class EpStates {
             psp = side.ia.createPsp(pair.qual(), crEvd, PspFlag.CONSUMER);
             ep = newEndpoint();
             peer = newPeer();
-            connect(peer, side, psp.connQual());
+            connect(peer, side, psp.connQual(), null);
             ConnectionRequest cr = next(crEvd, ConnectionRequestEvent.class).cr();
             holdLinkIfThreaded();
             cr.accept(ep, null);
@@ -255,7 +280,7 @@ final class EpStates {
             remoteQual = pair.qual();
             psp = other.ia.createPsp(remoteQual, other.conn, PspFlag.CONSUMER);
             ep = newEndpoint();
-            connect(ep, other, remoteQual);
+            connect(ep, other, remoteQual, null);
             ConnectionRequest cr = next(other.conn, ConnectionRequestEvent.class).cr();
             peer = newPeer();
             cr.accept(peer, null);
@@ -297,29 +322,23 @@ final class EpStates {
 
         // ------------------------------------------------------------------ the link (threaded COMPLETION_PENDING)
 
-        private Link link() {
-            SimIa ia = (SimIa) side.ia;
-            SimIa oia = (SimIa) other.ia;
-            return ia.fabric.link(ia.device, oia.device);
-        }
-
         /** On the threaded fabric, takes the link between the IAs down (see the class comment). */
         void holdLinkIfThreaded() {
             if (threaded()) {
-                link().setUp(false);
+                linkUp(false);
                 linkHeld = true;
             }
         }
 
         /** Takes the link between the IAs down or up, on either fabric (packets sent while it is down are lost). */
         void linkUp(boolean up) {
-            link().setUp(up);
+            EventTestSupport.link(pair).setUp(up);
         }
 
         /** Brings a held link back up; the connection manager's retries then resend what was lost. */
         void releaseLink() {
             if (linkHeld) {
-                link().setUp(true);
+                linkUp(true);
                 linkHeld = false;
             }
         }

@@ -27,9 +27,11 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.fail;
 
 /**
- * Helpers for the EVD, CNO and DTO completion tests: waiting on a condition the way the fabric's
- * scheduler waits (it runs the deterministic fabric, and re-checks under the threaded one), looking
- * at an EVD's queue without taking events, and watching packets.
+ * Helpers for the tests that look at events and at the fabric (EVD, CNO, DTO completion, connection,
+ * endpoint and object tests): the fabric, device and link under a {@link DatPair}, waiting on a
+ * condition the way the fabric's scheduler waits (it runs the deterministic fabric, and re-checks
+ * under the threaded one), looking at an EVD's queue without taking events, "no event" checks, and
+ * watching packets.
  */
 final class EventTestSupport {
 
@@ -84,6 +86,14 @@ final class EventTestSupport {
     /** Waits until at least {@code n} events are queued on {@code evd} of {@code ia}. */
     static void awaitQueued(InterfaceAdapter ia, EventDispatcher evd, int n) {
         await(ia, () -> queued(evd) >= n, n + " event(s) on " + evd);
+    }
+
+    /** Asserts that {@code evd} holds no event now (dat_evd_dequeue(3DAT) returns DAT_QUEUE_EMPTY). */
+    static void assertNoEvent(EventDispatcher evd) {
+        Optional<DatEvent> e = evd.dequeue();
+        if (e.isPresent()) {
+            fail("expected no event on " + evd + ", got " + e.get());
+        }
     }
 
     /** Takes every event queued on {@code evd} with dat_evd_dequeue. */

@@ -1,24 +1,27 @@
 package io.simrdma.provider;
 
 import io.simrdma.dat.CompletionFlag;
-import io.simrdma.dat.DatEvent;
 import io.simrdma.dat.DtoCompletionEvent;
 import io.simrdma.dat.Endpoint;
 import io.simrdma.dat.EpAttributes;
 import io.simrdma.dat.EventDispatcher;
 import io.simrdma.dat.LmrTriplet;
 import io.simrdma.dat.LocalMemoryRegion;
+import io.simrdma.dat.MemoryPrivilege;
+import io.simrdma.dat.ProtectionZone;
+import io.simrdma.dat.RegionDescription;
 import io.simrdma.dat.RmrTriplet;
 
+import java.nio.ByteBuffer;
 import java.util.List;
-import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
- * Helpers of the IA, PZ, LMR, RMR, SRQ and registry tests: unique fabric names, a connected endpoint
- * pair on a {@link DatPair}, RDMA through an rmr_context with its completion, and "no event" checks.
+ * Helpers of the IA, PZ, LMR, RMR, SRQ, endpoint and registry tests: unique fabric names, a connected
+ * endpoint pair on a {@link DatPair}, small LMRs, and RDMA through an rmr_context with its completion.
  */
 final class ObjectFixtures {
 
@@ -75,10 +78,15 @@ final class ObjectFixtures {
         return e;
     }
 
-    /** Asserts that {@code evd} holds no event now (dat_evd_dequeue returns DAT_QUEUE_EMPTY). */
-    static void assertNoEvent(EventDispatcher evd) {
-        Optional<DatEvent> e = evd.dequeue();
-        assertEquals(Optional.empty(), e, () -> "unexpected event on " + evd);
+    /** A 4 KiB LMR of {@code side} in {@code pz} with {@code privileges}. */
+    static LocalMemoryRegion lmr(DatPair.Side side, ProtectionZone pz, Set<MemoryPrivilege> privileges) {
+        return side.ia.createLmr(new RegionDescription.Virtual(ByteBuffer.allocateDirect(4096)), pz, privileges);
+    }
+
+    /** Endpoint attributes with every count given and small: 4 KiB messages and RDMA, 8 DTOs and 2 segments per queue, 2 RDMA Reads each way. */
+    static EpAttributes.Builder validAttributes() {
+        return EpAttributes.builder().maxMessageSize(4096).maxRdmaSize(4096).maxRecvDtos(8).maxRequestDtos(8)
+                .maxRecvIov(2).maxRequestIov(2).maxRdmaReadIn(2).maxRdmaReadOut(2).maxRdmaReadIov(2).maxRdmaWriteIov(2);
     }
 
     /** The attributes an endpoint was created with by default (for dat_ep_create_with_srq, which needs some). */

@@ -12,7 +12,6 @@ import io.simrdma.dat.DtoCompletionStatus;
 import io.simrdma.dat.Endpoint;
 import io.simrdma.dat.EndpointState;
 import io.simrdma.dat.EpAttributes;
-import io.simrdma.dat.EpModify;
 import io.simrdma.dat.EpParams;
 import io.simrdma.dat.EventDispatcher;
 import io.simrdma.dat.EventNumber;
@@ -21,26 +20,35 @@ import io.simrdma.dat.PspFlag;
 import io.simrdma.dat.PspParams;
 import io.simrdma.dat.PublicServicePoint;
 import io.simrdma.dat.ReservedServicePoint;
+import io.simrdma.provider.ConnSupport.Listener;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
+import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 
 import static io.simrdma.provider.ConnSupport.MAX_PD;
-import static io.simrdma.provider.ConnSupport.assertNoEvent;
+import static io.simrdma.provider.ConnSupport.acceptWithNewEndpoint;
 import static io.simrdma.provider.ConnSupport.assertState;
 import static io.simrdma.provider.ConnSupport.bytes;
 import static io.simrdma.provider.ConnSupport.connEvd;
 import static io.simrdma.provider.ConnSupport.connect;
+import static io.simrdma.provider.ConnSupport.connectRefused;
 import static io.simrdma.provider.ConnSupport.crEvd;
+import static io.simrdma.provider.ConnSupport.equipProviderEndpoint;
 import static io.simrdma.provider.ConnSupport.expect;
+import static io.simrdma.provider.ConnSupport.expectEstablished;
 import static io.simrdma.provider.ConnSupport.expectRequest;
-import static io.simrdma.provider.ConnSupport.sim;
+import static io.simrdma.provider.ConnSupport.psp;
+import static io.simrdma.provider.ConnSupport.rejectAndExpect;
 import static io.simrdma.provider.DatPair.assertDat;
 import static io.simrdma.provider.DatPair.next;
+import static io.simrdma.provider.EventTestSupport.assertNoEvent;
+import static io.simrdma.provider.EventTestSupport.attrs;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -62,26 +70,22 @@ class PspTest {
             + "requests with no local EP; the query returns IA, qualifier, EVD and flag")
     void shouldDeliverRequestsWithoutEndpointWhenPspIsConsumerFlagged(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
-            EventDispatcher spEvd = crEvd(p.b, 4);
-            int q = p.qual();
-            PublicServicePoint psp = p.b.ia.createPsp(q, spEvd, PspFlag.CONSUMER);
+            Listener<PublicServicePoint> listener = psp(p, PspFlag.CONSUMER);
+            PublicServicePoint psp = listener.sp();
+            long q = listener.qual();
             PspParams pp = psp.query();
             assertSame(p.b.ia, pp.ia());
             assertEquals(q, pp.connQual());
             assertEquals(q, psp.connQual());
-            assertSame(spEvd, pp.evd());
+            assertSame(listener.evd(), pp.evd());
             assertEquals(PspFlag.CONSUMER, pp.flag());
 
             // The PSP is persistent: it takes several requests.
             for (int i = 0; i < 2; i++) {
                 Endpoint active = p.a.ep();
-                connect(active, p.b, q, bytes(4, i));
-                ConnectionRequestEvent req = expectRequest(spEvd, psp, p.b);
+                ConnectionRequestEvent req = listener.request(active, bytes(4, i));
                 assertTrue(req.cr().query().localEp().isEmpty(), "no provider EP for a consumer PSP");
-                Endpoint passive = p.b.ep();
-                req.cr().accept(passive, null);
-                expect(p.a.conn, ESTABLISHED, active);
-                expect(p.b.conn, ESTABLISHED, passive);
+                acceptWithNewEndpoint(p, req.cr(), active);
             }
         }
     }
@@ -93,15 +97,12 @@ class PspTest {
             + "modified with PZ and EVDs, it accepts with a null EP handle and carries data")
     void shouldProvideTentativeEndpointWhenPspIsProviderFlagged(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
-            EventDispatcher spEvd = crEvd(p.b, 4);
-            int q = p.qual();
-            PublicServicePoint psp = p.b.ia.createPsp(q, spEvd, PspFlag.PROVIDER);
-            assertEquals(PspFlag.PROVIDER, psp.query().flag());
-            EpAttributes activeAttrs = SimEp.defaults(sim(p.a)).toBuilder().maxRdmaReadIn(2).maxRdmaReadOut(1).build();
+            Listener<PublicServicePoint> psp = psp(p, PspFlag.PROVIDER);
+            assertEquals(PspFlag.PROVIDER, psp.sp().query().flag());
+            EpAttributes activeAttrs = attrs(p.a).maxRdmaReadIn(2).maxRdmaReadOut(1).build();
             Endpoint active = p.a.ep(activeAttrs);
             byte[] request = bytes(MAX_PD, 4);
-            connect(active, p.b, q, request);
-            ConnectionRequestEvent req = expectRequest(spEvd, psp, p.b);
+            ConnectionRequestEvent req = psp.request(active, request);
             CrParams cp = req.cr().query();
             assertArrayEquals(request, cp.privateData());
             Endpoint ep = cp.localEp().orElseThrow(() -> new AssertionError("a provider EP in the request"));
@@ -125,14 +126,14 @@ class PspTest {
             assertState(EndpointState.TENTATIVE_CONNECTION_PENDING, ep);
 
             EventDispatcher epConn = connEvd(p.b);
-            ep.modify(EpModify.builder().pz(p.b.pz).recvEvd(p.b.dto).requestEvd(p.b.dto).connectEvd(epConn).build());
+            equipProviderEndpoint(ep, p.b, epConn);
             assertState(EndpointState.TENTATIVE_CONNECTION_PENDING, ep);
             ep.postRecv(p.b.iov(256, 8), 31, CompletionFlag.defaults());
             byte[] reply = bytes(MAX_PD, 5);
             req.cr().accept(null, reply);
             assertArrayEquals(reply, expect(p.a.conn, ESTABLISHED, active).privateData());
             assertEquals(0, expect(epConn, ESTABLISHED, ep).privateDataSize());
-            assertNoEvent(spEvd);
+            assertNoEvent(psp.evd());
             assertState(EndpointState.CONNECTED, ep);
 
             p.a.buf.put(8, (byte) 0x5C);
@@ -151,15 +152,10 @@ class PspTest {
             + "the provider (its handle is invalid from then on) and the requester sees PEER_REJECTED")
     void shouldReturnEndpointToProviderWhenRequestIsRejected(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
-            EventDispatcher spEvd = crEvd(p.b, 4);
-            int q = p.qual();
-            PublicServicePoint psp = p.b.ia.createPsp(q, spEvd, PspFlag.PROVIDER);
             Endpoint active = p.a.ep();
-            connect(active, p.b, q, null);
-            ConnectionRequestEvent req = expectRequest(spEvd, psp, p.b);
+            ConnectionRequestEvent req = psp(p, PspFlag.PROVIDER).request(active, null);
             Endpoint ep = req.cr().query().localEp().orElseThrow();
-            req.cr().reject();
-            expect(p.a.conn, EventNumber.CONNECTION_EVENT_PEER_REJECTED, active);
+            rejectAndExpect(p, req, active);
             assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_EP, ep::status);
             assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_EP, ep::free);
         }
@@ -174,13 +170,13 @@ class PspTest {
             int taken = p.qual();
             p.b.ia.createPsp(taken, p.b.conn, PspFlag.CONSUMER);
             Set<Long> quals = new HashSet<>();
-            EventDispatcher[] evds = new EventDispatcher[3];
-            PublicServicePoint[] psps = new PublicServicePoint[3];
+            List<Listener<PublicServicePoint>> any = new ArrayList<>();
             for (int i = 0; i < 3; i++) {
-                evds[i] = crEvd(p.b, 4);
-                psps[i] = p.b.ia.createPspAny(evds[i], PspFlag.CONSUMER);
-                long q = psps[i].connQual();
-                assertEquals(q, psps[i].query().connQual());
+                EventDispatcher evd = crEvd(p.b, 4);
+                PublicServicePoint psp = p.b.ia.createPspAny(evd, PspFlag.CONSUMER);
+                long q = psp.connQual();
+                any.add(new Listener<>(p.b, evd, psp, q));
+                assertEquals(q, psp.query().connQual());
                 assertTrue(q >= 1024 && q <= 0xFFFF, "a nonprivileged qualifier, not " + q);
                 assertNotEquals(taken, q);
                 assertTrue(quals.add(q), "qualifier " + q + " allocated twice");
@@ -190,18 +186,14 @@ class PspTest {
             }
             for (int i = 2; i >= 0; i--) {
                 Endpoint active = p.a.ep();
-                connect(active, p.b, psps[i].connQual(), bytes(2, i));
-                ConnectionRequestEvent req = expectRequest(evds[i], psps[i], p.b);
+                ConnectionRequestEvent req = any.get(i).request(active, bytes(2, i));
                 assertArrayEquals(bytes(2, i), req.cr().query().privateData());
-                Endpoint passive = p.b.ep();
-                req.cr().accept(passive, null);
-                expect(p.a.conn, ESTABLISHED, active);
-                expect(p.b.conn, ESTABLISHED, passive);
+                acceptWithNewEndpoint(p, req.cr(), active);
             }
             assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_EVD_CR,
                     () -> p.b.ia.createPspAny(p.b.dto, PspFlag.CONSUMER));
             assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE,
-                    () -> p.b.ia.createPspAny(evds[0], null));
+                    () -> p.b.ia.createPspAny(any.get(0).evd(), null));
         }
     }
 
@@ -232,8 +224,7 @@ class PspTest {
             p.b.ia.createPsp(r, p.b.conn, PspFlag.CONSUMER);
             Endpoint active = p.a.ep();
             connect(active, p.b, q, null);
-            expectRequest(p.b.conn, again, p.b).cr().reject();
-            expect(p.a.conn, EventNumber.CONNECTION_EVENT_PEER_REJECTED, active);
+            rejectAndExpect(p, expectRequest(p.b.conn, again, p.b), active);
         }
     }
 
@@ -269,28 +260,21 @@ class PspTest {
             + "that arrived before stays acceptable; the freed handle is DAT_INVALID_HANDLE_PSP")
     void shouldRejectLaterRequestsAndKeepEarlierOnesWhenPspIsFreed(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
-            EventDispatcher spEvd = crEvd(p.b, 4);
-            int q = p.qual();
-            PublicServicePoint psp = p.b.ia.createPsp(q, spEvd, PspFlag.CONSUMER);
+            Listener<PublicServicePoint> listener = psp(p, PspFlag.CONSUMER);
+            PublicServicePoint psp = listener.sp();
             Endpoint early = p.a.ep();
-            connect(early, p.b, q, bytes(3, 1));
-            ConnectionRequestEvent req = expectRequest(spEvd, psp, p.b);
+            ConnectionRequestEvent req = listener.request(early, bytes(3, 1));
             psp.free();
             assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_PSP, psp::query);
             assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_PSP, psp::free);
             assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_PSP, psp::connQual);
 
-            Endpoint late = p.a.ep();
-            connect(late, p.b, q, null);
-            expect(p.a.conn, EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED, late);
+            Endpoint late = connectRefused(p, listener.qual());
             assertState(EndpointState.DISCONNECTED, late);
-            assertNoEvent(spEvd);
+            assertNoEvent(listener.evd());
 
             assertArrayEquals(bytes(3, 1), req.cr().query().privateData());
-            Endpoint passive = p.b.ep();
-            req.cr().accept(passive, null);
-            expect(p.a.conn, ESTABLISHED, early);
-            expect(p.b.conn, ESTABLISHED, passive);
+            acceptWithNewEndpoint(p, req.cr(), early);
         }
     }
 
@@ -300,19 +284,15 @@ class PspTest {
             + "accepts")
     void shouldKeepProviderEndpointWhenPspIsFreed(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
-            EventDispatcher spEvd = crEvd(p.b, 4);
-            int q = p.qual();
-            PublicServicePoint psp = p.b.ia.createPsp(q, spEvd, PspFlag.PROVIDER);
+            Listener<PublicServicePoint> psp = psp(p, PspFlag.PROVIDER);
             Endpoint active = p.a.ep();
-            connect(active, p.b, q, null);
-            ConnectionRequestEvent req = expectRequest(spEvd, psp, p.b);
-            psp.free();
+            ConnectionRequestEvent req = psp.request(active, null);
+            psp.sp().free();
             Endpoint ep = req.cr().query().localEp().orElseThrow();
             assertState(EndpointState.TENTATIVE_CONNECTION_PENDING, ep);
-            ep.modify(EpModify.builder().pz(p.b.pz).recvEvd(p.b.dto).requestEvd(p.b.dto).connectEvd(p.b.conn).build());
+            equipProviderEndpoint(ep, p.b, p.b.conn);
             req.cr().accept(null, null);
-            expect(p.a.conn, ESTABLISHED, active);
-            expect(p.b.conn, ESTABLISHED, ep);
+            expectEstablished(p, active, ep);
         }
     }
 
@@ -322,9 +302,9 @@ class PspTest {
             + "is refused (NON_PEER_REJECTED); once the queued request is dequeued, requests come in again")
     void shouldRefuseRequestsWhenBacklogEvdIsFull(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
-            EventDispatcher backlog = crEvd(p.b, 1);
-            int q = p.qual();
-            PublicServicePoint psp = p.b.ia.createPsp(q, backlog, PspFlag.CONSUMER);
+            Listener<PublicServicePoint> psp = psp(p, PspFlag.CONSUMER, 1);
+            EventDispatcher backlog = psp.evd();
+            long q = psp.qual();
             Endpoint first = p.a.ep();
             Endpoint second = p.a.ep();
             connect(first, p.b, q, null);
@@ -336,21 +316,16 @@ class PspTest {
             assertState(EndpointState.DISCONNECTED, refused.ep());
             assertState(EndpointState.ACTIVE_CONNECTION_PENDING, queued);
 
-            ConnectionRequestEvent req = expectRequest(backlog, psp, p.b);
+            ConnectionRequestEvent req = expectRequest(backlog, psp.sp(), p.b);
             assertEquals(queued.query().localPortQual().getAsLong(), req.cr().query().remotePortQual());
-            Endpoint passive = p.b.ep();
-            req.cr().accept(passive, null);
-            expect(p.a.conn, ESTABLISHED, queued);
-            expect(p.b.conn, ESTABLISHED, passive);
+            acceptWithNewEndpoint(p, req.cr(), queued);
 
             // The queue is empty again: the refused EP, reset, gets through.
             Endpoint again = refused.ep();
             again.reset();
-            connect(again, p.b, q, null);
-            ConnectionRequestEvent req2 = expectRequest(backlog, psp, p.b);
+            ConnectionRequestEvent req2 = psp.request(again, null);
             assertEquals(again.query().localPortQual().getAsLong(), req2.cr().query().remotePortQual());
-            req2.cr().reject();
-            expect(p.a.conn, EventNumber.CONNECTION_EVENT_PEER_REJECTED, again);
+            rejectAndExpect(p, req2, again);
             assertNoEvent(backlog);
         }
     }

@@ -36,7 +36,7 @@ import java.util.Set;
 import java.util.stream.Stream;
 
 import static io.simrdma.provider.DatPair.assertDat;
-import static io.simrdma.provider.ObjectFixtures.assertNoEvent;
+import static io.simrdma.provider.EventTestSupport.assertNoEvent;
 import static io.simrdma.provider.ObjectFixtures.rdmaRead;
 import static io.simrdma.provider.ObjectFixtures.rdmaWrite;
 import static org.junit.jupiter.api.Assertions.assertEquals;

@@ -13,6 +13,7 @@ import io.simrdma.dat.EvdFlag;
 import io.simrdma.dat.PspFlag;
 import io.simrdma.dat.ReservedServicePoint;
 import io.simrdma.dat.RspParams;
+import io.simrdma.provider.ConnSupport.Listener;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -21,15 +22,19 @@ import java.util.EnumSet;
 import java.util.Optional;
 import java.util.OptionalLong;
 
-import static io.simrdma.provider.ConnSupport.assertNoEvent;
 import static io.simrdma.provider.ConnSupport.assertState;
 import static io.simrdma.provider.ConnSupport.bytes;
 import static io.simrdma.provider.ConnSupport.connEvd;
 import static io.simrdma.provider.ConnSupport.connect;
+import static io.simrdma.provider.ConnSupport.connectRefused;
 import static io.simrdma.provider.ConnSupport.crEvd;
 import static io.simrdma.provider.ConnSupport.expect;
+import static io.simrdma.provider.ConnSupport.expectEstablished;
 import static io.simrdma.provider.ConnSupport.expectRequest;
+import static io.simrdma.provider.ConnSupport.rejectAndExpect;
+import static io.simrdma.provider.ConnSupport.rsp;
 import static io.simrdma.provider.DatPair.assertDat;
+import static io.simrdma.provider.EventTestSupport.assertNoEvent;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -42,30 +47,46 @@ class RspTest {
 
     private static final EventNumber ESTABLISHED = EventNumber.CONNECTION_EVENT_ESTABLISHED;
 
+    /** A new EP of {@code b} reserved by an RSP, and the request of a new EP of {@code a} on it (PASSIVE_CONNECTION_PENDING). */
+    private record Pending(Endpoint ep, Listener<ReservedServicePoint> rsp, Endpoint active, ConnectionRequestEvent req) {
+
+        static Pending open(DatPair p, byte[] privateData) {
+            Endpoint ep = p.b.ep();
+            Listener<ReservedServicePoint> rsp = ConnSupport.rsp(p, ep);
+            Endpoint active = p.a.ep();
+            return new Pending(ep, rsp, active, rsp.request(active, privateData));
+        }
+
+        /** dat_cr_accept(3DAT) with DAT_HANDLE_NULL: the reserved EP accepts; ESTABLISHED on both sides. */
+        void accept(DatPair p) {
+            req.cr().accept(null, null);
+            expectEstablished(p, active, ep);
+        }
+    }
+
     @ParameterizedTest
     @EnumSource(DatPair.Mode.class)
     @DisplayName("dat_rsp_create(3DAT), dat_rsp_query(3DAT): the EP moves to RESERVED, then on the request to "
             + "PASSIVE_CONNECTION_PENDING; the request names the EP, which accepts with a null EP handle")
     void shouldReserveEndpointAndAcceptWhenRequestArrives(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
-            EventDispatcher spEvd = crEvd(p.b, 4);
             EventDispatcher epConn = connEvd(p.b);
-            int q = p.qual();
             Endpoint ep = ConnSupport.ep(p.b, epConn);
-            ReservedServicePoint rsp = p.b.ia.createRsp(q, ep, spEvd);
+            Listener<ReservedServicePoint> reserved = rsp(p, ep);
+            ReservedServicePoint rsp = reserved.sp();
+            long q = reserved.qual();
             assertState(EndpointState.RESERVED, ep);
             assertEquals(OptionalLong.of(q), ep.query().localPortQual());
             RspParams rp = rsp.query();
             assertSame(p.b.ia, rp.ia());
             assertEquals(q, rp.connQual());
             assertEquals(q, rsp.connQual());
-            assertSame(spEvd, rp.evd());
+            assertSame(reserved.evd(), rp.evd());
             assertSame(ep, rp.ep());
 
             Endpoint active = p.a.ep();
             byte[] request = bytes(17, 3);
-            connect(active, p.b, q, request);
-            ConnectionRequestEvent req = expectRequest(spEvd, rsp, p.b);
+            ConnectionRequestEvent req = reserved.request(active, request);
             assertState(EndpointState.PASSIVE_CONNECTION_PENDING, ep);
             CrParams cp = req.cr().query();
             assertEquals(Optional.of(ep), cp.localEp());
@@ -75,7 +96,7 @@ class RspTest {
             assertArrayEquals(reply, expect(p.a.conn, ESTABLISHED, active).privateData());
             assertEquals(0, expect(epConn, ESTABLISHED, ep).privateDataSize());
             assertState(EndpointState.CONNECTED, ep);
-            assertNoEvent(spEvd);
+            assertNoEvent(reserved.evd());
         }
     }
 
@@ -85,21 +106,13 @@ class RspTest {
             + "combination of parameters the request does not allow (DAT_INVALID_PARAMETER), without effect")
     void shouldRefuseAcceptWhenAnotherEndpointIsGiven(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
-            EventDispatcher spEvd = crEvd(p.b, 4);
-            int q = p.qual();
-            Endpoint ep = p.b.ep();
-            ReservedServicePoint rsp = p.b.ia.createRsp(q, ep, spEvd);
-            Endpoint active = p.a.ep();
-            connect(active, p.b, q, null);
-            ConnectionRequestEvent req = expectRequest(spEvd, rsp, p.b);
+            Pending r = Pending.open(p, null);
             Endpoint other = p.b.ep();
-            assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE, () -> req.cr().accept(other, null));
+            assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE, () -> r.req().cr().accept(other, null));
             assertState(EndpointState.UNCONNECTED, other);
-            assertState(EndpointState.PASSIVE_CONNECTION_PENDING, ep);
-            assertEquals(Optional.of(ep), req.cr().query().localEp());
-            req.cr().accept(null, null);
-            expect(p.a.conn, ESTABLISHED, active);
-            expect(p.b.conn, ESTABLISHED, ep);
+            assertState(EndpointState.PASSIVE_CONNECTION_PENDING, r.ep());
+            assertEquals(Optional.of(r.ep()), r.req().cr().query().localEp());
+            r.accept(p);
             assertState(EndpointState.UNCONNECTED, other);
         }
     }
@@ -110,24 +123,12 @@ class RspTest {
             + "refused by the provider (NON_PEER_REJECTED), the first stays acceptable")
     void shouldRefuseSecondRequestWhenRspWasUsed(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
-            EventDispatcher spEvd = crEvd(p.b, 4);
-            int q = p.qual();
-            Endpoint ep = p.b.ep();
-            ReservedServicePoint rsp = p.b.ia.createRsp(q, ep, spEvd);
-            Endpoint first = p.a.ep();
-            connect(first, p.b, q, null);
-            ConnectionRequestEvent req = expectRequest(spEvd, rsp, p.b);
-            Endpoint second = p.a.ep();
-            connect(second, p.b, q, null);
-            expect(p.a.conn, EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED, second);
-            assertNoEvent(spEvd);
-            req.cr().accept(null, null);
-            expect(p.a.conn, ESTABLISHED, first);
-            expect(p.b.conn, ESTABLISHED, ep);
+            Pending r = Pending.open(p, null);
+            connectRefused(p, r.rsp().qual());
+            assertNoEvent(r.rsp().evd());
+            r.accept(p);
             // After the connection too.
-            Endpoint third = p.a.ep();
-            connect(third, p.b, q, null);
-            expect(p.a.conn, EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED, third);
+            connectRefused(p, r.rsp().qual());
         }
     }
 
@@ -137,28 +138,25 @@ class RspTest {
             + "(UNCONNECTED, free to use); later requests are rejected as if nobody listened")
     void shouldReturnEndpointToConsumerWhenFreedBeforeRequest(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
-            EventDispatcher spEvd = crEvd(p.b, 4);
-            int q = p.qual();
             Endpoint ep = p.b.ep();
-            ReservedServicePoint rsp = p.b.ia.createRsp(q, ep, spEvd);
+            Listener<ReservedServicePoint> reserved = rsp(p, ep);
+            ReservedServicePoint rsp = reserved.sp();
             rsp.free();
             assertState(EndpointState.UNCONNECTED, ep);
             assertEquals(OptionalLong.empty(), ep.query().localPortQual(), "the qualifier is no longer the EP's");
             assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_RSP, rsp::query);
             assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_RSP, rsp::free);
 
-            Endpoint active = p.a.ep();
-            connect(active, p.b, q, null);
-            expect(p.a.conn, EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED, active);
-            assertNoEvent(spEvd);
+            long q = reserved.qual();
+            Endpoint active = connectRefused(p, q);
+            assertNoEvent(reserved.evd());
 
             // The EP is the consumer's again: reserved anew on the same qualifier, it is connected.
-            ReservedServicePoint again = p.b.ia.createRsp(q, ep, spEvd);
+            ReservedServicePoint again = p.b.ia.createRsp(q, ep, reserved.evd());
             active.reset();
             connect(active, p.b, q, null);
-            expectRequest(spEvd, again, p.b).cr().accept(null, null);
-            expect(p.a.conn, ESTABLISHED, active);
-            expect(p.b.conn, ESTABLISHED, ep);
+            expectRequest(reserved.evd(), again, p.b).cr().accept(null, null);
+            expectEstablished(p, active, ep);
         }
     }
 
@@ -168,20 +166,13 @@ class RspTest {
             + "(PASSIVE_CONNECTION_PENDING) as they were; the request is accepted")
     void shouldKeepRequestWhenFreedAfterRequest(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
-            EventDispatcher spEvd = crEvd(p.b, 4);
-            int q = p.qual();
-            Endpoint ep = p.b.ep();
-            ReservedServicePoint rsp = p.b.ia.createRsp(q, ep, spEvd);
-            Endpoint active = p.a.ep();
-            connect(active, p.b, q, bytes(6, 6));
-            ConnectionRequestEvent req = expectRequest(spEvd, rsp, p.b);
+            Pending r = Pending.open(p, bytes(6, 6));
+            ReservedServicePoint rsp = r.rsp().sp();
             rsp.free();
             assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_RSP, rsp::query);
-            assertState(EndpointState.PASSIVE_CONNECTION_PENDING, ep);
-            assertEquals(Optional.of(ep), req.cr().query().localEp());
-            req.cr().accept(null, null);
-            expect(p.a.conn, ESTABLISHED, active);
-            expect(p.b.conn, ESTABLISHED, ep);
+            assertState(EndpointState.PASSIVE_CONNECTION_PENDING, r.ep());
+            assertEquals(Optional.of(r.ep()), r.req().cr().query().localEp());
+            r.accept(p);
         }
     }
 
@@ -191,26 +182,21 @@ class RspTest {
             + "consumer (UNCONNECTED); the requester sees PEER_REJECTED; the EP connects afterwards")
     void shouldReturnEndpointToConsumerWhenRequestIsRejected(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
-            EventDispatcher spEvd = crEvd(p.b, 4);
-            int q = p.qual();
-            Endpoint ep = p.b.ep();
-            ReservedServicePoint rsp = p.b.ia.createRsp(q, ep, spEvd);
-            Endpoint active = p.a.ep();
-            connect(active, p.b, q, null);
-            expectRequest(spEvd, rsp, p.b).cr().reject();
-            expect(p.a.conn, EventNumber.CONNECTION_EVENT_PEER_REJECTED, active);
+            Pending r = Pending.open(p, null);
+            Endpoint ep = r.ep();
+            Endpoint active = r.active();
+            rejectAndExpect(p, r.req(), active);
             assertState(EndpointState.UNCONNECTED, ep);
-            rsp.free();
+            r.rsp().sp().free();
             assertState(EndpointState.UNCONNECTED, ep);
             // Free for any use: here it connects actively.
-            int r = p.qual();
-            p.a.ia.createPsp(r, p.a.conn, PspFlag.CONSUMER);
-            connect(ep, p.a, r, null);
+            int q = p.qual();
+            p.a.ia.createPsp(q, p.a.conn, PspFlag.CONSUMER);
+            connect(ep, p.a, q, null);
             ConnectionRequestEvent back = DatPair.next(p.a.conn, ConnectionRequestEvent.class);
             active.reset();
             back.cr().accept(active, null);
-            expect(p.b.conn, ESTABLISHED, ep);
-            expect(p.a.conn, ESTABLISHED, active);
+            expectEstablished(p, active, ep);
         }
     }
 
@@ -257,10 +243,9 @@ class RspTest {
             + "PASSIVE_CONNECTION_PENDING EP refuses them with DAT_INVALID_STATE and the subtype of its state")
     void shouldRefuseEndpointOperationsWhileReservedOrPending(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
-            EventDispatcher spEvd = crEvd(p.b, 4);
-            int q = p.qual();
             Endpoint ep = p.b.ep();
-            ReservedServicePoint rsp = p.b.ia.createRsp(q, ep, spEvd);
+            Listener<ReservedServicePoint> rsp = rsp(p, ep);
+            long q = rsp.qual();
             assertDat(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EP_RESERVED, ep::free);
             assertDat(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EP_RESERVED,
                     () -> ep.disconnect(CloseFlag.ABRUPT));
@@ -268,16 +253,14 @@ class RspTest {
                     () -> connect(ep, p.a, q, null));
             assertDat(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EP_RESERVED, ep::reset);
             Endpoint active = p.a.ep();
-            connect(active, p.b, q, null);
-            ConnectionRequestEvent req = expectRequest(spEvd, rsp, p.b);
+            ConnectionRequestEvent req = rsp.request(active, null);
             assertDat(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EP_PASSCONNPENDING, ep::free);
             assertDat(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EP_PASSCONNPENDING,
                     () -> ep.disconnect(CloseFlag.GRACEFUL));
             assertDat(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EP_PASSCONNPENDING,
                     () -> connect(ep, p.a, q, null));
             assertState(EndpointState.PASSIVE_CONNECTION_PENDING, ep);
-            req.cr().reject();
-            expect(p.a.conn, EventNumber.CONNECTION_EVENT_PEER_REJECTED, active);
+            rejectAndExpect(p, req, active);
             ep.free();
         }
     }

@@ -38,7 +38,7 @@ import java.util.Map;
 import java.util.Set;
 
 import static io.simrdma.provider.DatPair.assertDat;
-import static io.simrdma.provider.ObjectFixtures.assertNoEvent;
+import static io.simrdma.provider.EventTestSupport.assertNoEvent;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -62,9 +62,27 @@ class SrqTest {
         return p.b.ia.createEndpointWithSrq(p.b.pz, p.b.dto, p.b.dto, p.b.conn, srq, ObjectFixtures.defaultAttributes(p.b));
     }
 
+    /** An SRQ of b, an endpoint of b taking its receives from it ({@code eb}), connected to a new endpoint of a ({@code ea}). */
+    private record Shared(SharedReceiveQueue srq, Endpoint ea, Endpoint eb) {
+        static Shared connect(DatPair p, int maxRecvDtos) {
+            SharedReceiveQueue srq = SrqTest.srq(p, maxRecvDtos);
+            Endpoint eb = srqEp(p, srq);
+            Endpoint ea = p.a.ep();
+            p.connect(ea, eb);
+            return new Shared(srq, ea, eb);
+        }
+    }
+
     /** Posts buffer {@code slot} of b's LMR to the SRQ with cookie {@code 100 + slot}. */
     private static void post(DatPair p, SharedReceiveQueue srq, int slot) {
         srq.postRecv(p.b.iov(slot * BUF, BUF), 100 + slot);
+    }
+
+    /** Posts buffers {@code from} to {@code to - 1} ({@link #post(DatPair, SharedReceiveQueue, int)}). */
+    private static void post(DatPair p, SharedReceiveQueue srq, int from, int to) {
+        for (int i = from; i < to; i++) {
+            post(p, srq, i);
+        }
     }
 
     /** Sends {@code data} from side a on {@code ep} and waits for the send completion (the receiver has it). */
@@ -72,6 +90,12 @@ class SrqTest {
         p.a.buf.put(0, data);
         ep.postSend(p.a.iov(0, data.length), cookie, CompletionFlag.defaults());
         assertEquals(DtoCompletionStatus.SUCCESS, ObjectFixtures.completion(p.a.dto, cookie).status());
+    }
+
+    /** {@link #send}, then reaps the receive completion from b's DTO EVD. */
+    private static void sendAndReap(DatPair p, Endpoint ep, byte[] data, long cookie) {
+        send(p, ep, data, cookie);
+        DatPair.next(p.b.dto, DtoCompletionEvent.class);
     }
 
     private static void assertCounts(SharedReceiveQueue srq, int available, int outstanding) {
@@ -142,9 +166,7 @@ class SrqTest {
             assertDat(DatReturnType.PRIVILEGES_VIOLATION, () -> srq.postRecv(ofFreed, 1));
             assertCounts(srq, 0, 0);
 
-            for (int i = 0; i < size; i++) {
-                post(p, srq, i);
-            }
+            post(p, srq, 0, size);
             assertCounts(srq, size, size);
             assertDat(DatReturnType.INSUFFICIENT_RESOURCES, () -> post(p, srq, size));
             assertCounts(srq, size, size);
@@ -163,9 +185,7 @@ class SrqTest {
             Endpoint ea2 = p.a.ep();
             p.connect(ea1, eb1);
             p.connect(ea2, eb2);
-            for (int i = 0; i < 6; i++) {
-                post(p, srq, i);
-            }
+            post(p, srq, 0, 6);
             send(p, ea1, new byte[] {1, 1}, 1);
             send(p, ea2, new byte[] {2, 1}, 2);
             send(p, ea1, new byte[] {1, 2}, 3);
@@ -197,19 +217,15 @@ class SrqTest {
     @DisplayName("dat_srq_query(3DAT): the man page's example: 3 posted -> 3/3; a message arrives -> 2 available, 3 outstanding; reaped -> 2/2")
     void shouldCountAsTheManPageExample(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
-            SharedReceiveQueue srq = srq(p, 10);
-            Endpoint eb = srqEp(p, srq);
-            Endpoint ea = p.a.ep();
-            p.connect(ea, eb);
-            for (int i = 0; i < 3; i++) {
-                post(p, srq, i);
-            }
+            Shared s = Shared.connect(p, 10);
+            SharedReceiveQueue srq = s.srq();
+            post(p, srq, 0, 3);
             assertTrue(srq.query().maxRecvDtos() >= 10);
             assertCounts(srq, 3, 3);
-            send(p, ea, new byte[] {9}, 1);
+            send(p, s.ea(), new byte[] {9}, 1);
             assertCounts(srq, 2, 3);
             DtoCompletionEvent e = DatPair.next(p.b.dto, DtoCompletionEvent.class);
-            assertSame(eb, e.ep());
+            assertSame(s.eb(), e.ep());
             assertCounts(srq, 2, 2);
         }
     }
@@ -219,15 +235,11 @@ class SrqTest {
     @DisplayName("dat_srq_query(3DAT), dat_srq_post_recv(3DAT): an entry whose completion is not reaped is not available for new postings")
     void shouldKeepEntryOfUnreapedCompletion(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
-            SharedReceiveQueue srq = srq(p, 4);
-            Endpoint eb = srqEp(p, srq);
-            Endpoint ea = p.a.ep();
-            p.connect(ea, eb);
+            Shared s = Shared.connect(p, 4);
+            SharedReceiveQueue srq = s.srq();
             int size = srq.query().maxRecvDtos();
-            for (int i = 0; i < size; i++) {
-                post(p, srq, i);
-            }
-            send(p, ea, new byte[] {1}, 1);
+            post(p, srq, 0, size);
+            send(p, s.ea(), new byte[] {1}, 1);
             assertCounts(srq, size - 1, size);
             assertDat(DatReturnType.INSUFFICIENT_RESOURCES, () -> post(p, srq, size));
             long cookie = DatPair.next(p.b.dto, DtoCompletionEvent.class).userCookie();
@@ -245,32 +257,26 @@ class SrqTest {
     void shouldSignalLowWatermarkOnceOnAsyncEvd(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
             EventDispatcher async = p.b.ia.query().asyncEvd().orElseThrow();
-            SharedReceiveQueue srq = srq(p, 8);
-            Endpoint eb = srqEp(p, srq);
-            Endpoint ea = p.a.ep();
-            p.connect(ea, eb);
-            for (int i = 0; i < 4; i++) {
-                post(p, srq, i);
-            }
+            Shared s = Shared.connect(p, 8);
+            SharedReceiveQueue srq = s.srq();
+            Endpoint ea = s.ea();
+            post(p, srq, 0, 4);
             assertDat(DatReturnType.INVALID_PARAMETER, () -> srq.setLowWatermark(srq.query().maxRecvDtos() + 1));
             srq.setLowWatermark(3);
             assertEquals(3, srq.query().lowWatermark());
             assertNoEvent(async);
             // 3 left: not below 3.
-            send(p, ea, new byte[] {1}, 1);
-            DatPair.next(p.b.dto, DtoCompletionEvent.class);
+            sendAndReap(p, ea, new byte[] {1}, 1);
             assertNoEvent(async);
             // 2 left: below.
-            send(p, ea, new byte[] {2}, 2);
-            DatPair.next(p.b.dto, DtoCompletionEvent.class);
+            sendAndReap(p, ea, new byte[] {2}, 2);
             AsyncErrorEvent lw = DatPair.next(async, AsyncErrorEvent.class);
             assertEquals(EventNumber.ASYNC_ERROR_PROVIDER_INTERNAL_ERROR, lw.eventNumber());
             assertEquals(AsyncErrorReason.SRQ_LOW_WATERMARK_EVENT, lw.reason());
             assertSame(srq, lw.handle());
             assertSame(async, lw.evd());
             // Once per setting: 1 left, no second event.
-            send(p, ea, new byte[] {3}, 3);
-            DatPair.next(p.b.dto, DtoCompletionEvent.class);
+            sendAndReap(p, ea, new byte[] {3}, 3);
             assertNoEvent(async);
             // Set again while already below: the event comes at once.
             srq.setLowWatermark(2);
@@ -278,27 +284,22 @@ class SrqTest {
             assertEquals(2, srq.query().lowWatermark(), "the low watermark stays what the consumer set");
             // DAT_SRQ_LW_DEFAULT: no event.
             srq.setLowWatermark(Dat.SRQ_LW_DEFAULT);
-            send(p, ea, new byte[] {4}, 4);
-            DatPair.next(p.b.dto, DtoCompletionEvent.class);
+            sendAndReap(p, ea, new byte[] {4}, 4);
             assertNoEvent(async);
             assertCounts(srq, 0, 0);
             // A new setting replaces an armed one: armed at 2 with 4 buffers, then set to DAT_SRQ_LW_DEFAULT.
-            for (int i = 4; i < 8; i++) {
-                post(p, srq, i);
-            }
+            post(p, srq, 4, 8);
             srq.setLowWatermark(2);
             srq.setLowWatermark(Dat.SRQ_LW_DEFAULT);
             for (int i = 5; i < 8; i++) {
-                send(p, ea, new byte[] {(byte) i}, i);
-                DatPair.next(p.b.dto, DtoCompletionEvent.class);
+                sendAndReap(p, ea, new byte[] {(byte) i}, i);
             }
             assertNoEvent(async);
             // Armed at 1, then set to 3 while 1 is left: one event, at once, and none when the last buffer goes.
             srq.setLowWatermark(1);
             srq.setLowWatermark(3);
             assertSame(srq, DatPair.next(async, AsyncErrorEvent.class).handle());
-            send(p, ea, new byte[] {8}, 8);
-            DatPair.next(p.b.dto, DtoCompletionEvent.class);
+            sendAndReap(p, ea, new byte[] {8}, 8);
             assertNoEvent(async);
         }
     }
@@ -310,14 +311,10 @@ class SrqTest {
     @DisplayName("dat_srq_resize(3DAT): below the outstanding buffers (unreaped completions included) or the low watermark -> DAT_INVALID_STATE; growing keeps every buffer")
     void shouldResizeWithinOutstandingBuffersAndWatermark(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode, "maxSrqWr=64")) {
-            SharedReceiveQueue srq = srq(p, 8);
-            Endpoint eb = srqEp(p, srq);
-            Endpoint ea = p.a.ep();
-            p.connect(ea, eb);
-            for (int i = 0; i < 3; i++) {
-                post(p, srq, i);
-            }
-            send(p, ea, new byte[] {1}, 1);
+            Shared s = Shared.connect(p, 8);
+            SharedReceiveQueue srq = s.srq();
+            post(p, srq, 0, 3);
+            send(p, s.ea(), new byte[] {1}, 1);
             // 2 on the SRQ and 1 completed but not reaped: 3 outstanding.
             assertDat(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_SRQ_IN_USE, () -> srq.resize(2));
             srq.resize(3);
@@ -330,13 +327,11 @@ class SrqTest {
 
             srq.resize(20);
             assertTrue(srq.query().maxRecvDtos() >= 20);
-            for (int i = 3; i < 20; i++) {
-                post(p, srq, i);
-            }
+            post(p, srq, 3, 20);
             assertCounts(srq, 19, 19);
             assertDat(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_SRQ_IN_USE, () -> srq.resize(18));
             // The buffers are all still there and receive.
-            send(p, ea, new byte[] {2}, 2);
+            send(p, s.ea(), new byte[] {2}, 2);
             DtoCompletionEvent e = DatPair.next(p.b.dto, DtoCompletionEvent.class);
             assertEquals(DtoCompletionStatus.SUCCESS, e.status());
             assertTrue(e.userCookie() >= 100 && e.userCookie() < 120 && e.userCookie() != first, () -> "cookie " + e);
