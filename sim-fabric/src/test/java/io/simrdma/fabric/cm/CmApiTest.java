@@ -5,6 +5,7 @@ import io.simrdma.fabric.VerbsException;
 import io.simrdma.fabric.wire.Gid;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -33,6 +34,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * migration, handler channels, rdma_getaddrinfo, rdma_bind_addr, rdma_resolve_addr,
  * rdma_resolve_route and rdma_set_option, each against its librdmacm man page.
  */
+@Timeout(120)
 class CmApiTest {
 
     private static final long MS = 1_000_000L;

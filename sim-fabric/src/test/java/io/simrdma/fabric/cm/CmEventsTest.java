@@ -14,6 +14,7 @@ import io.simrdma.fabric.WcStatus;
 import io.simrdma.fabric.WorkCompletion;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -48,6 +49,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * CONNECT_ERROR, UNREACHABLE, and the QP attributes a connection leaves, each against its
  * librdmacm man page (rdma_get_cm_event(3) for the event data).
  */
+@Timeout(120)
 class CmEventsTest {
 
     private static final int PORT = 7471;
