@@ -53,6 +53,7 @@ import static io.simrdma.provider.DatPair.next;
 import static io.simrdma.provider.EventTestSupport.assertNoEvent;
 import static io.simrdma.provider.EventTestSupport.device;
 import static io.simrdma.provider.EventTestSupport.fabric;
+import static io.simrdma.provider.EventTestSupport.completion;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -248,9 +249,7 @@ class ConnectionTest {
             req.cr().accept(passive, bytes(7, 7));
             expect(passiveConn, EventNumber.CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR, passive);
             assertState(EndpointState.DISCONNECTED, passive);
-            DtoCompletionEvent flushed = next(p.b.dto, DtoCompletionEvent.class);
-            assertEquals(77, flushed.userCookie());
-            assertEquals(DtoCompletionStatus.ERR_FLUSHED, flushed.status());
+            completion(p.b.dto, 77, DtoCompletionStatus.ERR_FLUSHED);
             assertNoEvent(p.a.conn);
             assertNoEvent(psp.evd());
         }
@@ -309,9 +308,7 @@ class ConnectionTest {
             active.disconnect(CloseFlag.GRACEFUL);
             assertState(EndpointState.DISCONNECTED, active);
             expect(p.a.conn, DISCONNECTED, active);
-            DtoCompletionEvent flushed = next(p.a.dto, DtoCompletionEvent.class);
-            assertEquals(5, flushed.userCookie());
-            assertEquals(DtoCompletionStatus.ERR_FLUSHED, flushed.status());
+            completion(p.a.dto, 5, DtoCompletionStatus.ERR_FLUSHED);
         }
     }
 
@@ -340,9 +337,7 @@ class ConnectionTest {
             p.connect(active, passive);
             device(p.b).setPortActive(false);
             active.postSend(p.a.iov(0, 16), 9, CompletionFlag.defaults());
-            DtoCompletionEvent failed = next(p.a.dto, DtoCompletionEvent.class);
-            assertEquals(9, failed.userCookie());
-            assertEquals(DtoCompletionStatus.ERR_TRANSPORT, failed.status());
+            completion(p.a.dto, 9, DtoCompletionStatus.ERR_TRANSPORT);
             expect(p.a.conn, EventNumber.CONNECTION_EVENT_BROKEN, active);
             assertState(EndpointState.DISCONNECTED, active);
         }
@@ -370,9 +365,7 @@ class ConnectionTest {
 
             // The requester's QP fails on the NAK (before the responder CM's DREQ takes the connection down):
             // the write completes with the remote access error and the requester's connection is broken too.
-            DtoCompletionEvent failed = next(p.a.dto, DtoCompletionEvent.class);
-            assertEquals(11, failed.userCookie());
-            assertEquals(DtoCompletionStatus.ERR_REMOTE_ACCESS, failed.status());
+            completion(p.a.dto, 11, DtoCompletionStatus.ERR_REMOTE_ACCESS);
             expect(p.a.conn, EventNumber.CONNECTION_EVENT_BROKEN, active);
             assertState(EndpointState.DISCONNECTED, active);
         }
@@ -570,9 +563,7 @@ class ConnectionTest {
                 active.postSend(p.a.iov(0, 1), 50 + round, CompletionFlag.defaults());
                 DtoCompletionEvent sent = next(p.a.dto, DtoCompletionEvent.class);
                 assertEquals(DtoCompletionStatus.SUCCESS, sent.status());
-                DtoCompletionEvent got = next(p.b.dto, DtoCompletionEvent.class);
-                assertEquals(40 + round, got.userCookie());
-                assertEquals(DtoCompletionStatus.SUCCESS, got.status());
+                completion(p.b.dto, 40 + round, DtoCompletionStatus.SUCCESS);
                 assertEquals((byte) (0x30 + round), p.b.buf.get(128));
 
                 (round == 0 ? passive : active).disconnect(CloseFlag.GRACEFUL);

@@ -54,6 +54,7 @@ import static io.simrdma.provider.DatPair.flags;
 import static io.simrdma.provider.DatPair.next;
 import static io.simrdma.provider.EventTestSupport.assertNoEvent;
 import static io.simrdma.provider.ObjectFixtures.validAttributes;
+import static io.simrdma.provider.EventTestSupport.completion;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -72,6 +73,22 @@ class EndpointTest {
     /** Device limits small enough to reach: 64 WRs per queue, 4 SGEs (max_iov 4; RDMA Read iov stays 32). */
     private static final String SMALL = "maxQpWr=64&maxSge=4";
     private static final Set<CompletionFlag> DEFAULT = CompletionFlag.defaults();
+
+    /** Small valid attributes ({@link ObjectFixtures#validAttributes}) with recv_completion_flags {@code f}. */
+    private static EpAttributes recvFlags(CompletionFlag f) {
+        return validAttributes().recvCompletionFlags(flags(f)).build();
+    }
+
+    /** Small valid attributes ({@link ObjectFixtures#validAttributes}) with request_completion_flags {@code f}. */
+    private static EpAttributes requestFlags(CompletionFlag f) {
+        return validAttributes().requestCompletionFlags(flags(f)).build();
+    }
+
+    /** dat_ep_create(3DAT) on side a with {@code recv}, {@code request} and {@code attrs} is DAT_INVALID_PARAMETER. */
+    private static void assertCreateRefused(DatPair p, EventDispatcher recv, EventDispatcher request, EpAttributes attrs) {
+        assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE,
+                () -> p.a.ia.createEndpoint(p.a.pz, recv, request, p.a.conn, attrs));
+    }
 
     private static EventDispatcher asyncEvd(DatPair.Side s) {
         return s.ia.query().asyncEvd().orElseThrow();
@@ -321,18 +338,15 @@ class EndpointTest {
             for (EvdFlag other : List.of(EvdFlag.CONNECTION, EvdFlag.CR, EvdFlag.SOFTWARE)) {
                 EventDispatcher mixed = p.a.ia.createEvd(64, null, EnumSet.of(EvdFlag.DTO, other));
                 EventDispatcher own = dtoEvd(p.a);
-                assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE, () -> p.a.ia.createEndpoint(p.a.pz,
-                        mixed, own, p.a.conn, validAttributes().recvCompletionFlags(flags(CompletionFlag.UNSIGNALLED)).build()));
-                assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE, () -> p.a.ia.createEndpoint(p.a.pz,
-                        mixed, own, p.a.conn, validAttributes().recvCompletionFlags(flags(CompletionFlag.SOLICITED_WAIT)).build()));
-                assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE, () -> p.a.ia.createEndpoint(p.a.pz,
-                        own, mixed, p.a.conn, validAttributes().requestCompletionFlags(flags(CompletionFlag.UNSIGNALLED)).build()));
+                assertCreateRefused(p, mixed, own, recvFlags(CompletionFlag.UNSIGNALLED));
+                assertCreateRefused(p, mixed, own, recvFlags(CompletionFlag.SOLICITED_WAIT));
+                assertCreateRefused(p, own, mixed, requestFlags(CompletionFlag.UNSIGNALLED));
                 // "only DAT_COMPLETION_THRESHOLD is valid": EVD_THRESHOLD (and the default, which notifies every
                 // completion and so is threshold-controlled too) are accepted.
                 p.a.ia.createEndpoint(p.a.pz, mixed, own, p.a.conn,
-                        validAttributes().recvCompletionFlags(flags(CompletionFlag.EVD_THRESHOLD)).build());
+                        recvFlags(CompletionFlag.EVD_THRESHOLD));
                 p.a.ia.createEndpoint(p.a.pz, own, mixed, p.a.conn,
-                        validAttributes().requestCompletionFlags(flags(CompletionFlag.EVD_THRESHOLD)).build());
+                        requestFlags(CompletionFlag.EVD_THRESHOLD));
                 p.a.ia.createEndpoint(p.a.pz, mixed, mixed, p.a.conn, validAttributes().build());
             }
         }
@@ -345,26 +359,21 @@ class EndpointTest {
         try (DatPair p = DatPair.open(mode)) {
             EventDispatcher shared = dtoEvd(p.a);
             EventDispatcher own = dtoEvd(p.a);
-            EpAttributes unsignalledRequests = validAttributes().requestCompletionFlags(flags(CompletionFlag.UNSIGNALLED)).build();
-            EpAttributes unsignalledRecvs = validAttributes().recvCompletionFlags(flags(CompletionFlag.UNSIGNALLED)).build();
+            EpAttributes unsignalledRequests = requestFlags(CompletionFlag.UNSIGNALLED);
+            EpAttributes unsignalledRecvs = recvFlags(CompletionFlag.UNSIGNALLED);
             Endpoint first = p.a.ia.createEndpoint(p.a.pz, own, shared, p.a.conn, unsignalledRequests);
 
-            assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE,
-                    () -> p.a.ia.createEndpoint(p.a.pz, shared, own, p.a.conn, validAttributes().build()));
-            assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE,
-                    () -> p.a.ia.createEndpoint(p.a.pz, own, shared, p.a.conn, validAttributes().build()));
-            assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE, () -> p.a.ia.createEndpoint(p.a.pz,
-                    own, shared, p.a.conn, validAttributes().requestCompletionFlags(flags(CompletionFlag.EVD_THRESHOLD)).build()));
+            assertCreateRefused(p, shared, own, validAttributes().build());
+            assertCreateRefused(p, own, shared, validAttributes().build());
+            assertCreateRefused(p, own, shared, requestFlags(CompletionFlag.EVD_THRESHOLD));
             p.a.ia.createEndpoint(p.a.pz, shared, own, p.a.conn, unsignalledRecvs);
             p.a.ia.createEndpoint(p.a.pz, own, shared, p.a.conn, unsignalledRequests);
 
             // The other way round: a default stream first, then an UNSIGNALLED one.
             EventDispatcher plain = dtoEvd(p.a);
             p.a.ia.createEndpoint(p.a.pz, plain, own, p.a.conn, validAttributes().build());
-            assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE,
-                    () -> p.a.ia.createEndpoint(p.a.pz, own, plain, p.a.conn, unsignalledRequests));
-            assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE,
-                    () -> p.a.ia.createEndpoint(p.a.pz, plain, own, p.a.conn, unsignalledRecvs));
+            assertCreateRefused(p, own, plain, unsignalledRequests);
+            assertCreateRefused(p, plain, own, unsignalledRecvs);
             assertEquals(EndpointState.UNCONNECTED, first.status().state());
         }
     }
@@ -375,13 +384,10 @@ class EndpointTest {
     void shouldApplyFlagRulesBetweenOwnStreamsWhenRecvAndRequestShareTheEvd(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
             EventDispatcher e = dtoEvd(p.a);
-            assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE, () -> p.a.ia.createEndpoint(p.a.pz,
-                    e, e, p.a.conn, validAttributes().requestCompletionFlags(flags(CompletionFlag.UNSIGNALLED)).build()));
-            assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE, () -> p.a.ia.createEndpoint(p.a.pz,
-                    e, e, p.a.conn, validAttributes().recvCompletionFlags(flags(CompletionFlag.UNSIGNALLED)).build()));
+            assertCreateRefused(p, e, e, requestFlags(CompletionFlag.UNSIGNALLED));
+            assertCreateRefused(p, e, e, recvFlags(CompletionFlag.UNSIGNALLED));
             // SOLICITED_WAIT receives: "the EVD cannot be used for any other event stream types".
-            assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE, () -> p.a.ia.createEndpoint(p.a.pz,
-                    e, e, p.a.conn, validAttributes().recvCompletionFlags(flags(CompletionFlag.SOLICITED_WAIT)).build()));
+            assertCreateRefused(p, e, e, recvFlags(CompletionFlag.SOLICITED_WAIT));
             // Both UNSIGNALLED is what the page asks for.
             Endpoint ok = p.a.ia.createEndpoint(p.a.pz, e, e, p.a.conn, validAttributes()
                     .recvCompletionFlags(flags(CompletionFlag.UNSIGNALLED))
@@ -398,16 +404,14 @@ class EndpointTest {
         try (DatPair p = DatPair.open(mode)) {
             EventDispatcher shared = dtoEvd(p.a);
             EventDispatcher own = dtoEvd(p.a);
-            EpAttributes solicited = validAttributes().recvCompletionFlags(flags(CompletionFlag.SOLICITED_WAIT)).build();
+            EpAttributes solicited = recvFlags(CompletionFlag.SOLICITED_WAIT);
             p.a.ia.createEndpoint(p.a.pz, shared, own, p.a.conn, solicited);
             p.a.ia.createEndpoint(p.a.pz, shared, own, p.a.conn, solicited);
             for (EpAttributes other : List.of(validAttributes().build(),
-                    validAttributes().recvCompletionFlags(flags(CompletionFlag.EVD_THRESHOLD)).build(),
-                    validAttributes().recvCompletionFlags(flags(CompletionFlag.UNSIGNALLED)).build())) {
-                assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE,
-                        () -> p.a.ia.createEndpoint(p.a.pz, shared, own, p.a.conn, other));
-                assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE,
-                        () -> p.a.ia.createEndpoint(p.a.pz, own, shared, p.a.conn, other));
+                    recvFlags(CompletionFlag.EVD_THRESHOLD),
+                    recvFlags(CompletionFlag.UNSIGNALLED))) {
+                assertCreateRefused(p, shared, own, other);
+                assertCreateRefused(p, own, shared, other);
             }
         }
     }
@@ -420,9 +424,8 @@ class EndpointTest {
             EventDispatcher shared = dtoEvd(p.a);
             EventDispatcher own = dtoEvd(p.a);
             Endpoint unsignalled = p.a.ia.createEndpoint(p.a.pz, own, shared, p.a.conn,
-                    validAttributes().requestCompletionFlags(flags(CompletionFlag.UNSIGNALLED)).build());
-            assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE,
-                    () -> p.a.ia.createEndpoint(p.a.pz, own, shared, p.a.conn, validAttributes().build()));
+                    requestFlags(CompletionFlag.UNSIGNALLED));
+            assertCreateRefused(p, own, shared, validAttributes().build());
             unsignalled.free();
             p.a.ia.createEndpoint(p.a.pz, own, shared, p.a.conn, validAttributes().build());
         }
@@ -563,14 +566,12 @@ class EndpointTest {
             SharedReceiveQueue srq = p.a.ia.createSrq(p.a.pz, new SrqAttributes(16, 2, 0));
             EventDispatcher recv = dtoEvd(p.a);
             Endpoint ep = p.a.ia.createEndpointWithSrq(p.a.pz, recv, p.a.dto, p.a.conn, srq,
-                    validAttributes().recvCompletionFlags(flags(CompletionFlag.UNSIGNALLED)).build());
+                    recvFlags(CompletionFlag.UNSIGNALLED));
             Endpoint peer = p.b.ep();
             p.connect(ep, peer);
             srq.postRecv(p.a.iov(0, 64), 77);
             peer.postSend(p.b.iov(0, 10), 1, DEFAULT);
-            DtoCompletionEvent got = next(recv, DtoCompletionEvent.class);
-            assertEquals(77, got.userCookie());
-            assertEquals(DtoCompletionStatus.SUCCESS, got.status());
+            DtoCompletionEvent got = completion(recv, 77, DtoCompletionStatus.SUCCESS);
             assertSame(ep, got.ep());
         }
     }
@@ -1139,9 +1140,7 @@ class EndpointTest {
             t.ep.postRdmaRead(p.a.iov(200, 16), readCookie, p.b.remote(100, 16), DEFAULT);
             long[] expected = {sendCookie, writeCookie, readCookie};
             for (long c : expected) {
-                DtoCompletionEvent e = next(t.request, DtoCompletionEvent.class);
-                assertEquals(c, e.userCookie());
-                assertEquals(DtoCompletionStatus.SUCCESS, e.status());
+                DtoCompletionEvent e = completion(t.request, c, DtoCompletionStatus.SUCCESS);
                 assertSame(t.ep, e.ep());
                 assertEquals(16, e.transferredLength());
             }
@@ -1166,9 +1165,7 @@ class EndpointTest {
             List<LmrTriplet> empty = List.of(new LmrTriplet(t.deadContext, 12345, 0));
             t.peer.postRecv(p.b.iov(0, 64), 1, DEFAULT);
             t.ep.postSend(empty, 8, DEFAULT);
-            DtoCompletionEvent e = next(t.request, DtoCompletionEvent.class);
-            assertEquals(8, e.userCookie());
-            assertEquals(DtoCompletionStatus.SUCCESS, e.status());
+            completion(t.request, 8, DtoCompletionStatus.SUCCESS);
             DtoCompletionEvent r = next(p.b.dto, DtoCompletionEvent.class);
             assertEquals(0, r.transferredLength());
             // A zero-size message with no segment at all (num_segments 0).

@@ -43,6 +43,7 @@ import static io.simrdma.provider.DatPair.assertDat;
 import static io.simrdma.provider.DatPair.flags;
 import static io.simrdma.provider.DatPair.next;
 import static io.simrdma.provider.ObjectFixtures.validAttributes;
+import static io.simrdma.provider.EventTestSupport.completion;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -326,9 +327,7 @@ class EpModifyTest {
             p.connect(ep, p.b.ep());
             ep.disconnect(CloseFlag.ABRUPT);
             DatPair.expectConnection(p.a.conn, EventNumber.CONNECTION_EVENT_DISCONNECTED);
-            DtoCompletionEvent flushed = next(recv, DtoCompletionEvent.class);
-            assertEquals(1, flushed.userCookie());
-            assertEquals(DtoCompletionStatus.ERR_FLUSHED, flushed.status());
+            completion(recv, 1, DtoCompletionStatus.ERR_FLUSHED);
             ep.reset();
             assertEquals(new EpRecvInfo(0, 0), ep.recvQuery());
             assertDat(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EP_UNCONNECTED,
@@ -394,9 +393,7 @@ class EpModifyTest {
                 peer.postSend(p.b.iov(i * 10, 3), 40 + i, DEFAULT);
             }
             for (int i = 0; i < 3; i++) {
-                DtoCompletionEvent e = next(recv2, DtoCompletionEvent.class);
-                assertEquals(30 + i, e.userCookie());
-                assertEquals(DtoCompletionStatus.SUCCESS, e.status());
+                DtoCompletionEvent e = completion(recv2, 30 + i, DtoCompletionStatus.SUCCESS);
                 assertEquals(3, e.transferredLength());
                 assertEquals(i + 1, p.a.buf.get(1000 * i));
                 assertEquals(i + 3, p.a.buf.get(1000 * i + 500));
@@ -421,9 +418,7 @@ class EpModifyTest {
 
             ep.modify(EpModify.builder().pz(pz2).build());
             assertEquals(Optional.of(pz2), ep.query().pz());
-            DtoCompletionEvent failed = next(recv, DtoCompletionEvent.class);
-            assertEquals(51, failed.userCookie());
-            assertEquals(DtoCompletionStatus.ERR_LOCAL_PROTECTION, failed.status());
+            completion(recv, 51, DtoCompletionStatus.ERR_LOCAL_PROTECTION);
             assertEquals(new EpRecvInfo(0, 0), ep.recvQuery());
             // The old PZ is no longer the EP's: it can be freed once its own LMR goes.
             assertDat(DatReturnType.PROTECTION_VIOLATION, DatReturnSubtype.PROTECTION_WRITE,
@@ -434,9 +429,7 @@ class EpModifyTest {
             Endpoint peer = p.b.ep();
             p.connect(ep, peer);
             peer.postSend(p.b.iov(0, 8), 54, DEFAULT);
-            DtoCompletionEvent got = next(recv, DtoCompletionEvent.class);
-            assertEquals(53, got.userCookie());
-            assertEquals(DtoCompletionStatus.SUCCESS, got.status());
+            completion(recv, 53, DtoCompletionStatus.SUCCESS);
         }
     }
 

@@ -61,6 +61,7 @@ import java.util.stream.Stream;
 import static io.simrdma.provider.DatPair.assertDat;
 import static io.simrdma.provider.DatPair.expectConnection;
 import static io.simrdma.provider.DatPair.next;
+import static io.simrdma.provider.EventTestSupport.completion;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -540,9 +541,7 @@ class EpStateTableTest {
                 // Abrupt: DISCONNECTED at once, without waiting for the outstanding send, which is flushed.
                 s.ep.disconnect(flag);
                 assertState(rule.next(), s, rule.source());
-                DtoCompletionEvent f = next(s.requestEvd, DtoCompletionEvent.class);
-                assertEquals(EpStates.PENDING_SEND, f.userCookie());
-                assertEquals(DtoCompletionStatus.ERR_FLUSHED, f.status());
+                completion(s.requestEvd, EpStates.PENDING_SEND, DtoCompletionStatus.ERR_FLUSHED);
                 assertSame(s.ep, expectConnection(s.connectEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED).ep());
                 expectConnection(s.peerConnectEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED);
                 assertNoEvents(s);
@@ -809,9 +808,7 @@ class EpStateTableTest {
                 ConnectionEvent e = expectConnection(s.peerConnectEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED);
                 assertSame(s.peer, e.ep());
                 assertEquals(EndpointState.DISCONNECTED, s.peer.status().state());
-                DtoCompletionEvent f = next(s.other.dto, DtoCompletionEvent.class);
-                assertEquals(9, f.userCookie());
-                assertEquals(DtoCompletionStatus.ERR_FLUSHED, f.status());
+                completion(s.other.dto, 9, DtoCompletionStatus.ERR_FLUSHED);
                 expectConnection(s.connectEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED);
             }
         }
@@ -930,9 +927,7 @@ class EpStateTableTest {
                 s.ep.disconnect(CloseFlag.GRACEFUL);
                 assertState(EndpointState.DISCONNECT_PENDING, s, "a second graceful disconnect has no effect");
                 s.peer.postRecv(s.other.iov(0, 64), 3, CompletionFlag.defaults());
-                DtoCompletionEvent sent = next(s.requestEvd, DtoCompletionEvent.class);
-                assertEquals(EpStates.PENDING_SEND, sent.userCookie());
-                assertEquals(DtoCompletionStatus.SUCCESS, sent.status());
+                completion(s.requestEvd, EpStates.PENDING_SEND, DtoCompletionStatus.SUCCESS);
                 expectConnection(s.connectEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED);
                 assertState(EndpointState.DISCONNECTED, s, "the drained disconnect completes");
             }

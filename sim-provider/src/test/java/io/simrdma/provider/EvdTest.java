@@ -492,15 +492,7 @@ class EvdTest {
         try (DatPair p = DatPair.open(mode)) {
             EventDispatcher req = p.a.ia.createEvd(2, null, EnumSet.of(EvdFlag.DTO));
             req.resize(6);
-            Endpoint a = p.a.ia.createEndpoint(p.a.pz, p.a.dto, req, p.a.conn, null);
-            Endpoint b = p.b.ep();
-            p.connect(a, b);
-            for (int i = 0; i < 6; i++) {
-                b.postRecv(p.b.iov(64 * i, 64), i, CompletionFlag.defaults());
-            }
-            for (int i = 0; i < 6; i++) {
-                a.postSend(p.a.iov(0, 8), 100 + i, CompletionFlag.defaults());
-            }
+            sendToPostedReceives(p, req, 6, 8, 100);
             awaitQueued(p.a.ia, req, 6);
             List<DatEvent> got = drain(req);
             assertEquals(6, got.size());
@@ -513,6 +505,23 @@ class EvdTest {
         }
     }
 
+    /**
+     * Connects an endpoint of a whose request EVD is {@code req} to an endpoint of b with {@code n}
+     * receives posted (cookies 0..n-1), and sends {@code n} messages of {@code len} bytes from a
+     * (cookies {@code firstCookie}..).
+     */
+    private static void sendToPostedReceives(DatPair p, EventDispatcher req, int n, int len, long firstCookie) {
+        Endpoint a = p.a.ia.createEndpoint(p.a.pz, p.a.dto, req, p.a.conn, null);
+        Endpoint b = p.b.ep();
+        p.connect(a, b);
+        for (int i = 0; i < n; i++) {
+            b.postRecv(p.b.iov(64 * i, 64), i, CompletionFlag.defaults());
+        }
+        for (int i = 0; i < n; i++) {
+            a.postSend(p.a.iov(0, len), firstCookie + i, CompletionFlag.defaults());
+        }
+    }
+
     // ------------------------------------------------------------------ overflow
 
     @ParameterizedTest
@@ -522,15 +531,7 @@ class EvdTest {
         try (DatPair p = DatPair.open(mode)) {
             EventDispatcher async = p.a.ia.query().asyncEvd().orElseThrow();
             EventDispatcher req = p.a.ia.createEvd(4, null, EnumSet.of(EvdFlag.DTO));
-            Endpoint a = p.a.ia.createEndpoint(p.a.pz, p.a.dto, req, p.a.conn, null);
-            Endpoint b = p.b.ep();
-            p.connect(a, b);
-            for (int i = 0; i < 7; i++) {
-                b.postRecv(p.b.iov(64 * i, 64), i, CompletionFlag.defaults());
-            }
-            for (int i = 0; i < 7; i++) {
-                a.postSend(p.a.iov(0, 16), 1000 + i, CompletionFlag.defaults());
-            }
+            sendToPostedReceives(p, req, 7, 16, 1000);
             for (int i = 0; i < 3; i++) {
                 AsyncErrorEvent o = DatPair.next(async, AsyncErrorEvent.class);
                 assertEquals(EventNumber.ASYNC_ERROR_EVD_OVERFLOW, o.eventNumber());

@@ -110,6 +110,20 @@ final class EventTestSupport {
         return DatPair.next(evd, DtoCompletionEvent.class);
     }
 
+    /** The next event of {@code evd}, which must be the DTO completion of {@code cookie}. */
+    static DtoCompletionEvent completion(EventDispatcher evd, long cookie) {
+        DtoCompletionEvent e = nextDto(evd);
+        assertEquals(cookie, e.userCookie(), () -> "cookie of " + e);
+        return e;
+    }
+
+    /** The next event of {@code evd}, which must be the DTO completion of {@code cookie} with {@code status}. */
+    static DtoCompletionEvent completion(EventDispatcher evd, long cookie, DtoCompletionStatus status) {
+        DtoCompletionEvent e = completion(evd, cookie);
+        assertEquals(status, e.status(), () -> "status of " + e);
+        return e;
+    }
+
     /** Asserts a completion's EVD, EP, cookie and status. */
     static DtoCompletionEvent assertDto(DtoCompletionEvent e, EventDispatcher evd, Endpoint ep, long cookie,
                                         DtoCompletionStatus status) {

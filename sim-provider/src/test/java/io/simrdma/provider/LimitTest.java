@@ -52,9 +52,9 @@ import java.util.Deque;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.BooleanSupplier;
+import java.util.function.Function;
+import java.util.function.ToIntFunction;
 import java.util.stream.Stream;
 
 import static io.simrdma.provider.DatPair.WAIT;
@@ -195,89 +195,45 @@ class LimitTest {
 
     /** The object kinds with an IA limit, each with its limit, its create call and the subtype of its refusal. */
     enum Resource {
-        PZ("dat_pz_create(3DAT)", DatReturnSubtype.RESOURCE_PROTECTION_DOMAIN, SimPz.class, MAX_PD) {
-            @Override
-            int limit(IaAttributes a) {
-                return a.maxPzs();
-            }
-
-            @Override
-            FreeableHandle create(Base b) {
-                return b.ia().createPz();
-            }
-        },
-        EVD("dat_evd_create (udat.h)", DatReturnSubtype.RESOURCE_TEVD, SimEvd.class, MAX_CQ) {
-            @Override
-            int limit(IaAttributes a) {
-                return a.maxEvds();
-            }
-
-            @Override
-            FreeableHandle create(Base b) {
-                return b.ia().createEvd(8, null, EnumSet.of(EvdFlag.DTO));
-            }
-        },
-        LMR("dat_lmr_create(3DAT)", DatReturnSubtype.RESOURCE_MEMORY_REGION, SimLmr.class, MAX_MR) {
-            @Override
-            int limit(IaAttributes a) {
-                return a.maxLmrs();
-            }
-
-            @Override
-            FreeableHandle create(Base b) {
-                return b.ia().createLmr(new RegionDescription.Virtual(b.buf(), 0, 1024), b.pz(), MemoryPrivilege.all());
-            }
-        },
-        RMR("dat_rmr_create(3DAT)", DatReturnSubtype.RESOURCE_MEMORY_REGION, SimRmr.class, MAX_MW) {
-            @Override
-            int limit(IaAttributes a) {
-                return a.maxRmrs();
-            }
-
-            @Override
-            FreeableHandle create(Base b) {
-                return b.pz().createRmr();
-            }
-        },
-        SRQ("dat_srq_create(3DAT)", DatReturnSubtype.RESOURCE_SRQ, SimSrq.class, MAX_SRQ) {
-            @Override
-            int limit(IaAttributes a) {
-                return a.maxSrqs();
-            }
-
-            @Override
-            FreeableHandle create(Base b) {
-                return b.ia().createSrq(b.pz(), new SrqAttributes(4, 1, 0));
-            }
-        },
-        EP("dat_ep_create(3DAT)", DatReturnSubtype.RESOURCE_TEP, SimEp.class, MAX_QP) {
-            @Override
-            int limit(IaAttributes a) {
-                return a.maxEps();
-            }
-
-            @Override
-            FreeableHandle create(Base b) {
-                return b.ia().createEndpoint(b.pz(), b.evd(), b.evd(), null, null);
-            }
-        };
+        PZ("dat_pz_create(3DAT)", DatReturnSubtype.RESOURCE_PROTECTION_DOMAIN, SimPz.class, MAX_PD,
+                IaAttributes::maxPzs, b -> b.ia().createPz()),
+        EVD("dat_evd_create (udat.h)", DatReturnSubtype.RESOURCE_TEVD, SimEvd.class, MAX_CQ,
+                IaAttributes::maxEvds, b -> b.ia().createEvd(8, null, EnumSet.of(EvdFlag.DTO))),
+        LMR("dat_lmr_create(3DAT)", DatReturnSubtype.RESOURCE_MEMORY_REGION, SimLmr.class, MAX_MR,
+                IaAttributes::maxLmrs,
+                b -> b.ia().createLmr(new RegionDescription.Virtual(b.buf(), 0, 1024), b.pz(), MemoryPrivilege.all())),
+        RMR("dat_rmr_create(3DAT)", DatReturnSubtype.RESOURCE_MEMORY_REGION, SimRmr.class, MAX_MW,
+                IaAttributes::maxRmrs, b -> b.pz().createRmr()),
+        SRQ("dat_srq_create(3DAT)", DatReturnSubtype.RESOURCE_SRQ, SimSrq.class, MAX_SRQ,
+                IaAttributes::maxSrqs, b -> b.ia().createSrq(b.pz(), new SrqAttributes(4, 1, 0))),
+        EP("dat_ep_create(3DAT)", DatReturnSubtype.RESOURCE_TEP, SimEp.class, MAX_QP,
+                IaAttributes::maxEps, b -> b.ia().createEndpoint(b.pz(), b.evd(), b.evd(), null, null));
 
         final String page;
         final DatReturnSubtype subtype;
         final Class<? extends SimHandle> kind;
         final int configured;
+        private final ToIntFunction<IaAttributes> limit;
+        private final Function<Base, FreeableHandle> create;
 
-        Resource(String page, DatReturnSubtype subtype, Class<? extends SimHandle> kind, int configured) {
+        Resource(String page, DatReturnSubtype subtype, Class<? extends SimHandle> kind, int configured,
+                 ToIntFunction<IaAttributes> limit, Function<Base, FreeableHandle> create) {
             this.page = page;
             this.subtype = subtype;
             this.kind = kind;
             this.configured = configured;
+            this.limit = limit;
+            this.create = create;
         }
 
         /** The dat_ia_query(3DAT) attribute that limits this kind. */
-        abstract int limit(IaAttributes a);
+        int limit(IaAttributes a) {
+            return limit.applyAsInt(a);
+        }
 
-        abstract FreeableHandle create(Base b);
+        FreeableHandle create(Base b) {
+            return create.apply(b);
+        }
 
         /** Asserts one more is refused with DAT_INSUFFICIENT_RESOURCES and this kind's subtype. */
         void assertRefused(Base b) {
@@ -608,12 +564,24 @@ class LimitTest {
         return out;
     }
 
+    /** The next event of {@code evd}: the completion of {@code ep}'s DTO {@code cookie} with {@code status}. */
     private static DtoCompletionEvent dto(EventDispatcher evd, Endpoint ep, long cookie, DtoCompletionStatus status) {
-        DtoCompletionEvent e = next(evd, DtoCompletionEvent.class);
-        assertSame(ep, e.ep(), () -> "EP of " + e);
-        assertEquals(cookie, e.userCookie(), () -> "cookie of " + e);
-        assertEquals(status, e.status(), () -> "status of " + e);
-        return e;
+        return EventTestSupport.assertDto(EventTestSupport.nextDto(evd), evd, ep, cookie, status);
+    }
+
+    /**
+     * The graceful end of a test on two sides: frees {@code objects} in the order given, then frees
+     * each side's standard objects and closes its IA ({@link Side#close}), and checks that neither
+     * device kept a verbs object.
+     */
+    private static void tearDown(OwnFabric f, Side a, Side b, FreeableHandle... objects) {
+        for (FreeableHandle h : objects) {
+            h.free();
+        }
+        a.close();
+        b.close();
+        f.assertDeviceEmpty("a");
+        f.assertDeviceEmpty("b");
     }
 
     @ParameterizedTest
@@ -657,12 +625,7 @@ class LimitTest {
                 dto(b.dto, eb, i, DtoCompletionStatus.ERR_FLUSHED);
             }
             assertEquals(Optional.empty(), b.dto.dequeue());
-            ea.free();
-            eb.free();
-            a.close();
-            b.close();
-            f.assertDeviceEmpty("a");
-            f.assertDeviceEmpty("b");
+            tearDown(f, a, b, ea, eb);
         }
     }
 
@@ -720,13 +683,7 @@ class LimitTest {
             assertEquals(Optional.empty(), a.dto.dequeue());
 
             disconnect(a, ea, b);
-            rmr.free();
-            ea.free();
-            eb.free();
-            a.close();
-            b.close();
-            f.assertDeviceEmpty("a");
-            f.assertDeviceEmpty("b");
+            tearDown(f, a, b, rmr, ea, eb);
         }
     }
 
@@ -765,13 +722,7 @@ class LimitTest {
             assertEquals(max, srq.query().availableDtoCount());
 
             disconnect(a, ea, b);
-            ea.free();
-            eb.free();
-            srq.free();
-            a.close();
-            b.close();
-            f.assertDeviceEmpty("a");
-            f.assertDeviceEmpty("b");
+            tearDown(f, a, b, ea, eb, srq);
         }
     }
 
@@ -834,23 +785,11 @@ class LimitTest {
             assertEquals(Optional.empty(), a.dto.dequeue());
 
             disconnect(a, ea, b);
-            ea.free();
-            eb.free();
-            a.close();
-            b.close();
-            f.assertDeviceEmpty("a");
-            f.assertDeviceEmpty("b");
+            tearDown(f, a, b, ea, eb);
         }
     }
 
     // ------------------------------------------------------------------ EVD queue length
-
-    /** Waits until {@code condition} holds: runs the deterministic fabric, re-checks under the threaded one. */
-    private static void await(InterfaceAdapter ia, BooleanSupplier condition, String what) {
-        if (!((SimIa) ia).fabric.scheduler().newSignal().await(condition, TimeUnit.SECONDS.toNanos(20))) {
-            fail("timed out waiting for " + what);
-        }
-    }
 
     @ParameterizedTest
     @EnumSource(DatPair.Mode.class)
@@ -881,7 +820,7 @@ class LimitTest {
                     ea.postRdmaWrite(a.iov(cookie * 8, 8), cookie, b.remote(cookie * 8, 8), DEFAULT);
                 }
                 int expected = cookie;
-                await(a.ia, () -> ((SimEvd) full).size() == expected && ea.status().requestIdle(), expected + " completions queued");
+                EventTestSupport.await(a.ia, () -> ((SimEvd) full).size() == expected && ea.status().requestIdle(), expected + " completions queued");
             }
             assertEquals(Optional.empty(), async.dequeue(), "a full EVD is not an overflowed one");
             ea.postRdmaWrite(a.iov(0, 8), qlen, b.remote(0, 8), DEFAULT);
@@ -900,13 +839,7 @@ class LimitTest {
             assertEquals(Optional.empty(), async.dequeue(), "one overflow event for one lost completion");
 
             disconnect(a, ea, b);
-            ea.free();
-            eb.free();
-            full.free();
-            a.close();
-            b.close();
-            f.assertDeviceEmpty("a");
-            f.assertDeviceEmpty("b");
+            tearDown(f, a, b, ea, eb, full);
         }
     }
 
@@ -947,13 +880,8 @@ class LimitTest {
 
             psp.free();
             ea.free();
-            while (!eps.isEmpty()) {
-                eps.pop().free();
-            }
-            a.close();
-            b.close();
-            f.assertDeviceEmpty("a");
-            f.assertDeviceEmpty("b");
+            freeAll(eps);
+            tearDown(f, a, b);
         }
     }
 }

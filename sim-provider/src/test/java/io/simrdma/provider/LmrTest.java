@@ -218,7 +218,7 @@ class LmrTest {
             // The permitted directions work.
             p.a.buf.put(0, (byte) 1);
             c.a().postRdmaWrite(ObjectFixtures.seg(readOnly, 0, 8), 5, p.b.remote(0, 8), CompletionFlag.defaults());
-            assertEquals(DtoCompletionStatus.SUCCESS, ObjectFixtures.completion(p.a.dto, 5).status());
+            EventTestSupport.completion(p.a.dto, 5, DtoCompletionStatus.SUCCESS);
         }
     }
 

@@ -4,7 +4,6 @@ import io.simrdma.dat.CompletionFlag;
 import io.simrdma.dat.DtoCompletionEvent;
 import io.simrdma.dat.Endpoint;
 import io.simrdma.dat.EpAttributes;
-import io.simrdma.dat.EventDispatcher;
 import io.simrdma.dat.LmrTriplet;
 import io.simrdma.dat.LocalMemoryRegion;
 import io.simrdma.dat.MemoryPrivilege;
@@ -16,8 +15,6 @@ import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
  * Helpers of the IA, PZ, LMR, RMR, SRQ, endpoint and registry tests: unique fabric names, a connected
@@ -62,20 +59,13 @@ final class ObjectFixtures {
      */
     static DtoCompletionEvent rdmaWrite(DatPair.Side from, Endpoint ep, int localOffset, RmrTriplet remote, long cookie) {
         ep.postRdmaWrite(from.iov(localOffset, (int) remote.segmentLength()), cookie, remote, CompletionFlag.defaults());
-        return completion(from.dto, cookie);
+        return EventTestSupport.completion(from.dto, cookie);
     }
 
     /** As {@link #rdmaWrite}, reading {@code remote} into {@code from}'s LMR at {@code localOffset}. */
     static DtoCompletionEvent rdmaRead(DatPair.Side from, Endpoint ep, int localOffset, RmrTriplet remote, long cookie) {
         ep.postRdmaRead(from.iov(localOffset, (int) remote.segmentLength()), cookie, remote, CompletionFlag.defaults());
-        return completion(from.dto, cookie);
-    }
-
-    /** The next event of {@code evd}, which must be the DTO completion with {@code cookie}. */
-    static DtoCompletionEvent completion(EventDispatcher evd, long cookie) {
-        DtoCompletionEvent e = DatPair.next(evd, DtoCompletionEvent.class);
-        assertEquals(cookie, e.userCookie(), () -> "cookie of " + e);
-        return e;
+        return EventTestSupport.completion(from.dto, cookie);
     }
 
     /** A 4 KiB LMR of {@code side} in {@code pz} with {@code privileges}. */

@@ -49,6 +49,7 @@ import static io.simrdma.provider.DatPair.assertDat;
 import static io.simrdma.provider.DatPair.next;
 import static io.simrdma.provider.EventTestSupport.assertNoEvent;
 import static io.simrdma.provider.EventTestSupport.attrs;
+import static io.simrdma.provider.EventTestSupport.completion;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -139,9 +140,7 @@ class PspTest {
             p.a.buf.put(8, (byte) 0x5C);
             active.postSend(p.a.iov(8, 1), 32, CompletionFlag.defaults());
             assertEquals(DtoCompletionStatus.SUCCESS, next(p.a.dto, DtoCompletionEvent.class).status());
-            DtoCompletionEvent got = next(p.b.dto, DtoCompletionEvent.class);
-            assertEquals(31, got.userCookie());
-            assertEquals(DtoCompletionStatus.SUCCESS, got.status());
+            completion(p.b.dto, 31, DtoCompletionStatus.SUCCESS);
             assertEquals((byte) 0x5C, p.b.buf.get(256));
         }
     }

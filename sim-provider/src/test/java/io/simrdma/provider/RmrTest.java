@@ -341,7 +341,7 @@ class RmrTest {
             // tells the peer the context may be used. Its own completion is suppressed too.
             p.b.buf.put(0, (byte) 1);
             s.eb.postSend(p.b.iov(0, 1), 2, EnumSet.of(CompletionFlag.SUPPRESS));
-            ObjectFixtures.completion(p.a.dto, 3);
+            EventTestSupport.completion(p.a.dto, 3);
             p.a.buf.put(8, (byte) 4);
             assertEquals(DtoCompletionStatus.SUCCESS, rdmaWrite(p.a, s.ea, 8, s.remote(ctx, WIN, 1), 4).status());
             assertEquals(4, p.b.buf.get(WIN));

@@ -44,72 +44,78 @@ class SmokeTest {
         return r.event().orElseThrow(() -> new AssertionError("no event: " + r));
     }
 
+    /**
+     * One IA's objects for a connection: a PZ, a DTO EVD, a connect EVD (that also takes connection
+     * requests when {@code listens}), an LMR over {@code buf} with every privilege, and an endpoint.
+     */
+    private record End(ProtectionZone pz, EventDispatcher dto, EventDispatcher conn, ByteBuffer buf, LocalMemoryRegion lmr,
+                       Endpoint ep) {
+        static End on(InterfaceAdapter ia, boolean listens, ByteBuffer buf) {
+            ProtectionZone pz = ia.createPz();
+            EventDispatcher dto = ia.createEvd(16, null, EnumSet.of(EvdFlag.DTO));
+            EventDispatcher conn = ia.createEvd(4, null, listens ? EnumSet.of(EvdFlag.CONNECTION, EvdFlag.CR)
+                    : EnumSet.of(EvdFlag.CONNECTION));
+            LocalMemoryRegion lmr = ia.createLmr(new RegionDescription.Virtual(buf), pz, MemoryPrivilege.all());
+            return new End(pz, dto, conn, buf, lmr, ia.createEndpoint(pz, dto, dto, conn, null));
+        }
+
+        void free() {
+            ep.free();
+            lmr.free();
+            dto.free();
+            conn.free();
+            pz.free();
+        }
+    }
+
     @Test
     void connectSendWriteReadDisconnect() {
         InterfaceAdapter a = Dat.openIa("sim:smoke/a?seed=7", 8);
         InterfaceAdapter b = Dat.openIa("sim:smoke/b", 8);
-        ProtectionZone pa = a.createPz();
-        ProtectionZone pb = b.createPz();
-        EventDispatcher dtoA = a.createEvd(16, null, EnumSet.of(EvdFlag.DTO));
-        EventDispatcher dtoB = b.createEvd(16, null, EnumSet.of(EvdFlag.DTO));
-        EventDispatcher connA = a.createEvd(4, null, EnumSet.of(EvdFlag.CONNECTION));
-        EventDispatcher connB = b.createEvd(4, null, EnumSet.of(EvdFlag.CONNECTION, EvdFlag.CR));
-        ByteBuffer bufA = ByteBuffer.allocateDirect(4096);
-        ByteBuffer bufB = ByteBuffer.allocate(4096);
-        LocalMemoryRegion la = a.createLmr(new RegionDescription.Virtual(bufA), pa, MemoryPrivilege.all());
-        LocalMemoryRegion lb = b.createLmr(new RegionDescription.Virtual(bufB), pb, MemoryPrivilege.all());
-        Endpoint epA = a.createEndpoint(pa, dtoA, dtoA, connA, null);
-        Endpoint epB = b.createEndpoint(pb, dtoB, dtoB, connB, null);
-        PublicServicePoint psp = b.createPsp(4711, connB, PspFlag.CONSUMER);
+        End ea = End.on(a, false, ByteBuffer.allocateDirect(4096));
+        End eb = End.on(b, true, ByteBuffer.allocate(4096));
+        PublicServicePoint psp = b.createPsp(4711, eb.conn(), PspFlag.CONSUMER);
 
-        epB.postRecv(List.of(new LmrTriplet(lb.lmrContext(), lb.registeredAddress(), 64)), 1, CompletionFlag.defaults());
-        epA.connect(b.query().iaAttributes().iaAddress(), 4711, Timeout.ofMillis(5000), "hello".getBytes(StandardCharsets.US_ASCII),
+        eb.ep().postRecv(List.of(new LmrTriplet(eb.lmr().lmrContext(), eb.lmr().registeredAddress(), 64)), 1, CompletionFlag.defaults());
+        ea.ep().connect(b.query().iaAttributes().iaAddress(), 4711, Timeout.ofMillis(5000), "hello".getBytes(StandardCharsets.US_ASCII),
                 Qos.BEST_EFFORT, EnumSet.noneOf(ConnectFlag.class));
-        ConnectionRequestEvent req = assertInstanceOf(ConnectionRequestEvent.class, next(connB));
+        ConnectionRequestEvent req = assertInstanceOf(ConnectionRequestEvent.class, next(eb.conn()));
         assertArrayEquals("hello".getBytes(StandardCharsets.US_ASCII), req.cr().query().privateData());
-        req.cr().accept(epB, "welcome".getBytes(StandardCharsets.US_ASCII));
-        ConnectionEvent estA = assertInstanceOf(ConnectionEvent.class, next(connA));
+        req.cr().accept(eb.ep(), "welcome".getBytes(StandardCharsets.US_ASCII));
+        ConnectionEvent estA = assertInstanceOf(ConnectionEvent.class, next(ea.conn()));
         assertEquals(EventNumber.CONNECTION_EVENT_ESTABLISHED, estA.eventNumber());
         assertArrayEquals("welcome".getBytes(StandardCharsets.US_ASCII), estA.privateData());
-        ConnectionEvent estB = assertInstanceOf(ConnectionEvent.class, next(connB));
+        ConnectionEvent estB = assertInstanceOf(ConnectionEvent.class, next(eb.conn()));
         assertEquals(EventNumber.CONNECTION_EVENT_ESTABLISHED, estB.eventNumber());
-        assertEquals(EndpointState.CONNECTED, epA.status().state());
+        assertEquals(EndpointState.CONNECTED, ea.ep().status().state());
 
-        bufA.put(0, "ping".getBytes(StandardCharsets.US_ASCII));
-        epA.postSend(List.of(new LmrTriplet(la.lmrContext(), la.registeredAddress(), 4)), 2, CompletionFlag.defaults());
-        DtoCompletionEvent sent = assertInstanceOf(DtoCompletionEvent.class, next(dtoA));
+        ea.buf().put(0, "ping".getBytes(StandardCharsets.US_ASCII));
+        ea.ep().postSend(List.of(new LmrTriplet(ea.lmr().lmrContext(), ea.lmr().registeredAddress(), 4)), 2, CompletionFlag.defaults());
+        DtoCompletionEvent sent = assertInstanceOf(DtoCompletionEvent.class, next(ea.dto()));
         assertEquals(DtoCompletionStatus.SUCCESS, sent.status());
-        DtoCompletionEvent got = assertInstanceOf(DtoCompletionEvent.class, next(dtoB));
+        DtoCompletionEvent got = assertInstanceOf(DtoCompletionEvent.class, next(eb.dto()));
         assertEquals(1, got.userCookie());
         assertEquals(4, got.transferredLength());
-        assertEquals('p', bufB.get(0));
+        assertEquals('p', eb.buf().get(0));
 
-        bufA.put(100, (byte) 42);
-        epA.postRdmaWrite(List.of(new LmrTriplet(la.lmrContext(), la.registeredAddress() + 100, 1)), 3,
-                new RmrTriplet(lb.rmrContext().orElseThrow(), lb.registeredAddress() + 200, 1), CompletionFlag.defaults());
-        assertEquals(3, assertInstanceOf(DtoCompletionEvent.class, next(dtoA)).userCookie());
-        assertEquals(42, bufB.get(200));
-        bufB.put(300, (byte) 9);
-        epA.postRdmaRead(List.of(new LmrTriplet(la.lmrContext(), la.registeredAddress() + 300, 1)), 4,
-                new RmrTriplet(lb.rmrContext().orElseThrow(), lb.registeredAddress() + 300, 1), CompletionFlag.defaults());
-        assertEquals(4, assertInstanceOf(DtoCompletionEvent.class, next(dtoA)).userCookie());
-        assertEquals(9, bufA.get(300));
+        ea.buf().put(100, (byte) 42);
+        ea.ep().postRdmaWrite(List.of(new LmrTriplet(ea.lmr().lmrContext(), ea.lmr().registeredAddress() + 100, 1)), 3,
+                new RmrTriplet(eb.lmr().rmrContext().orElseThrow(), eb.lmr().registeredAddress() + 200, 1), CompletionFlag.defaults());
+        assertEquals(3, assertInstanceOf(DtoCompletionEvent.class, next(ea.dto())).userCookie());
+        assertEquals(42, eb.buf().get(200));
+        eb.buf().put(300, (byte) 9);
+        ea.ep().postRdmaRead(List.of(new LmrTriplet(ea.lmr().lmrContext(), ea.lmr().registeredAddress() + 300, 1)), 4,
+                new RmrTriplet(eb.lmr().rmrContext().orElseThrow(), eb.lmr().registeredAddress() + 300, 1), CompletionFlag.defaults());
+        assertEquals(4, assertInstanceOf(DtoCompletionEvent.class, next(ea.dto())).userCookie());
+        assertEquals(9, ea.buf().get(300));
 
-        epA.disconnect(CloseFlag.GRACEFUL);
-        assertEquals(EventNumber.CONNECTION_EVENT_DISCONNECTED, assertInstanceOf(ConnectionEvent.class, next(connA)).eventNumber());
-        assertEquals(EventNumber.CONNECTION_EVENT_DISCONNECTED, assertInstanceOf(ConnectionEvent.class, next(connB)).eventNumber());
+        ea.ep().disconnect(CloseFlag.GRACEFUL);
+        assertEquals(EventNumber.CONNECTION_EVENT_DISCONNECTED, assertInstanceOf(ConnectionEvent.class, next(ea.conn())).eventNumber());
+        assertEquals(EventNumber.CONNECTION_EVENT_DISCONNECTED, assertInstanceOf(ConnectionEvent.class, next(eb.conn())).eventNumber());
 
         psp.free();
-        epA.free();
-        epB.free();
-        la.free();
-        lb.free();
-        dtoA.free();
-        dtoB.free();
-        connA.free();
-        connB.free();
-        pa.free();
-        pb.free();
+        ea.free();
+        eb.free();
         a.close(CloseFlag.GRACEFUL);
         b.close(CloseFlag.GRACEFUL);
     }
@@ -140,35 +146,25 @@ class SmokeTest {
         try {
             java.net.InetSocketAddress bAddr = (java.net.InetSocketAddress) b.query().iaAttributes().iaAddress();
             assertEquals("127.0.0.1", bAddr.getAddress().getHostAddress());
-            ProtectionZone pa = a.createPz();
-            ProtectionZone pb = b.createPz();
-            EventDispatcher dtoA = a.createEvd(16, null, EnumSet.of(EvdFlag.DTO));
-            EventDispatcher dtoB = b.createEvd(16, null, EnumSet.of(EvdFlag.DTO));
-            EventDispatcher connA = a.createEvd(4, null, EnumSet.of(EvdFlag.CONNECTION));
-            EventDispatcher connB = b.createEvd(4, null, EnumSet.of(EvdFlag.CONNECTION, EvdFlag.CR));
-            ByteBuffer bufA = ByteBuffer.allocateDirect(8192);
-            ByteBuffer bufB = ByteBuffer.allocateDirect(8192);
-            LocalMemoryRegion la = a.createLmr(new RegionDescription.Virtual(bufA), pa, MemoryPrivilege.all());
-            LocalMemoryRegion lb = b.createLmr(new RegionDescription.Virtual(bufB), pb, MemoryPrivilege.all());
-            Endpoint epA = a.createEndpoint(pa, dtoA, dtoA, connA, null);
-            Endpoint epB = b.createEndpoint(pb, dtoB, dtoB, connB, null);
-            b.createPsp(4711, connB, PspFlag.CONSUMER);
-            epA.connect(bAddr, 4711, Timeout.ofMillis(10_000), new byte[] {7}, Qos.BEST_EFFORT, EnumSet.noneOf(ConnectFlag.class));
-            ConnectionRequestEvent req = assertInstanceOf(ConnectionRequestEvent.class, next(connB));
+            End ea = End.on(a, false, ByteBuffer.allocateDirect(8192));
+            End eb = End.on(b, true, ByteBuffer.allocateDirect(8192));
+            b.createPsp(4711, eb.conn(), PspFlag.CONSUMER);
+            ea.ep().connect(bAddr, 4711, Timeout.ofMillis(10_000), new byte[] {7}, Qos.BEST_EFFORT, EnumSet.noneOf(ConnectFlag.class));
+            ConnectionRequestEvent req = assertInstanceOf(ConnectionRequestEvent.class, next(eb.conn()));
             assertEquals(a.query().iaAttributes().iaAddress(), req.cr().query().remoteIaAddress());
-            req.cr().accept(epB, null);
-            assertEquals(EventNumber.CONNECTION_EVENT_ESTABLISHED, assertInstanceOf(ConnectionEvent.class, next(connA)).eventNumber());
-            assertEquals(EventNumber.CONNECTION_EVENT_ESTABLISHED, assertInstanceOf(ConnectionEvent.class, next(connB)).eventNumber());
+            req.cr().accept(eb.ep(), null);
+            assertEquals(EventNumber.CONNECTION_EVENT_ESTABLISHED, assertInstanceOf(ConnectionEvent.class, next(ea.conn())).eventNumber());
+            assertEquals(EventNumber.CONNECTION_EVENT_ESTABLISHED, assertInstanceOf(ConnectionEvent.class, next(eb.conn())).eventNumber());
             for (int i = 0; i < 8192; i++) {
-                bufA.put(i, (byte) (i * 31));
+                ea.buf().put(i, (byte) (i * 31));
             }
-            epA.postRdmaWrite(List.of(new LmrTriplet(la.lmrContext(), la.registeredAddress(), 8192)), 9,
-                    new RmrTriplet(lb.rmrContext().orElseThrow(), lb.registeredAddress(), 8192), CompletionFlag.defaults());
-            assertEquals(DtoCompletionStatus.SUCCESS, assertInstanceOf(DtoCompletionEvent.class, next(dtoA)).status());
-            assertEquals(bufA, bufB);
-            epA.disconnect(CloseFlag.GRACEFUL);
-            assertEquals(EventNumber.CONNECTION_EVENT_DISCONNECTED, assertInstanceOf(ConnectionEvent.class, next(connA)).eventNumber());
-            assertEquals(EventNumber.CONNECTION_EVENT_DISCONNECTED, assertInstanceOf(ConnectionEvent.class, next(connB)).eventNumber());
+            ea.ep().postRdmaWrite(List.of(new LmrTriplet(ea.lmr().lmrContext(), ea.lmr().registeredAddress(), 8192)), 9,
+                    new RmrTriplet(eb.lmr().rmrContext().orElseThrow(), eb.lmr().registeredAddress(), 8192), CompletionFlag.defaults());
+            assertEquals(DtoCompletionStatus.SUCCESS, assertInstanceOf(DtoCompletionEvent.class, next(ea.dto())).status());
+            assertEquals(ea.buf(), eb.buf());
+            ea.ep().disconnect(CloseFlag.GRACEFUL);
+            assertEquals(EventNumber.CONNECTION_EVENT_DISCONNECTED, assertInstanceOf(ConnectionEvent.class, next(ea.conn())).eventNumber());
+            assertEquals(EventNumber.CONNECTION_EVENT_DISCONNECTED, assertInstanceOf(ConnectionEvent.class, next(eb.conn())).eventNumber());
         } finally {
             a.close(CloseFlag.ABRUPT);
             b.close(CloseFlag.ABRUPT);

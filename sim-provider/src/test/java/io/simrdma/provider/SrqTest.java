@@ -89,7 +89,7 @@ class SrqTest {
     private static void send(DatPair p, Endpoint ep, byte[] data, long cookie) {
         p.a.buf.put(0, data);
         ep.postSend(p.a.iov(0, data.length), cookie, CompletionFlag.defaults());
-        assertEquals(DtoCompletionStatus.SUCCESS, ObjectFixtures.completion(p.a.dto, cookie).status());
+        EventTestSupport.completion(p.a.dto, cookie, DtoCompletionStatus.SUCCESS);
     }
 
     /** {@link #send}, then reaps the receive completion from b's DTO EVD. */
