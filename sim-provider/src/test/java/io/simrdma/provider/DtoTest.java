@@ -26,6 +26,7 @@ import io.simrdma.fabric.PacketMatcher;
 import io.simrdma.fabric.WcStatus;
 import io.simrdma.fabric.WorkCompletion;
 import io.simrdma.fabric.wire.Opcode;
+import io.simrdma.provider.ObjectFixtures.Connected;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -55,6 +56,7 @@ import static io.simrdma.provider.EventTestSupport.device;
 import static io.simrdma.provider.EventTestSupport.link;
 import static io.simrdma.provider.EventTestSupport.nextDto;
 import static io.simrdma.provider.EventTestSupport.queued;
+import static io.simrdma.provider.ObjectFixtures.connect;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -70,17 +72,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class DtoTest {
 
     private static final EnumSet<CompletionFlag> DEFAULT = CompletionFlag.defaults();
-
-    /** Two connected endpoints on the pair's standard EVDs. */
-    private record Conn(DatPair p, Endpoint a, Endpoint b) {
-    }
-
-    private static Conn connected(DatPair p) {
-        Endpoint a = p.a.ep();
-        Endpoint b = p.b.ep();
-        p.connect(a, b);
-        return new Conn(p, a, b);
-    }
 
     private static void fill(ByteBuffer buf, int offset, int len, int seed) {
         for (int i = 0; i < len; i++) {
@@ -105,7 +96,7 @@ class DtoTest {
     @DisplayName("dat_ep_post_send/recv/rdma_read/rdma_write(3DAT): DAT_DTO_SUCCESS with the cookie, the transferred length and the data")
     void shouldCompleteEachDtoWithCookieAndLengthWhenSuccessful(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
-            Conn c = connected(p);
+            Connected c = connect(p);
             fill(p.a.buf, 0, 4096, 3);
             fill(p.b.buf, 8192, 4096, 91);
 
@@ -150,7 +141,7 @@ class DtoTest {
     @DisplayName("DAT_COMPLETION_SUPPRESS_FLAG (dat_ep_post_send(3DAT)): a successful DTO has no completion, a failed one still does")
     void shouldSuppressOnlySuccessfulCompletionsWhenSuppressFlagIsGiven(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
-            Conn c = connected(p);
+            Connected c = connect(p);
             for (int i = 0; i < 4; i++) {
                 c.b().postRecv(p.b.iov(1024 * i, 1024), 40 + i, DEFAULT);
             }
@@ -292,7 +283,7 @@ class DtoTest {
     @DisplayName("DAT_COMPLETION_BARRIER_FENCE_FLAG (dat.h): a send after an RDMA Read starts only once the Read completed")
     void shouldStartFencedSendOnlyAfterReadCompletesWhenBarrierFenceIsGiven(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
-            Conn c = connected(p);
+            Connected c = connect(p);
             String a = device(p.a).name();
             String b = device(p.b).name();
             fill(p.a.buf, 0, 256, 1);
@@ -335,7 +326,7 @@ class DtoTest {
     @DisplayName("DAT_DTO_ERR_FLUSHED (dat_ep_disconnect(3DAT), dat_ep_post_*(3DAT)): outstanding receives flushed in order; posts in DISCONNECTED flushed at once")
     void shouldFlushInOrderWhenEndpointDisconnects(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
-            Conn c = connected(p);
+            Connected c = connect(p);
             for (int i = 0; i < 3; i++) {
                 c.a().postRecv(p.a.iov(1024 * i, 1024), 110 + i, DEFAULT);
             }
@@ -373,7 +364,7 @@ class DtoTest {
     @DisplayName("DAT_DTO_ERR_LOCAL_LENGTH (dat_ep_post_recv(3DAT)): a message larger than the receive; the sender sees DAT_DTO_ERR_REMOTE_RESPONDER")
     void shouldReportLocalLengthWhenMessageExceedsReceive(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
-            Conn c = connected(p);
+            Connected c = connect(p);
             c.b().postRecv(p.b.iov(0, 16), 140, DEFAULT);
             c.b().postRecv(p.b.iov(64, 64), 141, DEFAULT);
             c.a().postSend(p.a.iov(0, 64), 142, DEFAULT);
@@ -393,7 +384,7 @@ class DtoTest {
     @DisplayName("DAT_DTO_ERR_LOCAL_PROTECTION (dat_lmr_free(3DAT)): a receive into a freed LMR; the sender sees DAT_DTO_ERR_REMOTE_RESPONDER")
     void shouldReportLocalProtectionWhenReceiveLmrWasFreed(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
-            Conn c = connected(p);
+            Connected c = connect(p);
             LocalMemoryRegion extra = p.b.ia.createLmr(new RegionDescription.Virtual(ByteBuffer.allocateDirect(4096)), p.b.pz,
                     MemoryPrivilege.all());
             c.b().postRecv(List.of(new LmrTriplet(extra.lmrContext(), extra.registeredAddress(), 128)), 150, DEFAULT);
@@ -408,7 +399,7 @@ class DtoTest {
     @DisplayName("DAT_DTO_ERR_LOCAL_PROTECTION (dat_lmr_free(3DAT)): a send from an LMR freed before the fabric took the request")
     void shouldReportLocalProtectionWhenSendLmrIsFreedBeforeTheFabricRuns() {
         try (DatPair p = DatPair.open(DatPair.Mode.DETERMINISTIC)) {
-            Conn c = connected(p);
+            Connected c = connect(p);
             c.b().postRecv(p.b.iov(0, 128), 160, DEFAULT);
             LocalMemoryRegion extra = p.a.ia.createLmr(new RegionDescription.Virtual(ByteBuffer.allocateDirect(4096)), p.a.pz,
                     MemoryPrivilege.all());
@@ -430,7 +421,7 @@ class DtoTest {
     void shouldReportRemoteAccessWhenRmrTripletIsBad(BadRemote kind) {
         for (DatPair.Mode mode : DatPair.Mode.values()) {
             try (DatPair p = DatPair.open(mode)) {
-                Conn c = connected(p);
+                Connected c = connect(p);
                 ByteBuffer target = ByteBuffer.allocateDirect(4096);
                 Set<MemoryPrivilege> priv = kind == BadRemote.NO_REMOTE_WRITE_PRIVILEGE
                         ? EnumSet.of(MemoryPrivilege.LOCAL_READ, MemoryPrivilege.REMOTE_READ) : MemoryPrivilege.all();
@@ -461,7 +452,7 @@ class DtoTest {
     @DisplayName("DAT_DTO_ERR_REMOTE_ACCESS (dat_ep_post_rdma_read(3DAT)): a read beyond the remote LMR, the local buffer untouched")
     void shouldReportRemoteAccessWhenReadLeavesTheRemoteLmr(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
-            Conn c = connected(p);
+            Connected c = connect(p);
             fill(p.a.buf, 2048, 64, 9);
             byte[] before = bytes(p.a.buf, 2048, 64);
             c.a().postRdmaRead(p.a.iov(2048, 64), 175, p.b.remote(64 * 1024 - 16, 64), DEFAULT);
@@ -491,7 +482,7 @@ class DtoTest {
     @DisplayName("DAT_DTO_ERR_TRANSPORT: retries exhausted on a link that loses every request; later DTOs flushed; the connection broken")
     void shouldReportTransportErrorWhenRetriesAreExhausted(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
-            Conn c = connected(p);
+            Connected c = connect(p);
             c.b().postRecv(p.b.iov(0, 64), 190, DEFAULT);
             link(p).addFault(FaultRule.drop(PacketMatcher.requests().and(PacketMatcher.from(device(p.a))), 1.0));
             c.a().postSend(p.a.iov(0, 32), 191, DEFAULT);
@@ -508,7 +499,7 @@ class DtoTest {
     @DisplayName("DAT_DTO_ERR_PARTIAL_PACKET: a receive flushed after part of its message arrived")
     void shouldReportPartialPacketWhenReceiveIsFlushedMidMessage(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode, "mtu=256")) {
-            Conn c = connected(p);
+            Connected c = connect(p);
             String b = device(p.b).name();
             c.b().postRecv(p.b.iov(0, 2048), 200, DEFAULT);
             c.b().postRecv(p.b.iov(4096, 2048), 201, DEFAULT);
@@ -529,7 +520,7 @@ class DtoTest {
     @DisplayName("DAT_DTO_ERR_RECEIVER_NOT_READY is not produced: a send without a receive is retried (RNR retry 7: without limit) until one is posted")
     void shouldWaitForReceiveWhenNoneIsPosted(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
-            Conn c = connected(p);
+            Connected c = connect(p);
             c.a().postSend(p.a.iov(0, 48), 210, DEFAULT);
             // Deterministic: 10 s of virtual time, far beyond 7 RNR retries of 655 ms; threaded: a short look.
             Timeout look = mode == DatPair.Mode.DETERMINISTIC ? Timeout.ofMillis(10_000) : Timeout.ofMillis(100);

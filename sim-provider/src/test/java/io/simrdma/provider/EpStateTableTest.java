@@ -970,7 +970,7 @@ class EpStateTableTest {
             try (DatPair pair = DatPair.open(DatPair.Mode.DETERMINISTIC)) {
                 SharedReceiveQueue srq = pair.b.ia.createSrq(pair.b.pz, new SrqAttributes(16, 1, Dat.SRQ_LW_DEFAULT));
                 Endpoint ep = pair.b.ia.createEndpointWithSrq(pair.b.pz, pair.b.dto, pair.b.dto, pair.b.conn, srq,
-                        SimEp.defaults((SimIa) pair.b.ia));
+                        EventTestSupport.attrs(pair.b).build());
                 assertDat(DatReturnType.INVALID_PARAMETER, () -> ep.postRecv(pair.b.iov(0, 64), 1, CompletionFlag.defaults()));
                 assertEquals(EndpointState.UNCONNECTED, ep.status().state());
                 assertEquals(Dat.VALUE_UNKNOWN, ep.recvQuery().nbufsAllocated(), "dat_ep_recv_query(3DAT): not tracked per EP");

@@ -78,14 +78,4 @@ final class ObjectFixtures {
         return EpAttributes.builder().maxMessageSize(4096).maxRdmaSize(4096).maxRecvDtos(8).maxRequestDtos(8)
                 .maxRecvIov(2).maxRequestIov(2).maxRdmaReadIn(2).maxRdmaReadOut(2).maxRdmaReadIov(2).maxRdmaWriteIov(2);
     }
-
-    /** The attributes an endpoint was created with by default (for dat_ep_create_with_srq, which needs some). */
-    static EpAttributes defaultAttributes(DatPair.Side side) {
-        Endpoint ep = side.ep();
-        try {
-            return ep.query().attributes();
-        } finally {
-            ep.free();
-        }
-    }
 }

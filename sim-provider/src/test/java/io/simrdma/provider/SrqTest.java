@@ -59,7 +59,7 @@ class SrqTest {
 
     /** An endpoint of b taking its receives from {@code srq}, with b's EVDs. */
     private static Endpoint srqEp(DatPair p, SharedReceiveQueue srq) {
-        return p.b.ia.createEndpointWithSrq(p.b.pz, p.b.dto, p.b.dto, p.b.conn, srq, ObjectFixtures.defaultAttributes(p.b));
+        return p.b.ia.createEndpointWithSrq(p.b.pz, p.b.dto, p.b.dto, p.b.conn, srq, EventTestSupport.attrs(p.b).build());
     }
 
     /** An SRQ of b, an endpoint of b taking its receives from it ({@code eb}), connected to a new endpoint of a ({@code ea}). */
@@ -384,7 +384,7 @@ class SrqTest {
     void shouldCreateEndpointWithSrq(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
             SharedReceiveQueue srq = srq(p, 4);
-            EpAttributes attrs = ObjectFixtures.defaultAttributes(p.b);
+            EpAttributes attrs = EventTestSupport.attrs(p.b).build();
             assertDat(DatReturnType.INVALID_PARAMETER,
                     () -> p.b.ia.createEndpointWithSrq(p.b.pz, p.b.dto, p.b.dto, p.b.conn, srq, null));
             assertEquals(false, p.b.ia.query().providerAttributes().srqEpPzDifferenceSupported());
