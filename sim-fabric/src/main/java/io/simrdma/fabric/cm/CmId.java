@@ -519,6 +519,9 @@ public final class CmId {
 
     /** {@link #getRequest()} waiting at most {@code timeout}; null if no request came in time. */
     public CmId getRequest(long timeout, TimeUnit unit) {
+        if (isSync() && state == State.DEVICE_REMOVAL && backlog > 0) {
+            throw new VerbsException(Errno.ENODEV, "the listening id's device was removed");
+        }
         if (!isSync() || state != State.LISTEN) {
             throw invalid("rdma_get_request needs a synchronous listening id");
         }
@@ -736,7 +739,19 @@ public final class CmId {
             if (from == to) {
                 return;
             }
-            ArrayDeque<CmEvent> moving = from != null ? from.remove(e -> e.id() == this) : drainSync();
+            // A connection request not yet retrieved is the listener's event (listen_id, rdma_get_cm_event(3)):
+            // it moves with the listener, and the request's new id with it, as do that id's later events.
+            java.util.Set<CmId> requests = new java.util.HashSet<>();
+            ArrayDeque<CmEvent> moving = from == null ? drainSync() : from.remove(e -> {
+                if (e.id() == this || requests.contains(e.id())) {
+                    return true;
+                }
+                if (e.type() == CmEventType.CONNECT_REQUEST && e.listenId() == this && e.id().channel == from) {
+                    requests.add(e.id());
+                    return true;
+                }
+                return false;
+            });
             if (to != null) {
                 to.attach();
             }
@@ -744,8 +759,21 @@ public final class CmId {
                 from.detach();
             }
             channel = to;
+            for (CmId child : requests) {
+                if (to != null) {
+                    to.attach();
+                }
+                from.detach();
+                child.channel = to;
+            }
             for (CmEvent e : moving) {
-                deliver(e);
+                if (e.id() == this) {
+                    deliver(e);
+                } else if (to == null && e.type() == CmEventType.CONNECT_REQUEST) {
+                    deliverRequest(e.id(), e);
+                } else {
+                    e.id().deliver(e);
+                }
             }
         }
     }

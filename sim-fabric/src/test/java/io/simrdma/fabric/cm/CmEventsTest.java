@@ -236,6 +236,82 @@ class CmEventsTest {
         }
     }
 
+    @ParameterizedTest(name = "threaded={0}")
+    @ValueSource(booleans = {false, true})
+    @DisplayName("rdma_migrate_id(3) of a listener: its pending connection requests (listen_id, rdma_get_cm_event(3)) move with it, and so do their new ids")
+    void shouldMovePendingConnectionRequestsWithAMigratedListener(boolean threaded) {
+        try (CmTestKit k = CmTestKit.of(threaded)) {
+            CmEventChannel ch2 = k.cm.createEventChannel();
+            CmId listen = k.listener(PortSpace.TCP, PORT, 4);
+            CmId c = k.routed(PortSpace.TCP, PORT);
+            c.createQp(null, qpAttr());
+            c.connect(null);
+            if (!threaded) {
+                k.fabric.deterministicScheduler().advanceTime(100_000L);
+                assertEquals(1, k.chB.pending(), "the request is queued on the listener's channel");
+            }
+            listen.migrate(ch2);
+            CmEvent req = expect(ch2, CmEventType.CONNECT_REQUEST);
+            assertSame(listen, req.listenId());
+            assertSame(ch2, req.id().channel(), "the request's id follows its listener");
+            assertEquals(0, k.chB.pending());
+            req.id().createQp(null, qpAttr());
+            req.id().accept(null);
+            req.ack();
+            assertSame(req.id(), expectAcked(ch2, CmEventType.ESTABLISHED).id());
+            expectAcked(k.chA, CmEventType.ESTABLISHED);
+            // chB no longer serves anything: it can go
+            k.chB.destroy();
+        }
+    }
+
+    @ParameterizedTest(name = "threaded={0}")
+    @ValueSource(booleans = {false, true})
+    @DisplayName("rdma_migrate_id(3) of a listener to synchronous operation: its pending request is then returned by rdma_get_request(3)")
+    void shouldHandAPendingRequestToGetRequestAfterMigratingTheListenerToNoChannel(boolean threaded) {
+        try (CmTestKit k = CmTestKit.of(threaded)) {
+            CmId listen = k.listener(PortSpace.TCP, PORT, 4);
+            CmId c = k.routed(PortSpace.TCP, PORT);
+            c.createQp(null, qpAttr());
+            c.connect(ConnParam.withPrivateData(new byte[] {5}));
+            if (!threaded) {
+                k.fabric.deterministicScheduler().advanceTime(100_000L);
+                assertEquals(1, k.chB.pending());
+            }
+            listen.migrate(null);
+            CmId conn = listen.getRequest(CmTestKit.WAIT_SECONDS, TimeUnit.SECONDS);
+            assertNotNull(conn, "the request moved to the synchronous listener");
+            assertNull(conn.channel());
+            assertEquals(5, conn.event().privateData()[0]);
+            assertEquals(0, k.chB.pending());
+            conn.createQp(null, qpAttr());
+            conn.accept(null);
+            assertEquals(CmId.State.ESTABLISHED, conn.state());
+            expectAcked(k.chA, CmEventType.ESTABLISHED);
+            k.chB.destroy();
+        }
+    }
+
+    @ParameterizedTest(name = "threaded={0}")
+    @ValueSource(booleans = {false, true})
+    @DisplayName("rdma_migrate_id(3) of a synchronous id to a channel: an event it has not consumed (DISCONNECTED) moves to the channel")
+    void shouldMoveTheUnconsumedEventOfASynchronousIdToTheChannel(boolean threaded) {
+        try (CmTestKit k = CmTestKit.of(threaded)) {
+            k.listener(PortSpace.TCP, PORT, 4);
+            CmTestKit.Conn conn = k.connect(PortSpace.TCP, PORT, null, null);
+            CmId c = conn.client();
+            c.migrate(null);
+            conn.server().disconnect();
+            expectAcked(k.chB, CmEventType.DISCONNECTED);
+            if (!threaded) {
+                k.fabric.deterministicScheduler().advanceTime(100_000L); // the DREQ reaches the synchronous client
+            }
+            c.migrate(k.chA);
+            CmEvent e = expectAcked(k.chA, CmEventType.DISCONNECTED);
+            assertSame(c, e.id());
+        }
+    }
+
     // ------------------------------------------------------------------ private data
 
     @ParameterizedTest(name = "threaded={0}")
@@ -337,6 +413,8 @@ class CmEventsTest {
             assertArrayEquals(full, rej.privateData());
             assertEquals(QpState.ERR, c.qp().state());
             assertErrno(Errno.EINVAL, () -> req.id().reject(null), "the request is answered");
+            assertErrno(Errno.EINVAL, () -> c.reject(null), "rdma_reject(3) is for the id of a connection request");
+            assertErrno(Errno.EINVAL, () -> c.accept(null), "rdma_accept(3) is not called on an active id");
 
             CmId c2 = k.routed(PortSpace.TCP, PORT);
             c2.createQp(null, qpAttr());
@@ -754,6 +832,30 @@ class CmEventsTest {
             }
             assertErrno(Errno.EADDRNOTAVAIL, () -> k.cm.createId(k.chB, null, PortSpace.TCP)
                     .bind(RdmaCm.addressOf(k.b, PORT)), "the removed device's address is gone");
+        }
+    }
+
+    @ParameterizedTest(name = "threaded={0}")
+    @ValueSource(booleans = {false, true})
+    @DisplayName("DEVICE_REMOVAL on a synchronous listener: rdma_get_request(3) ends with an error (ENODEV) instead of waiting forever")
+    void shouldEndASynchronousGetRequestWhenTheDeviceIsRemoved(boolean threaded) throws Exception {
+        try (CmTestKit k = CmTestKit.of(threaded)) {
+            CmId listen = k.cm.createId(null, null, PortSpace.TCP);
+            listen.bind(RdmaCm.addressOf(k.b, PORT));
+            listen.listen(4);
+            if (threaded) {
+                CompletableFuture<CmId> waiting = CompletableFuture.supplyAsync(listen::getRequest);
+                assertFalse(waiting.isDone());
+                k.b.close();
+                java.util.concurrent.ExecutionException ex = assertThrows(java.util.concurrent.ExecutionException.class,
+                        () -> waiting.get(CmTestKit.WAIT_SECONDS, TimeUnit.SECONDS));
+                assertEquals(Errno.ENODEV, ((VerbsException) ex.getCause()).errno());
+            } else {
+                k.b.close();
+                assertErrno(Errno.ENODEV, listen::getRequest);
+            }
+            assertEquals(CmId.State.DEVICE_REMOVAL, listen.state());
+            listen.destroy();
         }
     }
 
