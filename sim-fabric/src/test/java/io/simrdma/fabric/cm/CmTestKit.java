@@ -9,14 +9,12 @@ import io.simrdma.fabric.VerbsException;
 import org.junit.jupiter.api.function.Executable;
 
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * Two devices "a" (active side, channel {@link #chA}) and "b" (passive side, channel
@@ -100,22 +98,6 @@ final class CmTestKit implements AutoCloseable {
         fabric.deterministicScheduler().runUntilIdle();
         CmEvent e = ch.pollEvent();
         assertNull(e, () -> "expected no event, got " + e);
-    }
-
-    /** Deterministic: run until idle; threaded: wait (with a deadline) until {@code condition} holds. */
-    void settle(BooleanSupplier condition) {
-        if (!threaded) {
-            fabric.deterministicScheduler().runUntilIdle();
-            assertTrue(condition.getAsBoolean(), "condition does not hold when the fabric is idle");
-            return;
-        }
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                fail("condition not reached in " + WAIT_SECONDS + " s");
-            }
-            Thread.onSpinWait();
-        }
     }
 
     long now() {
