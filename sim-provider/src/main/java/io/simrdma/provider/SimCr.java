@@ -160,14 +160,19 @@ final class SimCr extends SimHandle implements ConnectionRequest {
         checkHandle();
         ia.run(() -> {
             checkHandle();
-            sendReject();
-            SimEp ep = localEp;
-            if (ep != null && !ep.freed) {
-                ep.rejected();
-            }
-            retire();
-            release();
+            rejectAndRelease();
         });
+    }
+
+    /** Rejects the request, gives its endpoint back (to the provider or the consumer), and ends the CR. Device executor. */
+    private void rejectAndRelease() {
+        sendReject();
+        SimEp ep = localEp;
+        if (ep != null && !ep.freed) {
+            ep.rejected();
+        }
+        retire();
+        release();
     }
 
     private void sendReject() {
@@ -252,16 +257,9 @@ final class SimCr extends SimHandle implements ConnectionRequest {
     /** dat_ia_close(3DAT) abrupt: the request is rejected and its provider endpoint freed. */
     void destroy() {
         ia.run(() -> {
-            if (freed) {
-                return;
+            if (!freed) {
+                rejectAndRelease();
             }
-            sendReject();
-            SimEp ep = localEp;
-            if (ep != null && !ep.freed) {
-                ep.rejected();
-            }
-            retire();
-            release();
         });
     }
 

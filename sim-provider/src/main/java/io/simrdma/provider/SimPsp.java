@@ -86,17 +86,8 @@ final class SimPsp extends SimServicePoint implements PublicServicePoint {
         return new PspParams(ia, qual(), evd, flag);
     }
 
-    @Override
-    public void free() {
-        checkHandle();
-        ia.run(() -> {
-            checkHandle();
-            destroy();
-        });
-        ia.forget(this);
-    }
-
     /** Stops listening; requests already delivered and their endpoints stay (dat_psp_free(3DAT)). */
+    @Override
     void destroy() {
         ia.run(() -> {
             if (!freed) {

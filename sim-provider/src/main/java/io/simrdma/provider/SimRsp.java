@@ -80,17 +80,8 @@ final class SimRsp extends SimServicePoint implements ReservedServicePoint {
         return new RspParams(ia, qual(), evd, ep);
     }
 
-    @Override
-    public void free() {
-        checkHandle();
-        ia.run(() -> {
-            checkHandle();
-            destroy();
-        });
-        ia.forget(this);
-    }
-
     /** Stops listening and, if no request came, gives the endpoint back to the consumer. */
+    @Override
     void destroy() {
         ia.run(() -> {
             if (!freed) {

@@ -114,6 +114,20 @@ abstract class SimServicePoint extends SimHandle implements ServicePoint {
         }
     }
 
+    /** dat_psp_free(3DAT), dat_rsp_free(3DAT). */
+    @Override
+    public final void free() {
+        checkHandle();
+        ia.run(() -> {
+            checkHandle();
+            destroy();
+        });
+        ia.forget(this);
+    }
+
+    /** Stops listening and releases what the service point holds; idempotent. Any thread. */
+    abstract void destroy();
+
     /** A connection-manager event of the listening id. Device executor. */
     void onCmEvent(CmEvent e) {
         if (e.type() != CmEventType.CONNECT_REQUEST || e.listenId() != listenId) {
