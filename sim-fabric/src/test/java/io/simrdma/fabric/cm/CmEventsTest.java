@@ -27,6 +27,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
+import static io.simrdma.fabric.cm.CmTestKit.accept;
 import static io.simrdma.fabric.cm.CmTestKit.assertErrno;
 import static io.simrdma.fabric.cm.CmTestKit.expect;
 import static io.simrdma.fabric.cm.CmTestKit.expectAcked;
@@ -70,9 +71,7 @@ class CmEventsTest {
             assertNotEquals(0, port);
             assertErrno(Errno.EINVAL, () -> l.listen(4));
             // a request to b's address on that port reaches the wildcard listener
-            CmId c = k.routed(PortSpace.TCP, port);
-            c.createQp(null, qpAttr());
-            c.connect(null);
+            CmId c = k.connecting(PortSpace.TCP, port, null);
             CmEvent req = expect(k.chB, CmEventType.CONNECT_REQUEST);
             assertSame(l, req.listenId());
             assertSame(k.b, req.id().device(), "the request's id is bound to the device it arrived on");
@@ -92,10 +91,7 @@ class CmEventsTest {
             k.listener(PortSpace.TCP, PORT, 4);
             CmId c = k.cm.createId(k.chA, null, PortSpace.TCP);
             c.bind(RdmaCm.addressOf(k.a, 0));
-            c.resolveAddr(null, RdmaCm.addressOf(k.a, PORT), 1000); // a's own address, same port
-            expectAcked(k.chA, CmEventType.ADDR_RESOLVED);
-            c.resolveRoute(1000);
-            expectAcked(k.chA, CmEventType.ROUTE_RESOLVED);
+            CmSteps.resolve(c, null, RdmaCm.addressOf(k.a, PORT), 1000, CmTestKit.WAIT_SECONDS); // a's own address, same port
             c.createQp(null, qpAttr());
             c.connect(null);
             CmEvent rej = expectAcked(k.chA, CmEventType.REJECTED);
@@ -104,39 +100,48 @@ class CmEventsTest {
         }
     }
 
+    /** A listener with a backlog of one and two routed requesters with QPs that connect at once ({@code t0} is just before). */
+    private record TwoRequests(CmId c1, CmId c2, long t0) {
+        static TwoRequests overBacklogOfOne(CmTestKit k) {
+            k.listener(PortSpace.TCP, PORT, 1);
+            CmId c1 = k.requester(PortSpace.TCP, PORT);
+            CmId c2 = k.requester(PortSpace.TCP, PORT);
+            long t0 = k.now();
+            c1.connect(null);
+            c2.connect(null);
+            return new TwoRequests(c1, c2, t0);
+        }
+    }
+
+    /** Accepts {@code request} (NULL parameters), acknowledges it, and checks ESTABLISHED on both sides' ids. */
+    private static void acceptAndEstablish(CmTestKit k, CmEvent request, CmId client) {
+        CmTestKit.accept(request, null);
+        request.ack();
+        assertSame(client, expectAcked(k.chA, CmEventType.ESTABLISHED).id());
+        assertSame(request.id(), expectAcked(k.chB, CmEventType.ESTABLISHED).id());
+    }
+
     @Test
     @DisplayName("rdma_listen(3) backlog: a request beyond it is dropped, its sender retries and connects once an accept frees room")
     void shouldConnectARequestBeyondTheBacklogOnceRoomFrees() {
         CmConfig config = CmTestKit.fastConfig();
         try (CmTestKit k = CmTestKit.of(false, config)) {
-            k.listener(PortSpace.TCP, PORT, 1);
-            CmId c1 = k.routed(PortSpace.TCP, PORT);
-            c1.createQp(null, qpAttr());
-            CmId c2 = k.routed(PortSpace.TCP, PORT);
-            c2.createQp(null, qpAttr());
-            long t0 = k.now();
-            c1.connect(null);
-            c2.connect(null);
+            TwoRequests two = TwoRequests.overBacklogOfOne(k);
+            CmId c1 = two.c1();
+            CmId c2 = two.c2();
+            long t0 = two.t0();
 
             k.fabric.deterministicScheduler().advanceTime(100_000L); // both REQs arrive within microseconds
             assertEquals(1, k.chB.pending(), "the backlog of 1 holds one request; the other REQ was dropped");
             CmEvent r1 = expect(k.chB, CmEventType.CONNECT_REQUEST);
             assertEquals(c1.srcPort(), r1.id().peerAddress().getPort());
-            r1.id().createQp(null, qpAttr());
-            r1.id().accept(null);
-            r1.ack();
-            assertSame(c1, expectAcked(k.chA, CmEventType.ESTABLISHED).id());
-            assertSame(r1.id(), expectAcked(k.chB, CmEventType.ESTABLISHED).id());
+            acceptAndEstablish(k, r1, c1);
 
             CmEvent r2 = expect(k.chB, CmEventType.CONNECT_REQUEST);
             assertEquals(c2.srcPort(), r2.id().peerAddress().getPort());
             assertTrue(r2.timeNanos() - t0 >= config.responseTimeoutNanos(),
                     "the second request arrived by a retry: " + (r2.timeNanos() - t0) + " ns");
-            r2.id().createQp(null, qpAttr());
-            r2.id().accept(null);
-            r2.ack();
-            assertSame(c2, expectAcked(k.chA, CmEventType.ESTABLISHED).id());
-            assertSame(r2.id(), expectAcked(k.chB, CmEventType.ESTABLISHED).id());
+            acceptAndEstablish(k, r2, c2);
         }
     }
 
@@ -145,14 +150,10 @@ class CmEventsTest {
     void shouldEndUnreachableWhenTheBacklogNeverFrees() {
         CmConfig config = CmTestKit.fastConfig();
         try (CmTestKit k = CmTestKit.of(false, config)) {
-            k.listener(PortSpace.TCP, PORT, 1);
-            CmId c1 = k.routed(PortSpace.TCP, PORT);
-            c1.createQp(null, qpAttr());
-            CmId c2 = k.routed(PortSpace.TCP, PORT);
-            c2.createQp(null, qpAttr());
-            long t0 = k.now();
-            c1.connect(null);
-            c2.connect(null);
+            TwoRequests two = TwoRequests.overBacklogOfOne(k);
+            CmId c1 = two.c1();
+            CmId c2 = two.c2();
+            long t0 = two.t0();
             CmEvent r1 = expectAcked(k.chB, CmEventType.CONNECT_REQUEST); // never answered
 
             long giveUp = (config.maxCmRetries() + 1) * config.responseTimeoutNanos();
@@ -190,8 +191,7 @@ class CmEventsTest {
                 assertEquals(10_000_000L, k.now() - t0, "the timed wait lasts its timeout in virtual time");
             }
 
-            CmId c = k.routed(PortSpace.TCP, PORT);
-            c.createQp(null, qpAttr());
+            CmId c = k.requester(PortSpace.TCP, PORT);
             byte[] hello = pattern(20, 3);
             c.connect(ConnParam.withPrivateData(hello));
             CmId conn = sync.getRequest(CmTestKit.WAIT_SECONDS, TimeUnit.SECONDS);
@@ -243,9 +243,7 @@ class CmEventsTest {
         try (CmTestKit k = CmTestKit.of(threaded)) {
             CmEventChannel ch2 = k.cm.createEventChannel();
             CmId listen = k.listener(PortSpace.TCP, PORT, 4);
-            CmId c = k.routed(PortSpace.TCP, PORT);
-            c.createQp(null, qpAttr());
-            c.connect(null);
+            CmId c = k.connecting(PortSpace.TCP, PORT, null);
             if (!threaded) {
                 k.fabric.deterministicScheduler().advanceTime(100_000L);
                 assertEquals(1, k.chB.pending(), "the request is queued on the listener's channel");
@@ -255,8 +253,7 @@ class CmEventsTest {
             assertSame(listen, req.listenId());
             assertSame(ch2, req.id().channel(), "the request's id follows its listener");
             assertEquals(0, k.chB.pending());
-            req.id().createQp(null, qpAttr());
-            req.id().accept(null);
+            accept(req, null);
             req.ack();
             assertSame(req.id(), expectAcked(ch2, CmEventType.ESTABLISHED).id());
             expectAcked(k.chA, CmEventType.ESTABLISHED);
@@ -271,9 +268,7 @@ class CmEventsTest {
     void shouldHandAPendingRequestToGetRequestAfterMigratingTheListenerToNoChannel(boolean threaded) {
         try (CmTestKit k = CmTestKit.of(threaded)) {
             CmId listen = k.listener(PortSpace.TCP, PORT, 4);
-            CmId c = k.routed(PortSpace.TCP, PORT);
-            c.createQp(null, qpAttr());
-            c.connect(ConnParam.withPrivateData(new byte[] {5}));
+            CmId c = k.connecting(PortSpace.TCP, PORT, ConnParam.withPrivateData(new byte[] {5}));
             if (!threaded) {
                 k.fabric.deterministicScheduler().advanceTime(100_000L);
                 assertEquals(1, k.chB.pending());
@@ -320,8 +315,7 @@ class CmEventsTest {
     void shouldCarry56BytesOfConnectPrivateDataOnPsTcp(boolean threaded) {
         try (CmTestKit k = CmTestKit.of(threaded)) {
             k.listener(PortSpace.TCP, PORT, 4);
-            CmId c = k.routed(PortSpace.TCP, PORT);
-            c.createQp(null, qpAttr());
+            CmId c = k.requester(PortSpace.TCP, PORT);
             assertErrno(Errno.EINVAL, () -> c.connect(ConnParam.withPrivateData(new byte[57])));
             assertEquals(CmId.State.ROUTE_RESOLVED, c.state(), "a refused connect changes nothing");
             byte[] full = pattern(CmId.MAX_CONNECT_PRIVATE_DATA, 11);
@@ -332,8 +326,7 @@ class CmEventsTest {
             req.ack();
             expectAcked(k.chA, CmEventType.REJECTED);
 
-            CmId c2 = k.routed(PortSpace.TCP, PORT);
-            c2.createQp(null, qpAttr());
+            CmId c2 = k.requester(PortSpace.TCP, PORT);
             byte[] shortData = pattern(5, 1);
             c2.connect(ConnParam.withPrivateData(shortData));
             CmEvent req2 = expectAcked(k.chB, CmEventType.CONNECT_REQUEST);
@@ -348,8 +341,7 @@ class CmEventsTest {
     void shouldCarry92BytesOfConnectPrivateDataOnPsIb(boolean threaded) {
         try (CmTestKit k = CmTestKit.of(threaded)) {
             k.listener(PortSpace.IB, PORT, 4);
-            CmId c = k.routed(PortSpace.IB, PORT);
-            c.createQp(null, qpAttr());
+            CmId c = k.requester(PortSpace.IB, PORT);
             assertErrno(Errno.EINVAL, () -> c.connect(ConnParam.withPrivateData(new byte[93])));
             byte[] full = pattern(CmId.MAX_CONNECT_PRIVATE_DATA_IB, 29);
             assertEquals(92, full.length);
@@ -366,9 +358,7 @@ class CmEventsTest {
     void shouldCarry196BytesOfAcceptPrivateData(boolean threaded) {
         try (CmTestKit k = CmTestKit.of(threaded)) {
             k.listener(PortSpace.TCP, PORT, 4);
-            CmId c = k.routed(PortSpace.TCP, PORT);
-            c.createQp(null, qpAttr());
-            c.connect(null);
+            CmId c = k.connecting(PortSpace.TCP, PORT, null);
             CmEvent req = expectAcked(k.chB, CmEventType.CONNECT_REQUEST);
             CmId s = req.id();
             s.createQp(null, qpAttr());
@@ -381,12 +371,9 @@ class CmEventsTest {
             expectAcked(k.chB, CmEventType.ESTABLISHED);
             assertErrno(Errno.EINVAL, () -> s.accept(null), "nothing left to accept");
 
-            CmId c2 = k.routed(PortSpace.TCP, PORT);
-            c2.createQp(null, qpAttr());
-            c2.connect(null);
+            CmId c2 = k.connecting(PortSpace.TCP, PORT, null);
             CmEvent req2 = expectAcked(k.chB, CmEventType.CONNECT_REQUEST);
-            req2.id().createQp(null, qpAttr());
-            req2.id().accept(ConnParam.withPrivateData(new byte[] {1, 2, 3}));
+            accept(req2, ConnParam.withPrivateData(new byte[] {1, 2, 3}));
             CmEvent est2 = expectAcked(k.chA, CmEventType.ESTABLISHED);
             assertArrayEquals(Arrays.copyOf(new byte[] {1, 2, 3}, 196), est2.privateData());
         }
@@ -398,9 +385,7 @@ class CmEventsTest {
     void shouldCarry148BytesOfRejectPrivateDataWithAConsumerDefinedReject(boolean threaded) {
         try (CmTestKit k = CmTestKit.of(threaded)) {
             k.listener(PortSpace.TCP, PORT, 4);
-            CmId c = k.routed(PortSpace.TCP, PORT);
-            c.createQp(null, qpAttr());
-            c.connect(null);
+            CmId c = k.connecting(PortSpace.TCP, PORT, null);
             CmEvent req = expectAcked(k.chB, CmEventType.CONNECT_REQUEST);
             assertErrno(Errno.EINVAL, () -> req.id().reject(new byte[149]));
             byte[] full = pattern(CmId.MAX_REJECT_PRIVATE_DATA, 77);
@@ -416,9 +401,7 @@ class CmEventsTest {
             assertErrno(Errno.EINVAL, () -> c.reject(null), "rdma_reject(3) is for the id of a connection request");
             assertErrno(Errno.EINVAL, () -> c.accept(null), "rdma_accept(3) is not called on an active id");
 
-            CmId c2 = k.routed(PortSpace.TCP, PORT);
-            c2.createQp(null, qpAttr());
-            c2.connect(null);
+            CmId c2 = k.connecting(PortSpace.TCP, PORT, null);
             expectAcked(k.chB, CmEventType.CONNECT_REQUEST).id().reject(new byte[] {9});
             CmEvent rej2 = expectAcked(k.chA, CmEventType.REJECTED);
             assertArrayEquals(Arrays.copyOf(new byte[] {9}, 148), rej2.privateData());
@@ -469,15 +452,11 @@ class CmEventsTest {
         try (CmTestKit k = CmTestKit.of(threaded, CmConfig.defaults(), DeviceConfig.named("a"),
                 DeviceConfig.named("b").maxQpRdAtom(2).maxQpInitRdAtom(4))) {
             k.listener(PortSpace.TCP, PORT, 4);
-            CmId c = k.routed(PortSpace.TCP, PORT);
-            c.createQp(null, qpAttr());
-            c.connect(ConnParam.defaults().responderResources(5).initiatorDepth(3));
+            CmId c = k.connecting(PortSpace.TCP, PORT, ConnParam.defaults().responderResources(5).initiatorDepth(3));
             CmEvent req = expect(k.chB, CmEventType.CONNECT_REQUEST);
             assertEquals(3, req.param().responderResources(), "responder_resources = the peer's initiator depth");
             assertEquals(5, req.param().initiatorDepth(), "initiator_depth = the peer's responder resources");
-            CmId s = req.id();
-            s.createQp(null, qpAttr());
-            s.accept(null);
+            CmId s = accept(req, null);
             req.ack();
             CmEvent ce = expectAcked(k.chA, CmEventType.ESTABLISHED);
             CmEvent se = expectAcked(k.chB, CmEventType.ESTABLISHED);
@@ -507,8 +486,7 @@ class CmEventsTest {
                 DeviceConfig.named("a").maxQpRdAtom(4).maxQpInitRdAtom(3),
                 DeviceConfig.named("b").maxQpRdAtom(2).maxQpInitRdAtom(8))) {
             k.listener(PortSpace.TCP, PORT, 4);
-            CmId c = k.routed(PortSpace.TCP, PORT);
-            c.createQp(null, qpAttr());
+            CmId c = k.requester(PortSpace.TCP, PORT);
             assertErrno(Errno.EINVAL, () -> c.connect(ConnParam.defaults().responderResources(5)));
             assertErrno(Errno.EINVAL, () -> c.connect(ConnParam.defaults().initiatorDepth(4)));
             c.connect(ConnParam.defaults().responderResources(4).initiatorDepth(3));
@@ -541,9 +519,7 @@ class CmEventsTest {
     @DisplayName("RDMA_CM_EVENT_REJECTED (rdma_get_cm_event(3)): no listener on the service is the remote CM's reject INVALID_SERVICE_ID")
     void shouldBeRejectedWithInvalidServiceIdWhenNobodyListens(boolean threaded) {
         try (CmTestKit k = CmTestKit.of(threaded)) {
-            CmId c = k.routed(PortSpace.TCP, PORT);
-            c.createQp(null, qpAttr());
-            c.connect(ConnParam.withPrivateData(new byte[] {1}));
+            CmId c = k.connecting(PortSpace.TCP, PORT, ConnParam.withPrivateData(new byte[] {1}));
             CmEvent rej = expectAcked(k.chA, CmEventType.REJECTED);
             assertEquals(RejectReason.INVALID_SERVICE_ID, rej.rejectReason());
             assertEquals(8, rej.status());
@@ -559,9 +535,7 @@ class CmEventsTest {
     void shouldRejectWithTimeoutWhenThePassiveSideDestroysTheRequestId(boolean threaded) {
         try (CmTestKit k = CmTestKit.of(threaded)) {
             k.listener(PortSpace.TCP, PORT, 4);
-            CmId c = k.routed(PortSpace.TCP, PORT);
-            c.createQp(null, qpAttr());
-            c.connect(null);
+            CmId c = k.connecting(PortSpace.TCP, PORT, null);
             CmEvent req = expect(k.chB, CmEventType.CONNECT_REQUEST);
             assertErrno(Errno.EBUSY, req.id()::destroy, "its request event is not acknowledged");
             req.ack();
@@ -577,13 +551,10 @@ class CmEventsTest {
     void shouldReportConnectErrorAndRejectNoQpWhenTheActiveQpCannotConnect(boolean threaded) {
         try (CmTestKit k = CmTestKit.of(threaded)) {
             k.listener(PortSpace.TCP, PORT, 4);
-            CmId c = k.routed(PortSpace.TCP, PORT);
-            c.createQp(null, qpAttr());
-            c.connect(null);
+            CmId c = k.connecting(PortSpace.TCP, PORT, null);
             c.qp().modify(new QpAttr().state(QpState.ERR));
             CmEvent req = expectAcked(k.chB, CmEventType.CONNECT_REQUEST);
-            req.id().createQp(null, qpAttr());
-            req.id().accept(null);
+            accept(req, null);
             CmEvent err = expectAcked(k.chA, CmEventType.CONNECT_ERROR);
             assertSame(c, err.id());
             assertTrue(err.status() < 0, "a negative errno: " + err.status());
@@ -603,8 +574,7 @@ class CmEventsTest {
             CmId listen = k.cm.createId(null, null, PortSpace.TCP);
             listen.bind(bound ? RdmaCm.addressOf(k.b, PORT) : new InetSocketAddress(RdmaCm.WILDCARD, PORT));
             listen.listen(4);
-            CmId c = k.routed(PortSpace.TCP, PORT);
-            c.createQp(null, qpAttr());
+            CmId c = k.requester(PortSpace.TCP, PORT);
             long t0 = k.now();
             c.connect(null);
             k.fabric.deterministicScheduler().advanceTime(100_000L); // the REQ arrives in microseconds
@@ -734,9 +704,7 @@ class CmEventsTest {
     void shouldEstablishOnNotifyAndReportEisconnAfterwards(boolean threaded) {
         try (CmTestKit k = CmTestKit.of(threaded)) {
             k.listener(PortSpace.TCP, PORT, 4);
-            CmId c = k.routed(PortSpace.TCP, PORT);
-            c.createQp(null, qpAttr());
-            c.connect(null);
+            CmId c = k.connecting(PortSpace.TCP, PORT, null);
             CmEvent req = expectAcked(k.chB, CmEventType.CONNECT_REQUEST);
             CmId s = req.id();
             s.createQp(null, qpAttr());
@@ -779,8 +747,7 @@ class CmEventsTest {
             c.createQp(null, qpAttr());
             c.connect(null);
             CmEvent req = expectAcked(k.chB, CmEventType.CONNECT_REQUEST);
-            req.id().createQp(null, qpAttr());
-            req.id().accept(null);
+            accept(req, null);
             expectAcked(k.chA, CmEventType.ESTABLISHED);
             expectAcked(k.chB, CmEventType.ESTABLISHED);
             QpAttr cq = c.qp().query();
@@ -867,8 +834,7 @@ class CmEventsTest {
         CmConfig config = CmTestKit.fastConfig();
         try (CmTestKit k = CmTestKit.of(false, config)) {
             k.listener(PortSpace.TCP, PORT, 4);
-            CmId c = k.routed(PortSpace.TCP, PORT);
-            c.createQp(null, qpAttr());
+            CmId c = k.requester(PortSpace.TCP, PORT);
             long t0 = k.now();
             c.connect(null);
             CmEvent req = expectAcked(k.chB, CmEventType.CONNECT_REQUEST);
@@ -897,10 +863,7 @@ class CmEventsTest {
         try (CmTestKit k = CmTestKit.of(threaded, config)) {
             CmId c = k.cm.createId(k.chA, null, PortSpace.TCP);
             InetSocketAddress nowhere = k.cm.getAddrInfo("fe80::dead:beef", "1", AddrInfo.active()).get(0).dstAddr();
-            c.resolveAddr(RdmaCm.addressOf(k.a, 0), nowhere, 1000);
-            expectAcked(k.chA, CmEventType.ADDR_RESOLVED);
-            c.resolveRoute(1000);
-            expectAcked(k.chA, CmEventType.ROUTE_RESOLVED);
+            CmSteps.resolve(c, RdmaCm.addressOf(k.a, 0), nowhere, 1000, CmTestKit.WAIT_SECONDS);
             c.createQp(null, qpAttr());
             long t0 = k.now();
             c.connect(null);

@@ -8,9 +8,9 @@ import io.simrdma.fabric.WcOpcode;
 import io.simrdma.fabric.WcStatus;
 import io.simrdma.fabric.WorkCompletion;
 import io.simrdma.fabric.cm.CmRig.Backend;
-import io.simrdma.fabric.cm.CmRig.End;
 import io.simrdma.fabric.cm.CmRig.Pair;
 import io.simrdma.fabric.cm.CmTrace.Mad;
+import io.simrdma.fabric.tcp.RcEnd;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -74,10 +74,7 @@ class CmProtocolTest {
             assertEquals(WcStatus.SUCCESS, send.status());
 
             p.client().id.disconnect();
-            CmEvent da = expect(rig.chA, CmEventType.DISCONNECTED);
-            CmEvent db = expect(rig.chB, CmEventType.DISCONNECTED);
-            CmEvent ta = expect(rig.chA, CmEventType.TIMEWAIT_EXIT);
-            CmEvent tb = expect(rig.chB, CmEventType.TIMEWAIT_EXIT);
+            CmRig.Disconnection d = rig.expectDisconnection();
             assertEquals(List.of("a:REQ", "b:REP", "a:RTU", "a:DREQ", "b:DREP"), rig.trace.sentTypes(rig.a, rig.b));
             CmMessage dreq = rig.trace.sent(rig.a, CmMessage.Type.DREQ).get(0).msg();
             CmMessage drep = rig.trace.sent(rig.b, CmMessage.Type.DREP).get(0).msg();
@@ -90,11 +87,9 @@ class CmProtocolTest {
             assertEquals(QpState.ERR, p.client().qp.state());
             assertEquals(QpState.ERR, p.server().qp.state());
             if (backend.deterministic()) {
-                assertEquals(CONFIG.timewaitNanos(), ta.timeNanos() - da.timeNanos(), "timewait on a");
-                assertEquals(CONFIG.timewaitNanos(), tb.timeNanos() - db.timeNanos(), "timewait on b");
+                d.assertTimewait(CONFIG.timewaitNanos());
             }
-            assertEquals(List.of(), rig.drain(rig.chA), "a: no further events");
-            assertEquals(List.of(), rig.drain(rig.chB), "b: no further events");
+            rig.assertQuiet("a: no further events", "b: no further events");
             assertEquals(5, rig.trace.sent().size(), "no CM message resent: " + rig.trace.sent());
         }
     }
@@ -105,7 +100,7 @@ class CmProtocolTest {
     void shouldSendRejWithConsumerDefinedReasonWhenTheListenerRejects(Backend backend) {
         try (CmRig rig = CmRig.create(backend, 102, CONFIG)) {
             rig.listen(7002);
-            End client = rig.active(7002);
+            RcEnd client = rig.active(7002);
             client.id.connect(ConnParam.withPrivateData("hello".getBytes(StandardCharsets.US_ASCII)));
             CmEvent request = expect(rig.chB, CmEventType.CONNECT_REQUEST);
             byte[] why = "not today".getBytes(StandardCharsets.US_ASCII);
@@ -127,8 +122,7 @@ class CmProtocolTest {
             assertEquals(req.localCommId, rej.remoteCommId);
             assertNotEquals(0, rej.localCommId, "the rejecting id has a comm id of its own");
             assertEquals(req.transactionId, rej.transactionId);
-            assertEquals(List.of(), rig.drain(rig.chA), "a: no further events");
-            assertEquals(List.of(), rig.drain(rig.chB), "b: no event after its own reject");
+            rig.assertQuiet("a: no further events", "b: no event after its own reject");
         }
     }
 
@@ -137,7 +131,7 @@ class CmProtocolTest {
     @DisplayName("IBA 12.6.7.2: a REQ for a service nobody listens on is rejected by the remote CM, reason 8 (invalid service ID)")
     void shouldSendRejWithInvalidServiceIdWhenNobodyListens(Backend backend) {
         try (CmRig rig = CmRig.create(backend, 103, CONFIG)) {
-            End client = rig.active(7003);
+            RcEnd client = rig.active(7003);
             client.id.connect(ConnParam.defaults());
             CmEvent rejected = expect(rig.chA, CmEventType.REJECTED);
             assertEquals(RejectReason.INVALID_SERVICE_ID, rejected.rejectReason());
@@ -151,8 +145,7 @@ class CmProtocolTest {
             assertEquals(0, rej.localCommId, "no id on b: the CM itself rejects, without a comm id");
             assertEquals(req.localCommId, rej.remoteCommId);
             assertEquals(CmMessage.MSG_REQ, rej.messageRejected);
-            assertEquals(List.of(), rig.drain(rig.chA));
-            assertEquals(List.of(), rig.drain(rig.chB), "b has no listener and reports nothing");
+            rig.assertQuiet(null, "b has no listener and reports nothing");
         }
     }
 
@@ -163,7 +156,7 @@ class CmProtocolTest {
     void shouldMoveBothQpsToRtsWithTheNegotiatedAttributesWhenEstablished(Backend backend) {
         try (CmRig rig = CmRig.create(backend, 104, CONFIG)) {
             rig.listen(7004);
-            End client = rig.active(7004);
+            RcEnd client = rig.active(7004);
             client.id.connect(ConnParam.defaults().responderResources(4).initiatorDepth(2).retryCount(5).rnrRetryCount(3));
             CmEvent request = expect(rig.chB, CmEventType.CONNECT_REQUEST);
             // rdma_get_cm_event(3): the request reports the peer's initiator depth as our responder resources and v.v.
@@ -171,7 +164,7 @@ class CmProtocolTest {
             assertEquals(4, request.param().initiatorDepth());
             assertEquals(5, request.param().retryCount());
             assertEquals(3, request.param().rnrRetryCount());
-            End server = new End(request.id());
+            RcEnd server = new RcEnd(request.id());
             server.id.accept(ConnParam.defaults().responderResources(2).initiatorDepth(3).rnrRetryCount(6));
             CmEvent estA = expect(rig.chA, CmEventType.ESTABLISHED);
             CmEvent estB = expect(rig.chB, CmEventType.ESTABLISHED);
@@ -219,9 +212,7 @@ class CmProtocolTest {
                     AccessFlag.REMOTE_ATOMIC)), "responder resources > 0 allow remote reads: " + qa.accessFlags());
             assertTrue(qb.accessFlags().containsAll(List.of(AccessFlag.REMOTE_READ, AccessFlag.REMOTE_WRITE,
                     AccessFlag.REMOTE_ATOMIC)), qb.accessFlags().toString());
-            List<String> once = List.of("RESET->INIT", "INIT->RTR", "RTR->RTS");
-            assertEquals(once, rig.trace.transitions(client.qp));
-            assertEquals(once, rig.trace.transitions(server.qp));
+            rig.assertTransitions(CmRig.TO_RTS, new Pair(client, server));
         }
     }
 
@@ -242,9 +233,7 @@ class CmProtocolTest {
     void shouldRejectWithInvalidPathMtuWhenTheTcpPeerPortMtuIsSmaller() {
         // over TCP the active side cannot learn the peer's port MTU when it resolves the route
         try (CmRig rig = CmRig.create(Backend.TCP, 108, CONFIG, c -> c.maxMtu(Mtu.MTU_1024))) {
-            rig.listen(7008);
-            End client = rig.active(7008);
-            client.id.connect(ConnParam.defaults());
+            RcEnd client = rig.connecting(7008);
             CmEvent rejected = expect(rig.chA, CmEventType.REJECTED);
             assertEquals(RejectReason.INVALID_PATH_MTU, rejected.rejectReason());
             assertEquals(QpState.ERR, client.qp.state());
@@ -261,12 +250,8 @@ class CmProtocolTest {
             Pair p = rig.connect(7006);
             p.client().id.disconnect();
             p.server().id.disconnect();
-            expect(rig.chA, CmEventType.DISCONNECTED);
-            expect(rig.chB, CmEventType.DISCONNECTED);
-            expect(rig.chA, CmEventType.TIMEWAIT_EXIT);
-            expect(rig.chB, CmEventType.TIMEWAIT_EXIT);
-            assertEquals(List.of(), rig.drain(rig.chA));
-            assertEquals(List.of(), rig.drain(rig.chB));
+            rig.expectDisconnection();
+            rig.assertQuiet();
             assertEquals(1, rig.trace.sent(rig.a, CmMessage.Type.DREQ).size());
             // on the real-time backends a's DREQ may reach b before b's own disconnect, which then sends nothing
             assertTrue(rig.trace.sent(rig.b, CmMessage.Type.DREQ).size() <= 1);
@@ -276,8 +261,7 @@ class CmProtocolTest {
                 assertEquals(1, rig.trace.sent(rig.a, CmMessage.Type.DREP).size());
                 assertEquals(1, rig.trace.sent(rig.b, CmMessage.Type.DREP).size());
             }
-            assertEquals(List.of("RESET->INIT", "INIT->RTR", "RTR->RTS", "RTS->ERR"), rig.trace.transitions(p.client().qp));
-            assertEquals(List.of("RESET->INIT", "INIT->RTR", "RTR->RTS", "RTS->ERR"), rig.trace.transitions(p.server().qp));
+            rig.assertTransitions(CmRig.TO_ERR, p);
         }
     }
 

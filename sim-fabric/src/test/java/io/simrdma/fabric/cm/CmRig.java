@@ -1,36 +1,23 @@
 package io.simrdma.fabric.cm;
 
-import io.simrdma.fabric.AccessFlag;
-import io.simrdma.fabric.CompletionQueue;
 import io.simrdma.fabric.Device;
 import io.simrdma.fabric.DeviceConfig;
 import io.simrdma.fabric.Fabric;
 import io.simrdma.fabric.Link;
-import io.simrdma.fabric.MemoryRegion;
-import io.simrdma.fabric.QpCaps;
-import io.simrdma.fabric.QpInitAttr;
-import io.simrdma.fabric.QueuePair;
-import io.simrdma.fabric.RecvWr;
-import io.simrdma.fabric.SendFlag;
-import io.simrdma.fabric.SendWr;
-import io.simrdma.fabric.WorkCompletion;
-import io.simrdma.fabric.WrOpcode;
 import io.simrdma.fabric.sched.DeterministicScheduler;
+import io.simrdma.fabric.tcp.RcEnd;
 import io.simrdma.fabric.tcp.TcpConfig;
 import io.simrdma.fabric.tcp.TcpEvent;
 import io.simrdma.fabric.tcp.TcpLink;
 import io.simrdma.fabric.tcp.TcpNode;
 
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
-import java.util.EnumSet;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -55,6 +42,10 @@ final class CmRig implements AutoCloseable {
             return this == DETERMINISTIC;
         }
     }
+
+    /** The QP transitions of a connection set up once, and of one that was then disconnected (trace strings). */
+    static final List<String> TO_RTS = List.of("RESET->INIT", "INIT->RTR", "RTR->RTS");
+    static final List<String> TO_ERR = List.of("RESET->INIT", "INIT->RTR", "RTR->RTS", "RTS->ERR");
 
     /** Seconds (virtual or real) any single wait may take. */
     static final long WAIT_SECONDS = 20;
@@ -205,19 +196,34 @@ final class CmRig implements AutoCloseable {
     }
 
     /** An id of a on chA with address and route to b's {@code port} resolved, with its QP and a buffer. */
-    End active(int port) {
+    RcEnd active(int port) {
         AddrInfo ai = cmA.getAddrInfo(nodeB, String.valueOf(port), AddrInfo.active()).get(0);
         CmId id = cmA.createId(chA, null, PortSpace.TCP);
         // bound to a: an unbound id would reach b in the same fabric through b itself (loopback)
-        id.resolveAddr(RdmaCm.addressOf(a, 0), ai.dstAddr(), 2000);
-        expect(chA, CmEventType.ADDR_RESOLVED);
-        id.resolveRoute(2000);
-        expect(chA, CmEventType.ROUTE_RESOLVED);
-        return new End(id);
+        CmSteps.resolve(id, RdmaCm.addressOf(a, 0), ai.dstAddr(), 2000, WAIT_SECONDS);
+        return new RcEnd(id);
+    }
+
+    /**
+     * b listens on {@code port} (unless it listens already) and a new {@link #active} id of a
+     * calls rdma_connect(3) with default parameters; nothing is awaited.
+     */
+    RcEnd connecting(int port) {
+        if (listen == null) {
+            listen(port);
+        }
+        RcEnd client = active(port);
+        client.id.connect(ConnParam.defaults());
+        return client;
+    }
+
+    /** b's end of the next CONNECT_REQUEST on chB (acknowledged), with its QP and buffer, not yet accepted. */
+    RcEnd request() {
+        return new RcEnd(expect(chB, CmEventType.CONNECT_REQUEST).id());
     }
 
     /** A connected pair: a's end and b's end. */
-    record Pair(End client, End server) {
+    record Pair(RcEnd client, RcEnd server) {
     }
 
     /**
@@ -229,10 +235,9 @@ final class CmRig implements AutoCloseable {
         if (listen == null) {
             listen(port);
         }
-        End client = active(port);
+        RcEnd client = active(port);
         client.id.connect(connect);
-        CmEvent req = expect(chB, CmEventType.CONNECT_REQUEST);
-        End server = new End(req.id());
+        RcEnd server = request();
         server.id.accept(accept);
         expect(chA, CmEventType.ESTABLISHED);
         expect(chB, CmEventType.ESTABLISHED);
@@ -247,11 +252,25 @@ final class CmRig implements AutoCloseable {
 
     /** Waits for the next event of {@code ch} (deadline {@link #WAIT_SECONDS}), checks its type, acknowledges it. */
     static CmEvent expect(CmEventChannel ch, CmEventType type) {
-        CmEvent e = ch.getEvent(WAIT_SECONDS, TimeUnit.SECONDS);
-        assertNotNull(e, "no " + type.text() + " within " + WAIT_SECONDS + " s");
-        assertEquals(type, e.type(), () -> "expected " + type.text() + ", got " + e);
-        e.ack();
-        return e;
+        return CmSteps.nextAcked(ch, type, WAIT_SECONDS);
+    }
+
+    /** The four events of a disconnection, in the order awaited: DISCONNECTED on a, on b, then TIMEWAIT_EXIT on a, on b. */
+    record Disconnection(CmEvent da, CmEvent db, CmEvent ta, CmEvent tb) {
+        /** Each side left timewait exactly {@code nanos} after its DISCONNECTED (virtual time). */
+        void assertTimewait(long nanos) {
+            assertEquals(nanos, ta.timeNanos() - da.timeNanos(), "a's timewait");
+            assertEquals(nanos, tb.timeNanos() - db.timeNanos(), "b's timewait");
+        }
+    }
+
+    /** Expects DISCONNECTED on a and b, then TIMEWAIT_EXIT on a and b (each acknowledged). */
+    Disconnection expectDisconnection() {
+        CmEvent da = expect(chA, CmEventType.DISCONNECTED);
+        CmEvent db = expect(chB, CmEventType.DISCONNECTED);
+        CmEvent ta = expect(chA, CmEventType.TIMEWAIT_EXIT);
+        CmEvent tb = expect(chB, CmEventType.TIMEWAIT_EXIT);
+        return new Disconnection(da, db, ta, tb);
     }
 
     /**
@@ -271,6 +290,23 @@ final class CmRig implements AutoCloseable {
         return out;
     }
 
+    /** Both QPs of {@code p} went through exactly {@code expected} (see {@link #TO_RTS}, {@link #TO_ERR}). */
+    void assertTransitions(List<String> expected, Pair p) {
+        assertEquals(expected, trace.transitions(p.client().qp), "a's QP transitions");
+        assertEquals(expected, trace.transitions(p.server().qp), "b's QP transitions");
+    }
+
+    /** {@link #drain}s both channels and checks that neither had an event left. */
+    void assertQuiet() {
+        assertQuiet(null, null);
+    }
+
+    /** {@link #assertQuiet()}, with what each side's failure message should say. */
+    void assertQuiet(String whyA, String whyB) {
+        assertEquals(List.of(), drain(chA), whyA);
+        assertEquals(List.of(), drain(chB), whyB);
+    }
+
     @Override
     public void close() {
         try {
@@ -279,46 +315,6 @@ final class CmRig implements AutoCloseable {
             if (fb != fa) {
                 fb.close();
             }
-        }
-    }
-
-    // ------------------------------------------------------------------ one side of a connection
-
-    /** A CM id with its QP (one CQ the CM made for both queues) and a registered 16 KiB buffer (receives land in the first half, sends leave from the second). */
-    static final class End {
-        static final EnumSet<AccessFlag> ALL = EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE,
-                AccessFlag.REMOTE_READ, AccessFlag.REMOTE_ATOMIC);
-
-        final CmId id;
-        final QueuePair qp;
-        final CompletionQueue cq;
-        final ByteBuffer buf = ByteBuffer.allocateDirect(16384);
-        final MemoryRegion mr;
-        private final WorkCompletion[] wc = WorkCompletion.array(1);
-
-        End(CmId id) {
-            this.id = id;
-            this.qp = id.createQp(null, new QpInitAttr().caps(QpCaps.defaults()));
-            this.cq = id.sendCq();
-            this.mr = qp.pd().registerMemory(buf, ALL);
-        }
-
-        void postRecv(long wrId) {
-            qp.postRecv(new RecvWr().wrId(wrId).sge(mr, 0, 8192));
-        }
-
-        void postSend(long wrId, byte[] data) {
-            buf.put(8192, data);
-            qp.postSend(new SendWr().wrId(wrId).opcode(WrOpcode.SEND).sge(mr, 8192, data.length).flag(SendFlag.SIGNALED));
-        }
-
-        /** The next completion within {@link #WAIT_SECONDS}, copied; null if none came. */
-        WorkCompletion next() {
-            if (cq.poll(wc) == 1) {
-                return new WorkCompletion().copyFrom(wc[0]);
-            }
-            cq.awaitCompletions(1, WAIT_SECONDS, TimeUnit.SECONDS);
-            return cq.poll(wc) == 1 ? new WorkCompletion().copyFrom(wc[0]) : null;
         }
     }
 }

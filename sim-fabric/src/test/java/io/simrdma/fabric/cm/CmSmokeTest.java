@@ -1,7 +1,6 @@
 package io.simrdma.fabric.cm;
 
 import io.simrdma.fabric.AccessFlag;
-import io.simrdma.fabric.Device;
 import io.simrdma.fabric.Fabric;
 import io.simrdma.fabric.MemoryRegion;
 import io.simrdma.fabric.QpCaps;
@@ -28,43 +27,23 @@ class CmSmokeTest {
 
     @Test
     void shouldConnectWithAsyncChannels() {
-        try (Fabric f = Fabric.deterministic(3)) {
-            Device a = f.createDevice("a");
-            Device b = f.createDevice("b");
-            RdmaCm cm = RdmaCm.of(f);
-            CmEventChannel chA = cm.createEventChannel();
-            CmEventChannel chB = cm.createEventChannel();
-            CmId listen = cm.createId(chB, null, PortSpace.TCP);
-            listen.bind(RdmaCm.addressOf(b, 7471));
-            listen.listen(4);
+        try (CmTestKit k = CmTestKit.seeded(false, 3)) {
+            CmId listen = k.listener(PortSpace.TCP, 7471, 4);
 
-            CmId client = cm.createId(chA, null, PortSpace.TCP);
-            client.resolveAddr(null, RdmaCm.addressOf(b, 7471), 1000);
-            CmEvent e = chA.getEvent(1, TimeUnit.SECONDS);
-            assertEquals(CmEventType.ADDR_RESOLVED, e.type());
-            e.ack();
-            client.resolveRoute(1000);
-            e = chA.getEvent(1, TimeUnit.SECONDS);
-            assertEquals(CmEventType.ROUTE_RESOLVED, e.type());
-            e.ack();
-            client.createQp(null, new QpInitAttr().caps(QpCaps.defaults()));
+            // unbound: the CM picks the source device
+            CmId client = k.cm.createId(k.chA, null, PortSpace.TCP);
+            CmSteps.resolve(client, null, RdmaCm.addressOf(k.b, 7471), 1000, 1);
+            client.createQp(null, CmTestKit.qpAttr());
             client.connect(ConnParam.withPrivateData("hello".getBytes(StandardCharsets.US_ASCII)));
 
-            CmEvent req = chB.getEvent(1, TimeUnit.SECONDS);
-            assertEquals(CmEventType.CONNECT_REQUEST, req.type());
+            CmEvent req = CmSteps.next(k.chB, CmEventType.CONNECT_REQUEST, 1);
             assertEquals("hello", new String(req.privateData(), 0, 5, StandardCharsets.US_ASCII));
-            CmId server = req.id();
-            server.createQp(null, new QpInitAttr().caps(QpCaps.defaults()));
-            server.accept(ConnParam.withPrivateData("welcome".getBytes(StandardCharsets.US_ASCII)));
+            CmId server = CmTestKit.accept(req, ConnParam.withPrivateData("welcome".getBytes(StandardCharsets.US_ASCII)));
             req.ack();
 
-            e = chA.getEvent(1, TimeUnit.SECONDS);
-            assertEquals(CmEventType.ESTABLISHED, e.type(), e.toString());
+            CmEvent e = CmSteps.nextAcked(k.chA, CmEventType.ESTABLISHED, 1);
             assertEquals("welcome", new String(e.privateData(), 0, 7, StandardCharsets.US_ASCII));
-            e.ack();
-            e = chB.getEvent(1, TimeUnit.SECONDS);
-            assertEquals(CmEventType.ESTABLISHED, e.type());
-            e.ack();
+            CmSteps.nextAcked(k.chB, CmEventType.ESTABLISHED, 1);
             assertEquals(QpState.RTS, client.qp().state());
             assertEquals(QpState.RTS, server.qp().state());
 
@@ -83,16 +62,10 @@ class CmSmokeTest {
             assertEquals('p', rb.get(0));
 
             client.disconnect();
-            e = chA.getEvent(1, TimeUnit.SECONDS);
-            assertEquals(CmEventType.DISCONNECTED, e.type());
-            e.ack();
-            e = chB.getEvent(1, TimeUnit.SECONDS);
-            assertEquals(CmEventType.DISCONNECTED, e.type());
-            e.ack();
+            CmSteps.nextAcked(k.chA, CmEventType.DISCONNECTED, 1);
+            CmSteps.nextAcked(k.chB, CmEventType.DISCONNECTED, 1);
             server.disconnect();
-            e = chA.getEvent(1, TimeUnit.SECONDS);
-            assertEquals(CmEventType.TIMEWAIT_EXIT, e.type());
-            e.ack();
+            CmSteps.nextAcked(k.chA, CmEventType.TIMEWAIT_EXIT, 1);
             smr.deregister();
             rmr.deregister();
             client.destroyEp();
@@ -103,11 +76,9 @@ class CmSmokeTest {
 
     @Test
     void shouldConnectWithCreateEpSynchronously() {
-        try (Fabric f = Fabric.deterministic(4)) {
-            f.createDevice("a");
-            f.createDevice("b");
-            RdmaCm cm = RdmaCm.of(f);
-            QpInitAttr attr = new QpInitAttr().caps(QpCaps.defaults());
+        try (CmTestKit k = CmTestKit.seeded(false, 4)) {
+            RdmaCm cm = k.cm;
+            QpInitAttr attr = CmTestKit.qpAttr();
             CmId listen = cm.createEp(cm.getAddrInfo("b", "7471", AddrInfo.passiveHints()).get(0), null, attr);
             listen.listen(1);
             CmId client = cm.createEp(cm.getAddrInfo("b", "7471", AddrInfo.active()).get(0), null, attr);
@@ -122,21 +93,15 @@ class CmSmokeTest {
             assertEquals(CmEventType.CONNECT_REQUEST, conn.event().type());
             conn.migrate(cm.createEventChannel());
             conn.accept(null);
-            CmEvent e = ch.getEvent(1, TimeUnit.SECONDS);
-            assertEquals(CmEventType.ESTABLISHED, e.type());
-            e.ack();
+            CmSteps.nextAcked(ch, CmEventType.ESTABLISHED, 1);
             assertEquals(QpState.RTS, client.qp().state());
         }
     }
 
     @Test
     void shouldBeRejectedWithReasonWhenNoListener() {
-        try (Fabric f = Fabric.deterministic(5)) {
-            f.createDevice("a");
-            f.createDevice("b");
-            RdmaCm cm = RdmaCm.of(f);
-            CmId client = cm.createEp(cm.getAddrInfo("b", "9999", AddrInfo.active()).get(0), null,
-                    new QpInitAttr().caps(QpCaps.defaults()));
+        try (CmTestKit k = CmTestKit.seeded(false, 5)) {
+            CmId client = k.cm.createEp(k.cm.getAddrInfo("b", "9999", AddrInfo.active()).get(0), null, CmTestKit.qpAttr());
             CmException ex = org.junit.jupiter.api.Assertions.assertThrows(CmException.class, () -> client.connect(null));
             assertEquals(CmEventType.REJECTED, ex.event().type());
             assertEquals(RejectReason.INVALID_SERVICE_ID, ex.event().rejectReason());

@@ -8,10 +8,7 @@ import io.simrdma.fabric.QpInitAttr;
 import io.simrdma.fabric.VerbsException;
 import org.junit.jupiter.api.function.Executable;
 
-import java.util.concurrent.TimeUnit;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -56,6 +53,11 @@ final class CmTestKit implements AutoCloseable {
         return new CmTestKit(threaded, 1309, config, ca, cb);
     }
 
+    /** Default configuration, devices "a" and "b"; {@code seed} seeds the deterministic fabric. */
+    static CmTestKit seeded(boolean threaded, long seed) {
+        return new CmTestKit(threaded, seed, CmConfig.defaults(), DeviceConfig.named("a"), DeviceConfig.named("b"));
+    }
+
     /** A small CM configuration: response timeout 2^10 x 4.096 us (4.19 ms), 3 retries, 1 ms timewait. */
     static CmConfig fastConfig() {
         return CmConfig.defaults().withResponseTimeout(10, 3).withTimewaitNanos(1_000_000L);
@@ -67,17 +69,12 @@ final class CmTestKit implements AutoCloseable {
 
     /** The next event of {@code ch}, which must be of {@code type} (not acknowledged). */
     static CmEvent expect(CmEventChannel ch, CmEventType type) {
-        CmEvent e = ch.getEvent(WAIT_SECONDS, TimeUnit.SECONDS);
-        assertNotNull(e, "expected " + type.text() + ", got no event");
-        assertEquals(type, e.type(), () -> "expected " + type.text() + ", got " + e);
-        return e;
+        return CmSteps.next(ch, type, WAIT_SECONDS);
     }
 
     /** {@link #expect} and acknowledge. */
     static CmEvent expectAcked(CmEventChannel ch, CmEventType type) {
-        CmEvent e = expect(ch, type);
-        e.ack();
-        return e;
+        return CmSteps.nextAcked(ch, type, WAIT_SECONDS);
     }
 
     static VerbsException assertErrno(io.simrdma.fabric.Errno errno, Executable call) {
@@ -116,10 +113,29 @@ final class CmTestKit implements AutoCloseable {
     CmId routed(PortSpace ps, int port) {
         CmId id = cm.createId(chA, "client", ps);
         id.bind(RdmaCm.addressOf(a, 0));
-        id.resolveAddr(null, RdmaCm.addressOf(b, port), 1000);
-        expectAcked(chA, CmEventType.ADDR_RESOLVED);
-        id.resolveRoute(1000);
-        expectAcked(chA, CmEventType.ROUTE_RESOLVED);
+        CmSteps.resolve(id, null, RdmaCm.addressOf(b, port), 1000, WAIT_SECONDS);
+        return id;
+    }
+
+    /** A {@link #routed} id with its QP (rdma_create_qp(3)), ready to connect. */
+    CmId requester(PortSpace ps, int port) {
+        CmId id = routed(ps, port);
+        id.createQp(null, qpAttr());
+        return id;
+    }
+
+    /** A {@link #requester} that has called rdma_connect(3) with {@code param}. */
+    CmId connecting(PortSpace ps, int port, ConnParam param) {
+        CmId id = requester(ps, port);
+        id.connect(param);
+        return id;
+    }
+
+    /** The passive side of a connection request: gives the request's id a QP and accepts with {@code param}. */
+    static CmId accept(CmEvent request, ConnParam param) {
+        CmId id = request.id();
+        id.createQp(null, qpAttr());
+        id.accept(param);
         return id;
     }
 
@@ -132,13 +148,9 @@ final class CmTestKit implements AutoCloseable {
      * passive side creates a QP and accepts with {@code accept}.
      */
     Conn connect(PortSpace ps, int port, ConnParam connect, ConnParam accept) {
-        CmId client = routed(ps, port);
-        client.createQp(null, qpAttr());
-        client.connect(connect);
+        CmId client = connecting(ps, port, connect);
         CmEvent req = expect(chB, CmEventType.CONNECT_REQUEST);
-        CmId server = req.id();
-        server.createQp(null, qpAttr());
-        server.accept(accept);
+        CmId server = accept(req, accept);
         req.ack();
         CmEvent ce = expectAcked(chA, CmEventType.ESTABLISHED);
         CmEvent se = expectAcked(chB, CmEventType.ESTABLISHED);

@@ -21,26 +21,29 @@ import java.util.concurrent.TimeUnit;
 /**
  * One side of an RC connection made through the connection manager, with a 64 KiB direct buffer
  * registered for every remote access; its address and R_Key travel in the CM private data.
- * Used by the TCP tests in one JVM and by {@link TcpPeerMain} in a second one.
+ * Used by the TCP tests in one JVM, by {@link TcpPeerMain} in a second one, and by the CM
+ * protocol tests ({@code io.simrdma.fabric.cm.CmRig}), whose messages use the two halves of the
+ * buffer: receives land in the first, sends leave from the second.
  */
-final class RcEnd {
+public final class RcEnd {
 
     static final int BUF = 64 * 1024;
-    static final long WAIT_SECONDS = 20;
+    /** Seconds (virtual or real) a wait for a completion may take. */
+    public static final long WAIT_SECONDS = 20;
     static final EnumSet<AccessFlag> ALL = EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE,
             AccessFlag.REMOTE_READ, AccessFlag.REMOTE_ATOMIC);
 
-    final CmId id;
-    final QueuePair qp;
-    final CompletionQueue cq;
-    final ByteBuffer buf = ByteBuffer.allocateDirect(BUF);
-    final MemoryRegion mr;
+    public final CmId id;
+    public final QueuePair qp;
+    public final CompletionQueue cq;
+    public final ByteBuffer buf = ByteBuffer.allocateDirect(BUF);
+    public final MemoryRegion mr;
     long peerAddr;
     int peerRkey;
     private final WorkCompletion[] wc = WorkCompletion.array(1);
 
     /** Creates the id's QP (the CM makes one CQ for both queues) and registers the buffer. */
-    RcEnd(CmId id) {
+    public RcEnd(CmId id) {
         this.id = id;
         this.qp = id.createQp(null, new QpInitAttr().caps(QpCaps.defaults()));
         this.cq = id.sendCq();
@@ -88,6 +91,17 @@ final class RcEnd {
         qp.postSend(new SendWr().wrId(wrId).opcode(WrOpcode.SEND).sge(mr, off, len).flag(SendFlag.SIGNALED));
     }
 
+    /** Posts a receive of up to half the buffer, into its first half. */
+    public void postRecv(long wrId) {
+        postRecv(wrId, 0, BUF / 2);
+    }
+
+    /** Copies {@code data} into the second half of the buffer and posts a signaled SEND of it. */
+    public void postSend(long wrId, byte[] data) {
+        buf.put(BUF / 2, data);
+        postSend(wrId, BUF / 2, data.length);
+    }
+
     void postWrite(long wrId, int off, int remoteOff, int len) {
         qp.postSend(new SendWr().wrId(wrId).opcode(WrOpcode.RDMA_WRITE).sge(mr, off, len)
                 .remote(peerAddr + remoteOff, peerRkey).flag(SendFlag.SIGNALED));
@@ -108,8 +122,8 @@ final class RcEnd {
                 .remote(peerAddr + remoteOff, peerRkey).atomic(compare, swap).flag(SendFlag.SIGNALED));
     }
 
-    /** The next completion, waiting at most {@link #WAIT_SECONDS}; null if none came. */
-    WorkCompletion next() {
+    /** The next completion, copied, waiting at most {@link #WAIT_SECONDS}; null if none came. */
+    public WorkCompletion next() {
         return next(WAIT_SECONDS, TimeUnit.SECONDS);
     }
 

@@ -7,6 +7,7 @@ import io.simrdma.fabric.cm.CmEvent;
 import io.simrdma.fabric.cm.CmEventChannel;
 import io.simrdma.fabric.cm.CmEventType;
 import io.simrdma.fabric.cm.CmId;
+import io.simrdma.fabric.cm.CmSteps;
 import io.simrdma.fabric.cm.ConnParam;
 import io.simrdma.fabric.cm.PortSpace;
 import io.simrdma.fabric.cm.RdmaCm;
@@ -17,9 +18,6 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.UnaryOperator;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 
 /**
  * Two TCP nodes in one JVM, each in a threaded fabric of its own (the same fabric name, as nodes
@@ -99,10 +97,7 @@ final class TcpPair implements AutoCloseable {
     static RcEnd activeEnd(RdmaCm cm, CmEventChannel ch, String node, int port) {
         AddrInfo ai = cm.getAddrInfo(node, String.valueOf(port), AddrInfo.active()).get(0);
         CmId id = cm.createId(ch, null, PortSpace.TCP);
-        id.resolveAddr(null, ai.dstAddr(), 2000);
-        expect(ch, CmEventType.ADDR_RESOLVED);
-        id.resolveRoute(2000);
-        expect(ch, CmEventType.ROUTE_RESOLVED);
+        CmSteps.resolve(id, null, ai.dstAddr(), 2000, WAIT_SECONDS);
         return new RcEnd(id);
     }
 
@@ -117,22 +112,15 @@ final class TcpPair implements AutoCloseable {
         RcEnd server = new RcEnd(req.id()).peer(req.privateData());
         server.postRecv(1, 0, 16 * 1024);
         server.id.accept(ConnParam.withPrivateData(server.keyData()));
-        CmEvent est = chA.getEvent(WAIT_SECONDS, TimeUnit.SECONDS);
-        assertNotNull(est, "no ESTABLISHED for the active side");
-        assertEquals(CmEventType.ESTABLISHED, est.type(), est.toString());
+        CmEvent est = CmSteps.nextAcked(chA, CmEventType.ESTABLISHED, WAIT_SECONDS);
         client.peer(est.privateData());
-        est.ack();
         expect(chB, CmEventType.ESTABLISHED);
         return new RcEnd[] {client, server};
     }
 
     /** Waits for the next event of {@code ch} and checks its type; returns it acknowledged. */
     static CmEvent expect(CmEventChannel ch, CmEventType type) {
-        CmEvent e = ch.getEvent(WAIT_SECONDS, TimeUnit.SECONDS);
-        assertNotNull(e, "no " + type + " event within " + WAIT_SECONDS + " s");
-        assertEquals(type, e.type(), e.toString());
-        e.ack();
-        return e;
+        return CmSteps.nextAcked(ch, type, WAIT_SECONDS);
     }
 
     /**
