@@ -340,9 +340,7 @@ final class SimEp extends SimHandle implements Endpoint {
             pz.addUser();
         }
         if (srq != null) {
-            synchronized (srq) {
-                srq.eps++;
-            }
+            srq.epAdded(1);
         }
         addStreams();
     }
@@ -381,9 +379,7 @@ final class SimEp extends SimHandle implements Endpoint {
             pz.removeUser();
         }
         if (srq != null) {
-            synchronized (srq) {
-                srq.eps--;
-            }
+            srq.epAdded(-1);
         }
     }
 

@@ -59,7 +59,8 @@ final class SimSrq extends SimHandle implements SharedReceiveQueue {
      */
     private int outstanding;
     private final Runnable reap = this::reaped;
-    int eps;
+    /** Endpoints using the SRQ (dat_srq_free(3DAT)); guarded by lock. */
+    private int eps;
     private final RecvWr wr = new RecvWr();
 
     private SimSrq(SimIa ia, SimPz pz, io.simrdma.fabric.SharedReceiveQueue srq, int maxRecvDtos, int maxRecvIov) {
@@ -113,6 +114,13 @@ final class SimSrq extends SimHandle implements SharedReceiveQueue {
     @Override
     DatReturnSubtype invalidHandleSubtype() {
         return DatReturnSubtype.INVALID_HANDLE_SRQ;
+    }
+
+    /** An endpoint of this SRQ was created ({@code delta} 1) or freed (-1). */
+    void epAdded(int delta) {
+        synchronized (lock) {
+            eps += delta;
+        }
     }
 
     boolean isVerbsSrq(io.simrdma.fabric.SharedReceiveQueue s) {
