@@ -135,7 +135,7 @@ public final class Dat {
         if (type == DatReturnType.SUCCESS && code != 0) {
             throw DatException.invalidParameter(String.format("undefined DAT_RETURN 0x%08X", code));
         }
-        return new DatErrorText(type.cName(), subtype.message());
+        return strerror(type, subtype);
     }
 
     /**

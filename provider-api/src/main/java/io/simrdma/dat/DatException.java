@@ -70,9 +70,10 @@ public final class DatException extends RuntimeException {
             throw new IllegalArgumentException(subtype.cName() + " qualifies " + subtype.qualifies().cName()
                     + ", not " + type.cName());
         }
-        StringBuilder sb = new StringBuilder(type.cName());
-        if (subtype != DatReturnSubtype.NO_SUBTYPE) {
-            sb.append(' ').append(subtype.cName());
+        DatErrorText text = Dat.strerror(type, subtype);
+        StringBuilder sb = new StringBuilder(text.majorMessage());
+        if (!text.minorMessage().isEmpty()) {
+            sb.append(' ').append(text.minorMessage());
         }
         if (detail != null && !detail.isEmpty()) {
             sb.append(": ").append(detail);
@@ -107,6 +108,6 @@ public final class DatException extends RuntimeException {
 
     /** strerror's two messages for this failure. Corresponds to {@code dat_strerror()}. */
     public DatErrorText errorText() {
-        return new DatErrorText(type.cName(), subtype.message());
+        return Dat.strerror(type, subtype);
     }
 }
