@@ -148,9 +148,7 @@ public final class DatConf {
                 }
                 DatConfEntry entry = entry(fields, source, lineNumber);
                 for (DatConfEntry other : entries) {
-                    if (other.iaName().equals(entry.iaName()) && other.apiVersionMajor() == entry.apiVersionMajor()
-                            && other.apiVersionMinor() == entry.apiVersionMinor()
-                            && other.threadSafe() == entry.threadSafe()) {
+                    if (other.providerInfo().equals(entry.providerInfo())) {
                         throw error(source, lineNumber, "duplicate entry for IA name '" + entry.iaName()
                                 + "' (same version and thread safety as line " + other.lineNumber() + ")");
                     }
@@ -158,8 +156,7 @@ public final class DatConf {
                 entries.add(entry);
             }
         } catch (IOException e) {
-            throw new DatException(DatReturnType.INTERNAL_ERROR, DatReturnSubtype.NO_SUBTYPE,
-                    "cannot read the DAT static registry " + source, e);
+            throw cannotRead(source, e);
         }
         return new DatConf(source, entries);
     }
@@ -221,8 +218,7 @@ public final class DatConf {
             try (InputStream in = resource.openStream()) {
                 return parse(new InputStreamReader(in, StandardCharsets.UTF_8), resource.toString());
             } catch (IOException e) {
-                throw new DatException(DatReturnType.INTERNAL_ERROR, DatReturnSubtype.NO_SUBTYPE,
-                        "cannot read the DAT static registry " + resource, e);
+                throw cannotRead(resource.toString(), e);
             }
         }
         if (userHome != null) {
@@ -240,7 +236,7 @@ public final class DatConf {
         int n = line.length();
         while (i < n) {
             char c = line.charAt(i);
-            if (c == ' ' || c == '\t' || c == '\r' || c == '\f') {
+            if (isSeparator(c)) {
                 i++;
             } else if (c == '#') {
                 break;
@@ -304,6 +300,11 @@ public final class DatConf {
             return false;
         }
         throw error(source, lineNumber, field + " '" + value + "' is neither " + yes + " nor " + no);
+    }
+
+    private static DatException cannotRead(String source, IOException e) {
+        return new DatException(DatReturnType.INTERNAL_ERROR, DatReturnSubtype.NO_SUBTYPE,
+                "cannot read the DAT static registry " + source, e);
     }
 
     private static DatException error(String source, int lineNumber, String problem) {

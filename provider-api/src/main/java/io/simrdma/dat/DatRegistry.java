@@ -215,8 +215,7 @@ public final class DatRegistry implements AutoCloseable {
                 throw DatException.invalidParameter("provider '" + provider.name() + "' has not registered " + info);
             }
             if (r.openCount > 0) {
-                throw new DatException(DatReturnType.PROVIDER_IN_USE, DatReturnSubtype.NO_SUBTYPE,
-                        r.openCount + " instance(s) of IA '" + info.iaName() + "' are open");
+                throw inUse(r, info.iaName());
             }
             dynamic.remove(info.iaName());
         }
@@ -329,8 +328,7 @@ public final class DatRegistry implements AutoCloseable {
             }
             Registration r = dynamic.get(iaName);
             if (r != null && r.provider == init.provider() && r.openCount > 0) {
-                throw new DatException(DatReturnType.PROVIDER_IN_USE, DatReturnSubtype.NO_SUBTYPE,
-                        r.openCount + " instance(s) of IA '" + iaName + "' are open");
+                throw inUse(r, iaName);
             }
             initialized.remove(iaName);
             try {
@@ -341,11 +339,8 @@ public final class DatRegistry implements AutoCloseable {
                 throw new DatException(DatReturnType.INTERNAL_ERROR, DatReturnSubtype.NO_SUBTYPE,
                         "dat_provider_fini of '" + init.provider().name() + "' for '" + iaName + "' failed", e);
             } finally {
-                Registration left = dynamic.get(iaName);
-                if (left != null && left.provider == init.provider()) {
-                    // dat_provider_fini: "If it does not, the Registry might remove the entry itself."
-                    dynamic.remove(iaName);
-                }
+                // dat_provider_fini: "If it does not, the Registry might remove the entry itself."
+                removeLeftover(iaName, init.provider());
             }
         }
     }
@@ -364,8 +359,7 @@ public final class DatRegistry implements AutoCloseable {
             for (String name : initialized.keySet()) {
                 Registration r = dynamic.get(name);
                 if (r != null && r.openCount > 0) {
-                    throw new DatException(DatReturnType.PROVIDER_IN_USE, DatReturnSubtype.NO_SUBTYPE,
-                            r.openCount + " instance(s) of IA '" + name + "' are open");
+                    throw inUse(r, name);
                 }
             }
             DatException first = null;
@@ -463,6 +457,12 @@ public final class DatRegistry implements AutoCloseable {
         }
     }
 
+    /** {@code DAT_PROVIDER_IN_USE}: instances of {@code iaName}, registered as {@code r}, are open. */
+    private static DatException inUse(Registration r, String iaName) {
+        return new DatException(DatReturnType.PROVIDER_IN_USE, DatReturnSubtype.NO_SUBTYPE,
+                r.openCount + " instance(s) of IA '" + iaName + "' are open");
+    }
+
     private static DatException notFound(DatReturnSubtype subtype, String name, IaOpenParams params) {
         return new DatException(DatReturnType.PROVIDER_NOT_FOUND, subtype, "no entry for IA name '" + name
                 + "' with DAT " + params.versionMajor() + "." + params.versionMinor() + "+ and "
@@ -486,7 +486,11 @@ public final class DatRegistry implements AutoCloseable {
         initialized.put(name, new Initialized(r.provider(), r.info(), r.instanceData()));
     }
 
-    /** dat_provider_init: "If this method fails, it should ensure that it does not leave its entry". */
+    /**
+     * Removes {@code provider}'s registration of {@code name} if it is left. dat_provider_init: "If
+     * this method fails, it should ensure that it does not leave its entry"; dat_provider_fini
+     * likewise.
+     */
     private void removeLeftover(String name, DatProvider provider) {
         Registration left = dynamic.get(name);
         if (left != null && left.provider == provider) {
