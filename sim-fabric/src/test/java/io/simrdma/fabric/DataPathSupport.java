@@ -3,6 +3,7 @@ package io.simrdma.fabric;
 import io.simrdma.fabric.sched.ThreadedScheduler;
 import io.simrdma.fabric.wire.Opcode;
 import io.simrdma.fabric.wire.Packet;
+import org.junit.jupiter.params.provider.Arguments;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -38,6 +39,11 @@ final class DataPathSupport {
     /** The schedulers every scheduler-independent test runs under ("one contract, every backend"). */
     static Stream<String> schedulers() {
         return Stream.of(DETERMINISTIC, THREADED);
+    }
+
+    /** Every scheduler with each of {@code values}: the arguments (scheduler, value) of a parameterized test. */
+    static Stream<Arguments> schedulersWith(Object... values) {
+        return schedulers().flatMap(s -> Stream.of(values).map(v -> Arguments.of(s, v)));
     }
 
     static Fabric fabric(String mode) {

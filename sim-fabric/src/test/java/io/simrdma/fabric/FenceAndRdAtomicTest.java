@@ -9,7 +9,6 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.stream.Stream;
@@ -168,13 +167,7 @@ class FenceAndRdAtomicTest {
     }
 
     static Stream<Arguments> depths() {
-        List<Arguments> out = new ArrayList<>();
-        for (String s : List.of(DataPathSupport.DETERMINISTIC, DataPathSupport.THREADED)) {
-            for (int n : new int[] {1, 2, 4}) {
-                out.add(Arguments.of(s, n));
-            }
-        }
-        return out.stream();
+        return DataPathSupport.schedulersWith(1, 2, 4);
     }
 
     @ParameterizedTest(name = "{0} max_rd_atomic={1}")

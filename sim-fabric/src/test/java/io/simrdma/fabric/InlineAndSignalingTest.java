@@ -6,7 +6,6 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 import java.nio.ByteBuffer;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 
@@ -31,14 +30,8 @@ class InlineAndSignalingTest {
     private static final String SCHEDULERS = "io.simrdma.fabric.DataPathSupport#schedulers";
 
     static Stream<Arguments> inlineCases() {
-        List<Arguments> out = new ArrayList<>();
-        for (String s : List.of(DataPathSupport.DETERMINISTIC, DataPathSupport.THREADED)) {
-            for (WrOpcode op : List.of(WrOpcode.SEND, WrOpcode.SEND_WITH_IMM, WrOpcode.RDMA_WRITE,
-                    WrOpcode.RDMA_WRITE_WITH_IMM)) {
-                out.add(Arguments.of(s, op));
-            }
-        }
-        return out.stream();
+        return DataPathSupport.schedulersWith(WrOpcode.SEND, WrOpcode.SEND_WITH_IMM, WrOpcode.RDMA_WRITE,
+                WrOpcode.RDMA_WRITE_WITH_IMM);
     }
 
     @ParameterizedTest(name = "{0} {1}")

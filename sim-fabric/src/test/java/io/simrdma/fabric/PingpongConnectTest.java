@@ -110,12 +110,7 @@ class PingpongConnectTest {
     }
 
     static Stream<Arguments> pingpongModes() {
-        List<Arguments> out = new ArrayList<>();
-        for (String s : List.of(DataPathSupport.DETERMINISTIC, DataPathSupport.THREADED)) {
-            out.add(Arguments.of(s, "await"));
-            out.add(Arguments.of(s, "busy-poll"));
-        }
-        return out.stream();
+        return DataPathSupport.schedulersWith("await", "busy-poll");
     }
 
     /**
@@ -210,13 +205,7 @@ class PingpongConnectTest {
     }
 
     static Stream<Arguments> wrapStarts() {
-        List<Arguments> out = new ArrayList<>();
-        for (String s : List.of(DataPathSupport.DETERMINISTIC, DataPathSupport.THREADED)) {
-            for (int start : new int[] {0xFFFFF0, 0xFFFFFE, 0xFFFFFF}) {
-                out.add(Arguments.of(s, start));
-            }
-        }
-        return out.stream();
+        return DataPathSupport.schedulersWith(0xFFFFF0, 0xFFFFFE, 0xFFFFFF);
     }
 
     @ParameterizedTest(name = "{0} psn=0x{1}")

@@ -34,13 +34,7 @@ class PostOrderTest {
         WrOpcode.RDMA_WRITE_WITH_IMM, WrOpcode.RDMA_READ, WrOpcode.ATOMIC_CMP_AND_SWP, WrOpcode.ATOMIC_FETCH_AND_ADD};
 
     static Stream<Arguments> cases() {
-        List<Arguments> out = new ArrayList<>();
-        for (String s : List.of(DataPathSupport.DETERMINISTIC, DataPathSupport.THREADED)) {
-            for (long seed : new long[] {1, 2, 3}) {
-                out.add(Arguments.of(s, seed));
-            }
-        }
-        return out.stream();
+        return DataPathSupport.schedulersWith(1L, 2L, 3L);
     }
 
     /** One posted WR and where its data went. */

@@ -6,7 +6,6 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 import java.nio.ByteBuffer;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 
@@ -31,13 +30,7 @@ class ScatterGatherTest {
     private static final byte UNTOUCHED = (byte) 0xC3;
 
     static Stream<Arguments> schedulersAndMtus() {
-        List<Arguments> out = new ArrayList<>();
-        for (String s : List.of(DataPathSupport.DETERMINISTIC, DataPathSupport.THREADED)) {
-            for (Mtu m : List.of(Mtu.MTU_256, Mtu.MTU_1024, Mtu.MTU_4096)) {
-                out.add(Arguments.of(s, m));
-            }
-        }
-        return out.stream();
+        return DataPathSupport.schedulersWith(Mtu.MTU_256, Mtu.MTU_1024, Mtu.MTU_4096);
     }
 
     /** One SGE and the buffer behind it. */
