@@ -555,19 +555,7 @@ public final class Device implements PacketSink, AutoCloseable {
      */
     WcStatus executeLocal(QueuePair qp, SendWqe w) {
         if (w.opcode == WrOpcode.LOCAL_INV) {
-            Object o = keys.lookup(w.invRkey);
-            if (!(o instanceof MemoryWindow)) {
-                // Only type 2 windows can be invalidated; regions are not fast-registered here.
-                return WcStatus.MW_BIND_ERR;
-            }
-            MemoryWindow mw = (MemoryWindow) o;
-            // IBA 10.6.7.2.5: a type 2B window is invalidated through the QP it is bound to.
-            if (mw.type() != MwType.TYPE_2 || mw.activeRkey != w.invRkey || !mw.bound || mw.deallocated
-                    || mw.pd() != qp.pd() || mw.boundQp != qp) {
-                return WcStatus.MW_BIND_ERR;
-            }
-            unbindWindow(mw);
-            return WcStatus.SUCCESS;
+            return invalidateWindow(qp, w.invRkey) ? WcStatus.SUCCESS : WcStatus.MW_BIND_ERR;
         }
         return bind(qp, w);
     }
@@ -636,12 +624,16 @@ public final class Device implements PacketSink, AutoCloseable {
     }
 
     /**
-     * Invalidates the window whose R_Key a SEND_WITH_INV names (IBA 10.6.7.2.6): it must be a
-     * bound type 2 window of the receiving QP.
+     * Invalidates the window whose R_Key a LOCAL_INV (IBA 10.6.7.2.5) or a SEND_WITH_INV
+     * (IBA 10.6.7.2.6) names: it must be a bound type 2 window of {@code qp} (a type 2B window is
+     * invalidated through the QP it is bound to).
+     *
+     * @return false, leaving everything as it was, if it is not
      */
-    boolean remoteInvalidate(QueuePair qp, int rkey) {
+    boolean invalidateWindow(QueuePair qp, int rkey) {
         Object o = keys.lookup(rkey);
         if (!(o instanceof MemoryWindow)) {
+            // Only type 2 windows can be invalidated; regions are not fast-registered here.
             return false;
         }
         MemoryWindow mw = (MemoryWindow) o;

@@ -35,7 +35,7 @@ final class Responder {
     enum Step {
         GET_REQUEST, CHECK_PSN, CHECK_OP_SEQUENCE, CHECK_OP_VALID, CHECK_RESOURCE, CHECK_LENGTH, CHECK_RKEY,
         EXECUTE, READ_REPLY, ATOMIC_REPLY, COMPLETE, ACKNOWLEDGE, DUPLICATE, OUT_OF_SEQUENCE, ERR_RNR,
-        ERR_INVALID_REQUEST, ERR_REMOTE_ACCESS, ERR_REMOTE_OPERATIONAL, ERR_LENGTH, ERR_INVALIDATE, CLEANUP, DONE
+        ERR_INVALID_REQUEST, ERR_REMOTE_ACCESS, ERR_REMOTE_OPERATIONAL, ERR_LENGTH, CLEANUP, DONE
     }
 
     /** A responder resource: what an RDMA READ or atomic needs to answer it again (IBA 9.7.5.1.5). */
@@ -227,9 +227,6 @@ final class Responder {
                 case ERR_LENGTH:
                     step = classC(p, Aeth.NakCode.INVALID_REQUEST, WcStatus.LOC_LEN_ERR, AsyncEventType.QP_REQ_ERR);
                     break;
-                case ERR_INVALIDATE:
-                    step = classC(p, Aeth.NakCode.INVALID_REQUEST, WcStatus.REM_INV_REQ_ERR, AsyncEventType.QP_REQ_ERR);
-                    break;
                 case CLEANUP:
                     p.release();
                     p = null;
@@ -415,8 +412,9 @@ final class Responder {
                 recvErrorStatus = WcStatus.LOC_PROT_ERR;
                 return Step.ERR_REMOTE_OPERATIONAL;
             }
-            if (op.hasInvalidate() && !qp.device().remoteInvalidate(qp, p.iethRkey())) {
-                return Step.ERR_INVALIDATE;
+            if (op.hasInvalidate() && !qp.device().invalidateWindow(qp, p.iethRkey())) {
+                // The window cannot be invalidated: an invalid request (IBA 10.6.7.2.6).
+                return Step.ERR_INVALID_REQUEST;
             }
             inSend = !op.isLast();
             psn = Psn.add(psn, 1);
