@@ -57,7 +57,8 @@ final class RecvQueue {
             if (numSge > maxSge) {
                 throw new PostException(Errno.EINVAL, "receive WR has " + numSge + " SGEs, max_recv_sge is " + maxSge, wr, n);
             }
-            if (wr.sges.totalLength() > Integer.MAX_VALUE) {
+            long cap = wr.sges.totalLength();
+            if (cap > Integer.MAX_VALUE) {
                 throw new PostException(Errno.EINVAL, "receive WR longer than max_msg_sz", wr, n);
             }
             long p = producer;
@@ -67,13 +68,11 @@ final class RecvQueue {
             RecvWqe w = slots[(int) (p % slots.length)];
             w.wrId = wr.wrId;
             w.numSge = numSge;
-            long cap = 0;
             for (int i = 0; i < numSge; i++) {
                 Sge s = wr.sges.get(i);
                 w.sgeAddr[i] = s.addr;
                 w.sgeLen[i] = s.length;
                 w.sgeLkey[i] = s.lkey;
-                cap += Integer.toUnsignedLong(s.length);
             }
             w.capacity = cap;
             producer = p + 1;
