@@ -302,11 +302,6 @@ public final class CompletionQueue {
      * @return false if the CQ overran (the completion is lost) or is already in error
      */
     boolean push(long id, WcStatus st, WcOpcode op, int len, int immData, int wcFlags, int qp, int src,
-                 boolean solicited) {
-        return push(id, st, op, len, immData, wcFlags, qp, src, solicited, 0);
-    }
-
-    boolean push(long id, WcStatus st, WcOpcode op, int len, int immData, int wcFlags, int qp, int src,
                  boolean solicited, int vendorErr) {
         boolean notify = false;
         boolean overranNow = false;
@@ -341,14 +336,7 @@ public final class CompletionQueue {
         }
         if (overranNow) {
             device.raiseAsync(AsyncEventType.CQ_ERR, null, this, null);
-            signal.signalAll();
-            Runnable l = completionListener;
-            if (l != null) {
-                l.run();
-            }
-            return false;
-        }
-        if (notify) {
+        } else if (notify) {
             channel.deliver(this);
         }
         signal.signalAll();
@@ -356,7 +344,7 @@ public final class CompletionQueue {
         if (l != null) {
             l.run();
         }
-        return true;
+        return !overranNow;
     }
 
     /**

@@ -775,14 +775,7 @@ public final class QueuePair {
 
     /** Adds a completion to the send CQ; on overrun the QP moves to ERR. Engine thread. */
     void completeSend(long wrId, WcStatus status, WcOpcode opcode, int byteLen) {
-        counters.increment(Counter.COMPLETIONS);
-        if (status != WcStatus.SUCCESS) {
-            counters.increment(Counter.COMPLETION_ERRORS);
-        }
-        if (!sendCq.push(wrId, status, opcode, byteLen, 0, 0, qpn, destQpn, false) && state != QpState.ERR) {
-            LOG.debug("qp {}: send CQ overrun, moving to ERR", qpn);
-            enterError(ErrorCause.CQ_OVERRUN);
-        }
+        complete(sendCq, "send", wrId, status, opcode, byteLen, 0, 0, false, 0);
     }
 
     /** Adds a completion to the receive CQ; on overrun the QP moves to ERR. Engine thread. */
@@ -793,13 +786,18 @@ public final class QueuePair {
     /** As above, with a vendor error (see {@link WorkCompletion#VENDOR_ERR_PARTIAL_MESSAGE}). */
     void completeRecv(long wrId, WcStatus status, WcOpcode opcode, int byteLen, int imm, int flags, boolean solicited,
                       int vendorErr) {
+        complete(recvCq, "receive", wrId, status, opcode, byteLen, imm, flags, solicited, vendorErr);
+    }
+
+    private void complete(CompletionQueue cq, String which, long wrId, WcStatus status, WcOpcode opcode, int byteLen,
+                          int imm, int flags, boolean solicited, int vendorErr) {
         counters.increment(Counter.COMPLETIONS);
         if (status != WcStatus.SUCCESS) {
             counters.increment(Counter.COMPLETION_ERRORS);
         }
-        if (!recvCq.push(wrId, status, opcode, byteLen, imm, flags, qpn, destQpn, solicited, vendorErr)
+        if (!cq.push(wrId, status, opcode, byteLen, imm, flags, qpn, destQpn, solicited, vendorErr)
                 && state != QpState.ERR) {
-            LOG.debug("qp {}: receive CQ overrun, moving to ERR", qpn);
+            LOG.debug("qp {}: {} CQ overrun, moving to ERR", qpn, which);
             enterError(ErrorCause.CQ_OVERRUN);
         }
     }
