@@ -97,14 +97,11 @@ public final class DeterministicScheduler implements Scheduler {
             }
             long deadline = timeoutNanos < 0 ? Long.MAX_VALUE : saturatedAdd(now, timeoutNanos);
             while (!condition.getAsBoolean()) {
-                if (!ready.isEmpty()) {
-                    runOne();
-                } else if (heapSize > 0 && heap[0].due <= deadline) {
-                    advanceToNextTimer();
-                } else if (timeoutNanos < 0) {
-                    throw new SimulationStalledException("waiting without a deadline at virtual time "
-                            + now + " ns with nothing left to run: the simulated program is deadlocked");
-                } else {
+                if (!step(deadline)) {
+                    if (timeoutNanos < 0) {
+                        throw new SimulationStalledException("waiting without a deadline at virtual time "
+                                + now + " ns with nothing left to run: the simulated program is deadlocked");
+                    }
                     now = Math.max(now, deadline);
                     return condition.getAsBoolean();
                 }
@@ -119,18 +116,7 @@ public final class DeterministicScheduler implements Scheduler {
     public boolean progress() {
         lock.lock();
         try {
-            if (running) {
-                return false;
-            }
-            if (!ready.isEmpty()) {
-                runOne();
-                return true;
-            }
-            if (heapSize > 0) {
-                advanceToNextTimer();
-                return true;
-            }
-            return false;
+            return !running && step(Long.MAX_VALUE);
         } finally {
             lock.unlock();
         }
@@ -142,15 +128,10 @@ public final class DeterministicScheduler implements Scheduler {
         try {
             checkNotRunning();
             long before = steps;
-            while (true) {
-                if (!ready.isEmpty()) {
-                    runOne();
-                } else if (heapSize > 0) {
-                    advanceToNextTimer();
-                } else {
-                    return steps - before;
-                }
+            while (step(Long.MAX_VALUE)) {
+                // until idle
             }
+            return steps - before;
         } finally {
             lock.unlock();
         }
@@ -168,16 +149,10 @@ public final class DeterministicScheduler implements Scheduler {
         try {
             checkNotRunning();
             long target = saturatedAdd(now, nanos);
-            while (true) {
-                if (!ready.isEmpty()) {
-                    runOne();
-                } else if (heapSize > 0 && heap[0].due <= target) {
-                    advanceToNextTimer();
-                } else {
-                    now = Math.max(now, target);
-                    return;
-                }
+            while (step(target)) {
+                // until nothing is due by target
             }
+            now = Math.max(now, target);
         } finally {
             lock.unlock();
         }
@@ -221,6 +196,24 @@ public final class DeterministicScheduler implements Scheduler {
         if (running) {
             throw new IllegalStateException("the scheduler was driven from inside an engine task");
         }
+    }
+
+    /**
+     * One step: runs a ready task, or else moves to the earliest timer if it is due by
+     * {@code deadline}. Caller holds the lock.
+     *
+     * @return false if there was nothing to do
+     */
+    private boolean step(long deadline) {
+        if (!ready.isEmpty()) {
+            runOne();
+            return true;
+        }
+        if (heapSize > 0 && heap[0].due <= deadline) {
+            advanceToNextTimer();
+            return true;
+        }
+        return false;
     }
 
     private void runOne() {
