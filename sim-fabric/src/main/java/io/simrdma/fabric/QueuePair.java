@@ -91,8 +91,7 @@ public final class QueuePair {
         this.sqSigAll = attr.sqSigAll();
         this.context = attr.context();
         this.counters = new Counters(device.counters());
-        int sendSge = Math.max(1, Math.max(c.maxSendSge(), 1));
-        this.sq = new SendQueue(c.maxSendWr(), sendSge, c.maxInlineData());
+        this.sq = new SendQueue(c.maxSendWr(), Math.max(1, c.maxSendSge()), c.maxInlineData());
         this.rq = srq == null ? new RecvQueue(c.maxRecvWr(), Math.max(1, c.maxRecvSge())) : null;
         this.requester = new Requester(this);
         this.responder = new Responder(this, srq == null ? Math.max(1, c.maxRecvSge()) : Math.max(1, srq.queue.maxSge()));
@@ -598,12 +597,7 @@ public final class QueuePair {
         requester.reset();
         completer.reset();
         responder.reset();
-        synchronized (sq.postLock) {
-            for (long i = sq.head; i < sq.tail; i++) {
-                sq.at(i).clearRefs();
-            }
-            sq.head = sq.tail;
-        }
+        sq.clear();
         if (rq != null) {
             synchronized (rq.postLock) {
                 rq.clear();
@@ -721,16 +715,7 @@ public final class QueuePair {
         responder.releaseInbox();
         completer.releaseInbox();
         responder.releaseHeld();
-        synchronized (sq.postLock) {
-            for (long i = sq.head; i < sq.tail; i++) {
-                SendWqe w = sq.at(i);
-                if (w.holdsRdAtomic) {
-                    w.holdsRdAtomic = false;
-                }
-                w.clearRefs();
-            }
-            sq.head = sq.tail;
-        }
+        sq.clear();
         device.destroyQp(this);
     }
 

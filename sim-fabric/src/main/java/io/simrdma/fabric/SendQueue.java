@@ -34,4 +34,14 @@ final class SendQueue {
     int size() {
         return (int) (tail - head);
     }
+
+    /** Drops every posted WQE without completions, keeping no references (a QP reset or destroyed). Engine thread. */
+    void clear() {
+        synchronized (postLock) {
+            for (long i = head; i < tail; i++) {
+                at(i).clearRefs();
+            }
+            head = tail;
+        }
+    }
 }
