@@ -258,7 +258,6 @@ public final class QueuePair {
         w.bindAddr = wr.bindAddr;
         w.bindLength = wr.bindLength;
         w.bindAccess = wr.bindAccess;
-        w.type1Bind = false;
         int numSge = wr.sges.count();
         int length = 0;
         w.inline = (wr.flags & SendFlag.INLINE.bit()) != 0;
@@ -329,30 +328,13 @@ public final class QueuePair {
         }
         int newRkey;
         synchronized (sq.postLock) {
-            SendWr shape = new SendWr().opcode(WrOpcode.LOCAL_INV);
-            checkPostableSend(shape, 0);
+            // Checked as a local operation without SGEs: checkPostableSend refuses BIND_MW of a type 1 window.
+            SendWr wr = new SendWr().opcode(WrOpcode.LOCAL_INV);
+            checkPostableSend(wr, 0);
             newRkey = length == 0 ? mw.rkey() : MemoryWindow.incrementRkey(mw.rkey());
+            wr.opcode(WrOpcode.BIND_MW).wrId(wrId).flags(flags).bind(mw, newRkey, mr, addr, length, access);
             SendWqe w = sq.at(sq.tail);
-            w.wrId = wrId;
-            w.opcode = WrOpcode.BIND_MW;
-            int f = 0;
-            for (SendFlag sf : flags) {
-                f |= sf.bit();
-            }
-            w.flags = f;
-            w.mw = mw;
-            w.bindRkey = newRkey;
-            w.bindMr = mr;
-            w.bindAddr = addr;
-            w.bindLength = length;
-            w.bindAccess = AccessFlag.mask(access);
-            w.type1Bind = true;
-            w.numSge = 0;
-            w.length = 0;
-            w.inline = false;
-            w.state = SendWqe.State.POSTED;
-            w.status = WcStatus.SUCCESS;
-            w.holdsRdAtomic = false;
+            fillSendWqe(w, wr, 0);
             mw.rkey(newRkey);
             sq.tail = sq.tail + 1;
         }

@@ -36,7 +36,6 @@ final class SendWqe {
     long bindAddr;
     long bindLength;
     int bindAccess;
-    boolean type1Bind;
     int numSge;
     final long[] sgeAddr;
     final int[] sgeLen;
