@@ -13,6 +13,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -57,9 +58,9 @@ public final class Device implements PacketSink, AutoCloseable {
     private int srqHandle = 1;
     private volatile MadHandler madHandler;
     private int madPsn;
-    private volatile java.util.List<java.util.function.Consumer<AsyncEvent>> asyncListeners = java.util.List.of();
-    private volatile java.util.List<QpStateListener> qpStateListeners = java.util.List.of();
-    private volatile java.util.List<Runnable> closeListeners = java.util.List.of();
+    private final List<java.util.function.Consumer<AsyncEvent>> asyncListeners = new CopyOnWriteArrayList<>();
+    private final List<QpStateListener> qpStateListeners = new CopyOnWriteArrayList<>();
+    private final List<Runnable> closeListeners = new CopyOnWriteArrayList<>();
 
     // ---- async events: any thread
     private final ArrayDeque<AsyncEvent> asyncEvents = new ArrayDeque<>();
@@ -303,11 +304,7 @@ public final class Device implements PacketSink, AutoCloseable {
      * (RDMA_CM_EVENT_DEVICE_REMOVAL, rdma_get_cm_event(3)). Listeners must not block.
      */
     public void addCloseListener(Runnable listener) {
-        synchronized (this) {
-            java.util.List<Runnable> l = new java.util.ArrayList<>(closeListeners);
-            l.add(java.util.Objects.requireNonNull(listener, "listener"));
-            closeListeners = l;
-        }
+        closeListeners.add(java.util.Objects.requireNonNull(listener, "listener"));
     }
 
     /** True once closed. */
@@ -698,9 +695,7 @@ public final class Device implements PacketSink, AutoCloseable {
             qp.counters.increment(Counter.RETRANSMITTED_PACKETS);
         }
         if (portState != PortState.ACTIVE) {
-            fabric.tracePacket(p.retransmission() ? PacketEvent.RETRANSMITTED : PacketEvent.SENT, null, this, null, p);
-            fabric.tracePacket(PacketEvent.DROPPED, DropReason.PORT_DOWN, this, null, p);
-            p.release();
+            dropUnsent(p, DropReason.PORT_DOWN);
             return;
         }
         PacketRoute link = qp.route;
@@ -709,12 +704,17 @@ public final class Device implements PacketSink, AutoCloseable {
             qp.route = link;
         }
         if (link == null) {
-            fabric.tracePacket(p.retransmission() ? PacketEvent.RETRANSMITTED : PacketEvent.SENT, null, this, null, p);
-            fabric.tracePacket(PacketEvent.DROPPED, DropReason.NO_ROUTE, this, null, p);
-            p.release();
+            dropUnsent(p, DropReason.NO_ROUTE);
             return;
         }
         link.transmit(this, p);
+    }
+
+    /** A packet that cannot leave the port: traced as sent, then as dropped, and released. */
+    private void dropUnsent(Packet p, DropReason reason) {
+        fabric.tracePacket(p.retransmission() ? PacketEvent.RETRANSMITTED : PacketEvent.SENT, null, this, null, p);
+        fabric.tracePacket(PacketEvent.DROPPED, reason, this, null, p);
+        p.release();
     }
 
     /** Queue pair number of the General Services Interface, where management datagrams arrive (IBA 13.4.1). */
@@ -786,10 +786,7 @@ public final class Device implements PacketSink, AutoCloseable {
         counters.add(Counter.BYTES_SENT, p.payloadLength());
         PacketRoute link = portState == PortState.ACTIVE ? fabric.route(this, destination) : null;
         if (link == null) {
-            fabric.tracePacket(PacketEvent.SENT, null, this, null, p);
-            fabric.tracePacket(PacketEvent.DROPPED, portState == PortState.ACTIVE ? DropReason.NO_ROUTE : DropReason.PORT_DOWN,
-                    this, null, p);
-            p.release();
+            dropUnsent(p, portState == PortState.ACTIVE ? DropReason.NO_ROUTE : DropReason.PORT_DOWN);
             return;
         }
         link.transmit(this, p);
@@ -825,29 +822,17 @@ public final class Device implements PacketSink, AutoCloseable {
      * failed. Listeners must not block.
      */
     public void addQpStateListener(QpStateListener listener) {
-        synchronized (this) {
-            java.util.List<QpStateListener> l = new java.util.ArrayList<>(qpStateListeners);
-            l.add(listener);
-            qpStateListeners = l;
-        }
+        qpStateListeners.add(listener);
     }
 
     /** Removes a listener added with {@link #addQpStateListener}. */
     public void removeQpStateListener(QpStateListener listener) {
-        synchronized (this) {
-            java.util.List<QpStateListener> l = new java.util.ArrayList<>(qpStateListeners);
-            l.remove(listener);
-            qpStateListeners = l;
-        }
+        qpStateListeners.remove(listener);
     }
 
     /** Removes a listener added with {@link #addAsyncEventListener}. */
     public void removeAsyncEventListener(java.util.function.Consumer<AsyncEvent> listener) {
-        synchronized (this) {
-            java.util.List<java.util.function.Consumer<AsyncEvent>> l = new java.util.ArrayList<>(asyncListeners);
-            l.remove(listener);
-            asyncListeners = l;
-        }
+        asyncListeners.remove(listener);
     }
 
     void qpStateChanged(QueuePair qp, QpState from, QpState to) {
@@ -866,11 +851,7 @@ public final class Device implements PacketSink, AutoCloseable {
      * queue pairs. Listeners must not block.
      */
     public void addAsyncEventListener(java.util.function.Consumer<AsyncEvent> listener) {
-        synchronized (this) {
-            java.util.List<java.util.function.Consumer<AsyncEvent>> l = new java.util.ArrayList<>(asyncListeners);
-            l.add(listener);
-            asyncListeners = l;
-        }
+        asyncListeners.add(listener);
     }
 
     /**
@@ -927,12 +908,10 @@ public final class Device implements PacketSink, AutoCloseable {
             return;
         }
         executor.call(() -> {
-            for (QueuePair qp : new ArrayList<>(qpsSorted())) {
+            for (QueuePair qp : qpsSorted()) {
                 qp.forceDestroy();
             }
-            for (ProtectionDomain pd : new ArrayList<>(pds)) {
-                pds.remove(pd);
-            }
+            pds.clear();
             for (CompletionQueue cq : new ArrayList<>(cqs)) {
                 cq.forceDestroy();
             }
