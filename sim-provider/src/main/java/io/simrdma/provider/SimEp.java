@@ -44,7 +44,6 @@ import io.simrdma.fabric.RecvWr;
 import io.simrdma.fabric.SendFlag;
 import io.simrdma.fabric.SendWr;
 import io.simrdma.fabric.VerbsException;
-import io.simrdma.fabric.WcStatus;
 import io.simrdma.fabric.WorkCompletion;
 import io.simrdma.fabric.WrOpcode;
 import io.simrdma.fabric.cm.CmEvent;
@@ -410,10 +409,6 @@ final class SimEp extends SimHandle implements Endpoint {
         return pz;
     }
 
-    Set<CompletionFlag> recvFlags() {
-        return attrs.recvCompletionFlags();
-    }
-
     boolean qpIs(QueuePair q) {
         return qp == q;
     }
@@ -439,10 +434,15 @@ final class SimEp extends SimHandle implements Endpoint {
         } catch (VerbsException e) {
             throw ia.resources(e, DatReturnSubtype.RESOURCE_TEP);
         }
-        q.modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).port(1).accessFlags(EnumSet.of(AccessFlag.LOCAL_WRITE,
-                AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_READ, AccessFlag.REMOTE_ATOMIC)));
+        toInit(q);
         qp = q;
         ia.qpCreated(this, q);
+    }
+
+    /** RESET → INIT: port 1, every access right (the DAT privileges are checked when posting). */
+    private static void toInit(QueuePair q) {
+        q.modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).port(1).accessFlags(EnumSet.of(AccessFlag.LOCAL_WRITE,
+                AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_READ, AccessFlag.REMOTE_ATOMIC)));
     }
 
     private void destroyQp() {
@@ -513,7 +513,10 @@ final class SimEp extends SimHandle implements Endpoint {
         return total;
     }
 
-    private void checkRequestFlags(Set<CompletionFlag> flags) {
+    /** The checks every request post and bind starts with: the handle, the state, the completion flags. */
+    private void checkRequest(EpOp op, Set<CompletionFlag> flags) {
+        checkHandle();
+        EpStateTable.check(state, op);
         if (flags == null) {
             throw DatException.invalidParameter("completion flags are null");
         }
@@ -579,24 +582,33 @@ final class SimEp extends SimHandle implements Endpoint {
         return f;
     }
 
-    private void postRequest(QueuePair q, int seq) {
-        sendWr.wrId(SimIa.TAG_REQUEST | ((long) id << 32) | (seq & 0xFFFFFFFFL));
+    /**
+     * Claims a request slot for {@code cookie} and posts {@code sendWr} (its SGEs and remote buffer
+     * set) as {@code opcode}. Holds postLock.
+     */
+    private void postRequest(QueuePair q, WrOpcode opcode, long cookie, Kind kind, long length, Set<CompletionFlag> flags) {
+        int seq = claimRequest(q);
+        fill(req[seq & (req.length - 1)], cookie, kind, length, flags);
+        sendWr.opcode(opcode).flagBits(sendFlags(flags)).wrId(SimIa.wrId(SimIa.TAG_REQUEST, id, seq));
         try {
             q.postSend(sendWr);
         } catch (PostException e) {
             reqTail--;
-            if (e.errno() == Errno.ENOMEM) {
-                throw insufficient(DatReturnSubtype.RESOURCE_MEMORY, e.getMessage());
-            }
-            throw new DatException(DatReturnType.INVALID_STATE, EpStateTable.subtype(state), e.getMessage());
+            throw postFailed(e);
         }
+    }
+
+    /** A post the QP refused: a full queue is DAT_INSUFFICIENT_RESOURCES, anything else the endpoint's state. */
+    private DatException postFailed(VerbsException e) {
+        if (e.errno() == Errno.ENOMEM) {
+            return insufficient(DatReturnSubtype.RESOURCE_MEMORY, e.getMessage());
+        }
+        return new DatException(DatReturnType.INVALID_STATE, EpStateTable.subtype(state), e.getMessage());
     }
 
     @Override
     public void postSend(List<LmrTriplet> localIov, long userCookie, Set<CompletionFlag> completionFlags) {
-        checkHandle();
-        EpStateTable.check(state, EpOp.POST_SEND);
-        checkRequestFlags(completionFlags);
+        checkRequest(EpOp.POST_SEND, completionFlags);
         checkIov(localIov, attrs.maxRequestIov());
         QueuePair q = readyQp();
         synchronized (postLock) {
@@ -605,20 +617,14 @@ final class SimEp extends SimHandle implements Endpoint {
             if (total > attrs.maxMessageSize()) {
                 throw DatException.invalidParameter("message of " + total + " bytes exceeds max_message_size " + attrs.maxMessageSize());
             }
-            int seq = claimRequest(q);
-            fill(req[seq & (req.length - 1)], userCookie, Kind.SEND, total, completionFlags);
-            sendWr.opcode(WrOpcode.SEND);
-            sendWr.flagBits(sendFlags(completionFlags));
-            postRequest(q, seq);
+            postRequest(q, WrOpcode.SEND, userCookie, Kind.SEND, total, completionFlags);
         }
     }
 
     @Override
     public void postRdmaRead(List<LmrTriplet> localIov, long userCookie, RmrTriplet remoteBuffer,
                              Set<CompletionFlag> completionFlags) {
-        checkHandle();
-        EpStateTable.check(state, EpOp.POST_RDMA_READ);
-        checkRequestFlags(completionFlags);
+        checkRequest(EpOp.POST_RDMA_READ, completionFlags);
         checkIov(localIov, Math.max(1, attrs.maxRdmaReadIov()));
         if (remoteBuffer == null) {
             throw DatException.invalidParameter("remote buffer is null");
@@ -642,20 +648,15 @@ final class SimEp extends SimHandle implements Endpoint {
                 throw new DatException(DatReturnType.LENGTH_ERROR, "local_iov of " + total + " bytes cannot hold the "
                         + remoteBuffer.segmentLength() + " bytes read");
             }
-            int seq = claimRequest(q);
-            fill(req[seq & (req.length - 1)], userCookie, Kind.RDMA_READ, remoteBuffer.segmentLength(), completionFlags);
-            sendWr.opcode(WrOpcode.RDMA_READ).remote(remoteBuffer.targetAddress(), remoteBuffer.rmrContext());
-            sendWr.flagBits(sendFlags(completionFlags));
-            postRequest(q, seq);
+            sendWr.remote(remoteBuffer.targetAddress(), remoteBuffer.rmrContext());
+            postRequest(q, WrOpcode.RDMA_READ, userCookie, Kind.RDMA_READ, remoteBuffer.segmentLength(), completionFlags);
         }
     }
 
     @Override
     public void postRdmaWrite(List<LmrTriplet> localIov, long userCookie, RmrTriplet remoteBuffer,
                               Set<CompletionFlag> completionFlags) {
-        checkHandle();
-        EpStateTable.check(state, EpOp.POST_RDMA_WRITE);
-        checkRequestFlags(completionFlags);
+        checkRequest(EpOp.POST_RDMA_WRITE, completionFlags);
         checkIov(localIov, Math.max(1, attrs.maxRdmaWriteIov()));
         if (remoteBuffer == null) {
             throw DatException.invalidParameter("remote buffer is null");
@@ -672,20 +673,15 @@ final class SimEp extends SimHandle implements Endpoint {
             if (total > attrs.maxRdmaSize()) {
                 throw DatException.invalidParameter("RDMA of " + total + " bytes exceeds max_rdma_size");
             }
-            int seq = claimRequest(q);
-            fill(req[seq & (req.length - 1)], userCookie, Kind.RDMA_WRITE, total, completionFlags);
-            sendWr.opcode(WrOpcode.RDMA_WRITE).remote(remoteBuffer.targetAddress(), remoteBuffer.rmrContext());
-            sendWr.flagBits(sendFlags(completionFlags));
-            postRequest(q, seq);
+            sendWr.remote(remoteBuffer.targetAddress(), remoteBuffer.rmrContext());
+            postRequest(q, WrOpcode.RDMA_WRITE, userCookie, Kind.RDMA_WRITE, total, completionFlags);
         }
     }
 
     /** Posts the bind of {@code rmr} (dat_rmr_bind(3DAT)); returns the new rmr_context. */
     int postBind(SimRmr rmr, SimLmr lmr, LmrTriplet triplet, Set<MemoryPrivilege> privileges, long cookie,
                  Set<CompletionFlag> flags) {
-        checkHandle();
-        EpStateTable.check(state, EpOp.RMR_BIND);
-        checkRequestFlags(flags);
+        checkRequest(EpOp.RMR_BIND, flags);
         QueuePair q = readyQp();
         EnumSet<AccessFlag> access = EnumSet.noneOf(AccessFlag.class);
         if (privileges.contains(MemoryPrivilege.REMOTE_READ)) {
@@ -709,18 +705,14 @@ final class SimEp extends SimHandle implements Endpoint {
             s.lmr = lmr;
             s.triplet = triplet;
             s.privileges = EnumSet.copyOf(privileges.isEmpty() ? EnumSet.noneOf(MemoryPrivilege.class) : privileges);
-            long wrId = SimIa.TAG_REQUEST | ((long) id << 32) | (seq & 0xFFFFFFFFL);
             try {
                 int key = q.bindMw(rmr.mw, lmr == null ? null : lmr.mr, triplet.virtualAddress(), triplet.segmentLength(),
-                        access, wrId, sf);
+                        access, SimIa.wrId(SimIa.TAG_REQUEST, id, seq), sf);
                 s.newRkey = key;
                 return key;
             } catch (VerbsException e) {
                 reqTail--;
-                if (e.errno() == Errno.ENOMEM) {
-                    throw insufficient(DatReturnSubtype.RESOURCE_MEMORY, e.getMessage());
-                }
-                throw new DatException(DatReturnType.INVALID_STATE, EpStateTable.subtype(state), e.getMessage());
+                throw postFailed(e);
             }
         }
     }
@@ -786,14 +778,11 @@ final class SimEp extends SimHandle implements Endpoint {
                 s.segments++;
             });
             s.cookie = userCookie;
-            recvWr.wrId(SimIa.TAG_RECV | ((long) id << 32) | (seq & 0xFFFFFFFFL));
+            recvWr.wrId(SimIa.wrId(SimIa.TAG_RECV, id, seq));
             try {
                 q.postRecv(recvWr);
             } catch (PostException e) {
-                if (e.errno() == Errno.ENOMEM) {
-                    throw insufficient(DatReturnSubtype.RESOURCE_MEMORY, e.getMessage());
-                }
-                throw new DatException(DatReturnType.INVALID_STATE, EpStateTable.subtype(state), e.getMessage());
+                throw postFailed(e);
             }
             recvTail++;
             anyRecvPosted = true;
@@ -838,9 +827,7 @@ final class SimEp extends SimHandle implements Endpoint {
         }
         DtoCompletionStatus st = Statuses.of(wc.status(), wc.vendorErr());
         boolean ok = st == DtoCompletionStatus.SUCCESS;
-        if (state == EndpointState.DISCONNECT_PENDING) {
-            checkDrained();
-        }
+        checkDrained();
         boolean notify = !unsignalled || !ok;
         if (kind == Kind.BIND) {
             rmr.bound(lmr, triplet, privileges, newRkey, ok);
@@ -860,13 +847,19 @@ final class SimEp extends SimHandle implements Endpoint {
             cookie = recv[seq & (recv.length - 1)].cookie;
             recvHead = seq + 1;
         }
+        return recvCompleted(evd, cookie, wc, solicited, null);
+    }
+
+    /**
+     * The event of a receive of {@code cookie} that completed on this endpoint, posted to it or
+     * (dat_srq_post_recv(3DAT)) to its SRQ, as if posted to the endpoint; {@code reaped} as in
+     * {@link SimIa.Translated}.
+     */
+    SimIa.Translated recvCompleted(SimEvd evd, long cookie, WorkCompletion wc, boolean solicited, Runnable reaped) {
         DtoCompletionStatus st = Statuses.of(wc.status(), wc.vendorErr());
         boolean ok = st == DtoCompletionStatus.SUCCESS;
-        if (ok && attrs.recvCompletionFlags().contains(CompletionFlag.SUPPRESS)) {
-            return null;
-        }
-        return new SimIa.Translated(new DtoCompletionEvent(evd, this, cookie, st,
-                ok ? Integer.toUnsignedLong(wc.byteLen()) : 0), recvNotifies(wc.status() == WcStatus.SUCCESS, solicited));
+        return new SimIa.Translated(new DtoCompletionEvent(evd, this, cookie, st, ok ? Integer.toUnsignedLong(wc.byteLen()) : 0),
+                recvNotifies(ok, solicited), reaped);
     }
 
     /**
@@ -875,7 +868,7 @@ final class SimEp extends SimHandle implements Endpoint {
      * matching send was solicited; otherwise always. An SRQ receive that arrives on this endpoint
      * also counts against its watermarks (dat_ep_set_watermark(3DAT)).
      */
-    boolean recvNotifies(boolean success, boolean solicited) {
+    private boolean recvNotifies(boolean success, boolean solicited) {
         if (srq != null) {
             // An SRQ buffer was allocated to this endpoint (one at a time in simrdma).
             checkWatermarks(1);
@@ -1314,8 +1307,7 @@ final class SimEp extends SimHandle implements Endpoint {
             QueuePair q = qp;
             if (q != null) {
                 q.modify(new QpAttr().state(QpState.RESET));
-                q.modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).port(1).accessFlags(EnumSet.of(AccessFlag.LOCAL_WRITE,
-                        AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_READ, AccessFlag.REMOTE_ATOMIC)));
+                toInit(q);
             }
             synchronized (postLock) {
                 reqHead = reqTail;

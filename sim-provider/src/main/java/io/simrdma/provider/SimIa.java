@@ -87,6 +87,11 @@ final class SimIa extends SimHandle implements InterfaceAdapter {
     static final long TAG_SRQ = 3L << 62;
     private static final long TAG_MASK = 3L << 62;
 
+    /** The wr_id of a work request: its tag, the id of the endpoint or SRQ that posted it, its slot ({@link #translate} reads it). */
+    static long wrId(long tag, int owner, int slot) {
+        return tag | ((long) owner << 32) | (slot & 0xFFFFFFFFL);
+    }
+
     /**
      * A translated completion; {@code reaped} (may be null) runs once the event has left its EVD
      * (dequeued, waited for, lost to an overflow, or discarded with the EVD).

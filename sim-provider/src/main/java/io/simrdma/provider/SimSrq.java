@@ -1,12 +1,9 @@
 package io.simrdma.provider;
 
 import io.simrdma.dat.AsyncErrorReason;
-import io.simrdma.dat.CompletionFlag;
 import io.simrdma.dat.DatException;
 import io.simrdma.dat.DatReturnSubtype;
 import io.simrdma.dat.DatReturnType;
-import io.simrdma.dat.DtoCompletionEvent;
-import io.simrdma.dat.DtoCompletionStatus;
 import io.simrdma.dat.EventNumber;
 import io.simrdma.dat.HandleType;
 import io.simrdma.dat.LmrTriplet;
@@ -20,7 +17,6 @@ import io.simrdma.fabric.RecvWr;
 import io.simrdma.fabric.SrqAttr;
 import io.simrdma.fabric.SrqAttrMask;
 import io.simrdma.fabric.VerbsException;
-import io.simrdma.fabric.WcStatus;
 import io.simrdma.fabric.WorkCompletion;
 
 import java.util.ArrayDeque;
@@ -152,7 +148,7 @@ final class SimSrq extends SimHandle implements SharedReceiveQueue {
             s.cookie = userCookie;
             s.length = total;
             s.used = true;
-            wr.wrId(SimIa.TAG_SRQ | ((long) id << 32) | slot);
+            wr.wrId(SimIa.wrId(SimIa.TAG_SRQ, id, slot));
             try {
                 srq.postRecv(wr);
             } catch (PostException e) {
@@ -179,15 +175,7 @@ final class SimSrq extends SimHandle implements SharedReceiveQueue {
             s.used = false;
             free.add(slot);
         }
-        DtoCompletionStatus st = Statuses.of(wc.status(), wc.vendorErr());
-        if (st == DtoCompletionStatus.SUCCESS && ep.recvFlags().contains(CompletionFlag.SUPPRESS)) {
-            reaped();
-            return null;
-        }
-        // dat_srq_post_recv(3DAT): an SRQ receive completes as if posted to the endpoint that took it.
-        boolean notify = ep.recvNotifies(wc.status() == WcStatus.SUCCESS, solicited);
-        return new SimIa.Translated(new DtoCompletionEvent(evd, ep, cookie, st,
-                st == DtoCompletionStatus.SUCCESS ? Integer.toUnsignedLong(wc.byteLen()) : 0), notify, reap);
+        return ep.recvCompleted(evd, cookie, wc, solicited, reap);
     }
 
     /** The completion of one of this SRQ's buffers left its recv EVD (or none was generated). Any thread. */
