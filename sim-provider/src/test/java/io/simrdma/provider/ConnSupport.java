@@ -17,13 +17,17 @@ import io.simrdma.dat.ReservedServicePoint;
 import io.simrdma.dat.ServicePoint;
 import io.simrdma.dat.Timeout;
 import io.simrdma.fabric.Device;
+import org.junit.jupiter.params.provider.Arguments;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.net.UnknownHostException;
+import java.util.Arrays;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Optional;
+import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -41,6 +45,20 @@ final class ConnSupport {
     static final int MAX_PD = 89;
 
     private ConnSupport() {
+    }
+
+    /**
+     * Each fabric mode with each of {@code cases}, the modes outermost: the arguments of a
+     * parameterized test that runs every case on both fabrics (the mode, then the case's own arguments).
+     */
+    static Stream<Arguments> everyMode(List<Arguments> cases) {
+        return Arrays.stream(DatPair.Mode.values()).flatMap(m -> cases.stream().map(c -> {
+            Object[] rest = c.get();
+            Object[] all = new Object[rest.length + 1];
+            all[0] = m;
+            System.arraycopy(rest, 0, all, 1, rest.length);
+            return Arguments.of(all);
+        }));
     }
 
     /** An EVD of {@code side} fed by the connection request stream only (a service point's EVD). */

@@ -258,14 +258,8 @@ class ConnectionTest {
     // ------------------------------------------------------------------ DISCONNECTED and BROKEN
 
     static Stream<Arguments> disconnects() {
-        Stream.Builder<Arguments> b = Stream.builder();
-        for (DatPair.Mode m : DatPair.Mode.values()) {
-            for (CloseFlag f : CloseFlag.values()) {
-                b.add(Arguments.of(m, f, true));
-                b.add(Arguments.of(m, f, false));
-            }
-        }
-        return b.build();
+        return ConnSupport.everyMode(Stream.of(CloseFlag.values())
+                .flatMap(f -> Stream.of(Arguments.of(f, true), Arguments.of(f, false))).toList());
     }
 
     @ParameterizedTest(name = "{0} {1} from the active side: {2}")

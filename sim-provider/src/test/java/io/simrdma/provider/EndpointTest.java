@@ -196,13 +196,7 @@ class EndpointTest {
         l.add(bad("request flags BARRIER_FENCE", b -> b.requestCompletionFlags(flags(CompletionFlag.BARRIER_FENCE))));
         l.add(bad("request flags UNSIGNALLED|EVD_THRESHOLD",
                 b -> b.requestCompletionFlags(flags(CompletionFlag.UNSIGNALLED, CompletionFlag.EVD_THRESHOLD))));
-        List<Arguments> out = new ArrayList<>();
-        for (DatPair.Mode m : DatPair.Mode.values()) {
-            for (Arguments a : l) {
-                out.add(Arguments.of(m, a.get()[0], a.get()[1]));
-            }
-        }
-        return out.stream();
+        return ConnSupport.everyMode(l);
     }
 
     private static Arguments bad(String name, UnaryOperator<EpAttributes.Builder> change) {

@@ -35,6 +35,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.UnaryOperator;
+import java.util.stream.IntStream;
 import java.util.stream.Stream;
 
 import static io.simrdma.provider.ConnSupport.connEvd;
@@ -276,13 +277,7 @@ class EpModifyTest {
                 b -> b.recvCompletionFlags(flags(CompletionFlag.UNSIGNALLED, CompletionFlag.EVD_THRESHOLD)),
                 b -> b.requestCompletionFlags(flags(CompletionFlag.BARRIER_FENCE)),
                 b -> b.requestCompletionFlags(flags(CompletionFlag.UNSIGNALLED, CompletionFlag.EVD_THRESHOLD)));
-        List<Arguments> out = new ArrayList<>();
-        for (DatPair.Mode m : DatPair.Mode.values()) {
-            for (int i = 0; i < l.size(); i++) {
-                out.add(Arguments.of(m, i, l.get(i)));
-            }
-        }
-        return out.stream();
+        return ConnSupport.everyMode(IntStream.range(0, l.size()).mapToObj(i -> Arguments.of(i, l.get(i))).toList());
     }
 
     @ParameterizedTest(name = "{0} #{1}")

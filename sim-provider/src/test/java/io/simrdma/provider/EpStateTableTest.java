@@ -48,7 +48,6 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.List;
@@ -162,15 +161,8 @@ class EpStateTableTest {
     // ====================================================================== every row on a real endpoint
 
     static Stream<Arguments> rows() {
-        List<Arguments> out = new ArrayList<>();
-        for (DatPair.Mode m : DatPair.Mode.values()) {
-            for (EndpointState s : EpStates.NINE) {
-                for (EpOp op : EpOp.values()) {
-                    out.add(Arguments.of(m, s, op));
-                }
-            }
-        }
-        return out.stream();
+        return ConnSupport.everyMode(EpStates.NINE.stream()
+                .flatMap(s -> Stream.of(EpOp.values()).map(op -> Arguments.of(s, op))).toList());
     }
 
     @ParameterizedTest(name = "[{0}] {1} x {2}")
@@ -788,13 +780,7 @@ class EpStateTableTest {
         }
 
         static Stream<Arguments> modesAndFlags() {
-            List<Arguments> out = new ArrayList<>();
-            for (DatPair.Mode m : DatPair.Mode.values()) {
-                for (CloseFlag f : CloseFlag.values()) {
-                    out.add(Arguments.of(m, f));
-                }
-            }
-            return out.stream();
+            return ConnSupport.everyMode(Stream.of(CloseFlag.values()).map(f -> Arguments.of(f)).toList());
         }
 
         @ParameterizedTest(name = "[{0}] {1}")

@@ -91,13 +91,7 @@ final class EpStates {
 
     /** Each fabric mode with each of the {@link #NINE} states: {@code @MethodSource("io.simrdma.provider.EpStates#modesAndStates")}. */
     static Stream<Arguments> modesAndStates() {
-        Stream.Builder<Arguments> out = Stream.builder();
-        for (DatPair.Mode m : DatPair.Mode.values()) {
-            for (EndpointState s : NINE) {
-                out.add(Arguments.of(m, s));
-            }
-        }
-        return out.build();
+        return ConnSupport.everyMode(NINE.stream().map(s -> Arguments.of(s)).toList());
     }
 
     /** An endpoint under test and what got it to its state. */
