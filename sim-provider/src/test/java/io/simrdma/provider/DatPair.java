@@ -75,11 +75,16 @@ final class DatPair implements AutoCloseable {
         final LocalMemoryRegion lmr;
 
         Side(String name) {
-            ia = Dat.openIa(name, 64);
+            this(Dat.openIa(name, 64), 256, 64, 64 * 1024);
+        }
+
+        /** The standard objects on {@code ia}, opened elsewhere: EVDs of {@code dtoQlen} and {@code connQlen}, an LMR of {@code bufSize} bytes. */
+        Side(InterfaceAdapter ia, int dtoQlen, int connQlen, int bufSize) {
+            this.ia = ia;
             pz = ia.createPz();
-            dto = ia.createEvd(256, null, EnumSet.of(EvdFlag.DTO, EvdFlag.RMR_BIND));
-            conn = ia.createEvd(64, null, EnumSet.of(EvdFlag.CONNECTION, EvdFlag.CR));
-            buf = ByteBuffer.allocateDirect(64 * 1024);
+            dto = ia.createEvd(dtoQlen, null, EnumSet.of(EvdFlag.DTO, EvdFlag.RMR_BIND));
+            conn = ia.createEvd(connQlen, null, EnumSet.of(EvdFlag.CONNECTION, EvdFlag.CR));
+            buf = ByteBuffer.allocateDirect(bufSize);
             lmr = ia.createLmr(new RegionDescription.Virtual(buf), pz, MemoryPrivilege.all());
         }
 
@@ -94,7 +99,7 @@ final class DatPair implements AutoCloseable {
 
         /** {@code len} bytes of the LMR from {@code offset}. */
         List<LmrTriplet> iov(int offset, int len) {
-            return List.of(new LmrTriplet(lmr.lmrContext(), lmr.registeredAddress() + offset, len));
+            return ObjectFixtures.seg(lmr, offset, len);
         }
 
         /** {@code len} bytes of the LMR from {@code offset}, for a remote peer. */
@@ -149,21 +154,29 @@ final class DatPair implements AutoCloseable {
      * with the given private data both ways, and waits for ESTABLISHED on both sides.
      */
     void connect(Endpoint active, Endpoint passive, byte[] requestData, byte[] acceptData) {
-        int q = qual();
-        PublicServicePoint psp = b.ia.createPsp(q, b.conn, PspFlag.CONSUMER);
-        try {
-            active.connect(b.address(), q, WAIT, requestData, Qos.BEST_EFFORT, EnumSet.noneOf(ConnectFlag.class));
-            ConnectionRequestEvent req = next(b.conn, ConnectionRequestEvent.class);
-            req.cr().accept(passive, acceptData);
-            expectConnection(a.conn, EventNumber.CONNECTION_EVENT_ESTABLISHED);
-            expectConnection(b.conn, EventNumber.CONNECTION_EVENT_ESTABLISHED);
-        } finally {
-            psp.free();
-        }
+        connect(a, active, b, passive, qual(), requestData, acceptData);
     }
 
     void connect(Endpoint active, Endpoint passive) {
         connect(active, passive, null, null);
+    }
+
+    /**
+     * Connects {@code active} of side {@code sa} to {@code passive} of side {@code sb} through a consumer
+     * PSP of qualifier {@code qual}, with the given private data both ways; waits for ESTABLISHED on both sides.
+     */
+    static void connect(Side sa, Endpoint active, Side sb, Endpoint passive, int qual, byte[] requestData,
+                        byte[] acceptData) {
+        PublicServicePoint psp = sb.ia.createPsp(qual, sb.conn, PspFlag.CONSUMER);
+        try {
+            active.connect(sb.address(), qual, WAIT, requestData, Qos.BEST_EFFORT, EnumSet.noneOf(ConnectFlag.class));
+            ConnectionRequestEvent req = next(sb.conn, ConnectionRequestEvent.class);
+            req.cr().accept(passive, acceptData);
+            expectConnection(sa.conn, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+            expectConnection(sb.conn, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        } finally {
+            psp.free();
+        }
     }
 
     /** Waits for the next event of {@code evd}; fails after the deadline. */

@@ -31,20 +31,19 @@ import io.simrdma.dat.PublicServicePoint;
 import io.simrdma.dat.Qos;
 import io.simrdma.dat.RegionDescription;
 import io.simrdma.dat.RemoteMemoryRegion;
-import io.simrdma.dat.RmrTriplet;
 import io.simrdma.dat.SharedReceiveQueue;
 import io.simrdma.dat.SrqAttributes;
 import io.simrdma.dat.Timeout;
 import io.simrdma.fabric.Device;
 import io.simrdma.fabric.Fabric;
 import io.simrdma.fabric.VerbsException;
+import io.simrdma.provider.DatPair.Side;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
-import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -61,6 +60,7 @@ import static io.simrdma.provider.DatPair.WAIT;
 import static io.simrdma.provider.DatPair.assertDat;
 import static io.simrdma.provider.DatPair.expectConnection;
 import static io.simrdma.provider.DatPair.next;
+import static io.simrdma.provider.EventTestSupport.attrs;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -134,6 +134,11 @@ class LimitTest {
             InterfaceAdapter ia = Dat.openIa(iaName(device), ASYNC_QLEN);
             opened.add(ia);
             return ia;
+        }
+
+        /** An IA on {@code device} with a PZ, a DTO EVD of max_evd_qlen, a connection EVD and a 16 KiB LMR. */
+        Side side(String device) {
+            return new Side(open(device), MAX_CQE, 8, 16 * 1024);
         }
 
         /** ibv_close_device(3) of {@code device}: refused while a PD, CQ or completion channel of it is left. */
@@ -488,61 +493,9 @@ class LimitTest {
 
     // ------------------------------------------------------------------ queues of an endpoint
 
-    /** One IA with a PZ, a DTO EVD (with RMR binds), a connection EVD (with requests) and a 16 KiB LMR. */
-    private static final class Side {
-        final InterfaceAdapter ia;
-        final ProtectionZone pz;
-        final EventDispatcher dto;
-        final EventDispatcher conn;
-        final ByteBuffer buf = ByteBuffer.allocateDirect(16 * 1024);
-        final LocalMemoryRegion lmr;
-
-        Side(OwnFabric f, String device) {
-            ia = f.open(device);
-            pz = ia.createPz();
-            dto = ia.createEvd(MAX_CQE, null, EnumSet.of(EvdFlag.DTO, EvdFlag.RMR_BIND));
-            conn = ia.createEvd(8, null, EnumSet.of(EvdFlag.CONNECTION, EvdFlag.CR));
-            lmr = ia.createLmr(new RegionDescription.Virtual(buf), pz, MemoryPrivilege.all());
-        }
-
-        EpAttributes.Builder attrs() {
-            return SimEp.defaults((SimIa) ia).toBuilder();
-        }
-
-        Endpoint ep(EpAttributes a) {
-            return ia.createEndpoint(pz, dto, dto, conn, a);
-        }
-
-        List<LmrTriplet> iov(int offset, int len) {
-            return List.of(new LmrTriplet(lmr.lmrContext(), lmr.registeredAddress() + offset, len));
-        }
-
-        RmrTriplet remote(int offset, int len) {
-            return new RmrTriplet(lmr.rmrContext().orElseThrow(), lmr.registeredAddress() + offset, len);
-        }
-
-        SocketAddress address() {
-            return ia.query().iaAttributes().iaAddress();
-        }
-
-        /** Frees the standard objects and closes the IA gracefully (the test freed its own objects first). */
-        void close() {
-            lmr.free();
-            conn.free();
-            dto.free();
-            pz.free();
-            ia.close(CloseFlag.GRACEFUL);
-        }
-    }
-
     /** Connects {@code ea} of {@code a} to {@code eb} of {@code b} through a consumer PSP; both ESTABLISHED. */
     private static void connect(Side a, Endpoint ea, Side b, Endpoint eb) {
-        PublicServicePoint psp = b.ia.createPsp(77, b.conn, PspFlag.CONSUMER);
-        ea.connect(b.address(), 77, WAIT, null, Qos.BEST_EFFORT, EnumSet.noneOf(ConnectFlag.class));
-        next(b.conn, ConnectionRequestEvent.class).cr().accept(eb, null);
-        expectConnection(a.conn, EventNumber.CONNECTION_EVENT_ESTABLISHED);
-        expectConnection(b.conn, EventNumber.CONNECTION_EVENT_ESTABLISHED);
-        psp.free();
+        DatPair.connect(a, ea, b, eb, 77, null, null);
     }
 
     /** Abrupt disconnect from {@code ea}: DISCONNECTED on both connection EVDs. */
@@ -571,15 +524,20 @@ class LimitTest {
 
     /**
      * The graceful end of a test on two sides: frees {@code objects} in the order given, then frees
-     * each side's standard objects and closes its IA ({@link Side#close}), and checks that neither
-     * device kept a verbs object.
+     * each side's standard objects and closes its IA gracefully, and checks that neither device kept
+     * a verbs object.
      */
     private static void tearDown(OwnFabric f, Side a, Side b, FreeableHandle... objects) {
         for (FreeableHandle h : objects) {
             h.free();
         }
-        a.close();
-        b.close();
+        for (Side s : List.of(a, b)) {
+            s.lmr.free();
+            s.conn.free();
+            s.dto.free();
+            s.pz.free();
+            s.ia.close(CloseFlag.GRACEFUL);
+        }
         f.assertDeviceEmpty("a");
         f.assertDeviceEmpty("b");
     }
@@ -591,15 +549,15 @@ class LimitTest {
             + "an EP asking for more than max_dto_per_ep is DAT_INVALID_PARAMETER and not created")
     void shouldRefuseReceiveBeyondMaxRecvDtosWhenEndpointQueueIsFull(DatPair.Mode mode) {
         try (OwnFabric f = new OwnFabric(mode)) {
-            Side a = new Side(f, "a");
-            Side b = new Side(f, "b");
+            Side a = f.side("a");
+            Side b = f.side("b");
             int max = b.ia.query().iaAttributes().maxDtoPerEp();
             assertEquals(MAX_QP_WR, max);
-            assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE, () -> b.ep(b.attrs().maxRecvDtos(max + 1).build()));
+            assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE, () -> b.ep(attrs(b).maxRecvDtos(max + 1).build()));
             assertEquals(0, count(b.ia, SimEp.class), "dat_ep_create(3DAT): the refused EP was not created");
 
             Endpoint ea = a.ep(null);
-            Endpoint eb = b.ep(b.attrs().maxRecvDtos(max).build());
+            Endpoint eb = b.ep(attrs(b).maxRecvDtos(max).build());
             for (int i = 0; i < max; i++) {
                 eb.postRecv(b.iov(i * 64, 64), i, DEFAULT);
             }
@@ -636,12 +594,12 @@ class LimitTest {
             + "(DAT_RESOURCE_MEMORY); a completion makes room for one; every cookie completes once, in order")
     void shouldRefuseRequestBeyondMaxRequestDtosWhenAllAreOutstanding(DatPair.Mode mode) {
         try (OwnFabric f = new OwnFabric(mode)) {
-            Side a = new Side(f, "a");
-            Side b = new Side(f, "b");
+            Side a = f.side("a");
+            Side b = f.side("b");
             int max = a.ia.query().iaAttributes().maxDtoPerEp();
-            assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE, () -> a.ep(a.attrs().maxRequestDtos(max + 1).build()));
-            Endpoint ea = a.ep(a.attrs().maxRequestDtos(max).build());
-            Endpoint eb = b.ep(b.attrs().maxRecvDtos(max).build());
+            assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE, () -> a.ep(attrs(a).maxRequestDtos(max + 1).build()));
+            Endpoint ea = a.ep(attrs(a).maxRequestDtos(max).build());
+            Endpoint eb = b.ep(attrs(b).maxRecvDtos(max).build());
             connect(a, ea, b, eb);
 
             // No receive at b: each send waits for one (RNR, retried without limit), so all stay outstanding.
@@ -694,8 +652,8 @@ class LimitTest {
             + "room; an SRQ beyond max_recv_per_srq is DAT_INVALID_PARAMETER and not created")
     void shouldRefuseSrqReceiveBeyondMaxRecvDtosWhenSrqIsFull(DatPair.Mode mode) {
         try (OwnFabric f = new OwnFabric(mode)) {
-            Side a = new Side(f, "a");
-            Side b = new Side(f, "b");
+            Side a = f.side("a");
+            Side b = f.side("b");
             int max = b.ia.query().iaAttributes().maxRecvPerSrq();
             assertEquals(MAX_SRQ_WR, max);
             assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE,
@@ -710,7 +668,7 @@ class LimitTest {
             assertEquals(max, srq.query().outstandingDtoCount());
 
             Endpoint ea = a.ep(null);
-            Endpoint eb = b.ia.createEndpointWithSrq(b.pz, b.dto, b.dto, b.conn, srq, b.attrs().build());
+            Endpoint eb = b.ia.createEndpointWithSrq(b.pz, b.dto, b.dto, b.conn, srq, attrs(b).build());
             connect(a, ea, b, eb);
             fill(a.buf, 0, 64, 3);
             ea.postSend(a.iov(0, 64), 500, DEFAULT);
@@ -733,16 +691,16 @@ class LimitTest {
             + "for more segments than the IA gives is DAT_INVALID_PARAMETER")
     void shouldCarryMaxIovSegmentsAndRefuseOneMoreWhenPosting(DatPair.Mode mode) {
         try (OwnFabric f = new OwnFabric(mode)) {
-            Side a = new Side(f, "a");
-            Side b = new Side(f, "b");
+            Side a = f.side("a");
+            Side b = f.side("b");
             int max = a.ia.query().iaAttributes().maxIovSegmentsPerDto();
             assertEquals(MAX_SGE, max);
             assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE,
-                    () -> a.ep(a.attrs().maxRequestIov(max + 1).build()));
-            assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE, () -> b.ep(b.attrs().maxRecvIov(max + 1).build()));
+                    () -> a.ep(attrs(a).maxRequestIov(max + 1).build()));
+            assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE, () -> b.ep(attrs(b).maxRecvIov(max + 1).build()));
             assertEquals(0, count(a.ia, SimEp.class) + count(b.ia, SimEp.class));
-            Endpoint ea = a.ep(a.attrs().maxRequestIov(max).maxRdmaWriteIov(max).build());
-            Endpoint eb = b.ep(b.attrs().maxRecvIov(max).build());
+            Endpoint ea = a.ep(attrs(a).maxRequestIov(max).maxRdmaWriteIov(max).build());
+            Endpoint eb = b.ep(attrs(b).maxRecvIov(max).build());
 
             // Gather from max scattered pieces of a, scatter into max scattered pieces of b.
             List<LmrTriplet> src = new ArrayList<>();
@@ -798,8 +756,8 @@ class LimitTest {
             + "longer than max_evd_qlen is DAT_INVALID_PARAMETER and not created")
     void shouldReportOverflowWhenEvdOfMaxQlenIsFull(DatPair.Mode mode) {
         try (OwnFabric f = new OwnFabric(mode)) {
-            Side a = new Side(f, "a");
-            Side b = new Side(f, "b");
+            Side a = f.side("a");
+            Side b = f.side("b");
             int qlen = a.ia.query().iaAttributes().maxEvdQlen();
             assertEquals(MAX_CQE, qlen);
             int evds = count(a.ia, SimEvd.class);
@@ -809,7 +767,7 @@ class LimitTest {
             EventDispatcher full = a.ia.createEvd(qlen, null, EnumSet.of(EvdFlag.DTO));
             EventDispatcher async = a.ia.query().asyncEvd().orElseThrow();
             int depth = a.ia.query().iaAttributes().maxDtoPerEp();
-            Endpoint ea = a.ia.createEndpoint(a.pz, a.dto, full, a.conn, a.attrs().maxRequestDtos(depth).build());
+            Endpoint ea = a.ia.createEndpoint(a.pz, a.dto, full, a.conn, attrs(a).maxRequestDtos(depth).build());
             Endpoint eb = b.ep(null);
             connect(a, ea, b, eb);
 
@@ -852,8 +810,8 @@ class LimitTest {
             + "with one EP freed the next request arrives with its provider EP")
     void shouldRefuseRequestWhenProviderPspFindsNoEndpointLeft(DatPair.Mode mode) {
         try (OwnFabric f = new OwnFabric(mode)) {
-            Side a = new Side(f, "a");
-            Side b = new Side(f, "b");
+            Side a = f.side("a");
+            Side b = f.side("b");
             int max = b.ia.query().iaAttributes().maxEps();
             Deque<Endpoint> eps = new ArrayDeque<>();
             for (int i = 0; i < max; i++) {
