@@ -78,7 +78,12 @@ public final class PacketCodec {
 
     /** Length of the IBA part: headers, payload, pad and the ICRC if one is attached. */
     public static int ibaLength(Packet p) {
-        return p.headerLength() + p.payloadLength() + p.padCount() + (p.icrcPresent() ? Packet.ICRC_LENGTH : 0);
+        return p.headerLength() + p.payloadLength() + trailerLength(p);
+    }
+
+    /** Bytes after the payload: the pad and the ICRC if one is attached. */
+    private static int trailerLength(Packet p) {
+        return p.padCount() + (p.icrcPresent() ? Packet.ICRC_LENGTH : 0);
     }
 
     /**
@@ -97,10 +102,10 @@ public final class PacketCodec {
             throw new IllegalStateException("packet without a route: " + p);
         }
         int payload = p.payloadLength();
-        int trailer = p.padCount() + (p.icrcPresent() ? Packet.ICRC_LENGTH : 0);
+        int trailer = trailerLength(p);
         int headLength = LENGTH_FIELD_LENGTH + PACKET_PREFIX_LENGTH + p.headerLength();
         ByteBuf head = alloc.directBuffer(payload == 0 ? headLength + trailer : headLength);
-        head.writeInt(bodyLength(p));
+        head.writeInt(headLength - LENGTH_FIELD_LENGTH + payload + trailer);
         head.writeByte(TYPE_PACKET);
         head.writeByte(p.icrcPresent() ? FLAG_ICRC : 0);
         writeGid(head, src);
@@ -195,7 +200,9 @@ public final class PacketCodec {
         body.getBytes(ibaStart, header, 0, hl);
         ByteBuf payload = payloadLength == 0 ? null : body.retainedSlice(ibaStart + hl, payloadLength);
         Packet p = Packet.fromWire(header, hl, payload);
-        p.route(sourceGid(body, base + 2), destinationGid(body, base + 18));
+        lastSource = gidAt(body, base + 2, lastSource);
+        lastDestination = gidAt(body, base + 18, lastDestination);
+        p.route(lastSource, lastDestination);
         if (icrc) {
             p.icrc(body.getInt(base + length - Packet.ICRC_LENGTH));
         }
@@ -241,25 +248,11 @@ public final class PacketCodec {
         return payload;
     }
 
-    private Gid sourceGid(ByteBuf body, int index) {
-        Gid g = lastSource;
-        if (g == null || !sameGid(g, body, index)) {
-            g = readGid(body, index);
-            lastSource = g;
+    /** The GID at {@code index}: {@code last} if it holds the same bytes (no allocation), else a new one. */
+    private Gid gidAt(ByteBuf body, int index, Gid last) {
+        if (last != null && sameGid(last, body, index)) {
+            return last;
         }
-        return g;
-    }
-
-    private Gid destinationGid(ByteBuf body, int index) {
-        Gid g = lastDestination;
-        if (g == null || !sameGid(g, body, index)) {
-            g = readGid(body, index);
-            lastDestination = g;
-        }
-        return g;
-    }
-
-    private Gid readGid(ByteBuf body, int index) {
         body.getBytes(index, gidBytes);
         return Gid.of(gidBytes);
     }
