@@ -216,7 +216,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
         node.count(TcpCounter.REFUSED_BY_PEER);
         String why = r.reason() != null ? r.reason().name() : "code " + r.code();
         LOG.warn("{}: {} refused the handshake: {}", node.name(), describePeer(), why);
-        node.event(new TcpEvent(TcpEvent.Type.REFUSED_BY_PEER, peer != null ? peer.gid() : dialledGid(), remoteAddress(), why));
+        node.event(new TcpEvent(TcpEvent.Type.REFUSED_BY_PEER, peerGid(), remoteAddress(), why));
         closeReason = "refused by the peer: " + why;
         closeNow();
     }
@@ -225,7 +225,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
     private void refuse(HandshakeFailure reason, String detail) {
         node.count(reason.counter());
         LOG.warn("{}: refused the handshake of {}: {} ({})", node.name(), describePeer(), reason, detail);
-        node.event(new TcpEvent(TcpEvent.Type.REFUSED, peer != null ? peer.gid() : dialledGid(), remoteAddress(),
+        node.event(new TcpEvent(TcpEvent.Type.REFUSED, peerGid(), remoteAddress(),
                 reason.name() + ": " + detail));
         closeReason = "refused: " + reason;
         state = State.CLOSED;
@@ -236,8 +236,9 @@ final class Connection extends ChannelInboundHandlerAdapter {
         channel.writeAndFlush(new Handshake.Refuse(reason.code(), reason)).addListener(ChannelFutureListener.CLOSE);
     }
 
-    private Gid dialledGid() {
-        return dialled != null ? dialled.peer() : null;
+    /** The peer's GID: the one its HELLO claimed, else the one dialled, else null. */
+    private Gid peerGid() {
+        return peer != null ? peer.gid() : dialled != null ? dialled.peer() : null;
     }
 
     // ------------------------------------------------------------------ packets
@@ -287,7 +288,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
     private void badInput(FrameError kind, String detail) {
         node.count(kind.counter());
         LOG.warn("{}: closing the connection with {}: {}", node.name(), describePeer(), detail);
-        node.event(new TcpEvent(TcpEvent.Type.BAD_INPUT, peer != null ? peer.gid() : dialledGid(), remoteAddress(),
+        node.event(new TcpEvent(TcpEvent.Type.BAD_INPUT, peerGid(), remoteAddress(),
                 kind.name() + ": " + detail));
         closeReason = "bad input: " + kind;
         closeNow();
