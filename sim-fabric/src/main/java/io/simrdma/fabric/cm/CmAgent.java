@@ -122,22 +122,7 @@ final class CmAgent implements Device.MadHandler {
     // ------------------------------------------------------------------ address and route
 
     void resolveAddr(CmId id, int timeoutMs) {
-        if (device.portState() == PortState.ACTIVE) {
-            later(0, "addr resolved", () -> {
-                if (id.state == CmId.State.ADDR_QUERY) {
-                    id.state = CmId.State.ADDR_RESOLVED;
-                    event(id, CmEventType.ADDR_RESOLVED, 0, null);
-                }
-            });
-        } else {
-            Object query = waitForPort(id);
-            later(Math.max(0, timeoutMs) * 1_000_000L, "addr error", () -> {
-                if (waitingForPort.remove(id, query) && id.state == CmId.State.ADDR_QUERY) {
-                    id.state = CmId.State.ADDR_BOUND;
-                    event(id, CmEventType.ADDR_ERROR, -Errno.EHOSTUNREACH.value(), null);
-                }
-            });
-        }
+        resolve(id, timeoutMs, "addr", CmId.State.ADDR_QUERY, CmId.State.ADDR_BOUND, CmEventType.ADDR_ERROR);
     }
 
     void resolveRoute(CmId id, int timeoutMs) {
@@ -148,22 +133,26 @@ final class CmAgent implements Device.MadHandler {
             mtu = remote.queryPort(1).activeMtu();
         }
         id.pathMtuCode = mtu.code();
+        resolve(id, timeoutMs, "route", CmId.State.ROUTE_QUERY, CmId.State.ADDR_RESOLVED, CmEventType.ROUTE_ERROR);
+    }
+
+    /**
+     * Completes the address or route query of {@code id} (in state {@code query}): soon if the port is active, else
+     * when it becomes active; if it does not within {@code timeoutMs}, the query fails with {@code error} and the id
+     * goes back to state {@code failed}.
+     */
+    private void resolve(CmId id, int timeoutMs, String what, CmId.State query, CmId.State failed, CmEventType error) {
         if (device.portState() == PortState.ACTIVE) {
-            later(0, "route resolved", () -> {
-                if (id.state == CmId.State.ROUTE_QUERY) {
-                    id.state = CmId.State.ROUTE_RESOLVED;
-                    event(id, CmEventType.ROUTE_RESOLVED, 0, null);
-                }
-            });
-        } else {
-            Object query = waitForPort(id);
-            later(Math.max(0, timeoutMs) * 1_000_000L, "route error", () -> {
-                if (waitingForPort.remove(id, query) && id.state == CmId.State.ROUTE_QUERY) {
-                    id.state = CmId.State.ADDR_RESOLVED;
-                    event(id, CmEventType.ROUTE_ERROR, -Errno.EHOSTUNREACH.value(), null);
-                }
-            });
+            later(0, what + " resolved", () -> queryResolved(id));
+            return;
         }
+        Object token = waitForPort(id);
+        later(Math.max(0, timeoutMs) * 1_000_000L, what + " error", () -> {
+            if (waitingForPort.remove(id, token) && id.state == query) {
+                id.state = failed;
+                event(id, error, -Errno.EHOSTUNREACH.value(), null);
+            }
+        });
     }
 
     /**
@@ -184,7 +173,7 @@ final class CmAgent implements Device.MadHandler {
         return query;
     }
 
-    /** The local port is active: the waiting address or route query of {@code id} completes. Device executor. */
+    /** The local port is active: the address or route query of {@code id} completes. Device executor. */
     private void queryResolved(CmId id) {
         if (id.state == CmId.State.ADDR_QUERY) {
             id.state = CmId.State.ADDR_RESOLVED;
@@ -287,9 +276,7 @@ final class CmAgent implements Device.MadHandler {
             LOG.debug("{}: cannot move QP {} for the connection: {}", device.name(), qp.qpNum(), e.getMessage());
             sendRej(id.remoteGid, id.localCommId, id.remoteCommId, rep.transactionId, CmMessage.MSG_REP,
                     RejectReason.NO_QP, null);
-            id.conn = CmId.Conn.IDLE;
-            id.state = CmId.State.DISCONNECT;
-            event(id, CmEventType.CONNECT_ERROR, -Errno.EINVAL.value(), null);
+            attemptEnded(id, CmEventType.CONNECT_ERROR, -Errno.EINVAL.value(), null);
             return;
         }
         sendRtu(id);
@@ -425,11 +412,7 @@ final class CmAgent implements Device.MadHandler {
             if (child.conn != CmId.Conn.REQ_RCVD) {
                 throw new VerbsException(Errno.EINVAL, "no pending connection request to reject (state " + child.conn + ")");
             }
-            child.lastMad = sendRej(child.remoteGid, child.localCommId, child.remoteCommId, child.transactionId,
-                    CmMessage.MSG_REQ, RejectReason.CONSUMER_DEFINED, privateData);
-            child.listener.pendingRequests--;
-            child.conn = CmId.Conn.IDLE;
-            child.state = CmId.State.DISCONNECT;
+            refuseRequest(child, privateData);
             return null;
         });
     }
@@ -557,19 +540,13 @@ final class CmAgent implements Device.MadHandler {
                     id.timer.stop();
                     // Kept as the answer to a duplicate REQ (onReq): the REJ may be lost, and a resent REP would
                     // establish the connection at the peer while this side has abandoned it.
-                    id.lastMad = sendRej(id.remoteGid, id.localCommId, id.remoteCommId, id.transactionId,
-                            id.conn == CmId.Conn.REP_SENT ? CmMessage.MSG_REP : CmMessage.MSG_REQ,
-                            RejectReason.CONSUMER_DEFINED, null);
+                    id.lastMad = rejectAttempt(id, RejectReason.CONSUMER_DEFINED, null);
                     qpToError(id);
                     id.conn = CmId.Conn.IDLE;
                     id.state = CmId.State.DISCONNECT;
                     return false;
                 case REQ_RCVD:
-                    id.lastMad = sendRej(id.remoteGid, id.localCommId, id.remoteCommId, id.transactionId,
-                            CmMessage.MSG_REQ, RejectReason.CONSUMER_DEFINED, null);
-                    id.listener.pendingRequests--;
-                    id.conn = CmId.Conn.IDLE;
-                    id.state = CmId.State.DISCONNECT;
+                    refuseRequest(id, null);
                     return false;
                 default:
                     if (id.state == CmId.State.DISCONNECT) {
@@ -666,6 +643,27 @@ final class CmAgent implements Device.MadHandler {
         return mad;
     }
 
+    /** Sends the REJ that abandons the attempt of {@code id}: of the REP it sent (REP_SENT), else of the REQ. */
+    private byte[] rejectAttempt(CmId id, RejectReason reason, byte[] privateData) {
+        return sendRej(id.remoteGid, id.localCommId, id.remoteCommId, id.transactionId,
+                id.conn == CmId.Conn.REP_SENT ? CmMessage.MSG_REP : CmMessage.MSG_REQ, reason, privateData);
+    }
+
+    /** The application refuses the request {@code child} holds (REQ_RCVD); the REJ also answers a duplicate REQ. */
+    private void refuseRequest(CmId child, byte[] privateData) {
+        child.lastMad = rejectAttempt(child, RejectReason.CONSUMER_DEFINED, privateData);
+        child.listener.pendingRequests--;
+        child.conn = CmId.Conn.IDLE;
+        child.state = CmId.State.DISCONNECT;
+    }
+
+    /** The connection attempt of {@code id} ended without a connection: the application gets {@code type}. */
+    private void attemptEnded(CmId id, CmEventType type, int status, ConnParam p) {
+        id.conn = CmId.Conn.IDLE;
+        id.state = CmId.State.DISCONNECT;
+        event(id, type, status, p);
+    }
+
     private void onRej(Gid source, CmMessage rej) {
         CmId id = byLocalCommId.get(rej.remoteCommId);
         if (id == null) {
@@ -686,18 +684,14 @@ final class CmAgent implements Device.MadHandler {
                         id.listener.syncRequests.remove(id);
                     }
                 }
-                id.conn = CmId.Conn.IDLE;
-                id.state = CmId.State.DISCONNECT;
-                event(id, CmEventType.REJECTED, rej.reason, p);
+                attemptEnded(id, CmEventType.REJECTED, rej.reason, p);
                 break;
             case REQ_SENT:
             case REP_SENT:
             case REP_RCVD:
                 id.timer.stop();
                 qpToError(id);
-                id.conn = CmId.Conn.IDLE;
-                id.state = CmId.State.DISCONNECT;
-                event(id, CmEventType.REJECTED, rej.reason, p);
+                attemptEnded(id, CmEventType.REJECTED, rej.reason, p);
                 break;
             case ESTABLISHED:
                 qpToError(id);
@@ -761,21 +755,16 @@ final class CmAgent implements Device.MadHandler {
     private void giveUp(CmId id) {
         switch (id.conn) {
             case REQ_SENT:
-                sendRej(id.remoteGid, id.localCommId, 0, id.transactionId, CmMessage.MSG_REQ, RejectReason.TIMEOUT, null);
+                rejectAttempt(id, RejectReason.TIMEOUT, null);
                 qpToError(id);
-                id.conn = CmId.Conn.IDLE;
-                id.state = CmId.State.DISCONNECT;
-                event(id, CmEventType.UNREACHABLE, ETIMEDOUT, null);
+                attemptEnded(id, CmEventType.UNREACHABLE, ETIMEDOUT, null);
                 break;
             case REP_SENT:
                 // Kept as the answer to a late duplicate REQ (onReq), which must not get the stale REP: the
                 // requester would establish a connection whose passive QP is in ERR.
-                id.lastMad = sendRej(id.remoteGid, id.localCommId, id.remoteCommId, id.transactionId, CmMessage.MSG_REP,
-                        RejectReason.TIMEOUT, null);
+                id.lastMad = rejectAttempt(id, RejectReason.TIMEOUT, null);
                 qpToError(id);
-                id.conn = CmId.Conn.IDLE;
-                id.state = CmId.State.DISCONNECT;
-                event(id, CmEventType.CONNECT_ERROR, ETIMEDOUT, null);
+                attemptEnded(id, CmEventType.CONNECT_ERROR, ETIMEDOUT, null);
                 break;
             case DREQ_SENT:
                 enterTimewait(id);
@@ -798,15 +787,13 @@ final class CmAgent implements Device.MadHandler {
                     id.timer.stop();
                     break;
                 case REQ_RCVD:
-                    sendRej(id.remoteGid, id.localCommId, id.remoteCommId, id.transactionId, CmMessage.MSG_REQ,
-                            RejectReason.TIMEOUT, null);
+                    rejectAttempt(id, RejectReason.TIMEOUT, null);
                     id.listener.pendingRequests--;
                     break;
                 case REQ_SENT:
                 case REP_SENT:
                 case REP_RCVD:
-                    sendRej(id.remoteGid, id.localCommId, id.remoteCommId, id.transactionId,
-                            id.conn == CmId.Conn.REP_SENT ? CmMessage.MSG_REP : CmMessage.MSG_REQ, RejectReason.TIMEOUT, null);
+                    rejectAttempt(id, RejectReason.TIMEOUT, null);
                     break;
                 default:
                     break;
@@ -818,8 +805,7 @@ final class CmAgent implements Device.MadHandler {
                 for (CmId child : new ArrayList<>(byLocalCommId.values())) {
                     if (child.listener == id && child.conn == CmId.Conn.REQ_RCVD && child.channel() == null
                             && id.syncRequests.contains(child)) {
-                        sendRej(child.remoteGid, child.localCommId, child.remoteCommId, child.transactionId,
-                                CmMessage.MSG_REQ, RejectReason.NO_RESOURCES, null);
+                        rejectAttempt(child, RejectReason.NO_RESOURCES, null);
                         child.conn = CmId.Conn.IDLE;
                         forget(child);
                     }
