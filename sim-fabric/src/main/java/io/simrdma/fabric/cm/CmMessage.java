@@ -39,20 +39,23 @@ final class CmMessage {
 
     /** CM attribute IDs (IBA table 104). */
     enum Type {
-        REQ(0x0010, 92),
-        MRA(0x0011, 222),
-        REJ(0x0012, 148),
-        REP(0x0013, 196),
-        RTU(0x0014, 224),
-        DREQ(0x0015, 220),
-        DREP(0x0016, 224);
+        REQ(0x0010, 140, 92),
+        MRA(0x0011, 10, 222),
+        REJ(0x0012, 84, 148),
+        REP(0x0013, 36, 196),
+        RTU(0x0014, 8, 224),
+        DREQ(0x0015, 12, 220),
+        DREP(0x0016, 8, 224);
 
         final int attributeId;
+        /** Where the private data starts in the message contents. */
+        final int privateDataOffset;
         /** Bytes of private data the message carries. */
         final int privateDataLength;
 
-        Type(int attributeId, int privateDataLength) {
+        Type(int attributeId, int privateDataOffset, int privateDataLength) {
             this.attributeId = attributeId;
+            this.privateDataOffset = privateDataOffset;
             this.privateDataLength = privateDataLength;
         }
 
@@ -130,6 +133,9 @@ final class CmMessage {
         b.putShort(16, (short) type.attributeId);
         int o = HEADER;
         b.putInt(o, localCommId);
+        if (type != Type.REQ) {
+            b.putInt(o + 4, remoteCommId);
+        }
         switch (type) {
             case REQ:
                 b.putLong(o + 8, serviceId);
@@ -156,10 +162,8 @@ final class CmMessage {
                 b.put(o + 93, (byte) hopLimit);
                 b.put(o + 94, (byte) ((sl & 0xF) << 4 | (subnetLocal ? 1 << 3 : 0)));
                 b.put(o + 95, (byte) ((localAckTimeout & 0x1F) << 3));
-                putPrivate(b, o + 140);
                 break;
             case REP:
-                b.putInt(o + 4, remoteCommId);
                 b.putInt(o + 8, 0);
                 put24(b, o + 12, localQpn);
                 put24(b, o + 16, 0);
@@ -169,34 +173,26 @@ final class CmMessage {
                 b.put(o + 26, (byte) ((targetAckDelay & 0x1F) << 3 | (failoverAccepted & 3) << 1 | (flowControl ? 1 : 0)));
                 b.put(o + 27, (byte) ((rnrRetryCount & 7) << 5 | (srq ? 1 << 4 : 0)));
                 b.putLong(o + 28, localCaGuid);
-                putPrivate(b, o + 36);
                 break;
             case REJ:
-                b.putInt(o + 4, remoteCommId);
                 b.put(o + 8, (byte) ((messageRejected & 3) << 6));
                 b.put(o + 9, (byte) 0);
                 b.putShort(o + 10, (short) reason);
-                putPrivate(b, o + 84);
                 break;
             case MRA:
-                b.putInt(o + 4, remoteCommId);
                 b.put(o + 8, (byte) ((messageRejected & 3) << 6));
                 b.put(o + 9, (byte) ((serviceTimeout & 0x1F) << 3));
-                putPrivate(b, o + 10);
                 break;
             case RTU:
             case DREP:
-                b.putInt(o + 4, remoteCommId);
-                putPrivate(b, o + 8);
                 break;
             case DREQ:
-                b.putInt(o + 4, remoteCommId);
                 put24(b, o + 8, remoteQpn);
-                putPrivate(b, o + 12);
                 break;
             default:
                 throw new IllegalStateException("no encoding for " + type);
         }
+        putPrivate(b, o + type.privateDataOffset);
         return mad;
     }
 
@@ -221,6 +217,9 @@ final class CmMessage {
         m.transactionId = b.getLong(8);
         int o = HEADER;
         m.localCommId = b.getInt(o);
+        if (t != Type.REQ) {
+            m.remoteCommId = b.getInt(o + 4);
+        }
         switch (t) {
             case REQ: {
                 m.serviceId = b.getLong(o + 8);
@@ -254,11 +253,9 @@ final class CmMessage {
                 m.sl = x >>> 4;
                 m.subnetLocal = (x & 0x08) != 0;
                 m.localAckTimeout = (b.get(o + 95) & 0xFF) >>> 3;
-                m.privateData = Arrays.copyOfRange(mad, o + 140, o + 140 + t.privateDataLength);
                 break;
             }
             case REP: {
-                m.remoteCommId = b.getInt(o + 4);
                 m.localQpn = get24(b, o + 12);
                 m.startingPsn = get24(b, o + 20);
                 m.responderResources = b.get(o + 24) & 0xFF;
@@ -271,34 +268,27 @@ final class CmMessage {
                 m.rnrRetryCount = x >>> 5;
                 m.srq = (x & 0x10) != 0;
                 m.localCaGuid = b.getLong(o + 28);
-                m.privateData = Arrays.copyOfRange(mad, o + 36, o + 36 + t.privateDataLength);
                 break;
             }
             case REJ:
-                m.remoteCommId = b.getInt(o + 4);
                 m.messageRejected = (b.get(o + 8) & 0xFF) >>> 6;
                 m.reason = b.getShort(o + 10) & 0xFFFF;
-                m.privateData = Arrays.copyOfRange(mad, o + 84, o + 84 + t.privateDataLength);
                 break;
             case MRA:
-                m.remoteCommId = b.getInt(o + 4);
                 m.messageRejected = (b.get(o + 8) & 0xFF) >>> 6;
                 m.serviceTimeout = (b.get(o + 9) & 0xFF) >>> 3;
-                m.privateData = Arrays.copyOfRange(mad, o + 10, o + 10 + t.privateDataLength);
                 break;
             case RTU:
             case DREP:
-                m.remoteCommId = b.getInt(o + 4);
-                m.privateData = Arrays.copyOfRange(mad, o + 8, o + 8 + t.privateDataLength);
                 break;
             case DREQ:
-                m.remoteCommId = b.getInt(o + 4);
                 m.remoteQpn = get24(b, o + 8);
-                m.privateData = Arrays.copyOfRange(mad, o + 12, o + 12 + t.privateDataLength);
                 break;
             default:
                 return null;
         }
+        int pd = o + t.privateDataOffset;
+        m.privateData = Arrays.copyOfRange(mad, pd, pd + t.privateDataLength);
         return m;
     }
 
