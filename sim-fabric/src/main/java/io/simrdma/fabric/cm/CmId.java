@@ -318,12 +318,7 @@ public final class CmId {
             state = State.ADDR_QUERY;
         }
         cm.agent(d).resolveAddr(this, timeoutMs);
-        if (isSync()) {
-            CmEvent e = awaitSync(t -> t == CmEventType.ADDR_RESOLVED || t == CmEventType.ADDR_ERROR, -1);
-            if (e.type() == CmEventType.ADDR_ERROR) {
-                throw new CmException(Errno.EADDRNOTAVAIL, "address resolution failed", e);
-            }
-        }
+        awaitResolution(CmEventType.ADDR_RESOLVED, CmEventType.ADDR_ERROR, Errno.EADDRNOTAVAIL, "address");
     }
 
     /**
@@ -341,10 +336,15 @@ public final class CmId {
             state = State.ROUTE_QUERY;
         }
         cm.agent(device).resolveRoute(this, timeoutMs);
+        awaitResolution(CmEventType.ROUTE_RESOLVED, CmEventType.ROUTE_ERROR, Errno.EHOSTUNREACH, "route");
+    }
+
+    /** For a synchronous id: waits for the {@code resolved} or {@code error} event; the error throws {@code errno}. */
+    private void awaitResolution(CmEventType resolved, CmEventType error, Errno errno, String what) {
         if (isSync()) {
-            CmEvent e = awaitSync(t -> t == CmEventType.ROUTE_RESOLVED || t == CmEventType.ROUTE_ERROR, -1);
-            if (e.type() == CmEventType.ROUTE_ERROR) {
-                throw new CmException(Errno.EHOSTUNREACH, "route resolution failed", e);
+            CmEvent e = awaitSync(t -> t == resolved || t == error, -1);
+            if (e.type() == error) {
+                throw new CmException(errno, what + " resolution failed", e);
             }
         }
     }
