@@ -50,9 +50,6 @@ import java.util.Set;
 final class SimEvd extends SimHandle implements EventDispatcher {
 
     private record Entry(DatEvent event, boolean notifies, Runnable reaped) {
-        Entry(DatEvent event, boolean notifies) {
-            this(event, notifies, null);
-        }
     }
 
     /** Tells the stream an event of {@code e} has left the EVD (SRQ accounting, dat_srq_query(3DAT)). */
@@ -205,28 +202,33 @@ final class SimEvd extends SimHandle implements EventDispatcher {
         }
         SimIa.Translated t = ia.translate(this, polled[0], solicitedEvent);
         if (t != null) {
-            enqueue(t.event(), t.notifies(), t.reaped());
+            enqueue(t.event(), t.notifies(), t.reaped(), true);
         }
     }
 
     /** Queues an event of any stream. Any thread. @return false if the EVD overflowed (the event is lost) */
     boolean enqueue(DatEvent e, boolean notify) {
-        return enqueue(e, notify, null);
+        return enqueue(e, notify, null, true);
     }
 
-    /** As {@link #enqueue(DatEvent, boolean)}; {@code reaped} runs when the event leaves the EVD or is lost. */
-    private boolean enqueue(DatEvent e, boolean notify, Runnable reaped) {
+    /** Queues a notifying event only if the EVD has room; a full EVD is left alone (no overflow is reported). */
+    boolean offer(DatEvent e) {
+        return enqueue(e, true, null, false);
+    }
+
+    /**
+     * As {@link #enqueue(DatEvent, boolean)}; {@code reaped} runs when the event leaves the EVD or is
+     * lost; an event lost to a full EVD is reported as an overflow if {@code reportOverflow}.
+     */
+    private boolean enqueue(DatEvent e, boolean notify, Runnable reaped, boolean reportOverflow) {
         SimCno trigger = null;
+        boolean queued = false;
         boolean wasFreed;
         synchronized (lock) {
             wasFreed = freed;
-            if (wasFreed) {
-                trigger = null;
-            } else if (queue.size() >= qlen) {
-                trigger = null;
-                notify = false;
-            } else {
+            if (!wasFreed && queue.size() < qlen) {
                 queue.add(new Entry(e, notify, reaped));
+                queued = true;
                 if (notify) {
                     notifying++;
                     // dat_evd_wait(3DAT): a direct waiter preempts the CNO; a disabled EVD does not notify it.
@@ -234,37 +236,16 @@ final class SimEvd extends SimHandle implements EventDispatcher {
                         trigger = cno;
                     }
                 }
-                e = null;
             }
         }
-        if (e != null) {
+        if (!queued) {
             if (reaped != null) {
                 reaped.run();
             }
-            if (!wasFreed) {
+            if (!wasFreed && reportOverflow) {
                 overflow();
             }
             return false;
-        }
-        signal.signalAll();
-        if (trigger != null) {
-            trigger.trigger(this);
-        }
-        return true;
-    }
-
-    /** Queues a notifying event only if the EVD has room; a full EVD is left alone (no overflow is reported). */
-    boolean offer(DatEvent e) {
-        SimCno trigger = null;
-        synchronized (lock) {
-            if (freed || queue.size() >= qlen) {
-                return false;
-            }
-            queue.add(new Entry(e, true));
-            notifying++;
-            if (enabled && !waiting && cno != null) {
-                trigger = cno;
-            }
         }
         signal.signalAll();
         if (trigger != null) {
@@ -286,28 +267,30 @@ final class SimEvd extends SimHandle implements EventDispatcher {
     @Override
     public Optional<DatEvent> dequeue() {
         checkHandle();
+        Entry e;
         synchronized (lock) {
             if (waiting) {
                 throw invalidState(DatReturnSubtype.INVALID_STATE_EVD_WAITER,
                         "a thread waits on this EVD (dat_evd_dequeue(3DAT))");
             }
+            e = take();
         }
-        Entry e = poll();
         if (e == null && ia.fabric.scheduler().progress()) {
-            e = poll();
+            synchronized (lock) {
+                e = take();
+            }
         }
         reaped(e);
         return e == null ? Optional.empty() : Optional.of(e.event());
     }
 
-    private Entry poll() {
-        synchronized (lock) {
-            Entry e = queue.poll();
-            if (e != null && e.notifies()) {
-                notifying--;
-            }
-            return e;
+    /** Takes the oldest event off the queue, or null. Holds lock. */
+    private Entry take() {
+        Entry e = queue.poll();
+        if (e != null && e.notifies()) {
+            notifying--;
         }
+        return e;
     }
 
     @Override
@@ -355,10 +338,7 @@ final class SimEvd extends SimHandle implements EventDispatcher {
                 if (!ready(threshold)) {
                     return EvdWaitResult.timedOut(queue.size());
                 }
-                e = queue.poll();
-                if (e.notifies()) {
-                    notifying--;
-                }
+                e = take();
                 nmore = queue.size();
             }
             reaped(e);
