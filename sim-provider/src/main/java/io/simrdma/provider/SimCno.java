@@ -172,6 +172,7 @@ final class SimCno extends SimHandle implements ConsumerNotificationObject {
     }
 
     /** Releases the CNO on an abrupt IA close: waiters and the agent get no EVD (dat_cno_wait(3DAT)). */
+    @Override
     void destroy() {
         WaitProxyAgent a;
         synchronized (lock) {

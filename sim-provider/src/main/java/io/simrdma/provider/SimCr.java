@@ -227,6 +227,10 @@ final class SimCr extends SimHandle implements ConnectionRequest {
         if (ia.owners.get(child) == this) {
             ia.owners.remove(child);
         }
+        destroyId();
+    }
+
+    private void destroyId() {
         try {
             child.destroy();
         } catch (VerbsException e) {
@@ -245,16 +249,13 @@ final class SimCr extends SimHandle implements ConnectionRequest {
         ia.device.executor().execute(new Task() {
             @Override
             public void run() {
-                try {
-                    child.destroy();
-                } catch (VerbsException e) {
-                    LOG.debug("CR on {}: id not destroyed: {}", connQual, e.getMessage());
-                }
+                destroyId();
             }
         });
     }
 
     /** dat_ia_close(3DAT) abrupt: the request is rejected and its provider endpoint freed. */
+    @Override
     void destroy() {
         ia.run(() -> {
             if (!freed) {

@@ -1349,6 +1349,7 @@ final class SimEp extends SimHandle implements Endpoint {
     }
 
     /** Releases the endpoint: aborts its connection, destroys its QP, leaves its EVDs. Device executor. */
+    @Override
     void destroy() {
         if (freed) {
             return;

@@ -483,6 +483,7 @@ final class SimEvd extends SimHandle implements EventDispatcher {
     }
 
     /** Releases the EVD without checks (abrupt IA close). */
+    @Override
     void destroy() {
         SimCno c;
         List<Entry> discarded;

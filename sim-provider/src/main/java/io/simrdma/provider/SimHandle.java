@@ -46,6 +46,9 @@ abstract class SimHandle implements DatHandle {
     /** The subtype of DAT_INVALID_HANDLE that names this kind of handle. */
     abstract DatReturnSubtype invalidHandleSubtype();
 
+    /** Releases the object without the checks of its free (dat_ia_close(3DAT) abrupt). */
+    abstract void destroy();
+
     /** @throws DatException DAT_INVALID_HANDLE if freed or its IA is closed */
     final void checkHandle() {
         if (freed || (ia != null && ia != this && ia.closed)) {

@@ -260,7 +260,7 @@ final class SimIa extends SimHandle implements InterfaceAdapter {
                 for (SimHandle h : all) {
                     if (kind.isInstance(h)) {
                         try {
-                            destroyAbruptly(h);
+                            h.destroy();
                         } catch (RuntimeException e) {
                             LOG.debug("abrupt close of {}: {} not released cleanly: {}", name.text(), h, e.getMessage());
                         }
@@ -300,28 +300,10 @@ final class SimIa extends SimHandle implements InterfaceAdapter {
         provider.iaClosed(this);
     }
 
-    private void destroyAbruptly(SimHandle h) {
-        if (h instanceof SimCr cr) {
-            cr.destroy();
-        } else if (h instanceof SimEp ep) {
-            ep.destroy();
-        } else if (h instanceof SimRsp r) {
-            r.destroy();
-        } else if (h instanceof SimPsp p) {
-            p.destroy();
-        } else if (h instanceof SimRmr r) {
-            r.destroy();
-        } else if (h instanceof SimLmr l) {
-            l.destroy();
-        } else if (h instanceof SimSrq s) {
-            s.destroy();
-        } else if (h instanceof SimPz p) {
-            p.destroy();
-        } else if (h instanceof SimEvd e) {
-            e.destroy();
-        } else if (h instanceof SimCno c) {
-            c.destroy();
-        }
+    /** The IA itself is released by an abrupt close. */
+    @Override
+    void destroy() {
+        close(CloseFlag.ABRUPT);
     }
 
     // ------------------------------------------------------------------ object creation

@@ -175,6 +175,7 @@ final class SimLmr extends SimHandle implements LocalMemoryRegion {
         }
     }
 
+    @Override
     void destroy() {
         if (freed) {
             return;

@@ -86,17 +86,6 @@ final class SimPsp extends SimServicePoint implements PublicServicePoint {
         return new PspParams(ia, qual(), evd, flag);
     }
 
-    /** Stops listening; requests already delivered and their endpoints stay (dat_psp_free(3DAT)). */
-    @Override
-    void destroy() {
-        ia.run(() -> {
-            if (!freed) {
-                freed = true;
-                stopListening();
-            }
-        });
-    }
-
     @Override
     public String toString() {
         return "PSP[" + qual() + "," + flag + "]";

@@ -74,6 +74,7 @@ final class SimPz extends SimHandle implements ProtectionZone {
         ia.forget(this);
     }
 
+    @Override
     void destroy() {
         if (freed) {
             return;

@@ -121,6 +121,7 @@ final class SimRmr extends SimHandle implements RemoteMemoryRegion {
         ia.forget(this);
     }
 
+    @Override
     void destroy() {
         synchronized (this) {
             if (freed) {

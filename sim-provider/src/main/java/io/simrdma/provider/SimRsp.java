@@ -80,18 +80,12 @@ final class SimRsp extends SimServicePoint implements ReservedServicePoint {
         return new RspParams(ia, qual(), evd, ep);
     }
 
-    /** Stops listening and, if no request came, gives the endpoint back to the consumer. */
+    /** If no request came, the endpoint goes back to the consumer (dat_rsp_free(3DAT)). */
     @Override
-    void destroy() {
-        ia.run(() -> {
-            if (!freed) {
-                freed = true;
-                stopListening();
-                if (!used && !epGone) {
-                    ep.unreserve(this);
-                }
-            }
-        });
+    void stopped() {
+        if (!used && !epGone) {
+            ep.unreserve(this);
+        }
     }
 
     @Override

@@ -126,7 +126,24 @@ abstract class SimServicePoint extends SimHandle implements ServicePoint {
     }
 
     /** Stops listening and releases what the service point holds; idempotent. Any thread. */
-    abstract void destroy();
+    @Override
+    final void destroy() {
+        ia.run(() -> {
+            if (!freed) {
+                freed = true;
+                stopListening();
+                stopped();
+            }
+        });
+    }
+
+    /**
+     * The service point stopped listening for good: what it releases besides its listening id (a
+     * PSP nothing: requests already delivered and their endpoints stay, dat_psp_free(3DAT)). Device
+     * executor.
+     */
+    void stopped() {
+    }
 
     /** A connection-manager event of the listening id. Device executor. */
     void onCmEvent(CmEvent e) {

@@ -287,6 +287,7 @@ final class SimSrq extends SimHandle implements SharedReceiveQueue {
         ia.forget(this);
     }
 
+    @Override
     void destroy() {
         if (freed) {
             return;
