@@ -153,6 +153,18 @@ final class DataPathSupport {
         }
     }
 
+    /** Links {@code wrs} in order into one list (ibv_post_send(3) with a WR list) and returns its head. */
+    static SendWr chain(SendWr... wrs) {
+        for (int i = 0; i + 1 < wrs.length; i++) {
+            wrs[i].next(wrs[i + 1]);
+        }
+        return wrs[0];
+    }
+
+    static SendWr chain(List<SendWr> wrs) {
+        return chain(wrs.toArray(new SendWr[0]));
+    }
+
     /** Connects {@code x} and {@code y} like ibv_rc_pingpong, with the pair's MTU and limits. */
     static void connect(RcPair p, QueuePair x, int psnX, QueuePair y, int psnY) {
         p.toInit(x);

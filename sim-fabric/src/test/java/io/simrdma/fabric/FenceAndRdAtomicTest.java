@@ -9,6 +9,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.stream.Stream;
@@ -16,6 +17,7 @@ import java.util.stream.Stream;
 import static io.simrdma.fabric.DataPathSupport.assertBytes;
 import static io.simrdma.fabric.DataPathSupport.assertEngineHealthy;
 import static io.simrdma.fabric.DataPathSupport.assertSuccess;
+import static io.simrdma.fabric.DataPathSupport.chain;
 import static io.simrdma.fabric.DataPathSupport.expect;
 import static io.simrdma.fabric.DataPathSupport.fill;
 import static io.simrdma.fabric.DataPathSupport.poll;
@@ -183,8 +185,7 @@ class FenceAndRdAtomicTest {
             fill(p.b.buf, 0, 32_768, 35);
             p.b.buf.putLong(40_000, 100);
             int[] sizes = new int[n];
-            SendWr first = null;
-            SendWr prev = null;
+            List<SendWr> wrs = new ArrayList<>(n);
             int adds = 0;
             for (int i = 0; i < n; i++) {
                 SendWr wr = new SendWr().wrId(i).flag(SendFlag.SIGNALED);
@@ -197,14 +198,9 @@ class FenceAndRdAtomicTest {
                     wr.opcode(WrOpcode.RDMA_READ).sge(p.a.mr, 2048L * i, sizes[i])
                             .remote(p.b.addr(2048L * i), p.b.mr.rkey());
                 }
-                if (prev == null) {
-                    first = wr;
-                } else {
-                    prev.next(wr);
-                }
-                prev = wr;
+                wrs.add(wr);
             }
-            p.a.qp.postSend(first);
+            p.a.qp.postSend(chain(wrs));
             List<WorkCompletion> wcs = poll(p.a.cq, n);
             int fetched = 100;
             for (int i = 0; i < n; i++) {
@@ -251,8 +247,7 @@ class FenceAndRdAtomicTest {
             int len = 3000;
             fill(p.b.buf, 0, blocks * len, 36);
             fill(p.a.buf, 30_000, blocks * len, 37); // stale staging contents
-            SendWr first = null;
-            SendWr prev = null;
+            List<SendWr> wrs = new ArrayList<>(2 * blocks);
             for (int i = 0; i < blocks; i++) {
                 long stage = 30_000L + (long) i * len;
                 SendWr read = new SendWr().wrId(2L * i).opcode(WrOpcode.RDMA_READ).sge(p.a.mr, stage, len)
@@ -260,15 +255,10 @@ class FenceAndRdAtomicTest {
                 SendWr write = new SendWr().wrId(2L * i + 1).opcode(WrOpcode.RDMA_WRITE).sge(p.a.mr, stage, len)
                         .remote(p.b.addr(32_768L + (long) i * len), p.b.mr.rkey())
                         .flag(SendFlag.FENCE).flag(SendFlag.SIGNALED);
-                read.next(write);
-                if (prev == null) {
-                    first = read;
-                } else {
-                    prev.next(read);
-                }
-                prev = write;
+                wrs.add(read);
+                wrs.add(write);
             }
-            p.a.qp.postSend(first);
+            p.a.qp.postSend(chain(wrs));
             List<WorkCompletion> wcs = poll(p.a.cq, blocks);
             for (int i = 0; i < blocks; i++) {
                 assertSuccess(wcs.get(i), 2L * i + 1, WcOpcode.RDMA_WRITE);

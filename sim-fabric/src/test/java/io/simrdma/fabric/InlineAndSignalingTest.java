@@ -13,6 +13,7 @@ import static io.simrdma.fabric.DataPathSupport.assertBytes;
 import static io.simrdma.fabric.DataPathSupport.assertCqEmpty;
 import static io.simrdma.fabric.DataPathSupport.assertEngineHealthy;
 import static io.simrdma.fabric.DataPathSupport.assertSuccess;
+import static io.simrdma.fabric.DataPathSupport.chain;
 import static io.simrdma.fabric.DataPathSupport.expect;
 import static io.simrdma.fabric.DataPathSupport.fill;
 import static io.simrdma.fabric.DataPathSupport.fillConstant;
@@ -135,21 +136,12 @@ class InlineAndSignalingTest {
             }
             fill(p.a.buf, 0, 6000, 21);
             // One chain: five unsignaled SENDs, then a signaled one (ibv_post_send(3) with a WR list).
-            SendWr first = null;
-            SendWr prev = null;
+            SendWr[] wrs = new SendWr[n];
             for (int i = 0; i < n; i++) {
-                SendWr wr = new SendWr().wrId(100 + i).opcode(WrOpcode.SEND).sge(p.a.mr, 1000L * i, 700 + i);
-                if (i == n - 1) {
-                    wr.flag(SendFlag.SIGNALED);
-                }
-                if (prev == null) {
-                    first = wr;
-                } else {
-                    prev.next(wr);
-                }
-                prev = wr;
+                wrs[i] = new SendWr().wrId(100 + i).opcode(WrOpcode.SEND).sge(p.a.mr, 1000L * i, 700 + i);
             }
-            p.a.qp.postSend(first);
+            wrs[n - 1].flag(SendFlag.SIGNALED);
+            p.a.qp.postSend(chain(wrs));
             expect(p.a.cq, 100 + n - 1, WcOpcode.SEND);
             List<WorkCompletion> recvs = poll(p.b.cq, n);
             for (int i = 0; i < n; i++) {

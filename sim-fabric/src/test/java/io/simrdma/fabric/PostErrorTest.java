@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 
+import static io.simrdma.fabric.DataPathSupport.chain;
 import static io.simrdma.fabric.ErrorPathSupport.assertNoCompletion;
 import static io.simrdma.fabric.ErrorPathSupport.expect;
 import static io.simrdma.fabric.ErrorPathSupport.pair;
@@ -44,13 +45,6 @@ class PostErrorTest {
     private static SendWr write(RcPair p, long wrId, int len) {
         return new SendWr().wrId(wrId).opcode(WrOpcode.RDMA_WRITE).sge(p.a.mr, wrId * 1024, len)
                 .remote(p.b.addr(wrId * 1024), p.b.mr.rkey()).flag(SendFlag.SIGNALED);
-    }
-
-    private static SendWr chain(SendWr... wrs) {
-        for (int i = 0; i + 1 < wrs.length; i++) {
-            wrs[i].next(wrs[i + 1]);
-        }
-        return wrs[0];
     }
 
     private static PostException assertPostFails(Runnable post, Errno errno, int badIndex, Object badWr) {

@@ -103,18 +103,11 @@ class PostOrderTest {
             int i = 0;
             while (i < n) {
                 int chain = 1 + rnd.nextInt(8);
-                SendWr first = null;
-                SendWr prev = null;
+                List<SendWr> wrs = new ArrayList<>(chain);
                 for (int k = 0; k < chain && i < n; k++, i++) {
-                    SendWr wr = build(ops.get(i), aMr, bMr);
-                    if (prev == null) {
-                        first = wr;
-                    } else {
-                        prev.next(wr);
-                    }
-                    prev = wr;
+                    wrs.add(build(ops.get(i), aMr, bMr));
                 }
-                p.a.qp.postSend(first);
+                p.a.qp.postSend(DataPathSupport.chain(wrs));
             }
 
             List<Op> signaled = ops.stream().filter(Op::signaled).toList();
