@@ -43,6 +43,8 @@ public enum EventNumber {
     /** {@code DAT_SOFTWARE_EVENT} (0x10001). */
     SOFTWARE_EVENT(0x10001, EvdFlag.SOFTWARE);
 
+    private static final EventNumber[] VALUES = values();
+
     private final int value;
     private final EvdFlag stream;
 
@@ -67,26 +69,11 @@ public enum EventNumber {
      * @throws DatException {@code DAT_INVALID_PARAMETER} if no event number has that value
      */
     public static EventNumber fromValue(int value) {
-        switch (value) {
-            case 0x00001: return DTO_COMPLETION_EVENT;
-            case 0x01001: return RMR_BIND_COMPLETION_EVENT;
-            case 0x02001: return CONNECTION_REQUEST_EVENT;
-            case 0x04001: return CONNECTION_EVENT_ESTABLISHED;
-            case 0x04002: return CONNECTION_EVENT_PEER_REJECTED;
-            case 0x04003: return CONNECTION_EVENT_NON_PEER_REJECTED;
-            case 0x04004: return CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR;
-            case 0x04005: return CONNECTION_EVENT_DISCONNECTED;
-            case 0x04006: return CONNECTION_EVENT_BROKEN;
-            case 0x04007: return CONNECTION_EVENT_TIMED_OUT;
-            case 0x04008: return CONNECTION_EVENT_UNREACHABLE;
-            case 0x08001: return ASYNC_ERROR_EVD_OVERFLOW;
-            case 0x08002: return ASYNC_ERROR_IA_CATASTROPHIC;
-            case 0x08003: return ASYNC_ERROR_EP_BROKEN;
-            case 0x08004: return ASYNC_ERROR_TIMED_OUT;
-            case 0x08005: return ASYNC_ERROR_PROVIDER_INTERNAL_ERROR;
-            case 0x10001: return SOFTWARE_EVENT;
-            default:
-                throw DatException.invalidParameter(String.format("undefined DAT_EVENT_NUMBER 0x%X", value));
+        for (EventNumber n : VALUES) {
+            if (n.value == value) {
+                return n;
+            }
         }
+        throw DatException.invalidParameter(String.format("undefined DAT_EVENT_NUMBER 0x%X", value));
     }
 }
