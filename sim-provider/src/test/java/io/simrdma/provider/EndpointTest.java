@@ -53,6 +53,7 @@ import static io.simrdma.provider.DatPair.assertDat;
 import static io.simrdma.provider.DatPair.flags;
 import static io.simrdma.provider.DatPair.next;
 import static io.simrdma.provider.EventTestSupport.assertNoEvent;
+import static io.simrdma.provider.ObjectFixtures.seg;
 import static io.simrdma.provider.ObjectFixtures.validAttributes;
 import static io.simrdma.provider.EventTestSupport.completion;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -856,7 +857,7 @@ class EndpointTest {
             LocalMemoryRegion lmr = ObjectFixtures.lmr(p.a, pz, MemoryPrivilege.all());
             Endpoint ep = ia.createEndpoint(pz, recv, request, conn, validAttributes().build());
             Endpoint srqEp = ia.createEndpointWithSrq(pz, recv, request, conn, srq, validAttributes().build());
-            ep.postRecv(List.of(new LmrTriplet(lmr.lmrContext(), lmr.registeredAddress(), 64)), 1, DEFAULT);
+            ep.postRecv(seg(lmr, 0, 64), 1, DEFAULT);
             // In use while the endpoints live.
             assertDat(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EVD_IN_USE, recv::free);
             assertDat(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EVD_IN_USE, request::free);
@@ -866,12 +867,12 @@ class EndpointTest {
             srqEp.free();
             // Everything else is alive and usable ...
             assertEquals(pz, lmr.query().pz());
-            srq.postRecv(List.of(new LmrTriplet(lmr.lmrContext(), lmr.registeredAddress(), 64)), 2);
+            srq.postRecv(seg(lmr, 0, 64), 2);
             assertEquals(1, srq.query().availableDtoCount());
             recv.query();
             conn.query();
             Endpoint again = ia.createEndpoint(pz, recv, request, conn, validAttributes().build());
-            again.postRecv(List.of(new LmrTriplet(lmr.lmrContext(), lmr.registeredAddress(), 64)), 3, DEFAULT);
+            again.postRecv(seg(lmr, 0, 64), 3, DEFAULT);
             again.free();
             // ... and, no endpoint using them any more, each frees.
             recv.free();
@@ -910,10 +911,6 @@ class EndpointTest {
             LocalMemoryRegion dead = ObjectFixtures.lmr(p.a, p.a.pz, MemoryPrivilege.all());
             deadContext = dead.lmrContext();
             dead.free();
-        }
-
-        static List<LmrTriplet> in(LocalMemoryRegion l, int offset, int len) {
-            return List.of(new LmrTriplet(l.lmrContext(), l.registeredAddress() + offset, len));
         }
 
         List<LmrTriplet> dead(int len) {
@@ -990,7 +987,7 @@ class EndpointTest {
     void shouldRejectLmrOfAnotherPzWithProtectionViolation(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
             Posting t = new Posting(p);
-            List<LmrTriplet> iov = Posting.in(t.otherPz, 0, 8);
+            List<LmrTriplet> iov = seg(t.otherPz, 0, 8);
             assertDat(DatReturnType.PROTECTION_VIOLATION, DatReturnSubtype.PROTECTION_READ, () -> t.send(iov));
             assertDat(DatReturnType.PROTECTION_VIOLATION, DatReturnSubtype.PROTECTION_READ, () -> t.write(iov));
             assertDat(DatReturnType.PROTECTION_VIOLATION, DatReturnSubtype.PROTECTION_WRITE, () -> t.recv(iov));
@@ -1008,18 +1005,18 @@ class EndpointTest {
             // Send and RDMA Write read local memory: local read; receive and RDMA Read write it: local write
             // (dat_ep_post_recv says "local read"; C9 CONFLICT, the provider asks for local write).
             assertDat(DatReturnType.PRIVILEGES_VIOLATION, DatReturnSubtype.PRIVILEGES_READ,
-                    () -> t.send(Posting.in(t.writeOnly, 0, 8)));
+                    () -> t.send(seg(t.writeOnly, 0, 8)));
             assertDat(DatReturnType.PRIVILEGES_VIOLATION, DatReturnSubtype.PRIVILEGES_READ,
-                    () -> t.write(Posting.in(t.writeOnly, 0, 8)));
+                    () -> t.write(seg(t.writeOnly, 0, 8)));
             assertDat(DatReturnType.PRIVILEGES_VIOLATION, DatReturnSubtype.PRIVILEGES_WRITE,
-                    () -> t.recv(Posting.in(t.readOnly, 0, 8)));
+                    () -> t.recv(seg(t.readOnly, 0, 8)));
             assertDat(DatReturnType.PRIVILEGES_VIOLATION, DatReturnSubtype.PRIVILEGES_WRITE,
-                    () -> t.read(Posting.in(t.readOnly, 0, 8)));
+                    () -> t.read(seg(t.readOnly, 0, 8)));
             t.assertNothingPosted();
             // With the right privilege each is accepted.
-            t.recv(Posting.in(t.writeOnly, 0, 8));
+            t.recv(seg(t.writeOnly, 0, 8));
             t.peer.postRecv(p.b.iov(0, 64), 2, DEFAULT);
-            t.send(Posting.in(t.readOnly, 0, 8));
+            t.send(seg(t.readOnly, 0, 8));
             assertEquals(DtoCompletionStatus.SUCCESS, next(t.request, DtoCompletionEvent.class).status());
         }
     }

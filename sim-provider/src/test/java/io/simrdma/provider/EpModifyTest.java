@@ -406,7 +406,7 @@ class EpModifyTest {
             EventDispatcher request = dtoEvd(p.a);
             ProtectionZone pz2 = p.a.ia.createPz();
             LocalMemoryRegion lmr2 = ObjectFixtures.lmr(p.a, pz2, MemoryPrivilege.all());
-            List<LmrTriplet> inPz2 = List.of(new LmrTriplet(lmr2.lmrContext(), lmr2.registeredAddress(), 64));
+            List<LmrTriplet> inPz2 = ObjectFixtures.seg(lmr2, 0, 64);
             Endpoint ep = p.a.ia.createEndpoint(p.a.pz, recv, request, p.a.conn, validAttributes().build());
             assertDat(DatReturnType.PROTECTION_VIOLATION, DatReturnSubtype.PROTECTION_WRITE, () -> ep.postRecv(inPz2, 50, DEFAULT));
             ep.postRecv(p.a.iov(0, 64), 51, DEFAULT);

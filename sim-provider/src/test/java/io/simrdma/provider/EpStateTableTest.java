@@ -7,7 +7,6 @@ import io.simrdma.dat.ConnectionEvent;
 import io.simrdma.dat.ConnectionRequest;
 import io.simrdma.dat.ConnectionRequestEvent;
 import io.simrdma.dat.Dat;
-import io.simrdma.dat.DatEvent;
 import io.simrdma.dat.DatException;
 import io.simrdma.dat.DatReturnSubtype;
 import io.simrdma.dat.DatReturnType;
@@ -28,7 +27,6 @@ import io.simrdma.dat.MemoryPrivilege;
 import io.simrdma.dat.ProtectionZone;
 import io.simrdma.dat.PspFlag;
 import io.simrdma.dat.Qos;
-import io.simrdma.dat.RegionDescription;
 import io.simrdma.dat.RemoteMemoryRegion;
 import io.simrdma.dat.ReservedServicePoint;
 import io.simrdma.dat.RmrBindCompletionEvent;
@@ -46,7 +44,6 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.EnumSet;
 import java.util.HashSet;
@@ -242,8 +239,7 @@ class EpStateTableTest {
 
     private static void assertNoEvents(Subject s) {
         for (EventDispatcher evd : List.of(s.recvEvd, s.requestEvd, s.connectEvd, s.crEvd)) {
-            Optional<DatEvent> e = evd.dequeue();
-            assertTrue(e.isEmpty(), () -> "unexpected event " + e.get());
+            EventTestSupport.assertNoEvent(evd);
         }
     }
 
@@ -1033,10 +1029,8 @@ class EpStateTableTest {
         void shouldNeedLocalWriteForAReceive() {
             try (DatPair pair = DatPair.open(DatPair.Mode.DETERMINISTIC)) {
                 Subject s = new Subject(pair).driveTo(EndpointState.UNCONNECTED);
-                ByteBuffer buf = ByteBuffer.allocateDirect(4096);
-                LocalMemoryRegion readOnly = pair.b.ia.createLmr(new RegionDescription.Virtual(buf), pair.b.pz,
-                        EnumSet.of(MemoryPrivilege.LOCAL_READ));
-                List<LmrTriplet> iov = List.of(new LmrTriplet(readOnly.lmrContext(), readOnly.registeredAddress(), 64));
+                LocalMemoryRegion readOnly = ObjectFixtures.lmr(pair.b, pair.b.pz, EnumSet.of(MemoryPrivilege.LOCAL_READ));
+                List<LmrTriplet> iov = ObjectFixtures.seg(readOnly, 0, 64);
                 assertDat(DatReturnType.PRIVILEGES_VIOLATION, DatReturnSubtype.PRIVILEGES_WRITE,
                         () -> s.ep.postRecv(iov, 1, CompletionFlag.defaults()));
                 assertEquals(0, s.ep.recvQuery().nbufsAllocated());

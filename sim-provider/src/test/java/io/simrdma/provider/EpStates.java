@@ -169,7 +169,7 @@ final class EpStates {
 
         /** A new peer endpoint on {@code a}: that side's DTO EVD and {@link #peerConnectEvd}. */
         Endpoint newPeer() {
-            return other.ia.createEndpoint(other.pz, other.dto, other.dto, peerConnectEvd, null);
+            return ConnSupport.ep(other, peerConnectEvd);
         }
 
         // ------------------------------------------------------------------ preparations
@@ -181,7 +181,7 @@ final class EpStates {
         Subject prepareDupSource() {
             dupQual = pair.qual();
             other.ia.createPsp(dupQual, other.conn, PspFlag.CONSUMER);
-            dupSource = side.ia.createEndpoint(side.pz, side.dto, side.dto, side.conn, null);
+            dupSource = side.ep();
             connect(dupSource, other, dupQual, null);
             ConnectionRequest cr = next(other.conn, ConnectionRequestEvent.class).cr();
             cr.accept(other.ep(), null);
@@ -199,7 +199,7 @@ final class EpStates {
         Subject prepareForeignRequest() {
             long q = pair.qual();
             side.ia.createPsp(q, side.conn, PspFlag.CONSUMER);
-            foreignActive = other.ia.createEndpoint(other.pz, other.dto, other.dto, foreignConnectEvd, null);
+            foreignActive = ConnSupport.ep(other, foreignConnectEvd);
             connect(foreignActive, side, q, null);
             foreignRequest = next(side.conn, ConnectionRequestEvent.class).cr();
             return this;
