@@ -64,9 +64,14 @@ import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 
+import static io.simrdma.provider.ConnSupport.assertState;
+import static io.simrdma.provider.ConnSupport.expect;
 import static io.simrdma.provider.DatPair.WAIT;
 import static io.simrdma.provider.DatPair.assertDat;
 import static io.simrdma.provider.DatPair.next;
+import static io.simrdma.provider.EventTestSupport.assertDto;
+import static io.simrdma.provider.EventTestSupport.assertNoEvent;
+import static io.simrdma.provider.EventTestSupport.nextDto;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -256,29 +261,9 @@ class EndToEndTest {
         return b;
     }
 
+    /** The next event of {@code evd}: the DTO completion of {@code cookie} on {@code ep} with {@code status}. */
     private static DtoCompletionEvent dto(EventDispatcher evd, Endpoint ep, long cookie, DtoCompletionStatus status) {
-        DtoCompletionEvent e = next(evd, DtoCompletionEvent.class);
-        assertSame(evd, e.evd(), () -> "EVD of " + e);
-        assertSame(ep, e.ep(), () -> "EP of " + e);
-        assertEquals(cookie, e.userCookie(), () -> "cookie of " + e);
-        assertEquals(status, e.status(), () -> "status of " + e);
-        return e;
-    }
-
-    private static ConnectionEvent connection(EventDispatcher evd, EventNumber number, Endpoint ep) {
-        ConnectionEvent e = next(evd, ConnectionEvent.class);
-        assertEquals(number, e.eventNumber(), () -> "connection event " + e);
-        assertSame(ep, e.ep(), () -> "EP of " + e);
-        assertSame(evd, e.evd());
-        return e;
-    }
-
-    private static void assertNoEvent(EventDispatcher evd) {
-        assertEquals(Optional.empty(), evd.dequeue(), () -> "no further event on " + evd);
-    }
-
-    private static void assertState(EndpointState s, Endpoint ep) {
-        assertEquals(s, ep.status().state(), () -> "state of " + ep);
+        return assertDto(nextDto(evd), evd, ep, cookie, status);
     }
 
     private static void connect(Endpoint active, Node to, long qual, byte[] privateData) {
@@ -287,12 +272,17 @@ class EndToEndTest {
 
     /** Connects {@code active} (on a) to {@code passive} (on b) through a consumer PSP; both ESTABLISHED. */
     private static void connectThroughPsp(Pair p, Endpoint active, Endpoint passive) {
+        connectThroughPsp(p, active, p.a.conn, passive);
+    }
+
+    /** As {@link #connectThroughPsp(Pair, Endpoint, Endpoint)}, with {@code activeConn} the connect EVD of {@code active}. */
+    private static void connectThroughPsp(Pair p, Endpoint active, EventDispatcher activeConn, Endpoint passive) {
         long q = p.qual();
         PublicServicePoint psp = p.b.ia.createPsp(q, p.b.conn, PspFlag.CONSUMER);
         connect(active, p.b, q, null);
         next(p.b.conn, ConnectionRequestEvent.class).cr().accept(passive, null);
-        connection(p.a.conn, EventNumber.CONNECTION_EVENT_ESTABLISHED, active);
-        connection(p.b.conn, EventNumber.CONNECTION_EVENT_ESTABLISHED, passive);
+        expect(activeConn, EventNumber.CONNECTION_EVENT_ESTABLISHED, active);
+        expect(p.b.conn, EventNumber.CONNECTION_EVENT_ESTABLISHED, passive);
         psp.free();
     }
 
@@ -323,8 +313,8 @@ class EndToEndTest {
     /** Disconnects {@code a} (on node a) and {@code b} (on node b) from one side: DISCONNECTED on both connection EVDs. */
     private static void disconnect(Pair p, Endpoint a, Endpoint b, CloseFlag flag, boolean fromA) {
         (fromA ? a : b).disconnect(flag);
-        connection(p.a.conn, EventNumber.CONNECTION_EVENT_DISCONNECTED, a);
-        connection(p.b.conn, EventNumber.CONNECTION_EVENT_DISCONNECTED, b);
+        expect(p.a.conn, EventNumber.CONNECTION_EVENT_DISCONNECTED, a);
+        expect(p.b.conn, EventNumber.CONNECTION_EVENT_DISCONNECTED, b);
         assertState(EndpointState.DISCONNECTED, a);
         assertState(EndpointState.DISCONNECTED, b);
     }
@@ -358,9 +348,9 @@ class EndToEndTest {
             assertTrue(params.localEp().isEmpty(), "a consumer PSP gives no EP");
 
             cr.accept(passive, acceptData);
-            ConnectionEvent up = connection(p.a.conn, EventNumber.CONNECTION_EVENT_ESTABLISHED, active);
+            ConnectionEvent up = expect(p.a.conn, EventNumber.CONNECTION_EVENT_ESTABLISHED, active);
             assertArrayEquals(acceptData, up.privateData(), "dat_evd_wait(3DAT): the active side gets the accepter's private data");
-            ConnectionEvent upPassive = connection(p.b.conn, EventNumber.CONNECTION_EVENT_ESTABLISHED, passive);
+            ConnectionEvent upPassive = expect(p.b.conn, EventNumber.CONNECTION_EVENT_ESTABLISHED, passive);
             assertEquals(0, upPassive.privateDataSize(), "dat_evd_wait(3DAT): none on the passive side");
             assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_CR, cr::query);
             assertState(EndpointState.CONNECTED, active);
@@ -410,8 +400,8 @@ class EndToEndTest {
             provided.postRecv(p.b.iov(0, 64), 1, DEFAULT);
 
             req.cr().accept(null, new byte[] {9});
-            assertArrayEquals(new byte[] {9}, connection(p.a.conn, EventNumber.CONNECTION_EVENT_ESTABLISHED, active).privateData());
-            connection(p.b.conn, EventNumber.CONNECTION_EVENT_ESTABLISHED, provided);
+            assertArrayEquals(new byte[] {9}, expect(p.a.conn, EventNumber.CONNECTION_EVENT_ESTABLISHED, active).privateData());
+            expect(p.b.conn, EventNumber.CONNECTION_EVENT_ESTABLISHED, provided);
             assertState(EndpointState.CONNECTED, provided);
             p.b.own(provided);
 
@@ -447,8 +437,8 @@ class EndToEndTest {
             assertState(EndpointState.PASSIVE_CONNECTION_PENDING, reserved);
 
             req.cr().accept(null, new byte[] {5, 6});
-            assertArrayEquals(new byte[] {5, 6}, connection(p.a.conn, EventNumber.CONNECTION_EVENT_ESTABLISHED, active).privateData());
-            connection(p.b.conn, EventNumber.CONNECTION_EVENT_ESTABLISHED, reserved);
+            assertArrayEquals(new byte[] {5, 6}, expect(p.a.conn, EventNumber.CONNECTION_EVENT_ESTABLISHED, active).privateData());
+            expect(p.b.conn, EventNumber.CONNECTION_EVENT_ESTABLISHED, reserved);
             exchange(p.a, active, p.b, reserved, 40);
 
             disconnect(p, active, reserved, CloseFlag.GRACEFUL, true);
@@ -473,7 +463,7 @@ class EndToEndTest {
             assertArrayEquals(new byte[] {42, 43}, cr.query().privateData());
             cr.reject();
             assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_CR, cr::query);
-            ConnectionEvent rejected = connection(p.a.conn, EventNumber.CONNECTION_EVENT_PEER_REJECTED, active);
+            ConnectionEvent rejected = expect(p.a.conn, EventNumber.CONNECTION_EVENT_PEER_REJECTED, active);
             assertEquals(0, rejected.privateDataSize());
             assertState(EndpointState.DISCONNECTED, active);
 
@@ -486,7 +476,7 @@ class EndToEndTest {
             ConnectionRequest rcr = next(p.b.conn, ConnectionRequestEvent.class).cr();
             assertState(EndpointState.PASSIVE_CONNECTION_PENDING, reserved);
             rcr.reject();
-            connection(p.a.conn, EventNumber.CONNECTION_EVENT_PEER_REJECTED, active);
+            expect(p.a.conn, EventNumber.CONNECTION_EVENT_PEER_REJECTED, active);
             assertState(EndpointState.UNCONNECTED, reserved);
             rsp.free();
             assertState(EndpointState.UNCONNECTED, reserved);
@@ -495,8 +485,8 @@ class EndToEndTest {
             active.reset();
             connect(active, p.b, q, null);
             next(p.b.conn, ConnectionRequestEvent.class).cr().accept(reserved, null);
-            connection(p.a.conn, EventNumber.CONNECTION_EVENT_ESTABLISHED, active);
-            connection(p.b.conn, EventNumber.CONNECTION_EVENT_ESTABLISHED, reserved);
+            expect(p.a.conn, EventNumber.CONNECTION_EVENT_ESTABLISHED, active);
+            expect(p.b.conn, EventNumber.CONNECTION_EVENT_ESTABLISHED, reserved);
             exchange(p.a, active, p.b, reserved, 50);
             disconnect(p, active, reserved, CloseFlag.ABRUPT, false);
             assertNoEvent(p.a.conn);
@@ -739,12 +729,12 @@ class EndToEndTest {
             ea.postRdmaWrite(p.a.iov(0, 512), 3, new RmrTriplet(context, window.virtualAddress(), 512), DEFAULT);
             dto(p.a.req, ea, 3, DtoCompletionStatus.ERR_REMOTE_ACCESS);
             assertArrayEquals(before, bytes(target, 0, 8192), "a refused RDMA Write writes nothing");
-            connection(p.a.conn, EventNumber.CONNECTION_EVENT_BROKEN, ea);
+            expect(p.a.conn, EventNumber.CONNECTION_EVENT_BROKEN, ea);
             assertState(EndpointState.DISCONNECTED, ea);
             // The target's QP took the access error too (IBA responder class C error, QP access error): the
             // connection is broken there as well, and the IA's async EVD names the EP (dat_rmr_free(3DAT) says only
             // "the connection breaks"; the events are the provider's).
-            connection(p.b.conn, EventNumber.CONNECTION_EVENT_BROKEN, eb);
+            expect(p.b.conn, EventNumber.CONNECTION_EVENT_BROKEN, eb);
             AsyncErrorEvent async = next(p.b.ia.query().asyncEvd().orElseThrow(), AsyncErrorEvent.class);
             assertEquals(EventNumber.ASYNC_ERROR_EP_BROKEN, async.eventNumber());
             assertSame(eb, async.handle());
@@ -782,13 +772,7 @@ class EndToEndTest {
             EventDispatcher both = p.a.own(p.a.ia.createEvd(64, null, EnumSet.of(EvdFlag.DTO, EvdFlag.CONNECTION)));
             Endpoint ea = p.a.own(p.a.ia.createEndpoint(p.a.pz, p.a.recv, both, both, attrs().build()));
             Endpoint eb = p.b.ep();
-            long q = p.qual();
-            PublicServicePoint psp = p.b.ia.createPsp(q, p.b.conn, PspFlag.CONSUMER);
-            connect(ea, p.b, q, null);
-            next(p.b.conn, ConnectionRequestEvent.class).cr().accept(eb, null);
-            connection(both, EventNumber.CONNECTION_EVENT_ESTABLISHED, ea);
-            connection(p.b.conn, EventNumber.CONNECTION_EVENT_ESTABLISHED, eb);
-            psp.free();
+            connectThroughPsp(p, ea, both, eb);
 
             for (int i = 0; i < 3; i++) {
                 ea.postRecv(p.a.iov(60_000 + i * 100, 100), 300 + i, DEFAULT);
@@ -831,7 +815,7 @@ class EndToEndTest {
             assertEquals(EventNumber.CONNECTION_EVENT_DISCONNECTED, down.eventNumber());
             assertSame(ea, down.ep());
             assertEquals(cookies, done, "every request completed once, in post order, before DISCONNECTED");
-            connection(p.b.conn, EventNumber.CONNECTION_EVENT_DISCONNECTED, eb);
+            expect(p.b.conn, EventNumber.CONNECTION_EVENT_DISCONNECTED, eb);
             assertState(EndpointState.DISCONNECTED, ea);
             assertState(EndpointState.DISCONNECTED, eb);
             for (int i = 0; i < 8; i++) {
@@ -887,8 +871,8 @@ class EndToEndTest {
                         ConnectionRequest cr = next(p.a.conn, ConnectionRequestEvent.class).cr();
                         assertArrayEquals(new byte[] {(byte) round}, cr.query().privateData());
                         cr.accept(ea, null);
-                        connection(p.b.conn, EventNumber.CONNECTION_EVENT_ESTABLISHED, eb);
-                        connection(p.a.conn, EventNumber.CONNECTION_EVENT_ESTABLISHED, ea);
+                        expect(p.b.conn, EventNumber.CONNECTION_EVENT_ESTABLISHED, eb);
+                        expect(p.a.conn, EventNumber.CONNECTION_EVENT_ESTABLISHED, ea);
                         psp.free();
                     }
                     default -> {
@@ -896,8 +880,8 @@ class EndToEndTest {
                         ReservedServicePoint rsp = p.b.ia.createRsp(q, eb, p.b.conn);
                         connect(ea, p.b, q, null);
                         next(p.b.conn, ConnectionRequestEvent.class).cr().accept(null, null);
-                        connection(p.a.conn, EventNumber.CONNECTION_EVENT_ESTABLISHED, ea);
-                        connection(p.b.conn, EventNumber.CONNECTION_EVENT_ESTABLISHED, eb);
+                        expect(p.a.conn, EventNumber.CONNECTION_EVENT_ESTABLISHED, ea);
+                        expect(p.b.conn, EventNumber.CONNECTION_EVENT_ESTABLISHED, eb);
                         rsp.free();
                     }
                 }
@@ -1129,10 +1113,7 @@ class EndToEndTest {
         assertNotNull(send, () -> "a receive completed with no send: " + e);
         assertEquals(send.length(), e.transferredLength(), () -> "receives complete in send order: " + e + " for " + send);
         ByteBuffer expected = ByteBuffer.allocate(send.length());
-        Random r = new Random(send.seed());
-        for (int i = 0; i < send.length(); i++) {
-            expected.put((byte) r.nextInt());
-        }
+        fill(expected, 0, send.length(), send.seed());
         assertArrayEquals(expected.array(), bytes(s.to.buf, s.recvBase + slot * SLOT, send.length()), () -> "send " + send);
         s.freeRecvSlots.add(slot);
     }
