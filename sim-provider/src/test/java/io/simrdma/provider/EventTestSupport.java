@@ -124,6 +124,11 @@ final class EventTestSupport {
         return e;
     }
 
+    /** The next event of {@code evd}, which must be {@code ep}'s DTO completion of {@code cookie} with {@code status}. */
+    static DtoCompletionEvent nextDto(EventDispatcher evd, Endpoint ep, long cookie, DtoCompletionStatus status) {
+        return assertDto(nextDto(evd), evd, ep, cookie, status);
+    }
+
     /** Asserts a completion's EVD, EP, cookie and status. */
     static DtoCompletionEvent assertDto(DtoCompletionEvent e, EventDispatcher evd, Endpoint ep, long cookie,
                                         DtoCompletionStatus status) {

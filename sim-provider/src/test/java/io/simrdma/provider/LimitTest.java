@@ -61,6 +61,8 @@ import static io.simrdma.provider.DatPair.assertDat;
 import static io.simrdma.provider.DatPair.expectConnection;
 import static io.simrdma.provider.DatPair.next;
 import static io.simrdma.provider.EventTestSupport.attrs;
+import static io.simrdma.provider.EventTestSupport.nextDto;
+import static io.simrdma.provider.ObjectFixtures.bytes;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -511,17 +513,6 @@ class LimitTest {
         }
     }
 
-    private static byte[] bytes(ByteBuffer buf, int offset, int len) {
-        byte[] out = new byte[len];
-        buf.get(offset, out);
-        return out;
-    }
-
-    /** The next event of {@code evd}: the completion of {@code ep}'s DTO {@code cookie} with {@code status}. */
-    private static DtoCompletionEvent dto(EventDispatcher evd, Endpoint ep, long cookie, DtoCompletionStatus status) {
-        return EventTestSupport.assertDto(EventTestSupport.nextDto(evd), evd, ep, cookie, status);
-    }
-
     /**
      * The graceful end of a test on two sides: frees {@code objects} in the order given, then frees
      * each side's standard objects and closes its IA gracefully, and checks that neither device kept
@@ -568,8 +559,8 @@ class LimitTest {
             connect(a, ea, b, eb);
             fill(a.buf, 0, 64, 1);
             ea.postSend(a.iov(0, 64), 500, DEFAULT);
-            dto(a.dto, ea, 500, DtoCompletionStatus.SUCCESS);
-            assertEquals(64, dto(b.dto, eb, 0, DtoCompletionStatus.SUCCESS).transferredLength());
+            nextDto(a.dto, ea, 500, DtoCompletionStatus.SUCCESS);
+            assertEquals(64, nextDto(b.dto, eb, 0, DtoCompletionStatus.SUCCESS).transferredLength());
             assertArrayEquals(bytes(a.buf, 0, 64), bytes(b.buf, 0, 64));
 
             eb.postRecv(b.iov(max * 64, 64), max, DEFAULT);
@@ -580,7 +571,7 @@ class LimitTest {
             // Every posted receive completes exactly once: the rest are flushed by the disconnect, in order.
             disconnect(a, ea, b);
             for (int i = 1; i <= max; i++) {
-                dto(b.dto, eb, i, DtoCompletionStatus.ERR_FLUSHED);
+                nextDto(b.dto, eb, i, DtoCompletionStatus.ERR_FLUSHED);
             }
             assertEquals(Optional.empty(), b.dto.dequeue());
             tearDown(f, a, b, ea, eb);
@@ -618,8 +609,8 @@ class LimitTest {
             assertFalse(ea.status().requestIdle());
 
             eb.postRecv(b.iov(0, 64), 1000, DEFAULT);
-            assertEquals(64, dto(a.dto, ea, 0, DtoCompletionStatus.SUCCESS).transferredLength());
-            dto(b.dto, eb, 1000, DtoCompletionStatus.SUCCESS);
+            assertEquals(64, nextDto(a.dto, ea, 0, DtoCompletionStatus.SUCCESS).transferredLength());
+            nextDto(b.dto, eb, 1000, DtoCompletionStatus.SUCCESS);
             fill(a.buf, max * 64, 64, max);
             ea.postSend(a.iov(max * 64, 64), max, DEFAULT);
             assertDat(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_MEMORY,
@@ -629,10 +620,10 @@ class LimitTest {
                 eb.postRecv(b.iov(i * 64, 64), 1000 + i, DEFAULT);
             }
             for (int i = 1; i <= max; i++) {
-                dto(a.dto, ea, i, DtoCompletionStatus.SUCCESS);
+                nextDto(a.dto, ea, i, DtoCompletionStatus.SUCCESS);
             }
             for (int i = 1; i <= max; i++) {
-                assertEquals(64, dto(b.dto, eb, 1000 + i, DtoCompletionStatus.SUCCESS).transferredLength());
+                assertEquals(64, nextDto(b.dto, eb, 1000 + i, DtoCompletionStatus.SUCCESS).transferredLength());
             }
             for (int i = 0; i <= max; i++) {
                 assertArrayEquals(bytes(a.buf, i * 64, 64), bytes(b.buf, i * 64, 64), "message " + i);
@@ -672,8 +663,8 @@ class LimitTest {
             connect(a, ea, b, eb);
             fill(a.buf, 0, 64, 3);
             ea.postSend(a.iov(0, 64), 500, DEFAULT);
-            dto(a.dto, ea, 500, DtoCompletionStatus.SUCCESS);
-            dto(b.dto, eb, 0, DtoCompletionStatus.SUCCESS);
+            nextDto(a.dto, ea, 500, DtoCompletionStatus.SUCCESS);
+            nextDto(b.dto, eb, 0, DtoCompletionStatus.SUCCESS);
             assertArrayEquals(bytes(a.buf, 0, 64), bytes(b.buf, 0, 64));
             srq.postRecv(b.iov(max * 64, 64), max);
             assertDat(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_SRQ, () -> srq.postRecv(b.iov(0, 64), 99));
@@ -727,9 +718,9 @@ class LimitTest {
             assertTrue(ea.status().requestIdle(), "the refused posts are not outstanding");
             ea.postSend(src, 2, DEFAULT);
             ea.postRdmaWrite(src, 3, b.remote(12000, total), DEFAULT);
-            assertEquals(total, dto(a.dto, ea, 2, DtoCompletionStatus.SUCCESS).transferredLength());
-            assertEquals(total, dto(a.dto, ea, 3, DtoCompletionStatus.SUCCESS).transferredLength());
-            assertEquals(total, dto(b.dto, eb, 1, DtoCompletionStatus.SUCCESS).transferredLength());
+            assertEquals(total, nextDto(a.dto, ea, 2, DtoCompletionStatus.SUCCESS).transferredLength());
+            assertEquals(total, nextDto(a.dto, ea, 3, DtoCompletionStatus.SUCCESS).transferredLength());
+            assertEquals(total, nextDto(b.dto, eb, 1, DtoCompletionStatus.SUCCESS).transferredLength());
             int at = 0;
             for (int i = 0; i < max; i++) {
                 LmrTriplet s = src.get(i);

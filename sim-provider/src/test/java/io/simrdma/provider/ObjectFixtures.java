@@ -68,6 +68,13 @@ final class ObjectFixtures {
         return EventTestSupport.completion(from.dto, cookie);
     }
 
+    /** A copy of {@code len} bytes of {@code buf} from {@code offset}. */
+    static byte[] bytes(ByteBuffer buf, int offset, int len) {
+        byte[] out = new byte[len];
+        buf.get(offset, out);
+        return out;
+    }
+
     /** A 4 KiB LMR of {@code side} in {@code pz} with {@code privileges}. */
     static LocalMemoryRegion lmr(DatPair.Side side, ProtectionZone pz, Set<MemoryPrivilege> privileges) {
         return side.ia.createLmr(new RegionDescription.Virtual(ByteBuffer.allocateDirect(4096)), pz, privileges);
