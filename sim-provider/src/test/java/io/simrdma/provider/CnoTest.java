@@ -27,23 +27,21 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import static io.simrdma.provider.DatPair.WAIT;
 import static io.simrdma.provider.DatPair.assertDat;
 import static io.simrdma.provider.EventTestSupport.await;
+import static io.simrdma.provider.EventTestSupport.awaitWaiter;
+import static io.simrdma.provider.EventTestSupport.startWaiter;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * Consumer Notification Object tests: dat_cno_create, dat_cno_query, dat_cno_wait,
  * dat_cno_modify_agent and dat_cno_free, with the EVDs that feed a CNO.
  */
 class CnoTest {
-
-    private static final AtomicInteger IAS = new AtomicInteger();
 
     /** An agent that records the EVDs it was called with (null included). */
     static final class RecordingAgent implements WaitProxyAgent {
@@ -232,7 +230,7 @@ class CnoTest {
     @Test
     @DisplayName("dat_cno_wait(3DAT): closing the IA releases a blocked waiter and the agent with no EVD")
     void shouldReleaseWaiterAndAgentWhenIaIsClosed() throws Exception {
-        InterfaceAdapter ia = Dat.openIa("sim:cnotest" + IAS.incrementAndGet() + "/x?mode=threaded", 8);
+        InterfaceAdapter ia = Dat.openIa(ObjectFixtures.iaName(DatPair.Mode.THREADED, ObjectFixtures.fabric("cnotest"), "x", ""), 8);
         try {
             RecordingAgent agent = new RecordingAgent();
             ConsumerNotificationObject cno = ia.createCno(agent);
@@ -245,36 +243,7 @@ class CnoTest {
             assertEquals(1, agent.count());
             assertEquals(null, agent.calls.get(0));
         } finally {
-            try {
-                ia.close(CloseFlag.ABRUPT);
-            } catch (io.simrdma.dat.DatException closed) {
-                // closed by the test
-            }
-        }
-    }
-
-    static CompletableFuture<CnoWaitResult> startWaiter(ConsumerNotificationObject cno) {
-        CompletableFuture<CnoWaitResult> f = new CompletableFuture<>();
-        Thread t = new Thread(() -> {
-            try {
-                f.complete(cno.waitForNotification(Timeout.INFINITE));
-            } catch (Throwable e) {
-                f.completeExceptionally(e);
-            }
-        }, "cno-waiter");
-        t.setDaemon(true);
-        t.start();
-        return f;
-    }
-
-    /** Waits until a thread is blocked in dat_cno_wait on {@code cno}. */
-    static void awaitWaiter(InterfaceAdapter ia, ConsumerNotificationObject cno) {
-        long deadline = System.nanoTime() + EventTestSupport.DEADLINE_NANOS;
-        while (((SimCno) cno).waiters() == 0) {
-            if (System.nanoTime() > deadline) {
-                fail("no thread started waiting on " + cno + " of " + ia);
-            }
-            Thread.onSpinWait();
+            HandleSet.closeQuietly(ia);
         }
     }
 }

@@ -38,14 +38,16 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import static io.simrdma.provider.DatPair.WAIT;
 import static io.simrdma.provider.DatPair.assertDat;
 import static io.simrdma.provider.DatPair.flags;
 import static io.simrdma.provider.EventTestSupport.awaitQueued;
+import static io.simrdma.provider.EventTestSupport.awaitWaiter;
 import static io.simrdma.provider.EventTestSupport.drain;
+import static io.simrdma.provider.EventTestSupport.failure;
 import static io.simrdma.provider.EventTestSupport.queued;
+import static io.simrdma.provider.EventTestSupport.startWaiter;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -61,12 +63,9 @@ import static org.junit.jupiter.api.Assertions.fail;
  */
 class EvdTest {
 
-    private static final AtomicInteger IAS = new AtomicInteger();
-
     /** An IA of its own fabric, with extra name options (device limits). */
     private static InterfaceAdapter openIa(DatPair.Mode mode, String options) {
-        String opts = options.isEmpty() ? mode.options : mode.options + "&" + options;
-        return Dat.openIa("sim:evdtest" + IAS.incrementAndGet() + "/x?" + opts, 8);
+        return Dat.openIa(ObjectFixtures.iaName(mode, ObjectFixtures.fabric("evdtest"), "x", options), 8);
     }
 
     private static EventDispatcher softwareEvd(InterfaceAdapter ia, int qlen, ConsumerNotificationObject cno) {
@@ -308,48 +307,6 @@ class EvdTest {
         }
     }
 
-    /** Starts a thread blocked in dat_evd_wait with an infinite timeout. */
-    static CompletableFuture<EvdWaitResult> startWaiter(EventDispatcher evd) {
-        CompletableFuture<EvdWaitResult> f = new CompletableFuture<>();
-        Thread t = new Thread(() -> {
-            try {
-                f.complete(evd.waitForEvent(Timeout.INFINITE, 1));
-            } catch (Throwable e) {
-                f.completeExceptionally(e);
-            }
-        }, "evd-waiter");
-        t.setDaemon(true);
-        t.start();
-        return f;
-    }
-
-    /** Waits until a thread waits on the (empty) EVD: dat_evd_dequeue then fails with DAT_INVALID_STATE. */
-    static void awaitWaiter(EventDispatcher evd) {
-        long deadline = System.nanoTime() + EventTestSupport.DEADLINE_NANOS;
-        while (System.nanoTime() < deadline) {
-            try {
-                Optional<DatEvent> e = evd.dequeue();
-                assertTrue(e.isEmpty(), "the EVD must be empty while the waiter starts");
-            } catch (DatException e) {
-                if (e.subtype() == DatReturnSubtype.INVALID_STATE_EVD_WAITER) {
-                    return;
-                }
-                throw e;
-            }
-            Thread.onSpinWait();
-        }
-        fail("no thread started waiting on " + evd);
-    }
-
-    static DatException failure(CompletableFuture<?> f) throws Exception {
-        try {
-            f.get(20, TimeUnit.SECONDS);
-        } catch (java.util.concurrent.ExecutionException e) {
-            return assertInstanceOf(DatException.class, e.getCause());
-        }
-        return fail("the wait returned " + f.get() + " instead of failing");
-    }
-
     // ------------------------------------------------------------------ unwaitable
 
     @ParameterizedTest
@@ -406,11 +363,7 @@ class EvdTest {
             ia.close(CloseFlag.ABRUPT);
             assertEquals(DatReturnType.ABORT, failure(waiter2).type());
         } finally {
-            try {
-                ia.close(CloseFlag.ABRUPT);
-            } catch (DatException alreadyClosed) {
-                // closed by the test
-            }
+            HandleSet.closeQuietly(ia);
         }
     }
 

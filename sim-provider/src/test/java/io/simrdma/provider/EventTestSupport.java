@@ -1,12 +1,18 @@
 package io.simrdma.provider;
 
+import io.simrdma.dat.CnoWaitResult;
+import io.simrdma.dat.ConsumerNotificationObject;
 import io.simrdma.dat.DatEvent;
+import io.simrdma.dat.DatException;
+import io.simrdma.dat.DatReturnSubtype;
 import io.simrdma.dat.DtoCompletionEvent;
 import io.simrdma.dat.DtoCompletionStatus;
 import io.simrdma.dat.Endpoint;
 import io.simrdma.dat.EpAttributes;
 import io.simrdma.dat.EventDispatcher;
+import io.simrdma.dat.EvdWaitResult;
 import io.simrdma.dat.InterfaceAdapter;
+import io.simrdma.dat.Timeout;
 import io.simrdma.fabric.Device;
 import io.simrdma.fabric.DropReason;
 import io.simrdma.fabric.Fabric;
@@ -19,11 +25,16 @@ import io.simrdma.fabric.wire.Packet;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 /**
@@ -137,6 +148,70 @@ final class EventTestSupport {
         assertEquals(cookie, e.userCookie(), () -> "cookie of " + e);
         assertEquals(status, e.status(), () -> "status of " + e);
         return e;
+    }
+
+    /** Starts a daemon thread named {@code name} blocked in {@code wait}; the future gets its result or its exception. */
+    private static <T> CompletableFuture<T> startWaiter(String name, Supplier<T> wait) {
+        CompletableFuture<T> f = new CompletableFuture<>();
+        Thread t = new Thread(() -> {
+            try {
+                f.complete(wait.get());
+            } catch (Throwable e) {
+                f.completeExceptionally(e);
+            }
+        }, name);
+        t.setDaemon(true);
+        t.start();
+        return f;
+    }
+
+    /** Starts a thread blocked in dat_evd_wait with an infinite timeout. */
+    static CompletableFuture<EvdWaitResult> startWaiter(EventDispatcher evd) {
+        return startWaiter("evd-waiter", () -> evd.waitForEvent(Timeout.INFINITE, 1));
+    }
+
+    /** Starts a thread blocked in dat_cno_wait with an infinite timeout. */
+    static CompletableFuture<CnoWaitResult> startWaiter(ConsumerNotificationObject cno) {
+        return startWaiter("cno-waiter", () -> cno.waitForNotification(Timeout.INFINITE));
+    }
+
+    /** Waits until a thread waits on the (empty) EVD: dat_evd_dequeue then fails with DAT_INVALID_STATE. */
+    static void awaitWaiter(EventDispatcher evd) {
+        long deadline = System.nanoTime() + DEADLINE_NANOS;
+        while (System.nanoTime() < deadline) {
+            try {
+                Optional<DatEvent> e = evd.dequeue();
+                assertTrue(e.isEmpty(), "the EVD must be empty while the waiter starts");
+            } catch (DatException e) {
+                if (e.subtype() == DatReturnSubtype.INVALID_STATE_EVD_WAITER) {
+                    return;
+                }
+                throw e;
+            }
+            Thread.onSpinWait();
+        }
+        fail("no thread started waiting on " + evd);
+    }
+
+    /** Waits until a thread is blocked in dat_cno_wait on {@code cno}. */
+    static void awaitWaiter(InterfaceAdapter ia, ConsumerNotificationObject cno) {
+        long deadline = System.nanoTime() + DEADLINE_NANOS;
+        while (((SimCno) cno).waiters() == 0) {
+            if (System.nanoTime() > deadline) {
+                fail("no thread started waiting on " + cno + " of " + ia);
+            }
+            Thread.onSpinWait();
+        }
+    }
+
+    /** The DatException a waiter's wait failed with (within 20 s); fails if the wait returned. */
+    static DatException failure(CompletableFuture<?> f) throws Exception {
+        try {
+            f.get(20, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            return assertInstanceOf(DatException.class, e.getCause());
+        }
+        return fail("the wait returned " + f.get() + " instead of failing");
     }
 
     /** One packet event as a trace listener saw it. */

@@ -6,7 +6,6 @@ import io.simrdma.dat.AsyncEvdRequest;
 import io.simrdma.dat.CloseFlag;
 import io.simrdma.dat.ConsumerNotificationObject;
 import io.simrdma.dat.Dat;
-import io.simrdma.dat.DatException;
 import io.simrdma.dat.DatReturnSubtype;
 import io.simrdma.dat.DatReturnType;
 import io.simrdma.dat.Endpoint;
@@ -27,7 +26,6 @@ import io.simrdma.dat.RegionDescription;
 import io.simrdma.dat.RemoteMemoryRegion;
 import io.simrdma.dat.SharedReceiveQueue;
 import io.simrdma.dat.SrqAttributes;
-import io.simrdma.dat.Timeout;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -40,15 +38,12 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 
 import static io.simrdma.provider.DatPair.assertDat;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * The Interface Adapter: dat_ia_open(3DAT), dat_ia_query(3DAT), dat_ia_close(3DAT), and what every
@@ -303,31 +298,11 @@ class IaTest {
         InterfaceAdapter ia = Dat.openIa(name(DatPair.Mode.THREADED, ""), 8);
         try {
             EventDispatcher evd = ia.createEvd(8, EnumSet.of(EvdFlag.SOFTWARE));
-            CompletableFuture<Object> waiter = CompletableFuture.supplyAsync(() -> {
-                try {
-                    return evd.waitForEvent(Timeout.INFINITE, 1);
-                } catch (DatException e) {
-                    return e;
-                }
-            });
+            CompletableFuture<EvdWaitResult> waiter = EventTestSupport.startWaiter(evd);
             // dat_evd_dequeue(3DAT): DAT_INVALID_STATE while a thread waits: that tells the waiter is in.
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-            while (true) {
-                try {
-                    evd.dequeue();
-                } catch (DatException e) {
-                    assertEquals(DatReturnSubtype.INVALID_STATE_EVD_WAITER, e.subtype());
-                    break;
-                }
-                if (System.nanoTime() > deadline || waiter.isDone()) {
-                    fail("the waiter did not start waiting: " + (waiter.isDone() ? waiter.get() : "timeout"));
-                }
-                Thread.onSpinWait();
-            }
+            EventTestSupport.awaitWaiter(evd);
             ia.close(CloseFlag.ABRUPT);
-            Object r = waiter.get(20, TimeUnit.SECONDS);
-            DatException e = assertInstanceOf(DatException.class, r, () -> "waiter returned " + r);
-            assertEquals(DatReturnType.ABORT, e.type());
+            assertEquals(DatReturnType.ABORT, EventTestSupport.failure(waiter).type());
         } finally {
             HandleSet.closeQuietly(ia);
         }
