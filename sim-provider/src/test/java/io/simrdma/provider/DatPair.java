@@ -104,7 +104,7 @@ final class DatPair implements AutoCloseable {
 
         /** {@code len} bytes of the LMR from {@code offset}, for a remote peer. */
         RmrTriplet remote(int offset, int len) {
-            return new RmrTriplet(lmr.rmrContext().orElseThrow(), lmr.registeredAddress() + offset, len);
+            return ObjectFixtures.remote(lmr, offset, len);
         }
 
         SocketAddress address() {

@@ -14,7 +14,6 @@ import io.simrdma.dat.EventDispatcher;
 import io.simrdma.dat.EventNumber;
 import io.simrdma.dat.EvdFlag;
 import io.simrdma.dat.EvdWaitResult;
-import io.simrdma.dat.LmrTriplet;
 import io.simrdma.dat.LocalMemoryRegion;
 import io.simrdma.dat.MemoryPrivilege;
 import io.simrdma.dat.RegionDescription;
@@ -382,7 +381,7 @@ class DtoTest {
             Connected c = connect(p);
             LocalMemoryRegion extra = p.b.ia.createLmr(new RegionDescription.Virtual(ByteBuffer.allocateDirect(4096)), p.b.pz,
                     MemoryPrivilege.all());
-            c.b().postRecv(List.of(new LmrTriplet(extra.lmrContext(), extra.registeredAddress(), 128)), 150, DEFAULT);
+            c.b().postRecv(ObjectFixtures.seg(extra, 0, 128), 150, DEFAULT);
             extra.free();
             c.a().postSend(p.a.iov(0, 64), 151, DEFAULT);
             nextDto(p.b.dto, c.b(), 150, DtoCompletionStatus.ERR_LOCAL_PROTECTION);
@@ -398,7 +397,7 @@ class DtoTest {
             c.b().postRecv(p.b.iov(0, 128), 160, DEFAULT);
             LocalMemoryRegion extra = p.a.ia.createLmr(new RegionDescription.Virtual(ByteBuffer.allocateDirect(4096)), p.a.pz,
                     MemoryPrivilege.all());
-            c.a().postSend(List.of(new LmrTriplet(extra.lmrContext(), extra.registeredAddress(), 64)), 161, DEFAULT);
+            c.a().postSend(ObjectFixtures.seg(extra, 0, 64), 161, DEFAULT);
             extra.free(); // the deterministic fabric has not run since the post
             nextDto(p.a.dto, c.a(), 161, DtoCompletionStatus.ERR_LOCAL_PROTECTION);
             expectConnection(p.a.conn, EventNumber.CONNECTION_EVENT_BROKEN);

@@ -35,6 +35,7 @@ import java.util.stream.Stream;
 import static io.simrdma.provider.DatPair.assertDat;
 import static io.simrdma.provider.ObjectFixtures.rdmaRead;
 import static io.simrdma.provider.ObjectFixtures.rdmaWrite;
+import static io.simrdma.provider.ObjectFixtures.remote;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -90,8 +91,7 @@ class LmrTest {
             for (int i = 0; i < 16; i++) {
                 p.a.buf.put(i, (byte) (i + 1));
             }
-            int rmr = lmr.rmrContext().getAsInt();
-            DtoCompletionStatus w = rdmaWrite(p.a, c.a(), 0, new RmrTriplet(rmr, lmr.registeredAddress() + 10, 16), 1).status();
+            DtoCompletionStatus w = rdmaWrite(p.a, c.a(), 0, remote(lmr, 10, 16), 1).status();
             assertEquals(DtoCompletionStatus.SUCCESS, w);
             for (int i = 0; i < 16; i++) {
                 assertEquals(i + 1, buf.get(110 + i), "byte " + i + " of the RDMA Write");
@@ -100,11 +100,11 @@ class LmrTest {
             assertEquals(0, buf.get(126));
             // What the consumer writes after registration is what the peer reads (no copy was taken).
             buf.put(100 + 999, (byte) 0x5A);
-            DtoCompletionStatus r = rdmaRead(p.a, c.a(), 100, new RmrTriplet(rmr, lmr.registeredAddress() + 999, 1), 2).status();
+            DtoCompletionStatus r = rdmaRead(p.a, c.a(), 100, remote(lmr, 999, 1), 2).status();
             assertEquals(DtoCompletionStatus.SUCCESS, r);
             assertEquals(0x5A, p.a.buf.get(100));
             // One byte beyond the registered range is outside the region.
-            DtoCompletionStatus out = rdmaRead(p.a, c.a(), 200, new RmrTriplet(rmr, lmr.registeredAddress() + 999, 2), 3).status();
+            DtoCompletionStatus out = rdmaRead(p.a, c.a(), 200, remote(lmr, 999, 2), 3).status();
             assertEquals(DtoCompletionStatus.ERR_REMOTE_ACCESS, out);
         }
     }
@@ -182,7 +182,7 @@ class LmrTest {
             ByteBuffer buf = ByteBuffer.allocate(256);
             buf.put(0, (byte) 7);
             LocalMemoryRegion lmr = p.b.ia.createLmr(new RegionDescription.Virtual(buf), p.b.pz, privileges);
-            RmrTriplet remote = new RmrTriplet(lmr.rmrContext().getAsInt(), lmr.registeredAddress(), 4);
+            RmrTriplet remote = remote(lmr, 0, 4);
             p.a.buf.put(0, (byte) 99);
             p.a.buf.put(8, (byte) 55);
             DtoCompletionStatus st = read ? rdmaRead(p.a, c.a(), 8, remote, 5).status()
@@ -237,7 +237,7 @@ class LmrTest {
             }
             LocalMemoryRegion lmr = p.b.ia.createLmr(new RegionDescription.Virtual(readOnly), p.b.pz, MemoryPrivilege.read());
             ObjectFixtures.Connected c = ObjectFixtures.connect(p);
-            RmrTriplet remote = new RmrTriplet(lmr.rmrContext().getAsInt(), lmr.registeredAddress() + 3, 1);
+            RmrTriplet remote = remote(lmr, 3, 1);
             assertEquals(DtoCompletionStatus.SUCCESS, rdmaRead(p.a, c.a(), 0, remote, 1).status());
             assertEquals(42, p.a.buf.get(0));
         }
@@ -266,10 +266,10 @@ class LmrTest {
             Endpoint eb = p.b.ia.createEndpoint(pz2, p.b.dto, p.b.dto, p.b.conn, null);
             p.connect(ea, eb);
             p.a.buf.put(0, (byte) 0x33);
-            RmrTriplet viaSecond = new RmrTriplet(second.rmrContext().getAsInt(), second.registeredAddress() + 5, 1);
+            RmrTriplet viaSecond = remote(second, 5, 1);
             assertEquals(DtoCompletionStatus.SUCCESS, rdmaWrite(p.a, ea, 0, viaSecond, 1).status());
             assertEquals(0x33, buf.get(64 + 5), "written into the first LMR's memory");
-            RmrTriplet viaFirst = new RmrTriplet(first.rmrContext().getAsInt(), first.registeredAddress() + 6, 1);
+            RmrTriplet viaFirst = remote(first, 6, 1);
             assertEquals(DtoCompletionStatus.ERR_REMOTE_ACCESS, rdmaWrite(p.a, ea, 0, viaFirst, 2).status(),
                     "the first LMR is in another PZ than the connection's endpoint");
             assertEquals(0, buf.get(64 + 6));
@@ -303,7 +303,7 @@ class LmrTest {
             LocalMemoryRegion lmr = p.b.ia.createLmr(new RegionDescription.Virtual(ByteBuffer.allocate(256)), p.b.pz,
                     MemoryPrivilege.all());
             RemoteMemoryRegion rmr = p.b.pz.createRmr();
-            rmr.bind(new LmrTriplet(lmr.lmrContext(), lmr.registeredAddress(), 128), MemoryPrivilege.write(), c.b(), 1,
+            rmr.bind(ObjectFixtures.seg(lmr, 0, 128).get(0), MemoryPrivilege.write(), c.b(), 1,
                     CompletionFlag.defaults());
             assertEquals(DtoCompletionStatus.SUCCESS, DatPair.next(p.b.dto, RmrBindCompletionEvent.class).status());
             assertDat(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_LMR_IN_USE, lmr::free);
@@ -324,7 +324,7 @@ class LmrTest {
             ByteBuffer buf = ByteBuffer.allocate(128);
             LocalMemoryRegion lmr = p.b.ia.createLmr(new RegionDescription.Virtual(buf), p.b.pz, MemoryPrivilege.all());
             List<LmrTriplet> local = ObjectFixtures.seg(lmr, 0, 16);
-            RmrTriplet remote = new RmrTriplet(lmr.rmrContext().getAsInt(), lmr.registeredAddress(), 16);
+            RmrTriplet remote = remote(lmr, 0, 16);
             lmr.free();
             assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_LMR, lmr::query);
             // dat_ep_post_recv(3DAT): an invalid LMR is a privileges violation.

@@ -53,6 +53,11 @@ final class ObjectFixtures {
         return List.of(new LmrTriplet(lmr.lmrContext(), lmr.registeredAddress() + offset, length));
     }
 
+    /** {@code length} bytes of {@code lmr} from {@code offset}, for a remote peer (through the LMR's rmr_context). */
+    static RmrTriplet remote(LocalMemoryRegion lmr, long offset, long length) {
+        return new RmrTriplet(lmr.rmrContext().orElseThrow(), lmr.registeredAddress() + offset, length);
+    }
+
     /**
      * Posts an RDMA Write of {@code len} bytes of side {@code from}'s LMR at {@code localOffset} to
      * {@code remote} on {@code ep} and waits for its completion on {@code from}'s DTO EVD.

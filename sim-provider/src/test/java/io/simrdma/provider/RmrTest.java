@@ -70,7 +70,7 @@ class RmrTest {
         }
 
         LmrTriplet window(int offset, int len) {
-            return new LmrTriplet(p.b.lmr.lmrContext(), p.b.lmr.registeredAddress() + offset, len);
+            return p.b.iov(offset, len).get(0);
         }
 
         RmrTriplet remote(int rmrContext, int offset, int len) {
@@ -290,7 +290,7 @@ class RmrTest {
         try (DatPair p = DatPair.open(mode)) {
             RemoteMemoryRegion rmr = p.b.pz.createRmr();
             Endpoint idle = p.b.ep();
-            LmrTriplet t = new LmrTriplet(p.b.lmr.lmrContext(), p.b.lmr.registeredAddress(), 64);
+            LmrTriplet t = p.b.iov(0, 64).get(0);
             assertDat(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EP_UNCONNECTED,
                     () -> rmr.bind(t, remoteRw(), idle, 1, CompletionFlag.defaults()));
             Setup s = new Setup(p);
