@@ -57,18 +57,17 @@ final class FrameDecoder extends ByteToMessageDecoder {
             return;
         }
         int start = in.readerIndex() + PacketCodec.LENGTH_FIELD_LENGTH;
-        ByteBuf body = in.slice(start, (int) length);
         Object message;
         try {
-            int type = body.getUnsignedByte(body.readerIndex());
+            int type = in.getUnsignedByte(start);
             switch (type) {
                 case PacketCodec.TYPE_PACKET:
-                    message = codec.decode(body);
+                    message = codec.decode(in, start, (int) length);
                     break;
                 case PacketCodec.TYPE_HELLO:
                 case PacketCodec.TYPE_AUTH:
                 case PacketCodec.TYPE_REFUSE:
-                    message = Handshake.decode(body);
+                    message = Handshake.decode(in.slice(start, (int) length));
                     break;
                 default:
                     throw new FrameException(FrameError.UNKNOWN_TYPE, "frame type 0x" + Integer.toHexString(type));

@@ -166,8 +166,15 @@ public final class PacketCodec {
      * @throws FrameException for a body that is not a well-formed packet
      */
     public Packet decode(ByteBuf body) {
-        int length = body.readableBytes();
-        int base = body.readerIndex();
+        return decode(body, body.readerIndex(), body.readableBytes());
+    }
+
+    /**
+     * {@link #decode(ByteBuf)} of the {@code length} bytes at {@code base} in {@code body}, read
+     * in place (the frame decoder's cumulation, without a slice per frame): the payload is a
+     * retained slice of {@code body}; its indexes are not changed.
+     */
+    Packet decode(ByteBuf body, int base, int length) {
         if (length < MIN_PACKET_BODY) {
             throw new FrameException(FrameError.TRUNCATED, "packet frame of " + length
                     + " bytes, shorter than two GIDs and a BTH (" + MIN_PACKET_BODY + ")");
