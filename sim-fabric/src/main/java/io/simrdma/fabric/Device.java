@@ -530,10 +530,7 @@ public final class Device implements PacketSink, AutoCloseable {
         if (pd.device() != this) {
             throw VerbsException.invalid("protection domain of another device");
         }
-        if (pd.isDeallocated()) {
-            throw VerbsException.invalid("protection domain was deallocated");
-        }
-        checkOpen();
+        pd.checkUsable();
     }
 
     void checkOpen() {

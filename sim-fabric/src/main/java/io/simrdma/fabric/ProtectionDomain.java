@@ -128,11 +128,8 @@ public final class ProtectionDomain {
         });
     }
 
-    boolean isDeallocated() {
-        return deallocated;
-    }
-
-    private void checkUsable() {
+    /** Throws EINVAL once deallocated, ENODEV once the device is closed. */
+    void checkUsable() {
         if (deallocated) {
             throw VerbsException.invalid("protection domain was deallocated");
         }
