@@ -94,21 +94,28 @@ final class RecvQueue {
         consumer = consumer + 1;
     }
 
+    /** Copies the oldest WQE into {@code into} and retires it; false if empty. Engine thread. */
+    boolean take(RecvWqe into) {
+        RecvWqe w = peek();
+        if (w == null) {
+            return false;
+        }
+        into.copyFrom(w);
+        advance();
+        return true;
+    }
+
     /** Drops every posted WQE without completions (a QP moved to RESET). Engine thread, under postLock. */
     void clear() {
         consumer = producer;
     }
 
     /**
-     * Changes the capacity, keeping the posted WQEs in order. Engine thread, under postLock.
-     *
-     * @throws VerbsException EINVAL if fewer than the posted WQEs
+     * Changes the capacity, keeping the posted WQEs in order. Engine thread, under postLock; the
+     * caller ({@link SharedReceiveQueue#modify}) has checked that {@code newMax} holds them.
      */
     void resize(int newMax) {
         int size = size();
-        if (newMax < size) {
-            throw VerbsException.invalid("cannot resize to " + newMax + " WRs: " + size + " are posted");
-        }
         RecvWqe[] fresh = newSlots(newMax, maxSge);
         long c = consumer;
         for (int i = 0; i < size; i++) {

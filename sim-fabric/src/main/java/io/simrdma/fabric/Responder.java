@@ -329,17 +329,8 @@ final class Responder {
 
     private boolean takeReceiveWqe() {
         SharedReceiveQueue srq = qp.srq();
-        if (srq != null) {
-            if (!srq.take(held)) {
-                return false;
-            }
-        } else {
-            RecvWqe w = qp.rq.peek();
-            if (w == null) {
-                return false;
-            }
-            held.copyFrom(w);
-            qp.rq.advance();
+        if (srq != null ? !srq.take(held) : !qp.rq.take(held)) {
+            return false;
         }
         holding = true;
         recvOffset = 0;

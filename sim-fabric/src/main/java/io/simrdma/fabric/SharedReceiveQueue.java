@@ -142,12 +142,9 @@ public final class SharedReceiveQueue {
      * @return false if the SRQ is empty
      */
     boolean take(RecvWqe into) {
-        RecvWqe w = queue.peek();
-        if (w == null) {
+        if (!queue.take(into)) {
             return false;
         }
-        into.copyFrom(w);
-        queue.advance();
         int l = limit;
         if (l > 0 && queue.size() < l) {
             limit = 0;
