@@ -165,16 +165,6 @@ final class DataPathSupport {
         return chain(wrs.toArray(new SendWr[0]));
     }
 
-    /** Connects {@code x} and {@code y} like ibv_rc_pingpong, with the pair's MTU and limits. */
-    static void connect(RcPair p, QueuePair x, int psnX, QueuePair y, int psnY) {
-        p.toInit(x);
-        p.toInit(y);
-        p.toRtr(x, y.device(), y.qpNum(), psnY);
-        p.toRtr(y, x.device(), x.qpNum(), psnX);
-        p.toRts(x, psnX);
-        p.toRts(y, psnY);
-    }
-
     /**
      * A packet log: every packet event of the fabric, with what a test needs to reason about order
      * (copied, since packets are pooled). Safe to fill from several engine threads; under the

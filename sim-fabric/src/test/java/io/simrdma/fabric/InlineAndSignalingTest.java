@@ -195,7 +195,7 @@ class InlineAndSignalingTest {
         try (RcPair p = DataPathSupport.pair(mode)) {
             QueuePair x = p.a.pd.createQp(QpInitAttr.rc(p.a.cq, p.a.cq).sqSigAll(true));
             QueuePair y = p.b.pd.createQp(QpInitAttr.rc(p.b.cq, p.b.cq));
-            DataPathSupport.connect(p, x, 0x10, y, 0x20);
+            p.connect(x, 0x10, y, 0x20);
             fill(p.a.buf, 0, 4096, 23);
             fill(p.b.buf, 8192, 4096, 24);
             p.b.buf.putLong(16_000, 5);

@@ -95,13 +95,18 @@ final class RcPair implements AutoCloseable {
 
     /** ibv_rc_pingpong's connect: INIT, then RTR and RTS with the peer's GID, QPN and PSN. */
     RcPair connect() {
-        toInit(a.qp);
-        toInit(b.qp);
-        toRtr(a.qp, b.dev, b.qp.qpNum(), psnB);
-        toRtr(b.qp, a.dev, a.qp.qpNum(), psnA);
-        toRts(a.qp, psnA);
-        toRts(b.qp, psnB);
+        connect(a.qp, psnA, b.qp, psnB);
         return this;
+    }
+
+    /** Connects {@code x} and {@code y} the same way, with this pair's MTU and limits. */
+    void connect(QueuePair x, int psnX, QueuePair y, int psnY) {
+        toInit(x);
+        toInit(y);
+        toRtr(x, y.device(), y.qpNum(), psnY);
+        toRtr(y, x.device(), x.qpNum(), psnX);
+        toRts(x, psnX);
+        toRts(y, psnY);
     }
 
     void toInit(QueuePair qp) {
