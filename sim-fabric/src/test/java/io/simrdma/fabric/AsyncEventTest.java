@@ -105,11 +105,7 @@ class AsyncEventTest {
     @DisplayName("IBA 11.6.3 / ibv_get_async_event(3): COMM_EST when a QP in RTR receives its first packet, once")
     void shouldRaiseCommEstOnceWhenRtrQpReceivesFirstPacket(Mode mode) {
         setUp(mode.fabric());
-        ControlPlaneFixture.toInit(qa);
-        ControlPlaneFixture.toInit(qb);
-        ControlPlaneFixture.toRtr(qa, qb);
-        ControlPlaneFixture.toRtr(qb, qa);
-        ControlPlaneFixture.toRts(qa);
+        ControlPlaneFixture.connectWithPeerInRtr(qa, qb);
         qb.postRecv(recv(b, 1, 0, 64).next(recv(b, 2, 64, 64)));
         qa.postSend(send(a, 1, 0, 64));
         assertStatus(WcStatus.SUCCESS, pollOne(b.cq));

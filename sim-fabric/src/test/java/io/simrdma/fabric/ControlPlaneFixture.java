@@ -75,6 +75,13 @@ final class ControlPlaneFixture {
             return pd.createQp(QpInitAttr.rc(cq, cq).srq(srq));
         }
 
+        /** A new QP of this node connected to a new QP of {@code peer}; returns this node's. */
+        QueuePair connectedTo(Node peer) {
+            QueuePair mine = qp();
+            connect(mine, peer.qp());
+            return mine;
+        }
+
         long addr(long offset) {
             return mr.address() + offset;
         }
@@ -135,12 +142,17 @@ final class ControlPlaneFixture {
 
     /** Connects x and y (INIT, RTR, RTS on both), like ibv_rc_pingpong. */
     static void connect(QueuePair x, QueuePair y) {
+        connectWithPeerInRtr(x, y);
+        toRts(y);
+    }
+
+    /** Moves x to RTS but y only to RTR, so that x's first packet raises COMM_EST on y. */
+    static void connectWithPeerInRtr(QueuePair x, QueuePair y) {
         toInit(x);
         toInit(y);
         toRtr(x, y);
         toRtr(y, x);
         toRts(x);
-        toRts(y);
     }
 
     static void toInit(QueuePair qp) {

@@ -205,11 +205,7 @@ class ControlPlaneLifecycleTest {
     private static QueuePair[] commEstablished(Node a, Node b) {
         QueuePair qa = a.qp();
         QueuePair qb = b.qp();
-        ControlPlaneFixture.toInit(qa);
-        ControlPlaneFixture.toInit(qb);
-        ControlPlaneFixture.toRtr(qa, qb);
-        ControlPlaneFixture.toRtr(qb, qa);
-        ControlPlaneFixture.toRts(qa);
+        ControlPlaneFixture.connectWithPeerInRtr(qa, qb);
         qb.postRecv(recv(b, 1, 0, 64));
         qa.postSend(send(a, 2, 0, 64));
         assertStatus(WcStatus.SUCCESS, pollOne(b.cq));
@@ -266,9 +262,7 @@ class ControlPlaneLifecycleTest {
                 Device ad = f.createDevice("a" + suffix);
                 Node a = new Node(ad, ad.createCq(1));
                 Node b = Node.of(f, "b" + suffix);
-                QueuePair qa = a.qp();
-                QueuePair qb = b.qp();
-                connect(qa, qb);
+                QueuePair qa = a.connectedTo(b);
                 // Two signaled writes into a CQ of one entry: the second overruns it.
                 qa.postSend(ControlPlaneFixture.write(a, 1, 0, 8, b.addr(0), b.mr.rkey())
                         .next(ControlPlaneFixture.write(a, 2, 0, 8, b.addr(8), b.mr.rkey())));

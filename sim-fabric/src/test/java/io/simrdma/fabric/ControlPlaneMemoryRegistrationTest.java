@@ -17,7 +17,6 @@ import static io.simrdma.fabric.AccessFlag.REMOTE_WRITE;
 import static io.simrdma.fabric.AccessFlag.ZERO_BASED;
 import static io.simrdma.fabric.ControlPlaneFixture.assertErrno;
 import static io.simrdma.fabric.ControlPlaneFixture.assertStatus;
-import static io.simrdma.fabric.ControlPlaneFixture.connect;
 import static io.simrdma.fabric.ControlPlaneFixture.pollOne;
 import static io.simrdma.fabric.ControlPlaneFixture.read;
 import static io.simrdma.fabric.ControlPlaneFixture.write;
@@ -83,9 +82,7 @@ class ControlPlaneMemoryRegistrationTest {
         try (Fabric f = mode.fabric()) {
             Node a = Node.of(f, "a");
             Node b = Node.of(f, "b");
-            QueuePair qa = a.qp();
-            QueuePair qb = b.qp();
-            connect(qa, qb);
+            QueuePair qa = a.connectedTo(b);
             ByteBuffer target = ByteBuffer.allocateDirect(1000);
             target.position(100).limit(300);
             MemoryRegion mr = b.pd.registerMemory(target, EnumSet.of(LOCAL_WRITE, REMOTE_WRITE, REMOTE_READ));
@@ -120,9 +117,7 @@ class ControlPlaneMemoryRegistrationTest {
         try (Fabric f = mode.fabric()) {
             Node a = Node.of(f, "a");
             Node b = Node.of(f, "b");
-            QueuePair qa = a.qp();
-            QueuePair qb = b.qp();
-            connect(qa, qb);
+            QueuePair qa = a.connectedTo(b);
             ByteBuffer zb = ByteBuffer.allocate(256);
             MemoryRegion zero = b.pd.registerMemory(zb, EnumSet.of(LOCAL_WRITE, REMOTE_WRITE, ZERO_BASED));
             assertEquals(0, zero.address());
@@ -148,9 +143,7 @@ class ControlPlaneMemoryRegistrationTest {
         try (Fabric f = mode.fabric()) {
             Node a = Node.of(f, "a");
             Node b = Node.of(f, "b");
-            QueuePair qa = a.qp();
-            QueuePair qb = b.qp();
-            connect(qa, qb);
+            QueuePair qa = a.connectedTo(b);
             MemoryRegion old = b.pd.registerMemory(ByteBuffer.allocate(256), EnumSet.of(LOCAL_WRITE, REMOTE_WRITE));
             int oldKey = old.rkey();
             old.deregister();
@@ -174,9 +167,7 @@ class ControlPlaneMemoryRegistrationTest {
         try (Fabric f = mode.fabric()) {
             Node a = Node.of(f, "a");
             Node b = Node.of(f, "b");
-            QueuePair qa = a.qp();
-            QueuePair qb = b.qp();
-            connect(qa, qb);
+            QueuePair qa = a.connectedTo(b);
             MemoryRegion local = a.pd.registerMemory(ByteBuffer.allocate(64), EnumSet.of(LOCAL_WRITE));
             local.deregister();
             qa.postSend(new SendWr().wrId(1).opcode(WrOpcode.RDMA_WRITE).sge(local, 0, 8)
@@ -186,9 +177,7 @@ class ControlPlaneMemoryRegistrationTest {
         try (Fabric f = mode.fabric()) {
             Node a = Node.of(f, "a");
             Node b = Node.of(f, "b");
-            QueuePair qa = a.qp();
-            QueuePair qb = b.qp();
-            connect(qa, qb);
+            QueuePair qa = a.connectedTo(b);
             MemoryRegion remote = b.pd.registerMemory(ByteBuffer.allocate(64), EnumSet.of(LOCAL_WRITE, REMOTE_WRITE));
             long addr = remote.address();
             int rkey = remote.rkey();
