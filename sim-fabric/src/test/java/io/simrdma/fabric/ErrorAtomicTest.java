@@ -64,8 +64,7 @@ class ErrorAtomicTest {
     }
 
     static Stream<Arguments> badSges() {
-        return Stream.of(ErrorPathSupport.DET, ErrorPathSupport.THREADED)
-                .flatMap(m -> Stream.of(BadAtomicSge.values()).map(k -> Arguments.of(m, k)));
+        return ErrorPathSupport.modesWith((Object[]) BadAtomicSge.values());
     }
 
     @ParameterizedTest(name = "{0} {1}")
@@ -99,9 +98,8 @@ class ErrorAtomicTest {
     }
 
     static Stream<Arguments> readOrAtomic() {
-        return Stream.of(ErrorPathSupport.DET, ErrorPathSupport.THREADED).flatMap(m ->
-                Stream.of(WrOpcode.RDMA_READ, WrOpcode.ATOMIC_CMP_AND_SWP, WrOpcode.ATOMIC_FETCH_AND_ADD)
-                        .map(op -> Arguments.of(m, op)));
+        return ErrorPathSupport.modesWith(WrOpcode.RDMA_READ, WrOpcode.ATOMIC_CMP_AND_SWP,
+                WrOpcode.ATOMIC_FETCH_AND_ADD);
     }
 
     @ParameterizedTest(name = "{0} {1}")

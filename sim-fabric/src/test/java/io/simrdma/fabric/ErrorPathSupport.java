@@ -1,10 +1,13 @@
 package io.simrdma.fabric;
 
+import org.junit.jupiter.params.provider.Arguments;
+
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -28,14 +31,22 @@ final class ErrorPathSupport {
     private ErrorPathSupport() {
     }
 
+    /** Both modes with each of {@code values}: the arguments (mode, value) of a parameterized test. */
+    static Stream<Arguments> modesWith(Object... values) {
+        return Stream.of(DET, THREADED).flatMap(m -> Stream.of(values).map(v -> Arguments.of(m, v)));
+    }
+
+    private static Fabric fabric(String mode) {
+        return mode.equals(DET) ? Fabric.deterministic(0x5EED) : Fabric.threaded();
+    }
+
     /** A connected-ready pair (not yet connected) of the given mode, seeded for determinism. */
     static RcPair pair(String mode) {
-        return mode.equals(DET) ? RcPair.deterministic(0x5EED) : RcPair.threaded();
+        return new RcPair(fabric(mode));
     }
 
     static RcPair pair(String mode, QpCaps caps, int cqe) {
-        Fabric f = mode.equals(DET) ? Fabric.deterministic(0x5EED) : Fabric.threaded();
-        return new RcPair(f, caps, cqe, false);
+        return new RcPair(fabric(mode), caps, cqe, false);
     }
 
     static boolean deterministic(RcPair p) {
@@ -100,9 +111,7 @@ final class ErrorPathSupport {
     }
 
     static void fill(ByteBuffer b, int from, int len, byte v) {
-        for (int i = 0; i < len; i++) {
-            b.put(from + i, v);
-        }
+        DataPathSupport.fillConstant(b, from, len, v);
     }
 
     /** Asserts that {@code len} bytes from {@code from} all still hold {@code v}. */

@@ -76,8 +76,7 @@ class ErrorReceiveTest {
     }
 
     static Stream<Arguments> badSges() {
-        return Stream.of(ErrorPathSupport.DET, ErrorPathSupport.THREADED)
-                .flatMap(m -> Stream.of(BadSge.values()).map(k -> Arguments.of(m, k)));
+        return ErrorPathSupport.modesWith((Object[]) BadSge.values());
     }
 
     @ParameterizedTest(name = "{0} {1}")

@@ -28,8 +28,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 class PostErrorTest {
 
     static Stream<Arguments> notReadyToSend() {
-        return Stream.of(ErrorPathSupport.DET, ErrorPathSupport.THREADED)
-                .flatMap(m -> Stream.of(QpState.RESET, QpState.INIT, QpState.RTR).map(s -> Arguments.of(m, s)));
+        return ErrorPathSupport.modesWith(QpState.RESET, QpState.INIT, QpState.RTR);
     }
 
     private static void driveA(RcPair p, QpState s) {
@@ -239,9 +238,8 @@ class PostErrorTest {
     }
 
     static Stream<Arguments> inlineRefused() {
-        return Stream.of(ErrorPathSupport.DET, ErrorPathSupport.THREADED).flatMap(m ->
-                Stream.of(WrOpcode.RDMA_READ, WrOpcode.ATOMIC_FETCH_AND_ADD, WrOpcode.ATOMIC_CMP_AND_SWP)
-                        .map(op -> Arguments.of(m, op)));
+        return ErrorPathSupport.modesWith(WrOpcode.RDMA_READ, WrOpcode.ATOMIC_FETCH_AND_ADD,
+                WrOpcode.ATOMIC_CMP_AND_SWP);
     }
 
     @ParameterizedTest(name = "{0} {1}")

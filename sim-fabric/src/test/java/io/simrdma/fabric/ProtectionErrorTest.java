@@ -66,8 +66,7 @@ class ProtectionErrorTest {
     static final long CANARY_LONG = 0xC5C5_C5C5_C5C5_C5C5L;
 
     static Stream<Arguments> modesAndOps() {
-        return Stream.of(ErrorPathSupport.DET, ErrorPathSupport.THREADED)
-                .flatMap(m -> Stream.of(Op.values()).map(op -> Arguments.of(m, op)));
+        return ErrorPathSupport.modesWith((Object[]) Op.values());
     }
 
     /**

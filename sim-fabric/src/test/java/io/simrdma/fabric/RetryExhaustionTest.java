@@ -220,10 +220,8 @@ class RetryExhaustionTest {
         }
     }
     static Stream<Arguments> modesAndOpcodes() {
-        return Stream.of(ErrorPathSupport.DET, ErrorPathSupport.THREADED).flatMap(m ->
-                Stream.of(WrOpcode.RDMA_WRITE, WrOpcode.RDMA_READ, WrOpcode.ATOMIC_CMP_AND_SWP,
-                        WrOpcode.ATOMIC_FETCH_AND_ADD, WrOpcode.SEND_WITH_IMM)
-                        .map(op -> Arguments.of(m, op)));
+        return ErrorPathSupport.modesWith(WrOpcode.RDMA_WRITE, WrOpcode.RDMA_READ, WrOpcode.ATOMIC_CMP_AND_SWP,
+                WrOpcode.ATOMIC_FETCH_AND_ADD, WrOpcode.SEND_WITH_IMM);
     }
 
     @ParameterizedTest(name = "{0} {1}")

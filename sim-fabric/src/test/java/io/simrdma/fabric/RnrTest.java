@@ -68,8 +68,7 @@ class RnrTest {
     }
 
     static Stream<Arguments> retryCounts() {
-        return Stream.of(ErrorPathSupport.DET, ErrorPathSupport.THREADED)
-                .flatMap(m -> Stream.of(0, 1, 3, 6).map(n -> Arguments.of(m, n)));
+        return ErrorPathSupport.modesWith(0, 1, 3, 6);
     }
 
     @ParameterizedTest(name = "{0} rnr_retry={1}")
