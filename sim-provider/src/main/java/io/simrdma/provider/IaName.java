@@ -47,9 +47,7 @@ record IaName(String text, String fabric, String device, Map<String, String> opt
     static final String SCHEME = "sim:";
     static final String TCP_SCHEME = "simtcp:";
     static final String DEFAULT_TCP_FABRIC = "simrdma";
-    private static final Set<String> LIMITS = Set.of("maxQp", "maxCq", "maxCqe", "maxMr", "maxPd",
-            "maxMw", "maxSrq", "maxQpWr", "maxSge", "maxSrqWr", "maxInline", "mtu");
-    private static final Set<String> NUMERIC = union(LIMITS, Set.of("seed"));
+    private static final Set<String> NUMERIC = union(SimFabrics.LIMITS.keySet(), Set.of("mtu", "seed"));
     private static final Set<String> OPTIONS = union(NUMERIC, Set.of("mode"));
     private static final Set<String> TCP_OPTIONS = union(NUMERIC, Set.of("fabric", "node", "key", "keyFile"));
 

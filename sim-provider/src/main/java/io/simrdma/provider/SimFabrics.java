@@ -15,9 +15,11 @@ import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.Map;
+import java.util.function.ObjIntConsumer;
 
 /**
  * The fabrics IAs run on. An in-process fabric named by a {@code sim:} IA is created on first use
@@ -49,6 +51,9 @@ final class SimFabrics {
             return node != null ? node.device() : SimFabrics.device(fabric, n);
         }
     }
+
+    /** The device limits an IA name can set: option name and DeviceConfig setter (mtu, in bytes, is apart). */
+    static final Map<String, ObjIntConsumer<DeviceConfig>> LIMITS = limits();
 
     private static final Map<String, Entry> FABRICS = new HashMap<>();
     private static int anonymousNodes;
@@ -167,22 +172,10 @@ final class SimFabrics {
     /** The device configuration an IA name asks for. */
     private static DeviceConfig deviceConfig(IaName n) {
         DeviceConfig c = DeviceConfig.named(n.device());
-        Map<String, java.util.function.IntConsumer> limits = new HashMap<>();
-        limits.put("maxQp", c::maxQp);
-        limits.put("maxCq", c::maxCq);
-        limits.put("maxCqe", c::maxCqe);
-        limits.put("maxMr", c::maxMr);
-        limits.put("maxPd", c::maxPd);
-        limits.put("maxMw", c::maxMw);
-        limits.put("maxSrq", c::maxSrq);
-        limits.put("maxQpWr", c::maxQpWr);
-        limits.put("maxSge", c::maxSge);
-        limits.put("maxSrqWr", c::maxSrqWr);
-        limits.put("maxInline", c::maxInlineData);
         try {
-            for (Map.Entry<String, java.util.function.IntConsumer> l : limits.entrySet()) {
+            for (Map.Entry<String, ObjIntConsumer<DeviceConfig>> l : LIMITS.entrySet()) {
                 if (n.options().containsKey(l.getKey())) {
-                    l.getValue().accept(n.intOption(l.getKey(), 0));
+                    l.getValue().accept(c, n.intOption(l.getKey(), 0));
                 }
             }
             if (n.options().containsKey("mtu")) {
@@ -192,6 +185,22 @@ final class SimFabrics {
             throw DatException.invalidParameter("IA name '" + n.text() + "': " + e.getMessage());
         }
         return c;
+    }
+
+    private static Map<String, ObjIntConsumer<DeviceConfig>> limits() {
+        Map<String, ObjIntConsumer<DeviceConfig>> limits = new HashMap<>();
+        limits.put("maxQp", DeviceConfig::maxQp);
+        limits.put("maxCq", DeviceConfig::maxCq);
+        limits.put("maxCqe", DeviceConfig::maxCqe);
+        limits.put("maxMr", DeviceConfig::maxMr);
+        limits.put("maxPd", DeviceConfig::maxPd);
+        limits.put("maxMw", DeviceConfig::maxMw);
+        limits.put("maxSrq", DeviceConfig::maxSrq);
+        limits.put("maxQpWr", DeviceConfig::maxQpWr);
+        limits.put("maxSge", DeviceConfig::maxSge);
+        limits.put("maxSrqWr", DeviceConfig::maxSrqWr);
+        limits.put("maxInline", DeviceConfig::maxInlineData);
+        return Collections.unmodifiableMap(limits);
     }
 
     /** One user of {@code e} is gone; an owned fabric with no user left is closed (its TCP node with it). */
