@@ -284,12 +284,6 @@ final class SimEp extends SimHandle implements Endpoint {
         }
     }
 
-    private static void range(long v, long lo, long hi, String name) {
-        if (v < lo || v > hi) {
-            throw DatException.invalidParameter(name + " " + v + " not in " + lo + ".." + hi);
-        }
-    }
-
     /**
      * The completion-flag rules for EVDs shared by endpoint streams (dat_ep_create(3DAT) USAGE):
      * an EVD also fed by non-DTO streams takes only threshold-controlled streams; an UNSIGNALLED
@@ -952,9 +946,7 @@ final class SimEp extends SimHandle implements Endpoint {
             throw new DatException(DatReturnType.INVALID_ADDRESS, DatReturnSubtype.INVALID_ADDRESS_MALFORMED,
                     "the remote IA address must be a resolved socket address (an IA's address from dat_ia_query)");
         }
-        if (qual < 1 || qual > 0xFFFF) {
-            throw DatException.invalidParameter("connection qualifier " + qual + " not in 1..65535");
-        }
+        range(qual, 1, 0xFFFF, "connection qualifier");
         if (pd != null && pd.length > SimProvider.MAX_PRIVATE_DATA) {
             throw DatException.invalidParameter("private data of " + pd.length + " bytes exceeds max_private_data_size "
                     + SimProvider.MAX_PRIVATE_DATA);

@@ -378,9 +378,7 @@ final class SimEvd extends SimHandle implements EventDispatcher {
     @Override
     public void resize(int minQlen) {
         checkHandle();
-        if (minQlen < 1 || minQlen > ia.attributes().maxEvdQlen()) {
-            throw DatException.invalidParameter("EVD length " + minQlen + " not in 1.." + ia.attributes().maxEvdQlen());
-        }
+        range(minQlen, 1, ia.attributes().maxEvdQlen(), "EVD length");
         synchronized (lock) {
             if (minQlen < queue.size()) {
                 throw invalidState(DatReturnSubtype.INVALID_STATE_EVD_IN_USE,

@@ -81,6 +81,13 @@ abstract class SimHandle implements DatHandle {
         return handle == null ? null : check(handle, cls, ia, subtype);
     }
 
+    /** @throws DatException DAT_INVALID_PARAMETER naming {@code name} unless {@code lo <= v <= hi} */
+    static void range(long v, long lo, long hi, String name) {
+        if (v < lo || v > hi) {
+            throw DatException.invalidParameter(name + " " + v + " not in " + lo + ".." + hi);
+        }
+    }
+
     static DatException invalidState(DatReturnSubtype subtype, String detail) {
         return new DatException(DatReturnType.INVALID_STATE, subtype, detail);
     }

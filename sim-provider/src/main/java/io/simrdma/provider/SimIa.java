@@ -153,9 +153,7 @@ final class SimIa extends SimHandle implements InterfaceAdapter {
     void open() {
         AsyncEvdRequest a = request.asyncEvd();
         if (a instanceof AsyncEvdRequest.Create c) {
-            if (c.minQlen() < 1 || c.minQlen() > attributes.maxEvdQlen()) {
-                throw DatException.invalidParameter("async EVD length " + c.minQlen() + " not in 1.." + attributes.maxEvdQlen());
-            }
+            range(c.minQlen(), 1, attributes.maxEvdQlen(), "async EVD length");
             asyncEvd = new SimEvd(this, c.minQlen(), null, java.util.EnumSet.of(EvdFlag.ASYNC));
             ownsAsyncEvd = true;
         } else if (a instanceof AsyncEvdRequest.Use u) {
@@ -212,19 +210,16 @@ final class SimIa extends SimHandle implements InterfaceAdapter {
     /** The IA address of a peer the connection manager reports (the inverse of {@link #toCm}). */
     InetSocketAddress fromCm(InetSocketAddress peer) {
         byte[] raw = peer.getAddress().getAddress();
-        if (raw.length == 16 && TcpNode.isTcpGid(Gid.of(raw))) {
-            return TcpNode.addressOf(Gid.of(raw));
+        Gid gid = raw.length == 16 ? Gid.of(raw) : null;
+        if (gid != null && TcpNode.isTcpGid(gid)) {
+            return TcpNode.addressOf(gid);
         }
         return new InetSocketAddress(peer.getAddress(), 0);
     }
 
     private static InetAddress gidAddress(Gid gid) {
-        byte[] b = new byte[16];
-        for (int i = 0; i < 16; i++) {
-            b[i] = gid.byteAt(i);
-        }
         try {
-            return Inet6Address.getByAddress(null, b, -1);
+            return Inet6Address.getByAddress(null, gid.toBytes(), -1);
         } catch (UnknownHostException e) {
             throw new IllegalStateException(e);
         }

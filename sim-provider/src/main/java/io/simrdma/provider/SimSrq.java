@@ -70,12 +70,8 @@ final class SimSrq extends SimHandle implements SharedReceiveQueue {
     }
 
     static SimSrq create(SimIa ia, SimPz pz, SrqAttributes a) {
-        if (a.maxRecvDtos() < 1 || a.maxRecvDtos() > ia.attributes().maxRecvPerSrq()) {
-            throw DatException.invalidParameter("max_recv_dtos " + a.maxRecvDtos() + " not in 1.." + ia.attributes().maxRecvPerSrq());
-        }
-        if (a.maxRecvIov() < 1 || a.maxRecvIov() > ia.attributes().maxIovSegmentsPerDto()) {
-            throw DatException.invalidParameter("max_recv_iov " + a.maxRecvIov() + " not in 1.." + ia.attributes().maxIovSegmentsPerDto());
-        }
+        range(a.maxRecvDtos(), 1, ia.attributes().maxRecvPerSrq(), "max_recv_dtos");
+        range(a.maxRecvIov(), 1, ia.attributes().maxIovSegmentsPerDto(), "max_recv_iov");
         if (a.lowWatermark() > a.maxRecvDtos()) {
             throw DatException.invalidParameter("low watermark above max_recv_dtos");
         }
@@ -233,9 +229,7 @@ final class SimSrq extends SimHandle implements SharedReceiveQueue {
         // On the device executor, where endpoints take buffers: the count and the arming cannot race.
         ia.run(() -> {
             synchronized (lock) {
-                if (lw < 0 || lw > maxRecvDtos) {
-                    throw DatException.invalidParameter("low watermark " + lw + " not in 0.." + maxRecvDtos);
-                }
+                range(lw, 0, maxRecvDtos, "low watermark");
                 lowWatermark = lw;
             }
             // dat_srq_set_lw(3DAT): the new setting replaces an armed one; DAT_SRQ_LW_DEFAULT arms none.
