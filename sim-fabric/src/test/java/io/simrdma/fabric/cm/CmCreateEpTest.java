@@ -44,8 +44,20 @@ class CmCreateEpTest {
 
     /** Active address information for b:port whose source is device a (so the two sides are two devices). */
     private static AddrInfo activeFromA(CmTestKit k, int port) {
-        AddrInfo hints = new AddrInfo(false, PortSpace.TCP, RdmaCm.addressOf(k.a, 0), null, null);
+        return activeFromA(k, PortSpace.TCP, 0, port);
+    }
+
+    /** Active address information of port space {@code ps} for b:port whose source is a:srcPort. */
+    private static AddrInfo activeFromA(CmTestKit k, PortSpace ps, int srcPort, int port) {
+        AddrInfo hints = new AddrInfo(false, ps, RdmaCm.addressOf(k.a, srcPort), null, null);
         return k.cm.getAddrInfo("b", Integer.toString(port), hints).get(0);
+    }
+
+    /** Port {@code port} of a is free again: a new id binds to it (and is destroyed). */
+    private static void assertPortFreeOnA(CmTestKit k, int port) {
+        CmId again = k.cm.createId(k.chA, null, PortSpace.TCP);
+        again.bind(RdmaCm.addressOf(k.a, port));
+        again.destroy();
     }
 
     private static AddrInfo passiveOnB(CmTestKit k, int port) {
@@ -253,9 +265,7 @@ class CmCreateEpTest {
     void shouldReleaseEverythingItCreatedOnDestroyEp(boolean threaded) {
         try (CmTestKit k = CmTestKit.of(threaded)) {
             ProtectionDomain pd = k.a.allocPd();
-            AddrInfo res = k.cm.getAddrInfo("b", Integer.toString(PORT),
-                    new AddrInfo(false, PortSpace.TCP, RdmaCm.addressOf(k.a, 5555), null, null)).get(0);
-            CmId id = k.cm.createEp(res, pd, qpAttr());
+            CmId id = k.cm.createEp(activeFromA(k, PortSpace.TCP, 5555, PORT), pd, qpAttr());
             QueuePair qp = id.qp();
             CompletionQueue scq = id.sendCq();
             CompletionQueue rcq = id.recvCq();
@@ -268,9 +278,7 @@ class CmCreateEpTest {
             assertErrno(Errno.EINVAL, rcq::destroy, "the receive CQ is already destroyed");
             assertErrno(Errno.EINVAL, id::destroy, "the id is already destroyed");
             pd.dealloc();
-            CmId again = k.cm.createId(k.chA, null, PortSpace.TCP);
-            again.bind(RdmaCm.addressOf(k.a, 5555)); // the port went with the id
-            again.destroy();
+            assertPortFreeOnA(k, 5555); // the port went with the id
         }
     }
 
@@ -280,13 +288,10 @@ class CmCreateEpTest {
     void shouldFailWithAPdOfAnotherDeviceAndLeaveNothing(boolean threaded) {
         try (CmTestKit k = CmTestKit.of(threaded)) {
             ProtectionDomain pdB = k.b.allocPd();
-            AddrInfo res = k.cm.getAddrInfo("b", Integer.toString(PORT),
-                    new AddrInfo(false, PortSpace.TCP, RdmaCm.addressOf(k.a, 5556), null, null)).get(0);
+            AddrInfo res = activeFromA(k, PortSpace.TCP, 5556, PORT);
             assertErrno(Errno.EINVAL, () -> k.cm.createEp(res, pdB, qpAttr()));
             pdB.dealloc();
-            CmId again = k.cm.createId(k.chA, null, PortSpace.TCP);
-            again.bind(RdmaCm.addressOf(k.a, 5556));
-            again.destroy();
+            assertPortFreeOnA(k, 5556);
         }
     }
 
@@ -295,14 +300,11 @@ class CmCreateEpTest {
     void shouldFailAndReleaseTheIdWhenTheAddressCannotBeResolved() {
         try (CmTestKit k = CmTestKit.of(false)) {
             k.a.setPortActive(false);
-            AddrInfo res = k.cm.getAddrInfo("b", Integer.toString(PORT),
-                    new AddrInfo(false, PortSpace.TCP, RdmaCm.addressOf(k.a, 5557), null, null)).get(0);
+            AddrInfo res = activeFromA(k, PortSpace.TCP, 5557, PORT);
             CmException ex = assertThrows(CmException.class, () -> k.cm.createEp(res, null, qpAttr()));
             assertEquals(CmEventType.ADDR_ERROR, ex.event().type());
             assertEquals(CmId.State.DESTROYED, ex.event().id().state());
-            CmId again = k.cm.createId(k.chA, null, PortSpace.TCP);
-            again.bind(RdmaCm.addressOf(k.a, 5557)); // the port went with the failed id
-            again.destroy();
+            assertPortFreeOnA(k, 5557); // the port went with the failed id
         }
     }
 
@@ -315,9 +317,7 @@ class CmCreateEpTest {
             CmId listen = k.cm.createEp(passive, null, qpAttr());
             assertEquals(PortSpace.IB, listen.portSpace());
             listen.listen(2);
-            AddrInfo active = k.cm.getAddrInfo("b", Integer.toString(PORT),
-                    new AddrInfo(false, PortSpace.IB, RdmaCm.addressOf(k.a, 0), null, null)).get(0);
-            CmId client = k.cm.createEp(active, null, qpAttr());
+            CmId client = k.cm.createEp(activeFromA(k, PortSpace.IB, 0, PORT), null, qpAttr());
             assertEquals(PortSpace.IB, client.portSpace());
             client.migrate(k.chA);
             byte[] data = CmTestKit.pattern(CmId.MAX_CONNECT_PRIVATE_DATA_IB, 4);
