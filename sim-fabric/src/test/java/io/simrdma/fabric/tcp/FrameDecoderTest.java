@@ -123,18 +123,12 @@ class FrameDecoderTest {
     @Test
     void shouldDecodeEveryFrameWhenFedOneByteAtATime() {
         ByteBuf all = Unpooled.buffer();
-        ByteBuf hello = Handshake.encode(Frames.hello("fabric-1", Frames.SRC, true), ByteBufAllocator.DEFAULT);
-        all.writeBytes(hello);
-        hello.release();
-        ByteBuf auth = Handshake.encode(new Handshake.Auth(new byte[Handshake.MAC_LENGTH]), ByteBufAllocator.DEFAULT);
-        all.writeBytes(auth);
-        auth.release();
-        ByteBuf data = Frames.encode(Frames.packet(Opcode.RC_RDMA_WRITE_ONLY, 4096, 9));
-        all.writeBytes(data);
-        data.release();
-        ByteBuf ack = Frames.encode(Frames.packet(Opcode.RC_ACKNOWLEDGE, 0, 0));
-        all.writeBytes(ack);
-        ack.release();
+        all.writeBytes(Frames.bytes(Handshake.encode(Frames.hello("fabric-1", Frames.SRC, true),
+                ByteBufAllocator.DEFAULT)));
+        all.writeBytes(Frames.bytes(Handshake.encode(new Handshake.Auth(new byte[Handshake.MAC_LENGTH]),
+                ByteBufAllocator.DEFAULT)));
+        all.writeBytes(Frames.bytes(Frames.encode(Frames.packet(Opcode.RC_RDMA_WRITE_ONLY, 4096, 9))));
+        all.writeBytes(Frames.bytes(Frames.encode(Frames.packet(Opcode.RC_ACKNOWLEDGE, 0, 0))));
         byte[] bytes = Frames.bytes(all);
         List<Object> out = new ArrayList<>();
         for (byte b : bytes) {
@@ -157,9 +151,7 @@ class FrameDecoderTest {
     void shouldDecodeSeveralFramesWhenOneReadHoldsThem() {
         ByteBuf two = Unpooled.buffer();
         for (int i = 0; i < 3; i++) {
-            ByteBuf f = Frames.encode(Frames.packet(Opcode.RC_SEND_ONLY, 10 + i, i));
-            two.writeBytes(f);
-            f.release();
+            two.writeBytes(Frames.bytes(Frames.encode(Frames.packet(Opcode.RC_SEND_ONLY, 10 + i, i))));
         }
         write(two);
         List<Object> out = readAll();
@@ -329,9 +321,7 @@ class FrameDecoderTest {
         ByteBuf all = Unpooled.buffer();
         int n = 50;
         for (int i = 0; i < n; i++) {
-            ByteBuf f = Frames.encode(Frames.packet(ops[r.nextInt(ops.length)], r.nextInt(4097), i));
-            all.writeBytes(f);
-            f.release();
+            all.writeBytes(Frames.bytes(Frames.encode(Frames.packet(ops[r.nextInt(ops.length)], r.nextInt(4097), i))));
         }
         byte[] bytes = Frames.bytes(all);
         int at = 0;

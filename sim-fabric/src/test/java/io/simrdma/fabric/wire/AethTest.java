@@ -68,26 +68,13 @@ class AethTest {
     @EnumSource(Aeth.NakCode.class)
     @DisplayName("IBA 9.7.5.2.1 table 44: NAK syndrome 0b0_11_nnnnn for each NAK code")
     void shouldEncodeAndDecodeEachNakCodeWhenNaking(Aeth.NakCode code) {
-        int expected;
-        switch (code) {
-            case PSN_SEQUENCE_ERROR:
-                expected = 0;
-                break;
-            case INVALID_REQUEST:
-                expected = 1;
-                break;
-            case REMOTE_ACCESS_ERROR:
-                expected = 2;
-                break;
-            case REMOTE_OPERATIONAL_ERROR:
-                expected = 3;
-                break;
-            case INVALID_RD_REQUEST:
-                expected = 4;
-                break;
-            default:
-                throw new AssertionError(code);
-        }
+        int expected = switch (code) { // exhaustive: a new NAK code must be added here
+            case PSN_SEQUENCE_ERROR -> 0;
+            case INVALID_REQUEST -> 1;
+            case REMOTE_ACCESS_ERROR -> 2;
+            case REMOTE_OPERATIONAL_ERROR -> 3;
+            case INVALID_RD_REQUEST -> 4;
+        };
         assertEquals(expected, code.code());
         int s = Aeth.nak(code);
         assertEquals(0x60 | expected, s);
