@@ -99,9 +99,7 @@ class CmProtocolTest {
     @DisplayName("rdma_reject(3), IBA 12.6.7: a consumer reject is a REJ with reason 28 and the private data; the active QP goes to ERR")
     void shouldSendRejWithConsumerDefinedReasonWhenTheListenerRejects(Backend backend) {
         try (CmRig rig = CmRig.create(backend, 102, CONFIG)) {
-            rig.listen(7002);
-            RcEnd client = rig.active(7002);
-            client.id.connect(ConnParam.withPrivateData("hello".getBytes(StandardCharsets.US_ASCII)));
+            RcEnd client = rig.connecting(7002, ConnParam.withPrivateData("hello".getBytes(StandardCharsets.US_ASCII)));
             CmEvent request = expect(rig.chB, CmEventType.CONNECT_REQUEST);
             byte[] why = "not today".getBytes(StandardCharsets.US_ASCII);
             request.id().reject(why);
@@ -155,9 +153,8 @@ class CmProtocolTest {
             + "read limits and retry counts of the REQ and REP")
     void shouldMoveBothQpsToRtsWithTheNegotiatedAttributesWhenEstablished(Backend backend) {
         try (CmRig rig = CmRig.create(backend, 104, CONFIG)) {
-            rig.listen(7004);
-            RcEnd client = rig.active(7004);
-            client.id.connect(ConnParam.defaults().responderResources(4).initiatorDepth(2).retryCount(5).rnrRetryCount(3));
+            RcEnd client = rig.connecting(7004,
+                    ConnParam.defaults().responderResources(4).initiatorDepth(2).retryCount(5).rnrRetryCount(3));
             CmEvent request = expect(rig.chB, CmEventType.CONNECT_REQUEST);
             // rdma_get_cm_event(3): the request reports the peer's initiator depth as our responder resources and v.v.
             assertEquals(2, request.param().responderResources());

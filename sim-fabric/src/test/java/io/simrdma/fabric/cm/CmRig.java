@@ -209,11 +209,16 @@ final class CmRig implements AutoCloseable {
      * calls rdma_connect(3) with default parameters; nothing is awaited.
      */
     RcEnd connecting(int port) {
+        return connecting(port, ConnParam.defaults());
+    }
+
+    /** {@link #connecting(int)} with {@code param} for rdma_connect(3). */
+    RcEnd connecting(int port, ConnParam param) {
         if (listen == null) {
             listen(port);
         }
         RcEnd client = active(port);
-        client.id.connect(ConnParam.defaults());
+        client.id.connect(param);
         return client;
     }
 
@@ -232,11 +237,7 @@ final class CmRig implements AutoCloseable {
      * ESTABLISHED events.
      */
     Pair connect(int port, ConnParam connect, ConnParam accept) {
-        if (listen == null) {
-            listen(port);
-        }
-        RcEnd client = active(port);
-        client.id.connect(connect);
+        RcEnd client = connecting(port, connect);
         RcEnd server = request();
         server.id.accept(accept);
         expect(chA, CmEventType.ESTABLISHED);
