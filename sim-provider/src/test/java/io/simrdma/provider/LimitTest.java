@@ -454,12 +454,9 @@ class LimitTest {
                     }
                 }
 
-                assertEquals(MAX_PD, count(ia, SimPz.class));
-                assertEquals(MAX_CQ, count(ia, SimEvd.class));
-                assertEquals(MAX_MR, count(ia, SimLmr.class));
-                assertEquals(MAX_MW, count(ia, SimRmr.class));
-                assertEquals(MAX_SRQ, count(ia, SimSrq.class));
-                assertEquals(MAX_QP, count(ia, SimEp.class));
+                for (Resource r : Resource.values()) {
+                    assertEquals(r.configured, count(ia, r.kind), r::toString);
+                }
                 assertDat(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_PROTECTION_DOMAIN, ia::createPz);
                 assertDat(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_TEVD,
                         () -> ia.createEvd(4, null, EnumSet.of(EvdFlag.SOFTWARE)));

@@ -80,10 +80,16 @@ class RmrTest {
         /** Binds {@code rmr} through {@link #eb} and waits for its successful completion. */
         int bind(RemoteMemoryRegion rmr, LmrTriplet t, Set<MemoryPrivilege> privileges, long cookie) {
             int ctx = rmr.bind(t, privileges, eb, cookie, CompletionFlag.defaults());
+            bindCompletion(cookie, DtoCompletionStatus.SUCCESS);
+            return ctx;
+        }
+
+        /** The next event of b's DTO EVD, which must be the bind completion of {@code cookie} with {@code status}. */
+        RmrBindCompletionEvent bindCompletion(long cookie, DtoCompletionStatus status) {
             RmrBindCompletionEvent e = DatPair.next(p.b.dto, RmrBindCompletionEvent.class);
             assertEquals(cookie, e.userCookie());
-            assertEquals(DtoCompletionStatus.SUCCESS, e.status());
-            return ctx;
+            assertEquals(status, e.status());
+            return e;
         }
     }
 
@@ -119,12 +125,10 @@ class RmrTest {
             RemoteMemoryRegion rmr = p.b.pz.createRmr();
             LmrTriplet t = s.window(WIN, WIN_LEN);
             int ctx = rmr.bind(t, remoteRw(), s.eb, 77, CompletionFlag.defaults());
-            RmrBindCompletionEvent e = DatPair.next(p.b.dto, RmrBindCompletionEvent.class);
+            RmrBindCompletionEvent e = s.bindCompletion(77, DtoCompletionStatus.SUCCESS);
             assertEquals(EventNumber.RMR_BIND_COMPLETION_EVENT, e.eventNumber());
             assertSame(p.b.dto, e.evd());
             assertSame(rmr, e.rmr());
-            assertEquals(77, e.userCookie());
-            assertEquals(DtoCompletionStatus.SUCCESS, e.status());
             assertNoEvent(s.bRecv);
             assertNotEquals(p.b.lmr.rmrContext().getAsInt(), ctx);
             assertEquals(Optional.of(new RmrBinding(t, remoteRw(), ctx)), rmr.query().binding());
@@ -182,9 +186,7 @@ class RmrTest {
             RemoteMemoryRegion rmr = p.b.pz.createRmr();
             int ctx = s.bind(rmr, s.window(WIN, WIN_LEN), remoteRw(), 1);
             rmr.unbind(s.eb, 5, CompletionFlag.defaults());
-            RmrBindCompletionEvent e = DatPair.next(p.b.dto, RmrBindCompletionEvent.class);
-            assertEquals(5, e.userCookie());
-            assertEquals(DtoCompletionStatus.SUCCESS, e.status());
+            s.bindCompletion(5, DtoCompletionStatus.SUCCESS);
             assertEquals(Optional.empty(), rmr.query().binding());
             // Bound again, then unbound with an explicit zero-length triplet whose other fields do not matter.
             int ctx2 = s.bind(rmr, s.window(WIN, WIN_LEN), remoteRw(), 6);
@@ -298,9 +300,7 @@ class RmrTest {
             DatPair.expectConnection(p.a.conn, EventNumber.CONNECTION_EVENT_DISCONNECTED);
             DatPair.expectConnection(p.b.conn, EventNumber.CONNECTION_EVENT_DISCONNECTED);
             rmr.bind(t, remoteRw(), s.eb, 2, CompletionFlag.defaults());
-            RmrBindCompletionEvent e = DatPair.next(p.b.dto, RmrBindCompletionEvent.class);
-            assertEquals(2, e.userCookie());
-            assertEquals(DtoCompletionStatus.ERR_FLUSHED, e.status());
+            s.bindCompletion(2, DtoCompletionStatus.ERR_FLUSHED);
             assertEquals(Optional.empty(), rmr.query().binding(), "a flushed bind binds nothing");
             p.b.lmr.free();
         }
