@@ -100,7 +100,7 @@ public final class Dat {
      * @throws DatException see {@link DatRegistry#openIa(IaOpenParams)}
      */
     public static InterfaceAdapter openIa(String iaName, int asyncEvdMinQlen) {
-        return openIa(IaOpenParams.of(iaName, AsyncEvdRequest.create(asyncEvdMinQlen)));
+        return registry().openIa(iaName, asyncEvdMinQlen);
     }
 
     /**
