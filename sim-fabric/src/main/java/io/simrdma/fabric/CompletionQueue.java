@@ -211,9 +211,7 @@ public final class CompletionQueue {
      * @throws VerbsException EINVAL if {@code cqe} is out of range or smaller than the completions it holds
      */
     public void resize(int cqe) {
-        if (cqe < 1 || cqe > device.attributes().maxCqe()) {
-            throw VerbsException.invalid("cqe " + cqe + " not in 1.." + device.attributes().maxCqe());
-        }
+        VerbsException.checkRange("cqe", cqe, 1, device.attributes().maxCqe());
         device.executor().call(() -> {
             synchronized (lock) {
                 if (cqe < count) {

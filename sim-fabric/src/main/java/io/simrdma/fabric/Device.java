@@ -170,9 +170,7 @@ public final class Device implements PacketSink, AutoCloseable {
      */
     public CompletionQueue createCq(int cqe, CompletionChannel channel, Object context) {
         checkOpen();
-        if (cqe < 1 || cqe > attributes.maxCqe()) {
-            throw VerbsException.invalid("cqe " + cqe + " not in 1.." + attributes.maxCqe());
-        }
+        VerbsException.checkRange("cqe", cqe, 1, attributes.maxCqe());
         if (channel != null && channel.device() != this) {
             throw VerbsException.invalid("completion channel belongs to device " + channel.device().name());
         }
@@ -413,21 +411,15 @@ public final class Device implements PacketSink, AutoCloseable {
             srq.checkUsable();
         }
         QpCaps c = attr.caps();
-        if (c.maxSendWr() < 1 || c.maxSendWr() > attributes.maxQpWr()) {
-            throw VerbsException.invalid("max_send_wr " + c.maxSendWr() + " not in 1.." + attributes.maxQpWr());
+        VerbsException.checkRange("max_send_wr", c.maxSendWr(), 1, attributes.maxQpWr());
+        if (srq == null) {
+            VerbsException.checkRange("max_recv_wr", c.maxRecvWr(), 1, attributes.maxQpWr());
         }
-        if (srq == null && (c.maxRecvWr() < 1 || c.maxRecvWr() > attributes.maxQpWr())) {
-            throw VerbsException.invalid("max_recv_wr " + c.maxRecvWr() + " not in 1.." + attributes.maxQpWr());
+        VerbsException.checkRange("max_send_sge", c.maxSendSge(), 0, attributes.maxSge());
+        if (srq == null) {
+            VerbsException.checkRange("max_recv_sge", c.maxRecvSge(), 0, attributes.maxSge());
         }
-        if (c.maxSendSge() < 0 || c.maxSendSge() > attributes.maxSge()) {
-            throw VerbsException.invalid("max_send_sge " + c.maxSendSge() + " not in 0.." + attributes.maxSge());
-        }
-        if (srq == null && (c.maxRecvSge() < 0 || c.maxRecvSge() > attributes.maxSge())) {
-            throw VerbsException.invalid("max_recv_sge " + c.maxRecvSge() + " not in 0.." + attributes.maxSge());
-        }
-        if (c.maxInlineData() < 0 || c.maxInlineData() > attributes.maxInlineData()) {
-            throw VerbsException.invalid("max_inline_data " + c.maxInlineData() + " not in 0.." + attributes.maxInlineData());
-        }
+        VerbsException.checkRange("max_inline_data", c.maxInlineData(), 0, attributes.maxInlineData());
         if (qps.size() >= attributes.maxQp()) {
             throw new VerbsException(Errno.ENOMEM, "max_qp (" + attributes.maxQp() + ") reached");
         }
@@ -487,12 +479,8 @@ public final class Device implements PacketSink, AutoCloseable {
 
     SharedReceiveQueue createSrq(ProtectionDomain pd, SrqAttr attr, Object context) {
         checkPd(pd);
-        if (attr.maxWr() < 1 || attr.maxWr() > attributes.maxSrqWr()) {
-            throw VerbsException.invalid("SRQ max_wr " + attr.maxWr() + " not in 1.." + attributes.maxSrqWr());
-        }
-        if (attr.maxSge() < 0 || attr.maxSge() > attributes.maxSrqSge()) {
-            throw VerbsException.invalid("SRQ max_sge " + attr.maxSge() + " not in 0.." + attributes.maxSrqSge());
-        }
+        VerbsException.checkRange("SRQ max_wr", attr.maxWr(), 1, attributes.maxSrqWr());
+        VerbsException.checkRange("SRQ max_sge", attr.maxSge(), 0, attributes.maxSrqSge());
         if (srqCount >= attributes.maxSrq()) {
             throw new VerbsException(Errno.ENOMEM, "max_srq (" + attributes.maxSrq() + ") reached");
         }

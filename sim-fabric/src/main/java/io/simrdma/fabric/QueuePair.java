@@ -514,8 +514,8 @@ public final class QueuePair {
     }
 
     private static void range(Set<QpAttrMask> mask, QpAttrMask m, int v, int lo, int hi, String name) {
-        if (mask.contains(m) && (v < lo || v > hi)) {
-            throw VerbsException.invalid(name + " " + v + " not in " + lo + ".." + hi);
+        if (mask.contains(m)) {
+            VerbsException.checkRange(name, v, lo, hi);
         }
     }
 

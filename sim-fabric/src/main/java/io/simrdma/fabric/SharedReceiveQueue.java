@@ -68,9 +68,7 @@ public final class SharedReceiveQueue {
                 int newMax = queue.maxWr();
                 if (mask.contains(SrqAttrMask.MAX_WR)) {
                     newMax = attr.maxWr();
-                    if (newMax < 1 || newMax > device.attributes().maxSrqWr()) {
-                        throw VerbsException.invalid("SRQ max_wr " + newMax + " not in 1.." + device.attributes().maxSrqWr());
-                    }
+                    VerbsException.checkRange("SRQ max_wr", newMax, 1, device.attributes().maxSrqWr());
                     if (newMax < queue.size()) {
                         throw VerbsException.invalid("cannot resize SRQ to " + newMax + ": " + queue.size() + " WRs are posted");
                     }
