@@ -40,8 +40,7 @@ public enum WrOpcode {
 
     /** Carries data from the local gather list to the remote side. */
     public boolean sendsData() {
-        return this == SEND || this == SEND_WITH_IMM || this == SEND_WITH_INV
-                || this == RDMA_WRITE || this == RDMA_WRITE_WITH_IMM;
+        return isSend() || isWrite();
     }
 
     public boolean isSend() {
