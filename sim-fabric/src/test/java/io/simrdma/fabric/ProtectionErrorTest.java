@@ -84,6 +84,16 @@ class ProtectionErrorTest {
     }
 
     /**
+     * With canary in a's [0, 1024) and a pattern at 2048 (see {@link #localOffset}), posts {@code op}
+     * of 512 bytes to {@code raddr} through {@code rkey} as wr 1, followed by {@link #goodWrite} as wr 2.
+     */
+    private static void postOpThenGoodWrite(RcPair p, Op op, long raddr, int rkey) {
+        fill(p.a.buf, 0, 1024, CANARY);
+        RcPair.fill(p.a.buf, 2048, 512, 9);
+        p.a.qp.postSend(op.wr(1, p.a.mr, localOffset(op), 512, raddr, rkey).next(goodWrite(p, 2)));
+    }
+
+    /**
      * Checks the outcome of a remote access the responder refused with a remote access error:
      * the requester's WR completes REM_ACCESS_ERR and the next one WR_FLUSH_ERR, both QPs end in
      * ERR, and the responder reports QP_ACCESS_ERR.
@@ -223,10 +233,7 @@ class ProtectionErrorTest {
     void shouldCompleteRemAccessErrAndRaiseQpAccessErrWhenRkeyIsBad(String mode, Op op) {
         try (RcPair p = pair(mode).connect()) {
             fill(p.b.buf, 0, RcPair.BUF, CANARY);
-            fill(p.a.buf, 0, 1024, CANARY);
-            RcPair.fill(p.a.buf, 2048, 512, 9);
-            long off = localOffset(op);
-            p.a.qp.postSend(op.wr(1, p.a.mr, off, 512, p.b.addr(1024), p.b.mr.rkey() ^ 0x1).next(goodWrite(p, 2)));
+            postOpThenGoodWrite(p, op, p.b.addr(1024), p.b.mr.rkey() ^ 0x1);
             assertRemoteAccessError(p, 1, 2);
             assertUntouched(p.b.buf, 0, RcPair.BUF, CANARY, "responder memory after a refused " + op);
             assertUntouched(p.a.buf, 0, 1024, CANARY, "requester memory after a refused " + op);
@@ -242,10 +249,7 @@ class ProtectionErrorTest {
             ByteBuffer target = ByteBuffer.allocate(1024);
             fill(target, 0, 1024, CANARY);
             MemoryRegion foreign = other.registerMemory(target, RcPair.ALL);
-            fill(p.a.buf, 0, 1024, CANARY);
-            RcPair.fill(p.a.buf, 2048, 512, 9);
-            long off = localOffset(op);
-            p.a.qp.postSend(op.wr(1, p.a.mr, off, 512, foreign.address() + 256, foreign.rkey()).next(goodWrite(p, 2)));
+            postOpThenGoodWrite(p, op, foreign.address() + 256, foreign.rkey());
             assertRemoteAccessError(p, 1, 2);
             assertUntouched(target, 0, 1024, CANARY, "region of another PD");
             assertUntouched(p.a.buf, 0, 1024, CANARY, "requester memory");
@@ -263,10 +267,7 @@ class ProtectionErrorTest {
             ByteBuffer target = ByteBuffer.allocate(1024);
             fill(target, 0, 1024, CANARY);
             MemoryRegion lacking = p.b.pd.registerMemory(target, rights);
-            fill(p.a.buf, 0, 1024, CANARY);
-            RcPair.fill(p.a.buf, 2048, 512, 9);
-            long off = localOffset(op);
-            p.a.qp.postSend(op.wr(1, p.a.mr, off, 512, lacking.address() + 256, lacking.rkey()).next(goodWrite(p, 2)));
+            postOpThenGoodWrite(p, op, lacking.address() + 256, lacking.rkey());
             assertRemoteAccessError(p, 1, 2);
             assertUntouched(target, 0, 1024, CANARY, "region without " + op.right);
             assertUntouched(p.a.buf, 0, 1024, CANARY, "requester memory");
@@ -282,10 +283,7 @@ class ProtectionErrorTest {
             p.qpAccess.remove(op.right);
             p.connect();
             fill(p.b.buf, 0, RcPair.BUF, CANARY);
-            fill(p.a.buf, 0, 1024, CANARY);
-            RcPair.fill(p.a.buf, 2048, 512, 9);
-            long off = localOffset(op);
-            p.a.qp.postSend(op.wr(1, p.a.mr, off, 512, p.b.addr(1024), p.b.mr.rkey()).next(goodWrite(p, 2)));
+            postOpThenGoodWrite(p, op, p.b.addr(1024), p.b.mr.rkey());
             expect(p.a, 1, WcStatus.REM_INV_REQ_ERR);
             expect(p.a, 2, WcStatus.WR_FLUSH_ERR);
             awaitState(p.fabric, p.a.qp, QpState.ERR);
@@ -342,12 +340,12 @@ class ProtectionErrorTest {
                         .flatMap(op -> Stream.of(Edge.values()).map(e -> Arguments.of(m, op, e))));
     }
 
-    /** A canary-filled buffer of 1024 bytes whose bytes [AT, AT + REGION) are registered on b. */
-    private static MemoryRegion boundedRegion(RcPair p, ByteBuffer backing) {
+    /** Fills {@code backing} with the canary and registers its bytes [at, at + len) on {@code pd}. */
+    private static MemoryRegion boundedRegion(ProtectionDomain pd, ByteBuffer backing, int at, int len) {
         fill(backing, 0, backing.capacity(), CANARY);
         ByteBuffer slice = backing.duplicate();
-        slice.position(AT).limit(AT + REGION);
-        return p.b.pd.registerMemory(slice, RcPair.ALL);
+        slice.position(at).limit(at + len);
+        return pd.registerMemory(slice, RcPair.ALL);
     }
 
     @ParameterizedTest(name = "{0} {1} {2}")
@@ -356,7 +354,7 @@ class ProtectionErrorTest {
     void shouldRefuseRemoteAccessOneByteOutsideTheRegion(String mode, Op op, Edge edge) {
         try (RcPair p = pair(mode).connect()) {
             ByteBuffer backing = ByteBuffer.allocate(1024);
-            MemoryRegion r = boundedRegion(p, backing);
+            MemoryRegion r = boundedRegion(p.b.pd, backing, AT, REGION);
             long x = r.address();
             int len = op.atomic() ? 8 : 64;
             long raddr;
@@ -381,7 +379,7 @@ class ProtectionErrorTest {
     void shouldAllowAccessesThatExactlyReachTheRegionEdges(String mode, Op op) {
         try (RcPair p = pair(mode).connect()) {
             ByteBuffer backing = ByteBuffer.allocate(1024);
-            MemoryRegion r = boundedRegion(p, backing);
+            MemoryRegion r = boundedRegion(p.b.pd, backing, AT, REGION);
             long x = r.address();
             if (op == Op.READ) {
                 RcPair.fill(backing, AT, REGION, 6);
@@ -446,10 +444,7 @@ class ProtectionErrorTest {
     void shouldCompleteLocProtErrWhenALocalSgeIsOneByteOutsideItsRegion(String mode, LocalSge kind, Edge edge) {
         try (RcPair p = pair(mode).connect()) {
             ByteBuffer backing = ByteBuffer.allocate(1024);
-            fill(backing, 0, 1024, CANARY);
-            ByteBuffer slice = backing.duplicate();
-            slice.position(AT).limit(AT + REGION);
-            MemoryRegion local = p.a.pd.registerMemory(slice, RcPair.ALL);
+            MemoryRegion local = boundedRegion(p.a.pd, backing, AT, REGION);
             long x = local.address();
             int len = 64;
             long addr = edge == Edge.BEFORE ? x - 1 : x + REGION - len + 1;
@@ -507,10 +502,7 @@ class ProtectionErrorTest {
     void shouldRefuseMultiPacketWriteWhoseEndIsOutOfBounds(String mode) {
         try (RcPair p = pair(mode).connect()) {
             ByteBuffer backing = ByteBuffer.allocate(8192);
-            fill(backing, 0, 8192, CANARY);
-            ByteBuffer slice = backing.duplicate();
-            slice.position(1024).limit(1024 + 4000);
-            MemoryRegion r = p.b.pd.registerMemory(slice, RcPair.ALL);
+            MemoryRegion r = boundedRegion(p.b.pd, backing, 1024, 4000);
             RcPair.fill(p.a.buf, 0, 4001, 8);
             p.a.qp.postSend(Op.WRITE.wr(1, p.a.mr, 0, 4001, r.address(), r.rkey()).next(goodWrite(p, 2)));
             assertRemoteAccessError(p, 1, 2);
