@@ -251,18 +251,17 @@ final class MixedWorkload {
     }
 
     private void postRecvs() {
-        RecvWr rchain = null;
-        for (int i = bRecvs.size() - 1; i >= 0; i--) {
-            RecvSpec r = bRecvs.get(i);
-            rchain = new RecvWr().wrId(r.wrId).sge(p.b.mr, r.off, r.capacity).next(rchain);
+        p.b.qp.postRecv(recvChain(bRecvs, p.b));
+        p.a.qp.postRecv(recvChain(aRecvs, p.a));
+    }
+
+    private static RecvWr recvChain(List<RecvSpec> specs, RcPair.Side me) {
+        RecvWr head = null;
+        for (int i = specs.size() - 1; i >= 0; i--) {
+            RecvSpec r = specs.get(i);
+            head = new RecvWr().wrId(r.wrId).sge(me.mr, r.off, r.capacity).next(head);
         }
-        p.b.qp.postRecv(rchain);
-        rchain = null;
-        for (int i = aRecvs.size() - 1; i >= 0; i--) {
-            RecvSpec r = aRecvs.get(i);
-            rchain = new RecvWr().wrId(r.wrId).sge(p.a.mr, r.off, r.capacity).next(rchain);
-        }
-        p.a.qp.postRecv(rchain);
+        return head;
     }
 
     private void postSends() {
