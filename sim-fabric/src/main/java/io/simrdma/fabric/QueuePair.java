@@ -725,6 +725,11 @@ public final class QueuePair {
         device.transmit(this, p);
     }
 
+    /** Packets, and so PSNs, a message of {@code length} bytes takes at the path MTU: at least one. Engine thread. */
+    int packets(int length) {
+        return length == 0 ? 1 : (int) ((length + (long) mtu - 1) / mtu);
+    }
+
     /** True when no started WQE remains in the send queue. */
     boolean drained() {
         return sq.head == requester.wqeIndex;

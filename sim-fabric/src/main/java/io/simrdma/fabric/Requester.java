@@ -225,9 +225,7 @@ final class Requester {
                 wqe.sgeIndex[i] = access.index;
             }
         }
-        int mtu = qp.mtu;
-        int packets = wqe.opcode.isAtomic() ? 1 : Math.max(1, (int) ((wqe.length + (long) mtu - 1) / mtu));
-        wqe.packets = packets;
+        int packets = wqe.opcode.isAtomic() ? 1 : qp.packets(wqe.length);
         wqe.firstPsn = psn;
         wqe.lastPsn = Psn.add(psn, packets - 1);
         wqe.sentBytes = 0;

@@ -431,7 +431,7 @@ final class Responder {
         }
         if (op == Opcode.RC_RDMA_READ_REQUEST) {
             int len = p.rethLength();
-            int packets = len == 0 ? 1 : (int) ((len + (long) qp.mtu - 1) / qp.mtu);
+            int packets = qp.packets(len);
             Resource r = nextResource();
             r.atomic = false;
             r.firstPsn = p.psn();
@@ -525,7 +525,7 @@ final class Responder {
     /** Sends the responses of a READ from {@code va} on, PSNs from {@code startPsn}. */
     private void sendReadResponses(Resource r, int startPsn, long va, int len) {
         int mtu = qp.mtu;
-        int packets = len == 0 ? 1 : (int) ((len + (long) mtu - 1) / mtu);
+        int packets = qp.packets(len);
         int base = r.mr == null ? 0 : r.index + (int) (va - r.va);
         for (int i = 0; i < packets; i++) {
             int n = Math.min(mtu, len - i * mtu);

@@ -49,7 +49,6 @@ final class SendWqe {
     State state;
     int firstPsn;
     int lastPsn;
-    int packets;
     /** Bytes of the message sent so far (for READ: the offset a retried request starts at). */
     int sentBytes;
     final MemoryRegion[] sgeMr;
