@@ -367,11 +367,7 @@ final class CmAgent implements Device.MadHandler {
         child.state = CmId.State.CONNECT;
         CmEvent e = new CmEvent(CmEventType.CONNECT_REQUEST, child, listener, 0, child.requestParam, cm.fabric().now());
         LOG.debug("{}: {} on {}", device.name(), e, listener);
-        if (listener.isSync()) {
-            listener.deliverRequest(child, e);
-        } else {
-            child.deliver(e);
-        }
+        listener.requestArrived(child, e);
     }
 
     void accept(CmId child, ConnParam p) {

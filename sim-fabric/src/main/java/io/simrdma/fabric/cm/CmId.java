@@ -69,6 +69,13 @@ public final class CmId {
     private final Object context;
     private final int handle;
     private volatile CmEventChannel channel;
+    /**
+     * Held while an event is queued (on the channel, or on the synchronous queue) and while
+     * {@link #migrate} moves the queue, so that no event is queued on the channel the id is
+     * leaving after its events were taken off it. Taken after the id's monitor, before a
+     * channel's or the synchronous queue's lock; never around a consumer's handler.
+     */
+    private final Object deliverLock = new Object();
     private final ArrayDeque<CmEvent> syncEvents = new ArrayDeque<>();
     private final WaitSignal syncSignal;
     private volatile CmEvent lastEvent;
@@ -742,29 +749,36 @@ public final class CmId {
             // A connection request not yet retrieved is the listener's event (listen_id, rdma_get_cm_event(3)):
             // it moves with the listener, and the request's new id with it, as do that id's later events.
             java.util.Set<CmId> requests = new java.util.HashSet<>();
-            ArrayDeque<CmEvent> moving = from == null ? drainSync() : from.remove(e -> {
-                if (e.id() == this || requests.contains(e.id())) {
-                    return true;
+            ArrayDeque<CmEvent> moving;
+            synchronized (deliverLock) {
+                moving = from == null ? drainSync() : from.remove(e -> {
+                    if (e.id() == this || requests.contains(e.id())) {
+                        return true;
+                    }
+                    if (e.type() == CmEventType.CONNECT_REQUEST && e.listenId() == this && e.id().channel == from) {
+                        requests.add(e.id());
+                        return true;
+                    }
+                    return false;
+                });
+                if (to != null) {
+                    to.attach();
                 }
-                if (e.type() == CmEventType.CONNECT_REQUEST && e.listenId() == this && e.id().channel == from) {
-                    requests.add(e.id());
-                    return true;
+                if (from != null) {
+                    from.detach();
                 }
-                return false;
-            });
-            if (to != null) {
-                to.attach();
+                channel = to;
             }
-            if (from != null) {
-                from.detach();
-            }
-            channel = to;
             for (CmId child : requests) {
                 if (to != null) {
                     to.attach();
                 }
                 from.detach();
-                child.channel = to;
+                synchronized (child.deliverLock) {
+                    child.channel = to;
+                    // an event of the request's id queued on the old channel since it was searched
+                    moving.addAll(from.remove(e -> e.id() == child));
+                }
             }
             for (CmEvent e : moving) {
                 if (e.id() == this) {
@@ -845,17 +859,61 @@ public final class CmId {
         return channel == null;
     }
 
-    /** Hands an event to the channel, or to the synchronous id's own queue. Any thread. */
+    /**
+     * Hands an event to the channel, or to the synchronous id's own queue. Any thread. A queued
+     * event lands on the channel the id is on when it is queued, even while {@link #migrate}
+     * runs; a channel's handler is called outside the id's locks.
+     */
     void deliver(CmEvent e) {
-        CmEventChannel ch = channel;
-        if (ch != null) {
+        CmEventChannel ch;
+        synchronized (deliverLock) {
+            ch = channel;
+            if (ch == null) {
+                synchronized (syncEvents) {
+                    syncEvents.add(e);
+                }
+            } else if (!ch.hasHandler()) {
+                ch.deliver(e);
+                return;
+            }
+        }
+        if (ch == null) {
+            syncSignal.signalAll();
+        } else {
             ch.deliver(e);
-            return;
         }
-        synchronized (syncEvents) {
-            syncEvents.add(e);
+    }
+
+    /**
+     * A connection request for this listening id arrived; {@code child}, its new id, was made on
+     * the channel the listener had then. The request goes where the listener is now, even if
+     * {@link #migrate} moved it meanwhile: to its current channel (the child moves along), or to
+     * {@link #getRequest} when it became synchronous.
+     */
+    void requestArrived(CmId child, CmEvent e) {
+        CmEventChannel ch;
+        synchronized (deliverLock) {
+            ch = channel;
+            CmEventChannel made = child.channel;
+            if (made != ch) {
+                if (ch != null) {
+                    ch.attach();
+                }
+                if (made != null) {
+                    made.detach();
+                }
+                child.channel = ch;
+            }
+            if (ch == null) {
+                deliverRequest(child, e);
+                return;
+            }
+            if (!ch.hasHandler()) {
+                child.deliver(e);
+                return;
+            }
         }
-        syncSignal.signalAll();
+        child.deliver(e);
     }
 
     /** A synchronous listener's request id arrived. */
