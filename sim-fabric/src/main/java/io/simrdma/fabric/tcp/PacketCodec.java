@@ -66,7 +66,6 @@ public final class PacketCodec {
     public static final int DEFAULT_MAX_FRAME_LENGTH = 64 * 1024 + PACKET_PREFIX_LENGTH + Packet.MAX_HEADER_LENGTH + 3
             + Packet.ICRC_LENGTH;
 
-    private final byte[] header = new byte[Packet.MAX_HEADER_LENGTH];
     private final byte[] gidBytes = new byte[16];
     private Gid lastSource;
     private Gid lastDestination;
@@ -204,9 +203,8 @@ public final class PacketCodec {
             throw e;
         }
         int hl = op.headerLength();
-        body.getBytes(ibaStart, header, 0, hl);
         ByteBuf payload = payloadLength == 0 ? null : body.retainedSlice(ibaStart + hl, payloadLength);
-        Packet p = Packet.fromWire(header, hl, payload);
+        Packet p = Packet.fromWire(body, ibaStart, hl, payload);
         lastSource = gidAt(body, base + 2, lastSource);
         lastDestination = gidAt(body, base + 18, lastDestination);
         p.route(lastSource, lastDestination);

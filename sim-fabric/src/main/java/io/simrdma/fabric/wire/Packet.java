@@ -91,10 +91,30 @@ public final class Packet extends Task {
         if (op == null || headerLength < op.headerLength()) {
             return null;
         }
+        Packet p = received(op, payload);
+        System.arraycopy(headerBytes, 0, p.header, 0, op.headerLength());
+        return p;
+    }
+
+    /**
+     * {@link #fromWire(byte[], int, ByteBuf)} with the header read in place from the
+     * {@code headerLength} bytes at {@code index} of {@code wire} (whose indexes do not change),
+     * straight into the packet's header.
+     */
+    public static Packet fromWire(ByteBuf wire, int index, int headerLength, ByteBuf payload) {
+        Opcode op = Opcode.fromValue(wire.getUnsignedByte(index));
+        if (op == null || headerLength < op.headerLength()) {
+            return null;
+        }
+        Packet p = received(op, payload);
+        wire.getBytes(index, p.header, 0, op.headerLength());
+        return p;
+    }
+
+    private static Packet received(Opcode op, ByteBuf payload) {
         Packet p = POOL.get();
         p.inUse = true;
         p.opcode = op;
-        System.arraycopy(headerBytes, 0, p.header, 0, op.headerLength());
         p.owned = payload;
         p.payloadLength = payload == null ? 0 : payload.readableBytes();
         return p;
