@@ -51,10 +51,8 @@ import org.slf4j.LoggerFactory;
 
 import java.lang.invoke.VarHandle;
 import java.net.Inet4Address;
-import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashSet;
@@ -202,7 +200,7 @@ final class SimIa extends SimHandle implements InterfaceAdapter {
      */
     InetAddress toCm(InetSocketAddress remote) {
         if (fabricEntry.node != null && remote.getAddress() instanceof Inet4Address) {
-            return gidAddress(TcpNode.gidOf(remote));
+            return RdmaCm.inetOf(TcpNode.gidOf(remote));
         }
         return remote.getAddress();
     }
@@ -215,14 +213,6 @@ final class SimIa extends SimHandle implements InterfaceAdapter {
             return TcpNode.addressOf(gid);
         }
         return new InetSocketAddress(peer.getAddress(), 0);
-    }
-
-    private static InetAddress gidAddress(Gid gid) {
-        try {
-            return Inet6Address.getByAddress(null, gid.toBytes(), -1);
-        } catch (UnknownHostException e) {
-            throw new IllegalStateException(e);
-        }
     }
 
     /**

@@ -69,7 +69,6 @@ import static io.simrdma.provider.ConnSupport.expect;
 import static io.simrdma.provider.DatPair.WAIT;
 import static io.simrdma.provider.DatPair.assertDat;
 import static io.simrdma.provider.DatPair.next;
-import static io.simrdma.provider.EventTestSupport.assertDto;
 import static io.simrdma.provider.EventTestSupport.assertNoEvent;
 import static io.simrdma.provider.EventTestSupport.nextDto;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -261,11 +260,6 @@ class EndToEndTest {
         return b;
     }
 
-    /** The next event of {@code evd}: the DTO completion of {@code cookie} on {@code ep} with {@code status}. */
-    private static DtoCompletionEvent dto(EventDispatcher evd, Endpoint ep, long cookie, DtoCompletionStatus status) {
-        return assertDto(nextDto(evd), evd, ep, cookie, status);
-    }
-
     private static void connect(Endpoint active, Node to, long qual, byte[] privateData) {
         active.connect(to.address(), qual, WAIT, privateData, Qos.BEST_EFFORT, NO_FLAGS);
     }
@@ -302,8 +296,8 @@ class EndToEndTest {
         zero(to.buf, 8000, 8000);
         dst.postRecv(in, seed, DEFAULT);
         src.postSend(out, seed, DEFAULT);
-        assertEquals(2000, dto(from.req, src, seed, DtoCompletionStatus.SUCCESS).transferredLength());
-        assertEquals(2000, dto(to.recv, dst, seed, DtoCompletionStatus.SUCCESS).transferredLength());
+        assertEquals(2000, nextDto(from.req, src, seed, DtoCompletionStatus.SUCCESS).transferredLength());
+        assertEquals(2000, nextDto(to.recv, dst, seed, DtoCompletionStatus.SUCCESS).transferredLength());
         byte[] sent = gather(from, out);
         assertArrayEquals(sent, Arrays.copyOf(gather(to, in), 2000), "the message scattered in order over the receive's segments");
         assertArrayEquals(new byte[333 + 1 + 5000 - 2000], Arrays.copyOfRange(gather(to, in), 2000, 333 + 1 + 5000),
@@ -407,8 +401,8 @@ class EndToEndTest {
 
             fill(p.a.buf, 0, 64, 3);
             active.postSend(p.a.iov(0, 64), 2, DEFAULT);
-            dto(p.a.req, active, 2, DtoCompletionStatus.SUCCESS);
-            assertEquals(64, dto(p.b.recv, provided, 1, DtoCompletionStatus.SUCCESS).transferredLength());
+            nextDto(p.a.req, active, 2, DtoCompletionStatus.SUCCESS);
+            assertEquals(64, nextDto(p.b.recv, provided, 1, DtoCompletionStatus.SUCCESS).transferredLength());
             assertArrayEquals(bytes(p.a.buf, 0, 64), bytes(p.b.buf, 0, 64));
             exchange(p.a, active, p.b, provided, 30);
 
@@ -532,10 +526,10 @@ class EndToEndTest {
                     src.postSend(out, 200 + i, DEFAULT);
                 }
                 for (int i = 0; i < lengths.length; i++) {
-                    assertEquals(lengths[i], dto(from.req, src, 200 + i, DtoCompletionStatus.SUCCESS).transferredLength());
+                    assertEquals(lengths[i], nextDto(from.req, src, 200 + i, DtoCompletionStatus.SUCCESS).transferredLength());
                 }
                 for (int i = 0; i < lengths.length; i++) {
-                    assertEquals(lengths[i], dto(to.recv, dst, 100 + i, DtoCompletionStatus.SUCCESS).transferredLength(),
+                    assertEquals(lengths[i], nextDto(to.recv, dst, 100 + i, DtoCompletionStatus.SUCCESS).transferredLength(),
                             "receive " + i + " gets message " + i + ", in order");
                     byte[] sent = gather(from, outs.get(i));
                     assertArrayEquals(sent, Arrays.copyOf(gather(to, ins.get(i)), sent.length), "message " + i);
@@ -649,7 +643,7 @@ class EndToEndTest {
                 ByteBuffer.wrap(written).put(bytes(from.buf, 10, 1000)).put(bytes(extra, 4000, 3000)).put(bytes(from.buf, 5000, 2500));
                 zero(to.buf, 50_000, 10_000);
                 ep.postRdmaWrite(out, 1, to.remote(51_000, 6500), DEFAULT);
-                assertEquals(6500, dto(from.req, ep, 1, DtoCompletionStatus.SUCCESS).transferredLength());
+                assertEquals(6500, nextDto(from.req, ep, 1, DtoCompletionStatus.SUCCESS).transferredLength());
                 assertArrayEquals(written, bytes(to.buf, 51_000, 6500));
                 assertArrayEquals(new byte[1000], bytes(to.buf, 50_000, 1000), "nothing before the target range");
                 assertArrayEquals(new byte[2500], bytes(to.buf, 57_500, 2500), "nothing after it");
@@ -660,7 +654,7 @@ class EndToEndTest {
                 List<LmrTriplet> in = List.of(new LmrTriplet(second.lmrContext(), second.registeredAddress() + 100, 2000),
                         from.seg(20_000, 1), from.seg(30_000, 6999));
                 ep.postRdmaRead(in, 2, to.remote(70_500, 9000), DEFAULT);
-                assertEquals(9000, dto(from.req, ep, 2, DtoCompletionStatus.SUCCESS).transferredLength());
+                assertEquals(9000, nextDto(from.req, ep, 2, DtoCompletionStatus.SUCCESS).transferredLength());
                 byte[] read = new byte[9000];
                 ByteBuffer.wrap(read).put(bytes(extra, 100, 2000)).put(bytes(from.buf, 20_000, 1)).put(bytes(from.buf, 30_000, 6999));
                 assertArrayEquals(bytes(to.buf, 70_500, 9000), read, "the read scattered in order over the local segments");
@@ -709,13 +703,13 @@ class EndToEndTest {
             fill(p.a.buf, 0, 4096, 70);
             List<LmrTriplet> out = List.of(p.a.seg(0, 500), p.a.seg(1000, 700), p.a.seg(2000, 1300));
             ea.postRdmaWrite(out, 1, new RmrTriplet(context, window.virtualAddress() + 100, 2500), DEFAULT);
-            assertEquals(2500, dto(p.a.req, ea, 1, DtoCompletionStatus.SUCCESS).transferredLength());
+            assertEquals(2500, nextDto(p.a.req, ea, 1, DtoCompletionStatus.SUCCESS).transferredLength());
             assertArrayEquals(gather(p.a, out), bytes(target, 1024 + 100, 2500));
             assertArrayEquals(new byte[1124], bytes(target, 0, 1124), "nothing before the written range");
             zero(p.a.buf, 10_000, 10_000);
             List<LmrTriplet> in = List.of(p.a.seg(10_000, 1200), p.a.seg(15_000, 1300));
             ea.postRdmaRead(in, 2, new RmrTriplet(context, window.virtualAddress() + 100, 2500), DEFAULT);
-            assertEquals(2500, dto(p.a.req, ea, 2, DtoCompletionStatus.SUCCESS).transferredLength());
+            assertEquals(2500, nextDto(p.a.req, ea, 2, DtoCompletionStatus.SUCCESS).transferredLength());
             assertArrayEquals(bytes(target, 1124, 2500), gather(p.a, in));
 
             rmr.unbind(eb, 78, DEFAULT);
@@ -727,7 +721,7 @@ class EndToEndTest {
             byte[] before = bytes(target, 0, 8192);
             fill(p.a.buf, 0, 512, 71);
             ea.postRdmaWrite(p.a.iov(0, 512), 3, new RmrTriplet(context, window.virtualAddress(), 512), DEFAULT);
-            dto(p.a.req, ea, 3, DtoCompletionStatus.ERR_REMOTE_ACCESS);
+            nextDto(p.a.req, ea, 3, DtoCompletionStatus.ERR_REMOTE_ACCESS);
             assertArrayEquals(before, bytes(target, 0, 8192), "a refused RDMA Write writes nothing");
             expect(p.a.conn, EventNumber.CONNECTION_EVENT_BROKEN, ea);
             assertState(EndpointState.DISCONNECTED, ea);
@@ -842,7 +836,7 @@ class EndToEndTest {
                 assertEquals(3, sends, "graceful: every send reached its receive");
             }
             for (int i = 0; i < 3; i++) {
-                dto(p.a.recv, ea, 300 + i, DtoCompletionStatus.ERR_FLUSHED);
+                nextDto(p.a.recv, ea, 300 + i, DtoCompletionStatus.ERR_FLUSHED);
             }
             assertNoEvent(both);
             assertNoEvent(p.a.recv);
@@ -889,7 +883,7 @@ class EndToEndTest {
                 // A receive left posted is flushed by the disconnect; the reset finds nothing outstanding.
                 eb.postRecv(p.b.iov(0, 16), 900 + round, DEFAULT);
                 disconnect(p, ea, eb, round == 1 ? CloseFlag.ABRUPT : CloseFlag.GRACEFUL, round != 1);
-                dto(p.b.recv, eb, 900 + round, DtoCompletionStatus.ERR_FLUSHED);
+                nextDto(p.b.recv, eb, 900 + round, DtoCompletionStatus.ERR_FLUSHED);
                 assertDat(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EP_DISCONNECTED,
                         () -> connect(ea, p.b, 1, null));
                 ea.reset();

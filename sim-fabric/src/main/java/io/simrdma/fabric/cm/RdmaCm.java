@@ -449,7 +449,8 @@ public final class RdmaCm implements AutoCloseable {
         return Gid.of(raw);
     }
 
-    static InetAddress inetOf(Gid g) {
+    /** The IPv6 address that stands for a GID in rdma_cm addresses. */
+    public static InetAddress inetOf(Gid g) {
         return inet(g.toBytes());
     }
 
