@@ -7,6 +7,8 @@ import io.simrdma.fabric.Device;
 import io.simrdma.fabric.DeviceConfig;
 import io.simrdma.fabric.Fabric;
 import io.simrdma.fabric.Mtu;
+import io.simrdma.fabric.cm.CmConfig;
+import io.simrdma.fabric.cm.RdmaCm;
 import io.simrdma.fabric.tcp.TcpConfig;
 import io.simrdma.fabric.tcp.TcpNode;
 
@@ -50,7 +52,20 @@ final class SimFabrics {
         Device device(IaName n) {
             return node != null ? node.device() : SimFabrics.device(fabric, n);
         }
+
+        /** The fabric's connection manager: {@link #TCP_CM} on a TCP node, the CM defaults otherwise. */
+        RdmaCm cm() {
+            return node != null ? RdmaCm.of(fabric, TCP_CM) : RdmaCm.of(fabric);
+        }
     }
+
+    /**
+     * The connection manager of a TCP node: an ACK timeout of 4.096 us x 2^17 (537 ms) for its QPs,
+     * so the 8 tries of retry_cnt 7 span 4.3 s, as long as the CM takes to call a peer unreachable.
+     * Its packets cross real sockets between JVMs that a loaded host can stall for longer than the
+     * in-process default (67 ms, 0.5 s in all) would wait.
+     */
+    static final CmConfig TCP_CM = CmConfig.defaults().withAckTimeout(17);
 
     /** The device limits an IA name can set: option name and DeviceConfig setter (mtu, in bytes, is apart). */
     static final Map<String, ObjIntConsumer<DeviceConfig>> LIMITS = limits();

@@ -136,7 +136,7 @@ final class SimIa extends SimHandle implements InterfaceAdapter {
         this.fabricEntry = fabric;
         this.fabric = fabric.fabric;
         this.device = device;
-        this.cm = RdmaCm.of(this.fabric);
+        this.cm = fabric.cm();
         this.cmAddress = RdmaCm.addressOf(device, 0);
         this.address = fabric.node != null ? fabric.node.listenAddress() : cmAddress;
         this.attributes = buildAttributes(request.iaName(), device.query(), address);

@@ -36,6 +36,7 @@ import java.util.List;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertSame;
 
 class SmokeTest {
 
@@ -146,6 +147,10 @@ class SmokeTest {
         try {
             java.net.InetSocketAddress bAddr = (java.net.InetSocketAddress) b.query().iaAttributes().iaAddress();
             assertEquals("127.0.0.1", bAddr.getAddress().getHostAddress());
+            // A TCP node's CM gives its QPs the longer ACK timeout (RdmaCm.of refuses another configuration)
+            SimIa sa = (SimIa) a;
+            assertEquals(17, SimFabrics.TCP_CM.ackTimeout());
+            assertSame(sa.cm, io.simrdma.fabric.cm.RdmaCm.of(sa.fabric, SimFabrics.TCP_CM));
             End ea = End.on(a, false, ByteBuffer.allocateDirect(8192));
             End eb = End.on(b, true, ByteBuffer.allocateDirect(8192));
             b.createPsp(4711, eb.conn(), PspFlag.CONSUMER);
