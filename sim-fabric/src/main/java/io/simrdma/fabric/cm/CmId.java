@@ -748,10 +748,10 @@ public final class CmId {
             }
             // A connection request not yet retrieved is the listener's event (listen_id, rdma_get_cm_event(3)):
             // it moves with the listener, and the request's new id with it, as do that id's later events.
-            java.util.Set<CmId> requests = new java.util.HashSet<>();
+            java.util.Set<CmId> requests = new java.util.LinkedHashSet<>();
             ArrayDeque<CmEvent> moving;
             synchronized (deliverLock) {
-                moving = from == null ? drainSync() : from.remove(e -> {
+                moving = from == null ? drainSync(to) : from.remove(e -> {
                     if (e.id() == this || requests.contains(e.id())) {
                         return true;
                     }
@@ -761,6 +761,13 @@ public final class CmId {
                     }
                     return false;
                 });
+                if (from == null) {
+                    for (CmEvent e : moving) {
+                        if (e.listenId() == this) {
+                            requests.add(e.id());
+                        }
+                    }
+                }
                 if (to != null) {
                     to.attach();
                 }
@@ -773,11 +780,13 @@ public final class CmId {
                 if (to != null) {
                     to.attach();
                 }
-                from.detach();
+                if (from != null) {
+                    from.detach();
+                }
                 synchronized (child.deliverLock) {
                     child.channel = to;
-                    // an event of the request's id queued on the old channel since it was searched
-                    moving.addAll(from.remove(e -> e.id() == child));
+                    // an event of the request's id queued where it was since the search
+                    moving.addAll(from != null ? from.remove(e -> e.id() == child) : child.drainSync(null));
                 }
             }
             for (CmEvent e : moving) {
@@ -792,12 +801,29 @@ public final class CmId {
         }
     }
 
-    private ArrayDeque<CmEvent> drainSync() {
+    /**
+     * Takes the events this synchronous id has not consumed. Moving to channel {@code to}, a
+     * listener's requests that rdma_get_request(3) has not returned come along as CONNECT_REQUEST
+     * events, as librdmacm's synchronous ids keep them on a channel of their own; their ids go
+     * too (see {@link #migrate}).
+     */
+    private ArrayDeque<CmEvent> drainSync(CmEventChannel to) {
+        ArrayDeque<CmEvent> out;
         synchronized (syncEvents) {
-            ArrayDeque<CmEvent> out = new ArrayDeque<>(syncEvents);
+            out = new ArrayDeque<>(syncEvents);
             syncEvents.clear();
-            return out;
         }
+        if (to != null) {
+            synchronized (syncRequests) {
+                for (CmId child : syncRequests) {
+                    CmEvent e = child.lastEvent;
+                    // consumed synchronously when it arrived: on the channel it is a new, unretrieved event
+                    out.add(new CmEvent(e.type(), child, this, e.status(), e.param(), e.timeNanos()));
+                }
+                syncRequests.clear();
+            }
+        }
+        return out;
     }
 
     /**

@@ -289,6 +289,33 @@ class CmEventsTest {
 
     @ParameterizedTest(name = "threaded={0}")
     @ValueSource(booleans = {false, true})
+    @DisplayName("rdma_migrate_id(3) of a synchronous listener to a channel: a request rdma_get_request(3) has not returned "
+            + "arrives there as CONNECT_REQUEST, its id on the channel")
+    void shouldMoveARequestNotYetReturnedByGetRequestWhenASynchronousListenerMigratesToAChannel(boolean threaded) {
+        try (CmTestKit k = CmTestKit.of(threaded)) {
+            CmEventChannel ch2 = k.cm.createEventChannel();
+            CmId listen = k.cm.createId(null, "listener", PortSpace.TCP);
+            listen.bind(RdmaCm.addressOf(k.b, PORT));
+            listen.listen(4);
+            k.connecting(PortSpace.TCP, PORT, ConnParam.withPrivateData(new byte[] {6}));
+            if (!threaded) {
+                k.fabric.deterministicScheduler().advanceTime(100_000L);
+            }
+            listen.migrate(ch2);
+            assertErrno(Errno.EINVAL, () -> listen.getRequest(0, TimeUnit.SECONDS));
+            CmEvent req = expect(ch2, CmEventType.CONNECT_REQUEST);
+            assertSame(listen, req.listenId());
+            assertSame(ch2, req.id().channel(), "the request's id follows its listener");
+            assertEquals(6, req.privateData()[0]);
+            accept(req, null);
+            req.ack();
+            assertSame(req.id(), expectAcked(ch2, CmEventType.ESTABLISHED).id());
+            expectAcked(k.chA, CmEventType.ESTABLISHED);
+        }
+    }
+
+    @ParameterizedTest(name = "threaded={0}")
+    @ValueSource(booleans = {false, true})
     @DisplayName("rdma_migrate_id(3) of a synchronous id to a channel: an event it has not consumed (DISCONNECTED) moves to the channel")
     void shouldMoveTheUnconsumedEventOfASynchronousIdToTheChannel(boolean threaded) {
         try (CmTestKit k = CmTestKit.of(threaded)) {
