@@ -1,7 +1,5 @@
 package io.simrdma.fabric;
 
-import io.simrdma.fabric.sched.WaitSignal;
-
 import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
 
@@ -11,22 +9,9 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Thread safety: thread-safe; if several threads wait, each event goes to one of them.
  */
-public final class CompletionChannel {
+public interface CompletionChannel {
 
-    private final Device device;
-    private final ArrayDeque<CompletionQueue> events = new ArrayDeque<>();
-    private final WaitSignal signal;
-    int cqCount;
-    private volatile boolean destroyed;
-
-    CompletionChannel(Device device) {
-        this.device = device;
-        this.signal = device.fabric().scheduler().newSignal();
-    }
-
-    public Device device() {
-        return device;
-    }
+    Device device();
 
     /**
      * Waits for the next CQ event (ibv_get_cq_event(3)) for at most {@code timeout}; the event must
@@ -34,72 +19,15 @@ public final class CompletionChannel {
      *
      * @return the CQ that had the event, or null if none came in time
      */
-    public CompletionQueue getCqEvent(long timeout, TimeUnit unit) {
-        checkUsable();
-        signal.await(this::hasEvent, unit.toNanos(timeout));
-        return pollCqEvent();
-    }
+    CompletionQueue getCqEvent(long timeout, TimeUnit unit);
 
     /** The next CQ event without waiting, or null. */
-    public CompletionQueue pollCqEvent() {
-        CompletionQueue cq;
-        synchronized (events) {
-            cq = events.poll();
-        }
-        if (cq != null) {
-            cq.eventsUnacked.incrementAndGet();
-        }
-        return cq;
-    }
-
-    private boolean hasEvent() {
-        synchronized (events) {
-            return !events.isEmpty() || destroyed;
-        }
-    }
+    CompletionQueue pollCqEvent();
 
     /**
      * Destroys the channel (ibv_destroy_comp_channel(3)).
      *
      * @throws VerbsException EBUSY while a CQ uses it
      */
-    public void destroy() {
-        device.executor().call(() -> {
-            if (destroyed) {
-                throw VerbsException.invalid("completion channel already destroyed");
-            }
-            if (cqCount > 0) {
-                throw VerbsException.busy(cqCount + " completion queue(s) still use this channel");
-            }
-            destroyed = true;
-            device.channelDestroyed(this);
-            signal.signalAll();
-            return null;
-        });
-    }
-
-    /** Marks the channel destroyed without the checks of {@link #destroy()} (its fabric closed). Engine thread. */
-    void forceDestroy() {
-        destroyed = true;
-        signal.signalAll();
-    }
-
-    void checkUsable() {
-        if (destroyed) {
-            throw VerbsException.invalid("completion channel was destroyed");
-        }
-    }
-
-    void deliver(CompletionQueue cq) {
-        synchronized (events) {
-            events.add(cq);
-        }
-        signal.signalAll();
-    }
-
-    void discard(CompletionQueue cq) {
-        synchronized (events) {
-            events.removeIf(e -> e == cq);
-        }
-    }
+    void destroy();
 }

@@ -1,7 +1,5 @@
 package io.simrdma.fabric;
 
-import io.simrdma.fabric.sched.WaitSignal;
-
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -19,105 +17,27 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>Thread safety: thread-safe; any number of threads may poll.
  */
-public final class CompletionQueue {
+public interface CompletionQueue {
 
-    private static final int ARM_NONE = 0;
-    private static final int ARM_SOLICITED = 1;
-    private static final int ARM_NEXT = 2;
-
-    private final Device device;
-    private final int handle;
-    private final CompletionChannel channel;
-    private final Object context;
-    private final Object lock = new Object();
-    private final WaitSignal signal;
-
-    private int capacity;
-    private long[] wrId;
-    private WcStatus[] status;
-    private WcOpcode[] opcode;
-    private int[] byteLen;
-    private int[] imm;
-    private int[] qpNum;
-    private int[] srcQp;
-    private int[] flags;
-    private int[] vendor;
-    private int head;
-    private int count;
-    private int armed;
-    private boolean overrun;
-    private volatile boolean destroyed;
-
-    private volatile Runnable completionListener;
-
-    /** QPs using this CQ; engine thread. */
-    int boundQps;
-    /** Events returned by the channel and not yet acknowledged with {@link #ackEvents}. */
-    final AtomicInteger eventsUnacked = new AtomicInteger();
-    /** Async events retrieved and not yet acknowledged. */
-    final AtomicInteger asyncRetrieved = new AtomicInteger();
-
-    CompletionQueue(Device device, int handle, int capacity, CompletionChannel channel, Object context) {
-        this.device = device;
-        this.handle = handle;
-        this.channel = channel;
-        this.context = context;
-        this.signal = device.fabric().scheduler().newSignal();
-        allocate(capacity);
-    }
-
-    private void allocate(int n) {
-        capacity = n;
-        wrId = new long[n];
-        status = new WcStatus[n];
-        opcode = new WcOpcode[n];
-        byteLen = new int[n];
-        imm = new int[n];
-        qpNum = new int[n];
-        srcQp = new int[n];
-        flags = new int[n];
-        vendor = new int[n];
-    }
-
-    public Device device() {
-        return device;
-    }
+    Device device();
 
     /** The completion channel notifications go to, or null. */
-    public CompletionChannel channel() {
-        return channel;
-    }
+    CompletionChannel channel();
 
     /** The application object given at creation (cq_context). */
-    public Object context() {
-        return context;
-    }
+    Object context();
 
     /** Number of entries the CQ holds. */
-    public int capacity() {
-        synchronized (lock) {
-            return capacity;
-        }
-    }
+    int capacity();
 
     /** Completions waiting to be polled. */
-    public int size() {
-        synchronized (lock) {
-            return count;
-        }
-    }
+    int size();
 
     /** True after an overrun: the CQ can no longer be used. */
-    public boolean isInError() {
-        synchronized (lock) {
-            return overrun;
-        }
-    }
+    boolean isInError();
 
     /** Polls up to {@code wcs.length} completions (ibv_poll_cq(3)). */
-    public int poll(WorkCompletion[] wcs) {
-        return poll(wcs, wcs.length);
-    }
+    int poll(WorkCompletion[] wcs);
 
     /**
      * Polls up to {@code max} completions into {@code wcs[0..]}, oldest first, and removes them.
@@ -125,41 +45,7 @@ public final class CompletionQueue {
      * @return the number of completions polled, 0 if none
      * @throws VerbsException EIO after an overrun; EINVAL if destroyed
      */
-    public int poll(WorkCompletion[] wcs, int max) {
-        int n = take(wcs, max);
-        if (n == 0 && device.fabric().scheduler().progress()) {
-            n = take(wcs, max);
-        }
-        return n;
-    }
-
-    private int take(WorkCompletion[] wcs, int max) {
-        synchronized (lock) {
-            if (destroyed) {
-                throw VerbsException.invalid("completion queue was destroyed");
-            }
-            if (overrun) {
-                throw new VerbsException(Errno.EIO, "completion queue overrun; it cannot be used (ibv_poll_cq(3))");
-            }
-            int n = Math.min(Math.min(max, wcs.length), count);
-            for (int i = 0; i < n; i++) {
-                WorkCompletion wc = wcs[i];
-                int at = head;
-                wc.wrId = wrId[at];
-                wc.status = status[at];
-                wc.opcode = opcode[at];
-                wc.byteLen = byteLen[at];
-                wc.immOrInvRkey = imm[at];
-                wc.qpNum = qpNum[at];
-                wc.srcQp = srcQp[at];
-                wc.wcFlags = flags[at];
-                wc.vendorErr = vendor[at];
-                head = at + 1 == capacity ? 0 : at + 1;
-            }
-            count -= n;
-            return n;
-        }
-    }
+    int poll(WorkCompletion[] wcs, int max);
 
     /**
      * Waits until the CQ holds at least {@code n} completions or {@code timeout} passes (on the
@@ -167,13 +53,7 @@ public final class CompletionQueue {
      *
      * @return true if at least {@code n} completions are waiting
      */
-    public boolean awaitCompletions(int n, long timeout, TimeUnit unit) {
-        return signal.await(() -> {
-            synchronized (lock) {
-                return count >= n || overrun || destroyed;
-            }
-        }, unit.toNanos(timeout)) && !isInError();
-    }
+    boolean awaitCompletions(int n, long timeout, TimeUnit unit);
 
     /**
      * Requests a notification on the completion channel for the next completion, or with
@@ -182,69 +62,17 @@ public final class CompletionQueue {
      *
      * @throws VerbsException EINVAL without a channel
      */
-    public void requestNotify(boolean solicitedOnly) {
-        if (channel == null) {
-            throw VerbsException.invalid("CQ has no completion channel");
-        }
-        synchronized (lock) {
-            if (destroyed) {
-                throw VerbsException.invalid("completion queue was destroyed");
-            }
-            // ibv_req_notify_cq(3): a request for "next" overrides "solicited".
-            if (!solicitedOnly || armed == ARM_NONE) {
-                armed = solicitedOnly ? ARM_SOLICITED : ARM_NEXT;
-            }
-        }
-    }
+    void requestNotify(boolean solicitedOnly);
 
     /** Acknowledges {@code n} events returned by {@link CompletionChannel#getCqEvent} (ibv_ack_cq_events(3)). */
-    public void ackEvents(int n) {
-        if (n < 0 || n > eventsUnacked.get()) {
-            throw VerbsException.invalid("acknowledging " + n + " events, " + eventsUnacked.get() + " unacknowledged");
-        }
-        eventsUnacked.addAndGet(-n);
-    }
+    void ackEvents(int n);
 
     /**
      * Resizes the CQ to {@code cqe} entries, keeping its completions (ibv_resize_cq(3)).
      *
      * @throws VerbsException EINVAL if {@code cqe} is out of range or smaller than the completions it holds
      */
-    public void resize(int cqe) {
-        VerbsException.checkRange("cqe", cqe, 1, device.attributes().maxCqe());
-        device.executor().call(() -> {
-            synchronized (lock) {
-                if (cqe < count) {
-                    throw VerbsException.invalid("cannot resize to " + cqe + ": " + count + " completions are waiting");
-                }
-                long[] w = wrId;
-                WcStatus[] s = status;
-                WcOpcode[] o = opcode;
-                int[] b = byteLen;
-                int[] im = imm;
-                int[] q = qpNum;
-                int[] sq = srcQp;
-                int[] f = flags;
-                int[] v = vendor;
-                int oldCap = capacity;
-                allocate(cqe);
-                for (int i = 0; i < count; i++) {
-                    int from = (head + i) % oldCap;
-                    wrId[i] = w[from];
-                    status[i] = s[from];
-                    opcode[i] = o[from];
-                    byteLen[i] = b[from];
-                    imm[i] = im[from];
-                    qpNum[i] = q[from];
-                    srcQp[i] = sq[from];
-                    flags[i] = f[from];
-                    vendor[i] = v[from];
-                }
-                head = 0;
-            }
-            return null;
-        });
-    }
+    void resize(int cqe);
 
     /**
      * Destroys the CQ (ibv_destroy_cq(3)).
@@ -252,110 +80,12 @@ public final class CompletionQueue {
      * @throws VerbsException EBUSY while a QP uses it, or while channel events or async events
      *                        returned for it are unacknowledged
      */
-    public void destroy() {
-        device.executor().call(() -> {
-            if (destroyed) {
-                throw VerbsException.invalid("completion queue already destroyed");
-            }
-            if (boundQps > 0) {
-                throw VerbsException.busy(boundQps + " queue pair(s) still use this CQ");
-            }
-            if (eventsUnacked.get() > 0) {
-                throw VerbsException.busy(eventsUnacked.get() + " completion event(s) not acknowledged (ibv_ack_cq_events(3))");
-            }
-            if (asyncRetrieved.get() > 0) {
-                throw VerbsException.busy(asyncRetrieved.get() + " async event(s) not acknowledged");
-            }
-            markDestroyed();
-            return null;
-        });
-    }
-
-    void forceDestroy() {
-        if (!destroyed) {
-            markDestroyed();
-        }
-    }
-
-    private void markDestroyed() {
-        synchronized (lock) {
-            destroyed = true;
-        }
-        if (channel != null) {
-            channel.discard(this);
-        }
-        device.cqDestroyed(this);
-        signal.signalAll();
-    }
-
-    void checkUsable() {
-        if (destroyed) {
-            throw VerbsException.invalid("completion queue was destroyed");
-        }
-    }
-
-    /**
-     * Adds a completion. Engine thread.
-     *
-     * @return false if the CQ overran (the completion is lost) or is already in error
-     */
-    boolean push(long id, WcStatus st, WcOpcode op, int len, int immData, int wcFlags, int qp, int src,
-                 boolean solicited, int vendorErr) {
-        boolean notify = false;
-        boolean overranNow = false;
-        synchronized (lock) {
-            if (destroyed || overrun) {
-                return false;
-            }
-            if (count == capacity) {
-                overrun = true;
-                overranNow = true;
-            } else {
-                int at = head + count;
-                if (at >= capacity) {
-                    at -= capacity;
-                }
-                wrId[at] = id;
-                status[at] = st;
-                opcode[at] = op;
-                byteLen[at] = len;
-                imm[at] = immData;
-                qpNum[at] = qp;
-                srcQp[at] = src;
-                flags[at] = wcFlags;
-                vendor[at] = vendorErr;
-                count++;
-                // ibv_req_notify_cq(3): solicited-only fires for solicited receives and for errors.
-                if (armed == ARM_NEXT || (armed == ARM_SOLICITED && (solicited || st != WcStatus.SUCCESS))) {
-                    armed = ARM_NONE;
-                    notify = true;
-                }
-            }
-        }
-        if (overranNow) {
-            device.raiseAsync(AsyncEventType.CQ_ERR, null, this, null);
-        } else if (notify) {
-            channel.deliver(this);
-        }
-        signal.signalAll();
-        Runnable l = completionListener;
-        if (l != null) {
-            l.run();
-        }
-        return !overranNow;
-    }
+    void destroy();
 
     /**
      * Runs {@code listener} on the engine thread after each completion is added (and after an
      * overrun): how a layer above verbs (the DAT provider's event dispatchers) wakes its own
      * waiters without a completion channel round trip. The listener must not block. Null removes it.
      */
-    public void setCompletionListener(Runnable listener) {
-        this.completionListener = listener;
-    }
-
-    @Override
-    public String toString() {
-        return "CQ[" + device.name() + "#" + handle + "]";
-    }
+    void setCompletionListener(Runnable listener);
 }

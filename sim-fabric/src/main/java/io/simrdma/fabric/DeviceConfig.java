@@ -1,5 +1,6 @@
 package io.simrdma.fabric;
 
+import io.simrdma.fabric.wire.Gid;
 import java.util.Objects;
 
 /**
@@ -34,7 +35,7 @@ public final class DeviceConfig {
     private int maxInlineData = 512;
     private Mtu maxMtu = Mtu.MTU_4096;
     private int maxUnackedPsns = 128;
-    private io.simrdma.fabric.wire.Gid gid;
+    private Gid gid;
 
     private DeviceConfig(String name) {
         this.name = Objects.requireNonNull(name, "name");
@@ -156,28 +157,37 @@ public final class DeviceConfig {
      * The port's GID; by default the link-local GID of the node GUID (fe80::guid). A transport
      * that reaches the device from other JVMs sets one that encodes its address.
      */
-    public DeviceConfig gid(io.simrdma.fabric.wire.Gid g) {
+    public DeviceConfig gid(Gid g) {
         this.gid = java.util.Objects.requireNonNull(g, "gid");
         return this;
     }
 
-    io.simrdma.fabric.wire.Gid gid() {
+    /** The GID set with {@link #gid(Gid)}, or null for the default. */
+    public Gid gid() {
         return gid;
     }
 
-    Mtu maxMtu() {
+    /** The port's largest MTU. */
+    public Mtu maxMtu() {
         return maxMtu;
     }
 
-    int maxUnackedPsns() {
+    /** How many PSNs a requester may have outstanding. */
+    public int maxUnackedPsns() {
         return maxUnackedPsns;
     }
 
-    long guid() {
+    /** The node GUID set, or 0 for one the fabric assigns. */
+    public long guid() {
         return guid;
     }
 
-    DeviceAttributes attributes(long assignedGuid) {
+    /**
+     * The attributes a device built from this configuration reports (ibv_query_device(3)).
+     *
+     * @throws IllegalArgumentException if a limit is not positive
+     */
+    public DeviceAttributes attributes(long assignedGuid) {
         positive("maxQp", maxQp);
         positive("maxQpWr", maxQpWr);
         positive("maxSge", maxSge);

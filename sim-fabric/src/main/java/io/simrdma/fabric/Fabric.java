@@ -1,14 +1,10 @@
 package io.simrdma.fabric;
 
+import io.simrdma.fabric.internal.device.FabricImpl;
 import io.simrdma.fabric.sched.DeterministicScheduler;
 import io.simrdma.fabric.sched.EngineExecutor;
 import io.simrdma.fabric.sched.Scheduler;
-import io.simrdma.fabric.sched.ThreadedScheduler;
 import io.simrdma.fabric.wire.Gid;
-import io.simrdma.fabric.wire.Packet;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -38,55 +34,97 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>Thread safety: thread-safe.
  */
-public final class Fabric implements AutoCloseable {
-
-    private static final Logger LOG = LoggerFactory.getLogger(Fabric.class);
-    private static final long GUID_BASE = 0x0002_c903_0000_0000L;
-
-    private final String name;
-    private final Scheduler scheduler;
-    private final long seed;
-    private final SplittableRandom threadedSeeds;
-    private final LinkConfig defaultLink;
-    private final Map<String, Device> devices = new LinkedHashMap<>();
-    private final Map<Gid, Device> byGid = new ConcurrentHashMap<>();
-    private final Map<String, Link> links = new ConcurrentHashMap<>();
-    private final EngineExecutor control;
-    private volatile TraceListener[] listeners = new TraceListener[0];
-    private final Map<Class<?>, Object> services = new LinkedHashMap<>();
-    private final List<RemoteTransport> transports = new java.util.concurrent.CopyOnWriteArrayList<>();
-    private int deviceIndex;
-    private volatile boolean closed;
-
-    private Fabric(Builder b) {
-        this.name = b.name;
-        this.seed = b.seed;
-        this.scheduler = b.deterministic ? new DeterministicScheduler(b.seed) : new ThreadedScheduler();
-        this.threadedSeeds = new SplittableRandom(b.seed);
-        this.defaultLink = b.linkConfig != null ? b.linkConfig
-                : b.deterministic ? LinkConfig.dataCenter() : LinkConfig.instant();
-        this.control = scheduler.newExecutor(name + "-control");
-        if (Slf4jTraceListener.LOG.isDebugEnabled()) {
-            addTraceListener(new Slf4jTraceListener());
-        }
-    }
+public interface Fabric extends AutoCloseable {
 
     /** A deterministic fabric: virtual time, every choice drawn from {@code seed}. */
-    public static Fabric deterministic(long seed) {
+    static Fabric deterministic(long seed) {
         return builder().deterministic(seed).build();
     }
 
     /** A threaded fabric: real time, a thread per device. */
-    public static Fabric threaded() {
+    static Fabric threaded() {
         return builder().threaded().build();
     }
 
-    public static Builder builder() {
+    static Builder builder() {
         return new Builder();
     }
 
+    String name();
+
+    Scheduler scheduler();
+
+    /** The seed the fabric was built with. */
+    long seed();
+
+    /** Current time on the fabric's clock, in nanoseconds (virtual for deterministic fabrics). */
+    long now();
+
+    /** The deterministic scheduler, to run or advance virtual time explicitly. */
+    DeterministicScheduler deterministicScheduler();
+
+    /** Creates a device with default limits. */
+    Device createDevice(String deviceName);
+
+    /**
+     * Creates a device (a simulated HCA) from {@code config}.
+     *
+     * @throws IllegalArgumentException if the name is taken or a limit is invalid
+     */
+    Device createDevice(DeviceConfig config);
+
+    /**
+     * Creates a device whose engine runs on {@code executor}, an executor of this fabric's scheduler
+     * (a transport passes the event loop of its sockets, so that I/O and engine share a thread).
+     *
+     * @throws IllegalArgumentException if the executor belongs to another scheduler, the name is
+     *                                  taken or a limit is invalid
+     */
+    Device createDevice(DeviceConfig config, EngineExecutor executor);
+
+    /** The device named {@code deviceName}, or null. */
+    Device device(String deviceName);
+
+    /** The device that owns {@code gid}, or null. */
+    Device device(Gid gid);
+
+    /** All devices, in creation order. */
+    List<Device> devices();
+
+    /** The link between {@code x} and {@code y} (the same link either way round), created if needed. */
+    Link link(Device x, Device y);
+
+    /**
+     * The GID of a node: the name of a device of this fabric, a name a remote transport knows
+     * (such as "host:port" of a TCP node), or a numeric GID / IPv6 / IPv4 address.
+     *
+     * @return the GID, or null if the name means nothing here
+     */
+    Gid resolve(String node);
+
+    /**
+     * The fabric-wide instance of a service (the connection manager, a capture writer...), created
+     * by {@code factory} on first use. Services that are {@link AutoCloseable} are closed, newest
+     * first, when the fabric closes, before its devices.
+     */
+    <T> T service(Class<T> type, java.util.function.Function<Fabric, T> factory);
+
+    /** The instance of a service if one was created, or null. */
+    <T> T serviceIfPresent(Class<T> type);
+
+    void addTraceListener(TraceListener l);
+
+    void removeTraceListener(TraceListener l);
+
+    /**
+     * Closes the fabric: destroys every object of every device (without completions), stops the
+     * executors and releases their threads.
+     */
+    @Override
+    void close();
+
     /** Fabric configuration, checked once in {@link #build()}. */
-    public static final class Builder {
+    final class Builder {
         private String name = "fabric";
         private boolean deterministic = true;
         private long seed;
@@ -125,350 +163,37 @@ public final class Fabric implements AutoCloseable {
             return this;
         }
 
+        /** The fabric's name. */
+        public String name() {
+            return name;
+        }
+
+        /** True for virtual time (the default). */
+        public boolean isDeterministic() {
+            return deterministic;
+        }
+
+        /** The seed. */
+        public long seed() {
+            return seed;
+        }
+
+        /** The default link configuration, or null for the mode's default. */
+        public LinkConfig defaultLink() {
+            return linkConfig;
+        }
+
+        /**
+         * Builds the fabric.
+         *
+         * @throws IllegalArgumentException if the name is empty
+         */
         public Fabric build() {
             if (name.isEmpty()) {
                 throw new IllegalArgumentException("fabric name is empty");
             }
-            return new Fabric(this);
+            // The one place the API names its implementation (as java.net.http.HttpClient.newBuilder does).
+            return new io.simrdma.fabric.internal.device.FabricImpl(this);
         }
-    }
-
-    public String name() {
-        return name;
-    }
-
-    public Scheduler scheduler() {
-        return scheduler;
-    }
-
-    /** The seed the fabric was built with. */
-    public long seed() {
-        return seed;
-    }
-
-    /** Current time on the fabric's clock, in nanoseconds (virtual for deterministic fabrics). */
-    public long now() {
-        return scheduler.nanoTime();
-    }
-
-    /** The deterministic scheduler, to run or advance virtual time explicitly. */
-    public DeterministicScheduler deterministicScheduler() {
-        if (!(scheduler instanceof DeterministicScheduler)) {
-            throw new IllegalStateException("fabric " + name + " is threaded");
-        }
-        return (DeterministicScheduler) scheduler;
-    }
-
-    /** Creates a device with default limits. */
-    public Device createDevice(String deviceName) {
-        return createDevice(DeviceConfig.named(deviceName));
-    }
-
-    /**
-     * Creates a device (a simulated HCA) from {@code config}.
-     *
-     * @throws IllegalArgumentException if the name is taken or a limit is invalid
-     */
-    public Device createDevice(DeviceConfig config) {
-        return createDevice(config, null);
-    }
-
-    /**
-     * Creates a device whose engine runs on {@code executor}, an executor of this fabric's scheduler
-     * (a transport passes the event loop of its sockets, so that I/O and engine share a thread).
-     *
-     * @throws IllegalArgumentException if the executor belongs to another scheduler, the name is
-     *                                  taken or a limit is invalid
-     */
-    public Device createDevice(DeviceConfig config, EngineExecutor executor) {
-        Objects.requireNonNull(config, "config");
-        if (executor != null && executor.scheduler() != scheduler) {
-            throw new IllegalArgumentException("executor " + executor.name() + " belongs to another scheduler");
-        }
-        synchronized (devices) {
-            checkOpen();
-            if (devices.containsKey(config.name())) {
-                throw new IllegalArgumentException("fabric " + name + " already has a device named " + config.name());
-            }
-            int index = ++deviceIndex;
-            long guid = config.guid() != 0 ? config.guid() : GUID_BASE + index;
-            EngineExecutor ex = executor != null ? executor : scheduler.newExecutor(name + "-" + config.name());
-            Device d = new Device(this, config, guid, ex, (int) (seed * 31 + index));
-            if (byGid.putIfAbsent(d.gid(), d) != null) {
-                throw new IllegalArgumentException("GUID 0x" + Long.toHexString(guid) + " is already used in fabric " + name);
-            }
-            devices.put(config.name(), d);
-            return d;
-        }
-    }
-
-    /** The device named {@code deviceName}, or null. */
-    public Device device(String deviceName) {
-        synchronized (devices) {
-            return devices.get(deviceName);
-        }
-    }
-
-    /** The device that owns {@code gid}, or null. */
-    public Device device(Gid gid) {
-        return byGid.get(gid);
-    }
-
-    /** All devices, in creation order. */
-    public List<Device> devices() {
-        synchronized (devices) {
-            return new ArrayList<>(devices.values());
-        }
-    }
-
-    /** The link between {@code x} and {@code y} (the same link either way round), created if needed. */
-    public Link link(Device x, Device y) {
-        if (x.fabric() != this || y.fabric() != this) {
-            throw new IllegalArgumentException("device of another fabric");
-        }
-        String key = x.name().compareTo(y.name()) <= 0 ? x.name() + "\u0000" + y.name() : y.name() + "\u0000" + x.name();
-        return links.computeIfAbsent(key, k -> x.name().compareTo(y.name()) <= 0
-                ? new Link(this, x, y, defaultLink) : new Link(this, y, x, defaultLink));
-    }
-
-    /**
-     * The route from {@code from} to the port owning {@code to}: the link to a local device, or
-     * a remote transport's route; null if nobody owns it.
-     */
-    PacketRoute route(Device from, Gid to) {
-        Device d = byGid.get(to);
-        if (d != null) {
-            return d.isClosed() ? null : link(from, d);
-        }
-        for (RemoteTransport t : transports) {
-            PacketRoute r = t.route(from, to);
-            if (r != null) {
-                return r;
-            }
-        }
-        return null;
-    }
-
-    /** Adds a transport that reaches devices in other JVMs. */
-    public void addRemoteTransport(RemoteTransport transport) {
-        transports.add(Objects.requireNonNull(transport, "transport"));
-    }
-
-    /** Removes a transport added with {@link #addRemoteTransport}. */
-    public void removeRemoteTransport(RemoteTransport transport) {
-        transports.remove(transport);
-    }
-
-    /**
-     * The GID of a node: the name of a device of this fabric, a name a remote transport knows
-     * (such as "host:port" of a TCP node), or a numeric GID / IPv6 / IPv4 address.
-     *
-     * @return the GID, or null if the name means nothing here
-     */
-    public Gid resolve(String node) {
-        Objects.requireNonNull(node, "node");
-        Device d = device(node);
-        if (d != null) {
-            return d.gid();
-        }
-        for (RemoteTransport t : transports) {
-            Gid g = t.resolve(node);
-            if (g != null) {
-                return g;
-            }
-        }
-        if (node.indexOf(':') >= 0 || node.matches("\\d{1,3}(\\.\\d{1,3}){3}")) {
-            try {
-                return Gid.parse(node);
-            } catch (IllegalArgumentException e) {
-                return null;
-            }
-        }
-        return null;
-    }
-
-    SplittableRandom newRandom() {
-        if (scheduler instanceof DeterministicScheduler) {
-            return ((DeterministicScheduler) scheduler).newRandom();
-        }
-        synchronized (threadedSeeds) {
-            return threadedSeeds.split();
-        }
-    }
-
-    EngineExecutor controlExecutor() {
-        return control;
-    }
-
-    void deviceClosed(Device d) {
-        byGid.remove(d.gid(), d);
-        for (Link l : links.values()) {
-            if (l.a() == d || l.b() == d) {
-                l.remove();
-            }
-        }
-        synchronized (devices) {
-            devices.remove(d.name(), d);
-        }
-    }
-
-    /**
-     * The fabric-wide instance of a service (the connection manager, a capture writer...), created
-     * by {@code factory} on first use. Services that are {@link AutoCloseable} are closed, newest
-     * first, when the fabric closes, before its devices.
-     */
-    public <T> T service(Class<T> type, java.util.function.Function<Fabric, T> factory) {
-        synchronized (services) {
-            checkOpen();
-            Object s = services.get(type);
-            if (s == null) {
-                s = Objects.requireNonNull(factory.apply(this), "service");
-                services.put(type, s);
-            }
-            return type.cast(s);
-        }
-    }
-
-    /** The instance of a service if one was created, or null. */
-    public <T> T serviceIfPresent(Class<T> type) {
-        synchronized (services) {
-            return type.cast(services.get(type));
-        }
-    }
-
-    // ------------------------------------------------------------------ tracing
-
-    public void addTraceListener(TraceListener l) {
-        Objects.requireNonNull(l, "listener");
-        synchronized (this) {
-            TraceListener[] n = Arrays.copyOf(listeners, listeners.length + 1);
-            n[n.length - 1] = l;
-            listeners = n;
-        }
-    }
-
-    public void removeTraceListener(TraceListener l) {
-        synchronized (this) {
-            List<TraceListener> n = new ArrayList<>(Arrays.asList(listeners));
-            n.remove(l);
-            listeners = n.toArray(new TraceListener[0]);
-        }
-    }
-
-    void tracePacket(PacketEvent e, DropReason reason, Device from, Device to, Packet p) {
-        TraceListener[] ls = listeners;
-        if (ls.length == 0) {
-            return;
-        }
-        long t = scheduler.nanoTime();
-        for (TraceListener l : ls) {
-            try {
-                l.onPacket(e, reason, t, from, to, p);
-            } catch (RuntimeException ex) {
-                LOG.error("trace listener {} failed", l, ex);
-            }
-        }
-    }
-
-    /**
-     * Reports a packet event to the trace listeners, for {@link RemoteTransport}s outside this
-     * package: they trace what their connections do with packets the way {@link Link} does
-     * ({@code to} is null for a device in another JVM, {@code from} null for a packet arriving
-     * from one). Call it on the executor that owns the packet.
-     */
-    public void tracePacketEvent(PacketEvent e, DropReason reason, Device from, Device to, Packet p) {
-        tracePacket(e, reason, from, to, p);
-    }
-
-    void traceQpState(QueuePair qp, QpState from, QpState to) {
-        TraceListener[] ls = listeners;
-        for (TraceListener l : ls) {
-            try {
-                l.onQpStateChange(scheduler.nanoTime(), qp, from, to);
-            } catch (RuntimeException ex) {
-                LOG.error("trace listener {} failed", l, ex);
-            }
-        }
-    }
-
-    void traceLink(Link link, boolean up) {
-        TraceListener[] ls = listeners;
-        for (TraceListener l : ls) {
-            try {
-                l.onLinkStateChange(scheduler.nanoTime(), link, up);
-            } catch (RuntimeException ex) {
-                LOG.error("trace listener {} failed", l, ex);
-            }
-        }
-    }
-
-    void traceAsync(Device d, AsyncEvent e) {
-        TraceListener[] ls = listeners;
-        for (TraceListener l : ls) {
-            try {
-                l.onAsyncEvent(scheduler.nanoTime(), d, e);
-            } catch (RuntimeException ex) {
-                LOG.error("trace listener {} failed", l, ex);
-            }
-        }
-    }
-
-    // ------------------------------------------------------------------ lifecycle
-
-    private void checkOpen() {
-        if (closed) {
-            throw new IllegalStateException("fabric " + name + " is closed");
-        }
-    }
-
-    /**
-     * Closes the fabric: destroys every object of every device (without completions), stops the
-     * executors and releases their threads.
-     */
-    @Override
-    public void close() {
-        List<Device> all;
-        synchronized (devices) {
-            if (closed) {
-                return;
-            }
-            closed = true;
-            all = new ArrayList<>(devices.values());
-        }
-        List<Object> svc;
-        synchronized (services) {
-            svc = new ArrayList<>(services.values());
-            services.clear();
-        }
-        java.util.Collections.reverse(svc);
-        for (Object s : svc) {
-            if (s instanceof AutoCloseable) {
-                try {
-                    ((AutoCloseable) s).close();
-                } catch (Exception e) {
-                    LOG.error("closing service {} failed", s, e);
-                }
-            }
-        }
-        for (Device d : all) {
-            try {
-                d.forceClose();
-            } catch (RuntimeException e) {
-                LOG.error("closing device {} failed", d.name(), e);
-            }
-        }
-        for (Link l : links.values()) {
-            l.remove();
-        }
-        scheduler.close();
-        byGid.clear();
-        synchronized (devices) {
-            devices.clear();
-        }
-    }
-
-    @Override
-    public String toString() {
-        return "Fabric[" + name + ", " + (scheduler.isDeterministic() ? "deterministic seed " + seed : "threaded") + "]";
     }
 }

@@ -1,5 +1,6 @@
 package io.simrdma.fabric;
 
+import io.simrdma.fabric.wire.Packet;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -97,12 +98,14 @@ public final class FaultRule {
         return hits.get();
     }
 
-    boolean matches(io.simrdma.fabric.wire.Packet p, long index) {
+    /** True if the rule applies to packet {@code p}, the {@code index}-th its direction carried (from 1). */
+    public boolean matches(io.simrdma.fabric.wire.Packet p, long index) {
         return matcher.matches(p, index);
     }
 
     /** Counts a hit if the limit allows one. */
-    boolean tryHit() {
+    /** Counts one application of the rule; false once it has applied {@link #times} times. Thread-safe. */
+    public boolean tryHit() {
         while (true) {
             long h = hits.get();
             if (h >= maxHits) {

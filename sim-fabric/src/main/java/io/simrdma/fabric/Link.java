@@ -1,9 +1,5 @@
 package io.simrdma.fabric;
 
-import io.simrdma.fabric.sched.Task;
-import io.simrdma.fabric.wire.Packet;
-import io.simrdma.fabric.wire.PacketSink;
-
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -22,119 +18,45 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>Thread safety: thread-safe. Each direction is driven by its sending device's executor.
  */
-public final class Link implements PacketRoute {
-
-    private static final FaultInjector.Decision NO_FAULT = new FaultInjector.Decision();
-
-    private final Fabric fabric;
-    private final Device a;
-    private final Device b;
-    private final Direction ab;
-    private final Direction ba;
-    private volatile LinkConfig config;
-    private final FaultInjector faults = new FaultInjector();
-    private volatile boolean up = true;
-    /** Times the link went down; a packet sent before the latest outage is lost on arrival. */
-    private volatile long outages;
-    private volatile boolean removed;
-
-    Link(Fabric fabric, Device a, Device b, LinkConfig config) {
-        this.fabric = fabric;
-        this.a = a;
-        this.b = b;
-        this.config = config;
-        this.ab = new Direction(a, b, fabric.newRandom());
-        this.ba = a == b ? ab : new Direction(b, a, fabric.newRandom());
-    }
+public interface Link {
 
     /** One end of the link. */
-    public Device a() {
-        return a;
-    }
+    Device a();
 
     /** The other end. */
-    public Device b() {
-        return b;
-    }
+    Device b();
 
-    public LinkConfig config() {
-        return config;
-    }
+    LinkConfig config();
 
     /** Changes latency and bandwidth for packets sent from now on. */
-    public Link config(LinkConfig c) {
-        this.config = Objects.requireNonNull(c, "config");
-        return this;
-    }
+    Link config(LinkConfig c);
 
     /** Adds a fault rule; rules apply in the order added. */
-    public Link addFault(FaultRule rule) {
-        faults.add(rule);
-        return this;
-    }
+    Link addFault(FaultRule rule);
 
     /** Removes every fault rule. */
-    public Link clearFaults() {
-        faults.clear();
-        return this;
-    }
+    Link clearFaults();
 
     /** The fault rules, in order. */
-    public List<FaultRule> faults() {
-        return faults.rules();
-    }
+    List<FaultRule> faults();
 
-    public boolean isUp() {
-        return up;
-    }
+    boolean isUp();
 
     /**
      * Takes the link down or brings it up now. While down, packets sent are lost, and packets on
      * the wire when it goes down are lost (when they would have arrived, even if the link is up
      * again by then); the RC engine's retries decide what happens, as on a real fabric.
      */
-    public synchronized void setUp(boolean upNow) {
-        if (up != upNow) {
-            if (!upNow) {
-                outages++;
-            }
-            up = upNow;
-            fabric.traceLink(this, upNow);
-        }
-    }
+    void setUp(boolean upNow);
 
     /** Takes the link down at {@code timeNanos} on the fabric's clock. */
-    public Link downAt(long timeNanos) {
-        return changeAt(timeNanos, false);
-    }
+    Link downAt(long timeNanos);
 
     /** Brings the link up at {@code timeNanos} on the fabric's clock. */
-    public Link upAt(long timeNanos) {
-        return changeAt(timeNanos, true);
-    }
-
-    private Link changeAt(long timeNanos, boolean upThen) {
-        long delay = timeNanos - fabric.scheduler().nanoTime();
-        fabric.controlExecutor().schedule(new Task() {
-            @Override
-            public void run() {
-                setUp(upThen);
-            }
-
-            @Override
-            public String toString() {
-                return "link " + Link.this + (upThen ? " up" : " down");
-            }
-        }, Math.max(0, delay));
-        return this;
-    }
+    Link upAt(long timeNanos);
 
     /** Counts of what happened to packets sent from {@code from} over this link. */
-    public LinkStats stats(Device from) {
-        Direction d = direction(from);
-        return new LinkStats(d.sent.get(), d.delivered.get(), d.dropped.get(), d.duplicated.get(), d.delayed.get(),
-                d.corrupted.get());
-    }
+    LinkStats stats(Device from);
 
     /**
      * Packet counts of one direction.
@@ -146,137 +68,7 @@ public final class Link implements PacketRoute {
      * @param delayed    packets a fault delayed or held back
      * @param corrupted  packets a fault corrupted
      */
-    public record LinkStats(long sent, long delivered, long dropped, long duplicated, long delayed, long corrupted) {
+    record LinkStats(long sent, long delivered, long dropped, long duplicated, long delayed, long corrupted) {
     }
 
-    @Override
-    public boolean isRemoved() {
-        return removed;
-    }
-
-    void remove() {
-        removed = true;
-    }
-
-    private Direction direction(Device from) {
-        if (from == a) {
-            return ab;
-        }
-        if (from == b) {
-            return ba;
-        }
-        throw new IllegalArgumentException(from + " is not an end of " + this);
-    }
-
-    /** Sends {@code p} from {@code from} to the other end. Runs on {@code from}'s executor; takes ownership. */
-    @Override
-    public void transmit(Device from, Packet p) {
-        Direction d = from == a ? ab : ba;
-        long index = ++d.packets;
-        d.sent.incrementAndGet();
-        fabric.tracePacket(p.retransmission() ? PacketEvent.RETRANSMITTED : PacketEvent.SENT, null, from, d.to, p);
-        if (!up) {
-            d.dropped.incrementAndGet();
-            fabric.tracePacket(PacketEvent.DROPPED, DropReason.LINK_DOWN, from, d.to, p);
-            p.release();
-            return;
-        }
-        p.carrierTag(outages);
-        FaultInjector.Decision f = faults.isEmpty() ? NO_FAULT : faults.decide(p, index, d.random, d.decision);
-        if (f.drop()) {
-            d.dropped.incrementAndGet();
-            fabric.tracePacket(PacketEvent.DROPPED, DropReason.FAULT, from, d.to, p);
-            p.release();
-            return;
-        }
-        if (f.corrupt()) {
-            FaultInjector.corrupt(p, d.random);
-            d.corrupted.incrementAndGet();
-            fabric.tracePacket(PacketEvent.CORRUPTED, null, d.from, d.to, p);
-        }
-        long extra = f.extraDelayNanos();
-        boolean duplicate = f.duplicate();
-        long delay = delay(d, p) + extra;
-        if (extra > 0) {
-            d.delayed.incrementAndGet();
-            fabric.tracePacket(PacketEvent.DELAYED, null, from, d.to, p);
-        }
-        if (duplicate) {
-            Packet copy = p.duplicate();
-            d.duplicated.incrementAndGet();
-            fabric.tracePacket(PacketEvent.DUPLICATED, null, from, d.to, copy);
-            deliver(d, p, delay);
-            deliver(d, copy, delay);
-        } else {
-            deliver(d, p, delay);
-        }
-    }
-
-    private long delay(Direction d, Packet p) {
-        LinkConfig c = config;
-        if (!fabric.scheduler().isDeterministic()) {
-            return c.latencyNanos();
-        }
-        long now = fabric.scheduler().nanoTime();
-        long ser = c.serializationNanos(p.headerLength() + p.payloadLength() + p.padCount() + Packet.ICRC_LENGTH);
-        long start = Math.max(now, d.busyUntil);
-        d.busyUntil = start + ser;
-        return d.busyUntil - now + c.latencyNanos();
-    }
-
-    private void deliver(Direction d, Packet p, long delay) {
-        p.deliverTo(d);
-        if (delay <= 0) {
-            d.to.executor().execute(p);
-        } else {
-            d.to.executor().schedule(p, delay);
-        }
-    }
-
-    @Override
-    public String toString() {
-        return a.name() + "<->" + b.name();
-    }
-
-    /** One direction of the link; also the sink that hands arriving packets to the receiving port. */
-    private final class Direction implements PacketSink {
-        final Device from;
-        final Device to;
-        final SplittableRandom random;
-        final FaultInjector.Decision decision = new FaultInjector.Decision();
-        long packets;
-        long busyUntil;
-        final AtomicLong sent = new AtomicLong();
-        final AtomicLong delivered = new AtomicLong();
-        final AtomicLong dropped = new AtomicLong();
-        final AtomicLong duplicated = new AtomicLong();
-        final AtomicLong delayed = new AtomicLong();
-        final AtomicLong corrupted = new AtomicLong();
-
-        Direction(Device from, Device to, SplittableRandom random) {
-            this.from = from;
-            this.to = to;
-            this.random = random;
-        }
-
-        @Override
-        public void receive(Packet p) {
-            // Lost if the link is down now, or went down while the packet was on the wire (even
-            // if it is up again).
-            if (!up || removed || p.carrierTag() != outages) {
-                dropped.incrementAndGet();
-                fabric.tracePacket(PacketEvent.DROPPED, DropReason.LINK_DOWN, from, to, p);
-                p.release();
-                return;
-            }
-            delivered.incrementAndGet();
-            to.receive(p);
-        }
-    }
-
-    static List<Link> sorted(java.util.Collection<Link> links) {
-        List<Link> l = new ArrayList<>(links);
-        l.sort((x, y) -> x.toString().compareTo(y.toString()));
-        return l;
-    }
 }

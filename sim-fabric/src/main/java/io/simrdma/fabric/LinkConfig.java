@@ -30,7 +30,8 @@ public record LinkConfig(long latencyNanos, long bandwidthBits) {
     }
 
     /** Nanoseconds a packet of {@code wireBytes} occupies the link. */
-    long serializationNanos(int wireBytes) {
+    /** Time to put {@code wireBytes} on the wire at this bandwidth, framing included. */
+    public long serializationNanos(int wireBytes) {
         if (bandwidthBits == 0) {
             return 0;
         }

@@ -17,68 +17,30 @@ import java.nio.ByteOrder;
  *
  * <p>Thread safety: thread-safe. The buffer itself stays the application's.
  */
-public final class MemoryRegion {
+public interface MemoryRegion {
 
-    private final ProtectionDomain pd;
-    final ByteBuffer buf;
-    private final long iova;
-    private final int length;
-    private final int access;
-    private final int key;
-    volatile boolean valid = true;
-    int boundWindows;
-
-    MemoryRegion(ProtectionDomain pd, ByteBuffer buf, long iova, int length, int access, int key) {
-        this.pd = pd;
-        this.buf = buf;
-        this.iova = iova;
-        this.length = length;
-        this.access = access;
-        this.key = key;
-    }
-
-    public ProtectionDomain pd() {
-        return pd;
-    }
+    ProtectionDomain pd();
 
     /** Start of the region's virtual address range (0 for a ZERO_BASED region). */
-    public long address() {
-        return iova;
-    }
+    long address();
 
     /** Length in bytes. */
-    public int length() {
-        return length;
-    }
+    int length();
 
     /** The local key, for SGEs. */
-    public int lkey() {
-        return key;
-    }
+    int lkey();
 
     /** The remote key, for the remote side's RDMA and atomic work requests. */
-    public int rkey() {
-        return key;
-    }
+    int rkey();
 
     /** The access rights the region was registered with. */
-    public java.util.Set<AccessFlag> access() {
-        return AccessFlag.fromMask(access);
-    }
-
-    int accessMask() {
-        return access;
-    }
+    java.util.Set<AccessFlag> access();
 
     /** Byte order used for atomic operands in this region. */
-    public ByteOrder byteOrder() {
-        return buf.order();
-    }
+    ByteOrder byteOrder();
 
     /** False once deregistered. */
-    public boolean isValid() {
-        return valid;
-    }
+    boolean isValid();
 
     /**
      * Deregisters the region (ibv_dereg_mr(3)). Work still referring to it afterwards fails with
@@ -86,20 +48,5 @@ public final class MemoryRegion {
      *
      * @throws VerbsException EBUSY while a memory window is bound to it; EINVAL if already deregistered
      */
-    public void deregister() {
-        pd.device().executor().call(() -> {
-            pd.device().destroyMr(this);
-            return null;
-        });
-    }
-
-    /** Buffer index of virtual address {@code va}; the caller has checked bounds. */
-    int indexOf(long va) {
-        return (int) (va - iova);
-    }
-
-    @Override
-    public String toString() {
-        return "MR[lkey=0x" + Integer.toHexString(key) + ", addr=0x" + Long.toHexString(iova) + ", len=" + length + "]";
-    }
+    void deregister();
 }

@@ -1,5 +1,7 @@
 package io.simrdma.fabric;
 
+
+
 /**
  * A memory window (struct ibv_mw): a remotely accessible window onto part of a memory region,
  * with its own R_Key and rights (ibv_alloc_mw(3), ibv_bind_mw(3)).
@@ -14,65 +16,24 @@ package io.simrdma.fabric;
  *
  * <p>Thread safety: thread-safe.
  */
-public final class MemoryWindow {
-
-    private final ProtectionDomain pd;
-    private final MwType type;
-    /** The R_Key as the application sees it: updated when a bind is posted (ibv_bind_mw(3)). */
-    private volatile int rkey;
-    /** The R_Key the engine honours: updated when a bind executes. Engine thread only. */
-    int activeRkey;
-    boolean bound;
-    MemoryRegion mr;
-    long addr;
-    long length;
-    int access;
-    QueuePair boundQp;
-    volatile boolean deallocated;
-
-    MemoryWindow(ProtectionDomain pd, MwType type, int rkey) {
-        this.pd = pd;
-        this.type = type;
-        this.rkey = rkey;
-        this.activeRkey = rkey;
-    }
+public interface MemoryWindow {
 
     /** Returns {@code rkey} with its low 8 bits (the tag) incremented (ibv_inc_rkey(3)). */
-    public static int incrementRkey(int rkey) {
+    static int incrementRkey(int rkey) {
         return (rkey & 0xFFFFFF00) | ((rkey + 1) & 0xFF);
     }
 
-    public ProtectionDomain pd() {
-        return pd;
-    }
+    ProtectionDomain pd();
 
-    public MwType type() {
-        return type;
-    }
+    MwType type();
 
     /** The window's R_Key: after a bind is posted, the key it will have once the bind completes. */
-    public int rkey() {
-        return rkey;
-    }
-
-    void rkey(int k) {
-        this.rkey = k;
-    }
+    int rkey();
 
     /**
      * Deallocates the window (ibv_dealloc_mw(3)), unbinding it first if bound.
      *
      * @throws VerbsException EINVAL if already deallocated
      */
-    public void dealloc() {
-        pd.device().executor().call(() -> {
-            pd.device().destroyMw(this);
-            return null;
-        });
-    }
-
-    @Override
-    public String toString() {
-        return "MW[type=" + type + ", rkey=0x" + Integer.toHexString(rkey) + "]";
-    }
+    void dealloc();
 }

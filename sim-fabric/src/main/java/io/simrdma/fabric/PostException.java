@@ -12,7 +12,7 @@ public final class PostException extends VerbsException {
     private final transient Object badWr;
     private final int badIndex;
 
-    PostException(Errno errno, String message, Object badWr, int badIndex) {
+    public PostException(Errno errno, String message, Object badWr, int badIndex) {
         super(errno, message + " (work request #" + badIndex + " of the list)");
         this.badWr = badWr;
         this.badIndex = badIndex;

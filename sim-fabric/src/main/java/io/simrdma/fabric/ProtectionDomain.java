@@ -11,26 +11,12 @@ import java.util.Set;
  *
  * <p>Thread safety: thread-safe; creation and destruction run on the device's executor.
  */
-public final class ProtectionDomain {
+public interface ProtectionDomain {
 
-    private final Device device;
-    private final int handle;
-    int resources;
-    private volatile boolean deallocated;
-
-    ProtectionDomain(Device device, int handle) {
-        this.device = device;
-        this.handle = handle;
-    }
-
-    public Device device() {
-        return device;
-    }
+    Device device();
 
     /** A number identifying this PD on its device. */
-    public int handle() {
-        return handle;
-    }
+    int handle();
 
     /**
      * Registers {@code buffer}'s bytes from its position to its limit (ibv_reg_mr(3)). Nothing is
@@ -42,102 +28,30 @@ public final class ProtectionDomain {
      *                        empty or oversized buffer; EACCES for write access to a read-only
      *                        buffer; ENOMEM beyond max_mr
      */
-    public MemoryRegion registerMemory(ByteBuffer buffer, Set<AccessFlag> access) {
-        return register(buffer, access, -1);
-    }
+    MemoryRegion registerMemory(ByteBuffer buffer, Set<AccessFlag> access);
 
     /**
      * Registers {@code buffer} with a chosen virtual base address (ibv_reg_mr_iova(3)):
      * remote and local addresses of the region start at {@code iova}.
      */
-    public MemoryRegion registerMemory(ByteBuffer buffer, Set<AccessFlag> access, long iova) {
-        if (iova < 0) {
-            throw VerbsException.invalid("iova must not be negative: " + iova);
-        }
-        return register(buffer, access, iova);
-    }
-
-    private MemoryRegion register(ByteBuffer buffer, Set<AccessFlag> access, long iova) {
-        Objects.requireNonNull(buffer, "buffer");
-        int mask = AccessFlag.mask(Objects.requireNonNull(access, "access"));
-        checkUsable();
-        // ibv_reg_mr(3): remote write or atomic access requires local write access.
-        if ((mask & (AccessFlag.REMOTE_WRITE.bit() | AccessFlag.REMOTE_ATOMIC.bit())) != 0
-                && (mask & AccessFlag.LOCAL_WRITE.bit()) == 0) {
-            throw VerbsException.invalid("REMOTE_WRITE and REMOTE_ATOMIC require LOCAL_WRITE (ibv_reg_mr(3))");
-        }
-        int writeBits = AccessFlag.LOCAL_WRITE.bit() | AccessFlag.REMOTE_WRITE.bit() | AccessFlag.REMOTE_ATOMIC.bit();
-        if (buffer.isReadOnly() && (mask & writeBits) != 0) {
-            throw new VerbsException(Errno.EACCES, "write access requested for a read-only buffer");
-        }
-        int length = buffer.remaining();
-        if (length == 0) {
-            throw VerbsException.invalid("cannot register an empty buffer");
-        }
-        if (length > device.attributes().maxMrSize()) {
-            throw VerbsException.invalid("region of " + length + " bytes exceeds max_mr_size "
-                    + device.attributes().maxMrSize());
-        }
-        ByteBuffer view = buffer.slice().order(buffer.order());
-        long base = (mask & AccessFlag.ZERO_BASED.bit()) != 0 ? 0 : iova;
-        return device.executor().call(() -> device.createMr(this, view, base, length, mask));
-    }
+    MemoryRegion registerMemory(ByteBuffer buffer, Set<AccessFlag> access, long iova);
 
     /** Allocates a memory window of {@code type} (ibv_alloc_mw(3)); it starts unbound. */
-    public MemoryWindow allocMw(MwType type) {
-        Objects.requireNonNull(type, "type");
-        checkUsable();
-        return device.executor().call(() -> device.createMw(this, type));
-    }
+    MemoryWindow allocMw(MwType type);
 
     /** Creates a queue pair (ibv_create_qp(3)); it starts in RESET. */
-    public QueuePair createQp(QpInitAttr attr) {
-        Objects.requireNonNull(attr, "attr");
-        checkUsable();
-        return device.executor().call(() -> device.createQp(this, attr));
-    }
+    QueuePair createQp(QpInitAttr attr);
 
     /** Creates a shared receive queue (ibv_create_srq(3)); {@code attr.srqLimit()} is ignored. */
-    public SharedReceiveQueue createSrq(SrqAttr attr) {
-        return createSrq(attr, null);
-    }
+    SharedReceiveQueue createSrq(SrqAttr attr);
 
     /** Creates a shared receive queue with an application context (srq_context). */
-    public SharedReceiveQueue createSrq(SrqAttr attr, Object context) {
-        Objects.requireNonNull(attr, "attr");
-        checkUsable();
-        return device.executor().call(() -> device.createSrq(this, attr, context));
-    }
+    SharedReceiveQueue createSrq(SrqAttr attr, Object context);
 
     /**
      * Deallocates this PD (ibv_dealloc_pd(3)).
      *
      * @throws VerbsException EBUSY while any MR, MW, QP or SRQ of it exists
      */
-    public void dealloc() {
-        device.executor().call(() -> {
-            if (deallocated) {
-                throw VerbsException.invalid("protection domain already deallocated");
-            }
-            if (resources > 0) {
-                throw VerbsException.busy("protection domain still has " + resources + " MRs, MWs, QPs or SRQs");
-            }
-            deallocated = true;
-            device.pdDeallocated(this);
-            return null;
-        });
-    }
-
-    /** Throws EINVAL once deallocated, ENODEV once the device is closed. */
-    void checkUsable() {
-        if (deallocated) {
-            throw VerbsException.invalid("protection domain was deallocated");
-        }
-        device.checkOpen();
-    }
-
-    @Override
-    public String toString() {
-        return "PD[" + device.name() + "#" + handle + "]";
-    }
+    void dealloc();
 }

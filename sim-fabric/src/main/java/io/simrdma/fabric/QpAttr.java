@@ -37,6 +37,7 @@ public final class QpAttr {
     int destQpn;
     QpCaps cap;
     AhAttr altAv;
+    int pathMigState;
     int rateLimit;
     boolean sqDraining;
 
@@ -50,13 +51,11 @@ public final class QpAttr {
         return EnumSet.copyOf(mask);
     }
 
-    boolean has(QpAttrMask m) {
+    /** True if {@code m} was set. */
+    public boolean has(QpAttrMask m) {
         return mask.contains(m);
     }
 
-    EnumSet<QpAttrMask> rawMask() {
-        return mask;
-    }
 
     /** Move the QP to this state. */
     public QpAttr state(QpState s) {
@@ -139,6 +138,15 @@ public final class QpAttr {
     }
 
     /** Alternate path (automatic path migration); simrdma devices do not support it. */
+    /**
+     * The path migration state (path_mig_state: 0 MIGRATED, 1 REARM, 2 ARMED). simrdma's devices
+     * do not support automatic path migration, so a modify that sets it fails with EINVAL.
+     */
+    public QpAttr pathMigState(int state) {
+        this.pathMigState = state;
+        return set(QpAttrMask.PATH_MIG_STATE);
+    }
+
     public QpAttr altAv(AhAttr a) {
         this.altAv = a;
         return set(QpAttrMask.ALT_PATH);
@@ -188,6 +196,11 @@ public final class QpAttr {
 
     public boolean enSqdAsyncNotify() {
         return enSqdAsyncNotify;
+    }
+
+    /** The access flags as {@link AccessFlag#bit()} bits. */
+    public int accessFlagBits() {
+        return accessFlags;
     }
 
     public Set<AccessFlag> accessFlags() {
@@ -261,6 +274,12 @@ public final class QpAttr {
     /** In a query of an SQD QP: true while the send queue is still draining. */
     public boolean sqDraining() {
         return sqDraining;
+    }
+
+    /** Sets the output attribute {@link #sqDraining()} (ibv_query_qp(3) fills it in; modify ignores it). */
+    public QpAttr sqDraining(boolean draining) {
+        this.sqDraining = draining;
+        return this;
     }
 
     @Override

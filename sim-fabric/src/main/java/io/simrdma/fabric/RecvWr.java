@@ -50,6 +50,11 @@ public final class RecvWr {
         return sges.get(i);
     }
 
+    /** The receive buffer's size: the sum of the SGE lengths, each taken as unsigned. */
+    public long totalLength() {
+        return sges.totalLength();
+    }
+
     public RecvWr next(RecvWr next) {
         this.next = next;
         return this;

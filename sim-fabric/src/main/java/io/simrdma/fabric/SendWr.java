@@ -200,6 +200,41 @@ public final class SendWr {
         return this;
     }
 
+    /** The window of a BIND_MW, or null. */
+    public MemoryWindow bindWindow() {
+        return mw;
+    }
+
+    /** The R_Key a BIND_MW gives its window. */
+    public int bindRkey() {
+        return bindRkey;
+    }
+
+    /** The region a BIND_MW binds to, or null. */
+    public MemoryRegion bindRegion() {
+        return bindMr;
+    }
+
+    /** The first address a BIND_MW covers. */
+    public long bindAddr() {
+        return bindAddr;
+    }
+
+    /** The bytes a BIND_MW covers. */
+    public long bindLength() {
+        return bindLength;
+    }
+
+    /** The access a BIND_MW grants, as {@link AccessFlag#bit()} bits. */
+    public int bindAccessBits() {
+        return bindAccess;
+    }
+
+    /** The message length: the sum of the SGE lengths, each taken as unsigned. */
+    public long totalLength() {
+        return sges.totalLength();
+    }
+
     public SendWr next(SendWr next) {
         this.next = next;
         return this;

@@ -13,32 +13,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>Thread safety: thread-safe; posts from any thread, consumption on the device's executor.
  */
-public final class SharedReceiveQueue {
+public interface SharedReceiveQueue {
 
-    private final ProtectionDomain pd;
-    private final int handle;
-    private final Object context;
-    final RecvQueue queue;
-    private volatile int limit;
-    int qpCount;
-    final AtomicInteger asyncRetrieved = new AtomicInteger();
-    private volatile boolean destroyed;
-
-    SharedReceiveQueue(ProtectionDomain pd, int handle, int maxWr, int maxSge, Object context) {
-        this.pd = pd;
-        this.handle = handle;
-        this.context = context;
-        this.queue = new RecvQueue(maxWr, maxSge);
-    }
-
-    public ProtectionDomain pd() {
-        return pd;
-    }
+    ProtectionDomain pd();
 
     /** The application object given at creation (srq_context). */
-    public Object context() {
-        return context;
-    }
+    Object context();
 
     /**
      * Posts a chain of receive WRs (ibv_post_srq_recv(3)), stopping at the first that fails.
@@ -46,12 +26,7 @@ public final class SharedReceiveQueue {
      * @throws PostException EINVAL for too many SGEs, ENOMEM when full; the WRs before the failing
      *                       one were posted
      */
-    public void postRecv(RecvWr first) {
-        checkUsable();
-        synchronized (queue.postLock) {
-            queue.post(first);
-        }
-    }
+    void postRecv(RecvWr first);
 
     /**
      * Modifies the SRQ (ibv_modify_srq(3)): {@code MAX_WR} resizes it, {@code LIMIT} arms the
@@ -60,99 +35,18 @@ public final class SharedReceiveQueue {
      * @throws VerbsException EINVAL for a size out of range or below the WRs posted, or a limit
      *                        above max_wr
      */
-    public void modify(SrqAttr attr, Set<SrqAttrMask> mask) {
-        checkUsable();
-        Device device = pd.device();
-        device.executor().call(() -> {
-            synchronized (queue.postLock) {
-                int newMax = queue.maxWr();
-                if (mask.contains(SrqAttrMask.MAX_WR)) {
-                    newMax = attr.maxWr();
-                    VerbsException.checkRange("SRQ max_wr", newMax, 1, device.attributes().maxSrqWr());
-                    if (newMax < queue.size()) {
-                        throw VerbsException.invalid("cannot resize SRQ to " + newMax + ": " + queue.size() + " WRs are posted");
-                    }
-                }
-                if (mask.contains(SrqAttrMask.LIMIT) && (attr.srqLimit() < 0 || attr.srqLimit() > newMax)) {
-                    throw VerbsException.invalid("SRQ limit " + attr.srqLimit() + " above max_wr " + newMax);
-                }
-                if (mask.contains(SrqAttrMask.MAX_WR) && newMax != queue.maxWr()) {
-                    queue.resize(newMax);
-                }
-                if (mask.contains(SrqAttrMask.LIMIT)) {
-                    limit = attr.srqLimit();
-                }
-            }
-            return null;
-        });
-    }
+    void modify(SrqAttr attr, Set<SrqAttrMask> mask);
 
     /** The SRQ's attributes (ibv_query_srq(3)); srqLimit is 0 when the watermark is not armed. */
-    public SrqAttr query() {
-        checkUsable();
-        synchronized (queue.postLock) {
-            return new SrqAttr(queue.maxWr(), queue.maxSge(), limit);
-        }
-    }
+    SrqAttr query();
 
     /** WRs posted and not yet taken by a QP. */
-    public int size() {
-        return queue.size();
-    }
+    int size();
 
     /**
      * Destroys the SRQ (ibv_destroy_srq(3)).
      *
      * @throws VerbsException EBUSY while a QP is associated with it or its async events are unacknowledged
      */
-    public void destroy() {
-        pd.device().executor().call(() -> {
-            if (destroyed) {
-                throw VerbsException.invalid("SRQ already destroyed");
-            }
-            if (qpCount > 0) {
-                throw VerbsException.busy(qpCount + " queue pair(s) still use this SRQ (ibv_destroy_srq(3))");
-            }
-            if (asyncRetrieved.get() > 0) {
-                throw VerbsException.busy(asyncRetrieved.get() + " async event(s) not acknowledged");
-            }
-            destroyed = true;
-            pd.device().srqDestroyed(this);
-            return null;
-        });
-    }
-
-    /** Marks the SRQ destroyed without the checks of {@link #destroy()} (its fabric closed). Engine thread. */
-    void forceDestroy() {
-        destroyed = true;
-    }
-
-    void checkUsable() {
-        if (destroyed) {
-            throw VerbsException.invalid("SRQ was destroyed");
-        }
-    }
-
-    /**
-     * Takes the oldest WQE into {@code into}; raises the limit event if the queue fell below the
-     * armed limit. Engine thread.
-     *
-     * @return false if the SRQ is empty
-     */
-    boolean take(RecvWqe into) {
-        if (!queue.take(into)) {
-            return false;
-        }
-        int l = limit;
-        if (l > 0 && queue.size() < l) {
-            limit = 0;
-            pd.device().raiseAsync(AsyncEventType.SRQ_LIMIT_REACHED, null, null, this);
-        }
-        return true;
-    }
-
-    @Override
-    public String toString() {
-        return "SRQ[" + pd.device().name() + "#" + handle + "]";
-    }
+    void destroy();
 }

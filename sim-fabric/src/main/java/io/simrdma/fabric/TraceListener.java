@@ -1,5 +1,6 @@
 package io.simrdma.fabric;
 
+import io.simrdma.fabric.internal.link.Slf4jTraceListener;
 import io.simrdma.fabric.wire.Packet;
 
 /**

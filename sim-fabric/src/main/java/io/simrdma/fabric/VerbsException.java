@@ -21,16 +21,16 @@ public class VerbsException extends RuntimeException {
         return errno;
     }
 
-    static VerbsException invalid(String message) {
+    public static VerbsException invalid(String message) {
         return new VerbsException(Errno.EINVAL, message);
     }
 
-    static VerbsException busy(String message) {
+    public static VerbsException busy(String message) {
         return new VerbsException(Errno.EBUSY, message);
     }
 
     /** Throws EINVAL "{@code name v} not in {@code lo..hi}" unless {@code lo <= v <= hi}. */
-    static void checkRange(String name, int v, int lo, int hi) {
+    public static void checkRange(String name, int v, int lo, int hi) {
         if (v < lo || v > hi) {
             throw invalid(name + " " + v + " not in " + lo + ".." + hi);
         }

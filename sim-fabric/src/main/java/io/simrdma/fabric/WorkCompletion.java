@@ -85,6 +85,24 @@ public final class WorkCompletion {
     }
 
     /** Copies another completion. */
+    /**
+     * Sets every field: how a completion queue writes a completion into the application's object
+     * (a poll fills the caller's array, as ibv_poll_cq(3) fills struct ibv_wc).
+     */
+    public WorkCompletion set(long wrId, WcStatus status, WcOpcode opcode, int byteLen, int immOrInvRkey, int qpNum,
+                              int srcQp, int wcFlags, int vendorErr) {
+        this.wrId = wrId;
+        this.status = status;
+        this.opcode = opcode;
+        this.byteLen = byteLen;
+        this.immOrInvRkey = immOrInvRkey;
+        this.qpNum = qpNum;
+        this.srcQp = srcQp;
+        this.wcFlags = wcFlags;
+        this.vendorErr = vendorErr;
+        return this;
+    }
+
     public WorkCompletion copyFrom(WorkCompletion o) {
         wrId = o.wrId;
         status = o.status;

@@ -1,5 +1,6 @@
 package io.simrdma.fabric;
 
+import io.simrdma.fabric.wire.Packet;
 import org.junit.jupiter.params.provider.Arguments;
 
 import java.nio.ByteBuffer;

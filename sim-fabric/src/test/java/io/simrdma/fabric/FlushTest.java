@@ -134,7 +134,7 @@ class FlushTest {
             expect(p.b, 200, WcStatus.SUCCESS);
             RcPair.assertBytes(p.a.buf, 40_000, p.b.buf, 0, 64); // the SEND's data
             // the unsignaled WRITEs follow the SEND: their data is in place once all of them are acknowledged
-            assertTrue(await(p.fabric, () -> p.a.qp.sq.size() == 0, 5_000), "all 128 WRs retire");
+            assertTrue(await(p.fabric, () -> p.a.qp.sendQueueDepth() == 0, 5_000), "all 128 WRs retire");
             RcPair.assertBytes(p.a.buf, 40_000, p.b.buf, 2048, 64);
             assertNoCompletion(p.a, 20);
             p.b.qp.postSend(new SendWr().wrId(400).opcode(WrOpcode.SEND).sge(p.b.mr, 0, 16).flag(SendFlag.SIGNALED));

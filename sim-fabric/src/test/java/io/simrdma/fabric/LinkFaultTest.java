@@ -1,5 +1,6 @@
 package io.simrdma.fabric;
 
+import io.simrdma.fabric.internal.link.LinkImpl;
 import io.simrdma.fabric.wire.Opcode;
 import io.simrdma.fabric.wire.Packet;
 import org.junit.jupiter.api.AfterEach;
@@ -119,7 +120,7 @@ class LinkFaultTest {
         }
         p.updatePadCount().route(from.gid(), to.gid());
         from.executor().call(() -> {
-            link.transmit(from, p);
+            ((LinkImpl) link).transmit(from, p);
             return null;
         });
     }
@@ -425,7 +426,7 @@ class LinkFaultTest {
             Packet p = Packet.allocate(Opcode.RC_SEND_ONLY).psn(psn).destQp(0x11).pkey(0xFFFF);
             p.addSegment(src, 0, 64).updatePadCount().route(a.gid(), b.gid());
             a.executor().call(() -> {
-                link.transmit(a, p);
+                ((LinkImpl) link).transmit(a, p);
                 return null;
             });
         }

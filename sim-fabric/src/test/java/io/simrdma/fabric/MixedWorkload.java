@@ -1,5 +1,6 @@
 package io.simrdma.fabric;
 
+import io.simrdma.fabric.internal.rc.RcQueuePair;
 import io.simrdma.fabric.sched.DeterministicScheduler;
 import io.simrdma.fabric.wire.Packet;
 
@@ -429,20 +430,7 @@ final class MixedWorkload {
     /** The engine's own view of a QP, read on its executor: what a failure message needs to explain a stall. */
     static String engineState(QueuePair qp) {
         try {
-            return qp.device().executor().call(() -> {
-                StringBuilder sb = new StringBuilder(" {requester psn=").append(qp.requester.psn)
-                        .append(" highest=").append(qp.requester.highestPsn).append(" wqe=").append(qp.requester.wqeIndex)
-                        .append(" rdAtomic=").append(qp.requester.outstandingRdAtomic).append(" rnrWait=")
-                        .append(qp.requester.rnrWait).append(" windowFull=").append(qp.requester.windowFull)
-                        .append("; completer psn=").append(qp.completer.psn).append(" ackTimer=")
-                        .append(qp.completer.retransmitTimer).append(" rnrTimer=").append(qp.completer.rnrTimer)
-                        .append("; responder psn=").append(qp.responder.psn).append(" msn=").append(qp.responder.msn)
-                        .append("; sq head=").append(qp.sq.head).append(" tail=").append(qp.sq.tail).append(':');
-                for (long i = qp.sq.head; i < qp.sq.tail; i++) {
-                    sb.append(' ').append(qp.sq.at(i));
-                }
-                return sb.append('}').toString();
-            });
+            return ((RcQueuePair) qp).engineState();
         } catch (RuntimeException e) {
             return " {engine state unavailable: " + e + "}";
         }

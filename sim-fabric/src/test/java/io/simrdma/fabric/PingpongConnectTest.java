@@ -1,7 +1,7 @@
 package io.simrdma.fabric;
 
-import io.simrdma.fabric.DataPathSupport.PacketLog;
 import io.simrdma.fabric.DataPathSupport.PacketLog.Entry;
+import io.simrdma.fabric.DataPathSupport.PacketLog;
 import io.simrdma.fabric.wire.Gid;
 import io.simrdma.fabric.wire.Opcode;
 import io.simrdma.fabric.wire.Psn;

@@ -1,5 +1,6 @@
 package io.simrdma.fabric;
 
+import io.simrdma.fabric.internal.rc.QpTransitions;
 import io.simrdma.fabric.wire.Gid;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
@@ -191,7 +192,7 @@ class QpStateMachineTest {
                 a.maxDestRdAtomic(s ? 4 : 16);
                 break;
             case PATH_MIG_STATE:
-                a.rawMask().add(PATH_MIG_STATE); // no setter: APM is not supported; the bit alone is enough
+                a.pathMigState(0); // APM is not supported: the bit alone is refused
                 break;
             case CAP:
                 a.cap(QpCaps.defaults());

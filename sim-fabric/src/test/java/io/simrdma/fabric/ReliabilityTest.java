@@ -1,5 +1,6 @@
 package io.simrdma.fabric;
 
+import io.simrdma.fabric.internal.rc.RcQueuePair;
 import io.simrdma.fabric.wire.Aeth;
 import io.simrdma.fabric.wire.HeaderType;
 import io.simrdma.fabric.wire.Opcode;
@@ -399,15 +400,15 @@ class ReliabilityTest {
 
             int first = p.psnA;
             p.a.dev.executor().call(() -> {
-                p.a.qp.completer.enqueue(readResponse(Opcode.RC_RDMA_READ_RESPONSE_LAST,
+                ((RcQueuePair) p.a.qp).completer.enqueue(readResponse(Opcode.RC_RDMA_READ_RESPONSE_LAST,
                         first + 1, p.b.buf, 4096 + 1024, 976));
-                p.a.qp.completer.enqueue(readResponse(Opcode.RC_RDMA_READ_RESPONSE_FIRST,
+                ((RcQueuePair) p.a.qp).completer.enqueue(readResponse(Opcode.RC_RDMA_READ_RESPONSE_FIRST,
                         first, p.b.buf, 4096, 1024));
                 return null;
             });
             sched.advanceTime(100);
             p.a.dev.executor().call(() -> {
-                p.a.qp.completer.enqueue(readResponse(Opcode.RC_RDMA_READ_RESPONSE_LAST,
+                ((RcQueuePair) p.a.qp).completer.enqueue(readResponse(Opcode.RC_RDMA_READ_RESPONSE_LAST,
                         first + 1, p.b.buf, 4096 + 1024, 976));
                 return null;
             });

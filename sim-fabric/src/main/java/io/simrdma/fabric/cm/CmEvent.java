@@ -1,5 +1,6 @@
 package io.simrdma.fabric.cm;
 
+import io.simrdma.fabric.Errno;
 import io.simrdma.fabric.VerbsException;
 
 import java.util.concurrent.atomic.AtomicBoolean;

@@ -261,7 +261,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
         // A packet a fault corrupted on the way goes to the port, which drops it on its ICRC
         // check; its (possibly damaged) QP number proves nothing about the peer.
         boolean damaged = p.icrcPresent() && !p.icrcValid();
-        if (!damaged && !node.device().qpnEverAllocated(p.destQp())) {
+        if (!damaged && !node.deviceImpl().qpnEverAllocated(p.destQp())) {
             int qpn = p.destQp();
             p.release();
             badInput(FrameError.UNKNOWN_QP, "packet for QP " + qpn + ", which the device never allocated");

@@ -5,7 +5,7 @@ import io.netty.channel.ChannelOutboundHandlerAdapter;
 import io.netty.channel.ChannelPromise;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.simrdma.fabric.DropReason;
-import io.simrdma.fabric.FaultInjector;
+import io.simrdma.fabric.internal.link.FaultInjector;
 import io.simrdma.fabric.wire.Packet;
 
 import java.util.ArrayList;

@@ -2,11 +2,12 @@ package io.simrdma.fabric.tcp;
 
 import io.simrdma.fabric.Device;
 import io.simrdma.fabric.DropReason;
-import io.simrdma.fabric.FaultInjector;
 import io.simrdma.fabric.FaultRule;
 import io.simrdma.fabric.Link;
 import io.simrdma.fabric.PacketEvent;
-import io.simrdma.fabric.PacketRoute;
+import io.simrdma.fabric.internal.device.DeviceImpl;
+import io.simrdma.fabric.internal.link.FaultInjector;
+import io.simrdma.fabric.internal.link.PacketRoute;
 import io.simrdma.fabric.wire.Gid;
 import io.simrdma.fabric.wire.Packet;
 import org.slf4j.Logger;
@@ -206,7 +207,7 @@ public final class TcpLink implements PacketRoute {
     @Override
     public void transmit(Device from, Packet p) {
         sent.incrementAndGet();
-        node.fabric().tracePacketEvent(p.retransmission() ? PacketEvent.RETRANSMITTED : PacketEvent.SENT, null, from, null, p);
+        node.fabricImpl().tracePacketEvent(p.retransmission() ? PacketEvent.RETRANSMITTED : PacketEvent.SENT, null, from, null, p);
         if (!up || removed) {
             dropOutbound(p, removed ? DropReason.CLOSED : DropReason.LINK_DOWN);
             return;
@@ -239,11 +240,11 @@ public final class TcpLink implements PacketRoute {
     void receive(Packet p) {
         received.incrementAndGet();
         node.count(TcpCounter.PACKETS_RECEIVED);
-        Device d = node.device();
+        DeviceImpl d = node.deviceImpl();
         if (!up) {
             droppedIn.incrementAndGet();
             node.count(TcpCounter.PACKETS_DROPPED);
-            node.fabric().tracePacketEvent(PacketEvent.DROPPED, DropReason.LINK_DOWN, null, d, p);
+            node.fabricImpl().tracePacketEvent(PacketEvent.DROPPED, DropReason.LINK_DOWN, null, d, p);
             p.release();
             return;
         }
@@ -255,7 +256,7 @@ public final class TcpLink implements PacketRoute {
     void dropOutbound(Packet p, DropReason reason) {
         dropped.incrementAndGet();
         node.count(TcpCounter.PACKETS_DROPPED);
-        node.fabric().tracePacketEvent(PacketEvent.DROPPED, reason, node.device(), null, p);
+        node.fabricImpl().tracePacketEvent(PacketEvent.DROPPED, reason, node.device(), null, p);
         p.release();
     }
 
@@ -279,17 +280,17 @@ public final class TcpLink implements PacketRoute {
 
     void countCorrupted(Packet p) {
         corrupted.incrementAndGet();
-        node.fabric().tracePacketEvent(PacketEvent.CORRUPTED, null, node.device(), null, p);
+        node.fabricImpl().tracePacketEvent(PacketEvent.CORRUPTED, null, node.device(), null, p);
     }
 
     void countDuplicated(Packet copy) {
         duplicated.incrementAndGet();
-        node.fabric().tracePacketEvent(PacketEvent.DUPLICATED, null, node.device(), null, copy);
+        node.fabricImpl().tracePacketEvent(PacketEvent.DUPLICATED, null, node.device(), null, copy);
     }
 
     void countDelayed(Packet p) {
         delayed.incrementAndGet();
-        node.fabric().tracePacketEvent(PacketEvent.DELAYED, null, node.device(), null, p);
+        node.fabricImpl().tracePacketEvent(PacketEvent.DELAYED, null, node.device(), null, p);
     }
 
     // ------------------------------------------------------------------ connections (event loop)

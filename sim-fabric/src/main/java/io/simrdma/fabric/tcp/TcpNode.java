@@ -22,8 +22,11 @@ import io.netty.handler.flush.FlushConsolidationHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.simrdma.fabric.Device;
 import io.simrdma.fabric.Fabric;
-import io.simrdma.fabric.PacketRoute;
-import io.simrdma.fabric.RemoteTransport;
+import io.simrdma.fabric.cm.RdmaCm;
+import io.simrdma.fabric.internal.device.DeviceImpl;
+import io.simrdma.fabric.internal.device.FabricImpl;
+import io.simrdma.fabric.internal.link.PacketRoute;
+import io.simrdma.fabric.internal.link.RemoteTransport;
 import io.simrdma.fabric.sched.EngineExecutor;
 import io.simrdma.fabric.sched.ThreadedScheduler;
 import io.simrdma.fabric.wire.Gid;
@@ -98,7 +101,7 @@ public final class TcpNode implements RemoteTransport, AutoCloseable {
         void onEvent(TcpEvent event);
     }
 
-    private final Fabric fabric;
+    private final FabricImpl fabric;
     private final TcpConfig config;
     private final MultiThreadIoEventLoopGroup group;
     private final EventLoop loop;
@@ -107,7 +110,7 @@ public final class TcpNode implements RemoteTransport, AutoCloseable {
     private final Channel server;
     private final InetSocketAddress listenAddress;
     private final Gid gid;
-    private final Device device;
+    private final DeviceImpl device;
     private final long incarnation;
     private final SecureRandom random = new SecureRandom();
     private final TcpCounters counters = new TcpCounters();
@@ -117,7 +120,7 @@ public final class TcpNode implements RemoteTransport, AutoCloseable {
     private volatile boolean closed;
 
     private TcpNode(Fabric fabric, TcpConfig config) {
-        this.fabric = fabric;
+        this.fabric = (FabricImpl) fabric;
         this.config = config;
         this.incarnation = random.nextLong();
         this.nativeTransport = config.nativeTransport() && Epoll.isAvailable();
@@ -149,7 +152,7 @@ public final class TcpNode implements RemoteTransport, AutoCloseable {
             this.listenAddress = (InetSocketAddress) s.localAddress();
             this.gid = gidOf(listenAddress);
             EngineExecutor executor = ((ThreadedScheduler) fabric.scheduler()).adopt("tcp-" + config.name(), loop, true);
-            this.device = fabric.createDevice(config.device().gid(gid).guid(guidOf(listenAddress)), executor);
+            this.device = this.fabric.createDevice(config.device().gid(gid).guid(guidOf(listenAddress)), executor);
         } catch (RuntimeException e) {
             if (s != null) {
                 s.close().awaitUninterruptibly(CLOSE_TIMEOUT_SECONDS, TimeUnit.SECONDS);
@@ -186,7 +189,7 @@ public final class TcpNode implements RemoteTransport, AutoCloseable {
         if (created[0] == null) {
             throw new IllegalStateException("fabric " + fabric.name() + " already has the TCP node " + node.name());
         }
-        fabric.addRemoteTransport(node);
+        node.fabric.addRemoteTransport(node);
         return node;
     }
 
@@ -207,6 +210,16 @@ public final class TcpNode implements RemoteTransport, AutoCloseable {
     /** The node's device; its GID encodes the listen address. */
     public Device device() {
         return device;
+    }
+
+    /** The device's implementation, for this package's links and connections. */
+    DeviceImpl deviceImpl() {
+        return device;
+    }
+
+    /** The fabric's implementation, for this package's links (tracing). */
+    FabricImpl fabricImpl() {
+        return fabric;
     }
 
     /** The device's GID. */

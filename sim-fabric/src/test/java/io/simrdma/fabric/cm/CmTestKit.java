@@ -2,6 +2,7 @@ package io.simrdma.fabric.cm;
 
 import io.simrdma.fabric.Device;
 import io.simrdma.fabric.DeviceConfig;
+import io.simrdma.fabric.Errno;
 import io.simrdma.fabric.Fabric;
 import io.simrdma.fabric.QpCaps;
 import io.simrdma.fabric.QpInitAttr;

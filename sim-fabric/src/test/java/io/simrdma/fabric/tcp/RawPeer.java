@@ -3,6 +3,7 @@ package io.simrdma.fabric.tcp;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.simrdma.fabric.wire.Gid;
+import io.simrdma.fabric.wire.Opcode;
 import io.simrdma.fabric.wire.Packet;
 
 import java.io.ByteArrayOutputStream;

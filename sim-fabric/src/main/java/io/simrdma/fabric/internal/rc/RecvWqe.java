@@ -1,7 +1,9 @@
-package io.simrdma.fabric;
+package io.simrdma.fabric.internal.rc;
+
+import io.simrdma.fabric.RecvWr;
 
 /** A receive work queue element: a posted {@link RecvWr} copied into a receive queue or SRQ. */
-final class RecvWqe {
+public final class RecvWqe {
 
     long wrId;
     int numSge;

@@ -1,5 +1,6 @@
-package io.simrdma.fabric;
+package io.simrdma.fabric.internal.link;
 
+import io.simrdma.fabric.Device;
 import io.simrdma.fabric.wire.Gid;
 
 /**

@@ -1,10 +1,17 @@
-package io.simrdma.fabric;
+package io.simrdma.fabric.internal.rc;
+
+import io.simrdma.fabric.SendFlag;
+import io.simrdma.fabric.SendWr;
+import io.simrdma.fabric.WcStatus;
+import io.simrdma.fabric.WrOpcode;
+import io.simrdma.fabric.internal.mem.MrImpl;
+import io.simrdma.fabric.internal.mem.MwImpl;
 
 /**
  * A send work queue element: a posted {@link SendWr} copied into the queue, plus the engine's
  * progress on it. Slots are allocated once per queue and reused.
  */
-final class SendWqe {
+public final class SendWqe {
 
     /** Life of a WQE in the send queue. */
     enum State {
@@ -22,20 +29,20 @@ final class SendWqe {
 
     // ---- copied from the work request at post time
     long wrId;
-    WrOpcode opcode;
+    public WrOpcode opcode;
     int flags;
     int imm;
-    int invRkey;
+    public int invRkey;
     long remoteAddr;
     int rkey;
     long compareAdd;
     long swap;
-    MemoryWindow mw;
-    int bindRkey;
-    MemoryRegion bindMr;
-    long bindAddr;
-    long bindLength;
-    int bindAccess;
+    public MwImpl mw;
+    public int bindRkey;
+    public MrImpl bindMr;
+    public long bindAddr;
+    public long bindLength;
+    public int bindAccess;
     int numSge;
     final long[] sgeAddr;
     final int[] sgeLen;
@@ -51,7 +58,7 @@ final class SendWqe {
     int lastPsn;
     /** Bytes of the message sent so far (for READ: the offset a retried request starts at). */
     int sentBytes;
-    final MemoryRegion[] sgeMr;
+    final MrImpl[] sgeMr;
     final int[] sgeIndex;
     /** Status of a LOCAL_DONE or FAILED WQE. */
     WcStatus status;
@@ -62,7 +69,7 @@ final class SendWqe {
         sgeAddr = new long[maxSge];
         sgeLen = new int[maxSge];
         sgeLkey = new int[maxSge];
-        sgeMr = new MemoryRegion[maxSge];
+        sgeMr = new MrImpl[maxSge];
         sgeIndex = new int[maxSge];
         inlineData = new byte[maxInline];
         inlineView = java.nio.ByteBuffer.wrap(inlineData);

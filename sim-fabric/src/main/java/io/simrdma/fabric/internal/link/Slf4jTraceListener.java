@@ -1,5 +1,13 @@
-package io.simrdma.fabric;
+package io.simrdma.fabric.internal.link;
 
+import io.simrdma.fabric.AsyncEvent;
+import io.simrdma.fabric.Device;
+import io.simrdma.fabric.DropReason;
+import io.simrdma.fabric.Link;
+import io.simrdma.fabric.PacketEvent;
+import io.simrdma.fabric.QpState;
+import io.simrdma.fabric.QueuePair;
+import io.simrdma.fabric.TraceListener;
 import io.simrdma.fabric.wire.Packet;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -12,7 +20,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class Slf4jTraceListener implements TraceListener {
 
-    static final Logger LOG = LoggerFactory.getLogger("io.simrdma.fabric.trace");
+    public static final Logger LOG = LoggerFactory.getLogger("io.simrdma.fabric.trace");
 
     @Override
     public void onPacket(PacketEvent event, DropReason reason, long time, Device from, Device to, Packet packet) {

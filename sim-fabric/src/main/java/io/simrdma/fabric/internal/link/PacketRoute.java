@@ -1,9 +1,10 @@
-package io.simrdma.fabric;
+package io.simrdma.fabric.internal.link;
 
+import io.simrdma.fabric.Device;
 import io.simrdma.fabric.wire.Packet;
 
 /**
- * Where a device sends the packets for one destination: an in-process {@link Link}, or a
+ * Where a device sends the packets for one destination: an in-process {@link LinkImpl}, or a
  * connection to a node in another JVM provided by a {@link RemoteTransport}. Queue pairs cache
  * their route and look it up again once it reports {@link #isRemoved()}.
  */

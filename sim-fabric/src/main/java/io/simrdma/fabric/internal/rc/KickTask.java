@@ -1,4 +1,4 @@
-package io.simrdma.fabric;
+package io.simrdma.fabric.internal.rc;
 
 import io.simrdma.fabric.sched.EngineExecutor;
 import io.simrdma.fabric.sched.Task;
@@ -9,7 +9,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * Runs an engine role (requester, responder, completer) on its device's executor when kicked;
  * kicks while it is already queued coalesce, so a burst of posts schedules it once.
  */
-final class KickTask extends Task {
+public final class KickTask extends Task {
 
     private final AtomicBoolean queued = new AtomicBoolean();
     private final EngineExecutor executor;

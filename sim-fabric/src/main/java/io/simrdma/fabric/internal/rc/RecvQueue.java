@@ -1,4 +1,9 @@
-package io.simrdma.fabric;
+package io.simrdma.fabric.internal.rc;
+
+import io.simrdma.fabric.Errno;
+import io.simrdma.fabric.PostException;
+import io.simrdma.fabric.RecvWr;
+import io.simrdma.fabric.Sge;
 
 /**
  * A ring of receive WQEs: a QP's receive queue or an SRQ. Applications post from any thread
@@ -7,7 +12,7 @@ package io.simrdma.fabric;
  * <p>Thread safety: producer side under {@code postLock}; consumer side on the engine thread;
  * indexes are volatile so each side sees the other's progress.
  */
-final class RecvQueue {
+public final class RecvQueue {
 
     final Object postLock = new Object();
     private RecvWqe[] slots;
@@ -52,12 +57,12 @@ final class RecvQueue {
      */
     int post(RecvWr first) {
         int n = 0;
-        for (RecvWr wr = first; wr != null; wr = wr.next, n++) {
-            int numSge = wr.sges.count();
+        for (RecvWr wr = first; wr != null; wr = wr.next(), n++) {
+            int numSge = wr.numSge();
             if (numSge > maxSge) {
                 throw new PostException(Errno.EINVAL, "receive WR has " + numSge + " SGEs, max_recv_sge is " + maxSge, wr, n);
             }
-            long cap = wr.sges.totalLength();
+            long cap = wr.totalLength();
             if (cap > Integer.MAX_VALUE) {
                 throw new PostException(Errno.EINVAL, "receive WR longer than max_msg_sz", wr, n);
             }
@@ -66,13 +71,13 @@ final class RecvQueue {
                 throw new PostException(Errno.ENOMEM, "receive queue full (" + maxWr + " WRs outstanding)", wr, n);
             }
             RecvWqe w = slots[(int) (p % slots.length)];
-            w.wrId = wr.wrId;
+            w.wrId = wr.wrId();
             w.numSge = numSge;
             for (int i = 0; i < numSge; i++) {
-                Sge s = wr.sges.get(i);
-                w.sgeAddr[i] = s.addr;
-                w.sgeLen[i] = s.length;
-                w.sgeLkey[i] = s.lkey;
+                Sge s = wr.sgeAt(i);
+                w.sgeAddr[i] = s.addr();
+                w.sgeLen[i] = s.length();
+                w.sgeLkey[i] = s.lkey();
             }
             w.capacity = cap;
             producer = p + 1;
@@ -112,7 +117,7 @@ final class RecvQueue {
 
     /**
      * Changes the capacity, keeping the posted WQEs in order. Engine thread, under postLock; the
-     * caller ({@link SharedReceiveQueue#modify}) has checked that {@code newMax} holds them.
+     * caller ({@link SrqImpl#modify}) has checked that {@code newMax} holds them.
      */
     void resize(int newMax) {
         int size = size();

@@ -1,5 +1,12 @@
-package io.simrdma.fabric;
+package io.simrdma.fabric.internal.rc;
 
+import io.simrdma.fabric.QpState;
+import io.simrdma.fabric.SendFlag;
+import io.simrdma.fabric.WcStatus;
+import io.simrdma.fabric.WrOpcode;
+import io.simrdma.fabric.internal.mem.MemoryAccess;
+import io.simrdma.fabric.internal.mem.MrImpl;
+import io.simrdma.fabric.wire.HeaderType;
 import io.simrdma.fabric.wire.Opcode;
 import io.simrdma.fabric.wire.Packet;
 import io.simrdma.fabric.wire.Psn;
@@ -19,7 +26,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread safety: runs only on the device's executor.
  */
-final class Requester {
+public final class Requester {
 
     private static final Logger LOG = LoggerFactory.getLogger(Requester.class);
 
@@ -32,7 +39,7 @@ final class Requester {
         GET_WQE, CHECK_FENCE, LOCAL_OP, CHECK_RD_ATOMIC, CHECK_WINDOW, START_WQE, BUILD_PACKET, DONE
     }
 
-    private final QueuePair qp;
+    private final RcQueuePair qp;
     private final MemoryAccess access = new MemoryAccess();
 
     /** Next PSN to send. */
@@ -56,7 +63,7 @@ final class Requester {
     private int sentThisRun;
     private SendWqe wqe;
 
-    Requester(QueuePair qp) {
+    Requester(RcQueuePair qp) {
         this.qp = qp;
     }
 
@@ -366,7 +373,7 @@ final class Requester {
         while (remaining > 0) {
             int n = Math.min(remaining, w.sgeLen[i] - skip);
             if (n > 0) {
-                MemoryRegion mr = w.sgeMr[i];
+                MrImpl mr = w.sgeMr[i];
                 p.addSegment(mr.buf, w.sgeIndex[i] + skip, n);
                 remaining -= n;
             }

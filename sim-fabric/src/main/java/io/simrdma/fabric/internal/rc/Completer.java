@@ -1,5 +1,13 @@
-package io.simrdma.fabric;
+package io.simrdma.fabric.internal.rc;
 
+import io.simrdma.fabric.Counter;
+import io.simrdma.fabric.DropReason;
+import io.simrdma.fabric.QpState;
+import io.simrdma.fabric.SendFlag;
+import io.simrdma.fabric.WcOpcode;
+import io.simrdma.fabric.WcStatus;
+import io.simrdma.fabric.WrOpcode;
+import io.simrdma.fabric.internal.mem.MrImpl;
 import io.simrdma.fabric.sched.EngineTimer;
 import io.simrdma.fabric.wire.Aeth;
 import io.simrdma.fabric.wire.Opcode;
@@ -25,7 +33,7 @@ import java.util.ArrayDeque;
  *
  * <p>Thread safety: runs only on the device's executor.
  */
-final class Completer {
+public final class Completer {
 
     private static final Logger LOG = LoggerFactory.getLogger(Completer.class);
 
@@ -33,7 +41,7 @@ final class Completer {
         CHECK_PSN, ACK, RNR_NAK, NAK, READ_RESPONSE, ATOMIC_RESPONSE, DONE
     }
 
-    private final QueuePair qp;
+    private final RcQueuePair qp;
     private final ArrayDeque<Packet> inbox = new ArrayDeque<>();
     final EngineTimer retransmitTimer;
     final EngineTimer rnrTimer;
@@ -48,7 +56,7 @@ final class Completer {
     /** Opcode of the last READ response accepted for the head WQE, or null. */
     private Opcode readProgress;
 
-    Completer(QueuePair qp) {
+    Completer(RcQueuePair qp) {
         this.qp = qp;
         this.retransmitTimer = new EngineTimer(qp.device().executor(), "ack-timeout-" + qp.qpNum(), this::onAckTimeout);
         this.rnrTimer = new EngineTimer(qp.device().executor(), "rnr-" + qp.qpNum(), this::onRnrTimer);
@@ -85,7 +93,7 @@ final class Completer {
         }
     }
 
-    void enqueue(Packet p) {
+    public void enqueue(Packet p) {
         inbox.add(p);
         qp.completerTask.kick();
     }
@@ -332,7 +340,7 @@ final class Completer {
             qp.counters.increment(Counter.INVALID_PACKETS);
             return Step.DONE;
         }
-        MemoryRegion mr = w.sgeMr[0];
+        MrImpl mr = w.sgeMr[0];
         mr.buf.putLong(w.sgeIndex[0], p.atomicAckOriginal());
         psn = Psn.add(psn, 1);
         progress();
@@ -520,7 +528,7 @@ final class Completer {
             retire(sq.at(sq.head), status);
         }
         stopTimers();
-        qp.enterError(QueuePair.ErrorCause.SEND_ERROR);
+        qp.enterError(RcQueuePair.ErrorCause.SEND_ERROR);
     }
 
     /**

@@ -1,4 +1,4 @@
-package io.simrdma.fabric;
+package io.simrdma.fabric.internal.rc;
 
 /**
  * The ring of send WQEs of a QP. Applications post at {@link #tail} from any thread (serialized by
@@ -7,7 +7,7 @@ package io.simrdma.fabric;
  *
  * <p>Thread safety: as {@link RecvQueue}.
  */
-final class SendQueue {
+public final class SendQueue {
 
     final Object postLock = new Object();
     private final SendWqe[] slots;

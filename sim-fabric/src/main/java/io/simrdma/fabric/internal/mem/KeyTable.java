@@ -1,5 +1,7 @@
-package io.simrdma.fabric;
+package io.simrdma.fabric.internal.mem;
 
+import io.simrdma.fabric.Errno;
+import io.simrdma.fabric.VerbsException;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
@@ -11,7 +13,7 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * access; a post of inline data reads the memory of its SGEs on the posting thread); writes
  * happen only on the device's executor. Indexes are reused after release, smallest first.
  */
-final class KeyTable {
+public final class KeyTable {
 
     private static final int CHUNK_BITS = 12;
     private static final int CHUNK = 1 << CHUNK_BITS;
@@ -22,7 +24,7 @@ final class KeyTable {
     private final java.util.BitSet used = new java.util.BitSet();
     private int tagSeed;
 
-    KeyTable(int tagSeed) {
+    public KeyTable(int tagSeed) {
         this.tagSeed = tagSeed & 0xFF;
     }
 
@@ -30,7 +32,7 @@ final class KeyTable {
      * Reserves an index and returns a fresh key for it; {@link #install} then publishes its owner.
      * Engine thread only.
      */
-    int reserve() {
+    public int reserve() {
         int index = used.nextClearBit(1);
         if (index > MAX_INDEX) {
             throw new VerbsException(Errno.ENOMEM, "memory key space exhausted");
@@ -41,7 +43,7 @@ final class KeyTable {
     }
 
     /** Publishes {@code owner} at the index of {@code key}. Engine thread only. */
-    void install(int key, Object owner) {
+    public void install(int key, Object owner) {
         int index = key >>> 8;
         AtomicReferenceArray<Object> chunk = chunks.get(index >>> CHUNK_BITS);
         if (chunk == null) {
@@ -52,7 +54,7 @@ final class KeyTable {
     }
 
     /** Frees the index of {@code key}. Engine thread only. */
-    void release(int key) {
+    public void release(int key) {
         int index = key >>> 8;
         AtomicReferenceArray<Object> chunk = chunks.get(index >>> CHUNK_BITS);
         if (chunk != null) {
@@ -62,7 +64,7 @@ final class KeyTable {
     }
 
     /** Every installed owner (MRs and MWs), lowest index first; for teardown. Engine thread only. */
-    java.util.List<Object> owners() {
+    public java.util.List<Object> owners() {
         java.util.List<Object> l = new java.util.ArrayList<>();
         for (int i = used.nextSetBit(1); i >= 0 && i <= MAX_INDEX; i = used.nextSetBit(i + 1)) {
             Object o = lookup(i << 8);
@@ -74,7 +76,7 @@ final class KeyTable {
     }
 
     /** The object registered at the index of {@code key} (the caller checks the tag), or null. */
-    Object lookup(int key) {
+    public Object lookup(int key) {
         int index = key >>> 8;
         AtomicReferenceArray<Object> chunk = chunks.get(index >>> CHUNK_BITS);
         return chunk == null ? null : chunk.get(index & (CHUNK - 1));

@@ -1,4 +1,8 @@
-package io.simrdma.fabric;
+package io.simrdma.fabric.internal.mem;
+
+import io.simrdma.fabric.AccessFlag;
+import io.simrdma.fabric.MwType;
+import io.simrdma.fabric.internal.rc.RcQueuePair;
 
 /**
  * The memory protection checks of IBA 10.6 (key, PD, access rights, bounds), done on every
@@ -10,22 +14,22 @@ package io.simrdma.fabric;
  *
  * <p>Thread safety: not thread-safe; one per engine role.
  */
-final class MemoryAccess {
+public final class MemoryAccess {
 
-    MemoryRegion mr;
-    int index;
+    public MrImpl mr;
+    public int index;
 
     /**
      * Checks a local access through an L_Key (IBA 10.6.3.1): the key names a valid MR of
      * {@code pd}, the range lies inside it, and a write needs LOCAL_WRITE. Local read access is
      * always granted (ibv_reg_mr(3)).
      */
-    boolean local(KeyTable keys, ProtectionDomain pd, int lkey, long addr, long len, boolean write) {
+    public boolean local(KeyTable keys, PdImpl pd, int lkey, long addr, long len, boolean write) {
         Object o = keys.lookup(lkey);
-        if (!(o instanceof MemoryRegion)) {
+        if (!(o instanceof MrImpl)) {
             return false;
         }
-        MemoryRegion m = (MemoryRegion) o;
+        MrImpl m = (MrImpl) o;
         if (m.lkey() != lkey || !m.valid || m.pd() != pd) {
             return false;
         }
@@ -45,10 +49,10 @@ final class MemoryAccess {
      * a bound MW of the QP's PD (a type 2 window only through the QP it is bound to), with the
      * {@code requiredAccess} right, and the range lies inside it.
      */
-    boolean remote(KeyTable keys, QueuePair qp, int rkey, long va, long len, int requiredAccess) {
+    public boolean remote(KeyTable keys, RcQueuePair qp, int rkey, long va, long len, int requiredAccess) {
         Object o = keys.lookup(rkey);
-        if (o instanceof MemoryRegion) {
-            MemoryRegion m = (MemoryRegion) o;
+        if (o instanceof MrImpl) {
+            MrImpl m = (MrImpl) o;
             if (m.rkey() != rkey || !m.valid || m.pd() != qp.pd()) {
                 return false;
             }
@@ -62,8 +66,8 @@ final class MemoryAccess {
             index = m.indexOf(va);
             return true;
         }
-        if (o instanceof MemoryWindow) {
-            MemoryWindow w = (MemoryWindow) o;
+        if (o instanceof MwImpl) {
+            MwImpl w = (MwImpl) o;
             if (w.activeRkey != rkey || !w.bound || w.deallocated || w.pd() != qp.pd()) {
                 return false;
             }
@@ -91,7 +95,7 @@ final class MemoryAccess {
      * True if [va, va + len) lies inside [base, base + length), computed in unsigned 64-bit
      * arithmetic without overflow.
      */
-    static boolean inRange(long base, long length, long va, long len) {
+    public static boolean inRange(long base, long length, long va, long len) {
         if (Long.compareUnsigned(va, base) < 0) {
             return false;
         }

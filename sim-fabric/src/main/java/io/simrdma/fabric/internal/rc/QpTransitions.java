@@ -1,5 +1,8 @@
-package io.simrdma.fabric;
+package io.simrdma.fabric.internal.rc;
 
+import io.simrdma.fabric.QpAttrMask;
+import io.simrdma.fabric.QpState;
+import io.simrdma.fabric.VerbsException;
 import java.util.EnumMap;
 import java.util.EnumSet;
 import java.util.Map;
@@ -38,10 +41,10 @@ import static io.simrdma.fabric.QpState.SQE;
  * requires and those it also accepts. Any other transition, a missing required attribute or
  * an attribute outside both sets makes the whole modify fail with EINVAL and change nothing.
  */
-final class QpTransitions {
+public final class QpTransitions {
 
     /** Required and optional attributes of one transition (STATE itself excluded). */
-    record Rule(Set<QpAttrMask> required, Set<QpAttrMask> optional) {
+    public record Rule(Set<QpAttrMask> required, Set<QpAttrMask> optional) {
     }
 
     private static final Map<QpState, Map<QpState, Rule>> RC = new EnumMap<>(QpState.class);
@@ -78,7 +81,7 @@ final class QpTransitions {
     }
 
     /** The rule of a transition, or null if the transition is illegal. */
-    static Rule rule(QpState from, QpState to) {
+    public static Rule rule(QpState from, QpState to) {
         return RC.get(from).get(to);
     }
 

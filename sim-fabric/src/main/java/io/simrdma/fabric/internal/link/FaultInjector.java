@@ -1,6 +1,7 @@
-package io.simrdma.fabric;
+package io.simrdma.fabric.internal.link;
 
 import io.netty.buffer.PooledByteBufAllocator;
+import io.simrdma.fabric.FaultRule;
 import io.simrdma.fabric.wire.Packet;
 
 import java.util.Arrays;

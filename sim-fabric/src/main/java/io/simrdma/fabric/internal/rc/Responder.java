@@ -1,6 +1,18 @@
-package io.simrdma.fabric;
+package io.simrdma.fabric.internal.rc;
 
+import io.simrdma.fabric.AccessFlag;
+import io.simrdma.fabric.AsyncEventType;
+import io.simrdma.fabric.Counter;
+import io.simrdma.fabric.DropReason;
+import io.simrdma.fabric.QpState;
+import io.simrdma.fabric.WcFlag;
+import io.simrdma.fabric.WcOpcode;
+import io.simrdma.fabric.WcStatus;
+import io.simrdma.fabric.WorkCompletion;
+import io.simrdma.fabric.internal.mem.MemoryAccess;
+import io.simrdma.fabric.internal.mem.MrImpl;
 import io.simrdma.fabric.wire.Aeth;
+import io.simrdma.fabric.wire.HeaderType;
 import io.simrdma.fabric.wire.Opcode;
 import io.simrdma.fabric.wire.Packet;
 import io.simrdma.fabric.wire.Psn;
@@ -28,7 +40,7 @@ import java.util.ArrayDeque;
  *
  * <p>Thread safety: runs only on the device's executor.
  */
-final class Responder {
+public final class Responder {
 
     private static final Logger LOG = LoggerFactory.getLogger(Responder.class);
 
@@ -46,12 +58,12 @@ final class Responder {
         int lastPsn;
         long va;
         int length;
-        MemoryRegion mr;
+        MrImpl mr;
         int index;
         long original;
     }
 
-    private final QueuePair qp;
+    private final RcQueuePair qp;
     private final ArrayDeque<Packet> inbox = new ArrayDeque<>();
     private final MemoryAccess access = new MemoryAccess();
 
@@ -68,12 +80,12 @@ final class Responder {
     private final RecvWqe held;
     private boolean holding;
     private int recvOffset;
-    private final MemoryRegion[] recvMr;
+    private final MrImpl[] recvMr;
     private final int[] recvIndex;
     private int recvResolved;
 
     // ---- the RDMA WRITE in progress
-    private MemoryRegion writeMr;
+    private MrImpl writeMr;
     private int writeIndex;
     private int writeRemaining;
     private int writeLength;
@@ -88,10 +100,10 @@ final class Responder {
     /** What the error step reports on the held receive WQE. */
     private WcStatus recvErrorStatus;
 
-    Responder(QueuePair qp, int maxRecvSge) {
+    Responder(RcQueuePair qp, int maxRecvSge) {
         this.qp = qp;
         this.held = new RecvWqe(maxRecvSge);
-        this.recvMr = new MemoryRegion[maxRecvSge];
+        this.recvMr = new MrImpl[maxRecvSge];
         this.recvIndex = new int[maxRecvSge];
     }
 
@@ -138,7 +150,7 @@ final class Responder {
         writeMr = null;
     }
 
-    void enqueue(Packet p) {
+    public void enqueue(Packet p) {
         inbox.add(p);
         qp.responderTask.kick();
     }
@@ -328,7 +340,7 @@ final class Responder {
     }
 
     private boolean takeReceiveWqe() {
-        SharedReceiveQueue srq = qp.srq();
+        SrqImpl srq = qp.srq();
         if (srq != null ? !srq.take(held) : !qp.rq.take(held)) {
             return false;
         }
@@ -448,7 +460,7 @@ final class Responder {
         }
         // atomic
         Resource r = nextResource();
-        MemoryRegion mr = access.mr;
+        MrImpl mr = access.mr;
         int at = access.index;
         long old = mr.buf.getLong(at);
         if (op == Opcode.RC_CMP_SWAP) {
@@ -679,7 +691,7 @@ final class Responder {
         } else {
             qp.device().raiseAsync(event, qp, null, null);
         }
-        qp.enterError(QueuePair.ErrorCause.RESPONDER_ERROR);
+        qp.enterError(RcQueuePair.ErrorCause.RESPONDER_ERROR);
         return Step.CLEANUP;
     }
 

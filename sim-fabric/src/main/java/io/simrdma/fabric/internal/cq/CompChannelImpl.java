@@ -1,0 +1,108 @@
+package io.simrdma.fabric.internal.cq;
+
+import io.simrdma.fabric.CompletionChannel;
+import io.simrdma.fabric.VerbsException;
+import io.simrdma.fabric.internal.device.DeviceImpl;
+import io.simrdma.fabric.sched.WaitSignal;
+
+import java.util.ArrayDeque;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A completion event channel (ibv_create_comp_channel(3)): CQs created with it deliver one event
+ * each time a notification they requested fires; {@link #getCqEvent} returns the CQ.
+ *
+ * <p>Thread safety: thread-safe; if several threads wait, each event goes to one of them.
+ */
+public final class CompChannelImpl implements CompletionChannel {
+
+    private final DeviceImpl device;
+    private final ArrayDeque<CqImpl> events = new ArrayDeque<>();
+    private final WaitSignal signal;
+    public int cqCount;
+    private volatile boolean destroyed;
+
+    public CompChannelImpl(DeviceImpl device) {
+        this.device = device;
+        this.signal = device.fabric().scheduler().newSignal();
+    }
+
+    public DeviceImpl device() {
+        return device;
+    }
+
+    /**
+     * Waits for the next CQ event (ibv_get_cq_event(3)) for at most {@code timeout}; the event must
+     * later be acknowledged with {@link CqImpl#ackEvents}.
+     *
+     * @return the CQ that had the event, or null if none came in time
+     */
+    public CqImpl getCqEvent(long timeout, TimeUnit unit) {
+        checkUsable();
+        signal.await(this::hasEvent, unit.toNanos(timeout));
+        return pollCqEvent();
+    }
+
+    /** The next CQ event without waiting, or null. */
+    public CqImpl pollCqEvent() {
+        CqImpl cq;
+        synchronized (events) {
+            cq = events.poll();
+        }
+        if (cq != null) {
+            cq.eventsUnacked.incrementAndGet();
+        }
+        return cq;
+    }
+
+    private boolean hasEvent() {
+        synchronized (events) {
+            return !events.isEmpty() || destroyed;
+        }
+    }
+
+    /**
+     * Destroys the channel (ibv_destroy_comp_channel(3)).
+     *
+     * @throws VerbsException EBUSY while a CQ uses it
+     */
+    public void destroy() {
+        device.executor().call(() -> {
+            if (destroyed) {
+                throw VerbsException.invalid("completion channel already destroyed");
+            }
+            if (cqCount > 0) {
+                throw VerbsException.busy(cqCount + " completion queue(s) still use this channel");
+            }
+            destroyed = true;
+            device.channelDestroyed(this);
+            signal.signalAll();
+            return null;
+        });
+    }
+
+    /** Marks the channel destroyed without the checks of {@link #destroy()} (its fabric closed). Engine thread. */
+    public void forceDestroy() {
+        destroyed = true;
+        signal.signalAll();
+    }
+
+    public void checkUsable() {
+        if (destroyed) {
+            throw VerbsException.invalid("completion channel was destroyed");
+        }
+    }
+
+    void deliver(CqImpl cq) {
+        synchronized (events) {
+            events.add(cq);
+        }
+        signal.signalAll();
+    }
+
+    void discard(CqImpl cq) {
+        synchronized (events) {
+            events.removeIf(e -> e == cq);
+        }
+    }
+}

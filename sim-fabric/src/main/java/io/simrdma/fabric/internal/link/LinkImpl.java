@@ -1,0 +1,278 @@
+package io.simrdma.fabric.internal.link;
+
+import io.simrdma.fabric.Device;
+import io.simrdma.fabric.DropReason;
+import io.simrdma.fabric.FaultRule;
+import io.simrdma.fabric.Link;
+import io.simrdma.fabric.LinkConfig;
+import io.simrdma.fabric.PacketEvent;
+import io.simrdma.fabric.internal.device.DeviceImpl;
+import io.simrdma.fabric.internal.device.FabricImpl;
+import io.simrdma.fabric.sched.Task;
+import io.simrdma.fabric.wire.Packet;
+import io.simrdma.fabric.wire.PacketSink;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.SplittableRandom;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A path between two devices of a fabric, in one JVM: it carries packets with a latency and a
+ * bandwidth, and injects the faults of its rules (drop, duplicate, delay, reorder, corrupt), and
+ * can go down and come up, now or at a given time. A link to a device itself carries loopback
+ * traffic.
+ *
+ * <p>Packets travel by reference (no copy, no serialization); each direction keeps order unless a
+ * fault delays a packet. Fault decisions use a random source per direction, derived from the
+ * fabric's seed under the deterministic scheduler, so a seed replays the same faults.
+ *
+ * <p>Thread safety: thread-safe. Each direction is driven by its sending device's executor.
+ */
+public final class LinkImpl implements Link, PacketRoute {
+
+    private static final FaultInjector.Decision NO_FAULT = new FaultInjector.Decision();
+
+    private final FabricImpl fabric;
+    private final DeviceImpl a;
+    private final DeviceImpl b;
+    private final Direction ab;
+    private final Direction ba;
+    private volatile LinkConfig config;
+    private final FaultInjector faults = new FaultInjector();
+    private volatile boolean up = true;
+    /** Times the link went down; a packet sent before the latest outage is lost on arrival. */
+    private volatile long outages;
+    private volatile boolean removed;
+
+    public LinkImpl(FabricImpl fabric, DeviceImpl a, DeviceImpl b, LinkConfig config) {
+        this.fabric = fabric;
+        this.a = a;
+        this.b = b;
+        this.config = config;
+        this.ab = new Direction(a, b, fabric.newRandom());
+        this.ba = a == b ? ab : new Direction(b, a, fabric.newRandom());
+    }
+
+    /** One end of the link. */
+    public DeviceImpl a() {
+        return a;
+    }
+
+    /** The other end. */
+    public DeviceImpl b() {
+        return b;
+    }
+
+    public LinkConfig config() {
+        return config;
+    }
+
+    /** Changes latency and bandwidth for packets sent from now on. */
+    public LinkImpl config(LinkConfig c) {
+        this.config = Objects.requireNonNull(c, "config");
+        return this;
+    }
+
+    /** Adds a fault rule; rules apply in the order added. */
+    public LinkImpl addFault(FaultRule rule) {
+        faults.add(rule);
+        return this;
+    }
+
+    /** Removes every fault rule. */
+    public LinkImpl clearFaults() {
+        faults.clear();
+        return this;
+    }
+
+    /** The fault rules, in order. */
+    public List<FaultRule> faults() {
+        return faults.rules();
+    }
+
+    public boolean isUp() {
+        return up;
+    }
+
+    /**
+     * Takes the link down or brings it up now. While down, packets sent are lost, and packets on
+     * the wire when it goes down are lost (when they would have arrived, even if the link is up
+     * again by then); the RC engine's retries decide what happens, as on a real fabric.
+     */
+    public synchronized void setUp(boolean upNow) {
+        if (up != upNow) {
+            if (!upNow) {
+                outages++;
+            }
+            up = upNow;
+            fabric.traceLink(this, upNow);
+        }
+    }
+
+    /** Takes the link down at {@code timeNanos} on the fabric's clock. */
+    public LinkImpl downAt(long timeNanos) {
+        return changeAt(timeNanos, false);
+    }
+
+    /** Brings the link up at {@code timeNanos} on the fabric's clock. */
+    public LinkImpl upAt(long timeNanos) {
+        return changeAt(timeNanos, true);
+    }
+
+    private LinkImpl changeAt(long timeNanos, boolean upThen) {
+        long delay = timeNanos - fabric.scheduler().nanoTime();
+        fabric.controlExecutor().schedule(new Task() {
+            @Override
+            public void run() {
+                setUp(upThen);
+            }
+
+            @Override
+            public String toString() {
+                return "link " + LinkImpl.this + (upThen ? " up" : " down");
+            }
+        }, Math.max(0, delay));
+        return this;
+    }
+
+    /** Counts of what happened to packets sent from {@code from} over this link. */
+    public LinkStats stats(Device from) {
+        Direction d = direction(from);
+        return new LinkStats(d.sent.get(), d.delivered.get(), d.dropped.get(), d.duplicated.get(), d.delayed.get(),
+                d.corrupted.get());
+    }
+
+
+    @Override
+    public boolean isRemoved() {
+        return removed;
+    }
+
+    public void remove() {
+        removed = true;
+    }
+
+    private Direction direction(Device from) {
+        if (from == a) {
+            return ab;
+        }
+        if (from == b) {
+            return ba;
+        }
+        throw new IllegalArgumentException(from + " is not an end of " + this);
+    }
+
+    /** Sends {@code p} from {@code from} to the other end. Runs on {@code from}'s executor; takes ownership. */
+    @Override
+    public void transmit(Device from, Packet p) {
+        Direction d = from == a ? ab : ba;
+        long index = ++d.packets;
+        d.sent.incrementAndGet();
+        fabric.tracePacket(p.retransmission() ? PacketEvent.RETRANSMITTED : PacketEvent.SENT, null, from, d.to, p);
+        if (!up) {
+            d.dropped.incrementAndGet();
+            fabric.tracePacket(PacketEvent.DROPPED, DropReason.LINK_DOWN, from, d.to, p);
+            p.release();
+            return;
+        }
+        p.carrierTag(outages);
+        FaultInjector.Decision f = faults.isEmpty() ? NO_FAULT : faults.decide(p, index, d.random, d.decision);
+        if (f.drop()) {
+            d.dropped.incrementAndGet();
+            fabric.tracePacket(PacketEvent.DROPPED, DropReason.FAULT, from, d.to, p);
+            p.release();
+            return;
+        }
+        if (f.corrupt()) {
+            FaultInjector.corrupt(p, d.random);
+            d.corrupted.incrementAndGet();
+            fabric.tracePacket(PacketEvent.CORRUPTED, null, d.from, d.to, p);
+        }
+        long extra = f.extraDelayNanos();
+        boolean duplicate = f.duplicate();
+        long delay = delay(d, p) + extra;
+        if (extra > 0) {
+            d.delayed.incrementAndGet();
+            fabric.tracePacket(PacketEvent.DELAYED, null, from, d.to, p);
+        }
+        if (duplicate) {
+            Packet copy = p.duplicate();
+            d.duplicated.incrementAndGet();
+            fabric.tracePacket(PacketEvent.DUPLICATED, null, from, d.to, copy);
+            deliver(d, p, delay);
+            deliver(d, copy, delay);
+        } else {
+            deliver(d, p, delay);
+        }
+    }
+
+    private long delay(Direction d, Packet p) {
+        LinkConfig c = config;
+        if (!fabric.scheduler().isDeterministic()) {
+            return c.latencyNanos();
+        }
+        long now = fabric.scheduler().nanoTime();
+        long ser = c.serializationNanos(p.headerLength() + p.payloadLength() + p.padCount() + Packet.ICRC_LENGTH);
+        long start = Math.max(now, d.busyUntil);
+        d.busyUntil = start + ser;
+        return d.busyUntil - now + c.latencyNanos();
+    }
+
+    private void deliver(Direction d, Packet p, long delay) {
+        p.deliverTo(d);
+        if (delay <= 0) {
+            d.to.executor().execute(p);
+        } else {
+            d.to.executor().schedule(p, delay);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return a.name() + "<->" + b.name();
+    }
+
+    /** One direction of the link; also the sink that hands arriving packets to the receiving port. */
+    private final class Direction implements PacketSink {
+        final DeviceImpl from;
+        final DeviceImpl to;
+        final SplittableRandom random;
+        final FaultInjector.Decision decision = new FaultInjector.Decision();
+        long packets;
+        long busyUntil;
+        final AtomicLong sent = new AtomicLong();
+        final AtomicLong delivered = new AtomicLong();
+        final AtomicLong dropped = new AtomicLong();
+        final AtomicLong duplicated = new AtomicLong();
+        final AtomicLong delayed = new AtomicLong();
+        final AtomicLong corrupted = new AtomicLong();
+
+        Direction(DeviceImpl from, DeviceImpl to, SplittableRandom random) {
+            this.from = from;
+            this.to = to;
+            this.random = random;
+        }
+
+        @Override
+        public void receive(Packet p) {
+            // Lost if the link is down now, or went down while the packet was on the wire (even
+            // if it is up again).
+            if (!up || removed || p.carrierTag() != outages) {
+                dropped.incrementAndGet();
+                fabric.tracePacket(PacketEvent.DROPPED, DropReason.LINK_DOWN, from, to, p);
+                p.release();
+                return;
+            }
+            delivered.incrementAndGet();
+            to.receive(p);
+        }
+    }
+
+    static List<LinkImpl> sorted(java.util.Collection<LinkImpl> links) {
+        List<LinkImpl> l = new ArrayList<>(links);
+        l.sort((x, y) -> x.toString().compareTo(y.toString()));
+        return l;
+    }
+}

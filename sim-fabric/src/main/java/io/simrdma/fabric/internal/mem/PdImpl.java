@@ -1,0 +1,153 @@
+package io.simrdma.fabric.internal.mem;
+
+import io.simrdma.fabric.AccessFlag;
+import io.simrdma.fabric.Errno;
+import io.simrdma.fabric.MwType;
+import io.simrdma.fabric.ProtectionDomain;
+import io.simrdma.fabric.QpInitAttr;
+import io.simrdma.fabric.SrqAttr;
+import io.simrdma.fabric.VerbsException;
+import io.simrdma.fabric.internal.device.DeviceImpl;
+import io.simrdma.fabric.internal.rc.RcQueuePair;
+import io.simrdma.fabric.internal.rc.SrqImpl;
+import java.nio.ByteBuffer;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * A protection domain (ibv_alloc_pd(3)): memory regions, memory windows, queue pairs and shared
+ * receive queues created in one PD can be used together, and only together: every memory access
+ * checks that the key's PD is the QP's.
+ *
+ * <p>Thread safety: thread-safe; creation and destruction run on the device's executor.
+ */
+public final class PdImpl implements ProtectionDomain {
+
+    private final DeviceImpl device;
+    private final int handle;
+    public int resources;
+    private volatile boolean deallocated;
+
+    public PdImpl(DeviceImpl device, int handle) {
+        this.device = device;
+        this.handle = handle;
+    }
+
+    public DeviceImpl device() {
+        return device;
+    }
+
+    /** A number identifying this PD on its device. */
+    public int handle() {
+        return handle;
+    }
+
+    /**
+     * Registers {@code buffer}'s bytes from its position to its limit (ibv_reg_mr(3)). Nothing is
+     * copied: the region is the application's buffer, which it keeps owning and must keep alive
+     * (not reuse for anything else) until the region is deregistered. The region gets a simulated
+     * virtual address range chosen by the device ({@link MrImpl#address()}).
+     *
+     * @throws VerbsException EINVAL for REMOTE_WRITE or REMOTE_ATOMIC without LOCAL_WRITE, or an
+     *                        empty or oversized buffer; EACCES for write access to a read-only
+     *                        buffer; ENOMEM beyond max_mr
+     */
+    public MrImpl registerMemory(ByteBuffer buffer, Set<AccessFlag> access) {
+        return register(buffer, access, -1);
+    }
+
+    /**
+     * Registers {@code buffer} with a chosen virtual base address (ibv_reg_mr_iova(3)):
+     * remote and local addresses of the region start at {@code iova}.
+     */
+    public MrImpl registerMemory(ByteBuffer buffer, Set<AccessFlag> access, long iova) {
+        if (iova < 0) {
+            throw VerbsException.invalid("iova must not be negative: " + iova);
+        }
+        return register(buffer, access, iova);
+    }
+
+    private MrImpl register(ByteBuffer buffer, Set<AccessFlag> access, long iova) {
+        Objects.requireNonNull(buffer, "buffer");
+        int mask = AccessFlag.mask(Objects.requireNonNull(access, "access"));
+        checkUsable();
+        // ibv_reg_mr(3): remote write or atomic access requires local write access.
+        if ((mask & (AccessFlag.REMOTE_WRITE.bit() | AccessFlag.REMOTE_ATOMIC.bit())) != 0
+                && (mask & AccessFlag.LOCAL_WRITE.bit()) == 0) {
+            throw VerbsException.invalid("REMOTE_WRITE and REMOTE_ATOMIC require LOCAL_WRITE (ibv_reg_mr(3))");
+        }
+        int writeBits = AccessFlag.LOCAL_WRITE.bit() | AccessFlag.REMOTE_WRITE.bit() | AccessFlag.REMOTE_ATOMIC.bit();
+        if (buffer.isReadOnly() && (mask & writeBits) != 0) {
+            throw new VerbsException(Errno.EACCES, "write access requested for a read-only buffer");
+        }
+        int length = buffer.remaining();
+        if (length == 0) {
+            throw VerbsException.invalid("cannot register an empty buffer");
+        }
+        if (length > device.attributes().maxMrSize()) {
+            throw VerbsException.invalid("region of " + length + " bytes exceeds max_mr_size "
+                    + device.attributes().maxMrSize());
+        }
+        ByteBuffer view = buffer.slice().order(buffer.order());
+        long base = (mask & AccessFlag.ZERO_BASED.bit()) != 0 ? 0 : iova;
+        return device.executor().call(() -> device.createMr(this, view, base, length, mask));
+    }
+
+    /** Allocates a memory window of {@code type} (ibv_alloc_mw(3)); it starts unbound. */
+    public MwImpl allocMw(MwType type) {
+        Objects.requireNonNull(type, "type");
+        checkUsable();
+        return device.executor().call(() -> device.createMw(this, type));
+    }
+
+    /** Creates a queue pair (ibv_create_qp(3)); it starts in RESET. */
+    public RcQueuePair createQp(QpInitAttr attr) {
+        Objects.requireNonNull(attr, "attr");
+        checkUsable();
+        return device.executor().call(() -> device.createQp(this, attr));
+    }
+
+    /** Creates a shared receive queue (ibv_create_srq(3)); {@code attr.srqLimit()} is ignored. */
+    public SrqImpl createSrq(SrqAttr attr) {
+        return createSrq(attr, null);
+    }
+
+    /** Creates a shared receive queue with an application context (srq_context). */
+    public SrqImpl createSrq(SrqAttr attr, Object context) {
+        Objects.requireNonNull(attr, "attr");
+        checkUsable();
+        return device.executor().call(() -> device.createSrq(this, attr, context));
+    }
+
+    /**
+     * Deallocates this PD (ibv_dealloc_pd(3)).
+     *
+     * @throws VerbsException EBUSY while any MR, MW, QP or SRQ of it exists
+     */
+    public void dealloc() {
+        device.executor().call(() -> {
+            if (deallocated) {
+                throw VerbsException.invalid("protection domain already deallocated");
+            }
+            if (resources > 0) {
+                throw VerbsException.busy("protection domain still has " + resources + " MRs, MWs, QPs or SRQs");
+            }
+            deallocated = true;
+            device.pdDeallocated(this);
+            return null;
+        });
+    }
+
+    /** Throws EINVAL once deallocated, ENODEV once the device is closed. */
+    public void checkUsable() {
+        if (deallocated) {
+            throw VerbsException.invalid("protection domain was deallocated");
+        }
+        device.checkOpen();
+    }
+
+    @Override
+    public String toString() {
+        return "PD[" + device.name() + "#" + handle + "]";
+    }
+}

@@ -1,0 +1,830 @@
+package io.simrdma.fabric.internal.rc;
+
+import io.simrdma.fabric.AccessFlag;
+import io.simrdma.fabric.AhAttr;
+import io.simrdma.fabric.AsyncEventType;
+import io.simrdma.fabric.Counter;
+import io.simrdma.fabric.DeviceAttributes;
+import io.simrdma.fabric.Errno;
+import io.simrdma.fabric.MemoryRegion;
+import io.simrdma.fabric.MemoryWindow;
+import io.simrdma.fabric.Mtu;
+import io.simrdma.fabric.MwType;
+import io.simrdma.fabric.PostException;
+import io.simrdma.fabric.QpAttr;
+import io.simrdma.fabric.QpAttrMask;
+import io.simrdma.fabric.QpCaps;
+import io.simrdma.fabric.QpInitAttr;
+import io.simrdma.fabric.QpState;
+import io.simrdma.fabric.QueuePair;
+import io.simrdma.fabric.RecvWr;
+import io.simrdma.fabric.SendFlag;
+import io.simrdma.fabric.SendWr;
+import io.simrdma.fabric.Sge;
+import io.simrdma.fabric.VerbsException;
+import io.simrdma.fabric.WcOpcode;
+import io.simrdma.fabric.WcStatus;
+import io.simrdma.fabric.WorkCompletion;
+import io.simrdma.fabric.WrOpcode;
+import io.simrdma.fabric.internal.CounterSet;
+import io.simrdma.fabric.internal.cq.CqImpl;
+import io.simrdma.fabric.internal.device.DeviceImpl;
+import io.simrdma.fabric.internal.link.PacketRoute;
+import io.simrdma.fabric.internal.mem.MemoryAccess;
+import io.simrdma.fabric.internal.mem.MrImpl;
+import io.simrdma.fabric.internal.mem.MwImpl;
+import io.simrdma.fabric.internal.mem.PdImpl;
+import io.simrdma.fabric.wire.Gid;
+import io.simrdma.fabric.wire.Packet;
+import io.simrdma.fabric.wire.Psn;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.EnumSet;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A reliable connected queue pair (ibv_create_qp(3)) with the IBA state machine and the RC
+ * transport: a {@link Requester} turns send WQEs into packets, a {@link Responder} executes
+ * incoming requests, a {@link Completer} matches acknowledgements to WQEs and retries.
+ *
+ * <p>Posting ({@link #postSend}, {@link #postRecv}) runs on the caller's thread and copies the
+ * work requests into the queues; the engine runs on the device's executor. {@link #modify},
+ * {@link #query} and {@link #destroy} run on the executor and wait for it.
+ *
+ * <p>Thread safety: thread-safe; several threads may post to the same QP.
+ */
+public final class RcQueuePair implements QueuePair {
+
+    private static final Logger LOG = LoggerFactory.getLogger(RcQueuePair.class);
+
+    /** The default P_Key; simrdma ports have a one-entry P_Key table holding it. */
+    public static final int DEFAULT_PKEY = 0xFFFF;
+
+    private static final int QP_ACCESS_BITS = AccessFlag.LOCAL_WRITE.bit() | AccessFlag.REMOTE_WRITE.bit()
+            | AccessFlag.REMOTE_READ.bit() | AccessFlag.REMOTE_ATOMIC.bit();
+
+    private final DeviceImpl device;
+    private final PdImpl pd;
+    private final int qpn;
+    private final CqImpl sendCq;
+    private final CqImpl recvCq;
+    private final SrqImpl srq;
+    private final QpCaps caps;
+    private final boolean sqSigAll;
+    private final Object context;
+
+    final SendQueue sq;
+    final RecvQueue rq;
+    public final CounterSet counters;
+    final Requester requester;
+    public final Responder responder;
+    public final Completer completer;
+    final KickTask requesterTask;
+    final KickTask responderTask;
+    final KickTask completerTask;
+    public final AtomicInteger asyncRetrieved = new AtomicInteger();
+
+    private volatile QpState state = QpState.RESET;
+    private volatile ErrorCause errorCause;
+    private volatile boolean destroyed;
+
+    // ---- attributes; written on the engine thread by modify
+    int accessFlags;
+    int pkeyIndex;
+    int port = 1;
+    AhAttr av;
+    Mtu pathMtu = Mtu.MTU_256;
+    int mtu = 256;
+    int destQpn;
+    int rqPsn;
+    int sqPsn;
+    int timeout;
+    int retryCnt;
+    int rnrRetry;
+    int minRnrTimer;
+    int maxRdAtomic;
+    int maxDestRdAtomic;
+    boolean sqdNotify;
+    boolean sqDrainedRaised;
+    /** Type 2 memory windows bound to this QP; engine thread. */
+    public int boundWindows;
+    public PacketRoute route;
+
+    public RcQueuePair(DeviceImpl device, PdImpl pd, int qpn, QpInitAttr attr) {
+        this.device = device;
+        this.pd = pd;
+        this.qpn = qpn;
+        this.sendCq = (CqImpl) attr.sendCq();
+        this.recvCq = (CqImpl) attr.recvCq();
+        this.srq = (SrqImpl) attr.srq();
+        QpCaps c = attr.caps();
+        this.caps = srq == null ? c : new QpCaps(c.maxSendWr(), 0, c.maxSendSge(), 0, c.maxInlineData());
+        this.sqSigAll = attr.sqSigAll();
+        this.context = attr.context();
+        this.counters = new CounterSet(device.counters());
+        this.sq = new SendQueue(c.maxSendWr(), Math.max(1, c.maxSendSge()), c.maxInlineData());
+        this.rq = srq == null ? new RecvQueue(c.maxRecvWr(), Math.max(1, c.maxRecvSge())) : null;
+        this.requester = new Requester(this);
+        this.responder = new Responder(this, srq == null ? Math.max(1, c.maxRecvSge()) : Math.max(1, srq.queue.maxSge()));
+        this.completer = new Completer(this);
+        this.requesterTask = new KickTask(device.executor(), "requester-" + qpn, requester::run);
+        this.responderTask = new KickTask(device.executor(), "responder-" + qpn, responder::run);
+        this.completerTask = new KickTask(device.executor(), "completer-" + qpn, completer::run);
+    }
+
+    // ------------------------------------------------------------------ accessors
+
+    /** The QP number (24 bits). */
+    public int qpNum() {
+        return qpn;
+    }
+
+    public DeviceImpl device() {
+        return device;
+    }
+
+    public PdImpl pd() {
+        return pd;
+    }
+
+    public CqImpl sendCq() {
+        return sendCq;
+    }
+
+    public CqImpl recvCq() {
+        return recvCq;
+    }
+
+    /** The SRQ receives come from, or null. */
+    public SrqImpl srq() {
+        return srq;
+    }
+
+    /** Capabilities the QP was created with (max_recv_wr and max_recv_sge read 0 with an SRQ). */
+    public QpCaps caps() {
+        return caps;
+    }
+
+    /** The application object given at creation (qp_context). */
+    public Object context() {
+        return context;
+    }
+
+    public boolean sqSigAll() {
+        return sqSigAll;
+    }
+
+    /** Current state; changes by {@link #modify} or by the engine on an error. */
+    public QpState state() {
+        return state;
+    }
+
+    /** This QP's counters. */
+    public CounterSet counters() {
+        return counters;
+    }
+
+    public Gid destGid() {
+        return av.dgid();
+    }
+
+    // ------------------------------------------------------------------ posting
+
+    /**
+     * Posts a chain of send work requests (ibv_post_send(3)). Processing stops at the first WR
+     * that cannot be posted: the WRs before it are posted, it and the rest are not.
+     *
+     * @throws PostException EINVAL: QP state (RESET, INIT or RTR), too many SGEs, inline data too
+     *                       long or on an opcode that carries none, an atomic whose gather list is
+     *                       not one 8-byte SGE or whose remote address is not 8-byte aligned, a
+     *                       BIND_MW of a type 1 window, a message longer than 2^31 bytes;
+     *                       ENOMEM: send queue full
+     */
+    public void postSend(SendWr first) {
+        Objects.requireNonNull(first, "wr");
+        int posted = 0;
+        try {
+            synchronized (sq.postLock) {
+                for (SendWr wr = first; wr != null; wr = wr.next()) {
+                    checkPostableSend(wr, posted);
+                    fillSendWqe(sq.at(sq.tail), wr, posted);
+                    sq.tail = sq.tail + 1;
+                    posted++;
+                }
+            }
+        } finally {
+            if (posted > 0) {
+                kickAfterPost();
+            }
+        }
+    }
+
+    private void checkPostableSend(SendWr wr, int index) {
+        if (destroyed) {
+            throw new PostException(Errno.EINVAL, "queue pair was destroyed", wr, index);
+        }
+        QpState s = state;
+        // ibv_post_send(3) / IBA 10.8.3: sends may be posted in RTS, SQD, SQE and ERR (flushed).
+        if (s == QpState.RESET || s == QpState.INIT || s == QpState.RTR) {
+            throw new PostException(Errno.EINVAL, "cannot post a send in state " + s, wr, index);
+        }
+        WrOpcode op = wr.opcode();
+        if (op == null) {
+            throw new PostException(Errno.EINVAL, "work request has no opcode", wr, index);
+        }
+        int numSge = wr.numSge();
+        int maxSge = op == WrOpcode.RDMA_READ ? Math.min(caps.maxSendSge(), device.attributes().maxSgeRd()) : caps.maxSendSge();
+        if (numSge > maxSge) {
+            throw new PostException(Errno.EINVAL, op + " has " + numSge + " SGEs, at most " + maxSge + " allowed", wr, index);
+        }
+        long total = wr.totalLength();
+        if (total > Integer.MAX_VALUE) {
+            throw new PostException(Errno.EINVAL, "message of " + total + " bytes exceeds max_msg_sz", wr, index);
+        }
+        if ((wr.flagBits() & SendFlag.INLINE.bit()) != 0) {
+            if (!op.sendsData()) {
+                throw new PostException(Errno.EINVAL, "INLINE is valid only for SEND and RDMA WRITE, not " + op, wr, index);
+            }
+            if (total > caps.maxInlineData()) {
+                throw new PostException(Errno.EINVAL, "inline data of " + total + " bytes exceeds max_inline_data "
+                        + caps.maxInlineData(), wr, index);
+            }
+        }
+        if (op.isAtomic()) {
+            if (numSge != 1 || wr.sgeAt(0).length() != 8) {
+                throw new PostException(Errno.EINVAL, "an atomic needs exactly one 8-byte SGE", wr, index);
+            }
+            if ((wr.remoteAddr() & 7) != 0) {
+                throw new PostException(Errno.EINVAL, "atomic remote address 0x" + Long.toHexString(wr.remoteAddr())
+                        + " is not 8-byte aligned", wr, index);
+            }
+        }
+        if (op == WrOpcode.BIND_MW) {
+            if (wr.bindWindow() == null || wr.bindRegion() == null) {
+                throw new PostException(Errno.EINVAL, "BIND_MW needs a window and a region", wr, index);
+            }
+            if (wr.bindWindow().type() != MwType.TYPE_2) {
+                throw new PostException(Errno.EINVAL, "type 1 windows are bound with bindMw (ibv_bind_mw(3)), not BIND_MW",
+                        wr, index);
+            }
+        }
+        if (sq.full()) {
+            throw new PostException(Errno.ENOMEM, "send queue full (" + sq.maxWr + " WRs outstanding)", wr, index);
+        }
+    }
+
+    private void fillSendWqe(SendWqe w, SendWr wr, int index) {
+        w.wrId = wr.wrId();
+        w.opcode = wr.opcode();
+        w.flags = wr.flagBits();
+        w.imm = wr.immData();
+        w.invRkey = wr.invalidateRkey();
+        w.remoteAddr = wr.remoteAddr();
+        w.rkey = wr.rkey();
+        w.compareAdd = wr.compareAdd();
+        w.swap = wr.swap();
+        w.mw = (MwImpl) wr.bindWindow();
+        w.bindRkey = wr.bindRkey();
+        w.bindMr = (MrImpl) wr.bindRegion();
+        w.bindAddr = wr.bindAddr();
+        w.bindLength = wr.bindLength();
+        w.bindAccess = wr.bindAccessBits();
+        int numSge = wr.numSge();
+        int length = 0;
+        w.inline = (wr.flagBits() & SendFlag.INLINE.bit()) != 0;
+        if (w.inline) {
+            for (int i = 0; i < numSge; i++) {
+                Sge s = wr.sgeAt(i);
+                copyInline(w, s, length, wr, index);
+                length += s.length();
+            }
+            w.numSge = 0;
+        } else {
+            for (int i = 0; i < numSge; i++) {
+                Sge s = wr.sgeAt(i);
+                w.sgeAddr[i] = s.addr();
+                w.sgeLen[i] = s.length();
+                w.sgeLkey[i] = s.lkey();
+                length += s.length();
+            }
+            w.numSge = numSge;
+        }
+        w.length = length;
+        w.state = SendWqe.State.POSTED;
+        w.sentBytes = 0;
+        w.status = WcStatus.SUCCESS;
+        w.holdsRdAtomic = false;
+    }
+
+    /**
+     * Copies an inline SGE's bytes into the WQE. The L_Key is not checked (ibv_post_send(3));
+     * it only tells which registered buffer holds the address.
+     */
+    private void copyInline(SendWqe w, Sge s, int at, SendWr wr, int index) {
+        if (s.length() == 0) {
+            return;
+        }
+        Object o = device.keys.lookup(s.lkey());
+        if (!(o instanceof MrImpl) || ((MrImpl) o).lkey() != s.lkey() || !((MrImpl) o).valid) {
+            throw new PostException(Errno.EINVAL, "inline SGE " + s + " names no registered memory", wr, index);
+        }
+        MrImpl mr = (MrImpl) o;
+        if (!MemoryAccess.inRange(mr.address(), mr.length(), s.addr(), Integer.toUnsignedLong(s.length()))) {
+            throw new PostException(Errno.EINVAL, "inline SGE " + s + " lies outside " + mr, wr, index);
+        }
+        mr.buf.get(mr.indexOf(s.addr()), w.inlineData, at, s.length());
+    }
+
+    /**
+     * Binds a type 1 memory window (ibv_bind_mw(3)): posts a bind to this QP's send queue and
+     * returns the window's new R_Key at once (the window's {@link MwImpl#rkey()} changes
+     * now; remote access with it works once the bind's completion has been generated). A
+     * {@code length} of 0 unbinds the window.
+     *
+     * @param mr    the region to bind to; may be null when {@code length} is 0
+     * @param flags SIGNALED and FENCE are honoured
+     * @return the R_Key the window will have
+     * @throws VerbsException EINVAL for a type 2 window, a non-zero length without a region, or a
+     *                        QP state that does not allow posting; ENOMEM when the send queue is full
+     */
+    public int bindMw(MemoryWindow window, MemoryRegion region, long addr, long length, Set<AccessFlag> access,
+                      long wrId, Set<SendFlag> flags) {
+        Objects.requireNonNull(window, "mw");
+        if (!(window instanceof MwImpl) || (region != null && !(region instanceof MrImpl))) {
+            throw VerbsException.invalid("window or region of another fabric");
+        }
+        MwImpl mw = (MwImpl) window;
+        MrImpl mr = (MrImpl) region;
+        if (mw.type() != MwType.TYPE_1) {
+            throw VerbsException.invalid("ibv_bind_mw binds type 1 windows; post BIND_MW for type 2");
+        }
+        if (mr == null && length != 0) {
+            // As the libibverbs providers check: only an unbinding (zero-length) bind may omit the region.
+            throw VerbsException.invalid("a bind of " + length + " bytes needs a memory region");
+        }
+        int newRkey;
+        synchronized (sq.postLock) {
+            // Checked as a local operation without SGEs: checkPostableSend refuses BIND_MW of a type 1 window.
+            SendWr wr = new SendWr().opcode(WrOpcode.LOCAL_INV);
+            checkPostableSend(wr, 0);
+            newRkey = length == 0 ? mw.rkey() : MemoryWindow.incrementRkey(mw.rkey());
+            wr.opcode(WrOpcode.BIND_MW).wrId(wrId).flags(flags).bind(mw, newRkey, mr, addr, length, access);
+            SendWqe w = sq.at(sq.tail);
+            fillSendWqe(w, wr, 0);
+            mw.rkey(newRkey);
+            sq.tail = sq.tail + 1;
+        }
+        kickAfterPost();
+        return newRkey;
+    }
+
+    /**
+     * Posts a chain of receive work requests (ibv_post_recv(3)), stopping at the first that fails.
+     *
+     * @throws PostException EINVAL in RESET, for a QP that uses an SRQ, or too many SGEs; ENOMEM
+     *                       when the receive queue is full
+     */
+    public void postRecv(RecvWr first) {
+        Objects.requireNonNull(first, "wr");
+        if (destroyed) {
+            throw new PostException(Errno.EINVAL, "queue pair was destroyed", first, 0);
+        }
+        if (srq != null) {
+            throw new PostException(Errno.EINVAL, "QP receives from an SRQ; post to the SRQ (ibv_post_srq_recv(3))", first, 0);
+        }
+        if (state == QpState.RESET) {
+            throw new PostException(Errno.EINVAL, "cannot post a receive in state RESET", first, 0);
+        }
+        int posted = 0;
+        try {
+            synchronized (rq.postLock) {
+                posted = rq.post(first);
+            }
+        } catch (PostException e) {
+            posted = e.badIndex();
+            throw e;
+        } finally {
+            if (posted > 0 && state == QpState.ERR) {
+                completerTask.kick();
+            }
+        }
+    }
+
+    private void kickAfterPost() {
+        if (state == QpState.ERR) {
+            completerTask.kick();
+        } else {
+            requesterTask.kick();
+        }
+    }
+
+    // ------------------------------------------------------------------ modify / query / destroy
+
+    /**
+     * Modifies the QP's attributes and state (ibv_modify_qp(3)). The transition must be legal and
+     * the attributes set in {@code attr} must be exactly those it requires plus any it accepts
+     * (IBA 11.2.5.2); every value is checked before anything changes: if one is invalid, nothing
+     * is modified.
+     *
+     * @throws VerbsException EINVAL naming the illegal transition, the missing or unaccepted
+     *                        attribute, or the invalid value
+     */
+    public void modify(QpAttr attr) {
+        Objects.requireNonNull(attr, "attr");
+        device.executor().call(() -> {
+            applyModify(attr);
+            return null;
+        });
+    }
+
+    private void applyModify(QpAttr attr) {
+        if (destroyed) {
+            throw VerbsException.invalid("queue pair was destroyed");
+        }
+        Set<QpAttrMask> mask = attr.mask();
+        QpState cur = state;
+        if (mask.contains(QpAttrMask.CUR_STATE) && attr.curState() != cur) {
+            throw VerbsException.invalid("cur_qp_state " + attr.curState() + " but the QP is in " + cur);
+        }
+        QpState to = mask.contains(QpAttrMask.STATE) ? Objects.requireNonNull(attr.state(), "state") : cur;
+        QpTransitions.check(cur, to, mask);
+        validateValues(attr, mask);
+
+        if (mask.contains(QpAttrMask.ACCESS_FLAGS)) {
+            accessFlags = attr.accessFlagBits();
+        }
+        if (mask.contains(QpAttrMask.PKEY_INDEX)) {
+            pkeyIndex = attr.pkeyIndex();
+        }
+        if (mask.contains(QpAttrMask.PORT)) {
+            port = attr.port();
+        }
+        if (mask.contains(QpAttrMask.AV)) {
+            av = attr.av();
+            route = null;
+        }
+        if (mask.contains(QpAttrMask.PATH_MTU)) {
+            pathMtu = attr.pathMtu();
+            mtu = attr.pathMtu().bytes();
+        }
+        if (mask.contains(QpAttrMask.DEST_QPN)) {
+            destQpn = attr.destQpn();
+        }
+        if (mask.contains(QpAttrMask.RQ_PSN)) {
+            rqPsn = attr.rqPsn();
+        }
+        if (mask.contains(QpAttrMask.SQ_PSN)) {
+            sqPsn = attr.sqPsn();
+        }
+        if (mask.contains(QpAttrMask.TIMEOUT)) {
+            timeout = attr.timeout();
+        }
+        if (mask.contains(QpAttrMask.RETRY_CNT)) {
+            retryCnt = attr.retryCnt();
+        }
+        if (mask.contains(QpAttrMask.RNR_RETRY)) {
+            rnrRetry = attr.rnrRetry();
+        }
+        if (mask.contains(QpAttrMask.MIN_RNR_TIMER)) {
+            minRnrTimer = attr.minRnrTimer();
+        }
+        if (mask.contains(QpAttrMask.MAX_QP_RD_ATOMIC)) {
+            maxRdAtomic = attr.maxRdAtomic();
+        }
+        if (mask.contains(QpAttrMask.MAX_DEST_RD_ATOMIC)) {
+            maxDestRdAtomic = attr.maxDestRdAtomic();
+            responder.resizeResources(maxDestRdAtomic);
+        }
+        if (mask.contains(QpAttrMask.EN_SQD_ASYNC_NOTIFY)) {
+            sqdNotify = attr.enSqdAsyncNotify();
+        }
+        if (to != cur || to == QpState.RESET) {
+            enter(cur, to);
+        } else if (to == QpState.SQD) {
+            // SQD -> SQD may have changed the retry parameters.
+            completer.parametersChanged();
+        }
+    }
+
+    private void validateValues(QpAttr a, Set<QpAttrMask> mask) {
+        DeviceAttributes da = device.attributes();
+        if (mask.contains(QpAttrMask.PKEY_INDEX) && a.pkeyIndex() != 0) {
+            throw VerbsException.invalid("pkey_index " + a.pkeyIndex() + " out of range: the P_Key table has 1 entry");
+        }
+        if (mask.contains(QpAttrMask.PORT) && a.port() != 1) {
+            throw VerbsException.invalid("port_num " + a.port() + ": the device has one port, numbered 1");
+        }
+        if (mask.contains(QpAttrMask.ACCESS_FLAGS) && (a.accessFlagBits() & ~QP_ACCESS_BITS) != 0) {
+            throw VerbsException.invalid("qp_access_flags may hold only LOCAL_WRITE, REMOTE_WRITE, REMOTE_READ, REMOTE_ATOMIC");
+        }
+        if (mask.contains(QpAttrMask.AV)) {
+            AhAttr av = Objects.requireNonNull(a.av(), "av");
+            if (av.portNum() != 1 || av.sgidIndex() != 0 || av.sl() < 0 || av.sl() > 15) {
+                throw VerbsException.invalid("address vector needs port 1, sgid_index 0 and sl 0..15: " + av);
+            }
+        }
+        if (mask.contains(QpAttrMask.PATH_MTU)) {
+            Mtu m = Objects.requireNonNull(a.pathMtu(), "pathMtu");
+            if (m.bytes() > device.activeMtu().bytes()) {
+                throw VerbsException.invalid("path_mtu " + m + " exceeds the port's active MTU " + device.activeMtu());
+            }
+        }
+        if (mask.contains(QpAttrMask.DEST_QPN) && (a.destQpn() & ~Psn.MASK) != 0) {
+            throw VerbsException.invalid("dest_qp_num " + a.destQpn() + " is not a 24-bit QP number");
+        }
+        if (mask.contains(QpAttrMask.RQ_PSN) && (a.rqPsn() & ~Psn.MASK) != 0) {
+            throw VerbsException.invalid("rq_psn " + a.rqPsn() + " is not a 24-bit PSN");
+        }
+        if (mask.contains(QpAttrMask.SQ_PSN) && (a.sqPsn() & ~Psn.MASK) != 0) {
+            throw VerbsException.invalid("sq_psn " + a.sqPsn() + " is not a 24-bit PSN");
+        }
+        range(mask, QpAttrMask.TIMEOUT, a.timeout(), 0, 31, "timeout");
+        range(mask, QpAttrMask.MIN_RNR_TIMER, a.minRnrTimer(), 0, 31, "min_rnr_timer");
+        range(mask, QpAttrMask.RETRY_CNT, a.retryCnt(), 0, 7, "retry_cnt");
+        range(mask, QpAttrMask.RNR_RETRY, a.rnrRetry(), 0, 7, "rnr_retry");
+        range(mask, QpAttrMask.MAX_QP_RD_ATOMIC, a.maxRdAtomic(), 0, da.maxQpInitRdAtom(), "max_rd_atomic");
+        range(mask, QpAttrMask.MAX_DEST_RD_ATOMIC, a.maxDestRdAtomic(), 0, da.maxQpRdAtom(), "max_dest_rd_atomic");
+        if (mask.contains(QpAttrMask.ALT_PATH) || mask.contains(QpAttrMask.PATH_MIG_STATE)) {
+            throw VerbsException.invalid("the device does not support automatic path migration (no IBV_DEVICE_AUTO_PATH_MIG)");
+        }
+    }
+
+    private static void range(Set<QpAttrMask> mask, QpAttrMask m, int v, int lo, int hi, String name) {
+        if (mask.contains(m)) {
+            VerbsException.checkRange(name, v, lo, hi);
+        }
+    }
+
+    /** Performs the work of entering a new state. Engine thread. */
+    private void enter(QpState from, QpState to) {
+        switch (to) {
+            case RESET:
+                errorCause = null;
+                setState(to);
+                resetEngine();
+                break;
+            case INIT:
+                setState(to);
+                break;
+            case RTR:
+                responder.start(rqPsn);
+                setState(to);
+                break;
+            case RTS:
+                if (from == QpState.RTR) {
+                    requester.start(sqPsn);
+                    completer.start(sqPsn);
+                } else {
+                    completer.parametersChanged();
+                }
+                sqDrainedRaised = false;
+                setState(to);
+                requesterTask.kick();
+                break;
+            case SQD:
+                sqDrainedRaised = false;
+                setState(to);
+                checkDrained();
+                break;
+            case ERR:
+                if (from == QpState.RTR || from == QpState.RTS || from == QpState.SQD || from == QpState.SQE) {
+                    // As an HCA, take the packets already delivered to the QP before the modify takes effect:
+                    // a NAK the peer sent just before its CM's DREQ completes the failed WQE with its own
+                    // status (not a flush), and a message cut off mid-way is known to be partial.
+                    responder.run();
+                    completer.run();
+                }
+                enterError();
+                break;
+            default:
+                throw new IllegalStateException("no transition into " + to);
+        }
+    }
+
+    private void setState(QpState to) {
+        QpState from = state;
+        state = to;
+        if (from != to) {
+            device.fabric().traceQpState(this, from, to);
+            device.qpStateChanged(this, from, to);
+        }
+    }
+
+    /** Clears queues and engine state without completions (a move to RESET). */
+    private void resetEngine() {
+        requester.reset();
+        completer.reset();
+        responder.reset();
+        sq.clear();
+        if (rq != null) {
+            synchronized (rq.postLock) {
+                rq.clear();
+            }
+        }
+        route = null;
+    }
+
+    /**
+     * Moves the QP to ERR because of an error the engine found, and flushes every outstanding
+     * WQE (IBA 10.3.1: all outstanding and new WQEs complete with a flush error, in order). The
+     * caller has completed the failing WQE first, if there is one. Engine thread.
+     */
+    void enterError() {
+        enterError(ErrorCause.MODIFY);
+    }
+
+
+    /**
+     * Why the QP entered ERR the last time, or null if it never did since it was last reset: lets
+     * a layer above tell a connection that broke (an engine cause) from one that was closed (MODIFY).
+     */
+    public ErrorCause errorCause() {
+        return errorCause;
+    }
+
+    /**
+     * Send work requests posted and not yet retired (completed, with or without a completion
+     * entry): zero once the send queue has drained. Any thread.
+     */
+    public int sendQueueDepth() {
+        return sq.size();
+    }
+
+    void enterError(ErrorCause cause) {
+        if (state == QpState.ERR) {
+            return;
+        }
+        errorCause = cause;
+        setState(QpState.ERR);
+        completer.stopTimers();
+        requester.stop();
+        responder.releaseInbox();
+        completer.releaseInbox();
+        flushQueues();
+        if (srq != null) {
+            // IBA 11.6.3: an SRQ-attached QP entering the error state reports Last WQE Reached.
+            device.raiseAsync(AsyncEventType.QP_LAST_WQE_REACHED, this, null, null);
+        }
+    }
+
+    /** Completes every WQE still queued with WR_FLUSH_ERR, send queue first. Engine thread, state ERR. */
+    void flushQueues() {
+        completer.flushSendQueue();
+        responder.flushReceives();
+    }
+
+    /**
+     * Queries the QP's attributes (ibv_query_qp(3)): every attribute is set, with its mask.
+     */
+    public QpAttr query() {
+        return device.executor().call(() -> {
+            QpAttr a = new QpAttr().state(state).curState(state).accessFlags(AccessFlag.fromMask(accessFlags))
+                    .pkeyIndex(pkeyIndex).port(port).pathMtu(pathMtu).timeout(timeout).retryCnt(retryCnt)
+                    .rnrRetry(rnrRetry).rqPsn(rqPsn).maxRdAtomic(maxRdAtomic).minRnrTimer(minRnrTimer).sqPsn(sqPsn)
+                    .maxDestRdAtomic(maxDestRdAtomic).destQpn(destQpn).cap(caps).enSqdAsyncNotify(sqdNotify);
+            if (av != null) {
+                a.av(av);
+            }
+            a.sqDraining(state == QpState.SQD && !drained());
+            return a;
+        });
+    }
+
+    /**
+     * Destroys the QP (ibv_destroy_qp(3)). Outstanding work requests produce no completions.
+     *
+     * @throws VerbsException EBUSY while async events retrieved for it are unacknowledged
+     *                        (ibv_get_async_event(3)); EINVAL if already destroyed
+     */
+    public void destroy() {
+        device.executor().call(() -> {
+            if (destroyed) {
+                throw VerbsException.invalid("queue pair already destroyed");
+            }
+            if (asyncRetrieved.get() > 0) {
+                throw VerbsException.busy(asyncRetrieved.get() + " async event(s) of this QP not acknowledged");
+            }
+            if (boundWindows > 0) {
+                throw VerbsException.busy(boundWindows + " type 2 memory window(s) are bound to this QP; invalidate them first");
+            }
+            forceDestroy();
+            return null;
+        });
+    }
+
+    public void forceDestroy() {
+        if (destroyed) {
+            return;
+        }
+        destroyed = true;
+        completer.stopTimers();
+        requester.stop();
+        responder.releaseInbox();
+        completer.releaseInbox();
+        responder.releaseHeld();
+        sq.clear();
+        device.destroyQp(this);
+    }
+
+    boolean isDestroyed() {
+        return destroyed;
+    }
+
+    // ------------------------------------------------------------------ engine helpers
+
+    /** The requester may send in RTS, and finish started messages in SQD. */
+    boolean canSend() {
+        QpState s = state;
+        return s == QpState.RTS || s == QpState.SQD;
+    }
+
+    /** The responder processes requests in RTR, RTS and SQD (IBA 10.3.1). */
+    boolean canReceive() {
+        QpState s = state;
+        return s == QpState.RTR || s == QpState.RTS || s == QpState.SQD || s == QpState.SQE;
+    }
+
+    /** Sends a packet built by a role. Engine thread. */
+    void transmit(Packet p) {
+        p.destQp(destQpn).pkey(DEFAULT_PKEY);
+        device.transmit(this, p);
+    }
+
+    /** Packets, and so PSNs, a message of {@code length} bytes takes at the path MTU: at least one. Engine thread. */
+    int packets(int length) {
+        return length == 0 ? 1 : (int) ((length + (long) mtu - 1) / mtu);
+    }
+
+    /** True when no started WQE remains in the send queue. */
+    boolean drained() {
+        return sq.head == requester.wqeIndex;
+    }
+
+    /** In SQD: raises SQ_DRAINED once the send queue has no message in progress. Engine thread. */
+    void checkDrained() {
+        if (state == QpState.SQD && !sqDrainedRaised && drained()) {
+            sqDrainedRaised = true;
+            if (sqdNotify) {
+                device.raiseAsync(AsyncEventType.SQ_DRAINED, this, null, null);
+            }
+        }
+    }
+
+    /** Adds a completion to the send CQ; on overrun the QP moves to ERR. Engine thread. */
+    void completeSend(long wrId, WcStatus status, WcOpcode opcode, int byteLen) {
+        complete(sendCq, "send", wrId, status, opcode, byteLen, 0, 0, false, 0);
+    }
+
+    /** Adds a completion to the receive CQ; on overrun the QP moves to ERR. Engine thread. */
+    void completeRecv(long wrId, WcStatus status, WcOpcode opcode, int byteLen, int imm, int flags, boolean solicited) {
+        completeRecv(wrId, status, opcode, byteLen, imm, flags, solicited, 0);
+    }
+
+    /** As above, with a vendor error (see {@link WorkCompletion#VENDOR_ERR_PARTIAL_MESSAGE}). */
+    void completeRecv(long wrId, WcStatus status, WcOpcode opcode, int byteLen, int imm, int flags, boolean solicited,
+                      int vendorErr) {
+        complete(recvCq, "receive", wrId, status, opcode, byteLen, imm, flags, solicited, vendorErr);
+    }
+
+    private void complete(CqImpl cq, String which, long wrId, WcStatus status, WcOpcode opcode, int byteLen,
+                          int imm, int flags, boolean solicited, int vendorErr) {
+        counters.increment(Counter.COMPLETIONS);
+        if (status != WcStatus.SUCCESS) {
+            counters.increment(Counter.COMPLETION_ERRORS);
+        }
+        if (!cq.push(wrId, status, opcode, byteLen, imm, flags, qpn, destQpn, solicited, vendorErr)
+                && state != QpState.ERR) {
+            LOG.debug("qp {}: {} CQ overrun, moving to ERR", qpn, which);
+            enterError(ErrorCause.CQ_OVERRUN);
+        }
+    }
+
+    /**
+     * The engine's own view of this QP, read on its executor: requester, completer and responder
+     * positions, timers and the send queue's WQEs. For diagnostics (a test explaining a stall).
+     */
+    public String engineState() {
+        return device.executor().call(() -> {
+            StringBuilder sb = new StringBuilder(" {requester psn=").append(requester.psn)
+                    .append(" highest=").append(requester.highestPsn).append(" wqe=").append(requester.wqeIndex)
+                    .append(" rdAtomic=").append(requester.outstandingRdAtomic).append(" rnrWait=")
+                    .append(requester.rnrWait).append(" windowFull=").append(requester.windowFull)
+                    .append("; completer psn=").append(completer.psn).append(" ackTimer=")
+                    .append(completer.retransmitTimer).append(" rnrTimer=").append(completer.rnrTimer)
+                    .append("; responder psn=").append(responder.psn).append(" msn=").append(responder.msn)
+                    .append("; sq head=").append(sq.head).append(" tail=").append(sq.tail).append(':');
+            for (long i = sq.head; i < sq.tail; i++) {
+                sb.append(' ').append(sq.at(i));
+            }
+            return sb.append('}').toString();
+        });
+    }
+
+    @Override
+    public String toString() {
+        return "QP[" + device.name() + ":" + qpn + ", " + state + "]";
+    }
+}
