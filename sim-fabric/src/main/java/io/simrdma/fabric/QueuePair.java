@@ -1,17 +1,11 @@
 package io.simrdma.fabric;
 
-import io.simrdma.fabric.internal.rc.Completer;
-import io.simrdma.fabric.internal.rc.Requester;
-import io.simrdma.fabric.internal.rc.Responder;
-import java.util.EnumSet;
-import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A reliable connected queue pair (ibv_create_qp(3)) with the IBA state machine and the RC
- * transport: a {@link Requester} turns send WQEs into packets, a {@link Responder} executes
- * incoming requests, a {@link Completer} matches acknowledgements to WQEs and retries.
+ * transport, as rxe runs it: a requester turns send WQEs into packets, a responder executes
+ * incoming requests, a completer matches acknowledgements to WQEs and retries.
  *
  * <p>Posting ({@link #postSend}, {@link #postRecv}) runs on the caller's thread and copies the
  * work requests into the queues; the engine runs on the device's executor. {@link #modify},

@@ -1,12 +1,11 @@
 package io.simrdma.fabric;
 
-import io.simrdma.fabric.internal.link.Slf4jTraceListener;
 import io.simrdma.fabric.wire.Packet;
 
 /**
  * Observes a fabric: every packet sent, delivered, dropped or retransmitted, and every QP state
- * change. Register with {@link Fabric#addTraceListener}. The fabric logs through one at debug
- * level ({@link Slf4jTraceListener}).
+ * change. Register with {@link Fabric#addTraceListener}. A fabric also logs every event through
+ * one of its own when the SLF4J logger {@code io.simrdma.fabric.trace} is at debug level.
  *
  * <p>Listeners are called on engine threads (several at once under the threaded scheduler) and
  * must not block or throw; a packet is valid only during the call (it is pooled): copy what you

@@ -207,7 +207,7 @@ public final class TcpLink implements PacketRoute {
     @Override
     public void transmit(Device from, Packet p) {
         sent.incrementAndGet();
-        node.fabricImpl().tracePacketEvent(p.retransmission() ? PacketEvent.RETRANSMITTED : PacketEvent.SENT, null, from, null, p);
+        node.fabricImpl().tracer().packet(p.retransmission() ? PacketEvent.RETRANSMITTED : PacketEvent.SENT, null, from, null, p);
         if (!up || removed) {
             dropOutbound(p, removed ? DropReason.CLOSED : DropReason.LINK_DOWN);
             return;
@@ -244,7 +244,7 @@ public final class TcpLink implements PacketRoute {
         if (!up) {
             droppedIn.incrementAndGet();
             node.count(TcpCounter.PACKETS_DROPPED);
-            node.fabricImpl().tracePacketEvent(PacketEvent.DROPPED, DropReason.LINK_DOWN, null, d, p);
+            node.fabricImpl().tracer().packet(PacketEvent.DROPPED, DropReason.LINK_DOWN, null, d, p);
             p.release();
             return;
         }
@@ -256,7 +256,7 @@ public final class TcpLink implements PacketRoute {
     void dropOutbound(Packet p, DropReason reason) {
         dropped.incrementAndGet();
         node.count(TcpCounter.PACKETS_DROPPED);
-        node.fabricImpl().tracePacketEvent(PacketEvent.DROPPED, reason, node.device(), null, p);
+        node.fabricImpl().tracer().packet(PacketEvent.DROPPED, reason, node.device(), null, p);
         p.release();
     }
 
@@ -280,17 +280,17 @@ public final class TcpLink implements PacketRoute {
 
     void countCorrupted(Packet p) {
         corrupted.incrementAndGet();
-        node.fabricImpl().tracePacketEvent(PacketEvent.CORRUPTED, null, node.device(), null, p);
+        node.fabricImpl().tracer().packet(PacketEvent.CORRUPTED, null, node.device(), null, p);
     }
 
     void countDuplicated(Packet copy) {
         duplicated.incrementAndGet();
-        node.fabricImpl().tracePacketEvent(PacketEvent.DUPLICATED, null, node.device(), null, copy);
+        node.fabricImpl().tracer().packet(PacketEvent.DUPLICATED, null, node.device(), null, copy);
     }
 
     void countDelayed(Packet p) {
         delayed.incrementAndGet();
-        node.fabricImpl().tracePacketEvent(PacketEvent.DELAYED, null, node.device(), null, p);
+        node.fabricImpl().tracer().packet(PacketEvent.DELAYED, null, node.device(), null, p);
     }
 
     // ------------------------------------------------------------------ connections (event loop)

@@ -1,8 +1,8 @@
 package io.simrdma.fabric.internal.cq;
 
 import io.simrdma.fabric.CompletionChannel;
+import io.simrdma.fabric.Device;
 import io.simrdma.fabric.VerbsException;
-import io.simrdma.fabric.internal.device.DeviceImpl;
 import io.simrdma.fabric.sched.WaitSignal;
 
 import java.util.ArrayDeque;
@@ -16,18 +16,24 @@ import java.util.concurrent.TimeUnit;
  */
 public final class CompChannelImpl implements CompletionChannel {
 
-    private final DeviceImpl device;
+    private final CqContext device;
     private final ArrayDeque<CqImpl> events = new ArrayDeque<>();
     private final WaitSignal signal;
     public int cqCount;
     private volatile boolean destroyed;
 
-    public CompChannelImpl(DeviceImpl device) {
+    public CompChannelImpl(CqContext device) {
         this.device = device;
-        this.signal = device.fabric().scheduler().newSignal();
+        this.signal = device.scheduler().newSignal();
     }
 
-    public DeviceImpl device() {
+    @Override
+    public Device device() {
+        return device.device();
+    }
+
+    /** The device that owns this object, as the completion layer sees it. */
+    public CqContext owner() {
         return device;
     }
 

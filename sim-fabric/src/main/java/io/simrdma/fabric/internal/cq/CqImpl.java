@@ -2,12 +2,12 @@ package io.simrdma.fabric.internal.cq;
 
 import io.simrdma.fabric.AsyncEventType;
 import io.simrdma.fabric.CompletionQueue;
+import io.simrdma.fabric.Device;
 import io.simrdma.fabric.Errno;
 import io.simrdma.fabric.VerbsException;
 import io.simrdma.fabric.WcOpcode;
 import io.simrdma.fabric.WcStatus;
 import io.simrdma.fabric.WorkCompletion;
-import io.simrdma.fabric.internal.device.DeviceImpl;
 import io.simrdma.fabric.sched.WaitSignal;
 
 import java.util.concurrent.TimeUnit;
@@ -33,7 +33,7 @@ public final class CqImpl implements CompletionQueue {
     private static final int ARM_SOLICITED = 1;
     private static final int ARM_NEXT = 2;
 
-    private final DeviceImpl device;
+    private final CqContext device;
     private final int handle;
     private final CompChannelImpl channel;
     private final Object context;
@@ -65,12 +65,12 @@ public final class CqImpl implements CompletionQueue {
     /** Async events retrieved and not yet acknowledged. */
     public final AtomicInteger asyncRetrieved = new AtomicInteger();
 
-    public CqImpl(DeviceImpl device, int handle, int capacity, CompChannelImpl channel, Object context) {
+    public CqImpl(CqContext device, int handle, int capacity, CompChannelImpl channel, Object context) {
         this.device = device;
         this.handle = handle;
         this.channel = channel;
         this.context = context;
-        this.signal = device.fabric().scheduler().newSignal();
+        this.signal = device.scheduler().newSignal();
         allocate(capacity);
     }
 
@@ -87,7 +87,13 @@ public final class CqImpl implements CompletionQueue {
         vendor = new int[n];
     }
 
-    public DeviceImpl device() {
+    @Override
+    public Device device() {
+        return device.device();
+    }
+
+    /** The device that owns this object, as the completion layer sees it. */
+    public CqContext owner() {
         return device;
     }
 
@@ -135,7 +141,7 @@ public final class CqImpl implements CompletionQueue {
      */
     public int poll(WorkCompletion[] wcs, int max) {
         int n = take(wcs, max);
-        if (n == 0 && device.fabric().scheduler().progress()) {
+        if (n == 0 && device.scheduler().progress()) {
             n = take(wcs, max);
         }
         return n;

@@ -1,26 +1,20 @@
 package io.simrdma.fabric.internal.device;
 
-import io.simrdma.fabric.AsyncEvent;
 import io.simrdma.fabric.Device;
 import io.simrdma.fabric.DeviceConfig;
-import io.simrdma.fabric.DropReason;
 import io.simrdma.fabric.Fabric;
-import io.simrdma.fabric.Link;
 import io.simrdma.fabric.LinkConfig;
-import io.simrdma.fabric.PacketEvent;
-import io.simrdma.fabric.QpState;
-import io.simrdma.fabric.QueuePair;
 import io.simrdma.fabric.TraceListener;
 import io.simrdma.fabric.internal.link.LinkImpl;
 import io.simrdma.fabric.internal.link.PacketRoute;
 import io.simrdma.fabric.internal.link.RemoteTransport;
 import io.simrdma.fabric.internal.link.Slf4jTraceListener;
+import io.simrdma.fabric.internal.link.Tracer;
 import io.simrdma.fabric.sched.DeterministicScheduler;
 import io.simrdma.fabric.sched.EngineExecutor;
 import io.simrdma.fabric.sched.Scheduler;
 import io.simrdma.fabric.sched.ThreadedScheduler;
 import io.simrdma.fabric.wire.Gid;
-import io.simrdma.fabric.wire.Packet;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,22 +28,10 @@ import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * A simulated RDMA fabric: devices (simulated HCAs), the links between them, a clock and a
- * scheduler. Every pair of devices is connected by a {@link LinkImpl} created on first use with the
- * fabric's default link configuration; {@link #link} returns it to change its timing or faults.
- *
- * <pre>{@code
- * try (FabricImpl fabric = FabricImpl.deterministic(42)) {       // or FabricImpl.threaded()
- *     DeviceImpl a = fabric.createDevice("a");
- *     DeviceImpl b = fabric.createDevice("b");
- *     fabric.link(a, b).addFault(FaultRule.drop(PacketMatcher.any(), 0.1));
- *     ...
- * }
- * }</pre>
- *
- * <p>Deterministic fabrics run all engine work on the application's thread in virtual time when
- * it waits or polls; the same seed replays the same run. Threaded fabrics run each device on a
- * thread of its own in real time.
+ * The implementation of {@link Fabric}: its scheduler and clock, its devices (by name and by
+ * GID), the {@link LinkImpl} between each pair of them (created on first use with the default
+ * link configuration), the remote transports that reach devices in other JVMs, the fabric's
+ * {@link Tracer} and its services.
  *
  * <p>Thread safety: thread-safe.
  */
@@ -67,7 +49,7 @@ public final class FabricImpl implements Fabric {
     private final Map<Gid, DeviceImpl> byGid = new ConcurrentHashMap<>();
     private final Map<String, LinkImpl> links = new ConcurrentHashMap<>();
     private final EngineExecutor control;
-    private volatile TraceListener[] listeners = new TraceListener[0];
+    private final Tracer tracer;
     private final Map<Class<?>, Object> services = new LinkedHashMap<>();
     private final List<RemoteTransport> transports = new java.util.concurrent.CopyOnWriteArrayList<>();
     private int deviceIndex;
@@ -82,6 +64,7 @@ public final class FabricImpl implements Fabric {
         this.defaultLink = b.defaultLink() != null ? b.defaultLink()
                 : b.isDeterministic() ? LinkConfig.dataCenter() : LinkConfig.instant();
         this.control = scheduler.newExecutor(name + "-control");
+        this.tracer = new Tracer(scheduler);
         if (Slf4jTraceListener.LOG.isDebugEnabled()) {
             addTraceListener(new Slf4jTraceListener());
         }
@@ -186,8 +169,14 @@ public final class FabricImpl implements Fabric {
             throw new IllegalArgumentException("device of another fabric");
         }
         String key = x.name().compareTo(y.name()) <= 0 ? x.name() + "\u0000" + y.name() : y.name() + "\u0000" + x.name();
-        return links.computeIfAbsent(key, k -> x.name().compareTo(y.name()) <= 0
-                ? new LinkImpl(this, x, y, defaultLink) : new LinkImpl(this, y, x, defaultLink));
+        return links.computeIfAbsent(key, k -> x.name().compareTo(y.name()) <= 0 ? newLink(x, y) : newLink(y, x));
+    }
+
+    private LinkImpl newLink(DeviceImpl a, DeviceImpl b) {
+        // One random source per direction, drawn in this order (a loopback link has one direction).
+        SplittableRandom ab = newRandom();
+        SplittableRandom ba = a == b ? null : newRandom();
+        return new LinkImpl(tracer, scheduler, control, a, b, defaultLink, ab, ba);
     }
 
     /**
@@ -246,17 +235,13 @@ public final class FabricImpl implements Fabric {
         return null;
     }
 
-    public SplittableRandom newRandom() {
+    private SplittableRandom newRandom() {
         if (scheduler instanceof DeterministicScheduler) {
             return ((DeterministicScheduler) scheduler).newRandom();
         }
         synchronized (threadedSeeds) {
             return threadedSeeds.split();
         }
-    }
-
-    public EngineExecutor controlExecutor() {
-        return control;
     }
 
     void deviceClosed(DeviceImpl d) {
@@ -297,79 +282,19 @@ public final class FabricImpl implements Fabric {
 
     // ------------------------------------------------------------------ tracing
 
+    @Override
     public void addTraceListener(TraceListener l) {
-        Objects.requireNonNull(l, "listener");
-        synchronized (this) {
-            TraceListener[] n = Arrays.copyOf(listeners, listeners.length + 1);
-            n[n.length - 1] = l;
-            listeners = n;
-        }
+        tracer.add(l);
     }
 
+    @Override
     public void removeTraceListener(TraceListener l) {
-        synchronized (this) {
-            List<TraceListener> n = new ArrayList<>(Arrays.asList(listeners));
-            n.remove(l);
-            listeners = n.toArray(new TraceListener[0]);
-        }
+        tracer.remove(l);
     }
 
-    public void tracePacket(PacketEvent e, DropReason reason, Device from, Device to, Packet p) {
-        TraceListener[] ls = listeners;
-        if (ls.length == 0) {
-            return;
-        }
-        long t = scheduler.nanoTime();
-        for (TraceListener l : ls) {
-            try {
-                l.onPacket(e, reason, t, from, to, p);
-            } catch (RuntimeException ex) {
-                LOG.error("trace listener {} failed", l, ex);
-            }
-        }
-    }
-
-    /**
-     * Reports a packet event to the trace listeners, for {@link RemoteTransport}s outside this
-     * package: they trace what their connections do with packets the way {@link LinkImpl} does
-     * ({@code to} is null for a device in another JVM, {@code from} null for a packet arriving
-     * from one). Call it on the executor that owns the packet.
-     */
-    public void tracePacketEvent(PacketEvent e, DropReason reason, Device from, Device to, Packet p) {
-        tracePacket(e, reason, from, to, p);
-    }
-
-    public void traceQpState(QueuePair qp, QpState from, QpState to) {
-        TraceListener[] ls = listeners;
-        for (TraceListener l : ls) {
-            try {
-                l.onQpStateChange(scheduler.nanoTime(), qp, from, to);
-            } catch (RuntimeException ex) {
-                LOG.error("trace listener {} failed", l, ex);
-            }
-        }
-    }
-
-    public void traceLink(Link link, boolean up) {
-        TraceListener[] ls = listeners;
-        for (TraceListener l : ls) {
-            try {
-                l.onLinkStateChange(scheduler.nanoTime(), link, up);
-            } catch (RuntimeException ex) {
-                LOG.error("trace listener {} failed", l, ex);
-            }
-        }
-    }
-
-    void traceAsync(Device d, AsyncEvent e) {
-        TraceListener[] ls = listeners;
-        for (TraceListener l : ls) {
-            try {
-                l.onAsyncEvent(scheduler.nanoTime(), d, e);
-            } catch (RuntimeException ex) {
-                LOG.error("trace listener {} failed", l, ex);
-            }
-        }
+    /** The fabric's trace, for the devices, links and transports that report to it. */
+    public Tracer tracer() {
+        return tracer;
     }
 
     // ------------------------------------------------------------------ lifecycle
@@ -428,6 +353,6 @@ public final class FabricImpl implements Fabric {
 
     @Override
     public String toString() {
-        return "FabricImpl[" + name + ", " + (scheduler.isDeterministic() ? "deterministic seed " + seed : "threaded") + "]";
+        return "Fabric[" + name + ", " + (scheduler.isDeterministic() ? "deterministic seed " + seed : "threaded") + "]";
     }
 }

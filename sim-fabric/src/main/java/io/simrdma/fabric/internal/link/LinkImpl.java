@@ -6,8 +6,8 @@ import io.simrdma.fabric.FaultRule;
 import io.simrdma.fabric.Link;
 import io.simrdma.fabric.LinkConfig;
 import io.simrdma.fabric.PacketEvent;
-import io.simrdma.fabric.internal.device.DeviceImpl;
-import io.simrdma.fabric.internal.device.FabricImpl;
+import io.simrdma.fabric.sched.EngineExecutor;
+import io.simrdma.fabric.sched.Scheduler;
 import io.simrdma.fabric.sched.Task;
 import io.simrdma.fabric.wire.Packet;
 import io.simrdma.fabric.wire.PacketSink;
@@ -34,9 +34,11 @@ public final class LinkImpl implements Link, PacketRoute {
 
     private static final FaultInjector.Decision NO_FAULT = new FaultInjector.Decision();
 
-    private final FabricImpl fabric;
-    private final DeviceImpl a;
-    private final DeviceImpl b;
+    private final Tracer tracer;
+    private final Scheduler scheduler;
+    private final EngineExecutor control;
+    private final Device a;
+    private final Device b;
     private final Direction ab;
     private final Direction ba;
     private volatile LinkConfig config;
@@ -46,22 +48,33 @@ public final class LinkImpl implements Link, PacketRoute {
     private volatile long outages;
     private volatile boolean removed;
 
-    public LinkImpl(FabricImpl fabric, DeviceImpl a, DeviceImpl b, LinkConfig config) {
-        this.fabric = fabric;
+    /**
+     * A link between ports {@code a} and {@code b} of one fabric (the same port twice for loopback).
+     *
+     * @param control runs the link's own timed changes ({@link #downAt}, {@link #upAt})
+     * @param randomAb the random source of the faults of the direction from a to b
+     * @param randomBa the same for b to a (unused for a loopback link)
+     */
+    public <P extends Device & PacketSink> LinkImpl(Tracer tracer, Scheduler scheduler, EngineExecutor control,
+                                                   P a, P b, LinkConfig config, SplittableRandom randomAb,
+                                                   SplittableRandom randomBa) {
+        this.tracer = tracer;
+        this.scheduler = scheduler;
+        this.control = control;
         this.a = a;
         this.b = b;
         this.config = config;
-        this.ab = new Direction(a, b, fabric.newRandom());
-        this.ba = a == b ? ab : new Direction(b, a, fabric.newRandom());
+        this.ab = new Direction(a, b, b, randomAb);
+        this.ba = a == b ? ab : new Direction(b, a, a, randomBa);
     }
 
     /** One end of the link. */
-    public DeviceImpl a() {
+    public Device a() {
         return a;
     }
 
     /** The other end. */
-    public DeviceImpl b() {
+    public Device b() {
         return b;
     }
 
@@ -107,7 +120,7 @@ public final class LinkImpl implements Link, PacketRoute {
                 outages++;
             }
             up = upNow;
-            fabric.traceLink(this, upNow);
+            tracer.link(this, upNow);
         }
     }
 
@@ -122,8 +135,8 @@ public final class LinkImpl implements Link, PacketRoute {
     }
 
     private LinkImpl changeAt(long timeNanos, boolean upThen) {
-        long delay = timeNanos - fabric.scheduler().nanoTime();
-        fabric.controlExecutor().schedule(new Task() {
+        long delay = timeNanos - scheduler.nanoTime();
+        control.schedule(new Task() {
             @Override
             public void run() {
                 setUp(upThen);
@@ -170,10 +183,10 @@ public final class LinkImpl implements Link, PacketRoute {
         Direction d = from == a ? ab : ba;
         long index = ++d.packets;
         d.sent.incrementAndGet();
-        fabric.tracePacket(p.retransmission() ? PacketEvent.RETRANSMITTED : PacketEvent.SENT, null, from, d.to, p);
+        tracer.packet(p.retransmission() ? PacketEvent.RETRANSMITTED : PacketEvent.SENT, null, from, d.to, p);
         if (!up) {
             d.dropped.incrementAndGet();
-            fabric.tracePacket(PacketEvent.DROPPED, DropReason.LINK_DOWN, from, d.to, p);
+            tracer.packet(PacketEvent.DROPPED, DropReason.LINK_DOWN, from, d.to, p);
             p.release();
             return;
         }
@@ -181,26 +194,26 @@ public final class LinkImpl implements Link, PacketRoute {
         FaultInjector.Decision f = faults.isEmpty() ? NO_FAULT : faults.decide(p, index, d.random, d.decision);
         if (f.drop()) {
             d.dropped.incrementAndGet();
-            fabric.tracePacket(PacketEvent.DROPPED, DropReason.FAULT, from, d.to, p);
+            tracer.packet(PacketEvent.DROPPED, DropReason.FAULT, from, d.to, p);
             p.release();
             return;
         }
         if (f.corrupt()) {
             FaultInjector.corrupt(p, d.random);
             d.corrupted.incrementAndGet();
-            fabric.tracePacket(PacketEvent.CORRUPTED, null, d.from, d.to, p);
+            tracer.packet(PacketEvent.CORRUPTED, null, d.from, d.to, p);
         }
         long extra = f.extraDelayNanos();
         boolean duplicate = f.duplicate();
         long delay = delay(d, p) + extra;
         if (extra > 0) {
             d.delayed.incrementAndGet();
-            fabric.tracePacket(PacketEvent.DELAYED, null, from, d.to, p);
+            tracer.packet(PacketEvent.DELAYED, null, from, d.to, p);
         }
         if (duplicate) {
             Packet copy = p.duplicate();
             d.duplicated.incrementAndGet();
-            fabric.tracePacket(PacketEvent.DUPLICATED, null, from, d.to, copy);
+            tracer.packet(PacketEvent.DUPLICATED, null, from, d.to, copy);
             deliver(d, p, delay);
             deliver(d, copy, delay);
         } else {
@@ -210,10 +223,10 @@ public final class LinkImpl implements Link, PacketRoute {
 
     private long delay(Direction d, Packet p) {
         LinkConfig c = config;
-        if (!fabric.scheduler().isDeterministic()) {
+        if (!scheduler.isDeterministic()) {
             return c.latencyNanos();
         }
-        long now = fabric.scheduler().nanoTime();
+        long now = scheduler.nanoTime();
         long ser = c.serializationNanos(p.headerLength() + p.payloadLength() + p.padCount() + Packet.ICRC_LENGTH);
         long start = Math.max(now, d.busyUntil);
         d.busyUntil = start + ser;
@@ -236,8 +249,9 @@ public final class LinkImpl implements Link, PacketRoute {
 
     /** One direction of the link; also the sink that hands arriving packets to the receiving port. */
     private final class Direction implements PacketSink {
-        final DeviceImpl from;
-        final DeviceImpl to;
+        final Device from;
+        final Device to;
+        final PacketSink port;
         final SplittableRandom random;
         final FaultInjector.Decision decision = new FaultInjector.Decision();
         long packets;
@@ -249,9 +263,10 @@ public final class LinkImpl implements Link, PacketRoute {
         final AtomicLong delayed = new AtomicLong();
         final AtomicLong corrupted = new AtomicLong();
 
-        Direction(DeviceImpl from, DeviceImpl to, SplittableRandom random) {
+        Direction(Device from, Device to, PacketSink port, SplittableRandom random) {
             this.from = from;
             this.to = to;
+            this.port = port;
             this.random = random;
         }
 
@@ -261,18 +276,13 @@ public final class LinkImpl implements Link, PacketRoute {
             // if it is up again).
             if (!up || removed || p.carrierTag() != outages) {
                 dropped.incrementAndGet();
-                fabric.tracePacket(PacketEvent.DROPPED, DropReason.LINK_DOWN, from, to, p);
+                tracer.packet(PacketEvent.DROPPED, DropReason.LINK_DOWN, from, to, p);
                 p.release();
                 return;
             }
             delivered.incrementAndGet();
-            to.receive(p);
+            port.receive(p);
         }
     }
 
-    static List<LinkImpl> sorted(java.util.Collection<LinkImpl> links) {
-        List<LinkImpl> l = new ArrayList<>(links);
-        l.sort((x, y) -> x.toString().compareTo(y.toString()));
-        return l;
-    }
 }

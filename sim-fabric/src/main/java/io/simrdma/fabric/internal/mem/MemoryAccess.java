@@ -2,7 +2,6 @@ package io.simrdma.fabric.internal.mem;
 
 import io.simrdma.fabric.AccessFlag;
 import io.simrdma.fabric.MwType;
-import io.simrdma.fabric.internal.rc.RcQueuePair;
 
 /**
  * The memory protection checks of IBA 10.6 (key, PD, access rights, bounds), done on every
@@ -49,7 +48,7 @@ public final class MemoryAccess {
      * a bound MW of the QP's PD (a type 2 window only through the QP it is bound to), with the
      * {@code requiredAccess} right, and the range lies inside it.
      */
-    public boolean remote(KeyTable keys, RcQueuePair qp, int rkey, long va, long len, int requiredAccess) {
+    public boolean remote(KeyTable keys, WindowOwner qp, int rkey, long va, long len, int requiredAccess) {
         Object o = keys.lookup(rkey);
         if (o instanceof MrImpl) {
             MrImpl m = (MrImpl) o;

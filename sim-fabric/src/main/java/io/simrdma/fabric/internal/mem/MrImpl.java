@@ -90,8 +90,8 @@ public final class MrImpl implements MemoryRegion {
      * @throws VerbsException EBUSY while a memory window is bound to it; EINVAL if already deregistered
      */
     public void deregister() {
-        pd.device().executor().call(() -> {
-            pd.device().destroyMr(this);
+        pd.owner().executor().call(() -> {
+            pd.owner().memory().destroyMr(this);
             return null;
         });
     }

@@ -4,14 +4,13 @@ import io.simrdma.fabric.MemoryWindow;
 import io.simrdma.fabric.MwType;
 import io.simrdma.fabric.VerbsException;
 import io.simrdma.fabric.WrOpcode;
-import io.simrdma.fabric.internal.rc.RcQueuePair;
 
 /**
  * A memory window (struct ibv_mw): a remotely accessible window onto part of a memory region,
  * with its own R_Key and rights (ibv_alloc_mw(3), ibv_bind_mw(3)).
  *
  * <ul>
- *   <li>Type 1: bound with {@link RcQueuePair#bindMw}; the R_Key changes on every bind
+ *   <li>Type 1: bound with {@link io.simrdma.fabric.QueuePair#bindMw}; the R_Key changes on every bind
  *       ({@link #incrementRkey(int)}); a bind of length 0 unbinds it; bound to the PD.</li>
  *   <li>Type 2: bound with a posted {@link WrOpcode#BIND_MW} work request carrying the new R_Key;
  *       bound to the QP that bound it, usable only through that QP; invalidated by LOCAL_INV or
@@ -33,7 +32,7 @@ public final class MwImpl implements MemoryWindow {
     public long addr;
     public long length;
     public int access;
-    public RcQueuePair boundQp;
+    public WindowOwner boundQp;
     public volatile boolean deallocated;
 
     public MwImpl(PdImpl pd, MwType type, int rkey) {
@@ -68,8 +67,8 @@ public final class MwImpl implements MemoryWindow {
      * @throws VerbsException EINVAL if already deallocated
      */
     public void dealloc() {
-        pd.device().executor().call(() -> {
-            pd.device().destroyMw(this);
+        pd.owner().executor().call(() -> {
+            pd.owner().memory().destroyMw(this);
             return null;
         });
     }

@@ -1,15 +1,15 @@
 package io.simrdma.fabric.internal.mem;
 
 import io.simrdma.fabric.AccessFlag;
+import io.simrdma.fabric.Device;
 import io.simrdma.fabric.Errno;
 import io.simrdma.fabric.MwType;
 import io.simrdma.fabric.ProtectionDomain;
 import io.simrdma.fabric.QpInitAttr;
+import io.simrdma.fabric.QueuePair;
+import io.simrdma.fabric.SharedReceiveQueue;
 import io.simrdma.fabric.SrqAttr;
 import io.simrdma.fabric.VerbsException;
-import io.simrdma.fabric.internal.device.DeviceImpl;
-import io.simrdma.fabric.internal.rc.RcQueuePair;
-import io.simrdma.fabric.internal.rc.SrqImpl;
 import java.nio.ByteBuffer;
 import java.util.Objects;
 import java.util.Set;
@@ -23,17 +23,23 @@ import java.util.Set;
  */
 public final class PdImpl implements ProtectionDomain {
 
-    private final DeviceImpl device;
+    private final MemoryContext device;
     private final int handle;
     public int resources;
     private volatile boolean deallocated;
 
-    public PdImpl(DeviceImpl device, int handle) {
+    public PdImpl(MemoryContext device, int handle) {
         this.device = device;
         this.handle = handle;
     }
 
-    public DeviceImpl device() {
+    @Override
+    public Device device() {
+        return device.device();
+    }
+
+    /** The device that owns this PD, as the memory layer sees it. */
+    public MemoryContext owner() {
         return device;
     }
 
@@ -90,30 +96,30 @@ public final class PdImpl implements ProtectionDomain {
         }
         ByteBuffer view = buffer.slice().order(buffer.order());
         long base = (mask & AccessFlag.ZERO_BASED.bit()) != 0 ? 0 : iova;
-        return device.executor().call(() -> device.createMr(this, view, base, length, mask));
+        return device.executor().call(() -> device.memory().createMr(this, view, base, length, mask));
     }
 
     /** Allocates a memory window of {@code type} (ibv_alloc_mw(3)); it starts unbound. */
     public MwImpl allocMw(MwType type) {
         Objects.requireNonNull(type, "type");
         checkUsable();
-        return device.executor().call(() -> device.createMw(this, type));
+        return device.executor().call(() -> device.memory().createMw(this, type));
     }
 
     /** Creates a queue pair (ibv_create_qp(3)); it starts in RESET. */
-    public RcQueuePair createQp(QpInitAttr attr) {
+    public QueuePair createQp(QpInitAttr attr) {
         Objects.requireNonNull(attr, "attr");
         checkUsable();
         return device.executor().call(() -> device.createQp(this, attr));
     }
 
     /** Creates a shared receive queue (ibv_create_srq(3)); {@code attr.srqLimit()} is ignored. */
-    public SrqImpl createSrq(SrqAttr attr) {
+    public SharedReceiveQueue createSrq(SrqAttr attr) {
         return createSrq(attr, null);
     }
 
     /** Creates a shared receive queue with an application context (srq_context). */
-    public SrqImpl createSrq(SrqAttr attr, Object context) {
+    public SharedReceiveQueue createSrq(SrqAttr attr, Object context) {
         Objects.requireNonNull(attr, "attr");
         checkUsable();
         return device.executor().call(() -> device.createSrq(this, attr, context));

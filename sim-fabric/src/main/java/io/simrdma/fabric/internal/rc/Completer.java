@@ -58,8 +58,8 @@ public final class Completer {
 
     Completer(RcQueuePair qp) {
         this.qp = qp;
-        this.retransmitTimer = new EngineTimer(qp.device().executor(), "ack-timeout-" + qp.qpNum(), this::onAckTimeout);
-        this.rnrTimer = new EngineTimer(qp.device().executor(), "rnr-" + qp.qpNum(), this::onRnrTimer);
+        this.retransmitTimer = new EngineTimer(qp.owner().executor(), "ack-timeout-" + qp.qpNum(), this::onAckTimeout);
+        this.rnrTimer = new EngineTimer(qp.owner().executor(), "rnr-" + qp.qpNum(), this::onRnrTimer);
     }
 
     void start(int sqPsn) {
@@ -124,7 +124,7 @@ public final class Completer {
         Packet p;
         while ((p = inbox.poll()) != null) {
             if (!qp.canSend()) {
-                qp.device().drop(p, DropReason.QP_STATE, Counter.DROPPED_PACKETS);
+                qp.owner().drop(p, DropReason.QP_STATE, Counter.DROPPED_PACKETS);
                 continue;
             }
             process(p);

@@ -4,6 +4,7 @@ import io.simrdma.fabric.AccessFlag;
 import io.simrdma.fabric.AhAttr;
 import io.simrdma.fabric.AsyncEventType;
 import io.simrdma.fabric.Counter;
+import io.simrdma.fabric.Device;
 import io.simrdma.fabric.DeviceAttributes;
 import io.simrdma.fabric.Errno;
 import io.simrdma.fabric.MemoryRegion;
@@ -28,12 +29,12 @@ import io.simrdma.fabric.WorkCompletion;
 import io.simrdma.fabric.WrOpcode;
 import io.simrdma.fabric.internal.CounterSet;
 import io.simrdma.fabric.internal.cq.CqImpl;
-import io.simrdma.fabric.internal.device.DeviceImpl;
 import io.simrdma.fabric.internal.link.PacketRoute;
 import io.simrdma.fabric.internal.mem.MemoryAccess;
 import io.simrdma.fabric.internal.mem.MrImpl;
 import io.simrdma.fabric.internal.mem.MwImpl;
 import io.simrdma.fabric.internal.mem.PdImpl;
+import io.simrdma.fabric.internal.mem.WindowOwner;
 import io.simrdma.fabric.wire.Gid;
 import io.simrdma.fabric.wire.Packet;
 import io.simrdma.fabric.wire.Psn;
@@ -56,7 +57,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>Thread safety: thread-safe; several threads may post to the same QP.
  */
-public final class RcQueuePair implements QueuePair {
+public final class RcQueuePair implements QueuePair, WindowOwner {
 
     private static final Logger LOG = LoggerFactory.getLogger(RcQueuePair.class);
 
@@ -66,7 +67,7 @@ public final class RcQueuePair implements QueuePair {
     private static final int QP_ACCESS_BITS = AccessFlag.LOCAL_WRITE.bit() | AccessFlag.REMOTE_WRITE.bit()
             | AccessFlag.REMOTE_READ.bit() | AccessFlag.REMOTE_ATOMIC.bit();
 
-    private final DeviceImpl device;
+    private final RcContext device;
     private final PdImpl pd;
     private final int qpn;
     private final CqImpl sendCq;
@@ -113,7 +114,7 @@ public final class RcQueuePair implements QueuePair {
     public int boundWindows;
     public PacketRoute route;
 
-    public RcQueuePair(DeviceImpl device, PdImpl pd, int qpn, QpInitAttr attr) {
+    public RcQueuePair(RcContext device, PdImpl pd, int qpn, QpInitAttr attr) {
         this.device = device;
         this.pd = pd;
         this.qpn = qpn;
@@ -142,7 +143,13 @@ public final class RcQueuePair implements QueuePair {
         return qpn;
     }
 
-    public DeviceImpl device() {
+    @Override
+    public Device device() {
+        return device.device();
+    }
+
+    /** The device that owns this QP, as the engine sees it. */
+    public RcContext owner() {
         return device;
     }
 
@@ -327,7 +334,7 @@ public final class RcQueuePair implements QueuePair {
         if (s.length() == 0) {
             return;
         }
-        Object o = device.keys.lookup(s.lkey());
+        Object o = device.memory().keys().lookup(s.lkey());
         if (!(o instanceof MrImpl) || ((MrImpl) o).lkey() != s.lkey() || !((MrImpl) o).valid) {
             throw new PostException(Errno.EINVAL, "inline SGE " + s + " names no registered memory", wr, index);
         }
@@ -608,7 +615,6 @@ public final class RcQueuePair implements QueuePair {
         QpState from = state;
         state = to;
         if (from != to) {
-            device.fabric().traceQpState(this, from, to);
             device.qpStateChanged(this, from, to);
         }
     }
@@ -726,7 +732,7 @@ public final class RcQueuePair implements QueuePair {
         completer.releaseInbox();
         responder.releaseHeld();
         sq.clear();
-        device.destroyQp(this);
+        device.qpDestroyed(this);
     }
 
     boolean isDestroyed() {
@@ -821,6 +827,11 @@ public final class RcQueuePair implements QueuePair {
             }
             return sb.append('}').toString();
         });
+    }
+
+    @Override
+    public void windowsBound(int delta) {
+        boundWindows += delta;
     }
 
     @Override

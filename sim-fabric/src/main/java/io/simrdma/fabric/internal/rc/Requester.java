@@ -5,6 +5,7 @@ import io.simrdma.fabric.SendFlag;
 import io.simrdma.fabric.WcStatus;
 import io.simrdma.fabric.WrOpcode;
 import io.simrdma.fabric.internal.mem.MemoryAccess;
+import io.simrdma.fabric.internal.mem.MemoryTable;
 import io.simrdma.fabric.internal.mem.MrImpl;
 import io.simrdma.fabric.wire.HeaderType;
 import io.simrdma.fabric.wire.Opcode;
@@ -178,7 +179,10 @@ public final class Requester {
     }
 
     private Step localOp() {
-        WcStatus st = qp.device().executeLocal(qp, wqe);
+        MemoryTable memory = qp.owner().memory();
+        WcStatus st = wqe.opcode == WrOpcode.LOCAL_INV
+                ? (memory.invalidate(qp, wqe.invRkey) ? WcStatus.SUCCESS : WcStatus.MW_BIND_ERR)
+                : memory.bind(qp, wqe.mw, wqe.bindMr, wqe.bindRkey, wqe.bindAddr, wqe.bindLength, wqe.bindAccess);
         wqe.status = st;
         if (st != WcStatus.SUCCESS) {
             wqe.state = SendWqe.State.FAILED;
@@ -207,7 +211,7 @@ public final class Requester {
 
     private Step checkWindow() {
         int inFlight = Psn.distance(qp.completer.psn, psn);
-        if (inFlight > 0 && inFlight >= qp.device().maxUnackedPsns()) {
+        if (inFlight > 0 && inFlight >= qp.owner().maxUnackedPsns()) {
             windowFull = true;
             return Step.DONE;
         }
@@ -224,7 +228,7 @@ public final class Requester {
                     wqe.sgeMr[i] = null;
                     continue;
                 }
-                if (!access.local(qp.device().keys, qp.pd(), wqe.sgeLkey[i], wqe.sgeAddr[i], Integer.toUnsignedLong(len), write)) {
+                if (!access.local(qp.owner().memory().keys(), qp.pd(), wqe.sgeLkey[i], wqe.sgeAddr[i], Integer.toUnsignedLong(len), write)) {
                     failWqe(WcStatus.LOC_PROT_ERR);
                     return Step.DONE;
                 }

@@ -260,13 +260,13 @@ public final class Responder {
             return Step.DONE;
         }
         if (!qp.canReceive()) {
-            qp.device().drop(p, DropReason.QP_STATE, Counter.DROPPED_PACKETS);
+            qp.owner().drop(p, DropReason.QP_STATE, Counter.DROPPED_PACKETS);
             return Step.GET_REQUEST;
         }
         if (qp.state() == QpState.RTR && !commEstRaised) {
             // IBA 11.6.3: the first packet received in RTR establishes communication.
             commEstRaised = true;
-            qp.device().raiseAsync(AsyncEventType.COMM_EST, qp, null, null);
+            qp.owner().raiseAsync(AsyncEventType.COMM_EST, qp, null, null);
         }
         return Step.CHECK_PSN;
     }
@@ -386,14 +386,14 @@ public final class Responder {
                 writeMr = null;
                 return Step.EXECUTE;
             }
-            if (!access.remote(qp.device().keys, qp, p.rethRkey(), p.rethVa(), writeLength, AccessFlag.REMOTE_WRITE.bit())) {
+            if (!access.remote(qp.owner().memory().keys(), qp, p.rethRkey(), p.rethVa(), writeLength, AccessFlag.REMOTE_WRITE.bit())) {
                 return Step.ERR_REMOTE_ACCESS;
             }
             writeMr = access.mr;
             writeIndex = access.index;
         } else if (op == Opcode.RC_RDMA_READ_REQUEST) {
             int len = p.rethLength();
-            if (len != 0 && !access.remote(qp.device().keys, qp, p.rethRkey(), p.rethVa(), len, AccessFlag.REMOTE_READ.bit())) {
+            if (len != 0 && !access.remote(qp.owner().memory().keys(), qp, p.rethRkey(), p.rethVa(), len, AccessFlag.REMOTE_READ.bit())) {
                 return Step.ERR_REMOTE_ACCESS;
             }
         } else if (op.isAtomic()) {
@@ -401,7 +401,7 @@ public final class Responder {
                 // Atomics need a naturally aligned 8-byte target (IBA 9.4.5).
                 return Step.ERR_INVALID_REQUEST;
             }
-            if (!access.remote(qp.device().keys, qp, p.atomicRkey(), p.atomicVa(), 8, AccessFlag.REMOTE_ATOMIC.bit())) {
+            if (!access.remote(qp.owner().memory().keys(), qp, p.atomicRkey(), p.atomicVa(), 8, AccessFlag.REMOTE_ATOMIC.bit())) {
                 return Step.ERR_REMOTE_ACCESS;
             }
         }
@@ -415,7 +415,7 @@ public final class Responder {
                 recvErrorStatus = WcStatus.LOC_PROT_ERR;
                 return Step.ERR_REMOTE_OPERATIONAL;
             }
-            if (op.hasInvalidate() && !qp.device().invalidateWindow(qp, p.iethRkey())) {
+            if (op.hasInvalidate() && !qp.owner().memory().invalidate(qp, p.iethRkey())) {
                 // The window cannot be invalidated: an invalid request (IBA 10.6.7.2.6).
                 return Step.ERR_INVALID_REQUEST;
             }
@@ -501,7 +501,7 @@ public final class Responder {
                             recvMr[k] = null;
                             continue;
                         }
-                        if (!access.local(qp.device().keys, qp.pd(), held.sgeLkey[k], held.sgeAddr[k],
+                        if (!access.local(qp.owner().memory().keys(), qp.pd(), held.sgeLkey[k], held.sgeAddr[k],
                                 Integer.toUnsignedLong(held.sgeLen[k]), true)) {
                             return false;
                         }
@@ -689,7 +689,7 @@ public final class Responder {
             qp.completeRecv(held.wrId, recvStatus, WcOpcode.RECV, 0, 0, 0, false);
             releaseHeld();
         } else {
-            qp.device().raiseAsync(event, qp, null, null);
+            qp.owner().raiseAsync(event, qp, null, null);
         }
         qp.enterError(RcQueuePair.ErrorCause.RESPONDER_ERROR);
         return Step.CLEANUP;

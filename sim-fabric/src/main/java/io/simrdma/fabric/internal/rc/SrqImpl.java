@@ -7,7 +7,6 @@ import io.simrdma.fabric.SharedReceiveQueue;
 import io.simrdma.fabric.SrqAttr;
 import io.simrdma.fabric.SrqAttrMask;
 import io.simrdma.fabric.VerbsException;
-import io.simrdma.fabric.internal.device.DeviceImpl;
 import io.simrdma.fabric.internal.mem.PdImpl;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -24,6 +23,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class SrqImpl implements SharedReceiveQueue {
 
+    private final RcContext device;
     private final PdImpl pd;
     private final int handle;
     private final Object context;
@@ -33,7 +33,8 @@ public final class SrqImpl implements SharedReceiveQueue {
     public final AtomicInteger asyncRetrieved = new AtomicInteger();
     private volatile boolean destroyed;
 
-    public SrqImpl(PdImpl pd, int handle, int maxWr, int maxSge, Object context) {
+    public SrqImpl(RcContext device, PdImpl pd, int handle, int maxWr, int maxSge, Object context) {
+        this.device = device;
         this.pd = pd;
         this.handle = handle;
         this.context = context;
@@ -71,7 +72,6 @@ public final class SrqImpl implements SharedReceiveQueue {
      */
     public void modify(SrqAttr attr, Set<SrqAttrMask> mask) {
         checkUsable();
-        DeviceImpl device = pd.device();
         device.executor().call(() -> {
             synchronized (queue.postLock) {
                 int newMax = queue.maxWr();
@@ -115,7 +115,7 @@ public final class SrqImpl implements SharedReceiveQueue {
      * @throws VerbsException EBUSY while a QP is associated with it or its async events are unacknowledged
      */
     public void destroy() {
-        pd.device().executor().call(() -> {
+        device.executor().call(() -> {
             if (destroyed) {
                 throw VerbsException.invalid("SRQ already destroyed");
             }
@@ -126,7 +126,7 @@ public final class SrqImpl implements SharedReceiveQueue {
                 throw VerbsException.busy(asyncRetrieved.get() + " async event(s) not acknowledged");
             }
             destroyed = true;
-            pd.device().srqDestroyed(this);
+            device.srqDestroyed(this);
             return null;
         });
     }
@@ -155,13 +155,13 @@ public final class SrqImpl implements SharedReceiveQueue {
         int l = limit;
         if (l > 0 && queue.size() < l) {
             limit = 0;
-            pd.device().raiseAsync(AsyncEventType.SRQ_LIMIT_REACHED, null, null, this);
+            device.raiseAsync(AsyncEventType.SRQ_LIMIT_REACHED, null, null, this);
         }
         return true;
     }
 
     @Override
     public String toString() {
-        return "SRQ[" + pd.device().name() + "#" + handle + "]";
+        return "SRQ[" + device.name() + "#" + handle + "]";
     }
 }
