@@ -1,0 +1,68 @@
+package io.simrdma.tools;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.library.Architectures;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+
+/**
+ * The modules' one-way imports (the README's module map): provider-api knows nothing but the
+ * JDK; sim-fabric knows nothing of DAT; sim-provider maps DAT onto the fabric's public API; the
+ * tools use the public APIs only. Nothing outside sim-fabric reaches its {@code internal}
+ * packages.
+ */
+class ModuleLayeringTest {
+
+    private static JavaClasses main;
+
+    @BeforeAll
+    static void importMainClasses() {
+        main = new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+                .importPackages("io.simrdma");
+    }
+
+    @Test
+    @DisplayName("modules depend downward only: tools -> provider -> provider-api, provider -> sim-fabric")
+    void shouldKeepModulesLayered() {
+        Architectures.layeredArchitecture().consideringOnlyDependenciesInLayers()
+                .layer("Tools").definedBy("io.simrdma.tools..")
+                .layer("Provider").definedBy("io.simrdma.provider..")
+                .layer("DatApi").definedBy("io.simrdma.dat..")
+                .layer("Fabric").definedBy("io.simrdma.fabric..")
+                .whereLayer("Tools").mayNotBeAccessedByAnyLayer()
+                .whereLayer("Provider").mayOnlyBeAccessedByLayers("Tools")
+                .whereLayer("DatApi").mayOnlyBeAccessedByLayers("Provider", "Tools")
+                .whereLayer("Fabric").mayOnlyBeAccessedByLayers("Provider", "Tools")
+                .check(main);
+    }
+
+    @Test
+    @DisplayName("provider-api depends on the JDK only")
+    void shouldKeepTheDatApiFreeOfDependencies() {
+        classes().that().resideInAPackage("io.simrdma.dat..")
+                .should().onlyDependOnClassesThat().resideInAnyPackage("io.simrdma.dat..", "java..")
+                .check(main);
+    }
+
+    @Test
+    @DisplayName("only sim-fabric itself uses io.simrdma.fabric.internal")
+    void shouldKeepFabricInternalsInsideTheFabric() {
+        noClasses().that().resideOutsideOfPackage("io.simrdma.fabric..")
+                .should().dependOnClassesThat().resideInAPackage("io.simrdma.fabric.internal..")
+                .check(main);
+    }
+
+    @Test
+    @DisplayName("the tools use the DAT and fabric APIs, never the provider's classes")
+    void shouldKeepToolsOnPublicApis() {
+        noClasses().that().resideInAPackage("io.simrdma.tools..")
+                .should().dependOnClassesThat().resideInAPackage("io.simrdma.provider..")
+                .check(main);
+    }
+}
