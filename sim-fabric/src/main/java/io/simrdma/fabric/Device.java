@@ -2,6 +2,7 @@ package io.simrdma.fabric;
 
 import io.simrdma.fabric.sched.EngineExecutor;
 import io.simrdma.fabric.wire.Gid;
+
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Iterator;

@@ -1,6 +1,7 @@
 package io.simrdma.fabric;
 
 import io.simrdma.fabric.wire.Gid;
+
 import java.util.Objects;
 
 /**

@@ -5,6 +5,7 @@ import io.simrdma.fabric.sched.DeterministicScheduler;
 import io.simrdma.fabric.sched.EngineExecutor;
 import io.simrdma.fabric.sched.Scheduler;
 import io.simrdma.fabric.wire.Gid;
+
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;

@@ -1,6 +1,7 @@
 package io.simrdma.fabric;
 
 import io.simrdma.fabric.wire.Packet;
+
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
 

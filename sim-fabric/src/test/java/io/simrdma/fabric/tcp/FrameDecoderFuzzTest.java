@@ -1,5 +1,6 @@
 package io.simrdma.fabric.tcp;
 
+import com.code_intelligence.jazzer.junit.FuzzTest;
 import io.netty.buffer.AbstractByteBufAllocator;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -7,7 +8,6 @@ import io.netty.buffer.UnpooledDirectByteBuf;
 import io.netty.buffer.UnpooledHeapByteBuf;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.simrdma.fabric.wire.Packet;
-import com.code_intelligence.jazzer.junit.FuzzTest;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -3,6 +3,7 @@ package io.simrdma.fabric.internal.mem;
 import io.simrdma.fabric.AccessFlag;
 import io.simrdma.fabric.MemoryRegion;
 import io.simrdma.fabric.VerbsException;
+
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 

@@ -10,6 +10,7 @@ import io.simrdma.fabric.QueuePair;
 import io.simrdma.fabric.SharedReceiveQueue;
 import io.simrdma.fabric.SrqAttr;
 import io.simrdma.fabric.VerbsException;
+
 import java.nio.ByteBuffer;
 import java.util.Objects;
 import java.util.Set;

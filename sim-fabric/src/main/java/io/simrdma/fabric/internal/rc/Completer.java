@@ -71,8 +71,8 @@ public final class Completer {
 
     /** Retry counters restart from the QP's attributes. */
     void parametersChanged() {
-        retriesLeft = qp.retryCnt;
-        rnrRetriesLeft = qp.rnrRetry;
+        retriesLeft = qp.attr.retryCnt;
+        rnrRetriesLeft = qp.attr.rnrRetry;
     }
 
     void reset() {
@@ -100,7 +100,7 @@ public final class Completer {
 
     /** Local ACK timeout of the QP in nanoseconds: 4.096 us x 2^timeout (IBA 9.7.6.1.3); 0 = infinite. */
     long ackTimeoutNanos() {
-        return qp.timeout == 0 ? 0 : 4096L << qp.timeout;
+        return qp.attr.timeout == 0 ? 0 : 4096L << qp.attr.timeout;
     }
 
     /** The requester sent a packet: make sure the ACK timer runs. */
@@ -219,7 +219,7 @@ public final class Completer {
             return Step.DONE;
         }
         // IBA 9.7.5.2.8: retry after the RNR timer the NAK carries; rnr_retry 7 means forever.
-        if (qp.rnrRetry != 7) {
+        if (qp.attr.rnrRetry != 7) {
             if (rnrRetriesLeft == 0) {
                 failHead(WcStatus.RNR_RETRY_EXC_ERR);
                 return Step.DONE;
@@ -311,7 +311,7 @@ public final class Completer {
                     : Counter.INVALID_PACKETS);
             return Step.DONE;
         }
-        int mtu = qp.mtu;
+        int mtu = qp.attr.mtu;
         long offset = (long) Psn.distance(w.firstPsn, pktPsn) * mtu;
         int len = p.payloadLength();
         long expected = Math.min(mtu, w.length - offset);
@@ -433,8 +433,8 @@ public final class Completer {
 
     /** Forward progress: retry counters restart, the ACK timer restarts or stops. */
     private void progress() {
-        retriesLeft = qp.retryCnt;
-        rnrRetriesLeft = qp.rnrRetry;
+        retriesLeft = qp.attr.retryCnt;
+        rnrRetriesLeft = qp.attr.rnrRetry;
         gapRetryRequested = false;
         if (Psn.compare(qp.requester.psn, psn) < 0) {
             // Acknowledged beyond where a go-back-N rewound the requester: resume from here.

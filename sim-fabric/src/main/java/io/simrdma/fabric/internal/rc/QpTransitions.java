@@ -3,6 +3,7 @@ package io.simrdma.fabric.internal.rc;
 import io.simrdma.fabric.QpAttrMask;
 import io.simrdma.fabric.QpState;
 import io.simrdma.fabric.VerbsException;
+
 import java.util.EnumMap;
 import java.util.EnumSet;
 import java.util.Map;

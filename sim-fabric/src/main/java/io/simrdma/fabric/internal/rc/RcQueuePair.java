@@ -1,16 +1,12 @@
 package io.simrdma.fabric.internal.rc;
 
 import io.simrdma.fabric.AccessFlag;
-import io.simrdma.fabric.AhAttr;
 import io.simrdma.fabric.AsyncEventType;
 import io.simrdma.fabric.Counter;
 import io.simrdma.fabric.Device;
-import io.simrdma.fabric.DeviceAttributes;
 import io.simrdma.fabric.Errno;
 import io.simrdma.fabric.MemoryRegion;
 import io.simrdma.fabric.MemoryWindow;
-import io.simrdma.fabric.Mtu;
-import io.simrdma.fabric.MwType;
 import io.simrdma.fabric.PostException;
 import io.simrdma.fabric.QpAttr;
 import io.simrdma.fabric.QpAttrMask;
@@ -21,23 +17,18 @@ import io.simrdma.fabric.QueuePair;
 import io.simrdma.fabric.RecvWr;
 import io.simrdma.fabric.SendFlag;
 import io.simrdma.fabric.SendWr;
-import io.simrdma.fabric.Sge;
 import io.simrdma.fabric.VerbsException;
 import io.simrdma.fabric.WcOpcode;
 import io.simrdma.fabric.WcStatus;
 import io.simrdma.fabric.WorkCompletion;
-import io.simrdma.fabric.WrOpcode;
 import io.simrdma.fabric.internal.CounterSet;
 import io.simrdma.fabric.internal.cq.CqImpl;
 import io.simrdma.fabric.internal.link.PacketRoute;
-import io.simrdma.fabric.internal.mem.MemoryAccess;
-import io.simrdma.fabric.internal.mem.MrImpl;
 import io.simrdma.fabric.internal.mem.MwImpl;
 import io.simrdma.fabric.internal.mem.PdImpl;
 import io.simrdma.fabric.internal.mem.WindowOwner;
 import io.simrdma.fabric.wire.Gid;
 import io.simrdma.fabric.wire.Packet;
-import io.simrdma.fabric.wire.Psn;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -64,9 +55,6 @@ public final class RcQueuePair implements QueuePair, WindowOwner {
     /** The default P_Key; simrdma ports have a one-entry P_Key table holding it. */
     public static final int DEFAULT_PKEY = 0xFFFF;
 
-    private static final int QP_ACCESS_BITS = AccessFlag.LOCAL_WRITE.bit() | AccessFlag.REMOTE_WRITE.bit()
-            | AccessFlag.REMOTE_READ.bit() | AccessFlag.REMOTE_ATOMIC.bit();
-
     private final RcContext device;
     private final PdImpl pd;
     private final int qpn;
@@ -92,23 +80,9 @@ public final class RcQueuePair implements QueuePair, WindowOwner {
     private volatile ErrorCause errorCause;
     private volatile boolean destroyed;
 
-    // ---- attributes; written on the engine thread by modify
-    int accessFlags;
-    int pkeyIndex;
-    int port = 1;
-    AhAttr av;
-    Mtu pathMtu = Mtu.MTU_256;
-    int mtu = 256;
-    int destQpn;
-    int rqPsn;
-    int sqPsn;
-    int timeout;
-    int retryCnt;
-    int rnrRetry;
-    int minRnrTimer;
-    int maxRdAtomic;
-    int maxDestRdAtomic;
-    boolean sqdNotify;
+    private final SendPoster poster = new SendPoster(this);
+    /** The attributes ibv_modify_qp(3) sets; written on the engine thread. */
+    final QpAttributes attr = new QpAttributes();
     boolean sqDrainedRaised;
     /** Type 2 memory windows bound to this QP; engine thread. */
     public int boundWindows;
@@ -195,7 +169,7 @@ public final class RcQueuePair implements QueuePair, WindowOwner {
     }
 
     public Gid destGid() {
-        return av.dgid();
+        return attr.av.dgid();
     }
 
     // ------------------------------------------------------------------ posting
@@ -211,138 +185,7 @@ public final class RcQueuePair implements QueuePair, WindowOwner {
      *                       ENOMEM: send queue full
      */
     public void postSend(SendWr first) {
-        Objects.requireNonNull(first, "wr");
-        int posted = 0;
-        try {
-            synchronized (sq.postLock) {
-                for (SendWr wr = first; wr != null; wr = wr.next()) {
-                    checkPostableSend(wr, posted);
-                    fillSendWqe(sq.at(sq.tail), wr, posted);
-                    sq.tail = sq.tail + 1;
-                    posted++;
-                }
-            }
-        } finally {
-            if (posted > 0) {
-                kickAfterPost();
-            }
-        }
-    }
-
-    private void checkPostableSend(SendWr wr, int index) {
-        if (destroyed) {
-            throw new PostException(Errno.EINVAL, "queue pair was destroyed", wr, index);
-        }
-        QpState s = state;
-        // ibv_post_send(3) / IBA 10.8.3: sends may be posted in RTS, SQD, SQE and ERR (flushed).
-        if (s == QpState.RESET || s == QpState.INIT || s == QpState.RTR) {
-            throw new PostException(Errno.EINVAL, "cannot post a send in state " + s, wr, index);
-        }
-        WrOpcode op = wr.opcode();
-        if (op == null) {
-            throw new PostException(Errno.EINVAL, "work request has no opcode", wr, index);
-        }
-        int numSge = wr.numSge();
-        int maxSge = op == WrOpcode.RDMA_READ ? Math.min(caps.maxSendSge(), device.attributes().maxSgeRd()) : caps.maxSendSge();
-        if (numSge > maxSge) {
-            throw new PostException(Errno.EINVAL, op + " has " + numSge + " SGEs, at most " + maxSge + " allowed", wr, index);
-        }
-        long total = wr.totalLength();
-        if (total > Integer.MAX_VALUE) {
-            throw new PostException(Errno.EINVAL, "message of " + total + " bytes exceeds max_msg_sz", wr, index);
-        }
-        if ((wr.flagBits() & SendFlag.INLINE.bit()) != 0) {
-            if (!op.sendsData()) {
-                throw new PostException(Errno.EINVAL, "INLINE is valid only for SEND and RDMA WRITE, not " + op, wr, index);
-            }
-            if (total > caps.maxInlineData()) {
-                throw new PostException(Errno.EINVAL, "inline data of " + total + " bytes exceeds max_inline_data "
-                        + caps.maxInlineData(), wr, index);
-            }
-        }
-        if (op.isAtomic()) {
-            if (numSge != 1 || wr.sgeAt(0).length() != 8) {
-                throw new PostException(Errno.EINVAL, "an atomic needs exactly one 8-byte SGE", wr, index);
-            }
-            if ((wr.remoteAddr() & 7) != 0) {
-                throw new PostException(Errno.EINVAL, "atomic remote address 0x" + Long.toHexString(wr.remoteAddr())
-                        + " is not 8-byte aligned", wr, index);
-            }
-        }
-        if (op == WrOpcode.BIND_MW) {
-            if (wr.bindWindow() == null || wr.bindRegion() == null) {
-                throw new PostException(Errno.EINVAL, "BIND_MW needs a window and a region", wr, index);
-            }
-            if (wr.bindWindow().type() != MwType.TYPE_2) {
-                throw new PostException(Errno.EINVAL, "type 1 windows are bound with bindMw (ibv_bind_mw(3)), not BIND_MW",
-                        wr, index);
-            }
-        }
-        if (sq.full()) {
-            throw new PostException(Errno.ENOMEM, "send queue full (" + sq.maxWr + " WRs outstanding)", wr, index);
-        }
-    }
-
-    private void fillSendWqe(SendWqe w, SendWr wr, int index) {
-        w.wrId = wr.wrId();
-        w.opcode = wr.opcode();
-        w.flags = wr.flagBits();
-        w.imm = wr.immData();
-        w.invRkey = wr.invalidateRkey();
-        w.remoteAddr = wr.remoteAddr();
-        w.rkey = wr.rkey();
-        w.compareAdd = wr.compareAdd();
-        w.swap = wr.swap();
-        w.mw = (MwImpl) wr.bindWindow();
-        w.bindRkey = wr.bindRkey();
-        w.bindMr = (MrImpl) wr.bindRegion();
-        w.bindAddr = wr.bindAddr();
-        w.bindLength = wr.bindLength();
-        w.bindAccess = wr.bindAccessBits();
-        int numSge = wr.numSge();
-        int length = 0;
-        w.inline = (wr.flagBits() & SendFlag.INLINE.bit()) != 0;
-        if (w.inline) {
-            for (int i = 0; i < numSge; i++) {
-                Sge s = wr.sgeAt(i);
-                copyInline(w, s, length, wr, index);
-                length += s.length();
-            }
-            w.numSge = 0;
-        } else {
-            for (int i = 0; i < numSge; i++) {
-                Sge s = wr.sgeAt(i);
-                w.sgeAddr[i] = s.addr();
-                w.sgeLen[i] = s.length();
-                w.sgeLkey[i] = s.lkey();
-                length += s.length();
-            }
-            w.numSge = numSge;
-        }
-        w.length = length;
-        w.state = SendWqe.State.POSTED;
-        w.sentBytes = 0;
-        w.status = WcStatus.SUCCESS;
-        w.holdsRdAtomic = false;
-    }
-
-    /**
-     * Copies an inline SGE's bytes into the WQE. The L_Key is not checked (ibv_post_send(3));
-     * it only tells which registered buffer holds the address.
-     */
-    private void copyInline(SendWqe w, Sge s, int at, SendWr wr, int index) {
-        if (s.length() == 0) {
-            return;
-        }
-        Object o = device.memory().keys().lookup(s.lkey());
-        if (!(o instanceof MrImpl) || ((MrImpl) o).lkey() != s.lkey() || !((MrImpl) o).valid) {
-            throw new PostException(Errno.EINVAL, "inline SGE " + s + " names no registered memory", wr, index);
-        }
-        MrImpl mr = (MrImpl) o;
-        if (!MemoryAccess.inRange(mr.address(), mr.length(), s.addr(), Integer.toUnsignedLong(s.length()))) {
-            throw new PostException(Errno.EINVAL, "inline SGE " + s + " lies outside " + mr, wr, index);
-        }
-        mr.buf.get(mr.indexOf(s.addr()), w.inlineData, at, s.length());
+        poster.postSend(first);
     }
 
     /**
@@ -359,33 +202,7 @@ public final class RcQueuePair implements QueuePair, WindowOwner {
      */
     public int bindMw(MemoryWindow window, MemoryRegion region, long addr, long length, Set<AccessFlag> access,
                       long wrId, Set<SendFlag> flags) {
-        Objects.requireNonNull(window, "mw");
-        if (!(window instanceof MwImpl) || (region != null && !(region instanceof MrImpl))) {
-            throw VerbsException.invalid("window or region of another fabric");
-        }
-        MwImpl mw = (MwImpl) window;
-        MrImpl mr = (MrImpl) region;
-        if (mw.type() != MwType.TYPE_1) {
-            throw VerbsException.invalid("ibv_bind_mw binds type 1 windows; post BIND_MW for type 2");
-        }
-        if (mr == null && length != 0) {
-            // As the libibverbs providers check: only an unbinding (zero-length) bind may omit the region.
-            throw VerbsException.invalid("a bind of " + length + " bytes needs a memory region");
-        }
-        int newRkey;
-        synchronized (sq.postLock) {
-            // Checked as a local operation without SGEs: checkPostableSend refuses BIND_MW of a type 1 window.
-            SendWr wr = new SendWr().opcode(WrOpcode.LOCAL_INV);
-            checkPostableSend(wr, 0);
-            newRkey = length == 0 ? mw.rkey() : MemoryWindow.incrementRkey(mw.rkey());
-            wr.opcode(WrOpcode.BIND_MW).wrId(wrId).flags(flags).bind(mw, newRkey, mr, addr, length, access);
-            SendWqe w = sq.at(sq.tail);
-            fillSendWqe(w, wr, 0);
-            mw.rkey(newRkey);
-            sq.tail = sq.tail + 1;
-        }
-        kickAfterPost();
-        return newRkey;
+        return poster.bindMw(window, region, addr, length, access, wrId, flags);
     }
 
     /**
@@ -420,7 +237,7 @@ public final class RcQueuePair implements QueuePair, WindowOwner {
         }
     }
 
-    private void kickAfterPost() {
+    void kickAfterPost() {
         if (state == QpState.ERR) {
             completerTask.kick();
         } else {
@@ -447,121 +264,30 @@ public final class RcQueuePair implements QueuePair, WindowOwner {
         });
     }
 
-    private void applyModify(QpAttr attr) {
+    private void applyModify(QpAttr a) {
         if (destroyed) {
             throw VerbsException.invalid("queue pair was destroyed");
         }
-        Set<QpAttrMask> mask = attr.mask();
+        Set<QpAttrMask> mask = a.mask();
         QpState cur = state;
-        if (mask.contains(QpAttrMask.CUR_STATE) && attr.curState() != cur) {
-            throw VerbsException.invalid("cur_qp_state " + attr.curState() + " but the QP is in " + cur);
+        if (mask.contains(QpAttrMask.CUR_STATE) && a.curState() != cur) {
+            throw VerbsException.invalid("cur_qp_state " + a.curState() + " but the QP is in " + cur);
         }
-        QpState to = mask.contains(QpAttrMask.STATE) ? Objects.requireNonNull(attr.state(), "state") : cur;
+        QpState to = mask.contains(QpAttrMask.STATE) ? Objects.requireNonNull(a.state(), "state") : cur;
         QpTransitions.check(cur, to, mask);
-        validateValues(attr, mask);
-
-        if (mask.contains(QpAttrMask.ACCESS_FLAGS)) {
-            accessFlags = attr.accessFlagBits();
-        }
-        if (mask.contains(QpAttrMask.PKEY_INDEX)) {
-            pkeyIndex = attr.pkeyIndex();
-        }
-        if (mask.contains(QpAttrMask.PORT)) {
-            port = attr.port();
-        }
+        QpAttributes.validate(a, mask, device.attributes(), device.activeMtu());
+        attr.apply(a, mask);
         if (mask.contains(QpAttrMask.AV)) {
-            av = attr.av();
             route = null;
         }
-        if (mask.contains(QpAttrMask.PATH_MTU)) {
-            pathMtu = attr.pathMtu();
-            mtu = attr.pathMtu().bytes();
-        }
-        if (mask.contains(QpAttrMask.DEST_QPN)) {
-            destQpn = attr.destQpn();
-        }
-        if (mask.contains(QpAttrMask.RQ_PSN)) {
-            rqPsn = attr.rqPsn();
-        }
-        if (mask.contains(QpAttrMask.SQ_PSN)) {
-            sqPsn = attr.sqPsn();
-        }
-        if (mask.contains(QpAttrMask.TIMEOUT)) {
-            timeout = attr.timeout();
-        }
-        if (mask.contains(QpAttrMask.RETRY_CNT)) {
-            retryCnt = attr.retryCnt();
-        }
-        if (mask.contains(QpAttrMask.RNR_RETRY)) {
-            rnrRetry = attr.rnrRetry();
-        }
-        if (mask.contains(QpAttrMask.MIN_RNR_TIMER)) {
-            minRnrTimer = attr.minRnrTimer();
-        }
-        if (mask.contains(QpAttrMask.MAX_QP_RD_ATOMIC)) {
-            maxRdAtomic = attr.maxRdAtomic();
-        }
         if (mask.contains(QpAttrMask.MAX_DEST_RD_ATOMIC)) {
-            maxDestRdAtomic = attr.maxDestRdAtomic();
-            responder.resizeResources(maxDestRdAtomic);
-        }
-        if (mask.contains(QpAttrMask.EN_SQD_ASYNC_NOTIFY)) {
-            sqdNotify = attr.enSqdAsyncNotify();
+            responder.resizeResources(attr.maxDestRdAtomic);
         }
         if (to != cur || to == QpState.RESET) {
             enter(cur, to);
         } else if (to == QpState.SQD) {
             // SQD -> SQD may have changed the retry parameters.
             completer.parametersChanged();
-        }
-    }
-
-    private void validateValues(QpAttr a, Set<QpAttrMask> mask) {
-        DeviceAttributes da = device.attributes();
-        if (mask.contains(QpAttrMask.PKEY_INDEX) && a.pkeyIndex() != 0) {
-            throw VerbsException.invalid("pkey_index " + a.pkeyIndex() + " out of range: the P_Key table has 1 entry");
-        }
-        if (mask.contains(QpAttrMask.PORT) && a.port() != 1) {
-            throw VerbsException.invalid("port_num " + a.port() + ": the device has one port, numbered 1");
-        }
-        if (mask.contains(QpAttrMask.ACCESS_FLAGS) && (a.accessFlagBits() & ~QP_ACCESS_BITS) != 0) {
-            throw VerbsException.invalid("qp_access_flags may hold only LOCAL_WRITE, REMOTE_WRITE, REMOTE_READ, REMOTE_ATOMIC");
-        }
-        if (mask.contains(QpAttrMask.AV)) {
-            AhAttr av = Objects.requireNonNull(a.av(), "av");
-            if (av.portNum() != 1 || av.sgidIndex() != 0 || av.sl() < 0 || av.sl() > 15) {
-                throw VerbsException.invalid("address vector needs port 1, sgid_index 0 and sl 0..15: " + av);
-            }
-        }
-        if (mask.contains(QpAttrMask.PATH_MTU)) {
-            Mtu m = Objects.requireNonNull(a.pathMtu(), "pathMtu");
-            if (m.bytes() > device.activeMtu().bytes()) {
-                throw VerbsException.invalid("path_mtu " + m + " exceeds the port's active MTU " + device.activeMtu());
-            }
-        }
-        if (mask.contains(QpAttrMask.DEST_QPN) && (a.destQpn() & ~Psn.MASK) != 0) {
-            throw VerbsException.invalid("dest_qp_num " + a.destQpn() + " is not a 24-bit QP number");
-        }
-        if (mask.contains(QpAttrMask.RQ_PSN) && (a.rqPsn() & ~Psn.MASK) != 0) {
-            throw VerbsException.invalid("rq_psn " + a.rqPsn() + " is not a 24-bit PSN");
-        }
-        if (mask.contains(QpAttrMask.SQ_PSN) && (a.sqPsn() & ~Psn.MASK) != 0) {
-            throw VerbsException.invalid("sq_psn " + a.sqPsn() + " is not a 24-bit PSN");
-        }
-        range(mask, QpAttrMask.TIMEOUT, a.timeout(), 0, 31, "timeout");
-        range(mask, QpAttrMask.MIN_RNR_TIMER, a.minRnrTimer(), 0, 31, "min_rnr_timer");
-        range(mask, QpAttrMask.RETRY_CNT, a.retryCnt(), 0, 7, "retry_cnt");
-        range(mask, QpAttrMask.RNR_RETRY, a.rnrRetry(), 0, 7, "rnr_retry");
-        range(mask, QpAttrMask.MAX_QP_RD_ATOMIC, a.maxRdAtomic(), 0, da.maxQpInitRdAtom(), "max_rd_atomic");
-        range(mask, QpAttrMask.MAX_DEST_RD_ATOMIC, a.maxDestRdAtomic(), 0, da.maxQpRdAtom(), "max_dest_rd_atomic");
-        if (mask.contains(QpAttrMask.ALT_PATH) || mask.contains(QpAttrMask.PATH_MIG_STATE)) {
-            throw VerbsException.invalid("the device does not support automatic path migration (no IBV_DEVICE_AUTO_PATH_MIG)");
-        }
-    }
-
-    private static void range(Set<QpAttrMask> mask, QpAttrMask m, int v, int lo, int hi, String name) {
-        if (mask.contains(m)) {
-            VerbsException.checkRange(name, v, lo, hi);
         }
     }
 
@@ -577,13 +303,13 @@ public final class RcQueuePair implements QueuePair, WindowOwner {
                 setState(to);
                 break;
             case RTR:
-                responder.start(rqPsn);
+                responder.start(attr.rqPsn);
                 setState(to);
                 break;
             case RTS:
                 if (from == QpState.RTR) {
-                    requester.start(sqPsn);
-                    completer.start(sqPsn);
+                    requester.start(attr.sqPsn);
+                    completer.start(attr.sqPsn);
                 } else {
                     completer.parametersChanged();
                 }
@@ -687,13 +413,8 @@ public final class RcQueuePair implements QueuePair, WindowOwner {
      */
     public QpAttr query() {
         return device.executor().call(() -> {
-            QpAttr a = new QpAttr().state(state).curState(state).accessFlags(AccessFlag.fromMask(accessFlags))
-                    .pkeyIndex(pkeyIndex).port(port).pathMtu(pathMtu).timeout(timeout).retryCnt(retryCnt)
-                    .rnrRetry(rnrRetry).rqPsn(rqPsn).maxRdAtomic(maxRdAtomic).minRnrTimer(minRnrTimer).sqPsn(sqPsn)
-                    .maxDestRdAtomic(maxDestRdAtomic).destQpn(destQpn).cap(caps).enSqdAsyncNotify(sqdNotify);
-            if (av != null) {
-                a.av(av);
-            }
+            QpAttr a = new QpAttr().state(state).curState(state).cap(caps);
+            attr.fill(a);
             a.sqDraining(state == QpState.SQD && !drained());
             return a;
         });
@@ -755,13 +476,13 @@ public final class RcQueuePair implements QueuePair, WindowOwner {
 
     /** Sends a packet built by a role. Engine thread. */
     void transmit(Packet p) {
-        p.destQp(destQpn).pkey(DEFAULT_PKEY);
+        p.destQp(attr.destQpn).pkey(DEFAULT_PKEY);
         device.transmit(this, p);
     }
 
     /** Packets, and so PSNs, a message of {@code length} bytes takes at the path MTU: at least one. Engine thread. */
     int packets(int length) {
-        return length == 0 ? 1 : (int) ((length + (long) mtu - 1) / mtu);
+        return length == 0 ? 1 : (int) ((length + (long) attr.mtu - 1) / attr.mtu);
     }
 
     /** True when no started WQE remains in the send queue. */
@@ -773,7 +494,7 @@ public final class RcQueuePair implements QueuePair, WindowOwner {
     void checkDrained() {
         if (state == QpState.SQD && !sqDrainedRaised && drained()) {
             sqDrainedRaised = true;
-            if (sqdNotify) {
+            if (attr.sqdNotify) {
                 device.raiseAsync(AsyncEventType.SQ_DRAINED, this, null, null);
             }
         }
@@ -801,7 +522,7 @@ public final class RcQueuePair implements QueuePair, WindowOwner {
         if (status != WcStatus.SUCCESS) {
             counters.increment(Counter.COMPLETION_ERRORS);
         }
-        if (!cq.push(wrId, status, opcode, byteLen, imm, flags, qpn, destQpn, solicited, vendorErr)
+        if (!cq.push(wrId, status, opcode, byteLen, imm, flags, qpn, attr.destQpn, solicited, vendorErr)
                 && state != QpState.ERR) {
             LOG.debug("qp {}: {} CQ overrun, moving to ERR", qpn, which);
             enterError(ErrorCause.CQ_OVERRUN);

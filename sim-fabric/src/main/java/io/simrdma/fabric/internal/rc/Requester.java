@@ -197,12 +197,12 @@ public final class Requester {
 
     private Step checkRdAtomic() {
         if (wqe.state == SendWqe.State.POSTED && wqe.opcode.isReadOrAtomic()) {
-            if (qp.maxRdAtomic == 0) {
+            if (qp.attr.maxRdAtomic == 0) {
                 // No initiator resources at all: the WR can never be issued (local QP operation error).
                 failWqe(WcStatus.LOC_QP_OP_ERR);
                 return Step.DONE;
             }
-            if (outstandingRdAtomic >= qp.maxRdAtomic) {
+            if (outstandingRdAtomic >= qp.attr.maxRdAtomic) {
                 return Step.DONE;
             }
         }
@@ -256,7 +256,7 @@ public final class Requester {
 
     private Step buildPacket() {
         SendWqe w = wqe;
-        int mtu = qp.mtu;
+        int mtu = qp.attr.mtu;
         int pktPsn = psn;
         Packet p;
         switch (w.opcode) {
@@ -399,7 +399,7 @@ public final class Requester {
             // behind the completer.
             from = qp.completer.psn;
         }
-        int mtu = qp.mtu;
+        int mtu = qp.attr.mtu;
         boolean found = false;
         SendQueue sq = qp.sq;
         for (long i = sq.head; i < sq.tail; i++) {

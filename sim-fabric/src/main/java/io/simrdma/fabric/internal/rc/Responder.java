@@ -306,14 +306,14 @@ public final class Responder {
             return Step.ERR_INVALID_REQUEST;
         }
         // The QP's access flags enable remote operations (ibv_modify_qp(3) qp_access_flags).
-        int acc = qp.accessFlags;
+        int acc = qp.attr.accessFlags;
         if ((op.isWrite() && (acc & AccessFlag.REMOTE_WRITE.bit()) == 0)
                 || (op.isRead() && (acc & AccessFlag.REMOTE_READ.bit()) == 0)
                 || (op.isAtomic() && (acc & AccessFlag.REMOTE_ATOMIC.bit()) == 0)) {
             return Step.ERR_INVALID_REQUEST;
         }
         int len = p.payloadLength();
-        int mtu = qp.mtu;
+        int mtu = qp.attr.mtu;
         if (op.hasPayload()) {
             // Packets before the last of a message carry exactly one MTU (IBA 9.7.4.1.3).
             if (op.isLast() ? len > mtu : len != mtu) {
@@ -536,7 +536,7 @@ public final class Responder {
 
     /** Sends the responses of a READ from {@code va} on, PSNs from {@code startPsn}. */
     private void sendReadResponses(Resource r, int startPsn, long va, int len) {
-        int mtu = qp.mtu;
+        int mtu = qp.attr.mtu;
         int packets = qp.packets(len);
         int base = r.mr == null ? 0 : r.index + (int) (va - r.va);
         for (int i = 0; i < packets; i++) {
@@ -661,7 +661,7 @@ public final class Responder {
         // IBA 9.7.5.2.8: no receive WQE; NAK with the QP's minimum RNR timer. Packets already in
         // flight behind this one are dropped without a sequence NAK.
         nakSent = true;
-        sendAeth(Aeth.rnrNak(qp.minRnrTimer), p.psn());
+        sendAeth(Aeth.rnrNak(qp.attr.minRnrTimer), p.psn());
         qp.counters.increment(Counter.RNR_NAK_SENT);
         return Step.CLEANUP;
     }

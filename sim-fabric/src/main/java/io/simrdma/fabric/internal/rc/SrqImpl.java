@@ -8,6 +8,7 @@ import io.simrdma.fabric.SrqAttr;
 import io.simrdma.fabric.SrqAttrMask;
 import io.simrdma.fabric.VerbsException;
 import io.simrdma.fabric.internal.mem.PdImpl;
+
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 
