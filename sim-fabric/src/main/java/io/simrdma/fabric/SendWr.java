@@ -14,6 +14,14 @@ import java.util.Set;
  * qp.postSend(wr);
  * }</pre>
  *
+ * <p><b>Signaling.</b> As with ibv_post_send(3), a work request produces a completion entry only
+ * if it has {@link SendFlag#SIGNALED} or its queue pair was created with {@code sqSigAll}
+ * ({@link QpInitAttr#sqSigAll}); otherwise it completes silently when it succeeds (an error always
+ * produces a completion). An unsignaled WR still occupies its send queue slot until a later
+ * signaled WR's completion retires it, so a loop of unsignaled posts must signal one WR every so
+ * often, or the send queue fills (ENOMEM). Flags stay set on a reused object:
+ * {@link #clearFlag(SendFlag)} removes one, {@link #flagBits(int) flagBits(0)} all.
+ *
  * <p>The queue pair copies what it needs when the WR is posted; the object may be reused as soon as
  * {@code postSend} returns. The memory the SGEs name belongs to the application, which must not
  * change it until the completion arrives (unless {@link SendFlag#INLINE} was set).
@@ -83,6 +91,12 @@ public final class SendWr {
     /** Sets one flag. */
     public SendWr flag(SendFlag f) {
         flags |= f.bit();
+        return this;
+    }
+
+    /** Clears one flag, leaving the others as they are. */
+    public SendWr clearFlag(SendFlag f) {
+        flags &= ~f.bit();
         return this;
     }
 

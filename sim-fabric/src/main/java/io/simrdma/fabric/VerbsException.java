@@ -21,10 +21,12 @@ public class VerbsException extends RuntimeException {
         return errno;
     }
 
+    /** An EINVAL failure with {@code message}. */
     public static VerbsException invalid(String message) {
         return new VerbsException(Errno.EINVAL, message);
     }
 
+    /** An EBUSY failure with {@code message}. */
     public static VerbsException busy(String message) {
         return new VerbsException(Errno.EBUSY, message);
     }
