@@ -284,39 +284,10 @@ final class SimEp extends SimHandle implements Endpoint {
         }
     }
 
-    /**
-     * The completion-flag rules for EVDs shared by endpoint streams (dat_ep_create(3DAT) USAGE):
-     * an EVD also fed by non-DTO streams takes only threshold-controlled streams; an UNSIGNALLED
-     * stream needs every stream of the EVD UNSIGNALLED; a SOLICITED_WAIT receive stream needs every
-     * receive stream SOLICITED_WAIT and no other stream.
-     */
-    private static void checkStreams(SimEvd evd, boolean recvStream, Set<CompletionFlag> flags, SimEvd.Stream sibling) {
-        if (evd == null) {
-            return;
-        }
-        boolean unsignalled = flags.contains(CompletionFlag.UNSIGNALLED);
-        boolean solicited = recvStream && flags.contains(CompletionFlag.SOLICITED_WAIT);
-        Set<EvdFlag> ef = evd.flags();
-        boolean otherStreams = ef.contains(EvdFlag.CR) || ef.contains(EvdFlag.CONNECTION) || ef.contains(EvdFlag.ASYNC)
-                || ef.contains(EvdFlag.SOFTWARE);
-        if (otherStreams && (unsignalled || solicited)) {
-            throw DatException.invalidParameter("an EVD fed by non-DTO streams takes only threshold-controlled DTO streams");
-        }
-        List<SimEvd.Stream> streams = evd.streams();
-        if (sibling != null) {
-            streams.add(sibling);
-        }
-        for (SimEvd.Stream s : streams) {
-            boolean su = s.flags().contains(CompletionFlag.UNSIGNALLED);
-            boolean ss = s.recv() && s.flags().contains(CompletionFlag.SOLICITED_WAIT);
-            if (su != unsignalled && (su || unsignalled)) {
-                throw DatException.invalidParameter("every DTO stream of an EVD with an UNSIGNALLED stream must be UNSIGNALLED");
-            }
-            if (ss || solicited) {
-                if (!(s.recv() && recvStream && ss && solicited)) {
-                    throw DatException.invalidParameter("an EVD with a SOLICITED_WAIT receive stream takes only SOLICITED_WAIT receive streams");
-                }
-            }
+    /** dat_ep_create(3DAT) USAGE: may a stream with {@code flags} join {@code evd} (null: no EVD, nothing to check)? */
+    private static void checkStreams(SimEvd evd, boolean recvStream, Set<CompletionFlag> flags, EvdStreams.Stream sibling) {
+        if (evd != null) {
+            evd.streams.checkJoin(recvStream, flags, sibling);
         }
     }
 
@@ -324,8 +295,8 @@ final class SimEp extends SimHandle implements Endpoint {
      * The endpoint's own receive stream when its request stream goes to the same EVD: the two are
      * checked against each other like streams of different endpoints (dat_ep_create(3DAT) USAGE).
      */
-    private static SimEvd.Stream ownRecvStream(SimEvd recv, SimEvd request, EpAttributes a) {
-        return recv != null && recv == request ? new SimEvd.Stream(null, true, a.recvCompletionFlags()) : null;
+    private static EvdStreams.Stream ownRecvStream(SimEvd recv, SimEvd request, EpAttributes a) {
+        return recv != null && recv == request ? new EvdStreams.Stream(null, true, a.recvCompletionFlags()) : null;
     }
 
     private void attach() {
@@ -341,11 +312,11 @@ final class SimEp extends SimHandle implements Endpoint {
     private void addStreams() {
         if (recvEvd != null) {
             recvEvd.addUser();
-            recvEvd.addStream(new SimEvd.Stream(this, true, attrs.recvCompletionFlags()));
+            recvEvd.streams.add(new EvdStreams.Stream(this, true, attrs.recvCompletionFlags()));
         }
         if (requestEvd != null) {
             requestEvd.addUser();
-            requestEvd.addStream(new SimEvd.Stream(this, false, attrs.requestCompletionFlags()));
+            requestEvd.streams.add(new EvdStreams.Stream(this, false, attrs.requestCompletionFlags()));
         }
         if (connectEvd != null) {
             connectEvd.addUser();
@@ -355,11 +326,11 @@ final class SimEp extends SimHandle implements Endpoint {
     private void removeStreams() {
         if (recvEvd != null) {
             recvEvd.removeUser();
-            recvEvd.removeStreams(this);
+            recvEvd.streams.removeAll(this);
         }
         if (requestEvd != null) {
             requestEvd.removeUser();
-            requestEvd.removeStreams(this);
+            requestEvd.streams.removeAll(this);
         }
         if (connectEvd != null) {
             connectEvd.removeUser();

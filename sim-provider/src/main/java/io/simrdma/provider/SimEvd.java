@@ -2,7 +2,6 @@ package io.simrdma.provider;
 
 import io.simrdma.dat.AsyncErrorEvent;
 import io.simrdma.dat.AsyncErrorReason;
-import io.simrdma.dat.CompletionFlag;
 import io.simrdma.dat.ConsumerNotificationObject;
 import io.simrdma.dat.DatEvent;
 import io.simrdma.dat.DatException;
@@ -59,15 +58,12 @@ final class SimEvd extends SimHandle implements EventDispatcher {
         }
     }
 
-    /** An endpoint completion stream on this EVD, for the flag rules of dat_ep_create(3DAT). */
-    record Stream(SimEp ep, boolean recv, Set<CompletionFlag> flags) {
-    }
-
     private final Object lock = new Object();
     private final EnumSet<EvdFlag> flags;
     private final ArrayDeque<Entry> queue = new ArrayDeque<>();
     private final WaitSignal signal;
-    private final List<Stream> streams = new ArrayList<>();
+    /** The endpoint completion streams feeding this EVD and their flag rules. */
+    final EvdStreams streams;
     private int qlen;
     private int notifying;
     private SimCno cno;
@@ -86,6 +82,7 @@ final class SimEvd extends SimHandle implements EventDispatcher {
         super(ia, HandleType.EVD);
         this.qlen = qlen;
         this.flags = flags.isEmpty() ? EnumSet.noneOf(EvdFlag.class) : EnumSet.copyOf(flags);
+        this.streams = new EvdStreams(this.flags);
         this.signal = ia.fabric.scheduler().newSignal();
         this.cno = cno;
         if (this.flags.contains(EvdFlag.DTO) || this.flags.contains(EvdFlag.RMR_BIND)) {
@@ -150,34 +147,6 @@ final class SimEvd extends SimHandle implements EventDispatcher {
         synchronized (lock) {
             users--;
         }
-    }
-
-    List<Stream> streams() {
-        synchronized (lock) {
-            return new ArrayList<>(streams);
-        }
-    }
-
-    void addStream(Stream s) {
-        synchronized (lock) {
-            streams.add(s);
-        }
-    }
-
-    void removeStreams(SimEp ep) {
-        synchronized (lock) {
-            streams.removeIf(s -> s.ep() == ep);
-        }
-    }
-
-    /** True if a stream feeding this EVD controls notification itself (UNSIGNALLED, SOLICITED_WAIT): waits need threshold 1. */
-    private boolean consumerControlled() {
-        for (Stream s : streams) {
-            if (s.flags().contains(CompletionFlag.UNSIGNALLED) || (s.recv() && s.flags().contains(CompletionFlag.SOLICITED_WAIT))) {
-                return true;
-            }
-        }
-        return false;
     }
 
     // ------------------------------------------------------------------ arrivals
@@ -310,7 +279,7 @@ final class SimEvd extends SimHandle implements EventDispatcher {
             if (waiting) {
                 throw invalidState(DatReturnSubtype.INVALID_STATE_EVD_WAITER, "another thread waits on this EVD");
             }
-            if (threshold != 1 && consumerControlled()) {
+            if (threshold != 1 && streams.consumerControlled()) {
                 throw invalidState(DatReturnSubtype.INVALID_STATE_EVD_CONFIG_NOTIFY,
                         "an UNSIGNALLED or SOLICITED_WAIT stream feeds this EVD: threshold must be 1 (dat_evd_wait(3DAT))");
             }
@@ -446,19 +415,10 @@ final class SimEvd extends SimHandle implements EventDispatcher {
         checkHandle();
         synchronized (lock) {
             EvdState config = streams.isEmpty() ? null
-                    : consumerControlled() ? (hasSolicitedWait() ? EvdState.CONFIG_SOLICITED : EvdState.CONFIG_NOTIFY)
+                    : streams.consumerControlled() ? (streams.hasSolicitedWait() ? EvdState.CONFIG_SOLICITED : EvdState.CONFIG_NOTIFY)
                     : EvdState.CONFIG_THRESHOLD;
             return new EvdParams(ia, qlen, EvdParams.stateOf(enabled, waitable, config), Optional.ofNullable(cno), flags);
         }
-    }
-
-    private boolean hasSolicitedWait() {
-        for (Stream s : streams) {
-            if (s.recv() && s.flags().contains(CompletionFlag.SOLICITED_WAIT)) {
-                return true;
-            }
-        }
-        return false;
     }
 
     /**
