@@ -118,11 +118,6 @@ final class SimEp extends SimHandle implements Endpoint {
         }
     }
 
-    /** A sink for checked I/O vector segments. */
-    interface SegmentSink {
-        void add(long addr, int len, int lkey);
-    }
-
     final int id;
     private final boolean providerCreated;
     volatile EndpointState state;
@@ -435,49 +430,6 @@ final class SimEp extends SimHandle implements Endpoint {
 
     // ------------------------------------------------------------------ posting
 
-    /**
-     * Checks an I/O vector against the LMRs of {@code ia} and hands each segment to {@code sink}
-     * (dat_ep_post_send(3DAT) and the other post pages): an unknown LMR or one without the local
-     * privilege is a privileges violation, an LMR of another PZ a protection violation, a segment
-     * outside its LMR an invalid parameter.
-     *
-     * @return the total length
-     */
-    static long addSegments(SimIa ia, SimPz pz, List<LmrTriplet> iov, boolean write, SegmentSink sink) {
-        long total = 0;
-        for (LmrTriplet t : iov) {
-            if (t == null) {
-                throw DatException.invalidParameter("null segment in local_iov");
-            }
-            if (t.segmentLength() == 0) {
-                continue;
-            }
-            SimLmr l = ia.lmr(t.lmrContext());
-            if (l == null) {
-                throw new DatException(DatReturnType.PRIVILEGES_VIOLATION,
-                        write ? DatReturnSubtype.PRIVILEGES_WRITE : DatReturnSubtype.PRIVILEGES_READ,
-                        "lmr_context 0x" + Integer.toHexString(t.lmrContext()) + " names no LMR of this IA");
-            }
-            if (l.pz != pz) {
-                throw new DatException(DatReturnType.PROTECTION_VIOLATION,
-                        write ? DatReturnSubtype.PROTECTION_WRITE : DatReturnSubtype.PROTECTION_READ,
-                        "the LMR's PZ is not the endpoint's");
-            }
-            // C9 CONFLICT: a receive writes local memory, so it needs local write, as RDMA Read does.
-            if (write ? !l.has(MemoryPrivilege.LOCAL_WRITE) : !l.has(MemoryPrivilege.LOCAL_READ)) {
-                throw new DatException(DatReturnType.PRIVILEGES_VIOLATION,
-                        write ? DatReturnSubtype.PRIVILEGES_WRITE : DatReturnSubtype.PRIVILEGES_READ,
-                        "the LMR lacks local " + (write ? "write" : "read") + " privilege");
-            }
-            if (!l.covers(t.virtualAddress(), t.segmentLength()) || t.segmentLength() > Integer.MAX_VALUE) {
-                throw DatException.invalidParameter("segment " + t + " lies outside its LMR");
-            }
-            sink.add(t.virtualAddress(), (int) t.segmentLength(), t.lmrContext());
-            total += t.segmentLength();
-        }
-        return total;
-    }
-
     /** The checks every request post and bind starts with: the handle, the state, the completion flags. */
     private void checkRequest(EpOp op, Set<CompletionFlag> flags) {
         checkHandle();
@@ -574,11 +526,11 @@ final class SimEp extends SimHandle implements Endpoint {
     @Override
     public void postSend(List<LmrTriplet> localIov, long userCookie, Set<CompletionFlag> completionFlags) {
         checkRequest(EpOp.POST_SEND, completionFlags);
-        checkIov(localIov, attrs.maxRequestIov());
+        LocalIov.checkCount(localIov, attrs.maxRequestIov());
         QueuePair q = readyQp();
         synchronized (postLock) {
             sendWr.clear();
-            long total = addSegments(ia, pz, localIov, false, (a, l, k) -> sendWr.sge(a, l, k));
+            long total = LocalIov.addSegments(ia, pz, localIov, false, (a, l, k) -> sendWr.sge(a, l, k));
             if (total > attrs.maxMessageSize()) {
                 throw DatException.invalidParameter("message of " + total + " bytes exceeds max_message_size " + attrs.maxMessageSize());
             }
@@ -590,7 +542,7 @@ final class SimEp extends SimHandle implements Endpoint {
     public void postRdmaRead(List<LmrTriplet> localIov, long userCookie, RmrTriplet remoteBuffer,
                              Set<CompletionFlag> completionFlags) {
         checkRequest(EpOp.POST_RDMA_READ, completionFlags);
-        checkIov(localIov, Math.max(1, attrs.maxRdmaReadIov()));
+        LocalIov.checkCount(localIov, Math.max(1, attrs.maxRdmaReadIov()));
         if (remoteBuffer == null) {
             throw DatException.invalidParameter("remote buffer is null");
         }
@@ -601,7 +553,7 @@ final class SimEp extends SimHandle implements Endpoint {
         synchronized (postLock) {
             sendWr.clear();
             long[] left = {remoteBuffer.segmentLength()};
-            long total = addSegments(ia, pz, localIov, true, (a, l, k) -> {
+            long total = LocalIov.addSegments(ia, pz, localIov, true, (a, l, k) -> {
                 int n = (int) Math.min(l, left[0]);
                 if (n > 0) {
                     sendWr.sge(a, n, k);
@@ -622,14 +574,14 @@ final class SimEp extends SimHandle implements Endpoint {
     public void postRdmaWrite(List<LmrTriplet> localIov, long userCookie, RmrTriplet remoteBuffer,
                               Set<CompletionFlag> completionFlags) {
         checkRequest(EpOp.POST_RDMA_WRITE, completionFlags);
-        checkIov(localIov, Math.max(1, attrs.maxRdmaWriteIov()));
+        LocalIov.checkCount(localIov, Math.max(1, attrs.maxRdmaWriteIov()));
         if (remoteBuffer == null) {
             throw DatException.invalidParameter("remote buffer is null");
         }
         QueuePair q = readyQp();
         synchronized (postLock) {
             sendWr.clear();
-            long total = addSegments(ia, pz, localIov, false, (a, l, k) -> sendWr.sge(a, l, k));
+            long total = LocalIov.addSegments(ia, pz, localIov, false, (a, l, k) -> sendWr.sge(a, l, k));
             if (total > remoteBuffer.segmentLength()) {
                 // dat_ep_post_rdma_write(3DAT): the remote buffer is too small for the local data.
                 throw new DatException(DatReturnType.LENGTH_ERROR, "remote buffer of " + remoteBuffer.segmentLength()
@@ -693,15 +645,6 @@ final class SimEp extends SimHandle implements Endpoint {
         s.privileges = null;
     }
 
-    private static void checkIov(List<LmrTriplet> iov, int max) {
-        if (iov == null) {
-            throw DatException.invalidParameter("local_iov is null");
-        }
-        if (iov.size() > max) {
-            throw DatException.invalidParameter(iov.size() + " segments exceed the endpoint's limit of " + max);
-        }
-    }
-
     /**
      * Posts a receive (dat_ep_post_recv(3DAT)): valid in every state; in DISCONNECTED it is flushed
      * at once. An endpoint with an SRQ takes its receives from the SRQ: posting to it is refused
@@ -725,7 +668,7 @@ final class SimEp extends SimHandle implements Endpoint {
         if (completionFlags.contains(CompletionFlag.UNSIGNALLED) && !attrs.recvCompletionFlags().contains(CompletionFlag.UNSIGNALLED)) {
             throw DatException.invalidParameter("DAT_COMPLETION_UNSIGNALLED_FLAG needs UNSIGNALLED recv completion flags on the endpoint");
         }
-        checkIov(localIov, attrs.maxRecvIov());
+        LocalIov.checkCount(localIov, attrs.maxRecvIov());
         QueuePair q = readyQp();
         synchronized (postLock) {
             if (recvTail - recvHead >= attrs.maxRecvDtos()) {
@@ -735,7 +678,7 @@ final class SimEp extends SimHandle implements Endpoint {
             RecvSlot s = recv[seq & (recv.length - 1)];
             recvWr.clear();
             s.segments = 0;
-            addSegments(ia, pz, localIov, true, (a, l, k) -> {
+            LocalIov.addSegments(ia, pz, localIov, true, (a, l, k) -> {
                 recvWr.sge(a, l, k);
                 s.lmr[s.segments] = k;
                 s.va[s.segments] = a;

@@ -134,7 +134,7 @@ final class SimSrq extends SimHandle implements SharedReceiveQueue {
         }
         synchronized (lock) {
             wr.clear();
-            long total = SimEp.addSegments(ia, pz, localIov, true, (addr, len, lkey) -> wr.sge(addr, len, lkey));
+            long total = LocalIov.addSegments(ia, pz, localIov, true, (addr, len, lkey) -> wr.sge(addr, len, lkey));
             // dat_srq_query(3DAT): an entry whose completion is not reaped yet is not available for new postings.
             Integer slot = outstanding >= maxRecvDtos ? null : free.poll();
             if (slot == null) {
