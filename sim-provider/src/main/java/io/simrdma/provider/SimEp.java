@@ -29,10 +29,8 @@ import io.simrdma.dat.ProtectionZone;
 import io.simrdma.dat.Qos;
 import io.simrdma.dat.RmrBindCompletionEvent;
 import io.simrdma.dat.RmrTriplet;
-import io.simrdma.dat.ServiceType;
 import io.simrdma.dat.Timeout;
 import io.simrdma.fabric.AccessFlag;
-import io.simrdma.fabric.CompletionQueue;
 import io.simrdma.fabric.Errno;
 import io.simrdma.fabric.PostException;
 import io.simrdma.fabric.QpAttr;
@@ -172,29 +170,6 @@ final class SimEp extends SimHandle implements Endpoint {
         sizeRings(attrs);
     }
 
-    /** Default endpoint attributes: what dat_ep_create(3DAT) with NULL attributes gives. */
-    static EpAttributes defaults(SimIa ia) {
-        return EpAttributes.builder()
-                .serviceType(ServiceType.RC)
-                .maxMessageSize(1 << 20)
-                .maxRdmaSize(1 << 20)
-                .qos(Qos.BEST_EFFORT)
-                .recvCompletionFlags(EnumSet.noneOf(CompletionFlag.class))
-                .requestCompletionFlags(EnumSet.noneOf(CompletionFlag.class))
-                .maxRecvDtos(Math.min(64, ia.attributes().maxDtoPerEp()))
-                .maxRequestDtos(Math.min(64, ia.attributes().maxDtoPerEp()))
-                .maxRecvIov(Math.min(4, ia.attributes().maxIovSegmentsPerDto()))
-                .maxRequestIov(Math.min(4, ia.attributes().maxIovSegmentsPerDto()))
-                .maxRdmaReadIn(Math.min(4, ia.attributes().maxRdmaReadIn()))
-                .maxRdmaReadOut(Math.min(4, ia.attributes().maxRdmaReadOut()))
-                .srqSoftHw(Dat.HW_DEFAULT)
-                .maxRdmaReadIov(Math.min(4, ia.attributes().maxIovSegmentsPerRdmaRead()))
-                .maxRdmaWriteIov(Math.min(4, ia.attributes().maxIovSegmentsPerRdmaWrite()))
-                .transportSpecific(List.of())
-                .providerSpecific(List.of())
-                .build();
-    }
-
     /** dat_ep_create(3DAT) and dat_ep_create_with_srq(3DAT), and the provider's EPs of a PSP. */
     static SimEp create(SimIa ia, ProtectionZone pzHandle, EventDispatcher recv, EventDispatcher request,
                         EventDispatcher connect, SimSrq srq, EpAttributes attributes, boolean providerCreated) {
@@ -202,8 +177,8 @@ final class SimEp extends SimHandle implements Endpoint {
         SimEvd r = evd(ia, recv, EvdFlag.DTO, DatReturnSubtype.INVALID_HANDLE_EVD_RECV);
         SimEvd q = evd(ia, request, EvdFlag.DTO, DatReturnSubtype.INVALID_HANDLE_EVD_REQUEST);
         SimEvd c = evd(ia, connect, EvdFlag.CONNECTION, DatReturnSubtype.INVALID_HANDLE_EVD_CONN);
-        EpAttributes a = attributes != null ? attributes : defaults(ia);
-        validate(ia, a, srq);
+        EpAttributes a = attributes != null ? attributes : EpAttributeRules.defaults(ia);
+        EpAttributeRules.validate(ia, a, srq);
         if (srq != null && z != null && srq.pz != z) {
             // dat_ep_create_with_srq(3DAT): a different PZ needs srq_ep_pz_difference_supported, which is false.
             throw DatException.invalidParameter("the endpoint's PZ must be the SRQ's (srq_ep_pz_difference_supported is false)");
@@ -234,50 +209,8 @@ final class SimEp extends SimHandle implements Endpoint {
         return e;
     }
 
-    /** Checks endpoint attributes against the IA's limits (DAT_INVALID_PARAMETER). */
-    static void validate(SimIa ia, EpAttributes a, SimSrq srq) {
-        var ia2 = ia.attributes();
-        if (a.serviceType() != ServiceType.RC) {
-            throw new DatException(DatReturnType.MODEL_NOT_SUPPORTED, "only the RC service type is supported");
-        }
-        if (a.qos() != Qos.BEST_EFFORT) {
-            throw new DatException(DatReturnType.MODEL_NOT_SUPPORTED, "only best-effort QoS is supported");
-        }
-        range(a.maxMessageSize(), 1, ia2.maxMessageSize(), "max_message_size");
-        range(a.maxRdmaSize(), 0, ia2.maxRdmaSize(), "max_rdma_size");
-        range(a.maxRequestDtos(), 1, ia2.maxDtoPerEp(), "max_request_dtos");
-        range(a.maxRequestIov(), 1, ia2.maxIovSegmentsPerDto(), "max_request_iov");
-        if (srq == null) {
-            range(a.maxRecvDtos(), 1, ia2.maxDtoPerEp(), "max_recv_dtos");
-            range(a.maxRecvIov(), 1, ia2.maxIovSegmentsPerDto(), "max_recv_iov");
-        } else {
-            // dat_ep_create_with_srq(3DAT): max_recv_dtos is kept exactly, so it must be one the IA can give
-            // (the EP posts no receives itself: 0 is fine); max_recv_iov is ignored.
-            range(a.maxRecvDtos(), 0, ia2.maxDtoPerEp(), "max_recv_dtos");
-        }
-        range(a.maxRdmaReadIn(), 0, ia2.maxRdmaReadIn(), "max_rdma_read_in");
-        range(a.maxRdmaReadOut(), 0, ia2.maxRdmaReadOut(), "max_rdma_read_out");
-        range(a.maxRdmaReadIov(), 0, ia2.maxIovSegmentsPerRdmaRead(), "max_rdma_read_iov");
-        range(a.maxRdmaWriteIov(), 0, ia2.maxIovSegmentsPerRdmaWrite(), "max_rdma_write_iov");
-        // dat_ep_modify(3DAT): the Recv Completion Flags value is UNSIGNALLED, SOLICITED_WAIT or EVD_THRESHOLD
-        // ("Recv posting does not support" SUPPRESS or BARRIER_FENCE); the Request Completion Flags value is
-        // UNSIGNALLED or EVD_THRESHOLD (SUPPRESS, SOLICITED_WAIT and BARRIER_FENCE are flags of each post).
-        // One value each (dat.h: UNSIGNALLED is not allowed with EVD_THRESHOLD); none is the default.
-        checkEpFlags(a.recvCompletionFlags(), RECV_EP_FLAGS, "recv_completion_flags");
-        checkEpFlags(a.requestCompletionFlags(), REQUEST_EP_FLAGS, "request_completion_flags");
-    }
-
-    private static final Set<CompletionFlag> RECV_EP_FLAGS =
-            EnumSet.of(CompletionFlag.UNSIGNALLED, CompletionFlag.SOLICITED_WAIT, CompletionFlag.EVD_THRESHOLD);
-    private static final Set<CompletionFlag> REQUEST_EP_FLAGS = EnumSet.of(CompletionFlag.UNSIGNALLED, CompletionFlag.EVD_THRESHOLD);
     /** The only completion flag a receive is posted with (dat_ep_post_recv(3DAT)). */
     private static final Set<CompletionFlag> RECV_POST_FLAGS = EnumSet.of(CompletionFlag.UNSIGNALLED);
-
-    private static void checkEpFlags(Set<CompletionFlag> f, Set<CompletionFlag> allowed, String name) {
-        if (f.size() > 1 || !allowed.containsAll(f)) {
-            throw DatException.invalidParameter(name + " " + f + " is not the default or one of " + allowed);
-        }
-    }
 
     /** dat_ep_create(3DAT) USAGE: may a stream with {@code flags} join {@code evd} (null: no EVD, nothing to check)? */
     private static void checkStreams(SimEvd evd, boolean recvStream, Set<CompletionFlag> flags, EvdStreams.Stream sibling) {
@@ -1330,7 +1263,7 @@ final class SimEp extends SimHandle implements Endpoint {
                 ? evd(ia, m.connectEvd(), EvdFlag.CONNECTION, DatReturnSubtype.INVALID_HANDLE_EVD_CONN) : connectEvd;
         EpAttributes newAttrs = m.applyTo(attrs);
         try {
-            validate(ia, newAttrs, srq);
+            EpAttributeRules.validate(ia, newAttrs, srq);
         } catch (DatException e) {
             if (e.type() != DatReturnType.MODEL_NOT_SUPPORTED) {
                 throw e;

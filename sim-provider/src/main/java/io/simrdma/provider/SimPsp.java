@@ -72,7 +72,7 @@ final class SimPsp extends SimServicePoint implements PublicServicePoint {
 
     /** dat_psp_create(3DAT): the provider sets up endpoint attributes to match the active side's request. */
     private EpAttributes attributesFor(SimCr cr) {
-        EpAttributes d = SimEp.defaults(ia);
+        EpAttributes d = EpAttributeRules.defaults(ia);
         // The request, seen from this side: responder resources = the reads the requester will issue at most;
         // initiator depth = the reads it will answer at most.
         int in = Math.min(cr.requestParam().responderResources(), ia.attributes().maxRdmaReadIn());

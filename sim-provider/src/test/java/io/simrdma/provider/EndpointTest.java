@@ -131,7 +131,7 @@ class EndpointTest {
             assertTrue(a.maxRequestIov() >= 1 && a.maxRequestIov() <= ia.maxIovSegmentsPerDto(), "max_request_iov " + a);
             assertTrue(a.maxRdmaReadIn() <= ia.maxRdmaReadIn() && a.maxRdmaReadOut() <= ia.maxRdmaReadOut(), "rdma read " + a);
             assertEquals(Dat.HW_DEFAULT, a.srqSoftHw());
-            assertEquals(SimEp.defaults((SimIa) p.a.ia), a);
+            assertEquals(EpAttributeRules.defaults((SimIa) p.a.ia), a);
 
             // The defaults let the endpoint post, connect and transfer without any dat_ep_modify.
             Endpoint peer = p.b.ep();

@@ -70,7 +70,7 @@ final class EventTestSupport {
 
     /** The provider's default endpoint attributes (dat_ep_create with NULL attributes), to change. */
     static EpAttributes.Builder attrs(DatPair.Side s) {
-        return SimEp.defaults(sim(s.ia)).toBuilder();
+        return EpAttributeRules.defaults(sim(s.ia)).toBuilder();
     }
 
     /** The link between the pair's two devices. */

@@ -434,7 +434,7 @@ class LimitTest {
                 while (srqs.size() < attrs.maxSrqs()) {
                     srqs.add(push(made, ia.createSrq(pz, new SrqAttributes(attrs.maxRecvPerSrq(), 1, 0))));
                 }
-                EpAttributes epAttrs = SimEp.defaults((SimIa) ia).toBuilder().maxRecvDtos(attrs.maxDtoPerEp()).build();
+                EpAttributes epAttrs = EpAttributeRules.defaults((SimIa) ia).toBuilder().maxRecvDtos(attrs.maxDtoPerEp()).build();
                 List<Endpoint> eps = new ArrayList<>();
                 while (eps.size() < attrs.maxEps()) {
                     int i = eps.size();
