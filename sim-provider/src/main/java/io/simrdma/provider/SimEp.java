@@ -1,6 +1,5 @@
 package io.simrdma.provider;
 
-import io.simrdma.dat.AsyncErrorReason;
 import io.simrdma.dat.CloseFlag;
 import io.simrdma.dat.CompletionFlag;
 import io.simrdma.dat.ConnectFlag;
@@ -136,9 +135,7 @@ final class SimEp extends SimHandle implements Endpoint {
     private final EngineTimer connectTimer;
     private final EngineTimer drainTimer;
     private boolean disconnectEventDue;
-    private volatile int softHw = Dat.WATERMARK_INFINITE;
-    private volatile int hardHw = Dat.WATERMARK_INFINITE;
-    private boolean softHwReported;
+    final EpWatermarks watermarks;
 
     private final Object postLock = new Object();
     private ReqSlot[] req;
@@ -163,8 +160,7 @@ final class SimEp extends SimHandle implements Endpoint {
         this.attrs = attrs;
         this.providerCreated = providerCreated;
         this.state = providerCreated ? EndpointState.TENTATIVE_CONNECTION_PENDING : EndpointState.UNCONNECTED;
-        // An SRQ EP starts with the soft high watermark of its srq_soft_hw attribute (DAT_HW_DEFAULT: none).
-        this.softHw = srq != null ? attrs.srqSoftHw() : Dat.WATERMARK_INFINITE;
+        this.watermarks = new EpWatermarks(this, attrs);
         this.connectTimer = new EngineTimer(ia.device.executor(), "dat-connect-timeout", this::onConnectTimeout);
         this.drainTimer = new EngineTimer(ia.device.executor(), "dat-graceful-drain", this::checkDrained);
         sizeRings(attrs);
@@ -628,10 +624,7 @@ final class SimEp extends SimHandle implements Endpoint {
             recvTail++;
             anyRecvPosted = true;
         }
-        if (softHw != Dat.WATERMARK_INFINITE || hardHw != Dat.WATERMARK_INFINITE) {
-            // dat_ep_set_watermark(3DAT): a receive posted to the EP is a buffer at the EP (dat_ep_recv_query(3DAT)).
-            ia.run(() -> checkWatermarks(buffersHeld()));
-        }
+        watermarks.recvPosted();
     }
 
     // ------------------------------------------------------------------ completions (engine thread)
@@ -711,8 +704,7 @@ final class SimEp extends SimHandle implements Endpoint {
      */
     private boolean recvNotifies(boolean success, boolean solicited) {
         if (srq != null) {
-            // An SRQ buffer was allocated to this endpoint (one at a time in simrdma).
-            checkWatermarks(1);
+            watermarks.srqBufferTaken();
         }
         if (!success) {
             return true;
@@ -729,31 +721,17 @@ final class SimEp extends SimHandle implements Endpoint {
     }
 
     /** Receive buffers at the endpoint: posted and not completed (dat_ep_recv_query(3DAT)'s nbufs_allocated). */
-    private int buffersHeld() {
+    int buffersHeld() {
         synchronized (postLock) {
             return recvTail - recvHead;
         }
     }
 
-    /**
-     * dat_ep_set_watermark(3DAT): {@code held} buffers at the endpoint against its watermarks. Above
-     * the soft one, one asynchronous event per setting (S6 SILENT: the page names no event number; the
-     * header's reason DAT_SRQ_SOFT_HIGH_WATERMARK_EVENT is an EP reason, reported with the EP event
-     * number DAT_ASYNC_ERROR_EP_BROKEN on the IA's async EVD); above the hard one, while connected,
-     * a connection broken event. Device executor.
-     */
-    private void checkWatermarks(int held) {
-        if (softHw != Dat.WATERMARK_INFINITE && held > softHw && !softHwReported) {
-            softHwReported = true;
-            ia.postAsync(EventNumber.ASYNC_ERROR_EP_BROKEN, this, AsyncErrorReason.SRQ_SOFT_HIGH_WATERMARK_EVENT);
-        }
-        if (hardHw != Dat.WATERMARK_INFINITE && held > hardHw
-                && (state == EndpointState.CONNECTED || state == EndpointState.DISCONNECT_PENDING)) {
-            // dat_ep_set_watermark(3DAT): above the hard watermark the connection is broken.
-            broken();
-            if (cmId != null) {
-                safeDisconnect();
-            }
+    /** dat_ep_set_watermark(3DAT): above the hard watermark the connection is broken. Device executor. */
+    void breakAboveHardWatermark() {
+        broken();
+        if (cmId != null) {
+            safeDisconnect();
         }
     }
 
@@ -934,10 +912,7 @@ final class SimEp extends SimHandle implements Endpoint {
                     // dat_evd_wait(3DAT): on the passive side the private data is undefined and its size 0.
                     post(EventNumber.CONNECTION_EVENT_ESTABLISHED, null);
                 }
-                if (hardHw != Dat.WATERMARK_INFINITE && srq == null && state == EndpointState.CONNECTED) {
-                    // dat_ep_set_watermark(3DAT): the hard watermark breaks a connection "as soon as" it is established.
-                    checkWatermarks(buffersHeld());
-                }
+                watermarks.connected();
                 break;
             case DISCONNECTED:
                 if (s == EndpointState.CONNECTED || s == EndpointState.DISCONNECT_PENDING) {
@@ -1156,7 +1131,7 @@ final class SimEp extends SimHandle implements Endpoint {
             remoteQual = -1;
             localQual = -1;
             disconnectEventDue = false;
-            softHwReported = false;
+            watermarks.rearm();
             state = r.next();
         });
     }
@@ -1384,18 +1359,7 @@ final class SimEp extends SimHandle implements Endpoint {
     @Override
     public void setWatermark(int softHighWatermark, int hardHighWatermark) {
         checkHandle();
-        if ((softHighWatermark < 0 && softHighWatermark != Dat.WATERMARK_INFINITE)
-                || (hardHighWatermark < 0 && hardHighWatermark != Dat.WATERMARK_INFINITE)) {
-            throw DatException.invalidParameter("watermarks are counts or DAT_WATERMARK_INFINITE");
-        }
-        ia.run(() -> {
-            softHw = softHighWatermark;
-            hardHw = hardHighWatermark;
-            softHwReported = false;
-            // "If the new high watermark values are below the current number of Receive DTOs at EP, an
-            // asynchronous event will be generated immediately."
-            checkWatermarks(srq == null ? buffersHeld() : 0);
-        });
+        watermarks.set(softHighWatermark, hardHighWatermark);
     }
 
     long remotePortQual() {
