@@ -12,8 +12,8 @@ import io.simrdma.dat.EventNumber;
  * at the endpoint (receives posted to it, or SRQ buffers it takes) against a soft watermark, which
  * raises one asynchronous event per setting, and a hard one, which breaks the connection.
  *
- * <p>Callers: {@link SimEp#setWatermark} and {@link SimEp#reset}; {@link SimEp}'s posts and completions when a
- * receive is posted or an SRQ buffer arrives, and when the connection is
+ * <p>Callers: {@link SimEp#setWatermark} and {@link SimEp#reset}; {@link EpPosting} when a
+ * receive is posted or an SRQ buffer arrives; the connection code when the connection is
  * established.
  *
  * <p>Thread safety: the watermarks are volatile, so a post can see at once whether any is set;
@@ -45,7 +45,7 @@ final class EpWatermarks {
             softHwReported = false;
             // "If the new high watermark values are below the current number of Receive DTOs at EP, an
             // asynchronous event will be generated immediately."
-            check(ep.srq == null ? ep.buffersHeld() : 0);
+            check(ep.srq == null ? ep.posting.buffersHeld() : 0);
         });
     }
 
@@ -53,7 +53,7 @@ final class EpWatermarks {
     void recvPosted() {
         if (softHw != Dat.WATERMARK_INFINITE || hardHw != Dat.WATERMARK_INFINITE) {
             // dat_ep_set_watermark(3DAT): a receive posted to the EP is a buffer at the EP (dat_ep_recv_query(3DAT)).
-            ep.ia.run(() -> check(ep.buffersHeld()));
+            ep.ia.run(() -> check(ep.posting.buffersHeld()));
         }
     }
 
@@ -66,7 +66,7 @@ final class EpWatermarks {
     void connected() {
         if (hardHw != Dat.WATERMARK_INFINITE && ep.srq == null && ep.state == EndpointState.CONNECTED) {
             // dat_ep_set_watermark(3DAT): the hard watermark breaks a connection "as soon as" it is established.
-            check(ep.buffersHeld());
+            check(ep.posting.buffersHeld());
         }
     }
 

@@ -15,7 +15,7 @@ import java.util.List;
  * in the poster's PZ, with the local privilege the transfer needs, and lies inside it. The
  * segments that pass go to a {@link SegmentSink}, which builds the verbs scatter/gather list.
  *
- * <p>Callers: {@link SimEp} and {@link SimSrq}, on the posting thread. Stateless and
+ * <p>Callers: {@link EpPosting} and {@link SimSrq}, on the posting thread. Stateless and
  * thread-safe; it allocates nothing (the sink is the caller's).
  */
 final class LocalIov {

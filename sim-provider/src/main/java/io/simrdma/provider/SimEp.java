@@ -4,12 +4,9 @@ import io.simrdma.dat.CloseFlag;
 import io.simrdma.dat.CompletionFlag;
 import io.simrdma.dat.ConnectFlag;
 import io.simrdma.dat.ConnectionEvent;
-import io.simrdma.dat.Dat;
 import io.simrdma.dat.DatException;
 import io.simrdma.dat.DatReturnSubtype;
 import io.simrdma.dat.DatReturnType;
-import io.simrdma.dat.DtoCompletionEvent;
-import io.simrdma.dat.DtoCompletionStatus;
 import io.simrdma.dat.Endpoint;
 import io.simrdma.dat.EndpointState;
 import io.simrdma.dat.EpAttributes;
@@ -23,26 +20,17 @@ import io.simrdma.dat.EventNumber;
 import io.simrdma.dat.EvdFlag;
 import io.simrdma.dat.HandleType;
 import io.simrdma.dat.LmrTriplet;
-import io.simrdma.dat.MemoryPrivilege;
 import io.simrdma.dat.ProtectionZone;
 import io.simrdma.dat.Qos;
-import io.simrdma.dat.RmrBindCompletionEvent;
 import io.simrdma.dat.RmrTriplet;
 import io.simrdma.dat.Timeout;
 import io.simrdma.fabric.AccessFlag;
-import io.simrdma.fabric.Errno;
-import io.simrdma.fabric.PostException;
 import io.simrdma.fabric.QpAttr;
 import io.simrdma.fabric.QpCaps;
 import io.simrdma.fabric.QpInitAttr;
 import io.simrdma.fabric.QpState;
 import io.simrdma.fabric.QueuePair;
-import io.simrdma.fabric.RecvWr;
-import io.simrdma.fabric.SendFlag;
-import io.simrdma.fabric.SendWr;
 import io.simrdma.fabric.VerbsException;
-import io.simrdma.fabric.WorkCompletion;
-import io.simrdma.fabric.WrOpcode;
 import io.simrdma.fabric.cm.CmEvent;
 import io.simrdma.fabric.cm.CmId;
 import io.simrdma.fabric.cm.ConnParam;
@@ -65,12 +53,8 @@ import java.util.Set;
  * connected, a connection-manager id, with the DAT endpoint state machine of {@link EpStateTable}
  * on top.
  *
- * <p>Work requests: every posted DTO takes a slot of a ring in posting order (request and receive
- * rings sized by max_request_dtos and max_recv_dtos); the slot keeps the user cookie, and its
- * sequence number is the verbs wr_id, so a completion finds its cookie without a lookup table.
- * Request completions arrive in order, so a completion also retires the unsignalled slots before
- * it; slots of suppressed work requests that no later completion follows are reclaimed from the
- * QP's send-queue depth.
+ * <p>Posts and their completions are {@link EpPosting}'s; the receive-buffer watermarks
+ * {@link EpWatermarks}'.
  *
  * <p>Threading: posts and queries run on the caller's thread; every state change runs on the
  * device's executor, where connection-manager events arrive too.
@@ -82,38 +66,6 @@ final class SimEp extends SimHandle implements Endpoint {
     private static final Logger LOG = LoggerFactory.getLogger(SimEp.class);
     private static final int RESOLVE_TIMEOUT_MS = 2000;
     private static final long DRAIN_POLL_NANOS = 10_000;
-
-    private enum Kind {
-        SEND, RDMA_READ, RDMA_WRITE, BIND
-    }
-
-    /** A request DTO or bind in flight. */
-    private static final class ReqSlot {
-        long cookie;
-        Kind kind;
-        long length;
-        boolean unsignalled;
-        SimRmr rmr;
-        SimLmr lmr;
-        LmrTriplet triplet;
-        Set<MemoryPrivilege> privileges;
-        int newRkey;
-    }
-
-    /** A posted receive, with its I/O vector kept for a QP re-creation by dat_ep_modify. */
-    private static final class RecvSlot {
-        long cookie;
-        int segments;
-        final int[] lmr;
-        final long[] va;
-        final long[] len;
-
-        RecvSlot(int maxIov) {
-            lmr = new int[maxIov];
-            va = new long[maxIov];
-            len = new long[maxIov];
-        }
-    }
 
     final int id;
     private final boolean providerCreated;
@@ -135,18 +87,10 @@ final class SimEp extends SimHandle implements Endpoint {
     private final EngineTimer connectTimer;
     private final EngineTimer drainTimer;
     private boolean disconnectEventDue;
+    /** Posts and their completions. */
+    final EpPosting posting;
+    /** dat_ep_set_watermark(3DAT). */
     final EpWatermarks watermarks;
-
-    private final Object postLock = new Object();
-    private ReqSlot[] req;
-    private int reqHead;
-    private int reqTail;
-    private RecvSlot[] recv;
-    private int recvHead;
-    private int recvTail;
-    private boolean anyRecvPosted;
-    private final SendWr sendWr = new SendWr();
-    private final RecvWr recvWr = new RecvWr();
 
     private SimEp(SimIa ia, SimPz pz, SimEvd recvEvd, SimEvd requestEvd, SimEvd connectEvd, SimSrq srq,
                   EpAttributes attrs, boolean providerCreated) {
@@ -160,10 +104,10 @@ final class SimEp extends SimHandle implements Endpoint {
         this.attrs = attrs;
         this.providerCreated = providerCreated;
         this.state = providerCreated ? EndpointState.TENTATIVE_CONNECTION_PENDING : EndpointState.UNCONNECTED;
+        this.posting = new EpPosting(this, attrs);
         this.watermarks = new EpWatermarks(this, attrs);
         this.connectTimer = new EngineTimer(ia.device.executor(), "dat-connect-timeout", this::onConnectTimeout);
         this.drainTimer = new EngineTimer(ia.device.executor(), "dat-graceful-drain", this::checkDrained);
-        sizeRings(attrs);
     }
 
     /** dat_ep_create(3DAT) and dat_ep_create_with_srq(3DAT), and the provider's EPs of a PSP. */
@@ -271,24 +215,6 @@ final class SimEp extends SimHandle implements Endpoint {
         }
     }
 
-    private void sizeRings(EpAttributes a) {
-        synchronized (postLock) {
-            int n = Integer.highestOneBit(Math.max(1, a.maxRequestDtos()) * 2 - 1);
-            req = new ReqSlot[n];
-            for (int i = 0; i < n; i++) {
-                req[i] = new ReqSlot();
-            }
-            // An SRQ endpoint has no receives of its own (dat_ep_create_with_srq(3DAT) ignores max_recv_iov).
-            int iov = srq != null ? 1 : Math.max(1, a.maxRecvIov());
-            int m = srq != null ? 1 : Integer.highestOneBit(Math.max(1, a.maxRecvDtos()) * 2 - 1);
-            recv = new RecvSlot[m];
-            for (int i = 0; i < m; i++) {
-                recv[i] = new RecvSlot(iov);
-            }
-            reqHead = reqTail = recvHead = recvTail = 0;
-        }
-    }
-
     @Override
     DatReturnSubtype invalidHandleSubtype() {
         return DatReturnSubtype.INVALID_HANDLE_EP;
@@ -296,6 +222,18 @@ final class SimEp extends SimHandle implements Endpoint {
 
     SimPz pz() {
         return pz;
+    }
+
+    EpAttributes attrs() {
+        return attrs;
+    }
+
+    SimEvd recvEvd() {
+        return recvEvd;
+    }
+
+    QueuePair qp() {
+        return qp;
     }
 
     boolean qpIs(QueuePair q) {
@@ -348,7 +286,7 @@ final class SimEp extends SimHandle implements Endpoint {
         }
     }
 
-    private QueuePair readyQp() {
+    QueuePair readyQp() {
         QueuePair q = qp;
         if (q == null) {
             throw new DatException(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EP_NOTREADY,
@@ -357,374 +295,28 @@ final class SimEp extends SimHandle implements Endpoint {
         return q;
     }
 
-    // ------------------------------------------------------------------ posting
-
-    /** The checks every request post and bind starts with: the handle, the state, the completion flags. */
-    private void checkRequest(EpOp op, Set<CompletionFlag> flags) {
-        checkHandle();
-        EpStateTable.check(state, op);
-        if (flags == null) {
-            throw DatException.invalidParameter("completion flags are null");
-        }
-        if (flags.contains(CompletionFlag.UNSIGNALLED) && !attrs.requestCompletionFlags().contains(CompletionFlag.UNSIGNALLED)) {
-            // dat_ep_post_send(3DAT): UNSIGNALLED needs the endpoint's request completion flags UNSIGNALLED.
-            throw DatException.invalidParameter("DAT_COMPLETION_UNSIGNALLED_FLAG needs UNSIGNALLED request completion flags on the endpoint");
-        }
-        if (flags.contains(CompletionFlag.EVD_THRESHOLD)) {
-            throw DatException.invalidParameter("EVD_THRESHOLD is an endpoint receive completion flag, not a post flag");
-        }
-    }
-
-    private int claimRequest(QueuePair q) {
-        int capacity = attrs.maxRequestDtos();
-        if (reqTail - reqHead >= capacity) {
-            // Unsignalled work requests retired without a completion: the QP's depth tells how many are left.
-            retireUpTo(reqTail - q.sendQueueDepth());
-            if (reqTail - reqHead >= capacity) {
-                throw insufficient(DatReturnSubtype.RESOURCE_MEMORY, "max_request_dtos (" + capacity + ") are outstanding");
-            }
-        }
-        return reqTail++;
-    }
-
-    /**
-     * Retires the request slots before {@code end}: unsignalled work requests that completed
-     * without a completion (RC completes in order, and errors always complete). A bind among them
-     * bound its RMR (dat_rmr_bind(3DAT) with DAT_COMPLETION_SUPPRESS_FLAG). Holds postLock.
-     */
-    private void retireUpTo(int end) {
-        for (; end - reqHead > 0; reqHead++) {
-            ReqSlot s = req[reqHead & (req.length - 1)];
-            if (s.kind == Kind.BIND && s.rmr != null) {
-                s.rmr.bound(s.lmr, s.triplet, s.privileges, s.newRkey, true);
-            }
-            s.rmr = null;
-            s.lmr = null;
-        }
-    }
-
-    /** Retires the work requests that left the send queue without a completion (see {@link #retireUpTo}). Device executor. */
-    void retireSilent() {
-        QueuePair q = qp;
-        if (q == null) {
-            return;
-        }
-        synchronized (postLock) {
-            retireUpTo(reqTail - q.sendQueueDepth());
-        }
-    }
-
-    private int sendFlags(Set<CompletionFlag> flags) {
-        int f = 0;
-        if (!flags.contains(CompletionFlag.SUPPRESS)) {
-            f |= SendFlag.SIGNALED.bit();
-        }
-        if (flags.contains(CompletionFlag.BARRIER_FENCE)) {
-            f |= SendFlag.FENCE.bit();
-        }
-        if (flags.contains(CompletionFlag.SOLICITED_WAIT)) {
-            f |= SendFlag.SOLICITED.bit();
-        }
-        return f;
-    }
-
-    /**
-     * Claims a request slot for {@code cookie} and posts {@code sendWr} (its SGEs and remote buffer
-     * set) as {@code opcode}. Holds postLock.
-     */
-    private void postRequest(QueuePair q, WrOpcode opcode, long cookie, Kind kind, long length, Set<CompletionFlag> flags) {
-        int seq = claimRequest(q);
-        fill(req[seq & (req.length - 1)], cookie, kind, length, flags);
-        sendWr.opcode(opcode).flagBits(sendFlags(flags)).wrId(SimIa.wrId(SimIa.TAG_REQUEST, id, seq));
-        try {
-            q.postSend(sendWr);
-        } catch (PostException e) {
-            reqTail--;
-            throw postFailed(e);
-        }
-    }
-
-    /** A post the QP refused: a full queue is DAT_INSUFFICIENT_RESOURCES, anything else the endpoint's state. */
-    private DatException postFailed(VerbsException e) {
-        if (e.errno() == Errno.ENOMEM) {
-            return insufficient(DatReturnSubtype.RESOURCE_MEMORY, e.getMessage());
-        }
-        return new DatException(DatReturnType.INVALID_STATE, EpStateTable.subtype(state), e.getMessage());
-    }
+    // ------------------------------------------------------------------ posting (EpPosting)
 
     @Override
     public void postSend(List<LmrTriplet> localIov, long userCookie, Set<CompletionFlag> completionFlags) {
-        checkRequest(EpOp.POST_SEND, completionFlags);
-        LocalIov.checkCount(localIov, attrs.maxRequestIov());
-        QueuePair q = readyQp();
-        synchronized (postLock) {
-            sendWr.clear();
-            long total = LocalIov.addSegments(ia, pz, localIov, false, (a, l, k) -> sendWr.sge(a, l, k));
-            if (total > attrs.maxMessageSize()) {
-                throw DatException.invalidParameter("message of " + total + " bytes exceeds max_message_size " + attrs.maxMessageSize());
-            }
-            postRequest(q, WrOpcode.SEND, userCookie, Kind.SEND, total, completionFlags);
-        }
+        posting.postSend(localIov, userCookie, completionFlags);
     }
 
     @Override
     public void postRdmaRead(List<LmrTriplet> localIov, long userCookie, RmrTriplet remoteBuffer,
                              Set<CompletionFlag> completionFlags) {
-        checkRequest(EpOp.POST_RDMA_READ, completionFlags);
-        LocalIov.checkCount(localIov, Math.max(1, attrs.maxRdmaReadIov()));
-        if (remoteBuffer == null) {
-            throw DatException.invalidParameter("remote buffer is null");
-        }
-        if (remoteBuffer.segmentLength() > attrs.maxRdmaSize()) {
-            throw DatException.invalidParameter("RDMA of " + remoteBuffer.segmentLength() + " bytes exceeds max_rdma_size");
-        }
-        QueuePair q = readyQp();
-        synchronized (postLock) {
-            sendWr.clear();
-            long[] left = {remoteBuffer.segmentLength()};
-            long total = LocalIov.addSegments(ia, pz, localIov, true, (a, l, k) -> {
-                int n = (int) Math.min(l, left[0]);
-                if (n > 0) {
-                    sendWr.sge(a, n, k);
-                    left[0] -= n;
-                }
-            });
-            if (total < remoteBuffer.segmentLength()) {
-                // dat_ep_post_rdma_read(3DAT): the local buffer is too small for the remote data.
-                throw new DatException(DatReturnType.LENGTH_ERROR, "local_iov of " + total + " bytes cannot hold the "
-                        + remoteBuffer.segmentLength() + " bytes read");
-            }
-            sendWr.remote(remoteBuffer.targetAddress(), remoteBuffer.rmrContext());
-            postRequest(q, WrOpcode.RDMA_READ, userCookie, Kind.RDMA_READ, remoteBuffer.segmentLength(), completionFlags);
-        }
+        posting.postRdmaRead(localIov, userCookie, remoteBuffer, completionFlags);
     }
 
     @Override
     public void postRdmaWrite(List<LmrTriplet> localIov, long userCookie, RmrTriplet remoteBuffer,
                               Set<CompletionFlag> completionFlags) {
-        checkRequest(EpOp.POST_RDMA_WRITE, completionFlags);
-        LocalIov.checkCount(localIov, Math.max(1, attrs.maxRdmaWriteIov()));
-        if (remoteBuffer == null) {
-            throw DatException.invalidParameter("remote buffer is null");
-        }
-        QueuePair q = readyQp();
-        synchronized (postLock) {
-            sendWr.clear();
-            long total = LocalIov.addSegments(ia, pz, localIov, false, (a, l, k) -> sendWr.sge(a, l, k));
-            if (total > remoteBuffer.segmentLength()) {
-                // dat_ep_post_rdma_write(3DAT): the remote buffer is too small for the local data.
-                throw new DatException(DatReturnType.LENGTH_ERROR, "remote buffer of " + remoteBuffer.segmentLength()
-                        + " bytes cannot take " + total + " bytes");
-            }
-            if (total > attrs.maxRdmaSize()) {
-                throw DatException.invalidParameter("RDMA of " + total + " bytes exceeds max_rdma_size");
-            }
-            sendWr.remote(remoteBuffer.targetAddress(), remoteBuffer.rmrContext());
-            postRequest(q, WrOpcode.RDMA_WRITE, userCookie, Kind.RDMA_WRITE, total, completionFlags);
-        }
+        posting.postRdmaWrite(localIov, userCookie, remoteBuffer, completionFlags);
     }
 
-    /** Posts the bind of {@code rmr} (dat_rmr_bind(3DAT)); returns the new rmr_context. */
-    int postBind(SimRmr rmr, SimLmr lmr, LmrTriplet triplet, Set<MemoryPrivilege> privileges, long cookie,
-                 Set<CompletionFlag> flags) {
-        checkRequest(EpOp.RMR_BIND, flags);
-        QueuePair q = readyQp();
-        EnumSet<AccessFlag> access = EnumSet.noneOf(AccessFlag.class);
-        if (privileges.contains(MemoryPrivilege.REMOTE_READ)) {
-            access.add(AccessFlag.REMOTE_READ);
-        }
-        if (privileges.contains(MemoryPrivilege.REMOTE_WRITE)) {
-            access.add(AccessFlag.REMOTE_WRITE);
-        }
-        EnumSet<SendFlag> sf = EnumSet.noneOf(SendFlag.class);
-        if (!flags.contains(CompletionFlag.SUPPRESS)) {
-            sf.add(SendFlag.SIGNALED);
-        }
-        if (flags.contains(CompletionFlag.BARRIER_FENCE)) {
-            sf.add(SendFlag.FENCE);
-        }
-        synchronized (postLock) {
-            int seq = claimRequest(q);
-            ReqSlot s = req[seq & (req.length - 1)];
-            fill(s, cookie, Kind.BIND, triplet.segmentLength(), flags);
-            s.rmr = rmr;
-            s.lmr = lmr;
-            s.triplet = triplet;
-            s.privileges = EnumSet.copyOf(privileges.isEmpty() ? EnumSet.noneOf(MemoryPrivilege.class) : privileges);
-            try {
-                int key = q.bindMw(rmr.mw, lmr == null ? null : lmr.mr, triplet.virtualAddress(), triplet.segmentLength(),
-                        access, SimIa.wrId(SimIa.TAG_REQUEST, id, seq), sf);
-                s.newRkey = key;
-                return key;
-            } catch (VerbsException e) {
-                reqTail--;
-                throw postFailed(e);
-            }
-        }
-    }
-
-    private static void fill(ReqSlot s, long cookie, Kind kind, long length, Set<CompletionFlag> flags) {
-        s.cookie = cookie;
-        s.kind = kind;
-        s.length = length;
-        s.unsignalled = flags.contains(CompletionFlag.UNSIGNALLED);
-        s.rmr = null;
-        s.lmr = null;
-        s.triplet = null;
-        s.privileges = null;
-    }
-
-    /**
-     * Posts a receive (dat_ep_post_recv(3DAT)): valid in every state; in DISCONNECTED it is flushed
-     * at once. An endpoint with an SRQ takes its receives from the SRQ: posting to it is refused
-     * with DAT_INVALID_PARAMETER (S3 SILENT: it has no receive queue of its own to post to).
-     */
     @Override
     public void postRecv(List<LmrTriplet> localIov, long userCookie, Set<CompletionFlag> completionFlags) {
-        checkHandle();
-        EpStateTable.check(state, EpOp.POST_RECV);
-        if (srq != null) {
-            throw DatException.invalidParameter("the endpoint receives from an SRQ: post to the SRQ (dat_srq_post_recv)");
-        }
-        if (completionFlags == null) {
-            throw DatException.invalidParameter("completion flags are null");
-        }
-        if (!RECV_POST_FLAGS.containsAll(completionFlags)) {
-            // dat_ep_post_recv(3DAT) takes only UNSIGNALLED; dat_ep_modify(3DAT): "Recv posting does not support
-            // DAT_COMPLETION_SUPPRESS_FLAG or DAT_COMPLETION_BARRIER_FENCE_FLAG".
-            throw DatException.invalidParameter("a receive is posted with no completion flag but UNSIGNALLED, not " + completionFlags);
-        }
-        if (completionFlags.contains(CompletionFlag.UNSIGNALLED) && !attrs.recvCompletionFlags().contains(CompletionFlag.UNSIGNALLED)) {
-            throw DatException.invalidParameter("DAT_COMPLETION_UNSIGNALLED_FLAG needs UNSIGNALLED recv completion flags on the endpoint");
-        }
-        LocalIov.checkCount(localIov, attrs.maxRecvIov());
-        QueuePair q = readyQp();
-        synchronized (postLock) {
-            if (recvTail - recvHead >= attrs.maxRecvDtos()) {
-                throw insufficient(DatReturnSubtype.RESOURCE_MEMORY, "max_recv_dtos (" + attrs.maxRecvDtos() + ") receives are posted");
-            }
-            int seq = recvTail;
-            RecvSlot s = recv[seq & (recv.length - 1)];
-            recvWr.clear();
-            s.segments = 0;
-            LocalIov.addSegments(ia, pz, localIov, true, (a, l, k) -> {
-                recvWr.sge(a, l, k);
-                s.lmr[s.segments] = k;
-                s.va[s.segments] = a;
-                s.len[s.segments] = l;
-                s.segments++;
-            });
-            s.cookie = userCookie;
-            recvWr.wrId(SimIa.wrId(SimIa.TAG_RECV, id, seq));
-            try {
-                q.postRecv(recvWr);
-            } catch (PostException e) {
-                throw postFailed(e);
-            }
-            recvTail++;
-            anyRecvPosted = true;
-        }
-        watermarks.recvPosted();
-    }
-
-    // ------------------------------------------------------------------ completions (engine thread)
-
-    /** A request completion of this endpoint taken off its request EVD's CQ. */
-    SimIa.Translated completeRequest(SimEvd evd, int seq, WorkCompletion wc) {
-        long cookie;
-        Kind kind;
-        long length;
-        boolean unsignalled;
-        SimRmr rmr;
-        SimLmr lmr;
-        LmrTriplet triplet;
-        Set<MemoryPrivilege> privileges;
-        int newRkey;
-        synchronized (postLock) {
-            if (seq - reqHead < 0 || reqTail - seq <= 0) {
-                return null;
-            }
-            retireUpTo(seq);
-            ReqSlot s = req[seq & (req.length - 1)];
-            cookie = s.cookie;
-            kind = s.kind;
-            length = s.length;
-            unsignalled = s.unsignalled;
-            rmr = s.rmr;
-            lmr = s.lmr;
-            triplet = s.triplet;
-            privileges = s.privileges;
-            newRkey = s.newRkey;
-            s.rmr = null;
-            s.lmr = null;
-            reqHead = seq + 1;
-        }
-        DtoCompletionStatus st = Statuses.of(wc.status(), wc.vendorErr());
-        boolean ok = st == DtoCompletionStatus.SUCCESS;
-        checkDrained();
-        boolean notify = !unsignalled || !ok;
-        if (kind == Kind.BIND) {
-            rmr.bound(lmr, triplet, privileges, newRkey, ok);
-            return new SimIa.Translated(new RmrBindCompletionEvent(evd, rmr, cookie, ok ? st
-                    : st == DtoCompletionStatus.ERR_FLUSHED ? st : DtoCompletionStatus.RMR_OPERATION_FAILED), notify);
-        }
-        return new SimIa.Translated(new DtoCompletionEvent(evd, this, cookie, st, ok ? length : 0), notify);
-    }
-
-    /** A receive completion of this endpoint taken off its recv EVD's CQ. */
-    SimIa.Translated completeRecv(SimEvd evd, int seq, WorkCompletion wc, boolean solicited) {
-        long cookie;
-        synchronized (postLock) {
-            if (seq - recvHead < 0 || recvTail - seq <= 0) {
-                return null;
-            }
-            cookie = recv[seq & (recv.length - 1)].cookie;
-            recvHead = seq + 1;
-        }
-        return recvCompleted(evd, cookie, wc, solicited, null);
-    }
-
-    /**
-     * The event of a receive of {@code cookie} that completed on this endpoint, posted to it or
-     * (dat_srq_post_recv(3DAT)) to its SRQ, as if posted to the endpoint; {@code reaped} as in
-     * {@link SimIa.Translated}.
-     */
-    SimIa.Translated recvCompleted(SimEvd evd, long cookie, WorkCompletion wc, boolean solicited, Runnable reaped) {
-        DtoCompletionStatus st = Statuses.of(wc.status(), wc.vendorErr());
-        boolean ok = st == DtoCompletionStatus.SUCCESS;
-        return new SimIa.Translated(new DtoCompletionEvent(evd, this, cookie, st, ok ? Integer.toUnsignedLong(wc.byteLen()) : 0),
-                recvNotifies(ok, solicited), reaped);
-    }
-
-    /**
-     * Whether a receive completion notifies waiters (dat_ep_post_recv(3DAT), dat_evd_wait(3DAT)):
-     * errors always; UNSIGNALLED receive completions never; SOLICITED_WAIT ones only when the
-     * matching send was solicited; otherwise always. An SRQ receive that arrives on this endpoint
-     * also counts against its watermarks (dat_ep_set_watermark(3DAT)).
-     */
-    private boolean recvNotifies(boolean success, boolean solicited) {
-        if (srq != null) {
-            watermarks.srqBufferTaken();
-        }
-        if (!success) {
-            return true;
-        }
-        Set<CompletionFlag> f = attrs.recvCompletionFlags();
-        if (f.contains(CompletionFlag.UNSIGNALLED) && srq == null) {
-            // dat_srq_post_recv(3DAT): SRQ receives complete with signal even when the EP's flags are UNSIGNALLED.
-            return false;
-        }
-        if (f.contains(CompletionFlag.SOLICITED_WAIT)) {
-            return solicited;
-        }
-        return true;
-    }
-
-    /** Receive buffers at the endpoint: posted and not completed (dat_ep_recv_query(3DAT)'s nbufs_allocated). */
-    int buffersHeld() {
-        synchronized (postLock) {
-            return recvTail - recvHead;
-        }
+        posting.postRecv(localIov, userCookie, completionFlags);
     }
 
     /** dat_ep_set_watermark(3DAT): above the hard watermark the connection is broken. Device executor. */
@@ -1096,7 +688,7 @@ final class SimEp extends SimHandle implements Endpoint {
     }
 
     /** Graceful disconnect: once the request DTOs have completed, the connection goes. Device executor. */
-    private void checkDrained() {
+    void checkDrained() {
         if (state != EndpointState.DISCONNECT_PENDING) {
             return;
         }
@@ -1123,10 +715,7 @@ final class SimEp extends SimHandle implements Endpoint {
                 q.modify(new QpAttr().state(QpState.RESET));
                 toInit(q);
             }
-            synchronized (postLock) {
-                reqHead = reqTail;
-                recvHead = recvTail;
-            }
+            posting.forgetOutstanding();
             remoteAddr = null;
             remoteQual = -1;
             localQual = -1;
@@ -1224,7 +813,7 @@ final class SimEp extends SimHandle implements Endpoint {
         }
         if (recvFlagChange) {
             EpStateTable.check(state, EpOp.MODIFY_RECV_FLAGS);
-            if (anyRecvPosted) {
+            if (posting.anyRecvPosted()) {
                 throw new DatException(DatReturnType.INVALID_STATE, EpStateTable.subtype(state),
                         "recv_completion_flags can change only before any receive is posted (dat_ep_modify(3DAT))");
             }
@@ -1278,7 +867,7 @@ final class SimEp extends SimHandle implements Endpoint {
         if (rebuild) {
             rebuildQp(oldPz, oldAttrs);
         } else if (qp == null) {
-            sizeRings(newAttrs);
+            posting.sizeRings(newAttrs);
             createQpIfReady();
         }
     }
@@ -1289,32 +878,11 @@ final class SimEp extends SimHandle implements Endpoint {
      * (dat_ep_modify(3DAT)). Device executor.
      */
     private void rebuildQp(SimPz oldPz, EpAttributes oldAttrs) {
-        RecvSlot[] oldRecv;
-        int head;
-        int tail;
-        synchronized (postLock) {
-            oldRecv = recv;
-            head = recvHead;
-            tail = recvTail;
-        }
+        EpPosting.PostedReceives posted = posting.postedReceives();
         destroyQp();
-        sizeRings(attrs);
+        posting.sizeRings(attrs);
         createQpIfReady();
-        for (int seq = head; seq != tail; seq++) {
-            RecvSlot s = oldRecv[seq & (oldRecv.length - 1)];
-            List<LmrTriplet> iov = new java.util.ArrayList<>(s.segments);
-            for (int i = 0; i < s.segments; i++) {
-                iov.add(new LmrTriplet(s.lmr[i], s.va[i], s.len[i]));
-            }
-            try {
-                postRecv(iov, s.cookie, EnumSet.noneOf(CompletionFlag.class));
-            } catch (DatException e) {
-                if (recvEvd != null) {
-                    recvEvd.enqueue(new DtoCompletionEvent(recvEvd, this, s.cookie, DtoCompletionStatus.ERR_LOCAL_PROTECTION, 0),
-                            true);
-                }
-            }
-        }
+        posting.repost(posted);
     }
 
     @Override
@@ -1333,10 +901,7 @@ final class SimEp extends SimHandle implements Endpoint {
     public EpStatus status() {
         checkHandle();
         QueuePair q = qp;
-        boolean recvIdle;
-        synchronized (postLock) {
-            recvIdle = recvTail == recvHead;
-        }
+        boolean recvIdle = posting.recvIdle();
         return new EpStatus(state, recvIdle, q == null || q.sendQueueDepth() == 0);
     }
 
@@ -1347,13 +912,7 @@ final class SimEp extends SimHandle implements Endpoint {
     @Override
     public EpRecvInfo recvQuery() {
         checkHandle();
-        if (srq != null) {
-            return new EpRecvInfo(Dat.VALUE_UNKNOWN, Dat.VALUE_UNKNOWN);
-        }
-        synchronized (postLock) {
-            int n = recvTail - recvHead;
-            return new EpRecvInfo(n, n);
-        }
+        return posting.recvQuery();
     }
 
     @Override

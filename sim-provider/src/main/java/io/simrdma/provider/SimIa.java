@@ -527,7 +527,7 @@ final class SimIa extends SimHandle implements InterfaceAdapter {
         if (ep == null) {
             return null;
         }
-        return tag == TAG_RECV ? ep.completeRecv(evd, slot, wc, solicited) : ep.completeRequest(evd, slot, wc);
+        return tag == TAG_RECV ? ep.posting.completeRecv(evd, slot, wc, solicited) : ep.posting.completeRequest(evd, slot, wc);
     }
 
     // ------------------------------------------------------------------ connection manager and device events

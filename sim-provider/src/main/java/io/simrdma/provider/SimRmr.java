@@ -78,7 +78,7 @@ final class SimRmr extends SimHandle implements RemoteMemoryRegion {
                 throw DatException.invalidParameter("segment " + lmrTriplet + " lies outside its LMR");
             }
         }
-        int rmrContext = e.postBind(this, lmr, lmrTriplet, privileges, userCookie, completionFlags);
+        int rmrContext = e.posting.postBind(this, lmr, lmrTriplet, privileges, userCookie, completionFlags);
         bindEp = e;
         return rmrContext;
     }
@@ -108,7 +108,7 @@ final class SimRmr extends SimHandle implements RemoteMemoryRegion {
         SimEp e = bindEp;
         if (e != null && !e.freed) {
             // A bind posted with DAT_COMPLETION_SUPPRESS_FLAG has no completion: see whether it executed.
-            ia.run(e::retireSilent);
+            ia.run(e.posting::retireSilent);
         }
         return new RmrParams(ia, pz, Optional.ofNullable(binding));
     }

@@ -171,7 +171,7 @@ final class SimSrq extends SimHandle implements SharedReceiveQueue {
             s.used = false;
             free.add(slot);
         }
-        return ep.recvCompleted(evd, cookie, wc, solicited, reap);
+        return ep.posting.recvCompleted(evd, cookie, wc, solicited, reap);
     }
 
     /** The completion of one of this SRQ's buffers left its recv EVD (or none was generated). Any thread. */
