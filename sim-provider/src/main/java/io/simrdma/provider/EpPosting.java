@@ -422,7 +422,7 @@ final class EpPosting {
         }
         DtoCompletionStatus st = Statuses.of(wc.status(), wc.vendorErr());
         boolean ok = st == DtoCompletionStatus.SUCCESS;
-        ep.checkDrained();
+        ep.connection.checkDrained();
         boolean notify = !unsignalled || !ok;
         if (kind == Kind.BIND) {
             rmr.bound(lmr, triplet, privileges, newRkey, ok);

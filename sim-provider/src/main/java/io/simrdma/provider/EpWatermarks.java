@@ -91,7 +91,7 @@ final class EpWatermarks {
         if (hardHw != Dat.WATERMARK_INFINITE && held > hardHw
                 && (s == EndpointState.CONNECTED || s == EndpointState.DISCONNECT_PENDING)) {
             // dat_ep_set_watermark(3DAT): above the hard watermark the connection is broken.
-            ep.breakAboveHardWatermark();
+            ep.connection.breakAboveHardWatermark();
         }
     }
 }

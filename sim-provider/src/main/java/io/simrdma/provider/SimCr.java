@@ -85,7 +85,7 @@ final class SimCr extends SimHandle implements ConnectionRequest {
 
     void localEp(SimEp ep) {
         localEp = ep;
-        ep.namedBy(this);
+        ep.connection.namedBy(this);
     }
 
     @Override
@@ -144,7 +144,7 @@ final class SimCr extends SimHandle implements ConnectionRequest {
                 // dat_cr_accept(3DAT): an EP another request names (its RSP's, or a provider EP) can accept only that one.
                 throw DatException.invalidParameter("the endpoint belongs to another connection request");
             }
-            target.accept(this, child, copy);
+            target.connection.accept(this, child, copy);
             boolean wasAborted = aborted;
             retire();
             if (wasAborted) {
@@ -169,7 +169,7 @@ final class SimCr extends SimHandle implements ConnectionRequest {
         sendReject();
         SimEp ep = localEp;
         if (ep != null && !ep.freed) {
-            ep.rejected();
+            ep.connection.rejected();
         }
         retire();
         release();
@@ -207,7 +207,7 @@ final class SimCr extends SimHandle implements ConnectionRequest {
             }
             // The old request's endpoint goes back to its owner: the provider's is freed, an RSP's is UNCONNECTED.
             if (ep != null && !ep.freed) {
-                ep.rejected();
+                ep.connection.rejected();
             }
             ia.owners.put(child, moved);
             retire();

@@ -3,7 +3,6 @@ package io.simrdma.provider;
 import io.simrdma.dat.CloseFlag;
 import io.simrdma.dat.CompletionFlag;
 import io.simrdma.dat.ConnectFlag;
-import io.simrdma.dat.ConnectionEvent;
 import io.simrdma.dat.DatException;
 import io.simrdma.dat.DatReturnSubtype;
 import io.simrdma.dat.DatReturnType;
@@ -16,7 +15,6 @@ import io.simrdma.dat.EpParams;
 import io.simrdma.dat.EpRecvInfo;
 import io.simrdma.dat.EpStatus;
 import io.simrdma.dat.EventDispatcher;
-import io.simrdma.dat.EventNumber;
 import io.simrdma.dat.EvdFlag;
 import io.simrdma.dat.HandleType;
 import io.simrdma.dat.LmrTriplet;
@@ -31,16 +29,9 @@ import io.simrdma.fabric.QpInitAttr;
 import io.simrdma.fabric.QpState;
 import io.simrdma.fabric.QueuePair;
 import io.simrdma.fabric.VerbsException;
-import io.simrdma.fabric.cm.CmEvent;
-import io.simrdma.fabric.cm.CmId;
-import io.simrdma.fabric.cm.ConnParam;
-import io.simrdma.fabric.cm.PortSpace;
-import io.simrdma.fabric.cm.RejectReason;
-import io.simrdma.fabric.sched.EngineTimer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.util.EnumSet;
 import java.util.List;
@@ -53,7 +44,8 @@ import java.util.Set;
  * connected, a connection-manager id, with the DAT endpoint state machine of {@link EpStateTable}
  * on top.
  *
- * <p>Posts and their completions are {@link EpPosting}'s; the receive-buffer watermarks
+ * <p>Posts and their completions are {@link EpPosting}'s; connecting, accepting, disconnecting
+ * and the connection events {@link EpConnection}'s; the receive-buffer watermarks
  * {@link EpWatermarks}'.
  *
  * <p>Threading: posts and queries run on the caller's thread; every state change runs on the
@@ -64,11 +56,10 @@ import java.util.Set;
 final class SimEp extends SimHandle implements Endpoint {
 
     private static final Logger LOG = LoggerFactory.getLogger(SimEp.class);
-    private static final int RESOLVE_TIMEOUT_MS = 2000;
-    private static final long DRAIN_POLL_NANOS = 10_000;
 
     final int id;
-    private final boolean providerCreated;
+    /** A provider endpoint of a PSP (dat_psp_create(3DAT) with DAT_PSP_PROVIDER_FLAG). */
+    final boolean providerCreated;
     volatile EndpointState state;
     private volatile SimPz pz;
     private SimEvd recvEvd;
@@ -78,19 +69,12 @@ final class SimEp extends SimHandle implements Endpoint {
     private volatile EpAttributes attrs;
     private volatile QueuePair qp;
 
-    private CmId cmId;
-    private volatile SocketAddress remoteAddr;
-    private volatile long remoteQual = -1;
-    private volatile long localQual = -1;
-    SimRsp rsp;
-    private byte[] connectPrivateData;
-    private final EngineTimer connectTimer;
-    private final EngineTimer drainTimer;
-    private boolean disconnectEventDue;
     /** Posts and their completions. */
     final EpPosting posting;
     /** dat_ep_set_watermark(3DAT). */
     final EpWatermarks watermarks;
+    /** Connect, accept, disconnect and their events. */
+    final EpConnection connection;
 
     private SimEp(SimIa ia, SimPz pz, SimEvd recvEvd, SimEvd requestEvd, SimEvd connectEvd, SimSrq srq,
                   EpAttributes attrs, boolean providerCreated) {
@@ -106,8 +90,7 @@ final class SimEp extends SimHandle implements Endpoint {
         this.state = providerCreated ? EndpointState.TENTATIVE_CONNECTION_PENDING : EndpointState.UNCONNECTED;
         this.posting = new EpPosting(this, attrs);
         this.watermarks = new EpWatermarks(this, attrs);
-        this.connectTimer = new EngineTimer(ia.device.executor(), "dat-connect-timeout", this::onConnectTimeout);
-        this.drainTimer = new EngineTimer(ia.device.executor(), "dat-graceful-drain", this::checkDrained);
+        this.connection = new EpConnection(this);
     }
 
     /** dat_ep_create(3DAT) and dat_ep_create_with_srq(3DAT), and the provider's EPs of a PSP. */
@@ -232,6 +215,10 @@ final class SimEp extends SimHandle implements Endpoint {
         return recvEvd;
     }
 
+    SimEvd connectEvd() {
+        return connectEvd;
+    }
+
     QueuePair qp() {
         return qp;
     }
@@ -319,387 +306,33 @@ final class SimEp extends SimHandle implements Endpoint {
         posting.postRecv(localIov, userCookie, completionFlags);
     }
 
-    /** dat_ep_set_watermark(3DAT): above the hard watermark the connection is broken. Device executor. */
-    void breakAboveHardWatermark() {
-        broken();
-        if (cmId != null) {
-            safeDisconnect();
-        }
-    }
-
-    // ------------------------------------------------------------------ connection: active side
+    // ------------------------------------------------------------------ connection (EpConnection)
 
     @Override
     public void connect(SocketAddress remoteIaAddress, long remoteConnQual, Timeout timeout, byte[] privateData,
                         Qos qos, Set<ConnectFlag> connectFlags) {
-        checkHandle();
-        InetSocketAddress remote = checkConnectArgs(remoteIaAddress, remoteConnQual, timeout, privateData, qos, connectFlags);
-        ia.run(() -> startConnect(EpOp.CONNECT, remote, remoteIaAddress, remoteConnQual, timeout, privateData));
+        connection.connect(remoteIaAddress, remoteConnQual, timeout, privateData, qos, connectFlags);
     }
 
     @Override
     public void dupConnect(Endpoint dupEp, Timeout timeout, byte[] privateData, Qos qos) {
-        checkHandle();
-        SimEp other = SimHandle.check(dupEp, SimEp.class, ia, DatReturnSubtype.INVALID_HANDLE_EP);
-        if (other.state != EndpointState.CONNECTED || other.remoteAddr == null) {
-            throw new DatException(DatReturnType.INVALID_STATE, EpStateTable.subtype(other.state),
-                    "dup_ep_handle must be connected (dat_ep_dup_connect(3DAT))");
-        }
-        InetSocketAddress remote = checkConnectArgs(other.remoteAddr, other.remoteQual, timeout, privateData, qos,
-                EnumSet.noneOf(ConnectFlag.class));
-        ia.run(() -> startConnect(EpOp.DUP_CONNECT, remote, other.remoteAddr, other.remoteQual, timeout, privateData));
+        connection.dupConnect(dupEp, timeout, privateData, qos);
     }
 
-    private InetSocketAddress checkConnectArgs(SocketAddress addr, long qual, Timeout timeout, byte[] pd, Qos qos,
-                                               Set<ConnectFlag> flags) {
-        if (timeout == null || qos == null || flags == null) {
-            throw DatException.invalidParameter("timeout, qos and connect flags must not be null");
-        }
-        if (timeout.micros() == 0) {
-            // dat_ep_connect(3DAT), dat_ep_dup_connect(3DAT): timeout values must be positive.
-            throw DatException.invalidParameter("the connect timeout must be positive (dat_ep_connect(3DAT))");
-        }
-        if (!(addr instanceof InetSocketAddress isa) || isa.getAddress() == null) {
-            throw new DatException(DatReturnType.INVALID_ADDRESS, DatReturnSubtype.INVALID_ADDRESS_MALFORMED,
-                    "the remote IA address must be a resolved socket address (an IA's address from dat_ia_query)");
-        }
-        range(qual, 1, 0xFFFF, "connection qualifier");
-        if (pd != null && pd.length > SimProvider.MAX_PRIVATE_DATA) {
-            throw DatException.invalidParameter("private data of " + pd.length + " bytes exceeds max_private_data_size "
-                    + SimProvider.MAX_PRIVATE_DATA);
-        }
-        if (qos != Qos.BEST_EFFORT) {
-            throw new DatException(DatReturnType.MODEL_NOT_SUPPORTED, "QoS " + qos + " is not supported");
-        }
-        if (flags.contains(ConnectFlag.MULTIPATH)) {
-            throw new DatException(DatReturnType.MODEL_NOT_SUPPORTED, "multipath connections are not supported");
-        }
-        return new InetSocketAddress(ia.toCm(isa), (int) qual);
+    @Override
+    public void disconnect(CloseFlag flag) {
+        connection.disconnect(flag);
     }
 
-    /** Device executor. */
-    private void startConnect(EpOp op, InetSocketAddress dst, SocketAddress remote, long qual, Timeout timeout,
-                              byte[] privateData) {
-        checkHandle();
-        EpStateTable.Rule r = EpStateTable.check(state, op);
-        readyQp();
-        CmId id = ia.cm.createId(ia.cmChannel(), this, PortSpace.IB);
-        ia.owners.put(id, this);
-        try {
-            id.bind(ia.cmAddress());
-            id.resolveAddr(null, dst, RESOLVE_TIMEOUT_MS);
-        } catch (VerbsException e) {
-            ia.owners.remove(id);
-            id.destroy();
-            throw new DatException(DatReturnType.INVALID_ADDRESS, DatReturnSubtype.INVALID_ADDRESS_UNREACHABLE, e.getMessage());
-        }
-        cmId = id;
-        remoteAddr = remote;
-        remoteQual = qual;
-        localQual = id.srcPort();
-        connectPrivateData = privateData == null ? new byte[0] : privateData.clone();
-        state = r.next();
-        if (!timeout.isInfinite()) {
-            connectTimer.start(timeout.toNanos());
-        }
-    }
-
-    /** dat_ep_connect(3DAT) timeout: the connection did not complete in time. Device executor. */
-    private void onConnectTimeout() {
-        if (state == EndpointState.ACTIVE_CONNECTION_PENDING) {
-            safeDisconnect();
-            failActive(EventNumber.CONNECTION_EVENT_TIMED_OUT, null);
-        }
-    }
-
-    private void failActive(EventNumber n, byte[] privateData) {
-        connectTimer.stop();
-        state = EndpointState.DISCONNECTED;
-        qpToError();
-        post(n, privateData);
-    }
-
-    private void post(EventNumber n, byte[] privateData) {
-        SimEvd c = connectEvd;
-        if (c != null) {
-            c.enqueue(new ConnectionEvent(c, n, this, privateData), true);
-        }
-    }
-
-    private void qpToError() {
+    /** The QP to ERR, unless it is there or in RESET already (a failed or abandoned connection). Device executor. */
+    void qpToError() {
         QueuePair q = qp;
         if (q != null && q.state() != QpState.ERR && q.state() != QpState.RESET) {
             q.modify(new QpAttr().state(QpState.ERR));
         }
     }
 
-    private void safeDisconnect() {
-        CmId id = cmId;
-        if (id == null) {
-            return;
-        }
-        try {
-            id.disconnect();
-        } catch (VerbsException e) {
-            LOG.debug("EP {}: disconnect of {}: {}", this.id, id, e.getMessage());
-        }
-    }
-
-    /** A connection-manager event of this endpoint's id. Device executor. */
-    void onCmEvent(CmEvent e) {
-        if (freed || e.id() != cmId) {
-            return;
-        }
-        EndpointState s = state;
-        switch (e.type()) {
-            case ADDR_RESOLVED:
-                if (s == EndpointState.ACTIVE_CONNECTION_PENDING) {
-                    cmId.resolveRoute(RESOLVE_TIMEOUT_MS);
-                }
-                break;
-            case ROUTE_RESOLVED:
-                if (s == EndpointState.ACTIVE_CONNECTION_PENDING) {
-                    cmId.attachQp(qp);
-                    EpAttributes a = attrs;
-                    cmId.connect(new ConnParam(PrivateData.encode(connectPrivateData, (int) localQual), a.maxRdmaReadIn(),
-                            a.maxRdmaReadOut(), false, 7, 7, srq != null, 0));
-                }
-                break;
-            case ADDR_ERROR:
-            case ROUTE_ERROR:
-            case UNREACHABLE:
-                if (s == EndpointState.ACTIVE_CONNECTION_PENDING) {
-                    // S9 SILENT: UNREACHABLE when the transport gives up (no answer after the CM's retries, no
-                    // route); TIMED_OUT when the consumer's dat_ep_connect timeout expires first.
-                    failActive(EventNumber.CONNECTION_EVENT_UNREACHABLE, null);
-                } else if (s == EndpointState.COMPLETION_PENDING) {
-                    failPassive();
-                }
-                break;
-            case REJECTED:
-                if (s == EndpointState.ACTIVE_CONNECTION_PENDING) {
-                    // dat_ep_connect(3DAT): a reject by the remote consumer is PEER_REJECTED; by anything else
-                    // (no listener, no resources) NON_PEER_REJECTED.
-                    boolean peer = e.rejectReason() == RejectReason.CONSUMER_DEFINED;
-                    failActive(peer ? EventNumber.CONNECTION_EVENT_PEER_REJECTED
-                            : EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED, peer ? PrivateData.decode(e.privateData()).data() : null);
-                } else if (s == EndpointState.COMPLETION_PENDING) {
-                    failPassive();
-                }
-                break;
-            case CONNECT_ERROR:
-                if (s == EndpointState.ACTIVE_CONNECTION_PENDING) {
-                    failActive(EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED, null);
-                } else if (s == EndpointState.COMPLETION_PENDING) {
-                    failPassive();
-                }
-                break;
-            case ESTABLISHED:
-                if (s == EndpointState.ACTIVE_CONNECTION_PENDING) {
-                    connectTimer.stop();
-                    state = EndpointState.CONNECTED;
-                    post(EventNumber.CONNECTION_EVENT_ESTABLISHED, PrivateData.decode(e.privateData()).data());
-                } else if (s == EndpointState.COMPLETION_PENDING) {
-                    state = EndpointState.CONNECTED;
-                    // dat_evd_wait(3DAT): on the passive side the private data is undefined and its size 0.
-                    post(EventNumber.CONNECTION_EVENT_ESTABLISHED, null);
-                }
-                watermarks.connected();
-                break;
-            case DISCONNECTED:
-                if (s == EndpointState.CONNECTED || s == EndpointState.DISCONNECT_PENDING) {
-                    drainTimer.stop();
-                    state = EndpointState.DISCONNECTED;
-                    post(EventNumber.CONNECTION_EVENT_DISCONNECTED, null);
-                } else if (s == EndpointState.DISCONNECTED && disconnectEventDue) {
-                    disconnectEventDue = false;
-                    post(EventNumber.CONNECTION_EVENT_DISCONNECTED, null);
-                }
-                break;
-            default:
-                break;
-        }
-    }
-
-    /** The QP of a connected endpoint failed (retries exhausted, a remote error). Device executor. */
-    void onQpFailed() {
-        EndpointState s = state;
-        if (s == EndpointState.CONNECTED || s == EndpointState.DISCONNECT_PENDING) {
-            broken();
-        }
-    }
-
-    private void broken() {
-        drainTimer.stop();
-        state = EndpointState.DISCONNECTED;
-        disconnectEventDue = false;
-        post(EventNumber.CONNECTION_EVENT_BROKEN, null);
-    }
-
-    // ------------------------------------------------------------------ connection: passive side
-
-    /** dat_rsp_create(3DAT) reserved this endpoint. Device executor. */
-    void reserve(SimRsp r, long connQual) {
-        EpStateTable.Rule rule = EpStateTable.check(state, EpOp.RSP_CREATE);
-        rsp = r;
-        // dat_ep_query(3DAT): local_port_qual may be valid in RESERVED; it is the RSP's qualifier (the RSP
-        // does not listen yet, so it cannot tell).
-        localQual = connQual;
-        state = rule.next();
-    }
-
-    /** The RSP was freed before its request arrived: the endpoint is the consumer's again. */
-    void unreserve(SimRsp r) {
-        if (rsp == r && state == EndpointState.RESERVED) {
-            localQual = -1;
-            state = EndpointState.UNCONNECTED;
-        }
-        if (rsp == r) {
-            rsp = null;
-        }
-    }
-
-    /**
-     * A request names this endpoint (its RSP's request, or the request a PSP made this provider
-     * endpoint for): the remote end is the requester's, which dat_ep_query(3DAT) gives as
-     * remote_ia_address and remote_port_qual in PASSIVE_ and TENTATIVE_CONNECTION_PENDING. Device
-     * executor.
-     */
-    void namedBy(SimCr cr) {
-        remoteAddr = cr.remoteAddress();
-        remoteQual = cr.remotePortQual();
-        if (localQual < 0) {
-            localQual = cr.connQual();
-        }
-    }
-
-    /** The RSP's request arrived: RESERVED → PASSIVE_CONNECTION_PENDING. */
-    void requestArrived() {
-        if (state == EndpointState.RESERVED) {
-            state = EndpointState.PASSIVE_CONNECTION_PENDING;
-        }
-    }
-
-    /** dat_cr_accept(3DAT) with this endpoint. Device executor. */
-    void accept(SimCr cr, CmId child, byte[] privateData) {
-        checkHandle();
-        EpStateTable.Rule r = EpStateTable.check(state, EpOp.CR_ACCEPT);
-        QueuePair q = readyQp();
-        if (cr.aborted()) {
-            // dat_cr_accept(3DAT): the requester gave up (timed out, went away) before the accept, so the
-            // provider cannot complete the connection: ACCEPT_COMPLETION_ERROR, receives flushed.
-            ia.owners.remove(child);
-            rsp = null;
-            state = r.next();
-            failPassive();
-            return;
-        }
-        ConnParam req = cr.requestParam();
-        EpAttributes a = attrs;
-        // Responder resources: no more than the requester will use (its initiator depth); initiator depth: no
-        // more than the requester answers (its responder resources). ConnParam of a request is seen from here.
-        ConnParam p = new ConnParam(PrivateData.encode(privateData, (int) cr.connQual()),
-                Math.min(Math.min(a.maxRdmaReadIn(), ia.attributes().maxRdmaReadIn()), req.responderResources()),
-                Math.min(a.maxRdmaReadOut(), req.initiatorDepth()), false, 7, 7, srq != null, 0);
-        child.attachQp(q);
-        try {
-            child.accept(p);
-        } catch (VerbsException e) {
-            child.detachQp();
-            throw DatException.invalidParameter("the endpoint does not satisfy the request: " + e.getMessage());
-        }
-        ia.owners.put(child, this);
-        cmId = child;
-        remoteAddr = cr.remoteAddress();
-        remoteQual = cr.remotePortQual();
-        localQual = cr.connQual();
-        rsp = null;
-        state = r.next();
-    }
-
-    private void failPassive() {
-        state = EndpointState.DISCONNECTED;
-        qpToError();
-        post(EventNumber.CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR, null);
-    }
-
-    /** dat_cr_reject(3DAT) of a request naming this endpoint. Device executor. */
-    void rejected() {
-        if (state == EndpointState.PASSIVE_CONNECTION_PENDING) {
-            EpStateTable.Rule r = EpStateTable.check(state, EpOp.CR_REJECT);
-            rsp = null;
-            remoteAddr = null;
-            remoteQual = -1;
-            localQual = -1;
-            state = r.next();
-        } else if (state == EndpointState.TENTATIVE_CONNECTION_PENDING && providerCreated) {
-            // dat_cr_reject(3DAT): the provider's endpoint goes back to the provider.
-            destroy();
-            ia.forget(this);
-        }
-    }
-
-    // ------------------------------------------------------------------ disconnect, reset, free
-
-    @Override
-    public void disconnect(CloseFlag flag) {
-        checkHandle();
-        if (flag == null) {
-            throw DatException.invalidParameter("close flag is null");
-        }
-        ia.run(() -> doDisconnect(flag));
-    }
-
-    private void doDisconnect(CloseFlag flag) {
-        checkHandle();
-        EpOp op = flag == CloseFlag.ABRUPT ? EpOp.DISCONNECT_ABRUPT : EpOp.DISCONNECT_GRACEFUL;
-        EpStateTable.Rule r = EpStateTable.check(state, op);
-        if (r.kind() == EpStateTable.Kind.NOOP) {
-            return;
-        }
-        switch (state) {
-            case ACTIVE_CONNECTION_PENDING:
-            case COMPLETION_PENDING:
-                connectTimer.stop();
-                safeDisconnect();
-                state = EndpointState.DISCONNECTED;
-                qpToError();
-                post(EventNumber.CONNECTION_EVENT_DISCONNECTED, null);
-                break;
-            case CONNECTED:
-                if (flag == CloseFlag.ABRUPT) {
-                    state = EndpointState.DISCONNECTED;
-                    disconnectEventDue = true;
-                    safeDisconnect();
-                } else {
-                    state = EndpointState.DISCONNECT_PENDING;
-                    checkDrained();
-                }
-                break;
-            case DISCONNECT_PENDING:
-                drainTimer.stop();
-                state = EndpointState.DISCONNECTED;
-                disconnectEventDue = true;
-                safeDisconnect();
-                break;
-            default:
-                break;
-        }
-    }
-
-    /** Graceful disconnect: once the request DTOs have completed, the connection goes. Device executor. */
-    void checkDrained() {
-        if (state != EndpointState.DISCONNECT_PENDING) {
-            return;
-        }
-        QueuePair q = qp;
-        if (q == null || q.sendQueueDepth() == 0) {
-            drainTimer.stop();
-            safeDisconnect();
-        } else {
-            drainTimer.start(DRAIN_POLL_NANOS);
-        }
-    }
+    // ------------------------------------------------------------------ reset, free
 
     @Override
     public void reset() {
@@ -709,35 +342,17 @@ final class SimEp extends SimHandle implements Endpoint {
             if (r.kind() == EpStateTable.Kind.NOOP) {
                 return;
             }
-            releaseCmId();
+            connection.releaseCmId();
             QueuePair q = qp;
             if (q != null) {
                 q.modify(new QpAttr().state(QpState.RESET));
                 toInit(q);
             }
             posting.forgetOutstanding();
-            remoteAddr = null;
-            remoteQual = -1;
-            localQual = -1;
-            disconnectEventDue = false;
+            connection.forgetPeer();
             watermarks.rearm();
             state = r.next();
         });
-    }
-
-    private void releaseCmId() {
-        CmId id = cmId;
-        if (id == null) {
-            return;
-        }
-        cmId = null;
-        ia.owners.remove(id);
-        id.detachQp();
-        try {
-            id.destroy();
-        } catch (VerbsException e) {
-            LOG.debug("EP {}: id {} not destroyed: {}", this.id, id, e.getMessage());
-        }
     }
 
     @Override
@@ -758,18 +373,7 @@ final class SimEp extends SimHandle implements Endpoint {
             return;
         }
         ia.run(() -> {
-            connectTimer.stop();
-            drainTimer.stop();
-            EndpointState s = state;
-            if (s == EndpointState.CONNECTED || s == EndpointState.DISCONNECT_PENDING
-                    || s == EndpointState.ACTIVE_CONNECTION_PENDING || s == EndpointState.COMPLETION_PENDING) {
-                safeDisconnect();
-            }
-            releaseCmId();
-            if (rsp != null) {
-                rsp.epGone();
-                rsp = null;
-            }
+            connection.abort();
             destroyQp();
             freed = true;
             detach();
@@ -889,10 +493,10 @@ final class SimEp extends SimHandle implements Endpoint {
     public EpParams query() {
         checkHandle();
         EndpointState s = state;
-        long lq = localQual;
-        long rq = remoteQual;
+        long lq = connection.localPortQual();
+        long rq = connection.remotePortQual();
         return new EpParams(ia, s, Optional.of(ia.address()), lq >= 0 ? OptionalLong.of(lq) : OptionalLong.empty(),
-                Optional.ofNullable(remoteAddr), rq >= 0 ? OptionalLong.of(rq) : OptionalLong.empty(),
+                Optional.ofNullable(connection.remoteAddress()), rq >= 0 ? OptionalLong.of(rq) : OptionalLong.empty(),
                 Optional.ofNullable(pz), Optional.ofNullable(recvEvd), Optional.ofNullable(requestEvd),
                 Optional.ofNullable(connectEvd), Optional.ofNullable(srq), attrs);
     }
@@ -919,10 +523,6 @@ final class SimEp extends SimHandle implements Endpoint {
     public void setWatermark(int softHighWatermark, int hardHighWatermark) {
         checkHandle();
         watermarks.set(softHighWatermark, hardHighWatermark);
-    }
-
-    long remotePortQual() {
-        return remoteQual;
     }
 
     @Override

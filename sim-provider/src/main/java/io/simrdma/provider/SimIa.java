@@ -557,7 +557,7 @@ final class SimIa extends SimHandle implements InterfaceAdapter {
                 owner = owners.get(e.listenId());
             }
             if (owner instanceof SimEp ep) {
-                ep.onCmEvent(e);
+                ep.connection.onCmEvent(e);
             } else if (owner instanceof SimServicePoint sp) {
                 sp.onCmEvent(e);
             } else if (owner instanceof SimCr cr) {
@@ -613,7 +613,7 @@ final class SimIa extends SimHandle implements InterfaceAdapter {
         if (to == QpState.ERR && !closed) {
             SimEp ep = epByQpn(qp.qpNum());
             if (ep != null && ep.qpIs(qp) && qp.errorCause() != QueuePair.ErrorCause.MODIFY) {
-                ep.onQpFailed();
+                ep.connection.onQpFailed();
             }
         }
     }

@@ -37,11 +37,11 @@ final class SimRsp extends SimServicePoint implements ReservedServicePoint {
         SimRsp rsp = new SimRsp(ia, evd, ep);
         ia.run(() -> {
             ep.checkHandle();
-            ep.reserve(rsp, connQual);
+            ep.connection.reserve(rsp, connQual);
             try {
                 rsp.listen(connQual);
             } catch (RuntimeException e) {
-                ep.unreserve(rsp);
+                ep.connection.unreserve(rsp);
                 throw e;
             }
         });
@@ -60,7 +60,7 @@ final class SimRsp extends SimServicePoint implements ReservedServicePoint {
         }
         cr.localEp(ep);
         // dat_rsp_create(3DAT): the EP is PASSIVE_CONNECTION_PENDING by the time its request event can be seen.
-        ep.requestArrived();
+        ep.connection.requestArrived();
         if (!deliver(cr)) {
             ep.state = EndpointState.RESERVED;
             return false;
@@ -84,7 +84,7 @@ final class SimRsp extends SimServicePoint implements ReservedServicePoint {
     @Override
     void stopped() {
         if (!used && !epGone) {
-            ep.unreserve(this);
+            ep.connection.unreserve(this);
         }
     }
 
