@@ -147,7 +147,7 @@ final class EpConnection {
                               byte[] privateData) {
         ep.checkHandle();
         EpStateTable.Rule r = EpStateTable.check(ep.state, op);
-        ep.readyQp();
+        ep.config.readyQp();
         CmId id = ep.ia.cm.createId(ep.ia.cmChannel(), ep, PortSpace.IB);
         ep.ia.owners.put(id, ep);
         try {
@@ -180,12 +180,12 @@ final class EpConnection {
     private void failActive(EventNumber n, byte[] privateData) {
         connectTimer.stop();
         ep.state = EndpointState.DISCONNECTED;
-        ep.qpToError();
+        ep.config.qpToError();
         post(n, privateData);
     }
 
     private void post(EventNumber n, byte[] privateData) {
-        SimEvd c = ep.connectEvd();
+        SimEvd c = ep.config.connectEvd();
         if (c != null) {
             c.enqueue(new ConnectionEvent(c, n, ep, privateData), true);
         }
@@ -217,8 +217,8 @@ final class EpConnection {
                 break;
             case ROUTE_RESOLVED:
                 if (s == EndpointState.ACTIVE_CONNECTION_PENDING) {
-                    cmId.attachQp(ep.qp());
-                    EpAttributes a = ep.attrs();
+                    cmId.attachQp(ep.config.qp());
+                    EpAttributes a = ep.config.attrs();
                     cmId.connect(new ConnParam(PrivateData.encode(connectPrivateData, (int) localQual), a.maxRdmaReadIn(),
                             a.maxRdmaReadOut(), false, 7, 7, ep.srq != null, 0));
                 }
@@ -351,7 +351,7 @@ final class EpConnection {
     void accept(SimCr cr, CmId child, byte[] privateData) {
         ep.checkHandle();
         EpStateTable.Rule r = EpStateTable.check(ep.state, EpOp.CR_ACCEPT);
-        QueuePair q = ep.readyQp();
+        QueuePair q = ep.config.readyQp();
         if (cr.aborted()) {
             // dat_cr_accept(3DAT): the requester gave up (timed out, went away) before the accept, so the
             // provider cannot complete the connection: ACCEPT_COMPLETION_ERROR, receives flushed.
@@ -362,7 +362,7 @@ final class EpConnection {
             return;
         }
         ConnParam req = cr.requestParam();
-        EpAttributes a = ep.attrs();
+        EpAttributes a = ep.config.attrs();
         // Responder resources: no more than the requester will use (its initiator depth); initiator depth: no
         // more than the requester answers (its responder resources). ConnParam of a request is seen from here.
         ConnParam p = new ConnParam(PrivateData.encode(privateData, (int) cr.connQual()),
@@ -386,7 +386,7 @@ final class EpConnection {
 
     private void failPassive() {
         ep.state = EndpointState.DISCONNECTED;
-        ep.qpToError();
+        ep.config.qpToError();
         post(EventNumber.CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR, null);
     }
 
@@ -430,7 +430,7 @@ final class EpConnection {
                 connectTimer.stop();
                 safeDisconnect();
                 ep.state = EndpointState.DISCONNECTED;
-                ep.qpToError();
+                ep.config.qpToError();
                 post(EventNumber.CONNECTION_EVENT_DISCONNECTED, null);
                 break;
             case CONNECTED:
@@ -459,7 +459,7 @@ final class EpConnection {
         if (ep.state != EndpointState.DISCONNECT_PENDING) {
             return;
         }
-        QueuePair q = ep.qp();
+        QueuePair q = ep.config.qp();
         if (q == null || q.sendQueueDepth() == 0) {
             drainTimer.stop();
             safeDisconnect();

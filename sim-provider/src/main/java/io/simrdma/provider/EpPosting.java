@@ -133,7 +133,7 @@ final class EpPosting {
         if (flags == null) {
             throw DatException.invalidParameter("completion flags are null");
         }
-        if (flags.contains(CompletionFlag.UNSIGNALLED) && !ep.attrs().requestCompletionFlags().contains(CompletionFlag.UNSIGNALLED)) {
+        if (flags.contains(CompletionFlag.UNSIGNALLED) && !ep.config.attrs().requestCompletionFlags().contains(CompletionFlag.UNSIGNALLED)) {
             // dat_ep_post_send(3DAT): UNSIGNALLED needs the endpoint's request completion flags UNSIGNALLED.
             throw DatException.invalidParameter("DAT_COMPLETION_UNSIGNALLED_FLAG needs UNSIGNALLED request completion flags on the endpoint");
         }
@@ -143,7 +143,7 @@ final class EpPosting {
     }
 
     private int claimRequest(QueuePair q) {
-        int capacity = ep.attrs().maxRequestDtos();
+        int capacity = ep.config.attrs().maxRequestDtos();
         if (reqTail - reqHead >= capacity) {
             // Unsignalled work requests retired without a completion: the QP's depth tells how many are left.
             retireUpTo(reqTail - q.sendQueueDepth());
@@ -172,7 +172,7 @@ final class EpPosting {
 
     /** Retires the work requests that left the send queue without a completion (see {@link #retireUpTo}). Device executor. */
     void retireSilent() {
-        QueuePair q = ep.qp();
+        QueuePair q = ep.config.qp();
         if (q == null) {
             return;
         }
@@ -221,13 +221,13 @@ final class EpPosting {
 
     void postSend(List<LmrTriplet> localIov, long userCookie, Set<CompletionFlag> completionFlags) {
         checkRequest(EpOp.POST_SEND, completionFlags);
-        LocalIov.checkCount(localIov, ep.attrs().maxRequestIov());
-        QueuePair q = ep.readyQp();
+        LocalIov.checkCount(localIov, ep.config.attrs().maxRequestIov());
+        QueuePair q = ep.config.readyQp();
         synchronized (lock) {
             sendWr.clear();
-            long total = LocalIov.addSegments(ep.ia, ep.pz(), localIov, false, (a, l, k) -> sendWr.sge(a, l, k));
-            if (total > ep.attrs().maxMessageSize()) {
-                throw DatException.invalidParameter("message of " + total + " bytes exceeds max_message_size " + ep.attrs().maxMessageSize());
+            long total = LocalIov.addSegments(ep.ia, ep.config.pz(), localIov, false, (a, l, k) -> sendWr.sge(a, l, k));
+            if (total > ep.config.attrs().maxMessageSize()) {
+                throw DatException.invalidParameter("message of " + total + " bytes exceeds max_message_size " + ep.config.attrs().maxMessageSize());
             }
             postRequest(q, WrOpcode.SEND, userCookie, Kind.SEND, total, completionFlags);
         }
@@ -235,18 +235,18 @@ final class EpPosting {
 
     void postRdmaRead(List<LmrTriplet> localIov, long userCookie, RmrTriplet remoteBuffer, Set<CompletionFlag> completionFlags) {
         checkRequest(EpOp.POST_RDMA_READ, completionFlags);
-        LocalIov.checkCount(localIov, Math.max(1, ep.attrs().maxRdmaReadIov()));
+        LocalIov.checkCount(localIov, Math.max(1, ep.config.attrs().maxRdmaReadIov()));
         if (remoteBuffer == null) {
             throw DatException.invalidParameter("remote buffer is null");
         }
-        if (remoteBuffer.segmentLength() > ep.attrs().maxRdmaSize()) {
+        if (remoteBuffer.segmentLength() > ep.config.attrs().maxRdmaSize()) {
             throw DatException.invalidParameter("RDMA of " + remoteBuffer.segmentLength() + " bytes exceeds max_rdma_size");
         }
-        QueuePair q = ep.readyQp();
+        QueuePair q = ep.config.readyQp();
         synchronized (lock) {
             sendWr.clear();
             long[] left = {remoteBuffer.segmentLength()};
-            long total = LocalIov.addSegments(ep.ia, ep.pz(), localIov, true, (a, l, k) -> {
+            long total = LocalIov.addSegments(ep.ia, ep.config.pz(), localIov, true, (a, l, k) -> {
                 int n = (int) Math.min(l, left[0]);
                 if (n > 0) {
                     sendWr.sge(a, n, k);
@@ -265,20 +265,20 @@ final class EpPosting {
 
     void postRdmaWrite(List<LmrTriplet> localIov, long userCookie, RmrTriplet remoteBuffer, Set<CompletionFlag> completionFlags) {
         checkRequest(EpOp.POST_RDMA_WRITE, completionFlags);
-        LocalIov.checkCount(localIov, Math.max(1, ep.attrs().maxRdmaWriteIov()));
+        LocalIov.checkCount(localIov, Math.max(1, ep.config.attrs().maxRdmaWriteIov()));
         if (remoteBuffer == null) {
             throw DatException.invalidParameter("remote buffer is null");
         }
-        QueuePair q = ep.readyQp();
+        QueuePair q = ep.config.readyQp();
         synchronized (lock) {
             sendWr.clear();
-            long total = LocalIov.addSegments(ep.ia, ep.pz(), localIov, false, (a, l, k) -> sendWr.sge(a, l, k));
+            long total = LocalIov.addSegments(ep.ia, ep.config.pz(), localIov, false, (a, l, k) -> sendWr.sge(a, l, k));
             if (total > remoteBuffer.segmentLength()) {
                 // dat_ep_post_rdma_write(3DAT): the remote buffer is too small for the local data.
                 throw new DatException(DatReturnType.LENGTH_ERROR, "remote buffer of " + remoteBuffer.segmentLength()
                         + " bytes cannot take " + total + " bytes");
             }
-            if (total > ep.attrs().maxRdmaSize()) {
+            if (total > ep.config.attrs().maxRdmaSize()) {
                 throw DatException.invalidParameter("RDMA of " + total + " bytes exceeds max_rdma_size");
             }
             sendWr.remote(remoteBuffer.targetAddress(), remoteBuffer.rmrContext());
@@ -290,7 +290,7 @@ final class EpPosting {
     int postBind(SimRmr rmr, SimLmr lmr, LmrTriplet triplet, Set<MemoryPrivilege> privileges, long cookie,
                  Set<CompletionFlag> flags) {
         checkRequest(EpOp.RMR_BIND, flags);
-        QueuePair q = ep.readyQp();
+        QueuePair q = ep.config.readyQp();
         EnumSet<AccessFlag> access = EnumSet.noneOf(AccessFlag.class);
         if (privileges.contains(MemoryPrivilege.REMOTE_READ)) {
             access.add(AccessFlag.REMOTE_READ);
@@ -355,20 +355,20 @@ final class EpPosting {
             // DAT_COMPLETION_SUPPRESS_FLAG or DAT_COMPLETION_BARRIER_FENCE_FLAG".
             throw DatException.invalidParameter("a receive is posted with no completion flag but UNSIGNALLED, not " + completionFlags);
         }
-        if (completionFlags.contains(CompletionFlag.UNSIGNALLED) && !ep.attrs().recvCompletionFlags().contains(CompletionFlag.UNSIGNALLED)) {
+        if (completionFlags.contains(CompletionFlag.UNSIGNALLED) && !ep.config.attrs().recvCompletionFlags().contains(CompletionFlag.UNSIGNALLED)) {
             throw DatException.invalidParameter("DAT_COMPLETION_UNSIGNALLED_FLAG needs UNSIGNALLED recv completion flags on the endpoint");
         }
-        LocalIov.checkCount(localIov, ep.attrs().maxRecvIov());
-        QueuePair q = ep.readyQp();
+        LocalIov.checkCount(localIov, ep.config.attrs().maxRecvIov());
+        QueuePair q = ep.config.readyQp();
         synchronized (lock) {
-            if (recvTail - recvHead >= ep.attrs().maxRecvDtos()) {
-                throw SimHandle.insufficient(DatReturnSubtype.RESOURCE_MEMORY, "max_recv_dtos (" + ep.attrs().maxRecvDtos() + ") receives are posted");
+            if (recvTail - recvHead >= ep.config.attrs().maxRecvDtos()) {
+                throw SimHandle.insufficient(DatReturnSubtype.RESOURCE_MEMORY, "max_recv_dtos (" + ep.config.attrs().maxRecvDtos() + ") receives are posted");
             }
             int seq = recvTail;
             RecvSlot s = recv[seq & (recv.length - 1)];
             recvWr.clear();
             s.segments = 0;
-            LocalIov.addSegments(ep.ia, ep.pz(), localIov, true, (a, l, k) -> {
+            LocalIov.addSegments(ep.ia, ep.config.pz(), localIov, true, (a, l, k) -> {
                 recvWr.sge(a, l, k);
                 s.lmr[s.segments] = k;
                 s.va[s.segments] = a;
@@ -470,7 +470,7 @@ final class EpPosting {
         if (!success) {
             return true;
         }
-        Set<CompletionFlag> f = ep.attrs().recvCompletionFlags();
+        Set<CompletionFlag> f = ep.config.attrs().recvCompletionFlags();
         if (f.contains(CompletionFlag.UNSIGNALLED) && ep.srq == null) {
             // dat_srq_post_recv(3DAT): SRQ receives complete with signal even when the EP's flags are UNSIGNALLED.
             return false;
@@ -560,7 +560,7 @@ final class EpPosting {
             try {
                 postRecv(iov, s.cookie, EnumSet.noneOf(CompletionFlag.class));
             } catch (DatException e) {
-                SimEvd recvEvd = ep.recvEvd();
+                SimEvd recvEvd = ep.config.recvEvd();
                 if (recvEvd != null) {
                     recvEvd.enqueue(new DtoCompletionEvent(recvEvd, ep, s.cookie, DtoCompletionStatus.ERR_LOCAL_PROTECTION, 0),
                             true);

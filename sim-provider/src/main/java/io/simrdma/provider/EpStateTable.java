@@ -22,8 +22,9 @@ import static io.simrdma.dat.EndpointState.UNCONNECTED;
  * The DAT endpoint state machine as one table: for each of the nine states the man pages use and
  * each operation, what happens (allowed, a no-op, flushed, or refused with DAT_INVALID_STATE and
  * the subtype naming the state), the state it leads to, the events it produces and the EVD they
- * go to, and the man page that says so. {@link SimEp} consults it before every state-dependent
- * operation instead of repeating state checks.
+ * go to, and the man page that says so. {@link SimEp} and its parts ({@link EpConnection},
+ * {@link EpPosting}, {@link EpConfiguration}) consult it before every state-dependent operation
+ * instead of repeating state checks.
  *
  * <p>Where the pages are SILENT or in CONFLICT (../shared/spec/ep-state-machine.md, section 7),
  * the row says which choice was made and why (the {@code choice} column).

@@ -14,9 +14,9 @@ import java.util.Set;
  * by several streams: which completion flags may meet on one EVD, and whether waiters on the EVD
  * must use threshold 1 (dat_evd_wait(3DAT)).
  *
- * <p>Callers: {@link SimEvd} asks whether its streams control notification; the endpoint's
- * code ({@link SimEp}, on dat_ep_create and dat_ep_modify) checks a stream before it
- * joins, then adds it, and removes an endpoint's streams when it leaves.
+ * <p>Callers: {@link SimEvd} asks whether its streams control notification; an endpoint's
+ * {@link EpConfiguration} (on dat_ep_create and dat_ep_modify) checks a stream before it joins,
+ * then adds it, and removes the endpoint's streams when it leaves.
  *
  * <p>Thread safety: thread-safe; every method holds this object's monitor, which is never held
  * while calling out. A check and the add that follows it are two steps: the endpoint code runs

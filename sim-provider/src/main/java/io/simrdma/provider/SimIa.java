@@ -580,7 +580,7 @@ final class SimIa extends SimHandle implements InterfaceAdapter {
             case QP_REQ_ERR:
             case QP_ACCESS_ERR: {
                 SimEp ep = epByQpn(e.qp().qpNum());
-                if (ep != null && ep.qpIs(e.qp())) {
+                if (ep != null && ep.config.qpIs(e.qp())) {
                     postAsync(EventNumber.ASYNC_ERROR_EP_BROKEN, ep, AsyncErrorReason.EP_TRANSFER_TO_ERROR);
                 }
                 break;
@@ -612,7 +612,7 @@ final class SimIa extends SimHandle implements InterfaceAdapter {
     private void onQpState(QueuePair qp, QpState from, QpState to) {
         if (to == QpState.ERR && !closed) {
             SimEp ep = epByQpn(qp.qpNum());
-            if (ep != null && ep.qpIs(qp) && qp.errorCause() != QueuePair.ErrorCause.MODIFY) {
+            if (ep != null && ep.config.qpIs(qp) && qp.errorCause() != QueuePair.ErrorCause.MODIFY) {
                 ep.connection.onQpFailed();
             }
         }

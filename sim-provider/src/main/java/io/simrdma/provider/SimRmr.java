@@ -64,7 +64,7 @@ final class SimRmr extends SimHandle implements RemoteMemoryRegion {
                 throw new DatException(DatReturnType.PRIVILEGES_VIOLATION, DatReturnSubtype.NO_SUBTYPE,
                         "lmr_context 0x" + Integer.toHexString(lmrTriplet.lmrContext()) + " names no LMR (dat_rmr_bind(3DAT))");
             }
-            if (lmr.pz != pz || e.pz() != pz) {
+            if (lmr.pz != pz || e.config.pz() != pz) {
                 throw new DatException(DatReturnType.PROTECTION_VIOLATION, DatReturnSubtype.NO_SUBTYPE,
                         "the LMR, the RMR and the endpoint must share one PZ (dat_rmr_bind(3DAT))");
             }
