@@ -33,8 +33,8 @@ import java.util.Set;
  * {@link EpPosting} and {@link EpConnection} (the QP, the attributes, the EVDs), {@link SimRmr}
  * (the PZ), {@link SimIa} (whether a QP event is this endpoint's current QP).
  *
- * <p>Thread safety: every change runs on the device's executor ({@link SimIa#run}); the PZ, the
- * attributes and the QP are volatile for the posts on the caller's thread. dat_ep_modify(3DAT)
+ * <p>Thread safety: every change runs on the device's executor ({@link SimIa#run}); the fields are
+ * volatile for the readers on other threads (the posts, dat_ep_query(3DAT)). dat_ep_modify(3DAT)
  * checks the endpoint state in {@link EpStateTable}.
  */
 final class EpConfiguration {
@@ -43,9 +43,9 @@ final class EpConfiguration {
 
     private final SimEp ep;
     private volatile SimPz pz;
-    private SimEvd recvEvd;
-    private SimEvd requestEvd;
-    private SimEvd connectEvd;
+    private volatile SimEvd recvEvd;
+    private volatile SimEvd requestEvd;
+    private volatile SimEvd connectEvd;
     private volatile EpAttributes attrs;
     private volatile QueuePair qp;
 
