@@ -30,7 +30,8 @@ final class EpAttributeRules {
     private static final Set<CompletionFlag> RECV_EP_FLAGS =
             EnumSet.of(CompletionFlag.UNSIGNALLED, CompletionFlag.SOLICITED_WAIT, CompletionFlag.EVD_THRESHOLD);
     /** The endpoint's request_completion_flags may be one of these (or none). */
-    private static final Set<CompletionFlag> REQUEST_EP_FLAGS = EnumSet.of(CompletionFlag.UNSIGNALLED, CompletionFlag.EVD_THRESHOLD);
+    private static final Set<CompletionFlag> REQUEST_EP_FLAGS =
+            EnumSet.of(CompletionFlag.UNSIGNALLED, CompletionFlag.EVD_THRESHOLD);
 
     private EpAttributeRules() {
     }

@@ -239,8 +239,8 @@ final class EpConnection {
                     // dat_ep_connect(3DAT): a reject by the remote consumer is PEER_REJECTED; by anything else
                     // (no listener, no resources) NON_PEER_REJECTED.
                     boolean peer = e.rejectReason() == RejectReason.CONSUMER_DEFINED;
-                    failActive(peer ? EventNumber.CONNECTION_EVENT_PEER_REJECTED
-                            : EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED, peer ? PrivateData.decode(e.privateData()).data() : null);
+                    failActive(peer ? EventNumber.CONNECTION_EVENT_PEER_REJECTED : EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED,
+                            peer ? PrivateData.decode(e.privateData()).data() : null);
                 } else if (s == EndpointState.COMPLETION_PENDING) {
                     failPassive();
                 }

@@ -133,9 +133,11 @@ final class EpPosting {
         if (flags == null) {
             throw DatException.invalidParameter("completion flags are null");
         }
-        if (flags.contains(CompletionFlag.UNSIGNALLED) && !ep.config.attrs().requestCompletionFlags().contains(CompletionFlag.UNSIGNALLED)) {
+        if (flags.contains(CompletionFlag.UNSIGNALLED)
+                && !ep.config.attrs().requestCompletionFlags().contains(CompletionFlag.UNSIGNALLED)) {
             // dat_ep_post_send(3DAT): UNSIGNALLED needs the endpoint's request completion flags UNSIGNALLED.
-            throw DatException.invalidParameter("DAT_COMPLETION_UNSIGNALLED_FLAG needs UNSIGNALLED request completion flags on the endpoint");
+            throw DatException.invalidParameter(
+                    "DAT_COMPLETION_UNSIGNALLED_FLAG needs UNSIGNALLED request completion flags on the endpoint");
         }
         if (flags.contains(CompletionFlag.EVD_THRESHOLD)) {
             throw DatException.invalidParameter("EVD_THRESHOLD is an endpoint receive completion flag, not a post flag");
@@ -148,7 +150,8 @@ final class EpPosting {
             // Unsignalled work requests retired without a completion: the QP's depth tells how many are left.
             retireUpTo(reqTail - q.sendQueueDepth());
             if (reqTail - reqHead >= capacity) {
-                throw SimHandle.insufficient(DatReturnSubtype.RESOURCE_MEMORY, "max_request_dtos (" + capacity + ") are outstanding");
+                throw SimHandle.insufficient(DatReturnSubtype.RESOURCE_MEMORY,
+                        "max_request_dtos (" + capacity + ") are outstanding");
             }
         }
         return reqTail++;
@@ -219,6 +222,7 @@ final class EpPosting {
         return new DatException(DatReturnType.INVALID_STATE, EpStateTable.subtype(ep.state), e.getMessage());
     }
 
+    /** dat_ep_post_send(3DAT). */
     void postSend(List<LmrTriplet> localIov, long userCookie, Set<CompletionFlag> completionFlags) {
         checkRequest(EpOp.POST_SEND, completionFlags);
         LocalIov.checkCount(localIov, ep.config.attrs().maxRequestIov());
@@ -226,13 +230,15 @@ final class EpPosting {
         synchronized (lock) {
             sendWr.clear();
             long total = LocalIov.addSegments(ep.ia, ep.config.pz(), localIov, false, (a, l, k) -> sendWr.sge(a, l, k));
-            if (total > ep.config.attrs().maxMessageSize()) {
-                throw DatException.invalidParameter("message of " + total + " bytes exceeds max_message_size " + ep.config.attrs().maxMessageSize());
+            long max = ep.config.attrs().maxMessageSize();
+            if (total > max) {
+                throw DatException.invalidParameter("message of " + total + " bytes exceeds max_message_size " + max);
             }
             postRequest(q, WrOpcode.SEND, userCookie, Kind.SEND, total, completionFlags);
         }
     }
 
+    /** dat_ep_post_rdma_read(3DAT). */
     void postRdmaRead(List<LmrTriplet> localIov, long userCookie, RmrTriplet remoteBuffer, Set<CompletionFlag> completionFlags) {
         checkRequest(EpOp.POST_RDMA_READ, completionFlags);
         LocalIov.checkCount(localIov, Math.max(1, ep.config.attrs().maxRdmaReadIov()));
@@ -263,6 +269,7 @@ final class EpPosting {
         }
     }
 
+    /** dat_ep_post_rdma_write(3DAT). */
     void postRdmaWrite(List<LmrTriplet> localIov, long userCookie, RmrTriplet remoteBuffer, Set<CompletionFlag> completionFlags) {
         checkRequest(EpOp.POST_RDMA_WRITE, completionFlags);
         LocalIov.checkCount(localIov, Math.max(1, ep.config.attrs().maxRdmaWriteIov()));
@@ -345,7 +352,8 @@ final class EpPosting {
         ep.checkHandle();
         EpStateTable.check(ep.state, EpOp.POST_RECV);
         if (ep.srq != null) {
-            throw DatException.invalidParameter("the endpoint receives from an SRQ: post to the SRQ (dat_srq_post_recv)");
+            throw DatException.invalidParameter(
+                    "the endpoint receives from an SRQ: post to the SRQ (dat_srq_post_recv)");
         }
         if (completionFlags == null) {
             throw DatException.invalidParameter("completion flags are null");
@@ -353,16 +361,20 @@ final class EpPosting {
         if (!RECV_POST_FLAGS.containsAll(completionFlags)) {
             // dat_ep_post_recv(3DAT) takes only UNSIGNALLED; dat_ep_modify(3DAT): "Recv posting does not support
             // DAT_COMPLETION_SUPPRESS_FLAG or DAT_COMPLETION_BARRIER_FENCE_FLAG".
-            throw DatException.invalidParameter("a receive is posted with no completion flag but UNSIGNALLED, not " + completionFlags);
+            throw DatException.invalidParameter(
+                    "a receive is posted with no completion flag but UNSIGNALLED, not " + completionFlags);
         }
-        if (completionFlags.contains(CompletionFlag.UNSIGNALLED) && !ep.config.attrs().recvCompletionFlags().contains(CompletionFlag.UNSIGNALLED)) {
-            throw DatException.invalidParameter("DAT_COMPLETION_UNSIGNALLED_FLAG needs UNSIGNALLED recv completion flags on the endpoint");
+        if (completionFlags.contains(CompletionFlag.UNSIGNALLED)
+                && !ep.config.attrs().recvCompletionFlags().contains(CompletionFlag.UNSIGNALLED)) {
+            throw DatException.invalidParameter(
+                    "DAT_COMPLETION_UNSIGNALLED_FLAG needs UNSIGNALLED recv completion flags on the endpoint");
         }
         LocalIov.checkCount(localIov, ep.config.attrs().maxRecvIov());
         QueuePair q = ep.config.readyQp();
         synchronized (lock) {
-            if (recvTail - recvHead >= ep.config.attrs().maxRecvDtos()) {
-                throw SimHandle.insufficient(DatReturnSubtype.RESOURCE_MEMORY, "max_recv_dtos (" + ep.config.attrs().maxRecvDtos() + ") receives are posted");
+            int max = ep.config.attrs().maxRecvDtos();
+            if (recvTail - recvHead >= max) {
+                throw SimHandle.insufficient(DatReturnSubtype.RESOURCE_MEMORY, "max_recv_dtos (" + max + ") receives are posted");
             }
             int seq = recvTail;
             RecvSlot s = recv[seq & (recv.length - 1)];

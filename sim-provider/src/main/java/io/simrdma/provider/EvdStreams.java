@@ -113,7 +113,8 @@ final class EvdStreams {
             }
             if (ss || solicited) {
                 if (!(s.recv() && recvStream && ss && solicited)) {
-                    throw DatException.invalidParameter("an EVD with a SOLICITED_WAIT receive stream takes only SOLICITED_WAIT receive streams");
+                    throw DatException.invalidParameter(
+                            "an EVD with a SOLICITED_WAIT receive stream takes only SOLICITED_WAIT receive streams");
                 }
             }
         }
