@@ -37,7 +37,7 @@ import java.util.Set;
  *
  * <p>Work requests: every posted DTO takes a slot of a ring in posting order (request and receive
  * rings sized by max_request_dtos and max_recv_dtos); the slot keeps the user cookie, and its
- * sequence number is the verbs wr_id (see {@link SimIa#wrId}), so a completion finds its cookie
+ * sequence number is the verbs wr_id (see {@link WrId}), so a completion finds its cookie
  * without a lookup table. Request completions arrive in order, so a completion also retires the
  * unsignalled slots before it; slots of suppressed work requests that no later completion follows
  * are reclaimed from the QP's send-queue depth. The rings and the verbs work requests are made
@@ -205,7 +205,7 @@ final class EpPosting {
     private void postRequest(QueuePair q, WrOpcode opcode, long cookie, Kind kind, long length, Set<CompletionFlag> flags) {
         int seq = claimRequest(q);
         fill(req[seq & (req.length - 1)], cookie, kind, length, flags);
-        sendWr.opcode(opcode).flagBits(sendFlags(flags)).wrId(SimIa.wrId(SimIa.TAG_REQUEST, ep.id, seq));
+        sendWr.opcode(opcode).flagBits(sendFlags(flags)).wrId(WrId.of(WrId.REQUEST, ep.id, seq));
         try {
             q.postSend(sendWr);
         } catch (PostException e) {
@@ -322,7 +322,7 @@ final class EpPosting {
             s.privileges = EnumSet.copyOf(privileges.isEmpty() ? EnumSet.noneOf(MemoryPrivilege.class) : privileges);
             try {
                 int key = q.bindMw(rmr.mw, lmr == null ? null : lmr.mr, triplet.virtualAddress(), triplet.segmentLength(),
-                        access, SimIa.wrId(SimIa.TAG_REQUEST, ep.id, seq), sf);
+                        access, WrId.of(WrId.REQUEST, ep.id, seq), sf);
                 s.newRkey = key;
                 return key;
             } catch (VerbsException e) {
@@ -388,7 +388,7 @@ final class EpPosting {
                 s.segments++;
             });
             s.cookie = userCookie;
-            recvWr.wrId(SimIa.wrId(SimIa.TAG_RECV, ep.id, seq));
+            recvWr.wrId(WrId.of(WrId.RECV, ep.id, seq));
             try {
                 q.postRecv(recvWr);
             } catch (PostException e) {

@@ -79,17 +79,6 @@ final class SimIa extends SimHandle implements InterfaceAdapter {
 
     private static final Logger LOG = LoggerFactory.getLogger(SimIa.class);
 
-    /** wr_id tags: which table a work request's cookie lives in. */
-    static final long TAG_REQUEST = 1L << 62;
-    static final long TAG_RECV = 2L << 62;
-    static final long TAG_SRQ = 3L << 62;
-    private static final long TAG_MASK = 3L << 62;
-
-    /** The wr_id of a work request: its tag, the id of the endpoint or SRQ that posted it, its slot ({@link #translate} reads it). */
-    static long wrId(long tag, int owner, int slot) {
-        return tag | ((long) owner << 32) | (slot & 0xFFFFFFFFL);
-    }
-
     /**
      * A translated completion; {@code reaped} (may be null) runs once the event has left its EVD
      * (dequeued, waited for, lost to an overflow, or discarded with the EVD).
@@ -434,6 +423,7 @@ final class SimIa extends SimHandle implements InterfaceAdapter {
         return remember(SimEp.create(this, pz, recvEvd, requestEvd, connectEvd, s, attributes, false));
     }
 
+    /** A new id for an endpoint or SRQ: the owner field of its wr_ids ({@link WrId}). */
     int newId() {
         return nextId.getAndIncrement();
     }
@@ -515,10 +505,10 @@ final class SimIa extends SimHandle implements InterfaceAdapter {
     /** Translates a completion taken off {@code evd}'s CQ into a DAT event, or null if it is suppressed. Engine thread. */
     Translated translate(SimEvd evd, WorkCompletion wc, boolean solicited) {
         long wrId = wc.wrId();
-        long tag = wrId & TAG_MASK;
-        int owner = (int) ((wrId >>> 32) & 0x3FFF_FFFF);
-        int slot = (int) wrId;
-        if (tag == TAG_SRQ) {
+        long tag = WrId.tag(wrId);
+        int owner = WrId.owner(wrId);
+        int slot = WrId.slot(wrId);
+        if (tag == WrId.SRQ) {
             SimSrq srq = srqs.get(owner);
             SimEp ep = epByQpn(wc.qpNum());
             return srq == null || ep == null ? null : srq.complete(evd, ep, slot, wc, solicited);
@@ -527,7 +517,7 @@ final class SimIa extends SimHandle implements InterfaceAdapter {
         if (ep == null) {
             return null;
         }
-        return tag == TAG_RECV ? ep.posting.completeRecv(evd, slot, wc, solicited) : ep.posting.completeRequest(evd, slot, wc);
+        return tag == WrId.RECV ? ep.posting.completeRecv(evd, slot, wc, solicited) : ep.posting.completeRequest(evd, slot, wc);
     }
 
     // ------------------------------------------------------------------ connection manager and device events

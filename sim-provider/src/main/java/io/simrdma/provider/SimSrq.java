@@ -144,7 +144,7 @@ final class SimSrq extends SimHandle implements SharedReceiveQueue {
             s.cookie = userCookie;
             s.length = total;
             s.used = true;
-            wr.wrId(SimIa.wrId(SimIa.TAG_SRQ, id, slot));
+            wr.wrId(WrId.of(WrId.SRQ, id, slot));
             try {
                 srq.postRecv(wr);
             } catch (PostException e) {
