@@ -189,7 +189,7 @@ final class EpConfiguration {
         }
         toInit(q);
         qp = q;
-        ep.ia.qpCreated(ep, q);
+        ep.ia.router.qpCreated(ep, q);
     }
 
     /** RESET → INIT: port 1, every access right (the DAT privileges are checked when posting). */
@@ -205,7 +205,7 @@ final class EpConfiguration {
             return;
         }
         qp = null;
-        ep.ia.qpDestroyed(q);
+        ep.ia.router.qpDestroyed(q);
         try {
             q.destroy();
         } catch (VerbsException e) {

@@ -149,12 +149,12 @@ final class EpConnection {
         EpStateTable.Rule r = EpStateTable.check(ep.state, op);
         ep.config.readyQp();
         CmId id = ep.ia.cm.createId(ep.ia.cmChannel(), ep, PortSpace.IB);
-        ep.ia.owners.put(id, ep);
+        ep.ia.router.own(id, ep);
         try {
             id.bind(ep.ia.cmAddress());
             id.resolveAddr(null, dst, RESOLVE_TIMEOUT_MS);
         } catch (VerbsException e) {
-            ep.ia.owners.remove(id);
+            ep.ia.router.disown(id);
             id.destroy();
             throw new DatException(DatReturnType.INVALID_ADDRESS, DatReturnSubtype.INVALID_ADDRESS_UNREACHABLE, e.getMessage());
         }
@@ -355,7 +355,7 @@ final class EpConnection {
         if (cr.aborted()) {
             // dat_cr_accept(3DAT): the requester gave up (timed out, went away) before the accept, so the
             // provider cannot complete the connection: ACCEPT_COMPLETION_ERROR, receives flushed.
-            ep.ia.owners.remove(child);
+            ep.ia.router.disown(child);
             rsp = null;
             ep.state = r.next();
             failPassive();
@@ -375,7 +375,7 @@ final class EpConnection {
             child.detachQp();
             throw DatException.invalidParameter("the endpoint does not satisfy the request: " + e.getMessage());
         }
-        ep.ia.owners.put(child, ep);
+        ep.ia.router.own(child, ep);
         cmId = child;
         remoteAddr = cr.remoteAddress();
         remoteQual = cr.remotePortQual();
@@ -475,7 +475,7 @@ final class EpConnection {
             return;
         }
         cmId = null;
-        ep.ia.owners.remove(id);
+        ep.ia.router.disown(id);
         id.detachQp();
         try {
             id.destroy();

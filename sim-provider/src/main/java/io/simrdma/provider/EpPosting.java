@@ -44,7 +44,7 @@ import java.util.Set;
  * when the endpoint is created or its sizes change (dat_ep_modify(3DAT)), not per post.
  *
  * <p>Callers: {@link SimEp} (the consumer's posts, dat_ep_get_status, dat_ep_recv_query), {@link SimRmr}
- * (binds), {@link SimIa#translate} and {@link SimSrq} (completions, on the engine thread),
+ * (binds), {@link IaEventRouter#translate} and {@link SimSrq} (completions, on the engine thread),
  * and the endpoint's reset and dat_ep_modify (on the device executor).
  *
  * <p>Thread safety: thread-safe. Posts run on the caller's thread and completions on the engine
@@ -403,7 +403,7 @@ final class EpPosting {
     // ------------------------------------------------------------------ completions (engine thread)
 
     /** A request completion of this endpoint taken off its request EVD's CQ. */
-    SimIa.Translated completeRequest(SimEvd evd, int seq, WorkCompletion wc) {
+    IaEventRouter.Translated completeRequest(SimEvd evd, int seq, WorkCompletion wc) {
         long cookie;
         Kind kind;
         long length;
@@ -438,14 +438,14 @@ final class EpPosting {
         boolean notify = !unsignalled || !ok;
         if (kind == Kind.BIND) {
             rmr.bound(lmr, triplet, privileges, newRkey, ok);
-            return new SimIa.Translated(new RmrBindCompletionEvent(evd, rmr, cookie, ok ? st
+            return new IaEventRouter.Translated(new RmrBindCompletionEvent(evd, rmr, cookie, ok ? st
                     : st == DtoCompletionStatus.ERR_FLUSHED ? st : DtoCompletionStatus.RMR_OPERATION_FAILED), notify);
         }
-        return new SimIa.Translated(new DtoCompletionEvent(evd, ep, cookie, st, ok ? length : 0), notify);
+        return new IaEventRouter.Translated(new DtoCompletionEvent(evd, ep, cookie, st, ok ? length : 0), notify);
     }
 
     /** A receive completion of this endpoint taken off its recv EVD's CQ. */
-    SimIa.Translated completeRecv(SimEvd evd, int seq, WorkCompletion wc, boolean solicited) {
+    IaEventRouter.Translated completeRecv(SimEvd evd, int seq, WorkCompletion wc, boolean solicited) {
         long cookie;
         synchronized (lock) {
             if (seq - recvHead < 0 || recvTail - seq <= 0) {
@@ -460,12 +460,12 @@ final class EpPosting {
     /**
      * The event of a receive of {@code cookie} that completed on this endpoint, posted to it or
      * (dat_srq_post_recv(3DAT)) to its SRQ, as if posted to the endpoint; {@code reaped} as in
-     * {@link SimIa.Translated}.
+     * {@link IaEventRouter.Translated}.
      */
-    SimIa.Translated recvCompleted(SimEvd evd, long cookie, WorkCompletion wc, boolean solicited, Runnable reaped) {
+    IaEventRouter.Translated recvCompleted(SimEvd evd, long cookie, WorkCompletion wc, boolean solicited, Runnable reaped) {
         DtoCompletionStatus st = Statuses.of(wc.status(), wc.vendorErr());
         boolean ok = st == DtoCompletionStatus.SUCCESS;
-        return new SimIa.Translated(new DtoCompletionEvent(evd, ep, cookie, st, ok ? Integer.toUnsignedLong(wc.byteLen()) : 0),
+        return new IaEventRouter.Translated(new DtoCompletionEvent(evd, ep, cookie, st, ok ? Integer.toUnsignedLong(wc.byteLen()) : 0),
                 recvNotifies(ok, solicited), reaped);
     }
 

@@ -209,7 +209,7 @@ final class SimCr extends SimHandle implements ConnectionRequest {
             if (ep != null && !ep.freed) {
                 ep.connection.rejected();
             }
-            ia.owners.put(child, moved);
+            ia.router.own(child, moved);
             retire();
         });
     }
@@ -224,8 +224,8 @@ final class SimCr extends SimHandle implements ConnectionRequest {
 
     /** Releases the request's connection-manager id when no endpoint took it. Device executor. */
     private void release() {
-        if (ia.owners.get(child) == this) {
-            ia.owners.remove(child);
+        if (ia.router.ownerOf(child) == this) {
+            ia.router.disown(child);
         }
         destroyId();
     }
@@ -245,7 +245,7 @@ final class SimCr extends SimHandle implements ConnectionRequest {
      */
     void refuse() {
         freed = true;
-        ia.owners.remove(child);
+        ia.router.disown(child);
         ia.device.executor().execute(new Task() {
             @Override
             public void run() {

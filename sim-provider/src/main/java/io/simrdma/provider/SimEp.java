@@ -100,12 +100,12 @@ final class SimEp extends SimHandle implements Endpoint {
         }
         SimEp ep = new SimEp(ia, z, r, q, c, srq, a, providerCreated);
         ep.config.attach();
-        ia.registerEp(ep);
+        ia.router.registerEp(ep);
         try {
             ia.run(ep.config::createQpIfReady);
         } catch (RuntimeException e) {
             ep.config.detach();
-            ia.unregisterEp(ep);
+            ia.router.unregisterEp(ep);
             throw e;
         }
         return ep;
@@ -199,7 +199,7 @@ final class SimEp extends SimHandle implements Endpoint {
             config.destroyQp();
             freed = true;
             config.detach();
-            ia.unregisterEp(this);
+            ia.router.unregisterEp(this);
         });
     }
 

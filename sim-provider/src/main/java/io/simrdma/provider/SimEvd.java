@@ -169,7 +169,7 @@ final class SimEvd extends SimHandle implements EventDispatcher {
             cq.ackEvents(1);
             cq.requestNotify(true);
         }
-        SimIa.Translated t = ia.translate(this, polled[0], solicitedEvent);
+        IaEventRouter.Translated t = ia.router.translate(this, polled[0], solicitedEvent);
         if (t != null) {
             enqueue(t.event(), t.notifies(), t.reaped(), true);
         }

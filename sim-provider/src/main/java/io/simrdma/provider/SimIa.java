@@ -5,8 +5,8 @@ import io.simrdma.dat.AsyncErrorReason;
 import io.simrdma.dat.AsyncEvdRequest;
 import io.simrdma.dat.CloseFlag;
 import io.simrdma.dat.ConsumerNotificationObject;
-import io.simrdma.dat.DatEvent;
 import io.simrdma.dat.DatException;
+import io.simrdma.dat.DatHandle;
 import io.simrdma.dat.DatReturnSubtype;
 import io.simrdma.dat.DatReturnType;
 import io.simrdma.dat.Endpoint;
@@ -31,18 +31,12 @@ import io.simrdma.dat.SharedReceiveQueue;
 import io.simrdma.dat.SrqAttributes;
 import io.simrdma.dat.WaitProxyAgent;
 import io.simrdma.dat.spi.IaOpenRequest;
-import io.simrdma.fabric.AsyncEvent;
 import io.simrdma.fabric.Device;
 import io.simrdma.fabric.DeviceAttributes;
 import io.simrdma.fabric.Errno;
 import io.simrdma.fabric.Fabric;
-import io.simrdma.fabric.QpState;
-import io.simrdma.fabric.QueuePair;
 import io.simrdma.fabric.VerbsException;
-import io.simrdma.fabric.WorkCompletion;
-import io.simrdma.fabric.cm.CmEvent;
 import io.simrdma.fabric.cm.CmEventChannel;
-import io.simrdma.fabric.cm.CmId;
 import io.simrdma.fabric.cm.RdmaCm;
 import io.simrdma.fabric.tcp.TcpNode;
 import io.simrdma.fabric.wire.Gid;
@@ -54,7 +48,6 @@ import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
-import java.util.IdentityHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -62,12 +55,12 @@ import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Consumer;
 
 /**
- * An Interface Adapter instance: a DAT view of one simulated device (dat_ia_open(3DAT)). It owns
- * every object created through it, its asynchronous EVD, and the glue from the fabric to DAT
- * events: completions (through the EVDs' CQs), connection-manager events and device events.
+ * An Interface Adapter instance: a DAT view of one simulated device (dat_ia_open(3DAT)). It
+ * creates and owns every object of the IA (dat_ia_close(3DAT) frees them), its asynchronous EVD,
+ * its connection-manager event channel, and the {@link IaEventRouter} that carries completions,
+ * connection-manager events and device events from the fabric to those objects.
  *
  * <p>Threading: state changes of endpoints and service points run on the device's executor
  * ({@link #call}), where connection-manager events and device events also arrive, so they never
@@ -78,16 +71,6 @@ import java.util.function.Consumer;
 final class SimIa extends SimHandle implements InterfaceAdapter {
 
     private static final Logger LOG = LoggerFactory.getLogger(SimIa.class);
-
-    /**
-     * A translated completion; {@code reaped} (may be null) runs once the event has left its EVD
-     * (dequeued, waited for, lost to an overflow, or discarded with the EVD).
-     */
-    record Translated(DatEvent event, boolean notifies, Runnable reaped) {
-        Translated(DatEvent event, boolean notifies) {
-            this(event, notifies, null);
-        }
-    }
 
     final SimProvider provider;
     final IaOpenRequest request;
@@ -106,16 +89,11 @@ final class SimIa extends SimHandle implements InterfaceAdapter {
 
     private final Set<SimHandle> handles = new LinkedHashSet<>();
     private final Map<Integer, SimLmr> lmrs = new ConcurrentHashMap<>();
-    private final Map<Integer, SimEp> eps = new ConcurrentHashMap<>();
-    private final Map<Integer, SimEp> epsByQpn = new ConcurrentHashMap<>();
-    private final Map<Integer, SimSrq> srqs = new ConcurrentHashMap<>();
     private final Map<Long, SimServicePoint> servicePoints = new ConcurrentHashMap<>();
-    /** Connection-manager ids of endpoints, service points and requests: device executor only. */
-    final Map<CmId, Object> owners = new IdentityHashMap<>();
+    /** Routes completions, connection-manager and device events to the objects of this IA. */
+    final IaEventRouter router = new IaEventRouter(this);
     private final AtomicInteger nextId = new AtomicInteger(1);
     private CmEventChannel cmChannel;
-    private final Consumer<AsyncEvent> asyncListener = this::onDeviceEvent;
-    private final Device.QpStateListener qpListener = this::onQpState;
 
     SimIa(SimProvider provider, IaOpenRequest request, IaName name, SimFabrics.Entry fabric, Device device) {
         super(null, HandleType.IA);
@@ -153,9 +131,8 @@ final class SimIa extends SimHandle implements InterfaceAdapter {
         if (asyncEvd != null) {
             asyncEvd.addUser();
         }
-        cmChannel = cm.createEventChannel(this::onCmEvent);
-        device.addAsyncEventListener(asyncListener);
-        device.addQpStateListener(qpListener);
+        cmChannel = cm.createEventChannel(router::onCmEvent);
+        router.startDeviceEvents();
     }
 
     // ------------------------------------------------------------------ dat_ia_query, dat_ia_close
@@ -254,8 +231,7 @@ final class SimIa extends SimHandle implements InterfaceAdapter {
             handles.clear();
             closed = true;
         }
-        device.removeAsyncEventListener(asyncListener);
-        device.removeQpStateListener(qpListener);
+        router.stopDeviceEvents();
         if (asyncEvd != null) {
             asyncEvd.removeUser();
             if (ownsAsyncEvd) {
@@ -428,34 +404,6 @@ final class SimIa extends SimHandle implements InterfaceAdapter {
         return nextId.getAndIncrement();
     }
 
-    void registerEp(SimEp ep) {
-        eps.put(ep.id, ep);
-    }
-
-    void unregisterEp(SimEp ep) {
-        eps.remove(ep.id, ep);
-    }
-
-    void qpCreated(SimEp ep, QueuePair qp) {
-        epsByQpn.put(qp.qpNum(), ep);
-    }
-
-    void qpDestroyed(QueuePair qp) {
-        epsByQpn.remove(qp.qpNum());
-    }
-
-    SimEp epByQpn(int qpn) {
-        return epsByQpn.get(qpn);
-    }
-
-    void registerSrq(SimSrq srq) {
-        srqs.put(srq.id, srq);
-    }
-
-    void unregisterSrq(SimSrq srq) {
-        srqs.remove(srq.id, srq);
-    }
-
     void registerServicePoint(SimServicePoint sp) {
         servicePoints.put(sp.qual(), sp);
     }
@@ -500,27 +448,7 @@ final class SimIa extends SimHandle implements InterfaceAdapter {
         return remember(SimSrq.create(this, z, attrs));
     }
 
-    // ------------------------------------------------------------------ completions
-
-    /** Translates a completion taken off {@code evd}'s CQ into a DAT event, or null if it is suppressed. Engine thread. */
-    Translated translate(SimEvd evd, WorkCompletion wc, boolean solicited) {
-        long wrId = wc.wrId();
-        long tag = WrId.tag(wrId);
-        int owner = WrId.owner(wrId);
-        int slot = WrId.slot(wrId);
-        if (tag == WrId.SRQ) {
-            SimSrq srq = srqs.get(owner);
-            SimEp ep = epByQpn(wc.qpNum());
-            return srq == null || ep == null ? null : srq.complete(evd, ep, slot, wc, solicited);
-        }
-        SimEp ep = eps.get(owner);
-        if (ep == null) {
-            return null;
-        }
-        return tag == WrId.RECV ? ep.posting.completeRecv(evd, slot, wc, solicited) : ep.posting.completeRequest(evd, slot, wc);
-    }
-
-    // ------------------------------------------------------------------ connection manager and device events
+    // ------------------------------------------------------------------ the device executor, async events
 
     /** Runs {@code c} on the device's executor (inline when already there). */
     <T> T call(Callable<T> c) {
@@ -539,72 +467,11 @@ final class SimIa extends SimHandle implements InterfaceAdapter {
         return cmChannel;
     }
 
-    /** A connection-manager event of one of this IA's ids. Device executor. */
-    private void onCmEvent(CmEvent e) {
-        try {
-            Object owner = owners.get(e.id());
-            if (owner == null && e.listenId() != null) {
-                owner = owners.get(e.listenId());
-            }
-            if (owner instanceof SimEp ep) {
-                ep.connection.onCmEvent(e);
-            } else if (owner instanceof SimServicePoint sp) {
-                sp.onCmEvent(e);
-            } else if (owner instanceof SimCr cr) {
-                cr.onCmEvent(e);
-            } else {
-                LOG.debug("{}: CM event {} for no current owner", name.text(), e);
-            }
-        } finally {
-            e.ack();
-        }
-    }
-
-    /** A device async event: QP and SRQ events become DAT async events. Device executor. */
-    private void onDeviceEvent(AsyncEvent e) {
-        if (closed || asyncEvd == null) {
-            return;
-        }
-        switch (e.type()) {
-            case QP_FATAL:
-            case QP_REQ_ERR:
-            case QP_ACCESS_ERR: {
-                SimEp ep = epByQpn(e.qp().qpNum());
-                if (ep != null && ep.config.qpIs(e.qp())) {
-                    postAsync(EventNumber.ASYNC_ERROR_EP_BROKEN, ep, AsyncErrorReason.EP_TRANSFER_TO_ERROR);
-                }
-                break;
-            }
-            case SRQ_LIMIT_REACHED:
-                for (SimSrq s : srqs.values()) {
-                    if (s.isVerbsSrq(e.srq())) {
-                        s.lowWatermarkReached();
-                    }
-                }
-                break;
-            case DEVICE_FATAL:
-                postAsync(EventNumber.ASYNC_ERROR_IA_CATASTROPHIC, this, AsyncErrorReason.IA_CATASTROPHIC_ERROR);
-                break;
-            default:
-                break;
-        }
-    }
-
     /** Posts an asynchronous event on the IA's async EVD. */
-    void postAsync(EventNumber number, io.simrdma.dat.DatHandle handle, AsyncErrorReason reason) {
+    void postAsync(EventNumber number, DatHandle handle, AsyncErrorReason reason) {
         SimEvd a = asyncEvd;
         if (a != null) {
             a.enqueue(new AsyncErrorEvent(a, number, handle, reason), true);
-        }
-    }
-
-    /** A QP changed state: a connected endpoint whose QP failed is broken. Device executor. */
-    private void onQpState(QueuePair qp, QpState from, QpState to) {
-        if (to == QpState.ERR && !closed) {
-            SimEp ep = epByQpn(qp.qpNum());
-            if (ep != null && ep.config.qpIs(qp) && qp.errorCause() != QueuePair.ErrorCause.MODIFY) {
-                ep.connection.onQpFailed();
-            }
         }
     }
 

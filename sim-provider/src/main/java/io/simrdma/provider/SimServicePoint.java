@@ -92,7 +92,7 @@ abstract class SimServicePoint extends SimHandle implements ServicePoint {
         }
         listenId = id;
         connQual = id.srcPort();
-        ia.owners.put(id, this);
+        ia.router.own(id, this);
         evd.addUser();
         ia.registerServicePoint(this);
     }
@@ -104,7 +104,7 @@ abstract class SimServicePoint extends SimHandle implements ServicePoint {
             return;
         }
         listenId = null;
-        ia.owners.remove(id);
+        ia.router.disown(id);
         ia.unregisterServicePoint(this);
         evd.removeUser();
         try {
@@ -153,7 +153,7 @@ abstract class SimServicePoint extends SimHandle implements ServicePoint {
         CmId child = e.id();
         PrivateData.Decoded pd = PrivateData.decode(e.param().privateData());
         SimCr cr = new SimCr(ia, child, e.param(), pd.data(), pd.portQual(), connQual);
-        ia.owners.put(child, cr);
+        ia.router.own(child, cr);
         if (freed || !arrived(cr)) {
             cr.refuse();
         }

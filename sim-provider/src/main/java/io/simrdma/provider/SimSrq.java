@@ -83,7 +83,7 @@ final class SimSrq extends SimHandle implements SharedReceiveQueue {
         }
         SimSrq srq = new SimSrq(ia, pz, s, a.maxRecvDtos(), a.maxRecvIov());
         pz.addUser();
-        ia.registerSrq(srq);
+        ia.router.registerSrq(srq);
         if (a.lowWatermark() > 0) {
             srq.setLowWatermark(a.lowWatermark());
         }
@@ -160,7 +160,7 @@ final class SimSrq extends SimHandle implements SharedReceiveQueue {
     }
 
     /** A receive of this SRQ completed on {@code ep}. Engine thread. */
-    SimIa.Translated complete(SimEvd evd, SimEp ep, int slot, WorkCompletion wc, boolean solicited) {
+    IaEventRouter.Translated complete(SimEvd evd, SimEp ep, int slot, WorkCompletion wc, boolean solicited) {
         long cookie;
         synchronized (lock) {
             if (slot < 0 || slot >= slots.length || !slots[slot].used) {
@@ -287,7 +287,7 @@ final class SimSrq extends SimHandle implements SharedReceiveQueue {
             return;
         }
         freed = true;
-        ia.unregisterSrq(this);
+        ia.router.unregisterSrq(this);
         pz.removeUser();
         try {
             srq.destroy();

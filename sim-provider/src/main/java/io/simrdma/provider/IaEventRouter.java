@@ -1,0 +1,210 @@
+package io.simrdma.provider;
+
+import io.simrdma.dat.AsyncErrorReason;
+import io.simrdma.dat.DatEvent;
+import io.simrdma.dat.EventNumber;
+import io.simrdma.fabric.AsyncEvent;
+import io.simrdma.fabric.Device;
+import io.simrdma.fabric.QpState;
+import io.simrdma.fabric.QueuePair;
+import io.simrdma.fabric.WorkCompletion;
+import io.simrdma.fabric.cm.CmEvent;
+import io.simrdma.fabric.cm.CmId;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.IdentityHashMap;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
+
+/**
+ * The glue from the fabric to the DAT objects of one IA: each thing the fabric reports goes to the
+ * object it concerns, found in the tables the objects register themselves in.
+ * <ul>
+ *   <li>a work completion, taken off an EVD's CQ: to the endpoint or SRQ its wr_id names
+ *       ({@link WrId}), which turns it into a DAT event ({@link #translate});</li>
+ *   <li>a connection-manager event: to the endpoint, service point or connection request that
+ *       owns its id ({@link #own});</li>
+ *   <li>a device async event: a QP error to the endpoint of the QP (DAT_ASYNC_ERROR_EP_BROKEN),
+ *       an SRQ limit to the SRQ, a device fatal error to the IA;</li>
+ *   <li>a QP state change to ERR not made by the provider: to the endpoint, whose connection is
+ *       broken.</li>
+ * </ul>
+ *
+ * <p>Callers: {@link SimIa} (wires it to the device and the connection manager when the IA
+ * opens, and off when it closes), {@link SimEvd} (completions), and the objects that register:
+ * {@link SimEp} and {@link EpConfiguration} (endpoints and their QPs), {@link SimSrq},
+ * {@link EpConnection}, {@link SimServicePoint} and {@link SimCr} (connection-manager ids).
+ *
+ * <p>Thread safety: thread-safe. Completions arrive on the engine thread; connection-manager and
+ * device events on the device's executor. The endpoint and SRQ tables are concurrent maps; the
+ * connection-manager id owners are touched on the device's executor only.
+ */
+final class IaEventRouter {
+
+    private static final Logger LOG = LoggerFactory.getLogger(IaEventRouter.class);
+
+    /**
+     * A translated completion; {@code reaped} (may be null) runs once the event has left its EVD
+     * (dequeued, waited for, lost to an overflow, or discarded with the EVD).
+     */
+    record Translated(DatEvent event, boolean notifies, Runnable reaped) {
+        Translated(DatEvent event, boolean notifies) {
+            this(event, notifies, null);
+        }
+    }
+
+    private final SimIa ia;
+    private final Map<Integer, SimEp> eps = new ConcurrentHashMap<>();
+    private final Map<Integer, SimEp> epsByQpn = new ConcurrentHashMap<>();
+    private final Map<Integer, SimSrq> srqs = new ConcurrentHashMap<>();
+    /** Connection-manager ids of endpoints, service points and requests: device executor only. */
+    private final Map<CmId, Object> owners = new IdentityHashMap<>();
+    private final Consumer<AsyncEvent> asyncListener = this::onDeviceEvent;
+    private final Device.QpStateListener qpListener = this::onQpState;
+
+    IaEventRouter(SimIa ia) {
+        this.ia = ia;
+    }
+
+    /** Starts taking the device's async events and QP state changes (dat_ia_open(3DAT)). */
+    void startDeviceEvents() {
+        ia.device.addAsyncEventListener(asyncListener);
+        ia.device.addQpStateListener(qpListener);
+    }
+
+    /** Stops taking them (dat_ia_close(3DAT)). */
+    void stopDeviceEvents() {
+        ia.device.removeAsyncEventListener(asyncListener);
+        ia.device.removeQpStateListener(qpListener);
+    }
+
+    // ------------------------------------------------------------------ the tables
+
+    void registerEp(SimEp ep) {
+        eps.put(ep.id, ep);
+    }
+
+    void unregisterEp(SimEp ep) {
+        eps.remove(ep.id, ep);
+    }
+
+    void qpCreated(SimEp ep, QueuePair qp) {
+        epsByQpn.put(qp.qpNum(), ep);
+    }
+
+    void qpDestroyed(QueuePair qp) {
+        epsByQpn.remove(qp.qpNum());
+    }
+
+    private SimEp epByQpn(int qpn) {
+        return epsByQpn.get(qpn);
+    }
+
+    void registerSrq(SimSrq srq) {
+        srqs.put(srq.id, srq);
+    }
+
+    void unregisterSrq(SimSrq srq) {
+        srqs.remove(srq.id, srq);
+    }
+
+    /** {@code owner} (an endpoint, a service point or a request) takes the events of {@code id}. Device executor. */
+    void own(CmId id, Object owner) {
+        owners.put(id, owner);
+    }
+
+    /** Nobody takes the events of {@code id} any more. Device executor. */
+    void disown(CmId id) {
+        owners.remove(id);
+    }
+
+    /** The owner of {@code id}, or null. Device executor. */
+    Object ownerOf(CmId id) {
+        return owners.get(id);
+    }
+
+    // ------------------------------------------------------------------ completions
+
+    /** Translates a completion taken off {@code evd}'s CQ into a DAT event, or null if it is suppressed. Engine thread. */
+    Translated translate(SimEvd evd, WorkCompletion wc, boolean solicited) {
+        long wrId = wc.wrId();
+        long tag = WrId.tag(wrId);
+        int owner = WrId.owner(wrId);
+        int slot = WrId.slot(wrId);
+        if (tag == WrId.SRQ) {
+            SimSrq srq = srqs.get(owner);
+            SimEp ep = epByQpn(wc.qpNum());
+            return srq == null || ep == null ? null : srq.complete(evd, ep, slot, wc, solicited);
+        }
+        SimEp ep = eps.get(owner);
+        if (ep == null) {
+            return null;
+        }
+        return tag == WrId.RECV ? ep.posting.completeRecv(evd, slot, wc, solicited) : ep.posting.completeRequest(evd, slot, wc);
+    }
+
+    // ------------------------------------------------------------------ connection manager and device events
+
+    /** A connection-manager event of one of this IA's ids. Device executor. */
+    void onCmEvent(CmEvent e) {
+        try {
+            Object owner = owners.get(e.id());
+            if (owner == null && e.listenId() != null) {
+                owner = owners.get(e.listenId());
+            }
+            if (owner instanceof SimEp ep) {
+                ep.connection.onCmEvent(e);
+            } else if (owner instanceof SimServicePoint sp) {
+                sp.onCmEvent(e);
+            } else if (owner instanceof SimCr cr) {
+                cr.onCmEvent(e);
+            } else {
+                LOG.debug("{}: CM event {} for no current owner", ia.name.text(), e);
+            }
+        } finally {
+            e.ack();
+        }
+    }
+
+    /** A device async event: QP and SRQ events become DAT async events. Device executor. */
+    private void onDeviceEvent(AsyncEvent e) {
+        if (ia.closed || ia.asyncEvd == null) {
+            return;
+        }
+        switch (e.type()) {
+            case QP_FATAL:
+            case QP_REQ_ERR:
+            case QP_ACCESS_ERR: {
+                SimEp ep = epByQpn(e.qp().qpNum());
+                if (ep != null && ep.config.qpIs(e.qp())) {
+                    ia.postAsync(EventNumber.ASYNC_ERROR_EP_BROKEN, ep, AsyncErrorReason.EP_TRANSFER_TO_ERROR);
+                }
+                break;
+            }
+            case SRQ_LIMIT_REACHED:
+                for (SimSrq s : srqs.values()) {
+                    if (s.isVerbsSrq(e.srq())) {
+                        s.lowWatermarkReached();
+                    }
+                }
+                break;
+            case DEVICE_FATAL:
+                ia.postAsync(EventNumber.ASYNC_ERROR_IA_CATASTROPHIC, ia, AsyncErrorReason.IA_CATASTROPHIC_ERROR);
+                break;
+            default:
+                break;
+        }
+    }
+
+    /** A QP changed state: a connected endpoint whose QP failed is broken. Device executor. */
+    private void onQpState(QueuePair qp, QpState from, QpState to) {
+        if (to == QpState.ERR && !ia.closed) {
+            SimEp ep = epByQpn(qp.qpNum());
+            if (ep != null && ep.config.qpIs(qp) && qp.errorCause() != QueuePair.ErrorCause.MODIFY) {
+                ep.connection.onQpFailed();
+            }
+        }
+    }
+}
