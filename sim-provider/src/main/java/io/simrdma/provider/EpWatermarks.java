@@ -16,8 +16,8 @@ import io.simrdma.dat.EventNumber;
  * receive is posted or an SRQ buffer arrives; the connection code when the connection is
  * established.
  *
- * <p>Thread safety: the watermarks are volatile, so a post can see at once whether any is set;
- * every check and change runs on the device's executor.
+ * <p>Thread safety: the watermarks are volatile, so a post on the caller's thread can see at once
+ * whether any is set; every check and change runs on the device's executor.
  */
 final class EpWatermarks {
 
@@ -57,7 +57,7 @@ final class EpWatermarks {
         }
     }
 
-    /** An SRQ buffer was allocated to this endpoint (one at a time in simrdma). Engine thread. */
+    /** An SRQ buffer was allocated to this endpoint (one at a time in simrdma). Device executor, where completions arrive. */
     void srqBufferTaken() {
         check(1);
     }
