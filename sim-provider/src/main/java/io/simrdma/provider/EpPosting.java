@@ -43,13 +43,13 @@ import java.util.Set;
  * are reclaimed from the QP's send-queue depth. The rings and the verbs work requests are made
  * when the endpoint is created or its sizes change (dat_ep_modify(3DAT)), not per post.
  *
- * <p>Callers: {@link SimEp} (the consumer's posts, dat_ep_get_status, dat_ep_recv_query), {@link SimRmr}
- * (binds), {@link IaEventRouter#translate} and {@link SimSrq} (completions, on the engine thread),
- * and the endpoint's reset and dat_ep_modify (on the device executor).
+ * <p>Callers: {@link SimEp} (the consumer's posts, dat_ep_get_status, dat_ep_recv_query),
+ * {@link SimRmr} (binds), {@link IaEventRouter#translate} and {@link SimSrq} (completions), and
+ * the endpoint's reset and dat_ep_modify.
  *
- * <p>Thread safety: thread-safe. Posts run on the caller's thread and completions on the engine
- * thread; both hold the ring lock while they touch a ring. State checks consult
- * {@link EpStateTable}.
+ * <p>Thread safety: thread-safe. Posts run on the caller's thread; completions, reset and
+ * dat_ep_modify on the device's executor (the engine thread); each holds the ring lock while it
+ * touches a ring. State checks consult {@link EpStateTable}.
  */
 final class EpPosting {
 
