@@ -333,7 +333,7 @@ final class CmAgent implements Device.MadHandler {
             sendRej(source, 0, req.localCommId, req.transactionId, CmMessage.MSG_REQ, RejectReason.INVALID_PATH_MTU, null);
             return;
         }
-        if (listener.pendingRequests >= listener.backlog) {
+        if (listener.listenQueue.isFull()) {
             LOG.debug("{}: backlog of {} full, REQ dropped", device.name(), listener);
             return;
         }
@@ -343,7 +343,7 @@ final class CmAgent implements Device.MadHandler {
         Gid srcGid = ps == PortSpace.TCP ? Gid.of(Arrays.copyOfRange(pd, 4, 20)) : req.primaryLocalGid;
         CmId child = cm.newChild(listener, device, port);
         child.listener = listener;
-        listener.pendingRequests++;
+        listener.listenQueue.admitted();
         child.peer = new InetSocketAddress(RdmaCm.inetOf(srcGid), srcPort);
         child.localCommId = cm.newCommId();
         byLocalCommId.put(child.localCommId, child);
@@ -397,7 +397,7 @@ final class CmAgent implements Device.MadHandler {
             rep.privateData = p.privateData();
             child.connectParam = p;
             child.conn = CmId.Conn.REP_SENT;
-            child.listener.pendingRequests--;
+            child.listener.listenQueue.answered();
             sendTracked(child, rep);
             return null;
         });
@@ -648,7 +648,7 @@ final class CmAgent implements Device.MadHandler {
     /** The application refuses the request {@code child} holds (REQ_RCVD); the REJ also answers a duplicate REQ. */
     private void refuseRequest(CmId child, byte[] privateData) {
         child.lastMad = rejectAttempt(child, RejectReason.CONSUMER_DEFINED, privateData);
-        child.listener.pendingRequests--;
+        child.listener.listenQueue.answered();
         child.conn = CmId.Conn.IDLE;
         child.state = CmId.State.DISCONNECT;
     }
@@ -675,10 +675,8 @@ final class CmAgent implements Device.MadHandler {
             case REQ_RCVD:
                 // The requester withdrew a request the application has not answered yet.
                 if (id.listener != null) {
-                    id.listener.pendingRequests--;
-                    synchronized (id.listener.syncRequests) {
-                        id.listener.syncRequests.remove(id);
-                    }
+                    id.listener.listenQueue.answered();
+                    id.listener.listenQueue.withdraw(id);
                 }
                 attemptEnded(id, CmEventType.REJECTED, rej.reason, p);
                 break;
@@ -784,7 +782,7 @@ final class CmAgent implements Device.MadHandler {
                     break;
                 case REQ_RCVD:
                     rejectAttempt(id, RejectReason.TIMEOUT, null);
-                    id.listener.pendingRequests--;
+                    id.listener.listenQueue.answered();
                     break;
                 case REQ_SENT:
                 case REP_SENT:
@@ -800,7 +798,7 @@ final class CmAgent implements Device.MadHandler {
                 // Requests that arrived but were never handed to the application are refused.
                 for (CmId child : new ArrayList<>(byLocalCommId.values())) {
                     if (child.listener == id && child.conn == CmId.Conn.REQ_RCVD && child.channel() == null
-                            && id.syncRequests.contains(child)) {
+                            && id.listenQueue.holds(child)) {
                         rejectAttempt(child, RejectReason.NO_RESOURCES, null);
                         child.conn = CmId.Conn.IDLE;
                         forget(child);

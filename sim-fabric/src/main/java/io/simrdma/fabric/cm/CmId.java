@@ -105,9 +105,8 @@ public final class CmId {
     QpInitAttr epQpInitAttr;
 
     // ---- listening
-    int backlog;
-    int pendingRequests;
-    final ArrayDeque<CmId> syncRequests = new ArrayDeque<>();
+    final ListenQueue listenQueue;
+    /** For the id of a connection request: the listening id it came to; else null. */
     CmId listener;
 
     // ---- IB CM connection (device executor)
@@ -136,6 +135,7 @@ public final class CmId {
         this.ps = ps;
         this.handle = handle;
         this.syncSignal = cm.fabric().scheduler().newSignal();
+        this.listenQueue = new ListenQueue(this, syncSignal);
     }
 
     // ------------------------------------------------------------------ accessors
@@ -507,7 +507,7 @@ public final class CmId {
             if (state != State.ADDR_BOUND) {
                 throw invalid("rdma_listen on an id in state " + state);
             }
-            this.backlog = backlog <= 0 ? 1024 : backlog;
+            listenQueue.open(backlog);
             state = State.LISTEN;
         }
         cm.listen(this);
@@ -526,22 +526,14 @@ public final class CmId {
 
     /** {@link #getRequest()} waiting at most {@code timeout}; null if no request came in time. */
     public CmId getRequest(long timeout, TimeUnit unit) {
-        if (isSync() && state == State.DEVICE_REMOVAL && backlog > 0) {
+        if (isSync() && state == State.DEVICE_REMOVAL && listenQueue.backlog() > 0) {
             throw new VerbsException(Errno.ENODEV, "the listening id's device was removed");
         }
         if (!isSync() || state != State.LISTEN) {
             throw invalid("rdma_get_request needs a synchronous listening id");
         }
         long nanos = timeout < 0 ? -1 : unit.toNanos(timeout);
-        syncSignal.await(() -> {
-            synchronized (syncRequests) {
-                return !syncRequests.isEmpty() || state == State.DESTROYED || state == State.DEVICE_REMOVAL;
-            }
-        }, nanos);
-        CmId child;
-        synchronized (syncRequests) {
-            child = syncRequests.poll();
-        }
+        CmId child = listenQueue.take(nanos);
         if (child == null) {
             if (state == State.DEVICE_REMOVAL) {
                 throw new VerbsException(Errno.ENODEV, "the listening id's device was removed");
@@ -814,13 +806,10 @@ public final class CmId {
             syncEvents.clear();
         }
         if (to != null) {
-            synchronized (syncRequests) {
-                for (CmId child : syncRequests) {
-                    CmEvent e = child.lastEvent;
-                    // consumed synchronously when it arrived: on the channel it is a new, unretrieved event
-                    out.add(new CmEvent(e.type(), child, this, e.status(), e.param(), e.timeNanos()));
-                }
-                syncRequests.clear();
+            for (CmId child : listenQueue.drain()) {
+                CmEvent e = child.lastEvent;
+                // consumed synchronously when it arrived: on the channel it is a new, unretrieved event
+                out.add(new CmEvent(e.type(), child, this, e.status(), e.param(), e.timeNanos()));
             }
         }
         return out;
@@ -848,13 +837,7 @@ public final class CmId {
             cm.agent(d).destroyed(this);
         } else if (state == State.LISTEN) {
             // A wildcard listener's requests arrived on any device: the CM of each refuses those it holds.
-            java.util.Set<Device> devices = new java.util.LinkedHashSet<>();
-            synchronized (syncRequests) {
-                for (CmId child : syncRequests) {
-                    devices.add(child.device);
-                }
-            }
-            for (Device dev : devices) {
+            for (Device dev : listenQueue.devices()) {
                 cm.agent(dev).destroyed(this);
             }
         }
@@ -946,9 +929,7 @@ public final class CmId {
     void deliverRequest(CmId child, CmEvent e) {
         child.lastEvent = e;
         e.consumedSynchronously();
-        synchronized (syncRequests) {
-            syncRequests.add(child);
-        }
+        listenQueue.offer(child);
         syncSignal.signalAll();
     }
 
