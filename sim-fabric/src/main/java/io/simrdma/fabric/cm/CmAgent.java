@@ -113,10 +113,7 @@ final class CmAgent implements Device.MadHandler {
     }
 
     private void event(CmId id, CmEventType type, int status, ConnParam param) {
-        CmEvent e = new CmEvent(type, id, null, status, param == null ? ConnParam.defaults() : param,
-                cm.fabric().now());
-        LOG.debug("{}: {} {}", device.name(), e, id);
-        id.deliver(e);
+        id.events.report(device, type, status, param);
     }
 
     // ------------------------------------------------------------------ address and route
@@ -367,7 +364,7 @@ final class CmAgent implements Device.MadHandler {
         child.state = CmId.State.CONNECT;
         CmEvent e = new CmEvent(CmEventType.CONNECT_REQUEST, child, listener, 0, child.requestParam, cm.fabric().now());
         LOG.debug("{}: {} on {}", device.name(), e, listener);
-        listener.requestArrived(child, e);
+        listener.events.requestArrived(child, e);
     }
 
     void accept(CmId child, ConnParam p) {

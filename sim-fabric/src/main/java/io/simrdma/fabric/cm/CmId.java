@@ -18,12 +18,9 @@ import io.simrdma.fabric.wire.Gid;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.util.ArrayDeque;
 import java.util.EnumSet;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Predicate;
 
 /**
  * A communication identifier (struct rdma_cm_id): the RDMA analogue of a socket. It binds to an
@@ -68,18 +65,8 @@ public final class CmId {
     final PortSpace ps;
     private final Object context;
     private final int handle;
-    private volatile CmEventChannel channel;
-    /**
-     * Held while an event is queued (on the channel, or on the synchronous queue) and while
-     * {@link #migrate} moves the queue, so that no event is queued on the channel the id is
-     * leaving after its events were taken off it. Taken after the id's monitor, before a
-     * channel's or the synchronous queue's lock; never around a consumer's handler.
-     */
-    private final Object deliverLock = new Object();
-    private final ArrayDeque<CmEvent> syncEvents = new ArrayDeque<>();
-    private final WaitSignal syncSignal;
-    private volatile CmEvent lastEvent;
-    private final AtomicInteger unacked = new AtomicInteger();
+    /** Where the id's events go: its channel or, synchronous, its own queue. */
+    final EventDelivery events;
 
     // ---- binding (set on the application thread before the id has a device, then on the device)
     volatile Device device;
@@ -130,12 +117,12 @@ public final class CmId {
 
     CmId(RdmaCm cm, CmEventChannel channel, Object context, PortSpace ps, int handle) {
         this.cm = cm;
-        this.channel = channel;
         this.context = context;
         this.ps = ps;
         this.handle = handle;
-        this.syncSignal = cm.fabric().scheduler().newSignal();
-        this.listenQueue = new ListenQueue(this, syncSignal);
+        WaitSignal signal = cm.fabric().scheduler().newSignal();
+        this.events = new EventDelivery(this, channel, signal);
+        this.listenQueue = new ListenQueue(this, signal);
     }
 
     // ------------------------------------------------------------------ accessors
@@ -151,7 +138,7 @@ public final class CmId {
 
     /** The event channel, or null for a synchronous id. */
     public CmEventChannel channel() {
-        return channel;
+        return events.channel();
     }
 
     /** The device the id is bound to, or null. */
@@ -211,7 +198,7 @@ public final class CmId {
 
     /** For a synchronous id: the event of its last completed call (id->event in librdmacm); else null. */
     public CmEvent event() {
-        return lastEvent;
+        return events.lastEvent();
     }
 
     // ------------------------------------------------------------------ options
@@ -349,7 +336,7 @@ public final class CmId {
     /** For a synchronous id: waits for the {@code resolved} or {@code error} event; the error throws {@code errno}. */
     private void awaitResolution(CmEventType resolved, CmEventType error, Errno errno, String what) {
         if (isSync()) {
-            CmEvent e = awaitSync(t -> t == resolved || t == error, -1);
+            CmEvent e = events.awaitSync(t -> t == resolved || t == error, -1);
             if (e.type() == error) {
                 throw new CmException(errno, what + " resolution failed", e);
             }
@@ -583,7 +570,7 @@ public final class CmId {
         }
         cm.agent(d).accept(this, p);
         if (isSync()) {
-            CmEvent e = awaitSync(t -> t == CmEventType.ESTABLISHED || t == CmEventType.CONNECT_ERROR
+            CmEvent e = events.awaitSync(t -> t == CmEventType.ESTABLISHED || t == CmEventType.CONNECT_ERROR
                     || t == CmEventType.REJECTED || t == CmEventType.DISCONNECTED || t == CmEventType.DEVICE_REMOVAL, -1);
             if (e.type() != CmEventType.ESTABLISHED) {
                 throw new CmException(Errno.ECONNABORTED, "accept ended with " + e.type().text(), e);
@@ -648,7 +635,7 @@ public final class CmId {
         }
         cm.agent(d).connect(this, p);
         if (isSync()) {
-            CmEvent e = awaitSync(t -> t == CmEventType.ESTABLISHED || t == CmEventType.CONNECT_RESPONSE
+            CmEvent e = events.awaitSync(t -> t == CmEventType.ESTABLISHED || t == CmEventType.CONNECT_RESPONSE
                     || t == CmEventType.REJECTED || t == CmEventType.UNREACHABLE || t == CmEventType.CONNECT_ERROR
                     || t == CmEventType.DEVICE_REMOVAL, -1);
             switch (e.type()) {
@@ -716,7 +703,7 @@ public final class CmId {
         }
         boolean waits = cm.agent(d).disconnect(this);
         if (isSync() && waits) {
-            awaitSync(t -> t == CmEventType.DISCONNECTED || t == CmEventType.DEVICE_REMOVAL, -1);
+            events.awaitSync(t -> t == CmEventType.DISCONNECTED || t == CmEventType.DEVICE_REMOVAL, -1);
         }
     }
 
@@ -731,88 +718,11 @@ public final class CmId {
         if (to != null) {
             to.checkUsable();
         }
-        syncSignal.await(() -> unacked.get() == 0, -1);
+        events.awaitAcknowledged();
         synchronized (this) {
             checkNotDestroyed();
-            CmEventChannel from = channel;
-            if (from == to) {
-                return;
-            }
-            // A connection request not yet retrieved is the listener's event (listen_id, rdma_get_cm_event(3)):
-            // it moves with the listener, and the request's new id with it, as do that id's later events.
-            java.util.Set<CmId> requests = new java.util.LinkedHashSet<>();
-            ArrayDeque<CmEvent> moving;
-            synchronized (deliverLock) {
-                moving = from == null ? drainSync(to) : from.remove(e -> {
-                    if (e.id() == this || requests.contains(e.id())) {
-                        return true;
-                    }
-                    if (e.type() == CmEventType.CONNECT_REQUEST && e.listenId() == this && e.id().channel == from) {
-                        requests.add(e.id());
-                        return true;
-                    }
-                    return false;
-                });
-                if (from == null) {
-                    for (CmEvent e : moving) {
-                        if (e.listenId() == this) {
-                            requests.add(e.id());
-                        }
-                    }
-                }
-                if (to != null) {
-                    to.attach();
-                }
-                if (from != null) {
-                    from.detach();
-                }
-                channel = to;
-            }
-            for (CmId child : requests) {
-                if (to != null) {
-                    to.attach();
-                }
-                if (from != null) {
-                    from.detach();
-                }
-                synchronized (child.deliverLock) {
-                    child.channel = to;
-                    // an event of the request's id queued where it was since the search
-                    moving.addAll(from != null ? from.remove(e -> e.id() == child) : child.drainSync(null));
-                }
-            }
-            for (CmEvent e : moving) {
-                if (e.id() == this) {
-                    deliver(e);
-                } else if (to == null && e.type() == CmEventType.CONNECT_REQUEST) {
-                    deliverRequest(e.id(), e);
-                } else {
-                    e.id().deliver(e);
-                }
-            }
+            events.moveTo(to);
         }
-    }
-
-    /**
-     * Takes the events this synchronous id has not consumed. Moving to channel {@code to}, a
-     * listener's requests that rdma_get_request(3) has not returned come along as CONNECT_REQUEST
-     * events, as librdmacm's synchronous ids keep them on a channel of their own; their ids go
-     * too (see {@link #migrate}).
-     */
-    private ArrayDeque<CmEvent> drainSync(CmEventChannel to) {
-        ArrayDeque<CmEvent> out;
-        synchronized (syncEvents) {
-            out = new ArrayDeque<>(syncEvents);
-            syncEvents.clear();
-        }
-        if (to != null) {
-            for (CmId child : listenQueue.drain()) {
-                CmEvent e = child.lastEvent;
-                // consumed synchronously when it arrived: on the channel it is a new, unretrieved event
-                out.add(new CmEvent(e.type(), child, this, e.status(), e.param(), e.timeNanos()));
-            }
-        }
-        return out;
     }
 
     /**
@@ -828,8 +738,8 @@ public final class CmId {
             if (qp != null) {
                 throw new VerbsException(Errno.EBUSY, "destroy the id's QP first (rdma_destroy_qp(3))");
             }
-            if (unacked.get() > 0) {
-                throw new VerbsException(Errno.EBUSY, unacked.get() + " event(s) of this id not acknowledged (rdma_ack_cm_event(3))");
+            if (events.unacked() > 0) {
+                throw new VerbsException(Errno.EBUSY, events.unacked() + " event(s) of this id not acknowledged (rdma_ack_cm_event(3))");
             }
         }
         Device d = device;
@@ -844,13 +754,9 @@ public final class CmId {
         cm.released(this);
         synchronized (this) {
             state = State.DESTROYED;
-            CmEventChannel ch = channel;
-            if (ch != null) {
-                ch.remove(e -> e.id() == this);
-                ch.detach();
-            }
+            events.leaveChannel();
         }
-        syncSignal.signalAll();
+        events.signal().signalAll();
     }
 
     /**
@@ -865,111 +771,7 @@ public final class CmId {
     // ------------------------------------------------------------------ events
 
     boolean isSync() {
-        return channel == null;
-    }
-
-    /**
-     * Hands an event to the channel, or to the synchronous id's own queue. Any thread. A queued
-     * event lands on the channel the id is on when it is queued, even while {@link #migrate}
-     * runs; a channel's handler is called outside the id's locks.
-     */
-    void deliver(CmEvent e) {
-        CmEventChannel ch;
-        synchronized (deliverLock) {
-            ch = channel;
-            if (ch == null) {
-                synchronized (syncEvents) {
-                    syncEvents.add(e);
-                }
-            } else if (!ch.hasHandler()) {
-                ch.deliver(e);
-                return;
-            }
-        }
-        if (ch == null) {
-            syncSignal.signalAll();
-        } else {
-            ch.deliver(e);
-        }
-    }
-
-    /**
-     * A connection request for this listening id arrived; {@code child}, its new id, was made on
-     * the channel the listener had then. The request goes where the listener is now, even if
-     * {@link #migrate} moved it meanwhile: to its current channel (the child moves along), or to
-     * {@link #getRequest} when it became synchronous.
-     */
-    void requestArrived(CmId child, CmEvent e) {
-        CmEventChannel ch;
-        synchronized (deliverLock) {
-            ch = channel;
-            CmEventChannel made = child.channel;
-            if (made != ch) {
-                if (ch != null) {
-                    ch.attach();
-                }
-                if (made != null) {
-                    made.detach();
-                }
-                child.channel = ch;
-            }
-            if (ch == null) {
-                deliverRequest(child, e);
-                return;
-            }
-            if (!ch.hasHandler()) {
-                child.deliver(e);
-                return;
-            }
-        }
-        child.deliver(e);
-    }
-
-    /** A synchronous listener's request id arrived. */
-    void deliverRequest(CmId child, CmEvent e) {
-        child.lastEvent = e;
-        e.consumedSynchronously();
-        listenQueue.offer(child);
-        syncSignal.signalAll();
-    }
-
-    /** Waits for the next event of this synchronous id whose type matches; earlier others are kept as {@link #event()}. */
-    private CmEvent awaitSync(Predicate<CmEventType> until, long timeoutNanos) {
-        while (true) {
-            boolean got = syncSignal.await(() -> {
-                synchronized (syncEvents) {
-                    return !syncEvents.isEmpty() || state == State.DESTROYED;
-                }
-            }, timeoutNanos);
-            CmEvent e;
-            synchronized (syncEvents) {
-                e = syncEvents.poll();
-            }
-            if (e == null) {
-                if (!got || state == State.DESTROYED) {
-                    throw new VerbsException(Errno.ETIMEDOUT, "no connection manager event");
-                }
-                continue;
-            }
-            e.consumedSynchronously();
-            lastEvent = e;
-            if (until.test(e.type())) {
-                return e;
-            }
-        }
-    }
-
-    void eventRetrieved() {
-        unacked.incrementAndGet();
-    }
-
-    void eventAcked() {
-        unacked.decrementAndGet();
-        syncSignal.signalAll();
-    }
-
-    int unackedEvents() {
-        return unacked.get();
+        return events.isSync();
     }
 
     void markEp(ProtectionDomain pd, QpInitAttr attr) {
