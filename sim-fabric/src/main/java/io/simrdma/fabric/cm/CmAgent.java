@@ -191,7 +191,7 @@ final class CmAgent implements Device.MadHandler {
             id.localPsn = cm.newPsn();
             id.transactionId = newTid();
             id.remoteGid = RdmaCm.gidOf(id.peer);
-            QueuePair qp = id.qp;
+            QueuePair qp = id.qp();
             CmMessage req = CmMessage.of(CmMessage.Type.REQ);
             req.transactionId = id.transactionId;
             req.localCommId = id.localCommId;
@@ -258,7 +258,7 @@ final class CmAgent implements Device.MadHandler {
         // The peer's responder resources are our initiator depth and vice versa (rdma_get_cm_event(3)).
         ConnParam seen = new ConnParam(rep.privateData, rep.initiatorDepth, rep.responderResources, rep.flowControl,
                 id.connectParam.retryCount(), rep.rnrRetryCount, rep.srq, rep.localQpn);
-        QueuePair qp = id.qp;
+        QueuePair qp = id.qp();
         if (qp == null) {
             id.conn = CmId.Conn.REP_RCVD;
             event(id, CmEventType.CONNECT_RESPONSE, 0, seen);
@@ -373,7 +373,7 @@ final class CmAgent implements Device.MadHandler {
                 throw new VerbsException(Errno.EINVAL, "no pending connection request to accept (state " + child.conn + ")");
             }
             child.localPsn = cm.newPsn();
-            QueuePair qp = child.qp;
+            QueuePair qp = child.qp();
             if (qp != null) {
                 toRtr(child, qp, p.responderResources());
                 toRts(child, qp, child.retryCountForQp, child.rnrRetryForQp, p.initiatorDepth());
@@ -451,7 +451,7 @@ final class CmAgent implements Device.MadHandler {
         }
         if (e.type() == AsyncEventType.COMM_EST) {
             for (CmId id : new ArrayList<>(byLocalCommId.values())) {
-                if (id.qp == e.qp() && id.conn == CmId.Conn.REP_SENT) {
+                if (id.qp() == e.qp() && id.conn == CmId.Conn.REP_SENT) {
                     notifyCommEst(id, false);
                 }
             }
@@ -491,7 +491,7 @@ final class CmAgent implements Device.MadHandler {
     }
 
     private void qpToError(CmId id) {
-        QueuePair qp = id.qp;
+        QueuePair qp = id.qp();
         if (qp != null && qp.state() != QpState.ERR && qp.state() != QpState.RESET) {
             id.cmMovedQpToError = true;
             qp.modify(new QpAttr().state(QpState.ERR));
@@ -504,7 +504,7 @@ final class CmAgent implements Device.MadHandler {
             return;
         }
         for (CmId id : new ArrayList<>(byLocalCommId.values())) {
-            if (id.qp == qp && id.conn == CmId.Conn.ESTABLISHED && !id.cmMovedQpToError) {
+            if (id.qp() == qp && id.conn == CmId.Conn.ESTABLISHED && !id.cmMovedQpToError) {
                 LOG.debug("{}: QP {} of {} failed; disconnecting", device.name(), qp.qpNum(), id);
                 id.cmMovedQpToError = true;
                 sendDreq(id);

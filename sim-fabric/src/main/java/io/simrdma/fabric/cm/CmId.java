@@ -1,13 +1,10 @@
 package io.simrdma.fabric.cm;
 
-import io.simrdma.fabric.AccessFlag;
 import io.simrdma.fabric.AsyncEventType;
-import io.simrdma.fabric.CompletionChannel;
 import io.simrdma.fabric.CompletionQueue;
 import io.simrdma.fabric.Device;
 import io.simrdma.fabric.Errno;
 import io.simrdma.fabric.ProtectionDomain;
-import io.simrdma.fabric.QpAttr;
 import io.simrdma.fabric.QpInitAttr;
 import io.simrdma.fabric.QpState;
 import io.simrdma.fabric.QueuePair;
@@ -18,7 +15,6 @@ import io.simrdma.fabric.wire.Gid;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.util.EnumSet;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 
@@ -79,12 +75,7 @@ public final class CmId {
     int ackTimeout = -1;
     int pathMtuCode;
 
-    // ---- queue pair
-    volatile QueuePair qp;
-    private boolean cmCreatedCqs;
-    private CompletionQueue cmSendCq;
-    private CompletionQueue cmRecvCq;
-    private CompletionChannel cmCompChannel;
+    private final QpSlot qpSlot = new QpSlot();
 
     // ---- rdma_create_ep
     private boolean ep;
@@ -148,24 +139,24 @@ public final class CmId {
 
     /** The id's queue pair, or null. */
     public QueuePair qp() {
-        return qp;
+        return qpSlot.qp();
     }
 
     /** The protection domain of the id's queue pair, or null. */
     public ProtectionDomain pd() {
-        QueuePair q = qp;
+        QueuePair q = qpSlot.qp();
         return q == null ? null : q.pd();
     }
 
     /** Send CQ the connection manager created for the QP (rdma_create_qp(3) without CQs), or null. */
     public CompletionQueue sendCq() {
-        QueuePair q = qp;
+        QueuePair q = qpSlot.qp();
         return q == null ? null : q.sendCq();
     }
 
     /** Receive CQ of the id's QP, or null. */
     public CompletionQueue recvCq() {
-        QueuePair q = qp;
+        QueuePair q = qpSlot.qp();
         return q == null ? null : q.recvCq();
     }
 
@@ -361,7 +352,7 @@ public final class CmId {
             if (d == null) {
                 throw invalid("rdma_create_qp: the id is not bound to a device");
             }
-            if (qp != null) {
+            if (qpSlot.qp() != null) {
                 throw invalid("an rdma_cm_id may only be associated with a single QP");
             }
         }
@@ -369,40 +360,7 @@ public final class CmId {
         if (usePd.device() != d) {
             throw invalid("protection domain belongs to device " + usePd.device().name() + ", the id to " + d.name());
         }
-        QpInitAttr a = attr;
-        CompletionChannel ch = null;
-        CompletionQueue scq = attr.sendCq();
-        CompletionQueue rcq = attr.recvCq();
-        boolean created = false;
-        if (scq == null || rcq == null) {
-            ch = d.createCompletionChannel();
-            int depth = Math.max(attr.caps().maxSendWr(), 1) + Math.max(attr.caps().maxRecvWr(), 1);
-            CompletionQueue cq = d.createCq(Math.min(depth, d.query().maxCqe()), ch, null);
-            scq = scq != null ? scq : cq;
-            rcq = rcq != null ? rcq : cq;
-            created = true;
-            a = QpInitAttr.rc(scq, rcq).caps(attr.caps()).srq(attr.srq()).sqSigAll(attr.sqSigAll()).context(attr.context());
-        }
-        QueuePair q;
-        try {
-            q = usePd.createQp(a);
-            q.modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).port(1)
-                    .accessFlags(EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE)));
-        } catch (RuntimeException e) {
-            if (created) {
-                scq.destroy();
-                ch.destroy();
-            }
-            throw e;
-        }
-        synchronized (this) {
-            qp = q;
-            cmCreatedCqs = created;
-            cmSendCq = created ? scq : null;
-            cmRecvCq = created ? rcq : null;
-            cmCompChannel = ch;
-        }
-        return q;
+        return qpSlot.create(d, usePd, attr);
     }
 
     /**
@@ -422,58 +380,26 @@ public final class CmId {
             if (device == null || q.device() != device) {
                 throw invalid("the QP must be on the id's device");
             }
-            if (qp != null) {
+            if (qpSlot.qp() != null) {
                 throw invalid("an rdma_cm_id may only be associated with a single QP");
             }
             if (q.state() != QpState.RESET && q.state() != QpState.INIT) {
                 throw invalid("only a QP in RESET or INIT can be attached; it is in " + q.state());
             }
         }
-        if (q.state() == QpState.RESET) {
-            q.modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).port(1)
-                    .accessFlags(EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE)));
-        }
-        synchronized (this) {
-            qp = q;
-            cmCreatedCqs = false;
-        }
+        qpSlot.attach(q);
     }
 
     /** Dissociates the QP attached with {@link #attachQp} (or created) from the id, without destroying it. */
     public QueuePair detachQp() {
-        synchronized (this) {
-            QueuePair q = qp;
-            qp = null;
-            return q;
-        }
+        return qpSlot.detach();
     }
 
     /**
      * Destroys the id's queue pair (rdma_destroy_qp(3)) and the CQs the connection manager made for it.
      */
     public void destroyQp() {
-        QueuePair q;
-        synchronized (this) {
-            q = qp;
-            if (q == null) {
-                return;
-            }
-        }
-        q.destroy();
-        synchronized (this) {
-            qp = null;
-            if (cmCreatedCqs) {
-                cmSendCq.destroy();
-                if (cmRecvCq != cmSendCq) {
-                    cmRecvCq.destroy();
-                }
-                cmCompChannel.destroy();
-                cmCreatedCqs = false;
-                cmSendCq = null;
-                cmRecvCq = null;
-                cmCompChannel = null;
-            }
-        }
+        qpSlot.destroy();
     }
 
     // ------------------------------------------------------------------ passive side
@@ -554,7 +480,7 @@ public final class CmId {
             p = param != null ? param : new ConnParam(null,
                     Math.min(req.responderResources(), d.query().maxQpRdAtom()),
                     Math.min(req.initiatorDepth(), d.query().maxQpInitRdAtom()), false, req.retryCount(),
-                    req.rnrRetryCount(), qp != null && qp.srq() != null, 0);
+                    req.rnrRetryCount(), qp() != null && qp().srq() != null, 0);
             if (p.privateData().length > MAX_ACCEPT_PRIVATE_DATA) {
                 throw invalid("accept private data of " + p.privateData().length + " bytes exceeds "
                         + MAX_ACCEPT_PRIVATE_DATA + " (rdma_accept(3))");
@@ -661,7 +587,7 @@ public final class CmId {
     public void establish() {
         synchronized (this) {
             checkNotDestroyed();
-            if (qp != null) {
+            if (qpSlot.qp() != null) {
                 throw invalid("rdma_establish must not be used on an id with a QP (rdma_establish(3))");
             }
         }
@@ -735,7 +661,7 @@ public final class CmId {
     public void destroy() {
         synchronized (this) {
             checkNotDestroyed();
-            if (qp != null) {
+            if (qpSlot.qp() != null) {
                 throw new VerbsException(Errno.EBUSY, "destroy the id's QP first (rdma_destroy_qp(3))");
             }
             if (events.unacked() > 0) {
