@@ -80,11 +80,11 @@ final class CmAgent implements Device.MadHandler {
         List<CmId> removed = cm.idsOn(device);
         onDevice(() -> {
             for (CmId id : removed) {
-                if (id.timer != null) {
-                    id.timer.stop();
+                if (id.connection.timer != null) {
+                    id.connection.timer.stop();
                 }
                 waitingForPort.remove(id);
-                id.conn = CmId.Conn.IDLE;
+                id.connection.state = Connection.State.IDLE;
                 forget(id);
                 id.state = CmId.State.DEVICE_REMOVAL;
                 event(id, CmEventType.DEVICE_REMOVAL, 0, null);
@@ -185,16 +185,16 @@ final class CmAgent implements Device.MadHandler {
 
     void connect(CmId id, ConnParam p) {
         onDevice(() -> {
-            id.connectParam = p;
-            id.localCommId = cm.newCommId();
-            byLocalCommId.put(id.localCommId, id);
-            id.localPsn = cm.newPsn();
-            id.transactionId = newTid();
-            id.remoteGid = RdmaCm.gidOf(id.peer);
+            id.connection.connectParam = p;
+            id.connection.localCommId = cm.newCommId();
+            byLocalCommId.put(id.connection.localCommId, id);
+            id.connection.localPsn = cm.newPsn();
+            id.connection.transactionId = newTid();
+            id.connection.remoteGid = RdmaCm.gidOf(id.peer);
             QueuePair qp = id.qp();
             CmMessage req = CmMessage.of(CmMessage.Type.REQ);
-            req.transactionId = id.transactionId;
-            req.localCommId = id.localCommId;
+            req.transactionId = id.connection.transactionId;
+            req.localCommId = id.connection.localCommId;
             req.serviceId = id.ps.serviceId(id.peer.getPort());
             req.localCaGuid = device.guid();
             req.localQpn = qp != null ? qp.qpNum() : p.qpNum();
@@ -202,7 +202,7 @@ final class CmAgent implements Device.MadHandler {
             req.initiatorDepth = p.initiatorDepth();
             req.remoteCmResponseTimeout = config.cmResponseTimeout();
             req.flowControl = p.flowControl();
-            req.startingPsn = id.localPsn;
+            req.startingPsn = id.connection.localPsn;
             req.localCmResponseTimeout = config.cmResponseTimeout();
             req.retryCount = p.retryCount();
             req.pathMtu = id.pathMtuCode;
@@ -210,14 +210,14 @@ final class CmAgent implements Device.MadHandler {
             req.maxCmRetries = config.maxCmRetries();
             req.srq = qp != null ? qp.srq() != null : p.srq();
             req.primaryLocalGid = device.gid();
-            req.primaryRemoteGid = id.remoteGid;
+            req.primaryRemoteGid = id.connection.remoteGid;
             req.trafficClass = id.tos;
             req.hopLimit = 64;
             req.localAckTimeout = id.ackTimeoutFor(config);
             // RDMA_PS_TCP carries the RDMA CM header (addresses and port) in the REQ's private data;
             // RDMA_PS_IB, addressed by GIDs and service IDs as native IB, leaves all 92 bytes to the user.
             req.privateData = id.ps == PortSpace.TCP ? cmaHeader(id, p.privateData()) : p.privateData();
-            id.conn = CmId.Conn.REQ_SENT;
+            id.connection.state = Connection.State.REQ_SENT;
             sendTracked(id, req);
             return null;
         });
@@ -241,54 +241,54 @@ final class CmAgent implements Device.MadHandler {
         if (id == null) {
             return;
         }
-        if (id.conn == CmId.Conn.ESTABLISHED && id.lastMad != null && id.remoteCommId == rep.localCommId) {
+        if (id.connection.state == Connection.State.ESTABLISHED && id.connection.lastMad != null && id.connection.remoteCommId == rep.localCommId) {
             // Our RTU was lost: the passive side repeats its REP; repeat the RTU.
-            device.sendMad(source, Device.GSI_QPN, id.lastMad);
+            device.sendMad(source, Device.GSI_QPN, id.connection.lastMad);
             return;
         }
-        if (id.conn != CmId.Conn.REQ_SENT) {
+        if (id.connection.state != Connection.State.REQ_SENT) {
             return;
         }
-        id.timer.stop();
-        id.remoteCommId = rep.localCommId;
-        id.remoteGuid = rep.localCaGuid;
-        id.remoteQpn = rep.localQpn;
-        id.remotePsn = rep.startingPsn;
-        id.rnrRetryForQp = rep.rnrRetryCount;
+        id.connection.timer.stop();
+        id.connection.remoteCommId = rep.localCommId;
+        id.connection.remoteGuid = rep.localCaGuid;
+        id.connection.remoteQpn = rep.localQpn;
+        id.connection.remotePsn = rep.startingPsn;
+        id.connection.rnrRetryForQp = rep.rnrRetryCount;
         // The peer's responder resources are our initiator depth and vice versa (rdma_get_cm_event(3)).
         ConnParam seen = new ConnParam(rep.privateData, rep.initiatorDepth, rep.responderResources, rep.flowControl,
-                id.connectParam.retryCount(), rep.rnrRetryCount, rep.srq, rep.localQpn);
+                id.connection.connectParam.retryCount(), rep.rnrRetryCount, rep.srq, rep.localQpn);
         QueuePair qp = id.qp();
         if (qp == null) {
-            id.conn = CmId.Conn.REP_RCVD;
+            id.connection.state = Connection.State.REP_RCVD;
             event(id, CmEventType.CONNECT_RESPONSE, 0, seen);
             return;
         }
         try {
             toRtr(id, qp, rep.initiatorDepth);
             // initiator_depth is the most reads the local side will have outstanding (rdma_connect(3)): a REP cannot raise it.
-            toRts(id, qp, id.connectParam.retryCount(), rep.rnrRetryCount,
-                    Math.min(id.connectParam.initiatorDepth(), rep.responderResources));
+            toRts(id, qp, id.connection.connectParam.retryCount(), rep.rnrRetryCount,
+                    Math.min(id.connection.connectParam.initiatorDepth(), rep.responderResources));
         } catch (VerbsException e) {
             LOG.debug("{}: cannot move QP {} for the connection: {}", device.name(), qp.qpNum(), e.getMessage());
-            sendRej(id.remoteGid, id.localCommId, id.remoteCommId, rep.transactionId, CmMessage.MSG_REP,
+            sendRej(id.connection.remoteGid, id.connection.localCommId, id.connection.remoteCommId, rep.transactionId, CmMessage.MSG_REP,
                     RejectReason.NO_QP, null);
             attemptEnded(id, CmEventType.CONNECT_ERROR, -Errno.EINVAL.value(), null);
             return;
         }
         sendRtu(id);
-        id.conn = CmId.Conn.ESTABLISHED;
+        id.connection.state = Connection.State.ESTABLISHED;
         id.state = CmId.State.ESTABLISHED;
         event(id, CmEventType.ESTABLISHED, 0, seen);
     }
 
     void establish(CmId id) {
         onDevice(() -> {
-            if (id.conn != CmId.Conn.REP_RCVD) {
+            if (id.connection.state != Connection.State.REP_RCVD) {
                 throw new VerbsException(Errno.EINVAL, "rdma_establish without a pending CONNECT_RESPONSE");
             }
             sendRtu(id);
-            id.conn = CmId.Conn.ESTABLISHED;
+            id.connection.state = Connection.State.ESTABLISHED;
             id.state = CmId.State.ESTABLISHED;
             return null;
         });
@@ -296,12 +296,12 @@ final class CmAgent implements Device.MadHandler {
 
     private void sendRtu(CmId id) {
         CmMessage rtu = CmMessage.of(CmMessage.Type.RTU);
-        rtu.transactionId = id.transactionId;
-        rtu.localCommId = id.localCommId;
-        rtu.remoteCommId = id.remoteCommId;
+        rtu.transactionId = id.connection.transactionId;
+        rtu.localCommId = id.connection.localCommId;
+        rtu.remoteCommId = id.connection.remoteCommId;
         byte[] mad = rtu.encode();
-        id.lastMad = mad;
-        device.sendMad(id.remoteGid, Device.GSI_QPN, mad);
+        id.connection.lastMad = mad;
+        device.sendMad(id.connection.remoteGid, Device.GSI_QPN, mad);
     }
 
     // ------------------------------------------------------------------ passive side
@@ -311,8 +311,8 @@ final class CmAgent implements Device.MadHandler {
         CmId existing = byRemote.get(key);
         if (existing != null) {
             // A duplicate REQ: answer again what we answered, never create a second connection.
-            if ((existing.conn == CmId.Conn.REP_SENT || existing.conn == CmId.Conn.IDLE) && existing.lastMad != null) {
-                device.sendMad(source, Device.GSI_QPN, existing.lastMad);
+            if ((existing.connection.state == Connection.State.REP_SENT || existing.connection.state == Connection.State.IDLE) && existing.connection.lastMad != null) {
+                device.sendMad(source, Device.GSI_QPN, existing.connection.lastMad);
             }
             return;
         }
@@ -342,48 +342,48 @@ final class CmAgent implements Device.MadHandler {
         child.listener = listener;
         listener.listenQueue.admitted();
         child.peer = new InetSocketAddress(RdmaCm.inetOf(srcGid), srcPort);
-        child.localCommId = cm.newCommId();
-        byLocalCommId.put(child.localCommId, child);
-        child.remoteCommId = req.localCommId;
-        child.remoteGuid = req.localCaGuid;
+        child.connection.localCommId = cm.newCommId();
+        byLocalCommId.put(child.connection.localCommId, child);
+        child.connection.remoteCommId = req.localCommId;
+        child.connection.remoteGuid = req.localCaGuid;
         byRemote.put(key, child);
-        child.remoteGid = source;
-        child.remoteQpn = req.localQpn;
-        child.remotePsn = req.startingPsn;
+        child.connection.remoteGid = source;
+        child.connection.remoteQpn = req.localQpn;
+        child.connection.remotePsn = req.startingPsn;
         child.pathMtuCode = Math.min(req.pathMtu == 0 ? Mtu.MTU_4096.code() : req.pathMtu,
                 device.queryPort(1).activeMtu().code());
-        child.retryCountForQp = req.retryCount;
-        child.rnrRetryForQp = req.rnrRetryCount;
-        child.transactionId = req.transactionId;
+        child.connection.retryCountForQp = req.retryCount;
+        child.connection.rnrRetryForQp = req.rnrRetryCount;
+        child.connection.transactionId = req.transactionId;
         child.tos = req.trafficClass;
         child.ackTimeout = req.localAckTimeout;
         byte[] user = Arrays.copyOfRange(pd, header, CmMessage.Type.REQ.privateDataLength);
-        child.requestParam = new ConnParam(user, req.initiatorDepth, req.responderResources, req.flowControl,
+        child.connection.requestParam = new ConnParam(user, req.initiatorDepth, req.responderResources, req.flowControl,
                 req.retryCount, req.rnrRetryCount, req.srq, req.localQpn);
-        child.conn = CmId.Conn.REQ_RCVD;
+        child.connection.state = Connection.State.REQ_RCVD;
         child.state = CmId.State.CONNECT;
-        CmEvent e = new CmEvent(CmEventType.CONNECT_REQUEST, child, listener, 0, child.requestParam, cm.fabric().now());
+        CmEvent e = new CmEvent(CmEventType.CONNECT_REQUEST, child, listener, 0, child.connection.requestParam, cm.fabric().now());
         LOG.debug("{}: {} on {}", device.name(), e, listener);
         listener.events.requestArrived(child, e);
     }
 
     void accept(CmId child, ConnParam p) {
         onDevice(() -> {
-            if (child.conn != CmId.Conn.REQ_RCVD) {
-                throw new VerbsException(Errno.EINVAL, "no pending connection request to accept (state " + child.conn + ")");
+            if (child.connection.state != Connection.State.REQ_RCVD) {
+                throw new VerbsException(Errno.EINVAL, "no pending connection request to accept (state " + child.connection.state + ")");
             }
-            child.localPsn = cm.newPsn();
+            child.connection.localPsn = cm.newPsn();
             QueuePair qp = child.qp();
             if (qp != null) {
                 toRtr(child, qp, p.responderResources());
-                toRts(child, qp, child.retryCountForQp, child.rnrRetryForQp, p.initiatorDepth());
+                toRts(child, qp, child.connection.retryCountForQp, child.connection.rnrRetryForQp, p.initiatorDepth());
             }
             CmMessage rep = CmMessage.of(CmMessage.Type.REP);
-            rep.transactionId = child.transactionId;
-            rep.localCommId = child.localCommId;
-            rep.remoteCommId = child.remoteCommId;
+            rep.transactionId = child.connection.transactionId;
+            rep.localCommId = child.connection.localCommId;
+            rep.remoteCommId = child.connection.remoteCommId;
             rep.localQpn = qp != null ? qp.qpNum() : p.qpNum();
-            rep.startingPsn = child.localPsn;
+            rep.startingPsn = child.connection.localPsn;
             rep.responderResources = p.responderResources();
             rep.initiatorDepth = p.initiatorDepth();
             rep.targetAckDelay = device.query().localCaAckDelay();
@@ -392,8 +392,8 @@ final class CmAgent implements Device.MadHandler {
             rep.srq = qp != null ? qp.srq() != null : p.srq();
             rep.localCaGuid = device.guid();
             rep.privateData = p.privateData();
-            child.connectParam = p;
-            child.conn = CmId.Conn.REP_SENT;
+            child.connection.connectParam = p;
+            child.connection.state = Connection.State.REP_SENT;
             child.listener.listenQueue.answered();
             sendTracked(child, rep);
             return null;
@@ -402,8 +402,8 @@ final class CmAgent implements Device.MadHandler {
 
     void reject(CmId child, byte[] privateData) {
         onDevice(() -> {
-            if (child.conn != CmId.Conn.REQ_RCVD) {
-                throw new VerbsException(Errno.EINVAL, "no pending connection request to reject (state " + child.conn + ")");
+            if (child.connection.state != Connection.State.REQ_RCVD) {
+                throw new VerbsException(Errno.EINVAL, "no pending connection request to reject (state " + child.connection.state + ")");
             }
             refuseRequest(child, privateData);
             return null;
@@ -412,27 +412,27 @@ final class CmAgent implements Device.MadHandler {
 
     private void onRtu(CmMessage rtu) {
         CmId id = byLocalCommId.get(rtu.remoteCommId);
-        if (id != null && id.conn == CmId.Conn.REP_SENT) {
+        if (id != null && id.connection.state == Connection.State.REP_SENT) {
             established(id, rtu.privateData);
         }
     }
 
     private void established(CmId id, byte[] privateData) {
-        id.timer.stop();
-        id.conn = CmId.Conn.ESTABLISHED;
+        id.connection.timer.stop();
+        id.connection.state = Connection.State.ESTABLISHED;
         id.state = CmId.State.ESTABLISHED;
-        ConnParam p = id.connectParam;
+        ConnParam p = id.connection.connectParam;
         event(id, CmEventType.ESTABLISHED, 0, new ConnParam(privateData, p.responderResources(), p.initiatorDepth(),
-                p.flowControl(), id.retryCountForQp, id.rnrRetryForQp, p.srq(), id.remoteQpn));
+                p.flowControl(), id.connection.retryCountForQp, id.connection.rnrRetryForQp, p.srq(), id.connection.remoteQpn));
     }
 
     /** COMM_EST: data arrived on a passive QP whose RTU is missing; the connection is established (IBA 12.9.6). */
     void notifyCommEst(CmId id, boolean fromUser) {
         onDevice(() -> {
-            if (id.conn == CmId.Conn.REP_SENT) {
+            if (id.connection.state == Connection.State.REP_SENT) {
                 established(id, new byte[CmMessage.Type.RTU.privateDataLength]);
             } else if (fromUser) {
-                if (id.conn == CmId.Conn.ESTABLISHED) {
+                if (id.connection.state == Connection.State.ESTABLISHED) {
                     throw new VerbsException(Errno.EISCONN, "connection already established (rdma_notify(3))");
                 }
                 throw new VerbsException(Errno.EINVAL, "id is not establishing a connection");
@@ -451,7 +451,7 @@ final class CmAgent implements Device.MadHandler {
         }
         if (e.type() == AsyncEventType.COMM_EST) {
             for (CmId id : new ArrayList<>(byLocalCommId.values())) {
-                if (id.qp() == e.qp() && id.conn == CmId.Conn.REP_SENT) {
+                if (id.qp() == e.qp() && id.connection.state == Connection.State.REP_SENT) {
                     notifyCommEst(id, false);
                 }
             }
@@ -466,17 +466,17 @@ final class CmAgent implements Device.MadHandler {
             access.add(AccessFlag.REMOTE_READ);
             access.add(AccessFlag.REMOTE_ATOMIC);
         }
-        AhAttr av = new AhAttr(id.remoteGid, 0, 64, id.tos, 0, 0, 1);
+        AhAttr av = new AhAttr(id.connection.remoteGid, 0, 64, id.tos, 0, 0, 1);
         if (qp.state() == QpState.RESET) {
             qp.modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).port(1).accessFlags(access));
         }
-        qp.modify(new QpAttr().state(QpState.RTR).av(av).pathMtu(mtuOf(id.pathMtuCode)).destQpn(id.remoteQpn)
-                .rqPsn(id.remotePsn).maxDestRdAtomic(Math.min(responderResources, device.query().maxQpRdAtom()))
+        qp.modify(new QpAttr().state(QpState.RTR).av(av).pathMtu(mtuOf(id.pathMtuCode)).destQpn(id.connection.remoteQpn)
+                .rqPsn(id.connection.remotePsn).maxDestRdAtomic(Math.min(responderResources, device.query().maxQpRdAtom()))
                 .minRnrTimer(config.minRnrTimer()).accessFlags(access));
     }
 
     private void toRts(CmId id, QueuePair qp, int retryCount, int rnrRetry, int initiatorDepth) {
-        qp.modify(new QpAttr().state(QpState.RTS).sqPsn(id.localPsn).timeout(id.ackTimeoutFor(config))
+        qp.modify(new QpAttr().state(QpState.RTS).sqPsn(id.connection.localPsn).timeout(id.ackTimeoutFor(config))
                 .retryCnt(retryCount).rnrRetry(rnrRetry)
                 .maxRdAtomic(Math.min(initiatorDepth, device.query().maxQpInitRdAtom())));
     }
@@ -493,7 +493,7 @@ final class CmAgent implements Device.MadHandler {
     private void qpToError(CmId id) {
         QueuePair qp = id.qp();
         if (qp != null && qp.state() != QpState.ERR && qp.state() != QpState.RESET) {
-            id.cmMovedQpToError = true;
+            id.connection.cmMovedQpToError = true;
             qp.modify(new QpAttr().state(QpState.ERR));
         }
     }
@@ -504,9 +504,9 @@ final class CmAgent implements Device.MadHandler {
             return;
         }
         for (CmId id : new ArrayList<>(byLocalCommId.values())) {
-            if (id.qp() == qp && id.conn == CmId.Conn.ESTABLISHED && !id.cmMovedQpToError) {
+            if (id.qp() == qp && id.connection.state == Connection.State.ESTABLISHED && !id.connection.cmMovedQpToError) {
                 LOG.debug("{}: QP {} of {} failed; disconnecting", device.name(), qp.qpNum(), id);
-                id.cmMovedQpToError = true;
+                id.connection.cmMovedQpToError = true;
                 sendDreq(id);
             }
         }
@@ -517,7 +517,7 @@ final class CmAgent implements Device.MadHandler {
     /** @return true if a DISCONNECTED event is still to come for the caller to wait on */
     boolean disconnect(CmId id) {
         return onDevice(() -> {
-            switch (id.conn) {
+            switch (id.connection.state) {
                 case ESTABLISHED:
                     qpToError(id);
                     sendDreq(id);
@@ -530,12 +530,12 @@ final class CmAgent implements Device.MadHandler {
                 case REQ_SENT:
                 case REP_RCVD:
                 case REP_SENT:
-                    id.timer.stop();
+                    id.connection.timer.stop();
                     // Kept as the answer to a duplicate REQ (onReq): the REJ may be lost, and a resent REP would
                     // establish the connection at the peer while this side has abandoned it.
-                    id.lastMad = rejectAttempt(id, RejectReason.CONSUMER_DEFINED, null);
+                    id.connection.lastMad = rejectAttempt(id, RejectReason.CONSUMER_DEFINED, null);
                     qpToError(id);
-                    id.conn = CmId.Conn.IDLE;
+                    id.connection.state = Connection.State.IDLE;
                     id.state = CmId.State.DISCONNECT;
                     return false;
                 case REQ_RCVD:
@@ -554,22 +554,22 @@ final class CmAgent implements Device.MadHandler {
     private void sendDreq(CmId id) {
         CmMessage dreq = CmMessage.of(CmMessage.Type.DREQ);
         dreq.transactionId = newTid();
-        dreq.localCommId = id.localCommId;
-        dreq.remoteCommId = id.remoteCommId;
-        dreq.remoteQpn = id.remoteQpn;
-        id.conn = CmId.Conn.DREQ_SENT;
+        dreq.localCommId = id.connection.localCommId;
+        dreq.remoteCommId = id.connection.remoteCommId;
+        dreq.remoteQpn = id.connection.remoteQpn;
+        id.connection.state = Connection.State.DREQ_SENT;
         id.state = CmId.State.DISCONNECT;
         sendTracked(id, dreq);
     }
 
     private void onDreq(Gid source, CmMessage dreq) {
         CmId id = byLocalCommId.get(dreq.remoteCommId);
-        if (id == null || id.remoteCommId != dreq.localCommId) {
+        if (id == null || id.connection.remoteCommId != dreq.localCommId) {
             // IBA 12.9.6: a DREQ for no known connection still gets a DREP.
             sendDrep(source, dreq.remoteCommId, dreq.localCommId, dreq.transactionId);
             return;
         }
-        switch (id.conn) {
+        switch (id.connection.state) {
             case REP_SENT:
                 // The RTU was lost and the peer already disconnects: the connection did exist.
                 established(id, new byte[CmMessage.Type.RTU.privateDataLength]);
@@ -577,37 +577,37 @@ final class CmAgent implements Device.MadHandler {
                 break;
             case ESTABLISHED:
             case DREQ_SENT:
-                id.timer.stop();
+                id.connection.timer.stop();
                 disconnected(id, source, dreq);
                 break;
             case TIMEWAIT:
-                id.lastMad = sendDrep(source, id.localCommId, id.remoteCommId, dreq.transactionId);
+                id.connection.lastMad = sendDrep(source, id.connection.localCommId, id.connection.remoteCommId, dreq.transactionId);
                 break;
             default:
-                sendDrep(source, id.localCommId, id.remoteCommId, dreq.transactionId);
+                sendDrep(source, id.connection.localCommId, id.connection.remoteCommId, dreq.transactionId);
                 break;
         }
     }
 
     private void disconnected(CmId id, Gid source, CmMessage dreq) {
         qpToError(id);
-        id.lastMad = sendDrep(source, id.localCommId, id.remoteCommId, dreq.transactionId);
+        id.connection.lastMad = sendDrep(source, id.connection.localCommId, id.connection.remoteCommId, dreq.transactionId);
         enterTimewait(id);
     }
 
     private void onDrep(CmMessage drep) {
         CmId id = byLocalCommId.get(drep.remoteCommId);
-        if (id != null && id.conn == CmId.Conn.DREQ_SENT) {
-            id.timer.stop();
+        if (id != null && id.connection.state == Connection.State.DREQ_SENT) {
+            id.connection.timer.stop();
             enterTimewait(id);
         }
     }
 
     private void enterTimewait(CmId id) {
-        id.conn = CmId.Conn.TIMEWAIT;
+        id.connection.state = Connection.State.TIMEWAIT;
         id.state = CmId.State.DISCONNECT;
         event(id, CmEventType.DISCONNECTED, 0, null);
-        id.timer.start(config.timewaitNanos());
+        id.connection.timer.start(config.timewaitNanos());
     }
 
     private byte[] sendDrep(Gid to, int localCommId, int remoteCommId, long tid) {
@@ -638,21 +638,21 @@ final class CmAgent implements Device.MadHandler {
 
     /** Sends the REJ that abandons the attempt of {@code id}: of the REP it sent (REP_SENT), else of the REQ. */
     private byte[] rejectAttempt(CmId id, RejectReason reason, byte[] privateData) {
-        return sendRej(id.remoteGid, id.localCommId, id.remoteCommId, id.transactionId,
-                id.conn == CmId.Conn.REP_SENT ? CmMessage.MSG_REP : CmMessage.MSG_REQ, reason, privateData);
+        return sendRej(id.connection.remoteGid, id.connection.localCommId, id.connection.remoteCommId, id.connection.transactionId,
+                id.connection.state == Connection.State.REP_SENT ? CmMessage.MSG_REP : CmMessage.MSG_REQ, reason, privateData);
     }
 
     /** The application refuses the request {@code child} holds (REQ_RCVD); the REJ also answers a duplicate REQ. */
     private void refuseRequest(CmId child, byte[] privateData) {
-        child.lastMad = rejectAttempt(child, RejectReason.CONSUMER_DEFINED, privateData);
+        child.connection.lastMad = rejectAttempt(child, RejectReason.CONSUMER_DEFINED, privateData);
         child.listener.listenQueue.answered();
-        child.conn = CmId.Conn.IDLE;
+        child.connection.state = Connection.State.IDLE;
         child.state = CmId.State.DISCONNECT;
     }
 
     /** The connection attempt of {@code id} ended without a connection: the application gets {@code type}. */
     private void attemptEnded(CmId id, CmEventType type, int status, ConnParam p) {
-        id.conn = CmId.Conn.IDLE;
+        id.connection.state = Connection.State.IDLE;
         id.state = CmId.State.DISCONNECT;
         event(id, type, status, p);
     }
@@ -668,7 +668,7 @@ final class CmAgent implements Device.MadHandler {
             }
         }
         ConnParam p = ConnParam.defaults().privateData(rej.privateData);
-        switch (id.conn) {
+        switch (id.connection.state) {
             case REQ_RCVD:
                 // The requester withdrew a request the application has not answered yet.
                 if (id.listener != null) {
@@ -680,7 +680,7 @@ final class CmAgent implements Device.MadHandler {
             case REQ_SENT:
             case REP_SENT:
             case REP_RCVD:
-                id.timer.stop();
+                id.connection.timer.stop();
                 qpToError(id);
                 attemptEnded(id, CmEventType.REJECTED, rej.reason, p);
                 break;
@@ -699,8 +699,8 @@ final class CmAgent implements Device.MadHandler {
      */
     private CmId receivedRequest(Gid source, int remoteCommId) {
         for (CmId c : byLocalCommId.values()) {
-            if ((c.conn == CmId.Conn.REQ_RCVD || c.conn == CmId.Conn.REP_SENT) && c.remoteCommId == remoteCommId
-                    && source.equals(c.remoteGid)) {
+            if ((c.connection.state == Connection.State.REQ_RCVD || c.connection.state == Connection.State.REP_SENT) && c.connection.remoteCommId == remoteCommId
+                    && source.equals(c.connection.remoteGid)) {
                 return c;
             }
         }
@@ -711,30 +711,30 @@ final class CmAgent implements Device.MadHandler {
 
     private void sendTracked(CmId id, CmMessage m) {
         byte[] mad = m.encode();
-        id.lastMad = mad;
-        id.retriesLeft = config.maxCmRetries();
-        if (id.timer == null) {
-            id.timer = new EngineTimer(device.executor(), "cm-" + id, () -> onTimeout(id));
+        id.connection.lastMad = mad;
+        id.connection.retriesLeft = config.maxCmRetries();
+        if (id.connection.timer == null) {
+            id.connection.timer = new EngineTimer(device.executor(), "cm-" + id, () -> onTimeout(id));
         }
-        device.sendMad(id.remoteGid, Device.GSI_QPN, mad);
-        id.timer.start(config.responseTimeoutNanos());
+        device.sendMad(id.connection.remoteGid, Device.GSI_QPN, mad);
+        id.connection.timer.start(config.responseTimeoutNanos());
     }
 
     private void onTimeout(CmId id) {
-        switch (id.conn) {
+        switch (id.connection.state) {
             case REQ_SENT:
             case REP_SENT:
             case DREQ_SENT:
-                if (id.retriesLeft > 0) {
-                    id.retriesLeft--;
-                    device.sendMad(id.remoteGid, Device.GSI_QPN, id.lastMad);
-                    id.timer.start(config.responseTimeoutNanos());
+                if (id.connection.retriesLeft > 0) {
+                    id.connection.retriesLeft--;
+                    device.sendMad(id.connection.remoteGid, Device.GSI_QPN, id.connection.lastMad);
+                    id.connection.timer.start(config.responseTimeoutNanos());
                     return;
                 }
                 giveUp(id);
                 return;
             case TIMEWAIT:
-                id.conn = CmId.Conn.IDLE;
+                id.connection.state = Connection.State.IDLE;
                 forget(id);
                 event(id, CmEventType.TIMEWAIT_EXIT, 0, null);
                 return;
@@ -744,7 +744,7 @@ final class CmAgent implements Device.MadHandler {
     }
 
     private void giveUp(CmId id) {
-        switch (id.conn) {
+        switch (id.connection.state) {
             case REQ_SENT:
                 rejectAttempt(id, RejectReason.TIMEOUT, null);
                 qpToError(id);
@@ -753,7 +753,7 @@ final class CmAgent implements Device.MadHandler {
             case REP_SENT:
                 // Kept as the answer to a late duplicate REQ (onReq), which must not get the stale REP: the
                 // requester would establish a connection whose passive QP is in ERR.
-                id.lastMad = rejectAttempt(id, RejectReason.TIMEOUT, null);
+                id.connection.lastMad = rejectAttempt(id, RejectReason.TIMEOUT, null);
                 qpToError(id);
                 attemptEnded(id, CmEventType.CONNECT_ERROR, ETIMEDOUT, null);
                 break;
@@ -769,13 +769,13 @@ final class CmAgent implements Device.MadHandler {
 
     void destroyed(CmId id) {
         onDevice(() -> {
-            if (id.timer != null) {
-                id.timer.stop();
+            if (id.connection.timer != null) {
+                id.connection.timer.stop();
             }
-            switch (id.conn) {
+            switch (id.connection.state) {
                 case ESTABLISHED:
                     sendDreq(id);
-                    id.timer.stop();
+                    id.connection.timer.stop();
                     break;
                 case REQ_RCVD:
                     rejectAttempt(id, RejectReason.TIMEOUT, null);
@@ -789,15 +789,15 @@ final class CmAgent implements Device.MadHandler {
                 default:
                     break;
             }
-            id.conn = CmId.Conn.IDLE;
+            id.connection.state = Connection.State.IDLE;
             forget(id);
             if (id.state == CmId.State.LISTEN) {
                 // Requests that arrived but were never handed to the application are refused.
                 for (CmId child : new ArrayList<>(byLocalCommId.values())) {
-                    if (child.listener == id && child.conn == CmId.Conn.REQ_RCVD && child.channel() == null
+                    if (child.listener == id && child.connection.state == Connection.State.REQ_RCVD && child.channel() == null
                             && id.listenQueue.holds(child)) {
                         rejectAttempt(child, RejectReason.NO_RESOURCES, null);
-                        child.conn = CmId.Conn.IDLE;
+                        child.connection.state = Connection.State.IDLE;
                         forget(child);
                     }
                 }
@@ -807,8 +807,8 @@ final class CmAgent implements Device.MadHandler {
     }
 
     private void forget(CmId id) {
-        byLocalCommId.remove(id.localCommId, id);
-        byRemote.remove(new RemoteKey(id.remoteGuid, id.remoteCommId), id);
+        byLocalCommId.remove(id.connection.localCommId, id);
+        byRemote.remove(new RemoteKey(id.connection.remoteGuid, id.connection.remoteCommId), id);
     }
 
     // ------------------------------------------------------------------ MAD dispatch

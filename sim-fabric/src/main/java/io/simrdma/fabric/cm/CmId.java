@@ -9,7 +9,6 @@ import io.simrdma.fabric.QpInitAttr;
 import io.simrdma.fabric.QpState;
 import io.simrdma.fabric.QueuePair;
 import io.simrdma.fabric.VerbsException;
-import io.simrdma.fabric.sched.EngineTimer;
 import io.simrdma.fabric.sched.WaitSignal;
 import io.simrdma.fabric.wire.Gid;
 
@@ -40,11 +39,6 @@ public final class CmId {
     public enum State {
         IDLE, ADDR_BOUND, ADDR_QUERY, ADDR_RESOLVED, ROUTE_QUERY, ROUTE_RESOLVED, LISTEN, CONNECT, ESTABLISHED,
         DISCONNECT, DEVICE_REMOVAL, DESTROYED
-    }
-
-    /** IB CM connection states (IBA 12.9.6). */
-    enum Conn {
-        IDLE, REQ_SENT, REQ_RCVD, REP_SENT, REP_RCVD, ESTABLISHED, DREQ_SENT, TIMEWAIT
     }
 
     /**
@@ -87,24 +81,8 @@ public final class CmId {
     /** For the id of a connection request: the listening id it came to; else null. */
     CmId listener;
 
-    // ---- IB CM connection (device executor)
-    Conn conn = Conn.IDLE;
-    int localCommId;
-    int remoteCommId;
-    long remoteGuid;
-    Gid remoteGid;
-    int remoteQpn;
-    int remotePsn;
-    int localPsn;
-    long transactionId;
-    ConnParam connectParam;
-    ConnParam requestParam;
-    int retryCountForQp;
-    int rnrRetryForQp;
-    byte[] lastMad;
-    int retriesLeft;
-    EngineTimer timer;
-    boolean cmMovedQpToError;
+    /** The IB CM connection of this id (device executor). */
+    final Connection connection = new Connection();
 
     CmId(RdmaCm cm, CmEventChannel channel, Object context, PortSpace ps, int handle) {
         this.cm = cm;
@@ -476,7 +454,7 @@ public final class CmId {
             if (listener == null || d == null) {
                 throw invalid("rdma_accept is called on the id of a connection request");
             }
-            ConnParam req = requestParam;
+            ConnParam req = connection.requestParam;
             p = param != null ? param : new ConnParam(null,
                     Math.min(req.responderResources(), d.query().maxQpRdAtom()),
                     Math.min(req.initiatorDepth(), d.query().maxQpInitRdAtom()), false, req.retryCount(),
@@ -727,6 +705,6 @@ public final class CmId {
 
     @Override
     public String toString() {
-        return "CmId#" + handle + "[" + state + "/" + conn + (local != null ? " " + local : "") + "]";
+        return "CmId#" + handle + "[" + state + "/" + connection.state + (local != null ? " " + local : "") + "]";
     }
 }

@@ -393,7 +393,7 @@ public final class RdmaCm implements AutoCloseable {
         }
         synchronized (this) {
             ids.remove(id);
-            commIds.remove(id.localCommId);
+            commIds.remove(id.connection.localCommId);
         }
     }
 
