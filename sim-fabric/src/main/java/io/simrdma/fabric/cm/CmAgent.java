@@ -43,8 +43,6 @@ import java.util.Map;
 final class CmAgent implements Device.MadHandler {
 
     private static final Logger LOG = LoggerFactory.getLogger(CmAgent.class);
-    /** Size of the RDMA CM header in REQ private data (cma_hdr: version, IP version, port, two addresses). */
-    static final int CMA_HEADER = 36;
     private static final int ETIMEDOUT = -110;
 
     private record RemoteKey(long guid, int commId) {
@@ -216,24 +214,11 @@ final class CmAgent implements Device.MadHandler {
             req.localAckTimeout = id.ackTimeoutFor(config);
             // RDMA_PS_TCP carries the RDMA CM header (addresses and port) in the REQ's private data;
             // RDMA_PS_IB, addressed by GIDs and service IDs as native IB, leaves all 92 bytes to the user.
-            req.privateData = id.ps == PortSpace.TCP ? cmaHeader(id, p.privateData()) : p.privateData();
+            req.privateData = id.ps == PortSpace.TCP ? CmaHeader.prepend(id.local, id.peer, p.privateData()) : p.privateData();
             id.connection.state = Connection.State.REQ_SENT;
             sendTracked(id, req);
             return null;
         });
-    }
-
-    private static byte[] cmaHeader(CmId id, byte[] user) {
-        byte[] pd = new byte[CMA_HEADER + user.length];
-        pd[0] = 0;
-        pd[1] = 0x60;
-        int port = id.local.getPort();
-        pd[2] = (byte) (port >>> 8);
-        pd[3] = (byte) port;
-        RdmaCm.gidOf(id.local).copyTo(pd, 4);
-        RdmaCm.gidOf(id.peer).copyTo(pd, 20);
-        System.arraycopy(user, 0, pd, CMA_HEADER, user.length);
-        return pd;
     }
 
     private void onRep(Gid source, CmMessage rep) {
@@ -335,9 +320,9 @@ final class CmAgent implements Device.MadHandler {
             return;
         }
         byte[] pd = req.privateData;
-        int header = ps == PortSpace.TCP ? CMA_HEADER : 0;
-        int srcPort = ps == PortSpace.TCP ? (pd[2] & 0xFF) << 8 | (pd[3] & 0xFF) : 0;
-        Gid srcGid = ps == PortSpace.TCP ? Gid.of(Arrays.copyOfRange(pd, 4, 20)) : req.primaryLocalGid;
+        int header = ps == PortSpace.TCP ? CmaHeader.LENGTH : 0;
+        int srcPort = ps == PortSpace.TCP ? CmaHeader.sourcePort(pd) : 0;
+        Gid srcGid = ps == PortSpace.TCP ? CmaHeader.sourceGid(pd) : req.primaryLocalGid;
         CmId child = cm.newChild(listener, device, port);
         child.listener = listener;
         listener.listenQueue.admitted();
