@@ -1,14 +1,11 @@
 package io.simrdma.fabric.cm;
 
-import io.simrdma.fabric.AccessFlag;
-import io.simrdma.fabric.AhAttr;
 import io.simrdma.fabric.AsyncEvent;
 import io.simrdma.fabric.AsyncEventType;
 import io.simrdma.fabric.Device;
 import io.simrdma.fabric.Errno;
 import io.simrdma.fabric.Mtu;
 import io.simrdma.fabric.PortState;
-import io.simrdma.fabric.QpAttr;
 import io.simrdma.fabric.QpState;
 import io.simrdma.fabric.QueuePair;
 import io.simrdma.fabric.VerbsException;
@@ -21,7 +18,6 @@ import org.slf4j.LoggerFactory;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -51,6 +47,7 @@ final class CmAgent implements Device.MadHandler {
     private final RdmaCm cm;
     private final Device device;
     private final CmConfig config;
+    private final QpTransitions qps;
     private final Map<Integer, CmId> byLocalCommId = new LinkedHashMap<>();
     private final Map<RemoteKey, CmId> byRemote = new HashMap<>();
     /** Address and route queries waiting for the port to become active, with their tokens. */
@@ -61,6 +58,7 @@ final class CmAgent implements Device.MadHandler {
         this.cm = cm;
         this.device = device;
         this.config = cm.config();
+        this.qps = new QpTransitions(device, config);
         device.setMadHandler(this);
         device.addAsyncEventListener(this::onAsyncEvent);
         device.addQpStateListener(this::onQpState);
@@ -250,9 +248,9 @@ final class CmAgent implements Device.MadHandler {
             return;
         }
         try {
-            toRtr(id, qp, rep.initiatorDepth);
+            qps.toRtr(id, qp, rep.initiatorDepth);
             // initiator_depth is the most reads the local side will have outstanding (rdma_connect(3)): a REP cannot raise it.
-            toRts(id, qp, id.connection.connectParam.retryCount(), rep.rnrRetryCount,
+            qps.toRts(id, qp, id.connection.connectParam.retryCount(), rep.rnrRetryCount,
                     Math.min(id.connection.connectParam.initiatorDepth(), rep.responderResources));
         } catch (VerbsException e) {
             LOG.debug("{}: cannot move QP {} for the connection: {}", device.name(), qp.qpNum(), e.getMessage());
@@ -360,8 +358,8 @@ final class CmAgent implements Device.MadHandler {
             child.connection.localPsn = cm.newPsn();
             QueuePair qp = child.qp();
             if (qp != null) {
-                toRtr(child, qp, p.responderResources());
-                toRts(child, qp, child.connection.retryCountForQp, child.connection.rnrRetryForQp, p.initiatorDepth());
+                qps.toRtr(child, qp, p.responderResources());
+                qps.toRts(child, qp, child.connection.retryCountForQp, child.connection.rnrRetryForQp, p.initiatorDepth());
             }
             CmMessage rep = CmMessage.of(CmMessage.Type.REP);
             rep.transactionId = child.connection.transactionId;
@@ -443,46 +441,6 @@ final class CmAgent implements Device.MadHandler {
         }
     }
 
-    // ------------------------------------------------------------------ QP transitions
-
-    private void toRtr(CmId id, QueuePair qp, int responderResources) {
-        EnumSet<AccessFlag> access = EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE);
-        if (responderResources > 0) {
-            access.add(AccessFlag.REMOTE_READ);
-            access.add(AccessFlag.REMOTE_ATOMIC);
-        }
-        AhAttr av = new AhAttr(id.connection.remoteGid, 0, 64, id.tos, 0, 0, 1);
-        if (qp.state() == QpState.RESET) {
-            qp.modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).port(1).accessFlags(access));
-        }
-        qp.modify(new QpAttr().state(QpState.RTR).av(av).pathMtu(mtuOf(id.pathMtuCode)).destQpn(id.connection.remoteQpn)
-                .rqPsn(id.connection.remotePsn).maxDestRdAtomic(Math.min(responderResources, device.query().maxQpRdAtom()))
-                .minRnrTimer(config.minRnrTimer()).accessFlags(access));
-    }
-
-    private void toRts(CmId id, QueuePair qp, int retryCount, int rnrRetry, int initiatorDepth) {
-        qp.modify(new QpAttr().state(QpState.RTS).sqPsn(id.connection.localPsn).timeout(id.ackTimeoutFor(config))
-                .retryCnt(retryCount).rnrRetry(rnrRetry)
-                .maxRdAtomic(Math.min(initiatorDepth, device.query().maxQpInitRdAtom())));
-    }
-
-    private static Mtu mtuOf(int code) {
-        for (Mtu m : Mtu.values()) {
-            if (m.code() == code) {
-                return m;
-            }
-        }
-        return Mtu.MTU_1024;
-    }
-
-    private void qpToError(CmId id) {
-        QueuePair qp = id.qp();
-        if (qp != null && qp.state() != QpState.ERR && qp.state() != QpState.RESET) {
-            id.connection.cmMovedQpToError = true;
-            qp.modify(new QpAttr().state(QpState.ERR));
-        }
-    }
-
     /** A connected QP failed (retries exhausted, a remote error): take the connection down with a DREQ. */
     private void onQpState(QueuePair qp, QpState from, QpState to) {
         if (to != QpState.ERR) {
@@ -504,13 +462,13 @@ final class CmAgent implements Device.MadHandler {
         return onDevice(() -> {
             switch (id.connection.state) {
                 case ESTABLISHED:
-                    qpToError(id);
+                    qps.toError(id);
                     sendDreq(id);
                     return true;
                 case DREQ_SENT:
                     return true;
                 case TIMEWAIT:
-                    qpToError(id);
+                    qps.toError(id);
                     return false;
                 case REQ_SENT:
                 case REP_RCVD:
@@ -519,7 +477,7 @@ final class CmAgent implements Device.MadHandler {
                     // Kept as the answer to a duplicate REQ (onReq): the REJ may be lost, and a resent REP would
                     // establish the connection at the peer while this side has abandoned it.
                     id.connection.lastMad = rejectAttempt(id, RejectReason.CONSUMER_DEFINED, null);
-                    qpToError(id);
+                    qps.toError(id);
                     id.connection.state = Connection.State.IDLE;
                     id.state = CmId.State.DISCONNECT;
                     return false;
@@ -528,7 +486,7 @@ final class CmAgent implements Device.MadHandler {
                     return false;
                 default:
                     if (id.state == CmId.State.DISCONNECT) {
-                        qpToError(id);
+                        qps.toError(id);
                         return false;
                     }
                     throw new VerbsException(Errno.EINVAL, "rdma_disconnect on an id that is not connected (" + id.state + ")");
@@ -575,7 +533,7 @@ final class CmAgent implements Device.MadHandler {
     }
 
     private void disconnected(CmId id, Gid source, CmMessage dreq) {
-        qpToError(id);
+        qps.toError(id);
         id.connection.lastMad = sendDrep(source, id.connection.localCommId, id.connection.remoteCommId, dreq.transactionId);
         enterTimewait(id);
     }
@@ -666,11 +624,11 @@ final class CmAgent implements Device.MadHandler {
             case REP_SENT:
             case REP_RCVD:
                 id.connection.timer.stop();
-                qpToError(id);
+                qps.toError(id);
                 attemptEnded(id, CmEventType.REJECTED, rej.reason, p);
                 break;
             case ESTABLISHED:
-                qpToError(id);
+                qps.toError(id);
                 enterTimewait(id);
                 break;
             default:
@@ -732,14 +690,14 @@ final class CmAgent implements Device.MadHandler {
         switch (id.connection.state) {
             case REQ_SENT:
                 rejectAttempt(id, RejectReason.TIMEOUT, null);
-                qpToError(id);
+                qps.toError(id);
                 attemptEnded(id, CmEventType.UNREACHABLE, ETIMEDOUT, null);
                 break;
             case REP_SENT:
                 // Kept as the answer to a late duplicate REQ (onReq), which must not get the stale REP: the
                 // requester would establish a connection whose passive QP is in ERR.
                 id.connection.lastMad = rejectAttempt(id, RejectReason.TIMEOUT, null);
-                qpToError(id);
+                qps.toError(id);
                 attemptEnded(id, CmEventType.CONNECT_ERROR, ETIMEDOUT, null);
                 break;
             case DREQ_SENT:
