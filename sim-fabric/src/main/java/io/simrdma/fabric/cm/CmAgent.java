@@ -5,12 +5,10 @@ import io.simrdma.fabric.AsyncEventType;
 import io.simrdma.fabric.Device;
 import io.simrdma.fabric.Errno;
 import io.simrdma.fabric.Mtu;
-import io.simrdma.fabric.PortState;
 import io.simrdma.fabric.QpState;
 import io.simrdma.fabric.QueuePair;
 import io.simrdma.fabric.VerbsException;
 import io.simrdma.fabric.sched.EngineTimer;
-import io.simrdma.fabric.sched.Task;
 import io.simrdma.fabric.wire.Gid;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -50,8 +48,7 @@ final class CmAgent implements Device.MadHandler {
     private final QpTransitions qps;
     private final Map<Integer, CmId> byLocalCommId = new LinkedHashMap<>();
     private final Map<RemoteKey, CmId> byRemote = new HashMap<>();
-    /** Address and route queries waiting for the port to become active, with their tokens. */
-    private final Map<CmId, Object> waitingForPort = new java.util.concurrent.ConcurrentHashMap<>();
+    private final AddressResolver resolver;
     private long tidCounter;
 
     CmAgent(RdmaCm cm, Device device) {
@@ -59,6 +56,7 @@ final class CmAgent implements Device.MadHandler {
         this.device = device;
         this.config = cm.config();
         this.qps = new QpTransitions(device, config);
+        this.resolver = new AddressResolver(cm, device);
         device.setMadHandler(this);
         device.addAsyncEventListener(this::onAsyncEvent);
         device.addQpStateListener(this::onQpState);
@@ -79,7 +77,7 @@ final class CmAgent implements Device.MadHandler {
                 if (id.connection.timer != null) {
                     id.connection.timer.stop();
                 }
-                waitingForPort.remove(id);
+                resolver.cancel(id);
                 id.connection.state = Connection.State.IDLE;
                 forget(id);
                 id.state = CmId.State.DEVICE_REMOVAL;
@@ -93,21 +91,6 @@ final class CmAgent implements Device.MadHandler {
         return device.executor().call(c);
     }
 
-    /** Runs {@code r} on the device's executor soon, after the current call returns (asynchronous events). */
-    private void later(long delayNanos, String what, Runnable r) {
-        device.executor().schedule(new Task() {
-            @Override
-            public void run() {
-                r.run();
-            }
-
-            @Override
-            public String toString() {
-                return what;
-            }
-        }, delayNanos);
-    }
-
     private void event(CmId id, CmEventType type, int status, ConnParam param) {
         id.events.report(device, type, status, param);
     }
@@ -115,66 +98,11 @@ final class CmAgent implements Device.MadHandler {
     // ------------------------------------------------------------------ address and route
 
     void resolveAddr(CmId id, int timeoutMs) {
-        resolve(id, timeoutMs, "addr", CmId.State.ADDR_QUERY, CmId.State.ADDR_BOUND, CmEventType.ADDR_ERROR);
+        resolver.resolveAddr(id, timeoutMs);
     }
 
     void resolveRoute(CmId id, int timeoutMs) {
-        Gid dst = RdmaCm.gidOf(id.peer);
-        Mtu mtu = device.queryPort(1).activeMtu();
-        Device remote = cm.fabric().device(dst);
-        if (remote != null && remote.queryPort(1).activeMtu().bytes() < mtu.bytes()) {
-            mtu = remote.queryPort(1).activeMtu();
-        }
-        id.pathMtuCode = mtu.code();
-        resolve(id, timeoutMs, "route", CmId.State.ROUTE_QUERY, CmId.State.ADDR_RESOLVED, CmEventType.ROUTE_ERROR);
-    }
-
-    /**
-     * Completes the address or route query of {@code id} (in state {@code query}): soon if the port is active, else
-     * when it becomes active; if it does not within {@code timeoutMs}, the query fails with {@code error} and the id
-     * goes back to state {@code failed}.
-     */
-    private void resolve(CmId id, int timeoutMs, String what, CmId.State query, CmId.State failed, CmEventType error) {
-        if (device.portState() == PortState.ACTIVE) {
-            later(0, what + " resolved", () -> queryResolved(id));
-            return;
-        }
-        Object token = waitForPort(id);
-        later(Math.max(0, timeoutMs) * 1_000_000L, what + " error", () -> {
-            if (waitingForPort.remove(id, token) && id.state == query) {
-                id.state = failed;
-                event(id, error, -Errno.EHOSTUNREACH.value(), null);
-            }
-        });
-    }
-
-    /**
-     * Keeps an address or route query of an id whose port is down until the port becomes active
-     * or the query times out: timeout_ms is the time to wait for the resolution to complete
-     * (rdma_resolve_addr(3), rdma_resolve_route(3)). Returns the query's token.
-     */
-    private Object waitForPort(CmId id) {
-        Object query = new Object();
-        waitingForPort.put(id, query);
-        if (device.portState() == PortState.ACTIVE) {
-            later(0, "port active", () -> {
-                if (waitingForPort.remove(id, query)) {
-                    queryResolved(id);
-                }
-            });
-        }
-        return query;
-    }
-
-    /** The local port is active: the address or route query of {@code id} completes. Device executor. */
-    private void queryResolved(CmId id) {
-        if (id.state == CmId.State.ADDR_QUERY) {
-            id.state = CmId.State.ADDR_RESOLVED;
-            event(id, CmEventType.ADDR_RESOLVED, 0, null);
-        } else if (id.state == CmId.State.ROUTE_QUERY) {
-            id.state = CmId.State.ROUTE_RESOLVED;
-            event(id, CmEventType.ROUTE_RESOLVED, 0, null);
-        }
+        resolver.resolveRoute(id, timeoutMs);
     }
 
     // ------------------------------------------------------------------ active side
@@ -426,11 +354,7 @@ final class CmAgent implements Device.MadHandler {
 
     private void onAsyncEvent(AsyncEvent e) {
         if (e.type() == AsyncEventType.PORT_ACTIVE) {
-            for (CmId id : new ArrayList<>(waitingForPort.keySet())) {
-                if (waitingForPort.remove(id) != null) {
-                    queryResolved(id);
-                }
-            }
+            resolver.portActive();
         }
         if (e.type() == AsyncEventType.COMM_EST) {
             for (CmId id : new ArrayList<>(byLocalCommId.values())) {
