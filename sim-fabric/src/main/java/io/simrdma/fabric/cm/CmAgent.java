@@ -14,12 +14,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.net.InetSocketAddress;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * The IB CM of one device (after the kernel's ib_cm): sends and receives the CM messages REQ, REP,
@@ -39,15 +35,11 @@ final class CmAgent implements Device.MadHandler {
     private static final Logger LOG = LoggerFactory.getLogger(CmAgent.class);
     private static final int ETIMEDOUT = -110;
 
-    private record RemoteKey(long guid, int commId) {
-    }
-
     private final RdmaCm cm;
     private final Device device;
     private final CmConfig config;
     private final QpTransitions qps;
-    private final Map<Integer, CmId> byLocalCommId = new LinkedHashMap<>();
-    private final Map<RemoteKey, CmId> byRemote = new HashMap<>();
+    private final ConnectionTable table = new ConnectionTable();
     private final AddressResolver resolver;
     private long tidCounter;
 
@@ -79,7 +71,7 @@ final class CmAgent implements Device.MadHandler {
                 }
                 resolver.cancel(id);
                 id.connection.state = Connection.State.IDLE;
-                forget(id);
+                table.forget(id);
                 id.state = CmId.State.DEVICE_REMOVAL;
                 event(id, CmEventType.DEVICE_REMOVAL, 0, null);
             }
@@ -111,7 +103,7 @@ final class CmAgent implements Device.MadHandler {
         onDevice(() -> {
             id.connection.connectParam = p;
             id.connection.localCommId = cm.newCommId();
-            byLocalCommId.put(id.connection.localCommId, id);
+            table.addLocal(id);
             id.connection.localPsn = cm.newPsn();
             id.connection.transactionId = newTid();
             id.connection.remoteGid = RdmaCm.gidOf(id.peer);
@@ -148,7 +140,7 @@ final class CmAgent implements Device.MadHandler {
     }
 
     private void onRep(Gid source, CmMessage rep) {
-        CmId id = byLocalCommId.get(rep.remoteCommId);
+        CmId id = table.byLocal(rep.remoteCommId);
         if (id == null) {
             return;
         }
@@ -218,8 +210,7 @@ final class CmAgent implements Device.MadHandler {
     // ------------------------------------------------------------------ passive side
 
     private void onReq(Gid source, CmMessage req) {
-        RemoteKey key = new RemoteKey(req.localCaGuid, req.localCommId);
-        CmId existing = byRemote.get(key);
+        CmId existing = table.byRemote(req.localCaGuid, req.localCommId);
         if (existing != null) {
             // A duplicate REQ: answer again what we answered, never create a second connection.
             if ((existing.connection.state == Connection.State.REP_SENT || existing.connection.state == Connection.State.IDLE) && existing.connection.lastMad != null) {
@@ -254,10 +245,10 @@ final class CmAgent implements Device.MadHandler {
         listener.listenQueue.admitted();
         child.peer = new InetSocketAddress(RdmaCm.inetOf(srcGid), srcPort);
         child.connection.localCommId = cm.newCommId();
-        byLocalCommId.put(child.connection.localCommId, child);
+        table.addLocal(child);
         child.connection.remoteCommId = req.localCommId;
         child.connection.remoteGuid = req.localCaGuid;
-        byRemote.put(key, child);
+        table.addRemote(req.localCaGuid, req.localCommId, child);
         child.connection.remoteGid = source;
         child.connection.remoteQpn = req.localQpn;
         child.connection.remotePsn = req.startingPsn;
@@ -322,7 +313,7 @@ final class CmAgent implements Device.MadHandler {
     }
 
     private void onRtu(CmMessage rtu) {
-        CmId id = byLocalCommId.get(rtu.remoteCommId);
+        CmId id = table.byLocal(rtu.remoteCommId);
         if (id != null && id.connection.state == Connection.State.REP_SENT) {
             established(id, rtu.privateData);
         }
@@ -357,7 +348,7 @@ final class CmAgent implements Device.MadHandler {
             resolver.portActive();
         }
         if (e.type() == AsyncEventType.COMM_EST) {
-            for (CmId id : new ArrayList<>(byLocalCommId.values())) {
+            for (CmId id : table.snapshot()) {
                 if (id.qp() == e.qp() && id.connection.state == Connection.State.REP_SENT) {
                     notifyCommEst(id, false);
                 }
@@ -370,7 +361,7 @@ final class CmAgent implements Device.MadHandler {
         if (to != QpState.ERR) {
             return;
         }
-        for (CmId id : new ArrayList<>(byLocalCommId.values())) {
+        for (CmId id : table.snapshot()) {
             if (id.qp() == qp && id.connection.state == Connection.State.ESTABLISHED && !id.connection.cmMovedQpToError) {
                 LOG.debug("{}: QP {} of {} failed; disconnecting", device.name(), qp.qpNum(), id);
                 id.connection.cmMovedQpToError = true;
@@ -430,7 +421,7 @@ final class CmAgent implements Device.MadHandler {
     }
 
     private void onDreq(Gid source, CmMessage dreq) {
-        CmId id = byLocalCommId.get(dreq.remoteCommId);
+        CmId id = table.byLocal(dreq.remoteCommId);
         if (id == null || id.connection.remoteCommId != dreq.localCommId) {
             // IBA 12.9.6: a DREQ for no known connection still gets a DREP.
             sendDrep(source, dreq.remoteCommId, dreq.localCommId, dreq.transactionId);
@@ -463,7 +454,7 @@ final class CmAgent implements Device.MadHandler {
     }
 
     private void onDrep(CmMessage drep) {
-        CmId id = byLocalCommId.get(drep.remoteCommId);
+        CmId id = table.byLocal(drep.remoteCommId);
         if (id != null && id.connection.state == Connection.State.DREQ_SENT) {
             id.connection.timer.stop();
             enterTimewait(id);
@@ -525,11 +516,11 @@ final class CmAgent implements Device.MadHandler {
     }
 
     private void onRej(Gid source, CmMessage rej) {
-        CmId id = byLocalCommId.get(rej.remoteCommId);
+        CmId id = table.byLocal(rej.remoteCommId);
         if (id == null) {
             // A requester that gives up before any REP reached it knows no comm id of ours: find its request by its
             // own, unanswered or answered by a REP that was lost (IBA 12.9.6: REJ in REP Sent → Idle).
-            id = receivedRequest(source, rej.localCommId);
+            id = table.receivedRequest(source, rej.localCommId);
             if (id == null) {
                 return;
             }
@@ -560,20 +551,6 @@ final class CmAgent implements Device.MadHandler {
         }
     }
 
-    /**
-     * The received request from {@code source} with the requester's comm id {@code remoteCommId} that is not
-     * established yet (REQ_RCVD or REP_SENT), or null.
-     */
-    private CmId receivedRequest(Gid source, int remoteCommId) {
-        for (CmId c : byLocalCommId.values()) {
-            if ((c.connection.state == Connection.State.REQ_RCVD || c.connection.state == Connection.State.REP_SENT) && c.connection.remoteCommId == remoteCommId
-                    && source.equals(c.connection.remoteGid)) {
-                return c;
-            }
-        }
-        return null;
-    }
-
     // ------------------------------------------------------------------ retransmission
 
     private void sendTracked(CmId id, CmMessage m) {
@@ -602,7 +579,7 @@ final class CmAgent implements Device.MadHandler {
                 return;
             case TIMEWAIT:
                 id.connection.state = Connection.State.IDLE;
-                forget(id);
+                table.forget(id);
                 event(id, CmEventType.TIMEWAIT_EXIT, 0, null);
                 return;
             default:
@@ -657,25 +634,20 @@ final class CmAgent implements Device.MadHandler {
                     break;
             }
             id.connection.state = Connection.State.IDLE;
-            forget(id);
+            table.forget(id);
             if (id.state == CmId.State.LISTEN) {
                 // Requests that arrived but were never handed to the application are refused.
-                for (CmId child : new ArrayList<>(byLocalCommId.values())) {
+                for (CmId child : table.snapshot()) {
                     if (child.listener == id && child.connection.state == Connection.State.REQ_RCVD && child.channel() == null
                             && id.listenQueue.holds(child)) {
                         rejectAttempt(child, RejectReason.NO_RESOURCES, null);
                         child.connection.state = Connection.State.IDLE;
-                        forget(child);
+                        table.forget(child);
                     }
                 }
             }
             return null;
         });
-    }
-
-    private void forget(CmId id) {
-        byLocalCommId.remove(id.connection.localCommId, id);
-        byRemote.remove(new RemoteKey(id.connection.remoteGuid, id.connection.remoteCommId), id);
     }
 
     // ------------------------------------------------------------------ MAD dispatch
@@ -714,10 +686,5 @@ final class CmAgent implements Device.MadHandler {
 
     private long newTid() {
         return (device.guid() << 32) ^ (++tidCounter);
-    }
-
-    /** Every id this agent knows, for teardown. */
-    List<CmId> ids() {
-        return onDevice(() -> new ArrayList<>(byLocalCommId.values()));
     }
 }
