@@ -8,7 +8,6 @@ import io.simrdma.fabric.Mtu;
 import io.simrdma.fabric.QpState;
 import io.simrdma.fabric.QueuePair;
 import io.simrdma.fabric.VerbsException;
-import io.simrdma.fabric.sched.EngineTimer;
 import io.simrdma.fabric.wire.Gid;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -41,7 +40,7 @@ final class CmAgent implements Device.MadHandler {
     private final QpTransitions qps;
     private final ConnectionTable table = new ConnectionTable();
     private final AddressResolver resolver;
-    private long tidCounter;
+    private final CmSender sender;
 
     CmAgent(RdmaCm cm, Device device) {
         this.cm = cm;
@@ -49,6 +48,7 @@ final class CmAgent implements Device.MadHandler {
         this.config = cm.config();
         this.qps = new QpTransitions(device, config);
         this.resolver = new AddressResolver(cm, device);
+        this.sender = new CmSender(device, config, this::onTimeout);
         device.setMadHandler(this);
         device.addAsyncEventListener(this::onAsyncEvent);
         device.addQpStateListener(this::onQpState);
@@ -105,7 +105,7 @@ final class CmAgent implements Device.MadHandler {
             id.connection.localCommId = cm.newCommId();
             table.addLocal(id);
             id.connection.localPsn = cm.newPsn();
-            id.connection.transactionId = newTid();
+            id.connection.transactionId = sender.newTid();
             id.connection.remoteGid = RdmaCm.gidOf(id.peer);
             QueuePair qp = id.qp();
             CmMessage req = CmMessage.of(CmMessage.Type.REQ);
@@ -134,7 +134,7 @@ final class CmAgent implements Device.MadHandler {
             // RDMA_PS_IB, addressed by GIDs and service IDs as native IB, leaves all 92 bytes to the user.
             req.privateData = id.ps == PortSpace.TCP ? CmaHeader.prepend(id.local, id.peer, p.privateData()) : p.privateData();
             id.connection.state = Connection.State.REQ_SENT;
-            sendTracked(id, req);
+            sender.sendTracked(id, req);
             return null;
         });
     }
@@ -146,7 +146,7 @@ final class CmAgent implements Device.MadHandler {
         }
         if (id.connection.state == Connection.State.ESTABLISHED && id.connection.lastMad != null && id.connection.remoteCommId == rep.localCommId) {
             // Our RTU was lost: the passive side repeats its REP; repeat the RTU.
-            device.sendMad(source, Device.GSI_QPN, id.connection.lastMad);
+            sender.send(source, id.connection.lastMad);
             return;
         }
         if (id.connection.state != Connection.State.REQ_SENT) {
@@ -174,12 +174,12 @@ final class CmAgent implements Device.MadHandler {
                     Math.min(id.connection.connectParam.initiatorDepth(), rep.responderResources));
         } catch (VerbsException e) {
             LOG.debug("{}: cannot move QP {} for the connection: {}", device.name(), qp.qpNum(), e.getMessage());
-            sendRej(id.connection.remoteGid, id.connection.localCommId, id.connection.remoteCommId, rep.transactionId, CmMessage.MSG_REP,
+            sender.sendRej(id.connection.remoteGid, id.connection.localCommId, id.connection.remoteCommId, rep.transactionId, CmMessage.MSG_REP,
                     RejectReason.NO_QP, null);
             attemptEnded(id, CmEventType.CONNECT_ERROR, -Errno.EINVAL.value(), null);
             return;
         }
-        sendRtu(id);
+        sender.sendRtu(id.connection);
         id.connection.state = Connection.State.ESTABLISHED;
         id.state = CmId.State.ESTABLISHED;
         event(id, CmEventType.ESTABLISHED, 0, seen);
@@ -190,21 +190,11 @@ final class CmAgent implements Device.MadHandler {
             if (id.connection.state != Connection.State.REP_RCVD) {
                 throw new VerbsException(Errno.EINVAL, "rdma_establish without a pending CONNECT_RESPONSE");
             }
-            sendRtu(id);
+            sender.sendRtu(id.connection);
             id.connection.state = Connection.State.ESTABLISHED;
             id.state = CmId.State.ESTABLISHED;
             return null;
         });
-    }
-
-    private void sendRtu(CmId id) {
-        CmMessage rtu = CmMessage.of(CmMessage.Type.RTU);
-        rtu.transactionId = id.connection.transactionId;
-        rtu.localCommId = id.connection.localCommId;
-        rtu.remoteCommId = id.connection.remoteCommId;
-        byte[] mad = rtu.encode();
-        id.connection.lastMad = mad;
-        device.sendMad(id.connection.remoteGid, Device.GSI_QPN, mad);
     }
 
     // ------------------------------------------------------------------ passive side
@@ -214,7 +204,7 @@ final class CmAgent implements Device.MadHandler {
         if (existing != null) {
             // A duplicate REQ: answer again what we answered, never create a second connection.
             if ((existing.connection.state == Connection.State.REP_SENT || existing.connection.state == Connection.State.IDLE) && existing.connection.lastMad != null) {
-                device.sendMad(source, Device.GSI_QPN, existing.connection.lastMad);
+                sender.send(source, existing.connection.lastMad);
             }
             return;
         }
@@ -223,13 +213,13 @@ final class CmAgent implements Device.MadHandler {
         CmId listener = ps == null ? null : cm.findListener(ps, device, port);
         if (listener == null) {
             // Nobody listens on this service: the remote CM, not an application, rejects.
-            sendRej(source, 0, req.localCommId, req.transactionId, CmMessage.MSG_REQ, RejectReason.INVALID_SERVICE_ID, null);
+            sender.sendRej(source, 0, req.localCommId, req.transactionId, CmMessage.MSG_REQ, RejectReason.INVALID_SERVICE_ID, null);
             return;
         }
         if (req.pathMtu > device.queryPort(1).activeMtu().code()) {
             // IBA 12.6.7.2 reason 26: this port cannot carry the REQ's path MTU (a TCP node's peer cannot know our
             // MTU when it resolves the route); a smaller MTU here would leave the two QPs disagreeing on packet sizes.
-            sendRej(source, 0, req.localCommId, req.transactionId, CmMessage.MSG_REQ, RejectReason.INVALID_PATH_MTU, null);
+            sender.sendRej(source, 0, req.localCommId, req.transactionId, CmMessage.MSG_REQ, RejectReason.INVALID_PATH_MTU, null);
             return;
         }
         if (listener.listenQueue.isFull()) {
@@ -297,7 +287,7 @@ final class CmAgent implements Device.MadHandler {
             child.connection.connectParam = p;
             child.connection.state = Connection.State.REP_SENT;
             child.listener.listenQueue.answered();
-            sendTracked(child, rep);
+            sender.sendTracked(child, rep);
             return null;
         });
     }
@@ -411,20 +401,20 @@ final class CmAgent implements Device.MadHandler {
 
     private void sendDreq(CmId id) {
         CmMessage dreq = CmMessage.of(CmMessage.Type.DREQ);
-        dreq.transactionId = newTid();
+        dreq.transactionId = sender.newTid();
         dreq.localCommId = id.connection.localCommId;
         dreq.remoteCommId = id.connection.remoteCommId;
         dreq.remoteQpn = id.connection.remoteQpn;
         id.connection.state = Connection.State.DREQ_SENT;
         id.state = CmId.State.DISCONNECT;
-        sendTracked(id, dreq);
+        sender.sendTracked(id, dreq);
     }
 
     private void onDreq(Gid source, CmMessage dreq) {
         CmId id = table.byLocal(dreq.remoteCommId);
         if (id == null || id.connection.remoteCommId != dreq.localCommId) {
             // IBA 12.9.6: a DREQ for no known connection still gets a DREP.
-            sendDrep(source, dreq.remoteCommId, dreq.localCommId, dreq.transactionId);
+            sender.sendDrep(source, dreq.remoteCommId, dreq.localCommId, dreq.transactionId);
             return;
         }
         switch (id.connection.state) {
@@ -439,17 +429,17 @@ final class CmAgent implements Device.MadHandler {
                 disconnected(id, source, dreq);
                 break;
             case TIMEWAIT:
-                id.connection.lastMad = sendDrep(source, id.connection.localCommId, id.connection.remoteCommId, dreq.transactionId);
+                id.connection.lastMad = sender.sendDrep(source, id.connection.localCommId, id.connection.remoteCommId, dreq.transactionId);
                 break;
             default:
-                sendDrep(source, id.connection.localCommId, id.connection.remoteCommId, dreq.transactionId);
+                sender.sendDrep(source, id.connection.localCommId, id.connection.remoteCommId, dreq.transactionId);
                 break;
         }
     }
 
     private void disconnected(CmId id, Gid source, CmMessage dreq) {
         qps.toError(id);
-        id.connection.lastMad = sendDrep(source, id.connection.localCommId, id.connection.remoteCommId, dreq.transactionId);
+        id.connection.lastMad = sender.sendDrep(source, id.connection.localCommId, id.connection.remoteCommId, dreq.transactionId);
         enterTimewait(id);
     }
 
@@ -468,35 +458,11 @@ final class CmAgent implements Device.MadHandler {
         id.connection.timer.start(config.timewaitNanos());
     }
 
-    private byte[] sendDrep(Gid to, int localCommId, int remoteCommId, long tid) {
-        CmMessage drep = CmMessage.of(CmMessage.Type.DREP);
-        drep.transactionId = tid;
-        drep.localCommId = localCommId;
-        drep.remoteCommId = remoteCommId;
-        byte[] mad = drep.encode();
-        device.sendMad(to, Device.GSI_QPN, mad);
-        return mad;
-    }
-
     // ------------------------------------------------------------------ rejects
-
-    private byte[] sendRej(Gid to, int localCommId, int remoteCommId, long tid, int messageRejected, RejectReason reason,
-                           byte[] privateData) {
-        CmMessage rej = CmMessage.of(CmMessage.Type.REJ);
-        rej.transactionId = tid;
-        rej.localCommId = localCommId;
-        rej.remoteCommId = remoteCommId;
-        rej.messageRejected = messageRejected;
-        rej.reason = reason.code();
-        rej.privateData = privateData == null ? new byte[0] : privateData;
-        byte[] mad = rej.encode();
-        device.sendMad(to, Device.GSI_QPN, mad);
-        return mad;
-    }
 
     /** Sends the REJ that abandons the attempt of {@code id}: of the REP it sent (REP_SENT), else of the REQ. */
     private byte[] rejectAttempt(CmId id, RejectReason reason, byte[] privateData) {
-        return sendRej(id.connection.remoteGid, id.connection.localCommId, id.connection.remoteCommId, id.connection.transactionId,
+        return sender.sendRej(id.connection.remoteGid, id.connection.localCommId, id.connection.remoteCommId, id.connection.transactionId,
                 id.connection.state == Connection.State.REP_SENT ? CmMessage.MSG_REP : CmMessage.MSG_REQ, reason, privateData);
     }
 
@@ -551,31 +517,16 @@ final class CmAgent implements Device.MadHandler {
         }
     }
 
-    // ------------------------------------------------------------------ retransmission
-
-    private void sendTracked(CmId id, CmMessage m) {
-        byte[] mad = m.encode();
-        id.connection.lastMad = mad;
-        id.connection.retriesLeft = config.maxCmRetries();
-        if (id.connection.timer == null) {
-            id.connection.timer = new EngineTimer(device.executor(), "cm-" + id, () -> onTimeout(id));
-        }
-        device.sendMad(id.connection.remoteGid, Device.GSI_QPN, mad);
-        id.connection.timer.start(config.responseTimeoutNanos());
-    }
+    // ------------------------------------------------------------------ timeouts
 
     private void onTimeout(CmId id) {
         switch (id.connection.state) {
             case REQ_SENT:
             case REP_SENT:
             case DREQ_SENT:
-                if (id.connection.retriesLeft > 0) {
-                    id.connection.retriesLeft--;
-                    device.sendMad(id.connection.remoteGid, Device.GSI_QPN, id.connection.lastMad);
-                    id.connection.timer.start(config.responseTimeoutNanos());
-                    return;
+                if (!sender.retransmit(id)) {
+                    giveUp(id);
                 }
-                giveUp(id);
                 return;
             case TIMEWAIT:
                 id.connection.state = Connection.State.IDLE;
@@ -682,9 +633,5 @@ final class CmAgent implements Device.MadHandler {
             default:
                 break;
         }
-    }
-
-    private long newTid() {
-        return (device.guid() << 32) ^ (++tidCounter);
     }
 }
