@@ -18,7 +18,7 @@ import java.util.function.Consumer;
  * <p>Thread safety: not thread-safe; confined to the device executor, where the connection
  * timers it arms also fire.
  *
- * <p>Who calls it: the IB CM state machine of the device ({@link CmAgent}).
+ * <p>Who calls it: the device's {@link ConnectionMachine}, which also owns it.
  */
 final class CmSender {
 

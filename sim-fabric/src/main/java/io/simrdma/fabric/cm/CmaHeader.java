@@ -26,7 +26,8 @@ import java.util.Arrays;
  *
  * <p>Thread safety: stateless.
  *
- * <p>Who calls it: the IB CM, building a REQ on the active side and reading one on the passive side.
+ * <p>Who calls it: the {@link ConnectionMachine}, building a REQ on the active side and reading one on
+ * the passive side.
  */
 final class CmaHeader {
 

@@ -6,7 +6,7 @@ import io.simrdma.fabric.wire.Gid;
 /**
  * The IB CM side of one {@link CmId}: its communication state (IBA 12.9.6) and what the REQ, REP
  * and RTU exchange established about the peer. The transitions that change it are the
- * device's IB CM's ({@link CmAgent}); this class only holds the values, so that the rdma_cm id, which an
+ * {@link ConnectionMachine}'s; this class only holds the values, so that the rdma_cm id, which an
  * application sees, and the IB CM connection, which only the device's CM touches, stay apart.
  *
  * <p>Thread safety: confined to the executor of the id's device, where the IB CM runs. Three
@@ -14,7 +14,9 @@ import io.simrdma.fabric.wire.Gid;
  * {@link #requestParam} by rdma_accept after CONNECT_REQUEST delivered it, {@link #localCommId}
  * when the destroyed id's comm ID is released.
  *
- * <p>Who uses it: the IB CM of the id's device ({@link CmAgent}); {@link CmId} creates one per id.
+ * <p>Who uses it: {@link ConnectionMachine}, {@link CmSender} (the last MAD, retries, the timer),
+ * {@link QpTransitions} (the peer's QPN, PSNs and GID) and {@link ConnectionTable} (comm IDs);
+ * {@link CmId} creates one per id.
  */
 final class Connection {
 

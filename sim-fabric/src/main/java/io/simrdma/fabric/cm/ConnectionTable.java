@@ -20,7 +20,8 @@ import java.util.Map;
  *
  * <p>Thread safety: not thread-safe; confined to the device executor.
  *
- * <p>Who calls it: the IB CM of the device ({@link CmAgent}).
+ * <p>Who calls it: the device's {@link ConnectionMachine} (lookups, entries) and {@link CmAgent}
+ * (which connection a QP event concerns).
  */
 final class ConnectionTable {
 

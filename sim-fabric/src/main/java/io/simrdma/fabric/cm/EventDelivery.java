@@ -28,8 +28,9 @@ import java.util.function.Predicate;
  * {@code deliverLock}, then a channel's or the synchronous queue's lock; a channel's handler is
  * never called with any of them held.
  *
- * <p>Who calls it: {@link CmId} (blocking calls, migrate, destroy), the IB CM of the device
- * ({@link #report} and {@link #requestArrived}), {@link CmEvent} (retrieved, acknowledged).
+ * <p>Who calls it: {@link CmId} (blocking calls, migrate, destroy), the device's
+ * {@link ConnectionMachine} and {@link AddressResolver} ({@link #report}, {@link #requestArrived}),
+ * {@link CmEvent} (retrieved, acknowledged).
  */
 final class EventDelivery {
 

@@ -25,7 +25,7 @@ import java.util.Set;
  *
  * <p>Who calls it: {@link CmId} (listen, get_request, destroy), {@link EventDelivery} (a
  * synchronous listener's request arrives, or moves to a channel with rdma_migrate_id) and the
- * IB CM of the device (admission of a REQ, its answer or withdrawal).
+ * device's {@link ConnectionMachine} (admission of a REQ, its answer or withdrawal).
  */
 final class ListenQueue {
 

@@ -20,7 +20,7 @@ import java.util.EnumSet;
  * <p>Thread safety: none of its own; it runs on the device executor, as the verbs calls it
  * makes require of a connection's QP.
  *
- * <p>Who calls it: the IB CM of the device ({@link CmAgent}).
+ * <p>Who calls it: the device's {@link ConnectionMachine}.
  */
 final class QpTransitions {
 
