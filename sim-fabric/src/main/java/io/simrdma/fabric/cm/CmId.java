@@ -63,7 +63,6 @@ public final class CmId {
     volatile InetSocketAddress local;
     volatile InetSocketAddress peer;
     volatile State state = State.IDLE;
-    boolean wildcard;
     boolean reuseAddr;
     int tos;
     int ackTimeout = -1;
@@ -71,10 +70,9 @@ public final class CmId {
 
     private final QpSlot qpSlot = new QpSlot();
 
-    // ---- rdma_create_ep
-    private boolean ep;
-    ProtectionDomain epPd;
-    QpInitAttr epQpInitAttr;
+    // ---- rdma_create_ep, passive: applied to each request get_request returns
+    private ProtectionDomain epPd;
+    private QpInitAttr epQpInitAttr;
 
     // ---- listening
     final ListenQueue listenQueue;
@@ -238,7 +236,6 @@ public final class CmId {
             }
         }
         int port = cm.bindPort(this, d, addr.getPort());
-        wildcard = d == null;
         device = d;
         local = new InetSocketAddress(d == null ? RdmaCm.WILDCARD : RdmaCm.inetOf(d.gid()), port);
         state = State.ADDR_BOUND;
@@ -433,7 +430,6 @@ public final class CmId {
         }
         if (epQpInitAttr != null) {
             child.createQp(epPd, epQpInitAttr);
-            child.ep = true;
         }
         return child;
     }
@@ -678,14 +674,10 @@ public final class CmId {
         return events.isSync();
     }
 
+    /** rdma_create_ep(3) made this id: keeps the PD and QP attributes for the ids of its requests. */
     void markEp(ProtectionDomain pd, QpInitAttr attr) {
-        ep = true;
         epPd = pd;
         epQpInitAttr = attr;
-    }
-
-    boolean isEp() {
-        return ep;
     }
 
     /** The ack timeout for this id's QP. */
