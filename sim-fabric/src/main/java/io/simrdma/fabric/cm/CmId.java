@@ -451,22 +451,8 @@ public final class CmId {
                 throw invalid("rdma_accept is called on the id of a connection request");
             }
             ConnParam req = connection.requestParam;
-            p = param != null ? param : new ConnParam(null,
-                    Math.min(req.responderResources(), d.query().maxQpRdAtom()),
-                    Math.min(req.initiatorDepth(), d.query().maxQpInitRdAtom()), false, req.retryCount(),
-                    req.rnrRetryCount(), qp() != null && qp().srq() != null, 0);
-            if (p.privateData().length > MAX_ACCEPT_PRIVATE_DATA) {
-                throw invalid("accept private data of " + p.privateData().length + " bytes exceeds "
-                        + MAX_ACCEPT_PRIVATE_DATA + " (rdma_accept(3))");
-            }
-            if (p.responderResources() > d.query().maxQpRdAtom()) {
-                throw invalid("responder_resources " + p.responderResources() + " exceeds max_qp_rd_atom "
-                        + d.query().maxQpRdAtom());
-            }
-            if (p.initiatorDepth() > d.query().maxQpInitRdAtom() || p.initiatorDepth() > req.initiatorDepth()) {
-                throw invalid("initiator_depth " + p.initiatorDepth() + " exceeds max_qp_init_rd_atom "
-                        + d.query().maxQpInitRdAtom() + " or the request's " + req.initiatorDepth() + " (rdma_accept(3))");
-            }
+            p = param != null ? param : ConnParamLimits.acceptDefaults(req, d, qp() != null && qp().srq() != null);
+            ConnParamLimits.checkAccept(p, req, d);
         }
         cm.agent(d).accept(this, p);
         if (isSync()) {
@@ -485,10 +471,7 @@ public final class CmId {
      * @throws VerbsException EINVAL if the id holds no pending request or the data is too long
      */
     public void reject(byte[] privateData) {
-        byte[] pd = privateData == null ? new byte[0] : privateData.clone();
-        if (pd.length > MAX_REJECT_PRIVATE_DATA) {
-            throw invalid("reject private data of " + pd.length + " bytes exceeds " + MAX_REJECT_PRIVATE_DATA);
-        }
+        byte[] pd = ConnParamLimits.rejectData(privateData);
         synchronized (this) {
             checkNotDestroyed();
             if (listener == null) {
@@ -518,19 +501,7 @@ public final class CmId {
             if (state != State.ROUTE_RESOLVED) {
                 throw invalid("rdma_connect needs a resolved route (rdma_resolve_route or rdma_create_ep); state " + state);
             }
-            int limit = ps == PortSpace.TCP ? MAX_CONNECT_PRIVATE_DATA : MAX_CONNECT_PRIVATE_DATA_IB;
-            if (p.privateData().length > limit) {
-                throw invalid("connect private data of " + p.privateData().length + " bytes exceeds "
-                        + limit + " (rdma_connect(3))");
-            }
-            if (p.responderResources() > d.query().maxQpRdAtom()) {
-                throw invalid("responder_resources " + p.responderResources() + " exceeds max_qp_rd_atom "
-                        + d.query().maxQpRdAtom());
-            }
-            if (p.initiatorDepth() > d.query().maxQpInitRdAtom()) {
-                throw invalid("initiator_depth " + p.initiatorDepth() + " exceeds max_qp_init_rd_atom "
-                        + d.query().maxQpInitRdAtom());
-            }
+            ConnParamLimits.checkConnect(ps, p, d);
             state = State.CONNECT;
         }
         cm.agent(d).connect(this, p);
