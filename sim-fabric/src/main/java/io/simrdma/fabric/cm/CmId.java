@@ -31,6 +31,11 @@ import java.util.concurrent.TimeUnit;
  * <p>Addresses are socket addresses whose IP is a port GID (RoCE: a GID is an IPv6 address);
  * {@link RdmaCm#addressOf} builds one for a device.
  *
+ * <p>The id is the API object: it checks each call against the rdma_cm state and hands the work
+ * on. Its IB CM connection ({@link Connection}) is driven by the device's {@link CmAgent} and
+ * {@link ConnectionMachine}; its events go through {@link EventDelivery}; a listener's requests
+ * wait in its {@link ListenQueue}; its queue pair sits in a {@link QpSlot}.
+ *
  * <p>Thread safety: thread-safe. Calls run their protocol work on the bound device's executor.
  */
 public final class CmId {
@@ -63,6 +68,7 @@ public final class CmId {
     volatile InetSocketAddress local;
     volatile InetSocketAddress peer;
     volatile State state = State.IDLE;
+    // ---- options (rdma_set_option; a request's id takes TOS and ACK timeout from the REQ) and route
     boolean reuseAddr;
     int tos;
     int ackTimeout = -1;
@@ -639,7 +645,7 @@ public final class CmId {
         destroy();
     }
 
-    // ------------------------------------------------------------------ events
+    // ------------------------------------------------------------------ for the connection manager
 
     boolean isSync() {
         return events.isSync();

@@ -182,9 +182,9 @@ final class ConnectionMachine {
         CmId existing = table.byRemote(req.localCaGuid, req.localCommId);
         if (existing != null) {
             // A duplicate REQ: answer again what we answered, never create a second connection.
-            Connection e = existing.connection;
-            if ((e.state == Connection.State.REP_SENT || e.state == Connection.State.IDLE) && e.lastMad != null) {
-                sender.send(source, e.lastMad);
+            Connection dup = existing.connection;
+            if ((dup.state == Connection.State.REP_SENT || dup.state == Connection.State.IDLE) && dup.lastMad != null) {
+                sender.send(source, dup.lastMad);
             }
             return;
         }
