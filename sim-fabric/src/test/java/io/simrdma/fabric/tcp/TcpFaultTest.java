@@ -114,6 +114,33 @@ class TcpFaultTest {
     }
 
     @Test
+    @DisplayName("IBA 9.7.5.1.4 over TCP: a SEND Middle rewritten on the wire to SEND First is NAKed invalid request; both QPs go to ERR")
+    void shouldNakInvalidRequestWhenAnOpcodeIsRewrittenOutOfSequenceOnTheWire() {
+        try (TcpPair p = new TcpPair(false)) {
+            RcEnd[] ends = p.connect(PORT + 3);
+            RcEnd a = ends[0];
+            RcEnd b = ends[1];
+            TcpLink toB = p.a.link(p.b.gid());
+            FaultRule first = FaultRule.rewrite(PacketMatcher.nth(2, PacketMatcher.requests()),
+                    PacketRewrite.opcode(Opcode.RC_SEND_FIRST));
+            toB.addFault(first);
+            a.postSend(2, 0, 3 * mtu(a)); // B posted receive 1 when it accepted
+            WorkCompletion sent = a.next();
+            assertNotNull(sent, "the SEND completes");
+            assertEquals(WcStatus.REM_INV_REQ_ERR, sent.status(), sent.toString());
+            WorkCompletion recv = b.next();
+            assertNotNull(recv, "the receive completes");
+            assertEquals(WcStatus.REM_INV_REQ_ERR, recv.status(), recv.toString());
+            assertEquals(1, recv.wrId());
+            assertTrue(await(p, () -> a.qp.state() == QpState.ERR && b.qp.state() == QpState.ERR),
+                    "both in ERR: " + a.qp.state() + ", " + b.qp.state());
+            assertEquals(1, first.hits());
+            assertEquals(1, b.qp.counters().get(Counter.NAK_INV_REQ_SENT));
+            assertEquals(0, p.b.counter(TcpCounter.CORRUPT_PACKETS_DROPPED), "the rewritten frame's ICRC was correct");
+        }
+    }
+
+    @Test
     @DisplayName("HOLD on a gate over TCP: B's acknowledgements wait until the gate opens; then the WRITE completes")
     void shouldHoldAcknowledgementsUntilTheGateOpensWhenHeldOnTcp() {
         try (TcpPair p = new TcpPair(false)) {
