@@ -62,7 +62,8 @@ public interface Link {
      * PSN, headers, payload, {@link Packet#updatePadCount() pad count}) is as the caller built it.
      *
      * <p>Any thread; the packet is sent from {@code from}'s executor. Takes ownership of
-     * {@code packet} (from {@link Packet#allocate}): the caller must not touch it afterwards.
+     * {@code packet} (from {@link Packet#allocate}): the caller must not touch it afterwards (a
+     * link whose fabric has closed releases it at once).
      *
      * @throws IllegalArgumentException if {@code from} is not an end of this link
      */

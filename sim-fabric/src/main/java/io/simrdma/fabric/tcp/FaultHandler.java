@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -111,7 +112,13 @@ final class FaultHandler extends ChannelOutboundHandlerAdapter {
     private void holdOnGate(ChannelHandlerContext ctx, TcpLink link, FaultGate gate, Packet p) {
         link.countHeld(p);
         if (gated == null) {
-            gated = new HeldPackets(r -> ctx.executor().execute(r), this::releaseFromGate);
+            gated = new HeldPackets(r -> {
+                try {
+                    ctx.executor().execute(r);
+                } catch (RejectedExecutionException e) {
+                    // The loop is gone; handlerRemoved dropped what was held.
+                }
+            }, this::releaseFromGate);
         }
         if (!gated.hold(gate, p)) {
             link.dropOutbound(p, DropReason.LINK_DOWN);

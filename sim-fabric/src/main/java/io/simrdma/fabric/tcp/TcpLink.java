@@ -192,7 +192,9 @@ public final class TcpLink implements PacketRoute {
             packet.route(node.gid(), peer);
         }
         packet.injected(true);
-        node.runOnLoop(() -> transmit(node.device(), packet));
+        if (!node.runOnLoop(() -> transmit(node.device(), packet))) {
+            packet.release(); // the node is closing
+        }
     }
 
     /**

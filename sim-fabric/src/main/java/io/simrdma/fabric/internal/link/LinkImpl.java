@@ -163,6 +163,10 @@ public final class LinkImpl implements Link, PacketRoute {
             packet.route(from.gid(), d.to.gid());
         }
         packet.injected(true);
+        if (removed) {
+            packet.release(); // the fabric closed: nothing will run it
+            return;
+        }
         // The packet is its own task: first it runs on the sender's executor (injectSink), then
         // it is scheduled again as its delivery.
         packet.deliverTo(d.injectSink);
