@@ -382,6 +382,39 @@ class FaultRuleTest {
         }
     }
 
+    @Test
+    @DisplayName("Loopback: two QPs of one device; nth(2, readResponses().and(toQp(x))) drops x's 2nd READ response and nothing of y's")
+    void shouldTargetOneQpOfALoopbackConnectionWhenMatchingPerKindAndQp() {
+        try (RcPair p = RcPair.deterministic(14)) {
+            QueuePair x = p.a.qp;
+            QueuePair y = p.a.pd.createQp(QpInitAttr.rc(p.a.cq, p.a.cq));
+            p.connect(x, 0x100, y, 0x200);
+            Link loop = p.fabric.link(p.a.dev, p.a.dev);
+            Recorder r = new Recorder();
+            p.fabric.addTraceListener(r);
+            FaultRule rule = FaultRule.drop(PacketMatcher.nth(2, PacketMatcher.readResponses().and(PacketMatcher.toQp(x))));
+            loop.addFault(rule);
+            RcPair.fill(p.a.buf, 0, 4096, 14);
+            // y reads first (its responses go to y: not counted), then x reads the same bytes
+            y.postSend(new SendWr().wrId(1).opcode(WrOpcode.RDMA_READ).sge(p.a.mr, 16_384, 4096)
+                    .remote(p.a.addr(0), p.a.mr.rkey()).flag(SendFlag.SIGNALED));
+            assertEquals(WcStatus.SUCCESS, p.a.poll().status());
+            x.postSend(new SendWr().wrId(2).opcode(WrOpcode.RDMA_READ).sge(p.a.mr, 8192, 4096)
+                    .remote(p.a.addr(0), p.a.mr.rkey()).flag(SendFlag.SIGNALED));
+            WorkCompletion wc = p.a.poll();
+            assertEquals(2, wc.wrId());
+            assertEquals(WcStatus.SUCCESS, wc.status(), "recovered from the lost response: " + wc);
+            RcPair.assertBytes(p.a.buf, 0, p.a.buf, 8192, 4096);
+            RcPair.assertBytes(p.a.buf, 0, p.a.buf, 16_384, 4096);
+            assertEquals(1, rule.hits());
+            List<Ev> lost = r.events.stream().filter(e -> e.reason() == DropReason.FAULT).collect(Collectors.toList());
+            assertEquals(1, lost.size(), lost.toString());
+            assertEquals(Opcode.RC_RDMA_READ_RESPONSE_MIDDLE, lost.get(0).opcode());
+            assertEquals(0x101, lost.get(0).psn(), "x's second response");
+            assertEquals(x.qpNum(), lost.get(0).destQp());
+        }
+    }
+
     // ------------------------------------------------------------------ inject
 
     @Test
