@@ -980,17 +980,36 @@ class EpStateTableTest {
 
         @ParameterizedTest(name = "[{0}]")
         @EnumSource(DatPair.Mode.class)
-        @DisplayName("S9 (dat_ep_connect): TIMED_OUT when the consumer's timeout expires first")
+        @DisplayName("S9 (dat_ep_connect): TIMED_OUT when the consumer's timeout expires after the peer responded (its "
+                + "CM acknowledged the resent request with an MRA, IBA 12.6.6) but before it accepted")
         void shouldReportTimedOutWhenTheConnectTimeoutExpiresFirst(DatPair.Mode mode) {
+            try (DatPair pair = DatPair.open(mode)) {
+                Subject s = new Subject(pair).driveTo(EndpointState.UNCONNECTED);
+                long q = pair.qual();
+                pair.a.ia.createPsp(q, pair.a.conn, PspFlag.CONSUMER);
+                s.ep.connect(pair.a.address(), q, Timeout.ofMillis(1000), null, Qos.BEST_EFFORT, EnumSet.noneOf(ConnectFlag.class));
+                next(pair.a.conn, ConnectionRequestEvent.class);
+                // The request is never answered; the REQ resent after 268 ms earns an MRA; the consumer's 1 s run out
+                // long before the CM gives up.
+                assertSame(s.ep, expectConnection(s.connectEvd, EventNumber.CONNECTION_EVENT_TIMED_OUT).ep());
+                assertState(EndpointState.DISCONNECTED, s, "dat_ep_connect(3DAT): timed out");
+            }
+        }
+
+        @ParameterizedTest(name = "[{0}]")
+        @EnumSource(DatPair.Mode.class)
+        @DisplayName("S9 (dat_ep_connect): UNREACHABLE when the consumer's timeout expires before anything answered: the "
+                + "listener's CM acknowledges only a resent request (ib_cm's delayed MRA), and 100 ms is shorter than the "
+                + "268 ms before the first resend")
+        void shouldReportUnreachableWhenTheConnectTimeoutExpiresBeforeAnyAnswer(DatPair.Mode mode) {
             try (DatPair pair = DatPair.open(mode)) {
                 Subject s = new Subject(pair).driveTo(EndpointState.UNCONNECTED);
                 long q = pair.qual();
                 pair.a.ia.createPsp(q, pair.a.conn, PspFlag.CONSUMER);
                 s.ep.connect(pair.a.address(), q, Timeout.ofMillis(100), null, Qos.BEST_EFFORT, EnumSet.noneOf(ConnectFlag.class));
                 next(pair.a.conn, ConnectionRequestEvent.class);
-                // The request is never answered; the consumer's 100 ms run out long before the CM gives up.
-                assertSame(s.ep, expectConnection(s.connectEvd, EventNumber.CONNECTION_EVENT_TIMED_OUT).ep());
-                assertState(EndpointState.DISCONNECTED, s, "dat_ep_connect(3DAT): timed out");
+                assertSame(s.ep, expectConnection(s.connectEvd, EventNumber.CONNECTION_EVENT_UNREACHABLE).ep());
+                assertState(EndpointState.DISCONNECTED, s, "dat_ep_connect(3DAT): unreachable");
             }
         }
 
