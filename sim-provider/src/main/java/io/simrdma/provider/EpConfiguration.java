@@ -273,16 +273,17 @@ final class EpConfiguration {
         boolean pzChange = false;
         boolean attrChange = false;
         boolean recvFlagChange = false;
+        boolean specificChange = false;
         for (EpParamField f : m.fields()) {
             if (!f.modifiable()) {
                 throw DatException.invalidParameter("dat_ep_modify cannot change " + f + " (dat_ep_modify(3DAT))");
             }
-            if (f == EpParamField.PZ_HANDLE) {
-                pzChange = true;
-            } else if (f == EpParamField.EP_ATTR_RECV_COMPLETION_FLAGS) {
-                recvFlagChange = true;
-            } else {
-                attrChange = true;
+            switch (f) {
+                case PZ_HANDLE -> pzChange = true;
+                case EP_ATTR_RECV_COMPLETION_FLAGS -> recvFlagChange = true;
+                case EP_ATTR_NUM_TRANSPORT_ATTR, EP_ATTR_TRANSPORT_SPECIFIC_ATTR, EP_ATTR_NUM_PROVIDER_ATTR,
+                        EP_ATTR_PROVIDER_SPECIFIC_ATTR -> specificChange = true;
+                default -> attrChange = true;
             }
         }
         if (pzChange) {
@@ -290,6 +291,10 @@ final class EpConfiguration {
         }
         if (attrChange) {
             EpStateTable.check(ep.state, EpOp.MODIFY_ATTRIBUTES);
+        }
+        if (specificChange) {
+            // dat_ep_modify(3DAT): "Can be modified when in Quiescent (unconnected) state"; DAT_INVALID_STATE elsewhere.
+            EpStateTable.check(ep.state, EpOp.MODIFY_SPECIFIC_ATTRIBUTES);
         }
         if (recvFlagChange) {
             EpStateTable.check(ep.state, EpOp.MODIFY_RECV_FLAGS);
