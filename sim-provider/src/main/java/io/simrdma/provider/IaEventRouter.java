@@ -127,7 +127,11 @@ final class IaEventRouter {
 
     // ------------------------------------------------------------------ completions
 
-    /** Translates a completion taken off {@code evd}'s CQ into a DAT event, or null if it is suppressed. Engine thread. */
+    /**
+     * Translates a completion taken off {@code evd}'s CQ into a DAT event, or null if it is
+     * suppressed; {@code evd} null for a stream with no EVD ({@link DiscardCq}), whose work request
+     * is retired without an event (null). Engine thread.
+     */
     Translated translate(SimEvd evd, WorkCompletion wc, boolean solicited) {
         long wrId = wc.wrId();
         long tag = WrId.tag(wrId);

@@ -20,7 +20,7 @@ import java.util.concurrent.Callable;
  *
  * <pre>
  *   CmId (application threads) ─┐
- *   MADs on QP1 (REQ ... DREP) ─┼─> CmAgent ──> ConnectionMachine  IB CM states, IBA 12.9.6
+ *   MADs on QP1 (REQ ... MRA)  ─┼─> CmAgent ──> ConnectionMachine  IB CM states, IBA 12.9.6
  *   async events, QP → ERR    ──┤       │          ├─ CmSender       MADs out, retransmission
  *   device removal            ──┘       │          ├─ QpTransitions  RTR, RTS, ERR
  *                                       │          └─ ConnectionTable comm ID → id
@@ -135,6 +135,9 @@ final class CmAgent implements Device.MadHandler {
                 break;
             case DREP:
                 machine.onDrep(m);
+                break;
+            case MRA:
+                machine.onMra(m);
                 break;
             default:
                 break;
