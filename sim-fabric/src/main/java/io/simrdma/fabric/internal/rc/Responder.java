@@ -11,6 +11,7 @@ import io.simrdma.fabric.WcStatus;
 import io.simrdma.fabric.WorkCompletion;
 import io.simrdma.fabric.internal.mem.MemoryAccess;
 import io.simrdma.fabric.internal.mem.MrImpl;
+import io.simrdma.fabric.internal.mem.PdImpl;
 import io.simrdma.fabric.wire.Aeth;
 import io.simrdma.fabric.wire.HeaderType;
 import io.simrdma.fabric.wire.Opcode;
@@ -64,6 +65,8 @@ public final class Responder {
     }
 
     private final RcQueuePair qp;
+    /** The PD receive buffers are checked against: the SRQ's when the QP has one, else the QP's. */
+    private final PdImpl recvPd;
     private final ArrayDeque<Packet> inbox = new ArrayDeque<>();
     private final MemoryAccess access = new MemoryAccess();
 
@@ -102,6 +105,7 @@ public final class Responder {
 
     Responder(RcQueuePair qp, int maxRecvSge) {
         this.qp = qp;
+        this.recvPd = qp.srq() != null ? qp.srq().pd() : qp.pd();
         this.held = new RecvWqe(maxRecvSge);
         this.recvMr = new MrImpl[maxRecvSge];
         this.recvIndex = new int[maxRecvSge];
@@ -501,7 +505,9 @@ public final class Responder {
                             recvMr[k] = null;
                             continue;
                         }
-                        if (!access.local(qp.owner().memory().keys(), qp.pd(), held.sgeLkey[k], held.sgeAddr[k],
+                        // IBA 10.2.9 / ibv_create_srq(3): a receive WQE taken from an SRQ is checked against
+                        // the SRQ's PD, not the QP's (RDMA WRITE targets stay checked against the QP's).
+                        if (!access.local(qp.owner().memory().keys(), recvPd, held.sgeLkey[k], held.sgeAddr[k],
                                 Integer.toUnsignedLong(held.sgeLen[k]), true)) {
                             return false;
                         }
