@@ -27,6 +27,11 @@ public final class MemoryTable {
     private final DeviceAttributes attributes;
     private final KeyTable keys;
     private long nextVa = VA_BASE;
+    /**
+     * The valid regions, for finding memory by address alone (an inline SGE, whose L_Key is not
+     * checked): a copy-on-write snapshot, replaced on the engine thread, read from posting threads.
+     */
+    private volatile MrImpl[] regions = new MrImpl[0];
     private int mrCount;
     private int mwCount;
 
@@ -58,6 +63,10 @@ public final class MemoryTable {
         int key = keys.reserve();
         MrImpl mr = new MrImpl(pd, view, base, length, access, key);
         keys.install(key, mr);
+        MrImpl[] r = regions;
+        MrImpl[] grown = java.util.Arrays.copyOf(r, r.length + 1);
+        grown[r.length] = mr;
+        regions = grown;
         mrCount++;
         pd.resources++;
         return mr;
@@ -78,8 +87,33 @@ public final class MemoryTable {
         }
         mr.valid = false;
         keys.release(mr.lkey());
+        MrImpl[] r = regions;
+        MrImpl[] shrunk = new MrImpl[r.length - 1];
+        for (int i = 0, j = 0; i < r.length; i++) {
+            if (r[i] != mr) {
+                shrunk[j++] = r[i];
+            }
+        }
+        regions = shrunk;
         mrCount--;
         mr.pd().resources--;
+    }
+
+    /**
+     * The registered region of this device holding [{@code addr}, {@code addr + len}) as a
+     * virtual address, whatever its PD, or null: how inline data is found, whose L_Key the HCA
+     * does not check (ibv_post_send(3) IBV_SEND_INLINE) because the CPU copies it from the
+     * process's memory. ZERO_BASED regions have no address of their own and are never found.
+     * Any thread; not on the hot path (a post tries the L_Key's region first).
+     */
+    public MrImpl regionAt(long addr, long len) {
+        for (MrImpl m : regions) {
+            if (m.valid && (m.accessMask() & AccessFlag.ZERO_BASED.bit()) == 0
+                    && MemoryAccess.inRange(m.address(), m.length(), addr, len)) {
+                return m;
+            }
+        }
+        return null;
     }
 
     /**

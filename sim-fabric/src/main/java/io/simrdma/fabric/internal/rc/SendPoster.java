@@ -154,20 +154,28 @@ final class SendPoster {
     }
 
     /**
-     * Copies an inline SGE's bytes into the WQE. The L_Key is not checked (ibv_post_send(3));
-     * it only tells which registered buffer holds the address.
+     * Copies an inline SGE's bytes into the WQE. The L_Key is not checked (ibv_post_send(3)
+     * IBV_SEND_INLINE): the CPU copies the bytes from the address given. The region the L_Key
+     * names is used when it holds the address (the usual case, and the only way to name a
+     * ZERO_BASED region's bytes); otherwise the address alone finds its region of this device.
+     *
+     * @throws PostException EINVAL when no registered region of the device holds the address: a
+     *                       simulated address exists only inside registered memory
      */
     private void copyInline(SendWqe w, Sge s, int at, SendWr wr, int index) {
         if (s.length() == 0) {
             return;
         }
+        long len = Integer.toUnsignedLong(s.length());
         Object o = qp.owner().memory().keys().lookup(s.lkey());
-        if (!(o instanceof MrImpl) || ((MrImpl) o).lkey() != s.lkey() || !((MrImpl) o).valid) {
-            throw new PostException(Errno.EINVAL, "inline SGE " + s + " names no registered memory", wr, index);
+        MrImpl mr = o instanceof MrImpl && ((MrImpl) o).lkey() == s.lkey() && ((MrImpl) o).valid
+                && MemoryAccess.inRange(((MrImpl) o).address(), ((MrImpl) o).length(), s.addr(), len) ? (MrImpl) o : null;
+        if (mr == null) {
+            mr = qp.owner().memory().regionAt(s.addr(), len);
         }
-        MrImpl mr = (MrImpl) o;
-        if (!MemoryAccess.inRange(mr.address(), mr.length(), s.addr(), Integer.toUnsignedLong(s.length()))) {
-            throw new PostException(Errno.EINVAL, "inline SGE " + s + " lies outside " + mr, wr, index);
+        if (mr == null) {
+            throw new PostException(Errno.EINVAL, "inline SGE " + s + ": no registered region of device "
+                    + qp.owner().name() + " holds its address (inline bytes are read from simulated memory)", wr, index);
         }
         mr.buf.get(mr.indexOf(s.addr()), w.inlineData, at, s.length());
     }
