@@ -218,23 +218,29 @@ public final class Requester {
         return wqe.state == SendWqe.State.POSTED ? Step.START_WQE : Step.BUILD_PACKET;
     }
 
-    /** Checks the local gather/scatter list and assigns the message's PSNs. */
+    /**
+     * Checks the local gather list of a SEND or RDMA WRITE (it is read now, to build the request)
+     * and assigns the message's PSNs. An RDMA READ's or atomic's local SGEs are not checked here:
+     * like rxe (copy_data in rxe_comp.c), the completer checks each when a response is written into
+     * it, so a bad remote key is reported first and an atomic with a bad L_Key still executes.
+     */
     private Step startWqe() {
-        if (!wqe.inline) {
-            boolean write = wqe.opcode.isReadOrAtomic();
+        wqe.sgeResolved = 0;
+        if (!wqe.inline && !wqe.opcode.isReadOrAtomic()) {
             for (int i = 0; i < wqe.numSge; i++) {
                 int len = wqe.sgeLen[i];
                 if (len == 0) {
                     wqe.sgeMr[i] = null;
                     continue;
                 }
-                if (!access.local(qp.owner().memory().keys(), qp.pd(), wqe.sgeLkey[i], wqe.sgeAddr[i], Integer.toUnsignedLong(len), write)) {
+                if (!access.local(qp.owner().memory().keys(), qp.pd(), wqe.sgeLkey[i], wqe.sgeAddr[i], Integer.toUnsignedLong(len), false)) {
                     failWqe(WcStatus.LOC_PROT_ERR);
                     return Step.DONE;
                 }
                 wqe.sgeMr[i] = access.mr;
                 wqe.sgeIndex[i] = access.index;
             }
+            wqe.sgeResolved = wqe.numSge;
         }
         int packets = wqe.opcode.isAtomic() ? 1 : qp.packets(wqe.length);
         wqe.firstPsn = psn;
