@@ -178,11 +178,13 @@ public final class RcQueuePair implements QueuePair, WindowOwner {
      * Posts a chain of send work requests (ibv_post_send(3)). Processing stops at the first WR
      * that cannot be posted: the WRs before it are posted, it and the rest are not.
      *
+     * <p>An atomic's arguments are checked when it executes, not here: a gather list that is not
+     * one 8-byte SGE completes LOC_LEN_ERR, a remote address not 8-byte aligned REM_INV_REQ_ERR
+     * (the responder NAKs it as an invalid request).
+     *
      * @throws PostException EINVAL: QP state (RESET, INIT or RTR), too many SGEs, inline data too
-     *                       long or on an opcode that carries none, an atomic whose gather list is
-     *                       not one 8-byte SGE or whose remote address is not 8-byte aligned, a
-     *                       BIND_MW of a type 1 window, a message longer than 2^31 bytes;
-     *                       ENOMEM: send queue full
+     *                       long or on an opcode that carries none, a BIND_MW of a type 1 window,
+     *                       a message longer than 2^31 bytes; ENOMEM: send queue full
      */
     public void postSend(SendWr first) {
         poster.postSend(first);

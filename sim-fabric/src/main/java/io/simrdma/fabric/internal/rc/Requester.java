@@ -226,6 +226,13 @@ public final class Requester {
      */
     private Step startWqe() {
         wqe.sgeResolved = 0;
+        if (wqe.opcode.isAtomic() && (wqe.numSge != 1 || wqe.sgeLen[0] != 8)) {
+            // An atomic's gather list is one 8-byte SGE (IBA 9.4.5): a completion error, not a
+            // post error; a local length error found before anything is sent or changed. (Its
+            // remote address's alignment is the responder's to check: NAK invalid request.)
+            failWqe(WcStatus.LOC_LEN_ERR);
+            return Step.DONE;
+        }
         if (!wqe.inline && !wqe.opcode.isReadOrAtomic()) {
             for (int i = 0; i < wqe.numSge; i++) {
                 int len = wqe.sgeLen[i];

@@ -87,15 +87,6 @@ final class SendPoster {
                         + qp.caps().maxInlineData(), wr, index);
             }
         }
-        if (op.isAtomic()) {
-            if (numSge != 1 || wr.sgeAt(0).length() != 8) {
-                throw new PostException(Errno.EINVAL, "an atomic needs exactly one 8-byte SGE", wr, index);
-            }
-            if ((wr.remoteAddr() & 7) != 0) {
-                throw new PostException(Errno.EINVAL, "atomic remote address 0x" + Long.toHexString(wr.remoteAddr())
-                        + " is not 8-byte aligned", wr, index);
-            }
-        }
         if (op == WrOpcode.BIND_MW) {
             if (wr.bindWindow() == null || wr.bindRegion() == null) {
                 throw new PostException(Errno.EINVAL, "BIND_MW needs a window and a region", wr, index);
