@@ -48,7 +48,7 @@ public final class Responder {
     enum Step {
         GET_REQUEST, CHECK_PSN, CHECK_OP_SEQUENCE, CHECK_OP_VALID, CHECK_RESOURCE, CHECK_LENGTH, CHECK_RKEY,
         EXECUTE, READ_REPLY, ATOMIC_REPLY, COMPLETE, ACKNOWLEDGE, DUPLICATE, OUT_OF_SEQUENCE, ERR_RNR,
-        ERR_INVALID_REQUEST, ERR_REMOTE_ACCESS, ERR_REMOTE_OPERATIONAL, ERR_LENGTH, CLEANUP, DONE
+        ERR_INVALID_REQUEST, ERR_REMOTE_ACCESS, ERR_REMOTE_OPERATIONAL, ERR_LENGTH, ERR_INVALIDATE, CLEANUP, DONE
     }
 
     /** A responder resource: what an RDMA READ or atomic needs to answer it again (IBA 9.7.5.1.5). */
@@ -235,7 +235,13 @@ public final class Responder {
                     step = classC(p, Aeth.NakCode.INVALID_REQUEST, WcStatus.REM_INV_REQ_ERR, AsyncEventType.QP_REQ_ERR);
                     break;
                 case ERR_REMOTE_ACCESS:
-                    step = classC(p, Aeth.NakCode.REMOTE_ACCESS_ERROR, WcStatus.REM_ACCESS_ERR, AsyncEventType.QP_ACCESS_ERR);
+                    // A receive WQE is held only by an RDMA WRITE with immediate: its bad R_Key is a
+                    // local access error for the receiver (ibv_poll_cq(3) IBV_WC_LOC_ACCESS_ERR: a
+                    // protection error on a local buffer during an RDMA WRITE with immediate).
+                    step = classC(p, Aeth.NakCode.REMOTE_ACCESS_ERROR, WcStatus.LOC_ACCESS_ERR, AsyncEventType.QP_ACCESS_ERR);
+                    break;
+                case ERR_INVALIDATE:
+                    step = invalidateFailed(p);
                     break;
                 case ERR_REMOTE_OPERATIONAL:
                     step = classC(p, Aeth.NakCode.REMOTE_OPERATIONAL_ERROR, recvErrorStatus, AsyncEventType.QP_FATAL);
@@ -420,8 +426,9 @@ public final class Responder {
                 return Step.ERR_REMOTE_OPERATIONAL;
             }
             if (op.hasInvalidate() && !qp.owner().memory().invalidate(qp, p.iethRkey())) {
-                // The window cannot be invalidated: an invalid request (IBA 10.6.7.2.6).
-                return Step.ERR_INVALID_REQUEST;
+                // The R_Key cannot be invalidated (garbage, a region, a type 1 window, a type 2
+                // window bound to another QP): IBA 10.6.7.2.6.
+                return Step.ERR_INVALIDATE;
             }
             inSend = !op.isLast();
             psn = Psn.add(psn, 1);
@@ -697,6 +704,27 @@ public final class Responder {
         } else {
             qp.owner().raiseAsync(event, qp, null, null);
         }
+        qp.enterError(RcQueuePair.ErrorCause.RESPONDER_ERROR);
+        return Step.CLEANUP;
+    }
+
+    /**
+     * A SEND with invalidate whose R_Key cannot be invalidated (IBA 10.6.7.2.6; a class J error in
+     * rxe_resp.c): the message has arrived, its receive WQE completes in error and the QP moves to
+     * ERR. No NAK is sent: the requester's SEND is acknowledged like any other and completes
+     * successfully; what it sends after finds the QP in ERR.
+     */
+    private Step invalidateFailed(Packet p) {
+        LOG.debug("qp {}: R_Key 0x{} of a SEND with invalidate cannot be invalidated", qp.qpNum(),
+                Integer.toHexString(p.iethRkey()));
+        inSend = false;
+        psn = Psn.add(psn, 1);
+        msn = Psn.add(msn, 1);
+        qp.completeRecv(held.wrId, WcStatus.LOC_ACCESS_ERR, WcOpcode.RECV, 0, 0, 0, false);
+        releaseHeld();
+        ackPending = true;
+        ackPsn = p.psn();
+        flushAck();
         qp.enterError(RcQueuePair.ErrorCause.RESPONDER_ERROR);
         return Step.CLEANUP;
     }
