@@ -27,7 +27,8 @@ public interface CompletionChannel {
     /**
      * Destroys the channel (ibv_destroy_comp_channel(3)).
      *
-     * @throws VerbsException EBUSY while a CQ uses it
+     * @throws VerbsException EBUSY while a CQ uses it; ENOENT if already destroyed (as is every
+     *                        later call on it)
      */
     void destroy();
 }

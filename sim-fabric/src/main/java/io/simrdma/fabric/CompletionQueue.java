@@ -43,7 +43,7 @@ public interface CompletionQueue {
      * Polls up to {@code max} completions into {@code wcs[0..]}, oldest first, and removes them.
      *
      * @return the number of completions polled, 0 if none
-     * @throws VerbsException EIO after an overrun; EINVAL if destroyed
+     * @throws VerbsException EIO after an overrun; ENOENT if destroyed
      */
     int poll(WorkCompletion[] wcs, int max);
 
@@ -77,7 +77,8 @@ public interface CompletionQueue {
     /**
      * Destroys the CQ (ibv_destroy_cq(3)).
      *
-     * @throws VerbsException EBUSY while a QP uses it, or while channel events or async events
+     * @throws VerbsException ENOENT if already destroyed (as is every later call on it); EBUSY
+     *                        while a QP uses it, or while channel events or async events
      *                        returned for it are unacknowledged
      */
     void destroy();

@@ -51,7 +51,8 @@ public interface ProtectionDomain {
     /**
      * Deallocates this PD (ibv_dealloc_pd(3)).
      *
-     * @throws VerbsException EBUSY while any MR, MW, QP or SRQ of it exists
+     * @throws VerbsException EBUSY while any MR, MW, QP or SRQ of it exists; ENOENT if already
+     *                        deallocated (every call on a deallocated PD fails with ENOENT)
      */
     void dealloc();
 }

@@ -11,6 +11,10 @@ import java.util.Set;
  * work requests into the queues; the engine runs on the device's executor. {@link #modify},
  * {@link #query} and {@link #destroy} run on the executor and wait for it.
  *
+ * <p>After {@link #destroy()} the handle is stale: every verb on it (post, bind, modify, query,
+ * destroy) fails with ENOENT; the accessors of what it was ({@link #qpNum()}, {@link #state()},
+ * {@link #sendQueueDepth()}, ...) keep answering.
+ *
  * <p>Thread safety: thread-safe; several threads may post to the same QP.
  */
 public interface QueuePair {
@@ -112,7 +116,7 @@ public interface QueuePair {
      * Destroys the QP (ibv_destroy_qp(3)). Outstanding work requests produce no completions.
      *
      * @throws VerbsException EBUSY while async events retrieved for it are unacknowledged
-     *                        (ibv_get_async_event(3)); EINVAL if already destroyed
+     *                        (ibv_get_async_event(3)); ENOENT if already destroyed
      */
     void destroy();
 

@@ -367,18 +367,18 @@ class DeviceTest {
         assertTrue(b.isClosed());
         assertTrue(f.devices().isEmpty());
         assertFalse(mr.isValid(), "the fabric deregistered the region");
-        assertErrno(Errno.EINVAL, () -> x.postSend(new SendWr().opcode(WrOpcode.SEND).flag(SendFlag.SIGNALED)));
-        assertErrno(Errno.EINVAL, () -> y.postRecv(new RecvWr().wrId(2)));
-        assertErrno(Errno.EINVAL, () -> x.modify(new QpAttr().state(QpState.ERR)));
-        assertErrno(Errno.EINVAL, () -> ca.poll(WorkCompletion.array(1)));
-        assertErrno(Errno.EINVAL, () -> srq.postRecv(new RecvWr().wrId(3).sge(mr, 0, 64)));
-        assertErrno(Errno.EINVAL, () -> srq.query());
-        assertErrno(Errno.EINVAL, () -> ch.getCqEvent(1, java.util.concurrent.TimeUnit.MILLISECONDS));
+        assertErrno(Errno.ENOENT, () -> x.postSend(new SendWr().opcode(WrOpcode.SEND).flag(SendFlag.SIGNALED)));
+        assertErrno(Errno.ENOENT, () -> y.postRecv(new RecvWr().wrId(2)));
+        assertErrno(Errno.ENOENT, () -> x.modify(new QpAttr().state(QpState.ERR)));
+        assertErrno(Errno.ENOENT, () -> ca.poll(WorkCompletion.array(1)));
+        assertErrno(Errno.ENOENT, () -> srq.postRecv(new RecvWr().wrId(3).sge(mr, 0, 64)));
+        assertErrno(Errno.ENOENT, () -> srq.query());
+        assertErrno(Errno.ENOENT, () -> ch.getCqEvent(1, java.util.concurrent.TimeUnit.MILLISECONDS));
         assertErrno(Errno.ENODEV, () -> pa.allocMw(MwType.TYPE_1));
         assertErrno(Errno.ENODEV, a::allocPd);
         // Freeing what the fabric already freed is a double free.
-        assertErrno(Errno.EINVAL, mw::dealloc);
-        assertErrno(Errno.EINVAL, mr::deregister);
+        assertErrno(Errno.ENOENT, mw::dealloc);
+        assertErrno(Errno.ENOENT, mr::deregister);
         f.close();
     }
 }

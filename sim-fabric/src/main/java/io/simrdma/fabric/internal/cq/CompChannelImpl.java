@@ -75,7 +75,7 @@ public final class CompChannelImpl implements CompletionChannel {
     public void destroy() {
         device.executor().call(() -> {
             if (destroyed) {
-                throw VerbsException.invalid("completion channel already destroyed");
+                throw VerbsException.stale("completion channel already destroyed");
             }
             if (cqCount > 0) {
                 throw VerbsException.busy(cqCount + " completion queue(s) still use this channel");
@@ -95,7 +95,7 @@ public final class CompChannelImpl implements CompletionChannel {
 
     public void checkUsable() {
         if (destroyed) {
-            throw VerbsException.invalid("completion channel was destroyed");
+            throw VerbsException.stale("completion channel was destroyed");
         }
     }
 

@@ -137,7 +137,7 @@ public final class CqImpl implements CompletionQueue {
      * Polls up to {@code max} completions into {@code wcs[0..]}, oldest first, and removes them.
      *
      * @return the number of completions polled, 0 if none
-     * @throws VerbsException EIO after an overrun; EINVAL if destroyed
+     * @throws VerbsException EIO after an overrun; ENOENT if destroyed
      */
     public int poll(WorkCompletion[] wcs, int max) {
         int n = take(wcs, max);
@@ -150,7 +150,7 @@ public final class CqImpl implements CompletionQueue {
     private int take(WorkCompletion[] wcs, int max) {
         synchronized (lock) {
             if (destroyed) {
-                throw VerbsException.invalid("completion queue was destroyed");
+                throw VerbsException.stale("completion queue was destroyed");
             }
             if (overrun) {
                 throw new VerbsException(Errno.EIO, "completion queue overrun; it cannot be used (ibv_poll_cq(3))");
@@ -194,7 +194,7 @@ public final class CqImpl implements CompletionQueue {
         }
         synchronized (lock) {
             if (destroyed) {
-                throw VerbsException.invalid("completion queue was destroyed");
+                throw VerbsException.stale("completion queue was destroyed");
             }
             // ibv_req_notify_cq(3): a request for "next" overrides "solicited".
             if (!solicitedOnly || armed == ARM_NONE) {
@@ -217,6 +217,7 @@ public final class CqImpl implements CompletionQueue {
      * @throws VerbsException EINVAL if {@code cqe} is out of range or smaller than the completions it holds
      */
     public void resize(int cqe) {
+        checkUsable();
         VerbsException.checkRange("cqe", cqe, 1, device.attributes().maxCqe());
         device.executor().call(() -> {
             synchronized (lock) {
@@ -261,7 +262,7 @@ public final class CqImpl implements CompletionQueue {
     public void destroy() {
         device.executor().call(() -> {
             if (destroyed) {
-                throw VerbsException.invalid("completion queue already destroyed");
+                throw VerbsException.stale("completion queue already destroyed");
             }
             if (boundQps > 0) {
                 throw VerbsException.busy(boundQps + " queue pair(s) still use this CQ");
@@ -296,7 +297,7 @@ public final class CqImpl implements CompletionQueue {
 
     public void checkUsable() {
         if (destroyed) {
-            throw VerbsException.invalid("completion queue was destroyed");
+            throw VerbsException.stale("completion queue was destroyed");
         }
     }
 

@@ -75,11 +75,11 @@ public final class MemoryTable {
     /**
      * Deregisters a region (ibv_dereg_mr(3)).
      *
-     * @throws VerbsException EINVAL if already deregistered; EBUSY while a window is bound to it
+     * @throws VerbsException ENOENT if already deregistered; EBUSY while a window is bound to it
      */
     public void destroyMr(MrImpl mr) {
         if (!mr.valid) {
-            throw VerbsException.invalid("memory region already deregistered");
+            throw VerbsException.stale("memory region already deregistered");
         }
         // ibv_dereg_mr(3): fails while a memory window is bound to the region.
         if (mr.boundWindows > 0) {
@@ -136,11 +136,11 @@ public final class MemoryTable {
     /**
      * Deallocates a window (ibv_dealloc_mw(3)), unbinding it first.
      *
-     * @throws VerbsException EINVAL if already deallocated
+     * @throws VerbsException ENOENT if already deallocated
      */
     public void destroyMw(MwImpl mw) {
         if (mw.deallocated) {
-            throw VerbsException.invalid("memory window already deallocated");
+            throw VerbsException.stale("memory window already deallocated");
         }
         if (mw.bound) {
             unbind(mw);

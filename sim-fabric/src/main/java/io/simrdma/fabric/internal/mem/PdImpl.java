@@ -129,12 +129,13 @@ public final class PdImpl implements ProtectionDomain {
     /**
      * Deallocates this PD (ibv_dealloc_pd(3)).
      *
-     * @throws VerbsException EBUSY while any MR, MW, QP or SRQ of it exists
+     * @throws VerbsException EBUSY while any MR, MW, QP or SRQ of it exists; ENOENT if already
+     *                        deallocated (every call on a deallocated PD fails with ENOENT)
      */
     public void dealloc() {
         device.executor().call(() -> {
             if (deallocated) {
-                throw VerbsException.invalid("protection domain already deallocated");
+                throw VerbsException.stale("protection domain already deallocated");
             }
             if (resources > 0) {
                 throw VerbsException.busy("protection domain still has " + resources + " MRs, MWs, QPs or SRQs");
@@ -145,10 +146,10 @@ public final class PdImpl implements ProtectionDomain {
         });
     }
 
-    /** Throws EINVAL once deallocated, ENODEV once the device is closed. */
+    /** Throws ENOENT once deallocated, ENODEV once the device is closed. */
     public void checkUsable() {
         if (deallocated) {
-            throw VerbsException.invalid("protection domain was deallocated");
+            throw VerbsException.stale("protection domain was deallocated");
         }
         device.checkOpen();
     }

@@ -216,7 +216,7 @@ public final class RcQueuePair implements QueuePair, WindowOwner {
     public void postRecv(RecvWr first) {
         Objects.requireNonNull(first, "wr");
         if (destroyed) {
-            throw new PostException(Errno.EINVAL, "queue pair was destroyed", first, 0);
+            throw new PostException(Errno.ENOENT, "queue pair was destroyed", first, 0);
         }
         if (srq != null) {
             throw new PostException(Errno.EINVAL, "QP receives from an SRQ; post to the SRQ (ibv_post_srq_recv(3))", first, 0);
@@ -268,7 +268,7 @@ public final class RcQueuePair implements QueuePair, WindowOwner {
 
     private void applyModify(QpAttr a) {
         if (destroyed) {
-            throw VerbsException.invalid("queue pair was destroyed");
+            throw VerbsException.stale("queue pair was destroyed");
         }
         Set<QpAttrMask> mask = a.mask();
         QpState cur = state;
@@ -415,6 +415,9 @@ public final class RcQueuePair implements QueuePair, WindowOwner {
      */
     public QpAttr query() {
         return device.executor().call(() -> {
+            if (destroyed) {
+                throw VerbsException.stale("queue pair was destroyed");
+            }
             QpAttr a = new QpAttr().state(state).curState(state).cap(caps);
             attr.fill(a);
             a.sqDraining(state == QpState.SQD && !drained());
@@ -426,12 +429,12 @@ public final class RcQueuePair implements QueuePair, WindowOwner {
      * Destroys the QP (ibv_destroy_qp(3)). Outstanding work requests produce no completions.
      *
      * @throws VerbsException EBUSY while async events retrieved for it are unacknowledged
-     *                        (ibv_get_async_event(3)); EINVAL if already destroyed
+     *                        (ibv_get_async_event(3)); ENOENT if already destroyed
      */
     public void destroy() {
         device.executor().call(() -> {
             if (destroyed) {
-                throw VerbsException.invalid("queue pair already destroyed");
+                throw VerbsException.stale("queue pair already destroyed");
             }
             if (asyncRetrieved.get() > 0) {
                 throw VerbsException.busy(asyncRetrieved.get() + " async event(s) of this QP not acknowledged");

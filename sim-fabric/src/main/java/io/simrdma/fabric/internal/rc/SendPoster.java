@@ -58,7 +58,7 @@ final class SendPoster {
 
     private void checkPostableSend(SendWr wr, int index) {
         if (qp.isDestroyed()) {
-            throw new PostException(Errno.EINVAL, "queue pair was destroyed", wr, index);
+            throw new PostException(Errno.ENOENT, "queue pair was destroyed", wr, index);
         }
         QpState s = qp.state();
         // ibv_post_send(3) / IBA 10.8.3: sends may be posted in RTS, SQD, SQE and ERR (flushed).
@@ -180,6 +180,9 @@ final class SendPoster {
         }
         MwImpl mw = (MwImpl) window;
         MrImpl mr = (MrImpl) region;
+        if (mw.deallocated) {
+            throw VerbsException.stale("memory window was deallocated");
+        }
         if (mw.type() != MwType.TYPE_1) {
             throw VerbsException.invalid("ibv_bind_mw binds type 1 windows; post BIND_MW for type 2");
         }
