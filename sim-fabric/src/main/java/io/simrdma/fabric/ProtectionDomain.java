@@ -25,8 +25,8 @@ public interface ProtectionDomain {
      * virtual address range chosen by the device ({@link MemoryRegion#address()}).
      *
      * @throws VerbsException EINVAL for REMOTE_WRITE or REMOTE_ATOMIC without LOCAL_WRITE, or an
-     *                        empty or oversized buffer; EACCES for write access to a read-only
-     *                        buffer; ENOMEM beyond max_mr
+     *                        oversized buffer; EACCES for write access to a read-only buffer;
+     *                        ENOMEM beyond max_mr. An empty buffer is a zero-length region.
      */
     MemoryRegion registerMemory(ByteBuffer buffer, Set<AccessFlag> access);
 

@@ -213,7 +213,6 @@ class DeviceTest {
             CompletionQueue cq = d.createCq(8);
             assertErrno(Errno.EINVAL, () -> pd.createQp(QpInitAttr.rc(cq, cq).caps(new QpCaps(33, 4, 1, 1, 0))));
             assertErrno(Errno.EINVAL, () -> pd.createQp(QpInitAttr.rc(cq, cq).caps(new QpCaps(4, 33, 1, 1, 0))));
-            assertErrno(Errno.EINVAL, () -> pd.createQp(QpInitAttr.rc(cq, cq).caps(new QpCaps(0, 4, 1, 1, 0))));
             assertErrno(Errno.EINVAL, () -> pd.createQp(QpInitAttr.rc(cq, cq).caps(new QpCaps(4, 4, 4, 1, 0))));
             assertErrno(Errno.EINVAL, () -> pd.createQp(QpInitAttr.rc(cq, cq).caps(new QpCaps(4, 4, 1, 4, 0))));
             assertErrno(Errno.EINVAL, () -> pd.createQp(QpInitAttr.rc(cq, cq).caps(new QpCaps(4, 4, 1, 1, 41))));
@@ -222,6 +221,33 @@ class DeviceTest {
             assertEquals(new QpCaps(32, 32, 3, 3, 40), qp.caps());
             pd.createQp(QpInitAttr.rc(cq, cq).caps(new QpCaps(1, 1, 0, 0, 0)));
             pd.createQp(QpInitAttr.rc(cq, cq).caps(new QpCaps(1, 1, 0, 0, 0)));
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Mode.class)
+    @DisplayName("ibv_create_qp(3): max_send_wr 0 makes a receive-only QP: it is created, connects and receives; a send posted to it is ENOMEM")
+    void shouldCreateReceiveOnlyQpWhenMaxSendWrIsZero(Mode mode) {
+        try (Fabric f = mode.fabric()) {
+            ControlPlaneFixture.Node a = ControlPlaneFixture.Node.of(f, "a");
+            ControlPlaneFixture.Node b = ControlPlaneFixture.Node.of(f, "b");
+            QueuePair qa = a.qp();
+            QueuePair qb = b.pd.createQp(QpInitAttr.rc(b.cq, b.cq).caps(new QpCaps(0, 4, 1, 1, 0)));
+            assertEquals(0, qb.caps().maxSendWr());
+            connect(qa, qb);
+            assertEquals(0, qb.query().cap().maxSendWr(), "ibv_query_qp(3) reports max_send_wr 0");
+            qb.postRecv(ControlPlaneFixture.recv(b, 1, 0, 64));
+            a.buf.putLong(0, 42);
+            qa.postSend(ControlPlaneFixture.send(a, 2, 0, 8));
+            ControlPlaneFixture.assertStatus(WcStatus.SUCCESS, ControlPlaneFixture.pollOne(a.cq));
+            WorkCompletion r = ControlPlaneFixture.assertStatus(WcStatus.SUCCESS, ControlPlaneFixture.pollOne(b.cq));
+            assertEquals(1, r.wrId());
+            assertEquals(42, b.buf.getLong(0));
+            PostException e = org.junit.jupiter.api.Assertions.assertThrows(PostException.class,
+                    () -> qb.postSend(ControlPlaneFixture.send(b, 3, 0, 8)));
+            assertEquals(Errno.ENOMEM, e.errno(), e.getMessage());
+            assertEquals(0, e.badIndex());
+            assertEquals(0, qb.sendQueueDepth());
         }
     }
 

@@ -254,7 +254,8 @@ public final class DeviceImpl implements Device, PacketSink, MemoryContext, CqCo
             srq.checkUsable();
         }
         QpCaps c = attr.caps();
-        VerbsException.checkRange("max_send_wr", c.maxSendWr(), 1, attributes.maxQpWr());
+        // ibv_create_qp(3): max_send_wr may be 0, a receive-only QP (every send post is then ENOMEM).
+        VerbsException.checkRange("max_send_wr", c.maxSendWr(), 0, attributes.maxQpWr());
         if (srq == null) {
             VerbsException.checkRange("max_recv_wr", c.maxRecvWr(), 1, attributes.maxQpWr());
         }

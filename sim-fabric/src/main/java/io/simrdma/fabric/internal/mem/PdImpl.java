@@ -56,8 +56,8 @@ public final class PdImpl implements ProtectionDomain {
      * virtual address range chosen by the device ({@link MrImpl#address()}).
      *
      * @throws VerbsException EINVAL for REMOTE_WRITE or REMOTE_ATOMIC without LOCAL_WRITE, or an
-     *                        empty or oversized buffer; EACCES for write access to a read-only
-     *                        buffer; ENOMEM beyond max_mr
+     *                        oversized buffer; EACCES for write access to a read-only buffer;
+     *                        ENOMEM beyond max_mr. An empty buffer is a zero-length region.
      */
     public MrImpl registerMemory(ByteBuffer buffer, Set<AccessFlag> access) {
         return register(buffer, access, -1);
@@ -87,10 +87,8 @@ public final class PdImpl implements ProtectionDomain {
         if (buffer.isReadOnly() && (mask & writeBits) != 0) {
             throw new VerbsException(Errno.EACCES, "write access requested for a read-only buffer");
         }
+        // IBA 10.6.2: a region may be empty (length 0); its keys serve zero-length accesses only.
         int length = buffer.remaining();
-        if (length == 0) {
-            throw VerbsException.invalid("cannot register an empty buffer");
-        }
         if (length > device.attributes().maxMrSize()) {
             throw VerbsException.invalid("region of " + length + " bytes exceeds max_mr_size "
                     + device.attributes().maxMrSize());
