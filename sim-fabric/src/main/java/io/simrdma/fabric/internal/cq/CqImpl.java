@@ -60,6 +60,8 @@ public final class CqImpl implements CompletionQueue {
 
     /** QPs using this CQ; engine thread. */
     public int boundQps;
+    /** An event of this CQ is queued on its channel and not yet read; guarded by the channel's queue. */
+    boolean eventQueued;
     /** Events returned by the channel and not yet acknowledged with {@link #ackEvents}. */
     final AtomicInteger eventsUnacked = new AtomicInteger();
     /** Async events retrieved and not yet acknowledged. */
