@@ -26,7 +26,8 @@ public interface ProtectionDomain {
      *
      * @throws VerbsException EINVAL for REMOTE_WRITE or REMOTE_ATOMIC without LOCAL_WRITE, or an
      *                        oversized buffer; EACCES for write access to a read-only buffer;
-     *                        ENOMEM beyond max_mr. An empty buffer is a zero-length region.
+     *                        ENOMEM beyond max_mr. An empty buffer is a zero-length region, or
+     *                        EINVAL on a device whose profile does not allow one.
      */
     MemoryRegion registerMemory(ByteBuffer buffer, Set<AccessFlag> access);
 
@@ -36,7 +37,13 @@ public interface ProtectionDomain {
      */
     MemoryRegion registerMemory(ByteBuffer buffer, Set<AccessFlag> access, long iova);
 
-    /** Allocates a memory window of {@code type} (ibv_alloc_mw(3)); it starts unbound. */
+    /**
+     * Allocates a memory window of {@code type} (ibv_alloc_mw(3)); it starts unbound.
+     *
+     * @throws VerbsException EOPNOTSUPP on a device without memory windows (libibverbs, when the
+     *                        provider has no alloc_mw); EINVAL for a type the device lacks; ENOMEM
+     *                        beyond max_mw
+     */
     MemoryWindow allocMw(MwType type);
 
     /** Creates a queue pair (ibv_create_qp(3)); it starts in RESET. */

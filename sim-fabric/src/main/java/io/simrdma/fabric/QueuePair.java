@@ -55,9 +55,11 @@ public interface QueuePair {
      * one 8-byte SGE completes LOC_LEN_ERR, a remote address not 8-byte aligned REM_INV_REQ_ERR
      * (the responder NAKs it as an invalid request).
      *
-     * @throws PostException EINVAL: QP state (RESET, INIT or RTR), too many SGEs, inline data too
-     *                       long or on an opcode that carries none, a BIND_MW of a type 1 window,
-     *                       a message longer than 2^31 bytes; ENOMEM: send queue full
+     * @throws PostException EINVAL: QP state (RESET, INIT or RTR, unless the device profile holds
+     *                       or drops such a post; ENOTCONN for a profile that says so), too many
+     *                       SGEs, inline data too long or on an opcode that carries none, a BIND_MW
+     *                       of a type 1 window, a message longer than 2^31 bytes; the profile's
+     *                       errno for an operation it lacks; ENOMEM: send queue full
      */
     void postSend(SendWr first);
 
@@ -79,8 +81,8 @@ public interface QueuePair {
     /**
      * Posts a chain of receive work requests (ibv_post_recv(3)), stopping at the first that fails.
      *
-     * @throws PostException EINVAL in RESET, for a QP that uses an SRQ, or too many SGEs; ENOMEM
-     *                       when the receive queue is full
+     * @throws PostException EINVAL in RESET (unless the device profile holds it), for a QP that uses
+     *                       an SRQ, or too many SGEs; ENOMEM when the receive queue is full
      */
     void postRecv(RecvWr first);
 

@@ -4,6 +4,7 @@ import io.simrdma.fabric.AccessFlag;
 import io.simrdma.fabric.AsyncEventType;
 import io.simrdma.fabric.Counter;
 import io.simrdma.fabric.Device;
+import io.simrdma.fabric.DeviceProfile;
 import io.simrdma.fabric.Errno;
 import io.simrdma.fabric.MemoryRegion;
 import io.simrdma.fabric.MemoryWindow;
@@ -182,9 +183,11 @@ public final class RcQueuePair implements QueuePair, WindowOwner {
      * one 8-byte SGE completes LOC_LEN_ERR, a remote address not 8-byte aligned REM_INV_REQ_ERR
      * (the responder NAKs it as an invalid request).
      *
-     * @throws PostException EINVAL: QP state (RESET, INIT or RTR), too many SGEs, inline data too
-     *                       long or on an opcode that carries none, a BIND_MW of a type 1 window,
-     *                       a message longer than 2^31 bytes; ENOMEM: send queue full
+     * @throws PostException EINVAL: QP state (RESET, INIT or RTR, unless the device profile holds
+     *                       or drops such a post; ENOTCONN for a profile that says so), too many
+     *                       SGEs, inline data too long or on an opcode that carries none, a BIND_MW
+     *                       of a type 1 window, a message longer than 2^31 bytes; the profile's
+     *                       errno for an operation it lacks; ENOMEM: send queue full
      */
     public void postSend(SendWr first) {
         poster.postSend(first);
@@ -210,8 +213,8 @@ public final class RcQueuePair implements QueuePair, WindowOwner {
     /**
      * Posts a chain of receive work requests (ibv_post_recv(3)), stopping at the first that fails.
      *
-     * @throws PostException EINVAL in RESET, for a QP that uses an SRQ, or too many SGEs; ENOMEM
-     *                       when the receive queue is full
+     * @throws PostException EINVAL in RESET (unless the device profile holds it), for a QP that uses
+     *                       an SRQ, or too many SGEs; ENOMEM when the receive queue is full
      */
     public void postRecv(RecvWr first) {
         Objects.requireNonNull(first, "wr");
@@ -221,7 +224,8 @@ public final class RcQueuePair implements QueuePair, WindowOwner {
         if (srq != null) {
             throw new PostException(Errno.EINVAL, "QP receives from an SRQ; post to the SRQ (ibv_post_srq_recv(3))", first, 0);
         }
-        if (state == QpState.RESET) {
+        if (state == QpState.RESET && device.profile().postRecvInReset() == DeviceProfile.PostRecvInReset.REFUSE_EINVAL) {
+            // ibv_post_recv(3), IBA C10-97.2.1; a device that does not check holds it (DeviceProfile).
             throw new PostException(Errno.EINVAL, "cannot post a receive in state RESET", first, 0);
         }
         int posted = 0;

@@ -3,6 +3,7 @@ package io.simrdma.fabric.internal.rc;
 import io.simrdma.fabric.AccessFlag;
 import io.simrdma.fabric.AsyncEventType;
 import io.simrdma.fabric.Counter;
+import io.simrdma.fabric.DeviceProfile;
 import io.simrdma.fabric.DropReason;
 import io.simrdma.fabric.QpState;
 import io.simrdma.fabric.WcFlag;
@@ -270,6 +271,10 @@ public final class Responder {
             return Step.DONE;
         }
         if (!qp.canReceive()) {
+            if (qp.state() == QpState.ERR && qp.owner().profile().remoteQpInError() != DeviceProfile.RemoteQpInError.SILENT) {
+                answerInError(p);
+            }
+            // IBA 10.3.1: a QP in RESET, INIT (no remote QP to answer to) or ERR drops requests.
             qp.owner().drop(p, DropReason.QP_STATE, Counter.DROPPED_PACKETS);
             return Step.GET_REQUEST;
         }
@@ -313,6 +318,12 @@ public final class Responder {
     private Step checkOpValid(Packet p) {
         Opcode op = p.opcode();
         if (op.isUd()) {
+            return Step.ERR_INVALID_REQUEST;
+        }
+        // An operation the device does not support is an invalid request (IBA 9.7.5.2.1).
+        DeviceProfile profile = qp.owner().profile();
+        if ((op.isAtomic() && !profile.atomics()) || (op.hasImmediate() && !profile.immediateData())
+                || (op.hasInvalidate() && !profile.sendWithInvalidate())) {
             return Step.ERR_INVALID_REQUEST;
         }
         // The QP's access flags enable remote operations (ibv_modify_qp(3) qp_access_flags).
@@ -709,24 +720,46 @@ public final class Responder {
     }
 
     /**
-     * A SEND with invalidate whose R_Key cannot be invalidated (IBA 10.6.7.2.6; a class J error in
-     * rxe_resp.c): the message has arrived, its receive WQE completes in error and the QP moves to
-     * ERR. No NAK is sent: the requester's SEND is acknowledged like any other and completes
-     * successfully; what it sends after finds the QP in ERR.
+     * A SEND with invalidate whose R_Key cannot be invalidated (IBA 10.6.7.2.6): the message has
+     * arrived, its receive WQE completes in error (the profile's status) and the QP moves to ERR.
+     * Whether the requester hears of it is the device's (DeviceProfile SEND_INVALIDATE_ERROR): a
+     * remote access NAK, or (the class J error rxe_resp.c implements) no NAK at all: the SEND is
+     * acknowledged like any other and completes successfully; what the requester sends after
+     * finds the QP in ERR.
      */
     private Step invalidateFailed(Packet p) {
         LOG.debug("qp {}: R_Key 0x{} of a SEND with invalidate cannot be invalidated", qp.qpNum(),
                 Integer.toHexString(p.iethRkey()));
+        DeviceProfile profile = qp.owner().profile();
+        if (profile.sendInvalidateError() == DeviceProfile.InvalidateError.NAK_REMOTE_ACCESS) {
+            return classC(p, Aeth.NakCode.REMOTE_ACCESS_ERROR, profile.sendInvalidateRecvStatus(),
+                    AsyncEventType.QP_ACCESS_ERR);
+        }
         inSend = false;
         psn = Psn.add(psn, 1);
         msn = Psn.add(msn, 1);
-        qp.completeRecv(held.wrId, WcStatus.LOC_ACCESS_ERR, WcOpcode.RECV, 0, 0, 0, false);
+        qp.completeRecv(held.wrId, profile.sendInvalidateRecvStatus(), WcOpcode.RECV, 0, 0, 0, false);
         releaseHeld();
         ackPending = true;
         ackPsn = p.psn();
         flushAck();
         qp.enterError(RcQueuePair.ErrorCause.RESPONDER_ERROR);
         return Step.CLEANUP;
+    }
+
+    /**
+     * A request reached this QP in ERR and the device answers instead of staying silent
+     * (DeviceProfile REMOTE_QP_IN_ERROR): a NAK for the packet's PSN, so the requester fails at
+     * once instead of after its retries.
+     */
+    private void answerInError(Packet p) {
+        if (qp.owner().profile().remoteQpInError() == DeviceProfile.RemoteQpInError.NAK_INVALID_REQUEST) {
+            qp.counters.increment(Counter.NAK_INV_REQ_SENT);
+            sendAeth(Aeth.nak(Aeth.NakCode.INVALID_REQUEST), p.psn());
+        } else {
+            qp.counters.increment(Counter.NAK_REM_OP_SENT);
+            sendAeth(Aeth.nak(Aeth.NakCode.REMOTE_OPERATIONAL_ERROR), p.psn());
+        }
     }
 
     private void flushAck() {

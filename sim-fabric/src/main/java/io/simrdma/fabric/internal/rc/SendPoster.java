@@ -1,6 +1,7 @@
 package io.simrdma.fabric.internal.rc;
 
 import io.simrdma.fabric.AccessFlag;
+import io.simrdma.fabric.DeviceProfile;
 import io.simrdma.fabric.Errno;
 import io.simrdma.fabric.MemoryRegion;
 import io.simrdma.fabric.MemoryWindow;
@@ -39,35 +40,62 @@ final class SendPoster {
     /** Posts a chain of send WRs (ibv_post_send(3)); see {@link RcQueuePair#postSend}. */
     void postSend(SendWr first) {
         Objects.requireNonNull(first, "wr");
-        int posted = 0;
+        int queued = 0;
         try {
             synchronized (qp.sq.postLock) {
+                int posted = 0;
                 for (SendWr wr = first; wr != null; wr = wr.next()) {
-                    checkPostableSend(wr, posted);
-                    fillSendWqe(qp.sq.at(qp.sq.tail), wr, posted);
-                    qp.sq.tail = qp.sq.tail + 1;
+                    if (checkPostableSend(wr, posted)) {
+                        fillSendWqe(qp.sq.at(qp.sq.tail), wr, posted);
+                        qp.sq.tail = qp.sq.tail + 1;
+                        queued++;
+                    }
                     posted++;
                 }
             }
         } finally {
-            if (posted > 0) {
+            if (queued > 0) {
                 qp.kickAfterPost();
             }
         }
     }
 
-    private void checkPostableSend(SendWr wr, int index) {
+    /**
+     * Checks that {@code wr} can be posted now.
+     *
+     * @return true to queue it; false when the device profile drops a send posted before RTS
+     *         ({@link DeviceProfile.PostBeforeRts#DROP}): accepted, never executed, no completion
+     * @throws PostException when it cannot be posted
+     */
+    private boolean checkPostableSend(SendWr wr, int index) {
         if (qp.isDestroyed()) {
             throw new PostException(Errno.ENOENT, "queue pair was destroyed", wr, index);
         }
+        DeviceProfile profile = qp.owner().profile();
         QpState s = qp.state();
-        // ibv_post_send(3) / IBA 10.8.3: sends may be posted in RTS, SQD, SQE and ERR (flushed).
+        boolean drop = false;
+        // ibv_post_send(3) / IBA 10.3.1: sends may be posted in RTS, SQD, SQE and ERR (flushed); in
+        // RESET, INIT and RTR what happens is the device's (DeviceProfile POST_SEND_BEFORE_RTS).
         if (s == QpState.RESET || s == QpState.INIT || s == QpState.RTR) {
-            throw new PostException(Errno.EINVAL, "cannot post a send in state " + s, wr, index);
+            switch (profile.postSendBeforeRts()) {
+                case REFUSE_EINVAL:
+                    throw new PostException(Errno.EINVAL, "cannot post a send in state " + s, wr, index);
+                case REFUSE_ENOTCONN:
+                    throw new PostException(Errno.ENOTCONN, "cannot post a send in state " + s, wr, index);
+                case DROP:
+                    drop = true;
+                    break;
+                default:
+                    break; // HOLD_UNTIL_RTS: queued; the requester starts it in RTS
+            }
         }
         WrOpcode op = wr.opcode();
         if (op == null) {
             throw new PostException(Errno.EINVAL, "work request has no opcode", wr, index);
+        }
+        if (!profile.supports(op)) {
+            throw new PostException(profile.unsupportedOperation(), op + " is not supported by device "
+                    + qp.owner().name() + " (profile " + profile.name() + ")", wr, index);
         }
         int numSge = wr.numSge();
         int maxSge = op == WrOpcode.RDMA_READ ? Math.min(qp.caps().maxSendSge(), qp.owner().attributes().maxSgeRd()) : qp.caps().maxSendSge();
@@ -87,6 +115,12 @@ final class SendPoster {
                         + qp.caps().maxInlineData(), wr, index);
             }
         }
+        if (op.isAtomic() && profile.atomicArguments() == DeviceProfile.AtomicArguments.AT_POST
+                && (total < 8 || (wr.remoteAddr() & 7) != 0)) {
+            // The device checks an atomic's arguments at post (rdma-core's rxe: validate_send_wr).
+            throw new PostException(Errno.EINVAL, "atomic of " + total + " bytes at remote address 0x"
+                    + Long.toHexString(wr.remoteAddr()) + ": needs 8 bytes at an 8-byte aligned address", wr, index);
+        }
         if (op == WrOpcode.BIND_MW) {
             if (wr.bindWindow() == null || wr.bindRegion() == null) {
                 throw new PostException(Errno.EINVAL, "BIND_MW needs a window and a region", wr, index);
@@ -99,6 +133,7 @@ final class SendPoster {
         if (qp.sq.full()) {
             throw new PostException(Errno.ENOMEM, "send queue full (" + qp.sq.maxWr + " WRs outstanding)", wr, index);
         }
+        return !drop;
     }
 
     private void fillSendWqe(SendWqe w, SendWr wr, int index) {
@@ -192,14 +227,18 @@ final class SendPoster {
         }
         int newRkey;
         synchronized (qp.sq.postLock) {
-            // Checked as a local operation without SGEs: checkPostableSend refuses BIND_MW of a type 1 window.
-            SendWr wr = new SendWr().opcode(WrOpcode.LOCAL_INV);
-            checkPostableSend(wr, 0);
+            // Checked as an empty WR of an opcode every device has (checkPostableSend refuses BIND_MW of a
+            // type 1 window): the QP's state, the profile's rule before RTS, a full send queue.
+            SendWr wr = new SendWr().opcode(WrOpcode.RDMA_WRITE);
+            boolean queue = checkPostableSend(wr, 0);
             newRkey = length == 0 ? mw.rkey() : MemoryWindow.incrementRkey(mw.rkey());
+            mw.rkey(newRkey);
+            if (!queue) {
+                return newRkey; // dropped before RTS (DeviceProfile.PostBeforeRts.DROP)
+            }
             wr.opcode(WrOpcode.BIND_MW).wrId(wrId).flags(flags).bind(mw, newRkey, mr, addr, length, access);
             SendWqe w = qp.sq.at(qp.sq.tail);
             fillSendWqe(w, wr, 0);
-            mw.rkey(newRkey);
             qp.sq.tail = qp.sq.tail + 1;
         }
         qp.kickAfterPost();
