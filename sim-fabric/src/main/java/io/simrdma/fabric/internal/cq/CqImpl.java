@@ -3,6 +3,7 @@ package io.simrdma.fabric.internal.cq;
 import io.simrdma.fabric.AsyncEventType;
 import io.simrdma.fabric.CompletionQueue;
 import io.simrdma.fabric.Device;
+import io.simrdma.fabric.DeviceProfile;
 import io.simrdma.fabric.Errno;
 import io.simrdma.fabric.VerbsException;
 import io.simrdma.fabric.WcOpcode;
@@ -18,9 +19,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * them. Entries are stored in preallocated arrays; polling copies them into the caller's
  * reusable {@link WorkCompletion} objects, so neither side allocates.
  *
- * <p>Overrun (ibv_poll_cq(3)): a completion arriving at a full CQ is lost, the CQ enters error
- * (every later poll throws), CQ_ERR is raised, and the queue pair that produced the completion
- * moves to ERR.
+ * <p>Overrun (ibv_poll_cq(3)): a completion arriving at a full CQ raises CQ_ERR; what else
+ * happens is the device profile's ({@link DeviceProfile.CqOverrun}): under ERROR (IBA) the
+ * completion is lost, the CQ enters error (every later poll throws) and the queue pair that
+ * produced it moves to ERR.
  *
  * <p>Under the deterministic scheduler a poll that finds the CQ empty runs one engine step, so
  * a busy-poll loop makes progress.
@@ -54,6 +56,8 @@ public final class CqImpl implements CompletionQueue {
     private int count;
     private int armed;
     private boolean overrun;
+    /** QPs waiting for room (DeviceProfile.CqOverrun.STALL); guarded by lock. */
+    private final java.util.List<Runnable> roomWaiters = new java.util.ArrayList<>(0);
     private volatile boolean destroyed;
 
     private volatile Runnable completionListener;
@@ -150,6 +154,7 @@ public final class CqImpl implements CompletionQueue {
     }
 
     private int take(WorkCompletion[] wcs, int max) {
+        int n;
         synchronized (lock) {
             if (destroyed) {
                 throw VerbsException.stale("completion queue was destroyed");
@@ -157,7 +162,7 @@ public final class CqImpl implements CompletionQueue {
             if (overrun) {
                 throw new VerbsException(Errno.EIO, "completion queue overrun; it cannot be used (ibv_poll_cq(3))");
             }
-            int n = Math.min(Math.min(max, wcs.length), count);
+            n = Math.min(Math.min(max, wcs.length), count);
             for (int i = 0; i < n; i++) {
                 WorkCompletion wc = wcs[i];
                 int at = head;
@@ -165,8 +170,12 @@ public final class CqImpl implements CompletionQueue {
                 head = at + 1 == capacity ? 0 : at + 1;
             }
             count -= n;
-            return n;
+            if (n == 0 || roomWaiters.isEmpty()) {
+                return n;
+            }
         }
+        wakeRoomWaiters();
+        return n;
     }
 
     /**
@@ -253,6 +262,7 @@ public final class CqImpl implements CompletionQueue {
             }
             return null;
         });
+        wakeRoomWaiters();
     }
 
     /**
@@ -304,21 +314,42 @@ public final class CqImpl implements CompletionQueue {
     }
 
     /**
-     * Adds a completion. Engine thread.
+     * Adds a completion. Engine thread. A full CQ raises CQ_ERR and, as the device's profile says
+     * ({@link DeviceProfile.CqOverrun}), enters error (ERROR) or stays usable (LOSE_COMPLETION,
+     * STALL): the caller decides what its QP does.
      *
-     * @return false if the CQ overran (the completion is lost) or is already in error
+     * @return false if the CQ was full (the completion is not added) or is already in error
      */
     public boolean push(long id, WcStatus st, WcOpcode op, int len, int immData, int wcFlags, int qp, int src,
                  boolean solicited, int vendorErr) {
+        return add(id, st, op, len, immData, wcFlags, qp, src, solicited, vendorErr, true);
+    }
+
+    /**
+     * Adds a completion a stalled QP has kept waiting; a CQ still full raises nothing more.
+     * Engine thread.
+     *
+     * @return false if the CQ is still full
+     */
+    public boolean retryPush(long id, WcStatus st, WcOpcode op, int len, int immData, int wcFlags, int qp, int src,
+                             boolean solicited, int vendorErr) {
+        return add(id, st, op, len, immData, wcFlags, qp, src, solicited, vendorErr, false);
+    }
+
+    private boolean add(long id, WcStatus st, WcOpcode op, int len, int immData, int wcFlags, int qp, int src,
+                        boolean solicited, int vendorErr, boolean raise) {
         boolean notify = false;
-        boolean overranNow = false;
+        boolean full = false;
         synchronized (lock) {
             if (destroyed || overrun) {
                 return false;
             }
             if (count == capacity) {
-                overrun = true;
-                overranNow = true;
+                full = true;
+                // IBA 11.4.2.1: the CQ enters error, unless the device keeps it usable (rxe, siw).
+                if (device.profile().cqOverrun() == DeviceProfile.CqOverrun.ERROR) {
+                    overrun = true;
+                }
             } else {
                 int at = head + count;
                 if (at >= capacity) {
@@ -341,7 +372,10 @@ public final class CqImpl implements CompletionQueue {
                 }
             }
         }
-        if (overranNow) {
+        if (full) {
+            if (!raise) {
+                return false;
+            }
             device.raiseAsync(AsyncEventType.CQ_ERR, null, this, null);
         } else if (notify) {
             channel.deliver(this);
@@ -351,7 +385,44 @@ public final class CqImpl implements CompletionQueue {
         if (l != null) {
             l.run();
         }
-        return !overranNow;
+        return !full;
+    }
+
+    /**
+     * Runs {@code waiter} once the CQ has room for a completion: at once (on this thread) if it has
+     * room now, else on the thread of the poll or resize that frees room. How a QP stalled by a
+     * full CQ ({@link DeviceProfile.CqOverrun#STALL}) learns it may go on. The waiter must not block.
+     */
+    public void awaitRoom(Runnable waiter) {
+        synchronized (lock) {
+            if (count == capacity && !destroyed) {
+                roomWaiters.add(waiter);
+                return;
+            }
+        }
+        waiter.run();
+    }
+
+    /** Forgets a waiter given to {@link #awaitRoom} (its QP was reset or destroyed). */
+    public void cancelAwaitRoom(Runnable waiter) {
+        synchronized (lock) {
+            roomWaiters.remove(waiter);
+        }
+    }
+
+    /** Runs and forgets the room waiters if the CQ has room. Not under the lock. */
+    private void wakeRoomWaiters() {
+        Runnable[] ws;
+        synchronized (lock) {
+            if (roomWaiters.isEmpty() || count == capacity) {
+                return;
+            }
+            ws = roomWaiters.toArray(new Runnable[0]);
+            roomWaiters.clear();
+        }
+        for (Runnable w : ws) {
+            w.run();
+        }
     }
 
     /**

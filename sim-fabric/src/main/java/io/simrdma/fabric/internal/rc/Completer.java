@@ -107,6 +107,14 @@ public final class Completer {
         return qp.attr.timeout == 0 ? 0 : 4096L << qp.attr.timeout;
     }
 
+    /** A stall ended: the ACK timer runs again if anything is outstanding. */
+    void resumed() {
+        long t = ackTimeoutNanos();
+        if (t > 0 && outstanding() && !qp.requester.rnrWait && !retransmitTimer.isArmed()) {
+            retransmitTimer.start(t);
+        }
+    }
+
     /** The requester sent a packet: make sure the ACK timer runs. */
     void packetSent() {
         long t = ackTimeoutNanos();
@@ -120,6 +128,10 @@ public final class Completer {
     }
 
     void run() {
+        if (qp.stalled()) {
+            // A full CQ stalls the QP (DeviceProfile.CqOverrun.STALL): responses wait in the inbox.
+            return;
+        }
         if (qp.state() == QpState.ERR) {
             releaseInbox();
             qp.flushQueues();
@@ -561,6 +573,11 @@ public final class Completer {
 
     private void onAckTimeout() {
         if (!qp.canSend() || qp.requester.rnrWait || !outstanding()) {
+            return;
+        }
+        if (qp.stalled()) {
+            // Nothing is retried while a full CQ stalls the QP; the timer runs again from now.
+            retransmitTimer.start(ackTimeoutNanos());
             return;
         }
         qp.counters.increment(Counter.RETRY_TIMEOUTS);

@@ -75,6 +75,13 @@ public final class RcQueuePair implements QueuePair, WindowOwner {
     final KickTask requesterTask;
     final KickTask responderTask;
     final KickTask completerTask;
+    private final KickTask resumeTask;
+    /** Given to a full CQ to learn when it has room again; allocated once. */
+    private final Runnable roomWaiter;
+    /** Completions kept while a full CQ stalls this QP (DeviceProfile.CqOverrun.STALL). */
+    private final CompletionBacklog backlog;
+    /** A full CQ stalls this QP: its roles do nothing until the backlog is written. Engine thread. */
+    private boolean stalled;
     public final AtomicInteger asyncRetrieved = new AtomicInteger();
 
     private volatile QpState state = QpState.RESET;
@@ -109,6 +116,9 @@ public final class RcQueuePair implements QueuePair, WindowOwner {
         this.requesterTask = new KickTask(device.executor(), "requester-" + qpn, requester::run);
         this.responderTask = new KickTask(device.executor(), "responder-" + qpn, responder::run);
         this.completerTask = new KickTask(device.executor(), "completer-" + qpn, completer::run);
+        this.resumeTask = new KickTask(device.executor(), "resume-" + qpn, this::resumeFromStall);
+        this.roomWaiter = resumeTask::kick;
+        this.backlog = new CompletionBacklog(c.maxSendWr() + (srq == null ? c.maxRecvWr() : 0) + 2);
     }
 
     // ------------------------------------------------------------------ accessors
@@ -353,6 +363,7 @@ public final class RcQueuePair implements QueuePair, WindowOwner {
 
     /** Clears queues and engine state without completions (a move to RESET). */
     private void resetEngine() {
+        endStall();
         requester.reset();
         completer.reset();
         responder.reset();
@@ -456,6 +467,7 @@ public final class RcQueuePair implements QueuePair, WindowOwner {
             return;
         }
         destroyed = true;
+        endStall();
         completer.stopTimers();
         requester.stop();
         responder.releaseInbox();
@@ -511,7 +523,7 @@ public final class RcQueuePair implements QueuePair, WindowOwner {
 
     /** Adds a completion to the send CQ; on overrun the QP moves to ERR. Engine thread. */
     void completeSend(long wrId, WcStatus status, WcOpcode opcode, int byteLen) {
-        complete(sendCq, "send", wrId, status, opcode, byteLen, 0, 0, false, 0);
+        complete(sendCq, false, wrId, status, opcode, byteLen, 0, 0, false, 0);
     }
 
     /** Adds a completion to the receive CQ; on overrun the QP moves to ERR. Engine thread. */
@@ -522,20 +534,98 @@ public final class RcQueuePair implements QueuePair, WindowOwner {
     /** As above, with a vendor error (see {@link WorkCompletion#VENDOR_ERR_PARTIAL_MESSAGE}). */
     void completeRecv(long wrId, WcStatus status, WcOpcode opcode, int byteLen, int imm, int flags, boolean solicited,
                       int vendorErr) {
-        complete(recvCq, "receive", wrId, status, opcode, byteLen, imm, flags, solicited, vendorErr);
+        complete(recvCq, true, wrId, status, opcode, byteLen, imm, flags, solicited, vendorErr);
     }
 
-    private void complete(CqImpl cq, String which, long wrId, WcStatus status, WcOpcode opcode, int byteLen,
+    private void complete(CqImpl cq, boolean recv, long wrId, WcStatus status, WcOpcode opcode, int byteLen,
                           int imm, int flags, boolean solicited, int vendorErr) {
         counters.increment(Counter.COMPLETIONS);
         if (status != WcStatus.SUCCESS) {
             counters.increment(Counter.COMPLETION_ERRORS);
         }
-        if (!cq.push(wrId, status, opcode, byteLen, imm, flags, qpn, attr.destQpn, solicited, vendorErr)
-                && state != QpState.ERR) {
-            LOG.debug("qp {}: {} CQ overrun, moving to ERR", qpn, which);
-            enterError(ErrorCause.CQ_OVERRUN);
+        if (stalled) {
+            backlog.add(cq, wrId, status, opcode, byteLen, imm, flags, solicited, vendorErr);
+            return;
         }
+        if (cq.push(wrId, status, opcode, byteLen, imm, flags, qpn, attr.destQpn, solicited, vendorErr)) {
+            return;
+        }
+        // The CQ was full (it has raised CQ_ERR); what the QP does is the device's (DeviceProfile).
+        switch (device.profile().cqOverrun()) {
+            case STALL:
+                LOG.debug("qp {}: {} CQ full, stalling until it has room", qpn, recv ? "receive" : "send");
+                stalled = true;
+                backlog.add(cq, wrId, status, opcode, byteLen, imm, flags, solicited, vendorErr);
+                cq.awaitRoom(roomWaiter);
+                break;
+            case LOSE_COMPLETION:
+                // rxe: a lost receive completion is a responder error (class G); a lost send one is ignored.
+                if (recv && state != QpState.ERR) {
+                    LOG.debug("qp {}: receive completion lost to a full CQ, moving to ERR", qpn);
+                    failOnOverrun(true);
+                }
+                break;
+            default:
+                if (state != QpState.ERR) {
+                    LOG.debug("qp {}: {} CQ overrun, moving to ERR", qpn, recv ? "receive" : "send");
+                    failOnOverrun(recv);
+                }
+                break;
+        }
+    }
+
+    /**
+     * Moves the QP to ERR for a completion its CQ could not take. The messages the responder
+     * received before the one whose completion was lost are complete: their pending ACK goes out
+     * first, so only that message is left for the requester to retry.
+     */
+    private void failOnOverrun(boolean recv) {
+        if (recv) {
+            responder.flushAck();
+        }
+        enterError(ErrorCause.CQ_OVERRUN);
+    }
+
+    /** True while a full CQ stalls this QP (DeviceProfile.CqOverrun.STALL). Engine thread. */
+    boolean stalled() {
+        return stalled;
+    }
+
+    /**
+     * A CQ this QP waits on has room: writes the kept completions in order; when all are written
+     * the QP goes on (its roles run again, its ACK timer restarts). Engine thread.
+     */
+    private void resumeFromStall() {
+        if (!stalled || destroyed) {
+            return;
+        }
+        while (!backlog.isEmpty()) {
+            CqImpl full = backlog.writeOldest(qpn, attr.destQpn);
+            if (full != null) {
+                full.awaitRoom(roomWaiter);
+                return;
+            }
+        }
+        stalled = false;
+        LOG.debug("qp {}: CQ has room again, resuming", qpn);
+        if (state == QpState.ERR) {
+            completerTask.kick();
+            return;
+        }
+        responderTask.kick();
+        completerTask.kick();
+        requesterTask.kick();
+        completer.resumed();
+    }
+
+    /** Forgets a stall: its kept completions go with a reset or a destroy. Engine thread. */
+    private void endStall() {
+        if (stalled) {
+            sendCq.cancelAwaitRoom(roomWaiter);
+            recvCq.cancelAwaitRoom(roomWaiter);
+            stalled = false;
+        }
+        backlog.clear();
     }
 
     /**

@@ -100,7 +100,7 @@ public final class Requester {
 
     /** One run: sends what the queue, the window and the limits allow. */
     void run() {
-        if (!qp.canSend() || rnrWait) {
+        if (!qp.canSend() || rnrWait || qp.stalled()) {
             return;
         }
         if (retryPending) {

@@ -179,6 +179,10 @@ public final class Responder {
     }
 
     void run() {
+        if (qp.stalled()) {
+            // A full CQ stalls the QP (DeviceProfile.CqOverrun.STALL): requests wait in the inbox.
+            return;
+        }
         Packet p = null;
         Step step = Step.GET_REQUEST;
         while (step != Step.DONE) {
@@ -762,7 +766,8 @@ public final class Responder {
         }
     }
 
-    private void flushAck() {
+    /** Sends the coalesced ACK if one is pending. Engine thread. */
+    void flushAck() {
         if (ackPending) {
             ackPending = false;
             sendAeth(Aeth.ack(Aeth.CREDITS_INVALID), ackPsn);
