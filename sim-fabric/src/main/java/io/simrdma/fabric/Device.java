@@ -33,6 +33,9 @@ public interface Device extends AutoCloseable {
     /** The device's attributes and limits (ibv_query_device(3)). */
     DeviceAttributes query();
 
+    /** How this device behaves where real devices differ ({@link DeviceConfig#profile}). */
+    DeviceProfile profile();
+
     /**
      * The port's attributes (ibv_query_port(3)).
      *

@@ -3,6 +3,7 @@ package io.simrdma.provider;
 import io.simrdma.dat.DatException;
 import io.simrdma.dat.DatReturnSubtype;
 import io.simrdma.dat.DatReturnType;
+import io.simrdma.fabric.DeviceProfile;
 
 import java.net.InetSocketAddress;
 import java.util.Collections;
@@ -22,8 +23,10 @@ import java.util.Set;
  * <ul>
  *   <li>{@code mode=deterministic} (default) with {@code seed=<long>} (default 0), or
  *       {@code mode=threaded};</li>
+ *   <li>{@code profile=ibta|mlx5|rxe|siw}: the device's {@link DeviceProfile} (default ibta), how it
+ *       behaves where real devices differ and its default limits;</li>
  *   <li>device limits {@code maxQp, maxCq, maxCqe, maxMr, maxPd, maxMw, maxSrq, maxQpWr, maxSge,
- *       maxSrqWr, maxInline} and {@code mtu=256..4096}.</li>
+ *       maxSrqWr, maxInline} and {@code mtu=256..4096}, which override the profile's.</li>
  * </ul>
  * {@code simtcp:} names a TCP node listening on {@code host:port} (an IPv4 address or a name
  * resolving to one; port 0 picks a free port), on a threaded fabric of its own. IAs naming the
@@ -31,7 +34,7 @@ import java.util.Set;
  * {@value #DEFAULT_TCP_FABRIC}: nodes talk only to nodes of the same fabric name),
  * {@code node=<name>} (default {@code host:port}), {@code key=<hex>} or {@code keyFile=<path>}
  * (a pre-shared key of at least 16 bytes, proved by HMAC on every connection; the file's bytes
- * are the key), {@code seed}, and the device limits above.
+ * are the key), {@code seed}, {@code profile} and the device limits above.
  * A fabric registered with {@link SimProvider#registerFabric} is used as it is.
  *
  * <p>Immutable.
@@ -48,8 +51,8 @@ record IaName(String text, String fabric, String device, Map<String, String> opt
     static final String TCP_SCHEME = "simtcp:";
     static final String DEFAULT_TCP_FABRIC = "simrdma";
     private static final Set<String> NUMERIC = union(SimFabrics.LIMITS.keySet(), Set.of("mtu", "seed"));
-    private static final Set<String> OPTIONS = union(NUMERIC, Set.of("mode"));
-    private static final Set<String> TCP_OPTIONS = union(NUMERIC, Set.of("fabric", "node", "key", "keyFile"));
+    private static final Set<String> OPTIONS = union(NUMERIC, Set.of("mode", "profile"));
+    private static final Set<String> TCP_OPTIONS = union(NUMERIC, Set.of("fabric", "node", "key", "keyFile", "profile"));
 
     private static Set<String> union(Set<String> a, Set<String> b) {
         java.util.HashSet<String> s = new java.util.HashSet<>(a);
@@ -87,6 +90,13 @@ record IaName(String text, String fabric, String device, Map<String, String> opt
             rest = rest.substring(0, q);
         }
         Map<String, String> opts = options(name, query, tcp ? TCP_OPTIONS : OPTIONS);
+        if (opts.containsKey("profile")) {
+            try {
+                DeviceProfile.named(opts.get("profile"));
+            } catch (IllegalArgumentException e) {
+                throw DatException.invalidParameter("IA name '" + name + "': " + e.getMessage());
+            }
+        }
         for (Map.Entry<String, String> e : opts.entrySet()) {
             if (NUMERIC.contains(e.getKey())) {
                 try {
@@ -162,6 +172,12 @@ record IaName(String text, String fabric, String device, Map<String, String> opt
 
     long seed() {
         return Long.parseLong(options.getOrDefault("seed", "0"));
+    }
+
+    /** The device profile the name asks for ({@code profile=}), or the default. */
+    DeviceProfile profile() {
+        String p = options.get("profile");
+        return p == null ? DeviceProfile.DEFAULT : DeviceProfile.named(p);
     }
 
     int intOption(String key, int defaultValue) {

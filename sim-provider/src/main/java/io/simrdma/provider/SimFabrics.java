@@ -186,7 +186,7 @@ final class SimFabrics {
 
     /** The device configuration an IA name asks for. */
     private static DeviceConfig deviceConfig(IaName n) {
-        DeviceConfig c = DeviceConfig.named(n.device());
+        DeviceConfig c = DeviceConfig.named(n.device()).profile(n.profile());
         try {
             for (Map.Entry<String, ObjIntConsumer<DeviceConfig>> l : LIMITS.entrySet()) {
                 if (n.options().containsKey(l.getKey())) {
