@@ -113,8 +113,12 @@ final class CmAgent implements Device.MadHandler {
     }
 
     private void event(CmId id, CmEventType type, int status, ConnParam param) {
+        event(id, type, status, param, null);
+    }
+
+    private void event(CmId id, CmEventType type, int status, ConnParam param, String detail) {
         CmEvent e = new CmEvent(type, id, null, status, param == null ? ConnParam.defaults() : param,
-                cm.fabric().now());
+                cm.fabric().now(), detail);
         LOG.debug("{}: {} {}", device.name(), e, id);
         id.deliver(e);
     }
@@ -710,6 +714,24 @@ final class CmAgent implements Device.MadHandler {
             }
         }
         return null;
+    }
+
+    /**
+     * The transport toward {@code destination} refused this device for good (a TCP link's
+     * handshake was refused): every request waiting for that node's answer ends now, UNREACHABLE
+     * with -ECONNREFUSED and the cause, instead of after the CM's retries (nothing would reach it).
+     */
+    @Override
+    public void onUnreachable(Gid destination, String cause) {
+        for (CmId id : new ArrayList<>(byLocalCommId.values())) {
+            if (id.conn == CmId.Conn.REQ_SENT && destination.equals(id.remoteGid)) {
+                id.timer.stop();
+                qpToError(id);
+                id.conn = CmId.Conn.IDLE;
+                id.state = CmId.State.DISCONNECT;
+                event(id, CmEventType.UNREACHABLE, -Errno.ECONNREFUSED.value(), null, cause);
+            }
+        }
     }
 
     // ------------------------------------------------------------------ retransmission
