@@ -178,16 +178,24 @@ final class EpConnection {
     }
 
     private void failActive(EventNumber n, byte[] privateData) {
+        failActive(n, privateData, null);
+    }
+
+    private void failActive(EventNumber n, byte[] privateData, String reason) {
         connectTimer.stop();
         ep.state = EndpointState.DISCONNECTED;
         ep.config.qpToError();
-        post(n, privateData);
+        post(n, privateData, reason);
     }
 
     private void post(EventNumber n, byte[] privateData) {
+        post(n, privateData, null);
+    }
+
+    private void post(EventNumber n, byte[] privateData, String reason) {
         SimEvd c = ep.config.connectEvd();
         if (c != null) {
-            c.enqueue(new ConnectionEvent(c, n, ep, privateData), true);
+            c.enqueue(new ConnectionEvent(c, n, ep, privateData, reason), true);
         }
     }
 
@@ -228,8 +236,9 @@ final class EpConnection {
             case UNREACHABLE:
                 if (s == EndpointState.ACTIVE_CONNECTION_PENDING) {
                     // S9 SILENT: UNREACHABLE when the transport gives up (no answer after the CM's retries, no
-                    // route); TIMED_OUT when the consumer's dat_ep_connect timeout expires first.
-                    failActive(EventNumber.CONNECTION_EVENT_UNREACHABLE, null);
+                    // route, or at once when the peer refused this node: the CM event's detail says why);
+                    // TIMED_OUT when the consumer's dat_ep_connect timeout expires first.
+                    failActive(EventNumber.CONNECTION_EVENT_UNREACHABLE, null, e.detail());
                 } else if (s == EndpointState.COMPLETION_PENDING) {
                     failPassive();
                 }

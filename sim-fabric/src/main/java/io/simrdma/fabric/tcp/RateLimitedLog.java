@@ -53,8 +53,8 @@ final class RateLimitedLog {
         return suppressedAtWrite;
     }
 
-    /** "" or " (N similar since the last one not logged)", for the line just admitted. */
+    /** "" or " (N more like it since the last one, not logged)", for the line just admitted. */
     String suppressedSuffix() {
-        return suppressedAtWrite == 0 ? "" : " (" + suppressedAtWrite + " similar since the last one not logged)";
+        return suppressedAtWrite == 0 ? "" : " (" + suppressedAtWrite + " more like it since the last one, not logged)";
     }
 }

@@ -383,6 +383,7 @@ public final class TcpLink implements PacketRoute {
         inbound.add(c);
         LOG.debug("{}: {} connected in ({}; its packets arrive on it, ours go over a connection we dial)", node.name(),
                 c.peerName(), address);
+        node.event(new TcpEvent(TcpEvent.Type.CONNECTED, peer, c.remoteAddress(), "inbound, receive only"));
     }
 
     /** A connection with the peer closed (or failed to open). */

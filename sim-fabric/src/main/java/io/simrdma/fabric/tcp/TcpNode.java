@@ -560,15 +560,20 @@ public final class TcpNode implements RemoteTransport, AutoCloseable {
         }
         for (TcpLink l : links.values()) {
             if (l.idleAndUnused(now)) {
+                boolean[] removed = new boolean[1];
                 links.computeIfPresent(l.peer(), (g, k) -> {
                     if (k != l || !k.idleAndUnused(now)) {
                         return k;
                     }
                     k.remove();
-                    count(TcpCounter.LINKS_REMOVED);
-                    LOG.debug("{}: removed the link to {} (no connection for the idle timeout)", name(), k.remoteAddress());
+                    removed[0] = true;
                     return null;
                 });
+                if (removed[0]) {
+                    count(TcpCounter.LINKS_REMOVED);
+                    LOG.debug("{}: removed the link to {} (unused)", name(), l.remoteAddress());
+                    event(new TcpEvent(TcpEvent.Type.LINK_REMOVED, l.peer(), l.remoteAddress(), "unused"));
+                }
             }
         }
     }

@@ -149,8 +149,9 @@ class TcpImpostorTest {
     void shouldShowTheHelloInClearBetweenPlainNodes() {
         try (TcpPair p = new TcpPair(true);
              Relay relay = Relay.splice(p.a.listenAddress(), p.b.listenAddress())) {
-            assertTrue(TcpPair.await(() -> relay.saw(TcpPair.FABRIC), p.eventsA, TcpPair.WAIT_SECONDS),
-                    "a plain HELLO carries the fabric name in clear");
+            assertTrue(TcpPair.await(() -> p.a.counter(TcpCounter.HANDSHAKES_COMPLETED) == 1, p.eventsA, TcpPair.WAIT_SECONDS),
+                    "A took the relayed HELLO: " + p.a.counters());
+            assertTrue(relay.saw(TcpPair.FABRIC), "a plain HELLO carries the fabric name in clear");
         }
     }
 }
