@@ -43,6 +43,11 @@ final class CliOutput {
         }
     }
 
+    /** Back to normal verbosity, before a command line is parsed. */
+    static void reset() {
+        verbosity = 0;
+    }
+
     /** -1 quiet, 0 normal, 1 verbose, 2 debug. */
     static int verbosity() {
         return verbosity;

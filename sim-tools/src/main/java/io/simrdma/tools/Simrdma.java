@@ -37,6 +37,7 @@ public final class Simrdma {
 
     /** The command line, for tests and embedding. */
     static CommandLine commandLine() {
+        CliOutput.reset();
         CommandLine cl = new CommandLine(new Simrdma()).setCaseInsensitiveEnumValuesAllowed(true);
         cl.setExecutionStrategy(parseResult -> {
             CliOutput.configureLogging();
