@@ -145,7 +145,7 @@ final class EchoNode {
      * @return true if it stopped because {@code stop} said so
      */
     boolean serve(int connections, BooleanSupplier stop) {
-        out.printf("node listening: IA address %s, connection qualifier %d%n", ia.query().iaAttributes().iaAddress(),
+        out.printf("node listening: IA address %s, connection qualifier %d%n", Human.address(ia.query().iaAttributes().iaAddress()),
                 qualifier);
         out.flush();
         int ended = 0;
@@ -231,7 +231,7 @@ final class EchoNode {
             c.connected = true;
             c.lastKeepaliveNanos = System.nanoTime();
             if (!quiet) {
-                out.println("connected: " + c.peer);
+                out.println("connected: " + Human.address(c.peer));
                 out.flush();
             }
             return false;
@@ -239,7 +239,7 @@ final class EchoNode {
         conns.remove(e.ep());
         c.free();
         if (!quiet) {
-            out.printf("%s: %s after %d echoed messages; freed its endpoint and %d-byte region%n", c.peer,
+            out.printf("%s: %s after %d echoed messages; freed its endpoint and %d-byte region%n", Human.address(c.peer),
                     Human.connectionEnd(e), c.echoed, regionSize);
             out.flush();
         }

@@ -10,6 +10,14 @@ final class Human {
     private Human() {
     }
 
+    /** "127.0.0.1:7471" for an IP socket address (no leading slash, no host name lookup). */
+    static String address(java.net.SocketAddress a) {
+        if (a instanceof java.net.InetSocketAddress i) {
+            return (i.getAddress() != null ? i.getAddress().getHostAddress() : i.getHostString()) + ":" + i.getPort();
+        }
+        return String.valueOf(a);
+    }
+
     /** "10 s", "250 ms", "forever". */
     static String duration(Timeout t) {
         if (t.equals(Timeout.INFINITE)) {

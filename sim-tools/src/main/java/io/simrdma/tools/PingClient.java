@@ -41,7 +41,13 @@ import java.util.function.BooleanSupplier;
 final class PingClient {
 
     /** What the client does. */
-    record Plan(SocketAddress node, long qualifier, int count, int size, int rdmaSize, long seed, Timeout timeout) {
+    record Plan(SocketAddress node, long qualifier, int count, int size, int rdmaSize, long seed, Timeout timeout,
+                int rdmaRounds) {
+
+        /** One RDMA WRITE and one READ. */
+        Plan(SocketAddress node, long qualifier, int count, int size, int rdmaSize, long seed, Timeout timeout) {
+            this(node, qualifier, count, size, rdmaSize, seed, timeout, 1);
+        }
     }
 
     /** What it measured; {@code stopped} if a stop request ended it early (no RDMA then). */
@@ -92,13 +98,17 @@ final class PingClient {
             ep.postRecv(recvIov, RECV, CompletionFlag.defaults());
             ep.connect(plan.node(), plan.qualifier(), plan.timeout(), null, Qos.BEST_EFFORT,
                     EnumSet.noneOf(ConnectFlag.class));
-            ConnectionEvent est = next(conn, ConnectionEvent.class, plan.timeout(), "the connection to " + plan.node());
+            // dat_ep_connect(3DAT) ends with an event of its own by its timeout: wait a little longer than that
+            Timeout connectWait = Timeout.ofMillis(Math.min(Timeout.INFINITE_MICROS / 1000 - 1,
+                    plan.timeout().micros() / 1000 + 5000));
+            ConnectionEvent est = next(conn, ConnectionEvent.class, connectWait, "the connection to " + Human.address(plan.node()));
             check(est.eventNumber() == EventNumber.CONNECTION_EVENT_ESTABLISHED, "cannot connect to the node at "
-                    + plan.node() + " (qualifier " + plan.qualifier() + "): " + Human.connectionEnd(est));
+                    + Human.address(plan.node()) + " (qualifier " + plan.qualifier() + "): " + Human.connectionEnd(est));
             EchoNode.RegionInfo region = EchoNode.RegionInfo.decode(est.privateData());
             check(region.length() >= plan.rdmaSize(), "the node offers " + region.length() + " bytes, not " + plan.rdmaSize());
             if (!quiet) {
-                out.printf("connected to %s (qualifier %d); the node offers a %d-byte region%n", plan.node(), plan.qualifier(),
+                out.printf("connected to %s (qualifier %d); the node offers a %d-byte region%n", Human.address(plan.node()),
+                        plan.qualifier(),
                         region.length());
                 out.flush();
             }
@@ -150,11 +160,15 @@ final class PingClient {
             data.put(0, block);
             RmrTriplet remote = new RmrTriplet(region.rmrContext(), region.address(), plan.rdmaSize());
             long t0 = System.nanoTime();
-            ep.postRdmaWrite(iov(dataLmr, 0, plan.rdmaSize()), WRITE, remote, CompletionFlag.defaults());
-            expectDone(dto, WRITE, plan.timeout(), "the RDMA WRITE");
+            for (int round = 0; round < plan.rdmaRounds(); round++) {
+                ep.postRdmaWrite(iov(dataLmr, 0, plan.rdmaSize()), WRITE, remote, CompletionFlag.defaults());
+                expectDone(dto, WRITE, plan.timeout(), "the RDMA WRITE");
+            }
             long t1 = System.nanoTime();
-            ep.postRdmaRead(iov(dataLmr, plan.rdmaSize(), plan.rdmaSize()), READ, remote, CompletionFlag.defaults());
-            expectDone(dto, READ, plan.timeout(), "the RDMA READ");
+            for (int round = 0; round < plan.rdmaRounds(); round++) {
+                ep.postRdmaRead(iov(dataLmr, plan.rdmaSize(), plan.rdmaSize()), READ, remote, CompletionFlag.defaults());
+                expectDone(dto, READ, plan.timeout(), "the RDMA READ");
+            }
             long t2 = System.nanoTime();
             byte[] back = new byte[plan.rdmaSize()];
             data.get(plan.rdmaSize(), back);

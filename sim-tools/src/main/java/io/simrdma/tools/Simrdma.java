@@ -24,7 +24,7 @@ import java.util.Properties;
             "2:usage error: an unknown option or a bad value (the message names it)",
             "130, 143:stopped by Ctrl-C or SIGTERM, after disconnecting cleanly"},
         subcommands = {DemoCommand.class, NodeCommand.class, PingCommand.class, KeygenCommand.class,
-            CommandLine.HelpCommand.class})
+            TcpBenchCommand.class, CommandLine.HelpCommand.class})
 public final class Simrdma {
 
     @Mixin
@@ -38,7 +38,8 @@ public final class Simrdma {
     /** The command line, for tests and embedding. */
     static CommandLine commandLine() {
         CliOutput.reset();
-        CommandLine cl = new CommandLine(new Simrdma()).setCaseInsensitiveEnumValuesAllowed(true);
+        CommandLine cl = new CommandLine(new Simrdma()).setCaseInsensitiveEnumValuesAllowed(true)
+                .setUsageHelpWidth(100).setUsageHelpAutoWidth(true);
         cl.setExecutionStrategy(parseResult -> {
             CliOutput.configureLogging();
             return new CommandLine.RunLast().execute(parseResult);

@@ -87,7 +87,7 @@ class CliTest {
         }
         Run r = run("ping", "--fabric", "a&b", "--peer", "127.0.0.1:" + closed, "--count", "1", "--timeout", "1500");
         assertEquals(CliOutput.FAILED, r.exitCode(), r.err());
-        assertTrue(r.err().startsWith("simrdma ping: FAILED: cannot connect to the node at 127.0.0.1"), r.err());
+        assertTrue(r.err().startsWith("simrdma ping: FAILED: cannot connect to the node at 127.0.0.1:" + closed), r.err());
         assertNoStackTrace(r);
     }
 

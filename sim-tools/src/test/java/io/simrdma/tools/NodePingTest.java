@@ -24,7 +24,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** 'simrdma node' in a second JVM, 'simrdma ping' in this one, over loopback TCP. */
 class NodePingTest {
 
-    private static final Pattern LISTENING = Pattern.compile("IA address /127\\.0\\.0\\.1:(\\d+),");
+    private static final Pattern LISTENING = Pattern.compile("IA address 127\\.0\\.0\\.1:(\\d+),");
     private static final long DEADLINE_SECONDS = 60;
 
     @Test
