@@ -39,7 +39,7 @@ final class NodeCommand implements Callable<Integer> {
     TcpIaOptions tcp;
 
     @Option(names = "--listen", paramLabel = "HOST:PORT", defaultValue = "127.0.0.1:7471",
-            description = "address the node listens on; port 0 picks a free one (default: ${DEFAULT-VALUE})")
+            description = "listen address (default: ${DEFAULT-VALUE}); port 0: any free port")
     String listen;
 
     @Option(names = "--qualifier", defaultValue = "1", description = "connection qualifier of the PSP (default: ${DEFAULT-VALUE})")

@@ -50,10 +50,18 @@ final class PingClient {
         }
     }
 
-    /** What it measured; {@code stopped} if a stop request ended it early (no RDMA then). */
-    record Result(int roundTrips, long[] rttNanos, int rdmaBytes, long writeNanos, long readNanos, boolean stopped,
-                  int planned) {
+    /**
+     * What it measured; {@code stopped} if a stop request ended it early (no RDMA then).
+     * {@code rttNanos} holds every round trip, or for runs over {@link #MAX_SAMPLES} a uniform
+     * sample of them (reservoir sampling), so a run of any length uses bounded memory;
+     * {@code minRttNanos} and {@code maxRttNanos} are exact.
+     */
+    record Result(int roundTrips, long[] rttNanos, long minRttNanos, long maxRttNanos, int rdmaBytes, long writeNanos,
+                  long readNanos, boolean stopped, int planned) {
     }
+
+    /** Round-trip times kept for the percentiles. */
+    static final int MAX_SAMPLES = 1 << 20;
 
     /** How often a long run says how far it got. */
     static final long PROGRESS_NANOS = 2_000_000_000L;
@@ -114,7 +122,10 @@ final class PingClient {
             }
 
             SplittableRandom random = new SplittableRandom(plan.seed());
-            long[] rtt = new long[plan.count()];
+            long[] rtt = new long[Math.min(plan.count(), MAX_SAMPLES)];
+            SplittableRandom reservoir = new SplittableRandom(plan.seed() ^ 0x5DEECE66DL);
+            long min = Long.MAX_VALUE;
+            long max = 0;
             byte[] sent = new byte[plan.size()];
             byte[] echoed = new byte[plan.size()];
             long lastProgress = System.nanoTime();
@@ -143,7 +154,17 @@ final class PingClient {
                         echo = true;
                     }
                 }
-                rtt[i] = System.nanoTime() - t0;
+                long took = System.nanoTime() - t0;
+                min = Math.min(min, took);
+                max = Math.max(max, took);
+                if (i < rtt.length) {
+                    rtt[i] = took;
+                } else {
+                    long j = reservoir.nextLong(i + 1L); // keeps each round trip with probability MAX_SAMPLES / (i + 1)
+                    if (j < rtt.length) {
+                        rtt[(int) j] = took;
+                    }
+                }
                 msgs.get(plan.size(), echoed);
                 check(Arrays.equals(sent, echoed), "echo " + i + " differs from the message");
                 ep.postRecv(recvIov, RECV, CompletionFlag.defaults());
@@ -152,7 +173,7 @@ final class PingClient {
             if (done < plan.count()) {
                 ep.disconnect(CloseFlag.GRACEFUL);
                 next(conn, ConnectionEvent.class, plan.timeout(), "the disconnect");
-                return new Result(done, Arrays.copyOf(rtt, done), 0, 0, 0, true, plan.count());
+                return new Result(done, Arrays.copyOf(rtt, Math.min(done, rtt.length)), min, max, 0, 0, 0, true, plan.count());
             }
 
             byte[] block = new byte[plan.rdmaSize()];
@@ -178,7 +199,7 @@ final class PingClient {
             ConnectionEvent bye = next(conn, ConnectionEvent.class, plan.timeout(), "the disconnect");
             check(bye.eventNumber() == EventNumber.CONNECTION_EVENT_DISCONNECTED, "the disconnect ended: "
                     + Human.connectionEnd(bye));
-            return new Result(plan.count(), rtt, plan.rdmaSize(), t1 - t0, t2 - t1, false, plan.count());
+            return new Result(plan.count(), rtt, min, max, plan.rdmaSize(), t1 - t0, t2 - t1, false, plan.count());
         } finally {
             ep.free();
             msgLmr.free();
@@ -195,8 +216,8 @@ final class PingClient {
         Arrays.sort(s);
         if (s.length > 0) {
             out.printf("%d round trips of %d bytes, every echo verified: min %.1f us, median %.1f us, p99 %.1f us, max %.1f us%n",
-                    s.length, size, s[0] / 1e3, s[s.length / 2] / 1e3, s[Math.min(s.length - 1, (int) (s.length * 0.99))] / 1e3,
-                    s[s.length - 1] / 1e3);
+                    r.roundTrips(), size, r.minRttNanos() / 1e3, s[s.length / 2] / 1e3,
+                    s[Math.min(s.length - 1, (int) (s.length * 0.99))] / 1e3, r.maxRttNanos() / 1e3);
         }
         if (r.stopped()) {
             out.printf("stopped (signal) after %d of %d round trips; disconnected%n", r.roundTrips(), r.planned());

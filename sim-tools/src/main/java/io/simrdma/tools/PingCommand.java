@@ -38,7 +38,7 @@ final class PingCommand implements Callable<Integer> {
     TcpIaOptions tcp;
 
     @Option(names = "--listen", paramLabel = "HOST:PORT", defaultValue = "127.0.0.1:0",
-            description = "address of this side's own node (default: ${DEFAULT-VALUE}, a free port)")
+            description = "this side's listen address (default: ${DEFAULT-VALUE})")
     String listen;
 
     @Option(names = "--peer", required = true, paramLabel = "HOST:PORT", description = "the node's listen address")

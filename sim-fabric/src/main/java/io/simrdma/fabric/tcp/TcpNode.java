@@ -55,8 +55,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * A device of a threaded fabric that other JVMs and hosts reach over TCP: a node. It listens on
  * a socket address (127.0.0.1 and an ephemeral port unless configured otherwise), and reaches
- * other nodes by theirs, with one TCP connection per pair of nodes carrying all their QP and CM
- * traffic ({@link TcpLink}). Its device's engine runs on the Netty event loop of its sockets, so
+ * other nodes by theirs: the QP and CM traffic of a pair of nodes shares one TCP connection
+ * between TLS nodes, and goes over the connection each plain node dialled ({@link TcpLink}). Its device's engine runs on the Netty event loop of its sockets, so
  * a packet goes from the socket to the engine without changing threads.
  * <pre>{@code
  * try (Fabric fabric = Fabric.builder().name("lab").threaded().build()) {
