@@ -33,8 +33,9 @@ class NodeLifecycleTest {
     @DisplayName("a client killed outright: the node's keepalive finds it gone and frees its endpoint and region")
     @Test
     void shouldFreeWhatAVanishedClientHeld() {
-        try (ChildCli node = node(); ChildCli ping = endlessPing(node.await(PORT))) {
-            node.await(Pattern.compile("^connected: "));
+        try (ChildCli node = node("-v"); ChildCli ping = endlessPing(node.await(PORT))) {
+            // -v: info log lines with a timestamp (stderr, merged here with stdout in no fixed order)
+            node.await(Pattern.compile("^\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}\\S* INFO TcpLink - .*connected to"));
             ping.await(Pattern.compile("^connected to "));
             ping.process.destroyForcibly(); // SIGKILL: no disconnect, no FIN from the DAT layer
             String line = node.await(Pattern.compile("(connection broken.*)"));
@@ -49,6 +50,7 @@ class NodeLifecycleTest {
     void shouldDisconnectCleanlyWhenPingGetsSigterm() {
         try (ChildCli node = node(); ChildCli ping = endlessPing(node.await(PORT))) {
             ping.await(Pattern.compile("^connected to "));
+            ping.await(Pattern.compile("^\\.\\.\\. \\d+ of 2000000000 round trips \\(\\d+%\\)$")); // progress every 2 s
             ping.process.toHandle().destroy(); // SIGTERM (Process.destroy would also close our end of its output)
             String stopped = ping.await(Pattern.compile("(stopped \\(signal\\) after \\d+ of 2000000000 round trips; disconnected)"));
             assertTrue(stopped.startsWith("stopped"), stopped);

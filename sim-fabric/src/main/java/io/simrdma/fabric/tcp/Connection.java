@@ -140,11 +140,6 @@ final class Connection extends ChannelInboundHandlerAdapter {
         return closeReason;
     }
 
-    /** True while an accepted connection has not completed its handshake (counted against the node's limit). */
-    boolean isHandshaking() {
-        return handshaking;
-    }
-
     /** Called once the channel exists (before it is active). */
     void attach(Channel ch, FrameDecoder frameDecoder) {
         this.channel = ch;

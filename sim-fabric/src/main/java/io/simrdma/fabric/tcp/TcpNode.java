@@ -516,11 +516,6 @@ public final class TcpNode implements RemoteTransport, AutoCloseable {
         }
     }
 
-    /** Accepted connections whose handshake is in progress. Event loop. */
-    int inboundHandshakes() {
-        return inboundHandshakes;
-    }
-
     /** Logs a refused handshake, at most one WARN per 10 s per direction, with the count of those left out. Event loop. */
     void logRefusal(boolean byPeer, String peer, String why) {
         RateLimitedLog l = byPeer ? refusedByPeerLog : refusalLog;

@@ -73,6 +73,7 @@ class TcpImpostorTest {
             RcEnd[] ends = p.connect(PORT);
             TlsImpostor.Outcome o = TlsImpostor.claim(p.b, TestPki.STRANGER.node("mallory"), p.a.gid());
             assertNotNull(o.tlsFailure(), "B's TLS refused the stranger's certificate");
+            assertFalse(o.nodeShowedCertificate(), "the dialled node proves nothing (shows no certificate) before the dialler has");
             assertTrue(TcpPair.await(() -> p.b.counter(TcpCounter.REFUSED_UNTRUSTED) == 1, p.eventsB, TcpPair.WAIT_SECONDS),
                     p.b.counters().toString());
             exchange(ends[0], ends[1], 70);
@@ -87,6 +88,7 @@ class TcpImpostorTest {
             RcEnd[] ends = p.connect(PORT);
             TlsImpostor.Outcome o = TlsImpostor.claim(p.b, TestPki.FABRIC.node("insider", "127.0.0.9"), p.a.gid());
             assertNull(o.tlsFailure(), "TLS itself succeeds: the certificate is the fabric's");
+            assertTrue(o.nodeShowedCertificate(), "B showed its certificate once the dialler had proved itself");
             assertEquals(2, o.frames().size(), "B's HELLO, then its REFUSE");
             assertEquals(PacketCodec.TYPE_REFUSE, o.frames().get(1)[0] & 0xFF);
             assertEquals(HandshakeFailure.WRONG_PEER.code(), o.frames().get(1)[1]);

@@ -28,8 +28,11 @@ import java.util.List;
  */
 final class TlsImpostor {
 
-    /** What happened: the TLS failure (null if TLS completed), and the frames the node sent until it closed. */
-    record Outcome(SSLException tlsFailure, List<byte[]> frames) {
+    /**
+     * What happened: the TLS failure (null if TLS completed), the frames the node sent until it
+     * closed, and whether the node (the TLS client) ever showed its certificate.
+     */
+    record Outcome(SSLException tlsFailure, List<byte[]> frames, boolean nodeShowedCertificate) {
     }
 
     private TlsImpostor() {
@@ -39,7 +42,8 @@ final class TlsImpostor {
         try (Socket plain = new Socket()) {
             plain.setSoTimeout((int) (RcEnd.WAIT_SECONDS * 1000));
             plain.connect(target.listenAddress(), (int) (RcEnd.WAIT_SECONDS * 1000));
-            SSLSocket tls = (SSLSocket) context(credentials).getSocketFactory().createSocket(plain,
+            boolean[] shown = new boolean[1];
+            SSLSocket tls = (SSLSocket) context(credentials, shown).getSocketFactory().createSocket(plain,
                     target.listenAddress().getHostString(), target.listenAddress().getPort(), true);
             tls.setUseClientMode(false);
             tls.setNeedClientAuth(true);
@@ -49,16 +53,16 @@ final class TlsImpostor {
                 tls.getOutputStream().write(Frames.bytes(Handshake.encode(Frames.hello(TcpPair.FABRIC, claimed, true),
                         ByteBufAllocator.DEFAULT)));
                 tls.getOutputStream().flush();
-                return new Outcome(null, readUntilClosed(tls.getInputStream()));
+                return new Outcome(null, readUntilClosed(tls.getInputStream()), shown[0]);
             } catch (SSLException e) {
-                return new Outcome(e, List.of());
+                return new Outcome(e, List.of(), shown[0]);
             }
         } catch (IOException | GeneralSecurityException e) {
             throw new AssertionError("the impostor could not even try: " + e, e);
         }
     }
 
-    private static SSLContext context(TlsCredentials c) throws GeneralSecurityException, IOException {
+    private static SSLContext context(TlsCredentials c, boolean[] shown) throws GeneralSecurityException, IOException {
         char[] pw = "x".toCharArray();
         KeyStore ks = KeyStore.getInstance("PKCS12");
         ks.load(null, null);
@@ -69,6 +73,7 @@ final class TlsImpostor {
         TrustManager trustAll = new X509TrustManager() {
             @Override
             public void checkClientTrusted(X509Certificate[] chain, String authType) {
+                shown[0] = chain != null && chain.length > 0;
             }
 
             @Override
