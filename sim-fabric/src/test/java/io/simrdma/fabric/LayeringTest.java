@@ -36,7 +36,10 @@ class LayeringTest {
 
     @BeforeAll
     static void importMainClasses() {
+        // DO_NOT_INCLUDE_TESTS knows target/test-classes only; builds with -Dbuild.dir=target-NAME put
+        // the test classes in target-NAME/test-classes
         main = new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+                .withImportOption(location -> !location.contains("/test-classes/"))
                 .importPackages("io.simrdma.fabric");
     }
 
