@@ -1,16 +1,14 @@
 package io.simrdma.fabric;
 
-import java.util.ArrayList;
+import io.simrdma.fabric.wire.Packet;
+
 import java.util.List;
-import java.util.Objects;
-import java.util.SplittableRandom;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A path between two devices of a fabric, in one JVM: it carries packets with a latency and a
- * bandwidth, and injects the faults of its rules (drop, duplicate, delay, reorder, corrupt), and
- * can go down and come up, now or at a given time. A link to a device itself carries loopback
- * traffic.
+ * bandwidth, applies the faults of its rules (drop, duplicate, delay, reorder, corrupt, rewrite,
+ * hold; see {@link FaultRule}), takes crafted packets ({@link #inject}), and can go down and come
+ * up, now or at a given time. A link to a device itself carries loopback traffic.
  *
  * <p>Packets travel by reference (no copy, no serialization); each direction keeps order unless a
  * fault delays a packet. Fault decisions use a random source per direction, derived from the
@@ -55,20 +53,44 @@ public interface Link {
     /** Brings the link up at {@code timeNanos} on the fabric's clock. */
     Link upAt(long timeNanos);
 
+    /**
+     * Puts a crafted packet on the link as if {@code from} had sent it, for protocol tests (a NAK
+     * the responder never sent, a duplicate request): it is traced {@link PacketEvent#INJECTED},
+     * passes the fault rules by, and arrives at the other end (at {@code from} itself on a
+     * loopback link) after the link's latency, unless the link is down. The link fills in the
+     * source and destination GIDs if the packet has none; everything else (opcode, destination QP,
+     * PSN, headers, payload, {@link Packet#updatePadCount() pad count}) is as the caller built it.
+     *
+     * <p>Any thread; the packet is sent from {@code from}'s executor. Takes ownership of
+     * {@code packet} (from {@link Packet#allocate}): the caller must not touch it afterwards (a
+     * link whose fabric has closed releases it at once).
+     *
+     * @throws IllegalArgumentException if {@code from} is not an end of this link
+     */
+    void inject(Device from, Packet packet);
+
     /** Counts of what happened to packets sent from {@code from} over this link. */
     LinkStats stats(Device from);
 
     /**
      * Packet counts of one direction.
      *
-     * @param sent       packets given to the link
+     * @param sent       packets given to the link (injected ones included)
      * @param delivered  packets handed to the receiving port
      * @param dropped    packets lost (faults, link down)
      * @param duplicated copies a fault added
-     * @param delayed    packets a fault delayed or held back
+     * @param delayed    packets a DELAY or REORDER fault delayed
      * @param corrupted  packets a fault corrupted
+     * @param rewritten  packets a REWRITE fault changed
+     * @param held       packets a HOLD fault kept back (until a time or a gate)
      */
-    record LinkStats(long sent, long delivered, long dropped, long duplicated, long delayed, long corrupted) {
+    record LinkStats(long sent, long delivered, long dropped, long duplicated, long delayed, long corrupted,
+                     long rewritten, long held) {
+
+        /** Counts of a direction no rewrite or hold touched. */
+        public LinkStats(long sent, long delivered, long dropped, long duplicated, long delayed, long corrupted) {
+            this(sent, delivered, dropped, duplicated, delayed, corrupted, 0, 0);
+        }
     }
 
 }

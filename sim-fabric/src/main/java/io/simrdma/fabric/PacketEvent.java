@@ -15,5 +15,13 @@ public enum PacketEvent {
     /** A fault delayed the packet beyond the link latency (it may be overtaken). */
     DELAYED,
     /** A fault flipped a bit of the packet; its ICRC will not match. */
-    CORRUPTED
+    CORRUPTED,
+    /** A fault rewrote header fields or payload bytes of the packet (traced with its new contents). */
+    REWRITTEN,
+    /** A fault held the packet on the link until a time or until a {@link FaultGate} opens. */
+    HELD,
+    /** A {@link FaultGate} opened and the packet it held travels on. */
+    RELEASED,
+    /** A test put a crafted packet on the link ({@link Link#inject}); fault rules pass it by. */
+    INJECTED
 }

@@ -20,7 +20,10 @@
  *   <li>Attributes and enums ({@link io.simrdma.fabric.QpAttr}, {@link io.simrdma.fabric.QpState},
  *       {@link io.simrdma.fabric.WcStatus}, ...), asynchronous events, counters.</li>
  *   <li>Faults and observation: {@link io.simrdma.fabric.Link} with {@link io.simrdma.fabric.FaultRule}s
- *       and {@link io.simrdma.fabric.PacketMatcher}s; {@link io.simrdma.fabric.TraceListener}.</li>
+ *       (drop, duplicate, delay, reorder, corrupt, rewrite by {@link io.simrdma.fabric.PacketRewrite},
+ *       hold until a time or a {@link io.simrdma.fabric.FaultGate}, observe),
+ *       {@link io.simrdma.fabric.PacketMatcher}s and crafted packets ({@link io.simrdma.fabric.Link#inject});
+ *       {@link io.simrdma.fabric.TraceListener}.</li>
  * </ul>
  *
  * <h2>Errors</h2>

@@ -1,7 +1,9 @@
 package io.simrdma.fabric;
 
+import io.simrdma.fabric.wire.Aeth;
 import io.simrdma.fabric.wire.Opcode;
 import io.simrdma.fabric.wire.Packet;
+import io.simrdma.fabric.wire.Psn;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -40,6 +42,7 @@ class DeterminismTest {
         private final ByteBuffer scratch = ByteBuffer.allocate(256);
         private final byte[] header = new byte[Packet.MAX_HEADER_LENGTH];
         long packetEvents;
+        final Map<PacketEvent, Long> byEvent = new java.util.EnumMap<>(PacketEvent.class);
         long stateChanges;
         long asyncEvents;
         long linkChanges;
@@ -56,6 +59,7 @@ class DeterminismTest {
         public synchronized void onPacket(PacketEvent event, DropReason reason, long time, Device from, Device to,
                                           Packet packet) {
             packetEvents++;
+            byEvent.merge(event, 1L, Long::sum);
             scratch.clear();
             scratch.put((byte) 'P').putLong(time).putInt(event.ordinal()).putInt(reason == null ? -1 : reason.ordinal());
             putName(from == null ? null : from.name());
@@ -122,20 +126,53 @@ class DeterminismTest {
     /** What one run produced. */
     record Run(String traceHash, long finalTime, long steps, Map<Counter, Long> aQp, Map<Counter, Long> bQp,
                Map<Counter, Long> aDev, Map<Counter, Long> bDev, List<String> completions, String memoryHash,
-               long packetEvents, long stateChanges, long asyncEvents, long linkChanges) {
+               long packetEvents, long stateChanges, long asyncEvents, long linkChanges, Map<PacketEvent, Long> byEvent) {
+    }
+
+    /** The random faults of {@link #run}: loss, duplication, reordering, delay and corruption. */
+    private static void randomFaults(RcPair p) {
+        p.link().addFault(FaultRule.drop(PacketMatcher.any(), 0.08))
+                .addFault(FaultRule.duplicate(PacketMatcher.any(), 0.08))
+                .addFault(FaultRule.reorder(PacketMatcher.any(), 0.15, 10_000))
+                .addFault(FaultRule.delay(PacketMatcher.responses(), 0.1, 25_000))
+                .addFault(FaultRule.corrupt(PacketMatcher.any(), 0.04));
+    }
+
+    /**
+     * Scripted faults the workload recovers from: READ responses numbered ahead (implied NAKs),
+     * the first ACK held on a gate that the second one opens, everything held until 300 us,
+     * 10% loss between 400 and 900 us, the 5th NAK lost, and a stale ACK injected.
+     */
+    private static void scriptedFaults(RcPair p) {
+        Link l = p.link();
+        FaultGate acks = new FaultGate("acks");
+        FaultRule secondAck = FaultRule.observe(PacketMatcher.nth(2, PacketMatcher.acks()));
+        acks.openOnHit(secondAck);
+        l.addFault(FaultRule.rewrite(PacketMatcher.readResponses(), PacketRewrite.psnShift(1)).times(3))
+                .addFault(secondAck)
+                .addFault(FaultRule.hold(PacketMatcher.acks(), acks))
+                .addFault(FaultRule.holdUntil(PacketMatcher.any(), 300_000))
+                .addFault(FaultRule.drop(PacketMatcher.any(), 0.1).during(400_000, 900_000))
+                .addFault(FaultRule.drop(PacketMatcher.nth(5, PacketMatcher.naks())));
+        l.inject(p.b.dev, Packet.allocate(Opcode.RC_ACKNOWLEDGE).destQp(p.a.qp.qpNum()).pkey(0xFFFF)
+                .psn(Psn.add(p.psnA, -1)).aeth(Aeth.ack(Aeth.CREDITS_INVALID), 0));
     }
 
     private static Run run(long seed) {
+        return run(seed, false);
+    }
+
+    private static Run run(long seed, boolean scripted) {
         try (RcPair p = new RcPair(Fabric.deterministic(seed))) {
             HashingListener h = new HashingListener();
             p.fabric.addTraceListener(h);
             p.timeout = 10;
             p.connect();
-            p.link().addFault(FaultRule.drop(PacketMatcher.any(), 0.08))
-                    .addFault(FaultRule.duplicate(PacketMatcher.any(), 0.08))
-                    .addFault(FaultRule.reorder(PacketMatcher.any(), 0.15, 10_000))
-                    .addFault(FaultRule.delay(PacketMatcher.responses(), 0.1, 25_000))
-                    .addFault(FaultRule.corrupt(PacketMatcher.any(), 0.04));
+            if (scripted) {
+                scriptedFaults(p);
+            } else {
+                randomFaults(p);
+            }
             // The link drops out for 200 us while the receives are still missing.
             p.link().downAt(150_000).upAt(350_000);
             MixedWorkload w = new MixedWorkload(p, seed).post(100_000);
@@ -159,7 +196,7 @@ class DeterminismTest {
             return new Run(h.hex(), p.fabric.now(), p.fabric.deterministicScheduler().steps(),
                     p.a.qp.counters().snapshot(), p.b.qp.counters().snapshot(), p.a.dev.counters().snapshot(),
                     p.b.dev.counters().snapshot(), completions, HexFormat.of().formatHex(md.digest()), h.packetEvents,
-                    h.stateChanges, h.asyncEvents, h.linkChanges);
+                    h.stateChanges, h.asyncEvents, h.linkChanges, Map.copyOf(h.byEvent));
         }
     }
 
@@ -195,6 +232,25 @@ class DeterminismTest {
         assertTrue(first.stateChanges() >= 6, "RESET->INIT->RTR->RTS for two QPs: " + first.stateChanges());
         assertEquals(2, first.asyncEvents(), "PORT_ERR and PORT_ACTIVE");
         assertEquals(2, first.linkChanges(), "link down at 150 us and up at 350 us");
+    }
+
+    @Test
+    @DisplayName("Scripted faults replay too: rewrites, holds on gates and until a time, windows, counted drops and an injected packet give the same trace for the same seed")
+    void shouldProduceIdenticalTraceHashWhenScriptedFaultsRunTwiceWithTheSameSeed() {
+        Run first = run(9, true);
+        Run second = run(9, true);
+        assertEquals(first.traceHash(), second.traceHash(), "trace hash of two scripted runs");
+        assertEquals(first.finalTime(), second.finalTime(), "final virtual time");
+        assertEquals(first.steps(), second.steps(), "scheduler steps");
+        assertEquals(first.aQp(), second.aQp(), "QP a counters");
+        assertEquals(first.bQp(), second.bQp(), "QP b counters");
+        assertEquals(first.completions(), second.completions(), "completions");
+        assertEquals(first.memoryHash(), second.memoryHash(), "registered memory after the run");
+        assertEquals(first.byEvent(), second.byEvent());
+        for (PacketEvent e : List.of(PacketEvent.REWRITTEN, PacketEvent.HELD, PacketEvent.RELEASED, PacketEvent.INJECTED)) {
+            assertTrue(first.byEvent().getOrDefault(e, 0L) > 0, "the script produced " + e + ": " + first.byEvent());
+        }
+        assertTrue(first.aQp().get(Counter.RETRANSMITTED_PACKETS) > 0, first.aQp().toString());
     }
 
     @Test

@@ -2,7 +2,6 @@ package io.simrdma.fabric;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
-import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.library.Architectures;
 import io.simrdma.fabric.internal.device.FabricImpl;
 import org.junit.jupiter.api.BeforeAll;
@@ -36,9 +35,8 @@ class LayeringTest {
 
     @BeforeAll
     static void importMainClasses() {
-        // DO_NOT_INCLUDE_TESTS knows target/test-classes only; builds with -Dbuild.dir=target-NAME put
-        // the test classes in target-NAME/test-classes
-        main = new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+        main = new ClassFileImporter()
+                // main classes only, whatever the build directory is called (-Dbuild.dir=target-x)
                 .withImportOption(location -> !location.contains("/test-classes/"))
                 .importPackages("io.simrdma.fabric");
     }

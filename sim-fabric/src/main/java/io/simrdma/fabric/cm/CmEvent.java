@@ -104,7 +104,7 @@ public final class CmEvent {
         if (!acked.compareAndSet(false, true)) {
             throw new VerbsException(io.simrdma.fabric.Errno.EINVAL, "event already acknowledged");
         }
-        id.eventAcked();
+        id.events.acked();
     }
 
     boolean isAcked() {
@@ -114,7 +114,7 @@ public final class CmEvent {
     /** Marks the event handed to the application; it now counts as unacknowledged on its id. */
     void retrieved() {
         retrieved = true;
-        id.eventRetrieved();
+        id.events.retrieved();
     }
 
     /** A synchronous id consumes its own events: they never count as unacknowledged. */

@@ -1,29 +1,21 @@
 package io.simrdma.fabric.cm;
 
-import io.simrdma.fabric.AccessFlag;
 import io.simrdma.fabric.AsyncEventType;
-import io.simrdma.fabric.CompletionChannel;
 import io.simrdma.fabric.CompletionQueue;
 import io.simrdma.fabric.Device;
 import io.simrdma.fabric.Errno;
 import io.simrdma.fabric.ProtectionDomain;
-import io.simrdma.fabric.QpAttr;
 import io.simrdma.fabric.QpInitAttr;
 import io.simrdma.fabric.QpState;
 import io.simrdma.fabric.QueuePair;
 import io.simrdma.fabric.VerbsException;
-import io.simrdma.fabric.sched.EngineTimer;
 import io.simrdma.fabric.sched.WaitSignal;
 import io.simrdma.fabric.wire.Gid;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.util.ArrayDeque;
-import java.util.EnumSet;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Predicate;
 
 /**
  * A communication identifier (struct rdma_cm_id): the RDMA analogue of a socket. It binds to an
@@ -39,6 +31,11 @@ import java.util.function.Predicate;
  * <p>Addresses are socket addresses whose IP is a port GID (RoCE: a GID is an IPv6 address);
  * {@link RdmaCm#addressOf} builds one for a device.
  *
+ * <p>The id is the API object: it checks each call against the rdma_cm state and hands the work
+ * on. Its IB CM connection ({@link Connection}) is driven by the device's {@link CmAgent} and
+ * {@link ConnectionMachine}; its events go through {@link EventDelivery}; a listener's requests
+ * wait in its {@link ListenQueue}; its queue pair sits in a {@link QpSlot}.
+ *
  * <p>Thread safety: thread-safe. Calls run their protocol work on the bound device's executor.
  */
 public final class CmId {
@@ -47,11 +44,6 @@ public final class CmId {
     public enum State {
         IDLE, ADDR_BOUND, ADDR_QUERY, ADDR_RESOLVED, ROUTE_QUERY, ROUTE_RESOLVED, LISTEN, CONNECT, ESTABLISHED,
         DISCONNECT, DEVICE_REMOVAL, DESTROYED
-    }
-
-    /** IB CM connection states (IBA 12.9.6). */
-    enum Conn {
-        IDLE, REQ_SENT, REQ_RCVD, REP_SENT, REP_RCVD, ESTABLISHED, DREQ_SENT, TIMEWAIT
     }
 
     /**
@@ -68,74 +60,42 @@ public final class CmId {
     final PortSpace ps;
     private final Object context;
     private final int handle;
-    private volatile CmEventChannel channel;
-    /**
-     * Held while an event is queued (on the channel, or on the synchronous queue) and while
-     * {@link #migrate} moves the queue, so that no event is queued on the channel the id is
-     * leaving after its events were taken off it. Taken after the id's monitor, before a
-     * channel's or the synchronous queue's lock; never around a consumer's handler.
-     */
-    private final Object deliverLock = new Object();
-    private final ArrayDeque<CmEvent> syncEvents = new ArrayDeque<>();
-    private final WaitSignal syncSignal;
-    private volatile CmEvent lastEvent;
-    private final AtomicInteger unacked = new AtomicInteger();
+    /** Where the id's events go: its channel or, synchronous, its own queue. */
+    final EventDelivery events;
 
     // ---- binding (set on the application thread before the id has a device, then on the device)
     volatile Device device;
     volatile InetSocketAddress local;
     volatile InetSocketAddress peer;
     volatile State state = State.IDLE;
-    boolean wildcard;
+    // ---- options (rdma_set_option; a request's id takes TOS and ACK timeout from the REQ) and route
     boolean reuseAddr;
     int tos;
     int ackTimeout = -1;
     int pathMtuCode;
 
-    // ---- queue pair
-    volatile QueuePair qp;
-    private boolean cmCreatedCqs;
-    private CompletionQueue cmSendCq;
-    private CompletionQueue cmRecvCq;
-    private CompletionChannel cmCompChannel;
+    private final QpSlot qpSlot = new QpSlot();
 
-    // ---- rdma_create_ep
-    private boolean ep;
-    ProtectionDomain epPd;
-    QpInitAttr epQpInitAttr;
+    // ---- rdma_create_ep, passive: applied to each request get_request returns
+    private ProtectionDomain epPd;
+    private QpInitAttr epQpInitAttr;
 
     // ---- listening
-    int backlog;
-    int pendingRequests;
-    final ArrayDeque<CmId> syncRequests = new ArrayDeque<>();
+    final ListenQueue listenQueue;
+    /** For the id of a connection request: the listening id it came to; else null. */
     CmId listener;
 
-    // ---- IB CM connection (device executor)
-    Conn conn = Conn.IDLE;
-    int localCommId;
-    int remoteCommId;
-    long remoteGuid;
-    Gid remoteGid;
-    int remoteQpn;
-    int remotePsn;
-    int localPsn;
-    long transactionId;
-    ConnParam connectParam;
-    ConnParam requestParam;
-    int retryCountForQp;
-    int rnrRetryForQp;
-    byte[] lastMad;
-    int retriesLeft;
-    EngineTimer timer;
-    boolean cmMovedQpToError;
+    /** The IB CM connection of this id (device executor). */
+    final Connection connection = new Connection();
 
     CmId(RdmaCm cm, CmEventChannel channel, Object context, PortSpace ps, int handle) {
         this.cm = cm;
-        this.channel = channel;
         this.context = context;
         this.ps = ps;
         this.handle = handle;
-        this.syncSignal = cm.fabric().scheduler().newSignal();
+        WaitSignal signal = cm.fabric().scheduler().newSignal();
+        this.events = new EventDelivery(this, channel, signal);
+        this.listenQueue = new ListenQueue(this, signal);
     }
 
     // ------------------------------------------------------------------ accessors
@@ -151,7 +111,7 @@ public final class CmId {
 
     /** The event channel, or null for a synchronous id. */
     public CmEventChannel channel() {
-        return channel;
+        return events.channel();
     }
 
     /** The device the id is bound to, or null. */
@@ -161,24 +121,24 @@ public final class CmId {
 
     /** The id's queue pair, or null. */
     public QueuePair qp() {
-        return qp;
+        return qpSlot.qp();
     }
 
     /** The protection domain of the id's queue pair, or null. */
     public ProtectionDomain pd() {
-        QueuePair q = qp;
+        QueuePair q = qpSlot.qp();
         return q == null ? null : q.pd();
     }
 
     /** Send CQ the connection manager created for the QP (rdma_create_qp(3) without CQs), or null. */
     public CompletionQueue sendCq() {
-        QueuePair q = qp;
+        QueuePair q = qpSlot.qp();
         return q == null ? null : q.sendCq();
     }
 
     /** Receive CQ of the id's QP, or null. */
     public CompletionQueue recvCq() {
-        QueuePair q = qp;
+        QueuePair q = qpSlot.qp();
         return q == null ? null : q.recvCq();
     }
 
@@ -211,7 +171,7 @@ public final class CmId {
 
     /** For a synchronous id: the event of its last completed call (id->event in librdmacm); else null. */
     public CmEvent event() {
-        return lastEvent;
+        return events.lastEvent();
     }
 
     // ------------------------------------------------------------------ options
@@ -282,7 +242,6 @@ public final class CmId {
             }
         }
         int port = cm.bindPort(this, d, addr.getPort());
-        wildcard = d == null;
         device = d;
         local = new InetSocketAddress(d == null ? RdmaCm.WILDCARD : RdmaCm.inetOf(d.gid()), port);
         state = State.ADDR_BOUND;
@@ -349,7 +308,7 @@ public final class CmId {
     /** For a synchronous id: waits for the {@code resolved} or {@code error} event; the error throws {@code errno}. */
     private void awaitResolution(CmEventType resolved, CmEventType error, Errno errno, String what) {
         if (isSync()) {
-            CmEvent e = awaitSync(t -> t == resolved || t == error, -1);
+            CmEvent e = events.awaitSync(t -> t == resolved || t == error, -1);
             if (e.type() == error) {
                 throw new CmException(errno, what + " resolution failed", e);
             }
@@ -374,7 +333,7 @@ public final class CmId {
             if (d == null) {
                 throw invalid("rdma_create_qp: the id is not bound to a device");
             }
-            if (qp != null) {
+            if (qpSlot.qp() != null) {
                 throw invalid("an rdma_cm_id may only be associated with a single QP");
             }
         }
@@ -382,40 +341,7 @@ public final class CmId {
         if (usePd.device() != d) {
             throw invalid("protection domain belongs to device " + usePd.device().name() + ", the id to " + d.name());
         }
-        QpInitAttr a = attr;
-        CompletionChannel ch = null;
-        CompletionQueue scq = attr.sendCq();
-        CompletionQueue rcq = attr.recvCq();
-        boolean created = false;
-        if (scq == null || rcq == null) {
-            ch = d.createCompletionChannel();
-            int depth = Math.max(attr.caps().maxSendWr(), 1) + Math.max(attr.caps().maxRecvWr(), 1);
-            CompletionQueue cq = d.createCq(Math.min(depth, d.query().maxCqe()), ch, null);
-            scq = scq != null ? scq : cq;
-            rcq = rcq != null ? rcq : cq;
-            created = true;
-            a = QpInitAttr.rc(scq, rcq).caps(attr.caps()).srq(attr.srq()).sqSigAll(attr.sqSigAll()).context(attr.context());
-        }
-        QueuePair q;
-        try {
-            q = usePd.createQp(a);
-            q.modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).port(1)
-                    .accessFlags(EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE)));
-        } catch (RuntimeException e) {
-            if (created) {
-                scq.destroy();
-                ch.destroy();
-            }
-            throw e;
-        }
-        synchronized (this) {
-            qp = q;
-            cmCreatedCqs = created;
-            cmSendCq = created ? scq : null;
-            cmRecvCq = created ? rcq : null;
-            cmCompChannel = ch;
-        }
-        return q;
+        return qpSlot.create(d, usePd, attr);
     }
 
     /**
@@ -435,58 +361,26 @@ public final class CmId {
             if (device == null || q.device() != device) {
                 throw invalid("the QP must be on the id's device");
             }
-            if (qp != null) {
+            if (qpSlot.qp() != null) {
                 throw invalid("an rdma_cm_id may only be associated with a single QP");
             }
             if (q.state() != QpState.RESET && q.state() != QpState.INIT) {
                 throw invalid("only a QP in RESET or INIT can be attached; it is in " + q.state());
             }
         }
-        if (q.state() == QpState.RESET) {
-            q.modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).port(1)
-                    .accessFlags(EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE)));
-        }
-        synchronized (this) {
-            qp = q;
-            cmCreatedCqs = false;
-        }
+        qpSlot.attach(q);
     }
 
     /** Dissociates the QP attached with {@link #attachQp} (or created) from the id, without destroying it. */
     public QueuePair detachQp() {
-        synchronized (this) {
-            QueuePair q = qp;
-            qp = null;
-            return q;
-        }
+        return qpSlot.detach();
     }
 
     /**
      * Destroys the id's queue pair (rdma_destroy_qp(3)) and the CQs the connection manager made for it.
      */
     public void destroyQp() {
-        QueuePair q;
-        synchronized (this) {
-            q = qp;
-            if (q == null) {
-                return;
-            }
-        }
-        q.destroy();
-        synchronized (this) {
-            qp = null;
-            if (cmCreatedCqs) {
-                cmSendCq.destroy();
-                if (cmRecvCq != cmSendCq) {
-                    cmRecvCq.destroy();
-                }
-                cmCompChannel.destroy();
-                cmCreatedCqs = false;
-                cmSendCq = null;
-                cmRecvCq = null;
-                cmCompChannel = null;
-            }
-        }
+        qpSlot.destroy();
     }
 
     // ------------------------------------------------------------------ passive side
@@ -507,7 +401,7 @@ public final class CmId {
             if (state != State.ADDR_BOUND) {
                 throw invalid("rdma_listen on an id in state " + state);
             }
-            this.backlog = backlog <= 0 ? 1024 : backlog;
+            listenQueue.open(backlog);
             state = State.LISTEN;
         }
         cm.listen(this);
@@ -526,22 +420,14 @@ public final class CmId {
 
     /** {@link #getRequest()} waiting at most {@code timeout}; null if no request came in time. */
     public CmId getRequest(long timeout, TimeUnit unit) {
-        if (isSync() && state == State.DEVICE_REMOVAL && backlog > 0) {
+        if (isSync() && state == State.DEVICE_REMOVAL && listenQueue.backlog() > 0) {
             throw new VerbsException(Errno.ENODEV, "the listening id's device was removed");
         }
         if (!isSync() || state != State.LISTEN) {
             throw invalid("rdma_get_request needs a synchronous listening id");
         }
         long nanos = timeout < 0 ? -1 : unit.toNanos(timeout);
-        syncSignal.await(() -> {
-            synchronized (syncRequests) {
-                return !syncRequests.isEmpty() || state == State.DESTROYED || state == State.DEVICE_REMOVAL;
-            }
-        }, nanos);
-        CmId child;
-        synchronized (syncRequests) {
-            child = syncRequests.poll();
-        }
+        CmId child = listenQueue.take(nanos);
         if (child == null) {
             if (state == State.DEVICE_REMOVAL) {
                 throw new VerbsException(Errno.ENODEV, "the listening id's device was removed");
@@ -550,7 +436,6 @@ public final class CmId {
         }
         if (epQpInitAttr != null) {
             child.createQp(epPd, epQpInitAttr);
-            child.ep = true;
         }
         return child;
     }
@@ -571,27 +456,13 @@ public final class CmId {
             if (listener == null || d == null) {
                 throw invalid("rdma_accept is called on the id of a connection request");
             }
-            ConnParam req = requestParam;
-            p = param != null ? param : new ConnParam(null,
-                    Math.min(req.responderResources(), d.query().maxQpRdAtom()),
-                    Math.min(req.initiatorDepth(), d.query().maxQpInitRdAtom()), false, req.retryCount(),
-                    req.rnrRetryCount(), qp != null && qp.srq() != null, 0);
-            if (p.privateData().length > MAX_ACCEPT_PRIVATE_DATA) {
-                throw invalid("accept private data of " + p.privateData().length + " bytes exceeds "
-                        + MAX_ACCEPT_PRIVATE_DATA + " (rdma_accept(3))");
-            }
-            if (p.responderResources() > d.query().maxQpRdAtom()) {
-                throw invalid("responder_resources " + p.responderResources() + " exceeds max_qp_rd_atom "
-                        + d.query().maxQpRdAtom());
-            }
-            if (p.initiatorDepth() > d.query().maxQpInitRdAtom() || p.initiatorDepth() > req.initiatorDepth()) {
-                throw invalid("initiator_depth " + p.initiatorDepth() + " exceeds max_qp_init_rd_atom "
-                        + d.query().maxQpInitRdAtom() + " or the request's " + req.initiatorDepth() + " (rdma_accept(3))");
-            }
+            ConnParam req = connection.requestParam;
+            p = param != null ? param : ConnParamLimits.acceptDefaults(req, d, qp() != null && qp().srq() != null);
+            ConnParamLimits.checkAccept(p, req, d);
         }
         cm.agent(d).accept(this, p);
         if (isSync()) {
-            CmEvent e = awaitSync(t -> t == CmEventType.ESTABLISHED || t == CmEventType.CONNECT_ERROR
+            CmEvent e = events.awaitSync(t -> t == CmEventType.ESTABLISHED || t == CmEventType.CONNECT_ERROR
                     || t == CmEventType.REJECTED || t == CmEventType.DISCONNECTED || t == CmEventType.DEVICE_REMOVAL, -1);
             if (e.type() != CmEventType.ESTABLISHED) {
                 throw new CmException(Errno.ECONNABORTED, "accept ended with " + e.type().text(), e);
@@ -606,10 +477,7 @@ public final class CmId {
      * @throws VerbsException EINVAL if the id holds no pending request or the data is too long
      */
     public void reject(byte[] privateData) {
-        byte[] pd = privateData == null ? new byte[0] : privateData.clone();
-        if (pd.length > MAX_REJECT_PRIVATE_DATA) {
-            throw invalid("reject private data of " + pd.length + " bytes exceeds " + MAX_REJECT_PRIVATE_DATA);
-        }
+        byte[] pd = ConnParamLimits.rejectData(privateData);
         synchronized (this) {
             checkNotDestroyed();
             if (listener == null) {
@@ -639,24 +507,12 @@ public final class CmId {
             if (state != State.ROUTE_RESOLVED) {
                 throw invalid("rdma_connect needs a resolved route (rdma_resolve_route or rdma_create_ep); state " + state);
             }
-            int limit = ps == PortSpace.TCP ? MAX_CONNECT_PRIVATE_DATA : MAX_CONNECT_PRIVATE_DATA_IB;
-            if (p.privateData().length > limit) {
-                throw invalid("connect private data of " + p.privateData().length + " bytes exceeds "
-                        + limit + " (rdma_connect(3))");
-            }
-            if (p.responderResources() > d.query().maxQpRdAtom()) {
-                throw invalid("responder_resources " + p.responderResources() + " exceeds max_qp_rd_atom "
-                        + d.query().maxQpRdAtom());
-            }
-            if (p.initiatorDepth() > d.query().maxQpInitRdAtom()) {
-                throw invalid("initiator_depth " + p.initiatorDepth() + " exceeds max_qp_init_rd_atom "
-                        + d.query().maxQpInitRdAtom());
-            }
+            ConnParamLimits.checkConnect(ps, p, d);
             state = State.CONNECT;
         }
         cm.agent(d).connect(this, p);
         if (isSync()) {
-            CmEvent e = awaitSync(t -> t == CmEventType.ESTABLISHED || t == CmEventType.CONNECT_RESPONSE
+            CmEvent e = events.awaitSync(t -> t == CmEventType.ESTABLISHED || t == CmEventType.CONNECT_RESPONSE
                     || t == CmEventType.REJECTED || t == CmEventType.UNREACHABLE || t == CmEventType.CONNECT_ERROR
                     || t == CmEventType.DEVICE_REMOVAL, -1);
             switch (e.type()) {
@@ -682,7 +538,7 @@ public final class CmId {
     public void establish() {
         synchronized (this) {
             checkNotDestroyed();
-            if (qp != null) {
+            if (qpSlot.qp() != null) {
                 throw invalid("rdma_establish must not be used on an id with a QP (rdma_establish(3))");
             }
         }
@@ -724,7 +580,7 @@ public final class CmId {
         }
         boolean waits = cm.agent(d).disconnect(this);
         if (isSync() && waits) {
-            awaitSync(t -> t == CmEventType.DISCONNECTED || t == CmEventType.DEVICE_REMOVAL, -1);
+            events.awaitSync(t -> t == CmEventType.DISCONNECTED || t == CmEventType.DEVICE_REMOVAL, -1);
         }
     }
 
@@ -739,91 +595,11 @@ public final class CmId {
         if (to != null) {
             to.checkUsable();
         }
-        syncSignal.await(() -> unacked.get() == 0, -1);
+        events.awaitAcknowledged();
         synchronized (this) {
             checkNotDestroyed();
-            CmEventChannel from = channel;
-            if (from == to) {
-                return;
-            }
-            // A connection request not yet retrieved is the listener's event (listen_id, rdma_get_cm_event(3)):
-            // it moves with the listener, and the request's new id with it, as do that id's later events.
-            java.util.Set<CmId> requests = new java.util.LinkedHashSet<>();
-            ArrayDeque<CmEvent> moving;
-            synchronized (deliverLock) {
-                moving = from == null ? drainSync(to) : from.remove(e -> {
-                    if (e.id() == this || requests.contains(e.id())) {
-                        return true;
-                    }
-                    if (e.type() == CmEventType.CONNECT_REQUEST && e.listenId() == this && e.id().channel == from) {
-                        requests.add(e.id());
-                        return true;
-                    }
-                    return false;
-                });
-                if (from == null) {
-                    for (CmEvent e : moving) {
-                        if (e.listenId() == this) {
-                            requests.add(e.id());
-                        }
-                    }
-                }
-                if (to != null) {
-                    to.attach();
-                }
-                if (from != null) {
-                    from.detach();
-                }
-                channel = to;
-            }
-            for (CmId child : requests) {
-                if (to != null) {
-                    to.attach();
-                }
-                if (from != null) {
-                    from.detach();
-                }
-                synchronized (child.deliverLock) {
-                    child.channel = to;
-                    // an event of the request's id queued where it was since the search
-                    moving.addAll(from != null ? from.remove(e -> e.id() == child) : child.drainSync(null));
-                }
-            }
-            for (CmEvent e : moving) {
-                if (e.id() == this) {
-                    deliver(e);
-                } else if (to == null && e.type() == CmEventType.CONNECT_REQUEST) {
-                    deliverRequest(e.id(), e);
-                } else {
-                    e.id().deliver(e);
-                }
-            }
+            events.moveTo(to);
         }
-    }
-
-    /**
-     * Takes the events this synchronous id has not consumed. Moving to channel {@code to}, a
-     * listener's requests that rdma_get_request(3) has not returned come along as CONNECT_REQUEST
-     * events, as librdmacm's synchronous ids keep them on a channel of their own; their ids go
-     * too (see {@link #migrate}).
-     */
-    private ArrayDeque<CmEvent> drainSync(CmEventChannel to) {
-        ArrayDeque<CmEvent> out;
-        synchronized (syncEvents) {
-            out = new ArrayDeque<>(syncEvents);
-            syncEvents.clear();
-        }
-        if (to != null) {
-            synchronized (syncRequests) {
-                for (CmId child : syncRequests) {
-                    CmEvent e = child.lastEvent;
-                    // consumed synchronously when it arrived: on the channel it is a new, unretrieved event
-                    out.add(new CmEvent(e.type(), child, this, e.status(), e.param(), e.timeNanos()));
-                }
-                syncRequests.clear();
-            }
-        }
-        return out;
     }
 
     /**
@@ -836,11 +612,11 @@ public final class CmId {
     public void destroy() {
         synchronized (this) {
             checkNotDestroyed();
-            if (qp != null) {
+            if (qpSlot.qp() != null) {
                 throw new VerbsException(Errno.EBUSY, "destroy the id's QP first (rdma_destroy_qp(3))");
             }
-            if (unacked.get() > 0) {
-                throw new VerbsException(Errno.EBUSY, unacked.get() + " event(s) of this id not acknowledged (rdma_ack_cm_event(3))");
+            if (events.unacked() > 0) {
+                throw new VerbsException(Errno.EBUSY, events.unacked() + " event(s) of this id not acknowledged (rdma_ack_cm_event(3))");
             }
         }
         Device d = device;
@@ -848,26 +624,16 @@ public final class CmId {
             cm.agent(d).destroyed(this);
         } else if (state == State.LISTEN) {
             // A wildcard listener's requests arrived on any device: the CM of each refuses those it holds.
-            java.util.Set<Device> devices = new java.util.LinkedHashSet<>();
-            synchronized (syncRequests) {
-                for (CmId child : syncRequests) {
-                    devices.add(child.device);
-                }
-            }
-            for (Device dev : devices) {
+            for (Device dev : listenQueue.devices()) {
                 cm.agent(dev).destroyed(this);
             }
         }
         cm.released(this);
         synchronized (this) {
             state = State.DESTROYED;
-            CmEventChannel ch = channel;
-            if (ch != null) {
-                ch.remove(e -> e.id() == this);
-                ch.detach();
-            }
+            events.leaveChannel();
         }
-        syncSignal.signalAll();
+        events.signal().signalAll();
     }
 
     /**
@@ -879,126 +645,16 @@ public final class CmId {
         destroy();
     }
 
-    // ------------------------------------------------------------------ events
+    // ------------------------------------------------------------------ for the connection manager
 
     boolean isSync() {
-        return channel == null;
+        return events.isSync();
     }
 
-    /**
-     * Hands an event to the channel, or to the synchronous id's own queue. Any thread. A queued
-     * event lands on the channel the id is on when it is queued, even while {@link #migrate}
-     * runs; a channel's handler is called outside the id's locks.
-     */
-    void deliver(CmEvent e) {
-        CmEventChannel ch;
-        synchronized (deliverLock) {
-            ch = channel;
-            if (ch == null) {
-                synchronized (syncEvents) {
-                    syncEvents.add(e);
-                }
-            } else if (!ch.hasHandler()) {
-                ch.deliver(e);
-                return;
-            }
-        }
-        if (ch == null) {
-            syncSignal.signalAll();
-        } else {
-            ch.deliver(e);
-        }
-    }
-
-    /**
-     * A connection request for this listening id arrived; {@code child}, its new id, was made on
-     * the channel the listener had then. The request goes where the listener is now, even if
-     * {@link #migrate} moved it meanwhile: to its current channel (the child moves along), or to
-     * {@link #getRequest} when it became synchronous.
-     */
-    void requestArrived(CmId child, CmEvent e) {
-        CmEventChannel ch;
-        synchronized (deliverLock) {
-            ch = channel;
-            CmEventChannel made = child.channel;
-            if (made != ch) {
-                if (ch != null) {
-                    ch.attach();
-                }
-                if (made != null) {
-                    made.detach();
-                }
-                child.channel = ch;
-            }
-            if (ch == null) {
-                deliverRequest(child, e);
-                return;
-            }
-            if (!ch.hasHandler()) {
-                child.deliver(e);
-                return;
-            }
-        }
-        child.deliver(e);
-    }
-
-    /** A synchronous listener's request id arrived. */
-    void deliverRequest(CmId child, CmEvent e) {
-        child.lastEvent = e;
-        e.consumedSynchronously();
-        synchronized (syncRequests) {
-            syncRequests.add(child);
-        }
-        syncSignal.signalAll();
-    }
-
-    /** Waits for the next event of this synchronous id whose type matches; earlier others are kept as {@link #event()}. */
-    private CmEvent awaitSync(Predicate<CmEventType> until, long timeoutNanos) {
-        while (true) {
-            boolean got = syncSignal.await(() -> {
-                synchronized (syncEvents) {
-                    return !syncEvents.isEmpty() || state == State.DESTROYED;
-                }
-            }, timeoutNanos);
-            CmEvent e;
-            synchronized (syncEvents) {
-                e = syncEvents.poll();
-            }
-            if (e == null) {
-                if (!got || state == State.DESTROYED) {
-                    throw new VerbsException(Errno.ETIMEDOUT, "no connection manager event");
-                }
-                continue;
-            }
-            e.consumedSynchronously();
-            lastEvent = e;
-            if (until.test(e.type())) {
-                return e;
-            }
-        }
-    }
-
-    void eventRetrieved() {
-        unacked.incrementAndGet();
-    }
-
-    void eventAcked() {
-        unacked.decrementAndGet();
-        syncSignal.signalAll();
-    }
-
-    int unackedEvents() {
-        return unacked.get();
-    }
-
+    /** rdma_create_ep(3) made this id: keeps the PD and QP attributes for the ids of its requests. */
     void markEp(ProtectionDomain pd, QpInitAttr attr) {
-        ep = true;
         epPd = pd;
         epQpInitAttr = attr;
-    }
-
-    boolean isEp() {
-        return ep;
     }
 
     /** The ack timeout for this id's QP. */
@@ -1018,6 +674,6 @@ public final class CmId {
 
     @Override
     public String toString() {
-        return "CmId#" + handle + "[" + state + "/" + conn + (local != null ? " " + local : "") + "]";
+        return "CmId#" + handle + "[" + state + "/" + connection.state + (local != null ? " " + local : "") + "]";
     }
 }

@@ -52,22 +52,16 @@ public final class RdmaCm implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(RdmaCm.class);
     static final InetAddress WILDCARD = inet(new byte[16]);
-    private static final int EPHEMERAL_LOW = 49152;
-
-    private record PortKey(PortSpace ps, int port) {
-    }
 
     private final Fabric fabric;
     private final CmConfig config;
     private final SplittableRandom random;
     private final Map<Device, CmAgent> agents = new ConcurrentHashMap<>();
     private final Map<Device, ProtectionDomain> defaultPds = new LinkedHashMap<>();
-    private final Map<PortKey, List<CmId>> bindings = new LinkedHashMap<>();
-    private final Map<PortKey, List<CmId>> listeners = new LinkedHashMap<>();
+    private final PortTable ports = new PortTable();
     private final Set<CmId> ids = new LinkedHashSet<>();
     private final Set<CmEventChannel> channels = new LinkedHashSet<>();
     private final Set<Integer> commIds = new HashSet<>();
-    private int nextEphemeral = EPHEMERAL_LOW;
     private int nextHandle = 1;
     private volatile boolean closed;
 
@@ -283,47 +277,14 @@ public final class RdmaCm implements AutoCloseable {
         return first;
     }
 
-    /** Reserves {@code port} (0: a free one) for {@code id} on {@code device} (null: every device). */
+    /** Reserves {@code port} (0: a free one) for {@code id} on {@code device} (null: every device); see {@link PortTable#bind}. */
     int bindPort(CmId id, Device device, int port) {
-        synchronized (bindings) {
-            if (port == 0) {
-                for (int i = 0; i < 0x10000 - EPHEMERAL_LOW; i++) {
-                    int candidate = nextEphemeral;
-                    nextEphemeral = nextEphemeral == 0xFFFF ? EPHEMERAL_LOW : nextEphemeral + 1;
-                    if (!conflicts(id, device, candidate)) {
-                        port = candidate;
-                        break;
-                    }
-                }
-                if (port == 0) {
-                    throw new VerbsException(Errno.EADDRINUSE, "no free port");
-                }
-            } else if (conflicts(id, device, port)) {
-                throw new VerbsException(Errno.EADDRINUSE, "port " + port + " is in use");
-            }
-            bindings.computeIfAbsent(new PortKey(id.ps, port), k -> new ArrayList<>()).add(id);
-            return port;
-        }
+        return ports.bind(id, device, port);
     }
 
-    private boolean conflicts(CmId id, Device device, int port) {
-        List<CmId> l = bindings.get(new PortKey(id.ps, port));
-        if (l == null) {
-            return false;
-        }
-        for (CmId other : l) {
-            boolean overlap = other.device == null || device == null || other.device == device;
-            if (overlap && !(other.reuseAddr && id.reuseAddr)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
+    /** The bound {@code id} listens: its port takes REQs, and the devices that may receive them run a CM agent. */
     void listen(CmId id) {
-        synchronized (bindings) {
-            listeners.computeIfAbsent(new PortKey(id.ps, id.local.getPort()), k -> new ArrayList<>()).add(id);
-        }
+        ports.listen(id);
         // The IB CM agent of a listening device must exist to receive REQs: a peer that is not in
         // this fabric (another JVM) never made it by connecting from here.
         if (id.device != null) {
@@ -339,25 +300,7 @@ public final class RdmaCm implements AutoCloseable {
 
     /** The id listening on {@code port} of {@code device}: one bound to the device first, then a wildcard one. */
     CmId findListener(PortSpace ps, Device device, int port) {
-        synchronized (bindings) {
-            List<CmId> l = listeners.get(new PortKey(ps, port));
-            if (l == null) {
-                return null;
-            }
-            CmId wildcard = null;
-            for (CmId id : l) {
-                if (id.state != CmId.State.LISTEN) {
-                    continue;
-                }
-                if (id.device == device) {
-                    return id;
-                }
-                if (id.device == null && wildcard == null) {
-                    wildcard = id;
-                }
-            }
-            return wildcard;
-        }
+        return ports.findListener(ps, device, port);
     }
 
     /** A new id for a connection request arriving at {@code listener}. */
@@ -371,29 +314,10 @@ public final class RdmaCm implements AutoCloseable {
 
     /** An id is gone: free its port and listener entries. */
     void released(CmId id) {
-        synchronized (bindings) {
-            InetSocketAddress l = id.local;
-            if (l != null && id.listener == null) {
-                PortKey k = new PortKey(id.ps, l.getPort());
-                List<CmId> b = bindings.get(k);
-                if (b != null) {
-                    b.remove(id);
-                    if (b.isEmpty()) {
-                        bindings.remove(k);
-                    }
-                }
-                List<CmId> li = listeners.get(k);
-                if (li != null) {
-                    li.remove(id);
-                    if (li.isEmpty()) {
-                        listeners.remove(k);
-                    }
-                }
-            }
-        }
+        ports.release(id);
         synchronized (this) {
             ids.remove(id);
-            commIds.remove(id.localCommId);
+            commIds.remove(id.connection.localCommId);
         }
     }
 

@@ -29,8 +29,9 @@ import io.simrdma.fabric.wire.Packet;
  *  |      |       |                  |                  | H bytes    |           | zeros   | flag 1|
  *  +------+-------+------------------+------------------+------------+-----------+---------+-------+
  * </pre>
- * flags bit 0: an ICRC follows (set only by a corrupting fault rule, so that the receiving port
- * drops the packet as a NIC would); other bits must be 0. H is the header length the BTH opcode
+ * flags bit 0: an ICRC follows (set only by fault rules: a corrupting rule's ICRC makes the
+ * receiving port drop the packet as a NIC would, a rewriting rule's correct one over the new
+ * bytes lets it through); other bits must be 0. H is the header length the BTH opcode
  * implies ({@link Opcode#headerLength()}); the pad count is the BTH's PadCnt; P is what remains.
  * The IBA header bytes are exactly those {@link Packet} holds.
  *

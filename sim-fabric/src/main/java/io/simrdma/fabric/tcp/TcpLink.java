@@ -25,8 +25,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * The link between a {@link TcpNode} and one peer node: the route its device's packets to that
  * node take, carried by one TCP connection that opens on first use (the first packet to the
  * peer's GID) and again on the next packet after it closed. Like an in-process {@link Link} it can
- * be taken down and brought up, now or at a time, and carries fault rules, applied to the
- * connection's packets by a pipeline handler with the same {@link FaultInjector}.
+ * be taken down and brought up, now or at a time, carries fault rules, applied to the
+ * connection's packets by a pipeline handler with the same {@link FaultInjector}, and takes
+ * crafted packets ({@link #inject}).
  *
  * <p>A closed or broken connection is a link down: packets sent meanwhile are lost (dropped,
  * counted and traced), and the RC engine's retries decide what happens, as on a real fabric.
@@ -85,6 +86,8 @@ public final class TcpLink implements PacketRoute {
     private final AtomicLong duplicated = new AtomicLong();
     private final AtomicLong delayed = new AtomicLong();
     private final AtomicLong corrupted = new AtomicLong();
+    private final AtomicLong rewritten = new AtomicLong();
+    private final AtomicLong held = new AtomicLong();
     private final AtomicLong received = new AtomicLong();
     private final AtomicLong deliveredIn = new AtomicLong();
     private final AtomicLong droppedIn = new AtomicLong();
@@ -195,7 +198,24 @@ public final class TcpLink implements PacketRoute {
      */
     public Link.LinkStats stats() {
         return new Link.LinkStats(sent.get(), written.get(), dropped.get(), duplicated.get(), delayed.get(),
-                corrupted.get());
+                corrupted.get(), rewritten.get(), held.get());
+    }
+
+    /**
+     * Puts a crafted packet on the link to the peer, as {@link Link#inject} does on an in-process
+     * link: traced {@link PacketEvent#INJECTED}, written to the connection (opened if need be)
+     * past the fault rules, lost if the link is down. The link fills in the GIDs (this node to the
+     * peer) if the packet has none. Any thread; takes ownership of {@code packet}.
+     */
+    public void inject(Packet packet) {
+        java.util.Objects.requireNonNull(packet, "packet");
+        if (packet.sourceGid() == null || packet.destinationGid() == null) {
+            packet.route(node.gid(), peer);
+        }
+        packet.injected(true);
+        if (!node.runOnLoop(() -> transmit(node.device(), packet))) {
+            packet.release(); // the node is closing
+        }
     }
 
     /**
@@ -229,7 +249,8 @@ public final class TcpLink implements PacketRoute {
     public void transmit(Device from, Packet p) {
         sent.incrementAndGet();
         transmitted = true;
-        node.fabricImpl().tracer().packet(p.retransmission() ? PacketEvent.RETRANSMITTED : PacketEvent.SENT, null, from, null, p);
+        node.fabricImpl().tracer().packet(p.injected() ? PacketEvent.INJECTED
+                : p.retransmission() ? PacketEvent.RETRANSMITTED : PacketEvent.SENT, null, from, null, p);
         if (!up || removed) {
             dropOutbound(p, removed ? DropReason.CLOSED : DropReason.LINK_DOWN);
             return;
@@ -282,13 +303,19 @@ public final class TcpLink implements PacketRoute {
         p.release();
     }
 
-    /** The fault decision for the next packet written, or null if no rule is set. Event loop. */
+    /**
+     * The fault decision for the next packet written, or null if no rule is set or the packet was
+     * injected (crafted packets pass the rules by and are not counted). Event loop.
+     */
     FaultInjector.Decision decide(Packet p) {
+        if (p.injected()) {
+            return null;
+        }
         long index = ++faultIndex;
         if (faults.isEmpty()) {
             return null;
         }
-        return faults.decide(p, index, random, decision);
+        return faults.decide(p, index, node.fabric().now(), random, decision);
     }
 
     SplittableRandom random() {
@@ -313,6 +340,20 @@ public final class TcpLink implements PacketRoute {
     void countDelayed(Packet p) {
         delayed.incrementAndGet();
         node.fabricImpl().tracer().packet(PacketEvent.DELAYED, null, node.device(), null, p);
+    }
+
+    void countRewritten(Packet p) {
+        rewritten.incrementAndGet();
+        node.fabricImpl().tracer().packet(PacketEvent.REWRITTEN, null, node.device(), null, p);
+    }
+
+    void countHeld(Packet p) {
+        held.incrementAndGet();
+        node.fabricImpl().tracer().packet(PacketEvent.HELD, null, node.device(), null, p);
+    }
+
+    void traceReleased(Packet p) {
+        node.fabricImpl().tracer().packet(PacketEvent.RELEASED, null, node.device(), null, p);
     }
 
     // ------------------------------------------------------------------ connections (event loop)

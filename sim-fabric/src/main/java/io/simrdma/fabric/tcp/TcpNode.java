@@ -668,11 +668,20 @@ public final class TcpNode implements RemoteTransport, AutoCloseable {
         return loop.submit(connections::size).syncUninterruptibly().getNow();
     }
 
-    void runOnLoop(Runnable r) {
+    /** Runs {@code r} on the event loop (now, if on it); false if the loop is shutting down and it will not run. */
+    boolean runOnLoop(Runnable r) {
         if (loop.inEventLoop()) {
             r.run();
-        } else if (!loop.isShuttingDown()) {
+            return true;
+        }
+        if (loop.isShuttingDown()) {
+            return false;
+        }
+        try {
             loop.execute(r);
+            return true;
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            return false;
         }
     }
 

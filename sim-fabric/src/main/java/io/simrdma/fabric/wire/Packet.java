@@ -66,6 +66,7 @@ public final class Packet extends Task {
     private Gid destinationGid;
     private PacketSink sink;
     private boolean retransmission;
+    private boolean injected;
     private long carrierTag;
     private boolean inUse;
 
@@ -146,6 +147,7 @@ public final class Packet extends Task {
         destinationGid = null;
         sink = null;
         retransmission = false;
+        injected = false;
         carrierTag = 0;
         POOL.put(this);
     }
@@ -166,6 +168,7 @@ public final class Packet extends Task {
         p.sourceGid = sourceGid;
         p.destinationGid = destinationGid;
         p.retransmission = retransmission;
+        p.injected = injected;
         p.carrierTag = carrierTag;
         return p;
     }
@@ -174,6 +177,35 @@ public final class Packet extends Task {
 
     public Opcode opcode() {
         return opcode;
+    }
+
+    /**
+     * Changes the opcode, as a rewriting fault does: the BTH keeps its other fields, each
+     * extension header both opcodes carry keeps its bytes (moved to where the new opcode puts
+     * it), headers only the new opcode carries are zero, and an opcode without payload drops the
+     * payload (and its pad). Allocates; not for the engine's hot path.
+     */
+    public Packet opcode(Opcode op) {
+        java.util.Objects.requireNonNull(op, "opcode");
+        if (op == opcode) {
+            return this;
+        }
+        Opcode was = opcode;
+        byte[] old = java.util.Arrays.copyOf(header, was.headerLength());
+        opcode = op;
+        header[0] = (byte) op.value();
+        int bth = HeaderType.BTH.length();
+        java.util.Arrays.fill(header, bth, op.headerLength(), (byte) 0);
+        for (HeaderType h : HeaderType.values()) {
+            if (h != HeaderType.BTH && op.has(h) && was.has(h)) {
+                System.arraycopy(old, was.offset(h), header, op.offset(h), h.length());
+            }
+        }
+        if (!op.hasPayload()) {
+            clearPayload();
+            updatePadCount();
+        }
+        return this;
     }
 
     /** Header length in bytes for this packet's opcode. */
@@ -287,6 +319,21 @@ public final class Packet extends Task {
         return (int) INT.get(header, off(HeaderType.RETH) + 12);
     }
 
+    public Packet rethVa(long va) {
+        LONG.set(header, off(HeaderType.RETH), va);
+        return this;
+    }
+
+    public Packet rethRkey(int rkey) {
+        INT.set(header, off(HeaderType.RETH) + 8, rkey);
+        return this;
+    }
+
+    public Packet rethLength(int length) {
+        INT.set(header, off(HeaderType.RETH) + 12, length);
+        return this;
+    }
+
     public Packet reth(long va, int rkey, int length) {
         int o = off(HeaderType.RETH);
         LONG.set(header, o, va);
@@ -331,6 +378,16 @@ public final class Packet extends Task {
 
     public int aethMsn() {
         return get24(off(HeaderType.AETH) + 1);
+    }
+
+    public Packet aethSyndrome(int syndrome) {
+        header[off(HeaderType.AETH)] = (byte) syndrome;
+        return this;
+    }
+
+    public Packet aethMsn(int msn) {
+        put24(off(HeaderType.AETH) + 1, msn);
+        return this;
     }
 
     public Packet aeth(int syndrome, int msn) {
@@ -518,6 +575,40 @@ public final class Packet extends Task {
         return owned != null;
     }
 
+    /**
+     * Overwrites {@code len} payload bytes at payload offset {@code offset} with those of
+     * {@code src} at {@code srcOffset}, as a rewriting fault does. The payload is first copied
+     * into a buffer of this packet's own, so the sender's memory and any copy sharing the
+     * payload ({@link #duplicate()}) are never changed. Allocates; not for the hot path.
+     *
+     * @throws IndexOutOfBoundsException if the range is not within the payload
+     */
+    public Packet writePayload(int offset, byte[] src, int srcOffset, int len, ByteBufAllocator alloc) {
+        if (offset < 0 || len < 0 || offset > payloadLength - len) {
+            throw new IndexOutOfBoundsException("payload range " + offset + "+" + len + " of " + payloadLength);
+        }
+        ByteBuf copy = alloc.buffer(Math.max(payloadLength, 1));
+        writePayloadTo(copy);
+        clearPayload();
+        owned = copy;
+        payloadLength = copy.readableBytes();
+        owned.setBytes(owned.readerIndex() + offset, src, srcOffset, len);
+        return this;
+    }
+
+    /** Drops the payload: references forgotten, an owned buffer released. */
+    private void clearPayload() {
+        if (owned != null) {
+            owned.release();
+            owned = null;
+        }
+        for (int i = 0; i < segCount; i++) {
+            segBuf[i] = null;
+        }
+        segCount = 0;
+        payloadLength = 0;
+    }
+
     // ------------------------------------------------------------------ ICRC
 
     /**
@@ -599,6 +690,19 @@ public final class Packet extends Task {
     }
 
     /**
+     * True if a test put this crafted packet on a link ({@code Link.inject}) rather than a
+     * device sending it; links pass injected packets by their fault rules.
+     */
+    public boolean injected() {
+        return injected;
+    }
+
+    public Packet injected(boolean i) {
+        this.injected = i;
+        return this;
+    }
+
+    /**
      * A value the link carrying the packet keeps with it while it is on the wire (which outage of
      * the link it was sent after); 0 for a new packet, copied by {@link #duplicate()}.
      */
@@ -662,6 +766,9 @@ public final class Packet extends Task {
         }
         if (retransmission) {
             sb.append(" (retx)");
+        }
+        if (injected) {
+            sb.append(" (injected)");
         }
         return sb.toString();
     }

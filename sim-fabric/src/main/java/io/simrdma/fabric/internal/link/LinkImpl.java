@@ -2,6 +2,7 @@ package io.simrdma.fabric.internal.link;
 
 import io.simrdma.fabric.Device;
 import io.simrdma.fabric.DropReason;
+import io.simrdma.fabric.FaultGate;
 import io.simrdma.fabric.FaultRule;
 import io.simrdma.fabric.Link;
 import io.simrdma.fabric.LinkConfig;
@@ -12,7 +13,6 @@ import io.simrdma.fabric.sched.Task;
 import io.simrdma.fabric.wire.Packet;
 import io.simrdma.fabric.wire.PacketSink;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.SplittableRandom;
@@ -20,9 +20,9 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A path between two devices of a fabric, in one JVM: it carries packets with a latency and a
- * bandwidth, and injects the faults of its rules (drop, duplicate, delay, reorder, corrupt), and
- * can go down and come up, now or at a given time. A link to a device itself carries loopback
- * traffic.
+ * bandwidth, applies the faults of its rules (drop, duplicate, delay, reorder, corrupt, rewrite,
+ * hold), takes crafted packets, and can go down and come up, now or at a given time. A link to a
+ * device itself carries loopback traffic.
  *
  * <p>Packets travel by reference (no copy, no serialization); each direction keeps order unless a
  * fault delays a packet. Fault decisions use a random source per direction, derived from the
@@ -31,8 +31,6 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>Thread safety: thread-safe. Each direction is driven by its sending device's executor.
  */
 public final class LinkImpl implements Link, PacketRoute {
-
-    private static final FaultInjector.Decision NO_FAULT = new FaultInjector.Decision();
 
     private final Tracer tracer;
     private final Scheduler scheduler;
@@ -154,7 +152,25 @@ public final class LinkImpl implements Link, PacketRoute {
     public LinkStats stats(Device from) {
         Direction d = direction(from);
         return new LinkStats(d.sent.get(), d.delivered.get(), d.dropped.get(), d.duplicated.get(), d.delayed.get(),
-                d.corrupted.get());
+                d.corrupted.get(), d.rewritten.get(), d.held.get());
+    }
+
+    @Override
+    public void inject(Device from, Packet packet) {
+        Direction d = direction(from);
+        Objects.requireNonNull(packet, "packet");
+        if (packet.sourceGid() == null || packet.destinationGid() == null) {
+            packet.route(from.gid(), d.to.gid());
+        }
+        packet.injected(true);
+        if (removed) {
+            packet.release(); // the fabric closed: nothing will run it
+            return;
+        }
+        // The packet is its own task: first it runs on the sender's executor (injectSink), then
+        // it is scheduled again as its delivery.
+        packet.deliverTo(d.injectSink);
+        from.executor().execute(packet);
     }
 
 
@@ -165,6 +181,10 @@ public final class LinkImpl implements Link, PacketRoute {
 
     public void remove() {
         removed = true;
+        ab.dropHeld();
+        if (ba != ab) {
+            ba.dropHeld();
+        }
     }
 
     private Direction direction(Device from) {
@@ -191,10 +211,22 @@ public final class LinkImpl implements Link, PacketRoute {
             return;
         }
         p.carrierTag(outages);
-        FaultInjector.Decision f = faults.isEmpty() ? NO_FAULT : faults.decide(p, index, d.random, d.decision);
+        if (faults.isEmpty()) {
+            deliver(d, p, delay(d, p));
+            return;
+        }
+        applyFaults(d, p, faults.decide(p, index, scheduler.nanoTime(), d.random, d.decision));
+    }
+
+    /** Carries out what the fault rules decided for {@code p} (see {@link FaultInjector}). */
+    private void applyFaults(Direction d, Packet p, FaultInjector.Decision f) {
+        if (f.rewritten()) {
+            d.rewritten.incrementAndGet();
+            tracer.packet(PacketEvent.REWRITTEN, null, d.from, d.to, p);
+        }
         if (f.drop()) {
             d.dropped.incrementAndGet();
-            tracer.packet(PacketEvent.DROPPED, DropReason.FAULT, from, d.to, p);
+            tracer.packet(PacketEvent.DROPPED, DropReason.FAULT, d.from, d.to, p);
             p.release();
             return;
         }
@@ -202,23 +234,67 @@ public final class LinkImpl implements Link, PacketRoute {
             FaultInjector.corrupt(p, d.random);
             d.corrupted.incrementAndGet();
             tracer.packet(PacketEvent.CORRUPTED, null, d.from, d.to, p);
+        } else if (f.rewritten()) {
+            FaultInjector.seal(p);
         }
-        long extra = f.extraDelayNanos();
-        boolean duplicate = f.duplicate();
-        long delay = delay(d, p) + extra;
-        if (extra > 0) {
+        if (f.gate() != null) {
+            hold(d, f.gate(), p);
+            if (f.duplicate()) {
+                hold(d, f.gate(), duplicate(d, p));
+            }
+            return;
+        }
+        if (f.extraDelayNanos() > 0) {
             d.delayed.incrementAndGet();
-            tracer.packet(PacketEvent.DELAYED, null, from, d.to, p);
+            tracer.packet(PacketEvent.DELAYED, null, d.from, d.to, p);
         }
-        if (duplicate) {
-            Packet copy = p.duplicate();
-            d.duplicated.incrementAndGet();
-            tracer.packet(PacketEvent.DUPLICATED, null, from, d.to, copy);
+        if (f.holdNanos() > 0) {
+            d.held.incrementAndGet();
+            tracer.packet(PacketEvent.HELD, null, d.from, d.to, p);
+        }
+        long delay = delay(d, p) + f.waitNanos();
+        if (f.duplicate()) {
+            Packet copy = duplicate(d, p);
             deliver(d, p, delay);
             deliver(d, copy, delay);
         } else {
             deliver(d, p, delay);
         }
+    }
+
+    private Packet duplicate(Direction d, Packet p) {
+        Packet copy = p.duplicate();
+        d.duplicated.incrementAndGet();
+        tracer.packet(PacketEvent.DUPLICATED, null, d.from, d.to, copy);
+        return copy;
+    }
+
+    private void hold(Direction d, FaultGate gate, Packet p) {
+        d.held.incrementAndGet();
+        tracer.packet(PacketEvent.HELD, null, d.from, d.to, p);
+        if (!d.holds().hold(gate, p)) {
+            d.dropped.incrementAndGet();
+            tracer.packet(PacketEvent.DROPPED, DropReason.CLOSED, d.from, d.to, p);
+            p.release();
+        }
+    }
+
+    /** A held packet whose gate opened travels on, as if sent now. Runs on the sender's executor. */
+    private void released(Direction d, Packet p) {
+        tracer.packet(PacketEvent.RELEASED, null, d.from, d.to, p);
+        sendNow(d, p);
+    }
+
+    /** Puts {@code p} on the wire now, with the link's latency and no faults (released, injected). */
+    private void sendNow(Direction d, Packet p) {
+        if (!up || removed) {
+            d.dropped.incrementAndGet();
+            tracer.packet(PacketEvent.DROPPED, removed ? DropReason.CLOSED : DropReason.LINK_DOWN, d.from, d.to, p);
+            p.release();
+            return;
+        }
+        p.carrierTag(outages);
+        deliver(d, p, delay(d, p));
     }
 
     private long delay(Direction d, Packet p) {
@@ -254,6 +330,9 @@ public final class LinkImpl implements Link, PacketRoute {
         final PacketSink port;
         final SplittableRandom random;
         final FaultInjector.Decision decision = new FaultInjector.Decision();
+        /** Runs an injected packet's send on the sender's executor. */
+        final PacketSink injectSink = this::injected;
+        private HeldPackets holds;
         long packets;
         long busyUntil;
         final AtomicLong sent = new AtomicLong();
@@ -262,6 +341,8 @@ public final class LinkImpl implements Link, PacketRoute {
         final AtomicLong duplicated = new AtomicLong();
         final AtomicLong delayed = new AtomicLong();
         final AtomicLong corrupted = new AtomicLong();
+        final AtomicLong rewritten = new AtomicLong();
+        final AtomicLong held = new AtomicLong();
 
         Direction(Device from, Device to, PacketSink port, SplittableRandom random) {
             this.from = from;
@@ -282,6 +363,48 @@ public final class LinkImpl implements Link, PacketRoute {
             }
             delivered.incrementAndGet();
             port.receive(p);
+        }
+
+        /** An injected packet, now on the sender's executor. */
+        private void injected(Packet p) {
+            sent.incrementAndGet();
+            tracer.packet(PacketEvent.INJECTED, null, from, to, p);
+            sendNow(this, p);
+        }
+
+        /** The packets held on gates, made on first use. Sender's executor. */
+        synchronized HeldPackets holds() {
+            if (holds == null) {
+                EngineExecutor executor = from.executor();
+                holds = new HeldPackets(r -> executor.execute(new Task() {
+                    @Override
+                    public void run() {
+                        r.run();
+                    }
+
+                    @Override
+                    public String toString() {
+                        return "release held packets " + from.name() + "->" + to.name();
+                    }
+                }), p -> released(this, p));
+            }
+            return holds;
+        }
+
+        /** The link is removed: what is held is lost. */
+        void dropHeld() {
+            HeldPackets h;
+            synchronized (this) {
+                h = holds;
+            }
+            if (h == null) {
+                return;
+            }
+            for (Packet p : h.close()) {
+                dropped.incrementAndGet();
+                tracer.packet(PacketEvent.DROPPED, DropReason.CLOSED, from, to, p);
+                p.release();
+            }
         }
     }
 

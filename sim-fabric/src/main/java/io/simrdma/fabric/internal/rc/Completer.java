@@ -10,6 +10,7 @@ import io.simrdma.fabric.WrOpcode;
 import io.simrdma.fabric.internal.mem.MrImpl;
 import io.simrdma.fabric.sched.EngineTimer;
 import io.simrdma.fabric.wire.Aeth;
+import io.simrdma.fabric.wire.HeaderType;
 import io.simrdma.fabric.wire.Opcode;
 import io.simrdma.fabric.wire.Packet;
 import io.simrdma.fabric.wire.Psn;
@@ -27,7 +28,8 @@ import java.util.ArrayDeque;
  * remote access, invalid request, remote operational error).
  *
  * <p>Per response the steps are CHECK_PSN, then ACK, RNR_NAK, NAK, READ_RESPONSE or
- * ATOMIC_RESPONSE, then DONE. Responses are implicitly cumulative: any response for PSN n
+ * ATOMIC_RESPONSE, then DONE. A response the outstanding WQE cannot take (a READ response to a
+ * SEND, a READ Middle where First is due) fails it with BAD_RESP_ERR. Responses are implicitly cumulative: any response for PSN n
  * acknowledges every SEND and RDMA WRITE before n (IBA 9.7.5.1.3); an RDMA READ or atomic whose
  * PSNs are passed without its response is retried (its response was lost).
  *
@@ -293,9 +295,13 @@ public final class Completer {
             return Step.DONE;
         }
         SendWqe w = headStarted();
-        if (w == null || w.opcode != WrOpcode.RDMA_READ || !within(pktPsn, w)) {
+        if (w == null || !within(pktPsn, w)) {
             qp.counters.increment(Counter.INVALID_PACKETS);
             return Step.DONE;
+        }
+        if (w.opcode != WrOpcode.RDMA_READ) {
+            // A READ response for a SEND, RDMA WRITE or atomic (IBA 9.9.2: unexpected opcode).
+            return badResponse(p, w);
         }
         if (pktPsn != psn) {
             // Responses missing before this one: go back to the first missing (an implicit NAK).
@@ -303,13 +309,24 @@ public final class Completer {
             return Step.DONE;
         }
         Opcode op = p.opcode();
+        if (op.has(HeaderType.AETH) && Aeth.kind(p.aethSyndrome()) != Aeth.Kind.ACK) {
+            // A NAK travels only in an Acknowledge packet (IBA 9.7.5.2.1).
+            return badResponse(p, w);
+        }
         if (!op.isFirst() && readProgress == null) {
             // MIDDLE or LAST without FIRST. Past the READ's first PSN this is a late response to
             // the request a retry has replaced (the reissued READ is answered from FIRST again):
-            // stale, ignored. At the first PSN it is an opcode sequence error.
-            qp.counters.increment(Psn.compare(pktPsn, w.firstPsn) > 0 ? Counter.DUPLICATE_RESPONSES
-                    : Counter.INVALID_PACKETS);
-            return Step.DONE;
+            // stale, ignored. At the first PSN it is out of sequence.
+            if (Psn.compare(pktPsn, w.firstPsn) > 0) {
+                qp.counters.increment(Counter.DUPLICATE_RESPONSES);
+                return Step.DONE;
+            }
+            return badResponse(p, w);
+        }
+        if ((op.isFirst() && readProgress != null) || op.isLast() != (pktPsn == w.lastPsn)) {
+            // FIRST or ONLY inside a READ's responses, LAST before its last PSN, MIDDLE or FIRST
+            // at it: the opcode does not fit the sequence (IBA 9.9.2).
+            return badResponse(p, w);
         }
         int mtu = qp.attr.mtu;
         long offset = (long) Psn.distance(w.firstPsn, pktPsn) * mtu;
@@ -336,15 +353,32 @@ public final class Completer {
             return Step.DONE;
         }
         SendWqe w = headStarted();
-        if (w == null || !w.opcode.isAtomic() || w.firstPsn != pktPsn) {
+        if (w == null || !within(pktPsn, w)) {
             qp.counters.increment(Counter.INVALID_PACKETS);
             return Step.DONE;
+        }
+        if (!w.opcode.isAtomic() || Aeth.kind(p.aethSyndrome()) != Aeth.Kind.ACK) {
+            // An atomic acknowledge for a SEND, RDMA WRITE or READ, or carrying a NAK (IBA 9.9.2).
+            return badResponse(p, w);
         }
         MrImpl mr = w.sgeMr[0];
         mr.buf.putLong(w.sgeIndex[0], p.atomicAckOriginal());
         psn = Psn.add(psn, 1);
         progress();
         retire(w, WcStatus.SUCCESS);
+        return Step.DONE;
+    }
+
+    /**
+     * A response whose opcode the outstanding WQE cannot take (IBA 9.9.2, requester errors:
+     * unexpected opcode; rxe does the same in rxe_comp.c check_ack): the WQE completes with
+     * BAD_RESP_ERR (ibv_poll_cq(3) IBV_WC_BAD_RESP_ERR; DAT_DTO_ERR_BAD_RESPONSE above it) and
+     * the QP goes to ERR, flushing the rest.
+     */
+    private Step badResponse(Packet p, SendWqe w) {
+        qp.counters.increment(Counter.INVALID_PACKETS);
+        LOG.debug("qp {}: unexpected response {} for {} (psn {}..{})", qp.qpNum(), p, w.opcode, w.firstPsn, w.lastPsn);
+        failHead(WcStatus.BAD_RESP_ERR);
         return Step.DONE;
     }
 

@@ -1,0 +1,53 @@
+package io.simrdma.fabric.cm;
+
+import io.simrdma.fabric.sched.EngineTimer;
+import io.simrdma.fabric.wire.Gid;
+
+/**
+ * The IB CM side of one {@link CmId}: its communication state (IBA 12.9.6) and what the REQ, REP
+ * and RTU exchange established about the peer. The transitions that change it are the
+ * {@link ConnectionMachine}'s; this class only holds the values, so that the rdma_cm id, which an
+ * application sees, and the IB CM connection, which only the device's CM touches, stay apart.
+ *
+ * <p>Thread safety: confined to the executor of the id's device, where the IB CM runs. Three
+ * values are read elsewhere without a lock, as a hint: {@link #state} by {@link CmId#toString},
+ * {@link #requestParam} by rdma_accept after CONNECT_REQUEST delivered it, {@link #localCommId}
+ * when the destroyed id's comm ID is released.
+ *
+ * <p>Who uses it: {@link ConnectionMachine}, {@link CmSender} (the last MAD, retries, the timer),
+ * {@link QpTransitions} (the peer's QPN, PSNs and GID) and {@link ConnectionTable} (comm IDs);
+ * {@link CmId} creates one per id.
+ */
+final class Connection {
+
+    /** IB CM communication states (IBA 12.9.6). */
+    enum State {
+        IDLE, REQ_SENT, REQ_RCVD, REP_SENT, REP_RCVD, ESTABLISHED, DREQ_SENT, TIMEWAIT
+    }
+
+    State state = State.IDLE;
+    int localCommId;
+    int remoteCommId;
+    long remoteGuid;
+    Gid remoteGid;
+    int remoteQpn;
+    int remotePsn;
+    int localPsn;
+    /** Transaction ID of the REQ, kept by REP, RTU and REJ of the same exchange (IBA 12.6.x). */
+    long transactionId;
+    /** What this side sent: rdma_connect's parameters (active) or rdma_accept's (passive). */
+    ConnParam connectParam;
+    /** The request's parameters as CONNECT_REQUEST reported them (passive side). */
+    ConnParam requestParam;
+    /** The requester's retry_cnt, which the passive QP uses too. */
+    int retryCountForQp;
+    /** The RNR retry count the peer asked for, which this side's QP uses. */
+    int rnrRetryForQp;
+    /** The last CM message sent that a duplicate of the peer's message is answered with; or a retransmission. */
+    byte[] lastMad;
+    int retriesLeft;
+    /** Response timeout of a REQ, REP or DREQ; then the timewait. Made with the first tracked message. */
+    EngineTimer timer;
+    /** True once the CM itself moved the QP to ERR, so that the QP's ERR is not taken for a failure. */
+    boolean cmMovedQpToError;
+}

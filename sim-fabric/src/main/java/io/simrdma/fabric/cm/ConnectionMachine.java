@@ -1,0 +1,635 @@
+package io.simrdma.fabric.cm;
+
+import io.simrdma.fabric.Device;
+import io.simrdma.fabric.Errno;
+import io.simrdma.fabric.Mtu;
+import io.simrdma.fabric.QueuePair;
+import io.simrdma.fabric.VerbsException;
+import io.simrdma.fabric.wire.Gid;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.net.InetSocketAddress;
+import java.util.Arrays;
+
+/**
+ * The IB CM state machine (IBA 12.9.6) of the connections of one device, after the kernel's
+ * ib_cm: one method per input (an application's call, a received REQ, REP, RTU, REJ, DREQ or DREP,
+ * a timeout, a QP event), each moving the {@link Connection} of an id to its next state and the
+ * id to the matching rdma_cm state, sending what the transition sends and reporting the
+ * {@link CmEvent} the application sees.
+ *
+ * <pre>
+ *  active:   IDLE --connect/REQ--> REQ_SENT --REP--> ESTABLISHED          (with a QP: RTR, RTS, RTU)
+ *                                           --REP--> REP_RCVD --establish/RTU--> ESTABLISHED (no QP)
+ *  passive:  (REQ) REQ_RCVD --accept/REP--> REP_SENT --RTU or COMM_EST--> ESTABLISHED
+ *  both:     ESTABLISHED --disconnect/DREQ--> DREQ_SENT --DREP--> TIMEWAIT --timewait--> IDLE
+ *            ESTABLISHED --DREQ/DREP--> TIMEWAIT
+ *            REQ_SENT, REP_SENT, REP_RCVD, REQ_RCVD --REJ, reject, retries used up--> IDLE
+ * </pre>
+ *
+ * Duplicates are answered, never executed twice: a repeated REQ gets the REP or REJ it got
+ * before, a repeated REP the RTU, a repeated DREQ the DREP.
+ *
+ * <p>Thread safety: not thread-safe; it knows nothing of threads. All the connection state is
+ * confined to the device executor, where every method runs.
+ *
+ * <p>Who calls it: the device's {@link CmAgent}, which dispatches MADs and device events to it and
+ * carries the application's calls onto the executor; the connection timers {@link CmSender} arms.
+ */
+final class ConnectionMachine {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ConnectionMachine.class);
+    /** Status of UNREACHABLE and of a CONNECT_ERROR whose REP went unanswered: -ETIMEDOUT. */
+    private static final int ETIMEDOUT = -110;
+
+    private final RdmaCm cm;
+    private final Device device;
+    private final CmConfig config;
+    private final ConnectionTable table;
+    private final CmSender sender;
+    private final QpTransitions qps;
+
+    ConnectionMachine(RdmaCm cm, Device device, ConnectionTable table) {
+        this.cm = cm;
+        this.device = device;
+        this.config = cm.config();
+        this.table = table;
+        this.sender = new CmSender(device, config, this::onTimeout);
+        this.qps = new QpTransitions(device, config);
+    }
+
+    private void event(CmId id, CmEventType type, int status, ConnParam param) {
+        id.events.report(device, type, status, param);
+    }
+
+    // ------------------------------------------------------------------ active side
+
+    /** rdma_connect(3): IDLE → REQ_SENT; the REQ is resent until answered. */
+    void connect(CmId id, ConnParam p) {
+        Connection c = id.connection;
+        c.connectParam = p;
+        c.localCommId = cm.newCommId();
+        table.addLocal(id);
+        c.localPsn = cm.newPsn();
+        c.transactionId = sender.newTid();
+        c.remoteGid = RdmaCm.gidOf(id.peer);
+        QueuePair qp = id.qp();
+        CmMessage req = CmMessage.of(CmMessage.Type.REQ);
+        req.transactionId = c.transactionId;
+        req.localCommId = c.localCommId;
+        req.serviceId = id.ps.serviceId(id.peer.getPort());
+        req.localCaGuid = device.guid();
+        req.localQpn = qp != null ? qp.qpNum() : p.qpNum();
+        req.responderResources = p.responderResources();
+        req.initiatorDepth = p.initiatorDepth();
+        req.remoteCmResponseTimeout = config.cmResponseTimeout();
+        req.flowControl = p.flowControl();
+        req.startingPsn = c.localPsn;
+        req.localCmResponseTimeout = config.cmResponseTimeout();
+        req.retryCount = p.retryCount();
+        req.pathMtu = id.pathMtuCode;
+        req.rnrRetryCount = p.rnrRetryCount();
+        req.maxCmRetries = config.maxCmRetries();
+        req.srq = qp != null ? qp.srq() != null : p.srq();
+        req.primaryLocalGid = device.gid();
+        req.primaryRemoteGid = c.remoteGid;
+        req.trafficClass = id.tos;
+        req.hopLimit = 64;
+        req.localAckTimeout = id.ackTimeoutFor(config);
+        // RDMA_PS_TCP carries the RDMA CM header (addresses and port) in the REQ's private data;
+        // RDMA_PS_IB, addressed by GIDs and service IDs as native IB, leaves all 92 bytes to the user.
+        req.privateData = id.ps == PortSpace.TCP ? CmaHeader.prepend(id.local, id.peer, p.privateData()) : p.privateData();
+        c.state = Connection.State.REQ_SENT;
+        sender.sendTracked(id, req);
+    }
+
+    /**
+     * REP in REQ_SENT: with a QP, RTR and RTS, RTU, ESTABLISHED; without one, REP_RCVD and
+     * CONNECT_RESPONSE. A repeated REP after ESTABLISHED (our RTU was lost) gets the RTU again.
+     */
+    void onRep(Gid source, CmMessage rep) {
+        CmId id = table.byLocal(rep.remoteCommId);
+        if (id == null) {
+            return;
+        }
+        Connection c = id.connection;
+        if (c.state == Connection.State.ESTABLISHED && c.lastMad != null && c.remoteCommId == rep.localCommId) {
+            // Our RTU was lost: the passive side repeats its REP; repeat the RTU.
+            sender.send(source, c.lastMad);
+            return;
+        }
+        if (c.state != Connection.State.REQ_SENT) {
+            return;
+        }
+        c.timer.stop();
+        c.remoteCommId = rep.localCommId;
+        c.remoteGuid = rep.localCaGuid;
+        c.remoteQpn = rep.localQpn;
+        c.remotePsn = rep.startingPsn;
+        c.rnrRetryForQp = rep.rnrRetryCount;
+        // The peer's responder resources are our initiator depth and vice versa (rdma_get_cm_event(3)).
+        ConnParam seen = new ConnParam(rep.privateData, rep.initiatorDepth, rep.responderResources, rep.flowControl,
+                c.connectParam.retryCount(), rep.rnrRetryCount, rep.srq, rep.localQpn);
+        QueuePair qp = id.qp();
+        if (qp == null) {
+            c.state = Connection.State.REP_RCVD;
+            event(id, CmEventType.CONNECT_RESPONSE, 0, seen);
+            return;
+        }
+        try {
+            qps.toRtr(id, qp, rep.initiatorDepth);
+            // initiator_depth is the most reads the local side will have outstanding (rdma_connect(3)): a REP cannot raise it.
+            qps.toRts(id, qp, c.connectParam.retryCount(), rep.rnrRetryCount,
+                    Math.min(c.connectParam.initiatorDepth(), rep.responderResources));
+        } catch (VerbsException e) {
+            LOG.debug("{}: cannot move QP {} for the connection: {}", device.name(), qp.qpNum(), e.getMessage());
+            sender.sendRej(c.remoteGid, c.localCommId, c.remoteCommId, rep.transactionId, CmMessage.MSG_REP,
+                    RejectReason.NO_QP, null);
+            attemptEnded(id, CmEventType.CONNECT_ERROR, -Errno.EINVAL.value(), null);
+            return;
+        }
+        sender.sendRtu(c);
+        c.state = Connection.State.ESTABLISHED;
+        id.state = CmId.State.ESTABLISHED;
+        event(id, CmEventType.ESTABLISHED, 0, seen);
+    }
+
+    /**
+     * rdma_establish(3): REP_RCVD → ESTABLISHED with the RTU.
+     *
+     * @throws VerbsException EINVAL without a pending CONNECT_RESPONSE
+     */
+    void establish(CmId id) {
+        Connection c = id.connection;
+        if (c.state != Connection.State.REP_RCVD) {
+            throw new VerbsException(Errno.EINVAL, "rdma_establish without a pending CONNECT_RESPONSE");
+        }
+        sender.sendRtu(c);
+        c.state = Connection.State.ESTABLISHED;
+        id.state = CmId.State.ESTABLISHED;
+    }
+
+    // ------------------------------------------------------------------ passive side
+
+    /**
+     * A REQ: a duplicate gets what its original got; a REQ nobody listens for, or whose path MTU
+     * this port cannot carry, is rejected by the CM; one that finds the backlog full is dropped
+     * (the requester resends it); otherwise a new id in REQ_RCVD reports CONNECT_REQUEST to the
+     * listener.
+     */
+    void onReq(Gid source, CmMessage req) {
+        CmId existing = table.byRemote(req.localCaGuid, req.localCommId);
+        if (existing != null) {
+            // A duplicate REQ: answer again what we answered, never create a second connection.
+            Connection dup = existing.connection;
+            if ((dup.state == Connection.State.REP_SENT || dup.state == Connection.State.IDLE) && dup.lastMad != null) {
+                sender.send(source, dup.lastMad);
+            }
+            return;
+        }
+        PortSpace ps = PortSpace.ofServiceId(req.serviceId);
+        int port = (int) (req.serviceId & 0xFFFF);
+        CmId listener = ps == null ? null : cm.findListener(ps, device, port);
+        if (listener == null) {
+            // Nobody listens on this service: the remote CM, not an application, rejects.
+            sender.sendRej(source, 0, req.localCommId, req.transactionId, CmMessage.MSG_REQ,
+                    RejectReason.INVALID_SERVICE_ID, null);
+            return;
+        }
+        if (req.pathMtu > device.queryPort(1).activeMtu().code()) {
+            // IBA 12.6.7.2 reason 26: this port cannot carry the REQ's path MTU (a TCP node's peer cannot know our
+            // MTU when it resolves the route); a smaller MTU here would leave the two QPs disagreeing on packet sizes.
+            sender.sendRej(source, 0, req.localCommId, req.transactionId, CmMessage.MSG_REQ,
+                    RejectReason.INVALID_PATH_MTU, null);
+            return;
+        }
+        if (listener.listenQueue.isFull()) {
+            LOG.debug("{}: backlog of {} full, REQ dropped", device.name(), listener);
+            return;
+        }
+        byte[] pd = req.privateData;
+        int header = ps == PortSpace.TCP ? CmaHeader.LENGTH : 0;
+        int srcPort = ps == PortSpace.TCP ? CmaHeader.sourcePort(pd) : 0;
+        Gid srcGid = ps == PortSpace.TCP ? CmaHeader.sourceGid(pd) : req.primaryLocalGid;
+        CmId child = cm.newChild(listener, device, port);
+        Connection c = child.connection;
+        child.listener = listener;
+        listener.listenQueue.admitted();
+        child.peer = new InetSocketAddress(RdmaCm.inetOf(srcGid), srcPort);
+        c.localCommId = cm.newCommId();
+        table.addLocal(child);
+        c.remoteCommId = req.localCommId;
+        c.remoteGuid = req.localCaGuid;
+        table.addRemote(req.localCaGuid, req.localCommId, child);
+        c.remoteGid = source;
+        c.remoteQpn = req.localQpn;
+        c.remotePsn = req.startingPsn;
+        child.pathMtuCode = Math.min(req.pathMtu == 0 ? Mtu.MTU_4096.code() : req.pathMtu,
+                device.queryPort(1).activeMtu().code());
+        c.retryCountForQp = req.retryCount;
+        c.rnrRetryForQp = req.rnrRetryCount;
+        c.transactionId = req.transactionId;
+        child.tos = req.trafficClass;
+        child.ackTimeout = req.localAckTimeout;
+        byte[] user = Arrays.copyOfRange(pd, header, CmMessage.Type.REQ.privateDataLength);
+        c.requestParam = new ConnParam(user, req.initiatorDepth, req.responderResources, req.flowControl,
+                req.retryCount, req.rnrRetryCount, req.srq, req.localQpn);
+        c.state = Connection.State.REQ_RCVD;
+        child.state = CmId.State.CONNECT;
+        CmEvent e = new CmEvent(CmEventType.CONNECT_REQUEST, child, listener, 0, c.requestParam, cm.fabric().now());
+        LOG.debug("{}: {} on {}", device.name(), e, listener);
+        listener.events.requestArrived(child, e);
+    }
+
+    /**
+     * rdma_accept(3): REQ_RCVD → REP_SENT, the QP (if any) in RTR and RTS; the REP is resent
+     * until the RTU or COMM_EST.
+     *
+     * @throws VerbsException EINVAL unless a request is pending
+     */
+    void accept(CmId child, ConnParam p) {
+        Connection c = child.connection;
+        if (c.state != Connection.State.REQ_RCVD) {
+            throw new VerbsException(Errno.EINVAL, "no pending connection request to accept (state " + c.state + ")");
+        }
+        c.localPsn = cm.newPsn();
+        QueuePair qp = child.qp();
+        if (qp != null) {
+            qps.toRtr(child, qp, p.responderResources());
+            qps.toRts(child, qp, c.retryCountForQp, c.rnrRetryForQp, p.initiatorDepth());
+        }
+        CmMessage rep = CmMessage.of(CmMessage.Type.REP);
+        rep.transactionId = c.transactionId;
+        rep.localCommId = c.localCommId;
+        rep.remoteCommId = c.remoteCommId;
+        rep.localQpn = qp != null ? qp.qpNum() : p.qpNum();
+        rep.startingPsn = c.localPsn;
+        rep.responderResources = p.responderResources();
+        rep.initiatorDepth = p.initiatorDepth();
+        rep.targetAckDelay = device.query().localCaAckDelay();
+        rep.flowControl = p.flowControl();
+        rep.rnrRetryCount = p.rnrRetryCount();
+        rep.srq = qp != null ? qp.srq() != null : p.srq();
+        rep.localCaGuid = device.guid();
+        rep.privateData = p.privateData();
+        c.connectParam = p;
+        c.state = Connection.State.REP_SENT;
+        child.listener.listenQueue.answered();
+        sender.sendTracked(child, rep);
+    }
+
+    /**
+     * rdma_reject(3): REQ_RCVD → IDLE with a consumer-defined REJ.
+     *
+     * @throws VerbsException EINVAL unless a request is pending
+     */
+    void reject(CmId child, byte[] privateData) {
+        Connection c = child.connection;
+        if (c.state != Connection.State.REQ_RCVD) {
+            throw new VerbsException(Errno.EINVAL, "no pending connection request to reject (state " + c.state + ")");
+        }
+        refuseRequest(child, privateData);
+    }
+
+    /** RTU in REP_SENT: ESTABLISHED. */
+    void onRtu(CmMessage rtu) {
+        CmId id = table.byLocal(rtu.remoteCommId);
+        if (id != null && id.connection.state == Connection.State.REP_SENT) {
+            established(id, rtu.privateData);
+        }
+    }
+
+    private void established(CmId id, byte[] privateData) {
+        Connection c = id.connection;
+        c.timer.stop();
+        c.state = Connection.State.ESTABLISHED;
+        id.state = CmId.State.ESTABLISHED;
+        ConnParam p = c.connectParam;
+        event(id, CmEventType.ESTABLISHED, 0, new ConnParam(privateData, p.responderResources(), p.initiatorDepth(),
+                p.flowControl(), c.retryCountForQp, c.rnrRetryForQp, p.srq(), c.remoteQpn));
+    }
+
+    /**
+     * COMM_EST: data arrived on a passive QP whose RTU is missing; the connection is established (IBA 12.9.6).
+     *
+     * @param fromUser true for rdma_notify(3), which fails on an id not in REP_SENT
+     * @throws VerbsException EISCONN if already established, EINVAL if not connecting (only {@code fromUser})
+     */
+    void commEst(CmId id, boolean fromUser) {
+        Connection c = id.connection;
+        if (c.state == Connection.State.REP_SENT) {
+            established(id, new byte[CmMessage.Type.RTU.privateDataLength]);
+        } else if (fromUser) {
+            if (c.state == Connection.State.ESTABLISHED) {
+                throw new VerbsException(Errno.EISCONN, "connection already established (rdma_notify(3))");
+            }
+            throw new VerbsException(Errno.EINVAL, "id is not establishing a connection");
+        }
+    }
+
+    // ------------------------------------------------------------------ disconnection
+
+    /**
+     * rdma_disconnect(3): an established connection sends a DREQ; an attempt in progress is
+     * abandoned with a REJ; after the peer's DREQ only the QP moves to ERR.
+     *
+     * @return true if a DISCONNECTED event is still to come for the caller to wait on
+     * @throws VerbsException EINVAL on an id that is neither connected nor connecting
+     */
+    boolean disconnect(CmId id) {
+        Connection c = id.connection;
+        switch (c.state) {
+            case ESTABLISHED:
+                qps.toError(id);
+                sendDreq(id);
+                return true;
+            case DREQ_SENT:
+                return true;
+            case TIMEWAIT:
+                qps.toError(id);
+                return false;
+            case REQ_SENT:
+            case REP_RCVD:
+            case REP_SENT:
+                c.timer.stop();
+                // Kept as the answer to a duplicate REQ (onReq): the REJ may be lost, and a resent REP would
+                // establish the connection at the peer while this side has abandoned it.
+                c.lastMad = rejectAttempt(id, RejectReason.CONSUMER_DEFINED, null);
+                qps.toError(id);
+                c.state = Connection.State.IDLE;
+                id.state = CmId.State.DISCONNECT;
+                return false;
+            case REQ_RCVD:
+                refuseRequest(id, null);
+                return false;
+            default:
+                if (id.state == CmId.State.DISCONNECT) {
+                    qps.toError(id);
+                    return false;
+                }
+                throw new VerbsException(Errno.EINVAL, "rdma_disconnect on an id that is not connected (" + id.state + ")");
+        }
+    }
+
+    private void sendDreq(CmId id) {
+        Connection c = id.connection;
+        CmMessage dreq = CmMessage.of(CmMessage.Type.DREQ);
+        dreq.transactionId = sender.newTid();
+        dreq.localCommId = c.localCommId;
+        dreq.remoteCommId = c.remoteCommId;
+        dreq.remoteQpn = c.remoteQpn;
+        c.state = Connection.State.DREQ_SENT;
+        id.state = CmId.State.DISCONNECT;
+        sender.sendTracked(id, dreq);
+    }
+
+    /** DREQ: DREP and TIMEWAIT; a DREQ for no known connection still gets a DREP. */
+    void onDreq(Gid source, CmMessage dreq) {
+        CmId id = table.byLocal(dreq.remoteCommId);
+        if (id == null || id.connection.remoteCommId != dreq.localCommId) {
+            // IBA 12.9.6: a DREQ for no known connection still gets a DREP.
+            sender.sendDrep(source, dreq.remoteCommId, dreq.localCommId, dreq.transactionId);
+            return;
+        }
+        Connection c = id.connection;
+        switch (c.state) {
+            case REP_SENT:
+                // The RTU was lost and the peer already disconnects: the connection did exist.
+                established(id, new byte[CmMessage.Type.RTU.privateDataLength]);
+                disconnected(id, source, dreq);
+                break;
+            case ESTABLISHED:
+            case DREQ_SENT:
+                c.timer.stop();
+                disconnected(id, source, dreq);
+                break;
+            case TIMEWAIT:
+                c.lastMad = sender.sendDrep(source, c.localCommId, c.remoteCommId, dreq.transactionId);
+                break;
+            default:
+                sender.sendDrep(source, c.localCommId, c.remoteCommId, dreq.transactionId);
+                break;
+        }
+    }
+
+    private void disconnected(CmId id, Gid source, CmMessage dreq) {
+        Connection c = id.connection;
+        qps.toError(id);
+        c.lastMad = sender.sendDrep(source, c.localCommId, c.remoteCommId, dreq.transactionId);
+        enterTimewait(id);
+    }
+
+    /** DREP in DREQ_SENT: TIMEWAIT. */
+    void onDrep(CmMessage drep) {
+        CmId id = table.byLocal(drep.remoteCommId);
+        if (id != null && id.connection.state == Connection.State.DREQ_SENT) {
+            id.connection.timer.stop();
+            enterTimewait(id);
+        }
+    }
+
+    private void enterTimewait(CmId id) {
+        Connection c = id.connection;
+        c.state = Connection.State.TIMEWAIT;
+        id.state = CmId.State.DISCONNECT;
+        event(id, CmEventType.DISCONNECTED, 0, null);
+        c.timer.start(config.timewaitNanos());
+    }
+
+    /**
+     * The QP of {@code id}, {@code qp}, went to ERR without the CM moving it there (retries exhausted, a
+     * remote error): an established connection is taken down with a DREQ.
+     */
+    void qpFailed(CmId id, QueuePair qp) {
+        Connection c = id.connection;
+        if (c.state == Connection.State.ESTABLISHED && !c.cmMovedQpToError) {
+            LOG.debug("{}: QP {} of {} failed; disconnecting", device.name(), qp.qpNum(), id);
+            c.cmMovedQpToError = true;
+            sendDreq(id);
+        }
+    }
+
+    // ------------------------------------------------------------------ rejects
+
+    /** Sends the REJ that abandons the attempt of {@code id}: of the REP it sent (REP_SENT), else of the REQ. */
+    private byte[] rejectAttempt(CmId id, RejectReason reason, byte[] privateData) {
+        Connection c = id.connection;
+        return sender.sendRej(c.remoteGid, c.localCommId, c.remoteCommId, c.transactionId,
+                c.state == Connection.State.REP_SENT ? CmMessage.MSG_REP : CmMessage.MSG_REQ, reason, privateData);
+    }
+
+    /** The application refuses the request {@code child} holds (REQ_RCVD); the REJ also answers a duplicate REQ. */
+    private void refuseRequest(CmId child, byte[] privateData) {
+        Connection c = child.connection;
+        c.lastMad = rejectAttempt(child, RejectReason.CONSUMER_DEFINED, privateData);
+        child.listener.listenQueue.answered();
+        c.state = Connection.State.IDLE;
+        child.state = CmId.State.DISCONNECT;
+    }
+
+    /** The connection attempt of {@code id} ended without a connection: the application gets {@code type}. */
+    private void attemptEnded(CmId id, CmEventType type, int status, ConnParam p) {
+        id.connection.state = Connection.State.IDLE;
+        id.state = CmId.State.DISCONNECT;
+        event(id, type, status, p);
+    }
+
+    /** REJ: an attempt ends with REJECTED; an established connection (a REJ in answer to a lost RTU) enters TIMEWAIT. */
+    void onRej(Gid source, CmMessage rej) {
+        CmId id = table.byLocal(rej.remoteCommId);
+        if (id == null) {
+            // A requester that gives up before any REP reached it knows no comm id of ours: find its request by its
+            // own, unanswered or answered by a REP that was lost (IBA 12.9.6: REJ in REP Sent → Idle).
+            id = table.receivedRequest(source, rej.localCommId);
+            if (id == null) {
+                return;
+            }
+        }
+        ConnParam p = ConnParam.defaults().privateData(rej.privateData);
+        switch (id.connection.state) {
+            case REQ_RCVD:
+                // The requester withdrew a request the application has not answered yet.
+                if (id.listener != null) {
+                    id.listener.listenQueue.answered();
+                    id.listener.listenQueue.withdraw(id);
+                }
+                attemptEnded(id, CmEventType.REJECTED, rej.reason, p);
+                break;
+            case REQ_SENT:
+            case REP_SENT:
+            case REP_RCVD:
+                id.connection.timer.stop();
+                qps.toError(id);
+                attemptEnded(id, CmEventType.REJECTED, rej.reason, p);
+                break;
+            case ESTABLISHED:
+                qps.toError(id);
+                enterTimewait(id);
+                break;
+            default:
+                break;
+        }
+    }
+
+    // ------------------------------------------------------------------ timeouts
+
+    /** The connection's timer expired: a tracked message is resent or given up; a timewait ends. */
+    private void onTimeout(CmId id) {
+        Connection c = id.connection;
+        switch (c.state) {
+            case REQ_SENT:
+            case REP_SENT:
+            case DREQ_SENT:
+                if (!sender.retransmit(id)) {
+                    giveUp(id);
+                }
+                return;
+            case TIMEWAIT:
+                c.state = Connection.State.IDLE;
+                table.forget(id);
+                event(id, CmEventType.TIMEWAIT_EXIT, 0, null);
+                return;
+            default:
+                return;
+        }
+    }
+
+    /**
+     * The transport toward {@code destination} refused this device for good (a TCP link's
+     * handshake was refused): every request waiting for that node's answer ends now, UNREACHABLE
+     * with -ECONNREFUSED and the cause as the event's detail, instead of after the CM's retries
+     * (nothing would reach the node).
+     */
+    void peerUnreachable(Gid destination, String cause) {
+        for (CmId id : table.snapshot()) {
+            Connection c = id.connection;
+            if (c.state == Connection.State.REQ_SENT && destination.equals(c.remoteGid)) {
+                c.timer.stop();
+                qps.toError(id);
+                c.state = Connection.State.IDLE;
+                id.state = CmId.State.DISCONNECT;
+                id.events.report(device, CmEventType.UNREACHABLE, -Errno.ECONNREFUSED.value(), null, cause);
+            }
+        }
+    }
+
+    /** The retries of a REQ, REP or DREQ are used up. */
+    private void giveUp(CmId id) {
+        Connection c = id.connection;
+        switch (c.state) {
+            case REQ_SENT:
+                rejectAttempt(id, RejectReason.TIMEOUT, null);
+                qps.toError(id);
+                attemptEnded(id, CmEventType.UNREACHABLE, ETIMEDOUT, null);
+                break;
+            case REP_SENT:
+                // Kept as the answer to a late duplicate REQ (onReq), which must not get the stale REP: the
+                // requester would establish a connection whose passive QP is in ERR.
+                c.lastMad = rejectAttempt(id, RejectReason.TIMEOUT, null);
+                qps.toError(id);
+                attemptEnded(id, CmEventType.CONNECT_ERROR, ETIMEDOUT, null);
+                break;
+            case DREQ_SENT:
+                enterTimewait(id);
+                break;
+            default:
+                break;
+        }
+    }
+
+    // ------------------------------------------------------------------ teardown
+
+    /**
+     * rdma_destroy_id(3): an established connection sends a DREQ (no event follows), an attempt
+     * is rejected; a listener's requests the application never received are refused.
+     */
+    void destroyed(CmId id) {
+        Connection c = id.connection;
+        if (c.timer != null) {
+            c.timer.stop();
+        }
+        switch (c.state) {
+            case ESTABLISHED:
+                sendDreq(id);
+                c.timer.stop();
+                break;
+            case REQ_RCVD:
+                rejectAttempt(id, RejectReason.TIMEOUT, null);
+                id.listener.listenQueue.answered();
+                break;
+            case REQ_SENT:
+            case REP_SENT:
+            case REP_RCVD:
+                rejectAttempt(id, RejectReason.TIMEOUT, null);
+                break;
+            default:
+                break;
+        }
+        c.state = Connection.State.IDLE;
+        table.forget(id);
+        if (id.state == CmId.State.LISTEN) {
+            // Requests that arrived but were never handed to the application are refused.
+            for (CmId child : table.snapshot()) {
+                if (child.listener == id && child.connection.state == Connection.State.REQ_RCVD && child.channel() == null
+                        && id.listenQueue.holds(child)) {
+                    rejectAttempt(child, RejectReason.NO_RESOURCES, null);
+                    child.connection.state = Connection.State.IDLE;
+                    table.forget(child);
+                }
+            }
+        }
+    }
+
+    /** The device was closed: the connection ends without a message; the id gets DEVICE_REMOVAL. */
+    void deviceRemoved(CmId id) {
+        Connection c = id.connection;
+        if (c.timer != null) {
+            c.timer.stop();
+        }
+        c.state = Connection.State.IDLE;
+        table.forget(id);
+        id.state = CmId.State.DEVICE_REMOVAL;
+        event(id, CmEventType.DEVICE_REMOVAL, 0, null);
+    }
+}

@@ -1,0 +1,79 @@
+package io.simrdma.fabric.cm;
+
+import io.simrdma.fabric.wire.Gid;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The connections one device's IB CM knows, found the two ways a CM message names them: by the
+ * local communication ID that the peer's REP, RTU, REJ, DREQ and DREP carry as their remote comm
+ * ID, and, for a REQ, by the requester's CA GUID and comm ID, which is how a duplicate REQ is told
+ * from a new one (IBA 12.6.2, 12.9.6). An id enters the table when it sends or receives a REQ and
+ * leaves it when its connection returns to IDLE for good.
+ *
+ * <p>Iteration is in the order ids entered, so that scans (a QP's event, a device's removal) treat
+ * connections in a reproducible order under the deterministic scheduler.
+ *
+ * <p>Thread safety: not thread-safe; confined to the device executor.
+ *
+ * <p>Who calls it: the device's {@link ConnectionMachine} (lookups, entries) and {@link CmAgent}
+ * (which connection a QP event concerns).
+ */
+final class ConnectionTable {
+
+    private record RemoteKey(long guid, int commId) {
+    }
+
+    private final Map<Integer, CmId> byLocalCommId = new LinkedHashMap<>();
+    private final Map<RemoteKey, CmId> byRemote = new HashMap<>();
+
+    /** Enters {@code id} under its local comm ID. */
+    void addLocal(CmId id) {
+        byLocalCommId.put(id.connection.localCommId, id);
+    }
+
+    /** Enters the request id {@code id} under the requester's CA GUID and comm ID. */
+    void addRemote(long remoteGuid, int remoteCommId, CmId id) {
+        byRemote.put(new RemoteKey(remoteGuid, remoteCommId), id);
+    }
+
+    /** The id whose local comm ID is {@code localCommId}, or null. */
+    CmId byLocal(int localCommId) {
+        return byLocalCommId.get(localCommId);
+    }
+
+    /** The id made for the REQ with this requester's CA GUID and comm ID, or null. */
+    CmId byRemote(long remoteGuid, int remoteCommId) {
+        return byRemote.get(new RemoteKey(remoteGuid, remoteCommId));
+    }
+
+    /**
+     * The received request from {@code source} with the requester's comm id {@code remoteCommId} that is not
+     * established yet (REQ_RCVD or REP_SENT), or null.
+     */
+    CmId receivedRequest(Gid source, int remoteCommId) {
+        for (CmId c : byLocalCommId.values()) {
+            Connection cx = c.connection;
+            if ((cx.state == Connection.State.REQ_RCVD || cx.state == Connection.State.REP_SENT)
+                    && cx.remoteCommId == remoteCommId && source.equals(cx.remoteGid)) {
+                return c;
+            }
+        }
+        return null;
+    }
+
+    /** Removes {@code id} from both indexes. */
+    void forget(CmId id) {
+        byLocalCommId.remove(id.connection.localCommId, id);
+        byRemote.remove(new RemoteKey(id.connection.remoteGuid, id.connection.remoteCommId), id);
+    }
+
+    /** The ids in the table, in the order they entered; a copy the caller may change the table under. */
+    List<CmId> snapshot() {
+        return new ArrayList<>(byLocalCommId.values());
+    }
+}
