@@ -161,6 +161,16 @@ public interface Device extends AutoCloseable {
      */
     interface MadHandler {
         void onMad(Gid source, int sourceQp, byte[] mad);
+
+        /**
+         * The transport toward {@code destination} refused this device for a reason that retrying
+         * will not cure (a TCP link's handshake was refused: wrong credentials, another fabric,
+         * another protocol version), the way an ICMP "administratively prohibited" reaches a host.
+         * Called on the device's executor; {@code cause} is a sentence a person can act on. The
+         * default does nothing.
+         */
+        default void onUnreachable(Gid destination, String cause) {
+        }
     }
 
     /** Observes queue pair state changes of a device, on its engine thread. */

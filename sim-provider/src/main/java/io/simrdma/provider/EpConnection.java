@@ -193,16 +193,24 @@ final class EpConnection {
     }
 
     private void failActive(EventNumber n, byte[] privateData) {
+        failActive(n, privateData, null);
+    }
+
+    private void failActive(EventNumber n, byte[] privateData, String reason) {
         connectTimer.stop();
         ep.state = EndpointState.DISCONNECTED;
         ep.config.qpToError();
-        post(n, privateData);
+        post(n, privateData, reason);
     }
 
     private void post(EventNumber n, byte[] privateData) {
+        post(n, privateData, null);
+    }
+
+    private void post(EventNumber n, byte[] privateData, String reason) {
         SimEvd c = ep.config.connectEvd();
         if (c != null) {
-            c.enqueue(new ConnectionEvent(c, n, ep, privateData), true);
+            c.enqueue(new ConnectionEvent(c, n, ep, privateData, reason), true);
         }
     }
 
@@ -242,12 +250,14 @@ final class EpConnection {
             case ROUTE_ERROR:
             case UNREACHABLE:
                 if (s == EndpointState.ACTIVE_CONNECTION_PENDING) {
-                    // S9 SILENT: UNREACHABLE when nothing answered (no route, no answer after the CM's retries), as
-                    // when the consumer's timeout expires with no answer. A peer whose CM acknowledged the request
-                    // (MRA) did respond: when the CM's own wait for its consumer runs out, the establishment timed
-                    // out (dat_ep_connect(3DAT) keeps timeouts out of NON_PEER_REJECTED): TIMED_OUT.
+                    // S9 SILENT: UNREACHABLE when nothing answered (no route, no answer after the CM's retries, or
+                    // at once when the peer refused this node: the CM event's detail says why), as when the
+                    // consumer's timeout expires with no answer. A peer whose CM acknowledged the request (MRA)
+                    // did respond: when the CM's own wait for its consumer runs out, the establishment timed out
+                    // (dat_ep_connect(3DAT) keeps timeouts out of NON_PEER_REJECTED): TIMED_OUT.
                     failActive(e.type() == CmEventType.UNREACHABLE && peerResponded()
-                            ? EventNumber.CONNECTION_EVENT_TIMED_OUT : EventNumber.CONNECTION_EVENT_UNREACHABLE, null);
+                            ? EventNumber.CONNECTION_EVENT_TIMED_OUT : EventNumber.CONNECTION_EVENT_UNREACHABLE, null,
+                            e.detail());
                 } else if (s == EndpointState.COMPLETION_PENDING) {
                     failPassive();
                 }

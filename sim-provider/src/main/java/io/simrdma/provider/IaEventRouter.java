@@ -165,7 +165,7 @@ final class IaEventRouter {
             } else if (owner instanceof SimCr cr) {
                 cr.onCmEvent(e);
             } else {
-                LOG.debug("{}: CM event {} for no current owner", ia.name.text(), e);
+                LOG.debug("{}: CM event {} for no current owner", ia.name.redacted(), e);
             }
         } finally {
             e.ack();

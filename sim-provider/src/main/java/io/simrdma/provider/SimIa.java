@@ -240,7 +240,7 @@ final class SimIa extends SimHandle implements InterfaceAdapter {
                         try {
                             h.destroy();
                         } catch (RuntimeException e) {
-                            LOG.debug("abrupt close of {}: {} not released cleanly: {}", name.text(), h, e.getMessage());
+                            LOG.debug("abrupt close of {}: {} not released cleanly: {}", name.redacted(), h, e.getMessage());
                         }
                     }
                 }
@@ -270,7 +270,7 @@ final class SimIa extends SimHandle implements InterfaceAdapter {
         try {
             run(cmChannel::destroy);
         } catch (RuntimeException e) {
-            LOG.debug("abrupt close of {}: connection-manager channel not destroyed: {}", name.text(), e.getMessage());
+            LOG.debug("abrupt close of {}: connection-manager channel not destroyed: {}", name.redacted(), e.getMessage());
         }
         freed = true;
         request.notifyClosed();
@@ -553,6 +553,6 @@ final class SimIa extends SimHandle implements InterfaceAdapter {
 
     @Override
     public String toString() {
-        return "IA[" + name.text() + "]";
+        return "IA[" + name.redacted() + "]";
     }
 }

@@ -144,6 +144,16 @@ final class CmAgent implements Device.MadHandler {
         }
     }
 
+    /**
+     * The transport toward {@code destination} refused this device for good (a TCP link's
+     * handshake was refused): the requests waiting for that node's answer end now
+     * ({@link ConnectionMachine#peerUnreachable}).
+     */
+    @Override
+    public void onUnreachable(Gid destination, String cause) {
+        machine.peerUnreachable(destination, cause);
+    }
+
     private void onAsyncEvent(AsyncEvent e) {
         if (e.type() == AsyncEventType.PORT_ACTIVE) {
             resolver.portActive();

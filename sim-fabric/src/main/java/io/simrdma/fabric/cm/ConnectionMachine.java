@@ -572,6 +572,25 @@ final class ConnectionMachine {
         }
     }
 
+    /**
+     * The transport toward {@code destination} refused this device for good (a TCP link's
+     * handshake was refused): every request waiting for that node's answer ends now, UNREACHABLE
+     * with -ECONNREFUSED and the cause as the event's detail, instead of after the CM's retries
+     * (nothing would reach the node).
+     */
+    void peerUnreachable(Gid destination, String cause) {
+        for (CmId id : table.snapshot()) {
+            Connection c = id.connection;
+            if (c.state == Connection.State.REQ_SENT && destination.equals(c.remoteGid)) {
+                c.timer.stop();
+                qps.toError(id);
+                c.state = Connection.State.IDLE;
+                id.state = CmId.State.DISCONNECT;
+                id.events.report(device, CmEventType.UNREACHABLE, -Errno.ECONNREFUSED.value(), null, cause);
+            }
+        }
+    }
+
     /** The retries of a REQ, REP or DREQ are used up. */
     private void giveUp(CmId id) {
         Connection c = id.connection;

@@ -17,7 +17,10 @@ public record TcpEvent(Type type, Gid peer, SocketAddress remote, String detail)
 
     /** Kinds of events. */
     public enum Type {
-        /** A connection to a peer completed its handshake and now carries the peer's packets. */
+        /**
+         * A connection to a peer completed its handshake and now carries the peer's packets
+         * ({@code detail} "outbound", "inbound", or on a plain node "inbound, receive only").
+         */
         CONNECTED,
         /** The connection carrying a peer's packets closed (lost, disconnected, node closed). */
         DISCONNECTED,
@@ -36,6 +39,8 @@ public record TcpEvent(Type type, Gid peer, SocketAddress remote, String detail)
         /** A link was taken down administratively. */
         LINK_DOWN,
         /** A link was brought up administratively. */
-        LINK_UP
+        LINK_UP,
+        /** A link nobody used any more was removed (no connection for the idle timeout, or the peer only connected in). */
+        LINK_REMOVED
     }
 }

@@ -480,6 +480,15 @@ public final class DeviceImpl implements Device, PacketSink, MemoryContext, CqCo
         port.sendMad(destination, destQp, mad);
     }
 
+    /**
+     * A remote transport tells the device that {@code destination} refused it for good
+     * ({@link MadHandler#onUnreachable}); the MAD handler (the connection manager) hears it on the
+     * device's executor. Any thread.
+     */
+    public void reportUnreachable(Gid destination, String cause) {
+        port.reportUnreachable(destination, cause);
+    }
+
     @Override
     public void transmit(RcQueuePair qp, Packet p) {
         port.transmit(qp, p);
