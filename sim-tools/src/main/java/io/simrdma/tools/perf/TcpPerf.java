@@ -278,7 +278,6 @@ final class TcpPerf {
                     ctl.send("LAYER", layer.name());
                     try (Opened opened = open(ctl, s, layer, host, peer)) {
                         ctl.expect("CONNECTED", REPLY_MILLIS);
-                        PerfRunner.postInitialReceives(s, opened.side(), null);
                         new PerfRunner(s, report, progress).runLayer(opened.side(), new Remote(ctl, netty, s), null);
                         ctl.send("CLOSE");
                         ctl.expect("CLOSED", REPLY_MILLIS);
