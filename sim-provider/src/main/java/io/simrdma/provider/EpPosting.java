@@ -20,6 +20,7 @@ import io.simrdma.fabric.QueuePair;
 import io.simrdma.fabric.RecvWr;
 import io.simrdma.fabric.SendFlag;
 import io.simrdma.fabric.SendWr;
+import io.simrdma.fabric.Sge;
 import io.simrdma.fabric.VerbsException;
 import io.simrdma.fabric.WorkCompletion;
 import io.simrdma.fabric.WrOpcode;
@@ -44,7 +45,7 @@ import java.util.Set;
  * when the endpoint is created or its sizes change (dat_ep_modify(3DAT)), not per post.
  *
  * <p>Callers: {@link SimEp} (the consumer's posts, dat_ep_get_status, dat_ep_recv_query),
- * {@link SimRmr} (binds), {@link IaEventRouter#translate} and {@link SimSrq} (completions), and
+ * {@link SimRmr} (binds), {@link IaEventRouter#deliver} and {@link SimSrq} (completions), and
  * the endpoint's reset and dat_ep_modify.
  *
  * <p>Thread safety: thread-safe. Posts run on the caller's thread; completions, reset and
@@ -229,7 +230,7 @@ final class EpPosting {
         QueuePair q = ep.config.readyQp();
         synchronized (lock) {
             sendWr.clear();
-            long total = LocalIov.addSegments(ep.ia, ep.config.pz(), localIov, false, (a, l, k) -> sendWr.sge(a, l, k));
+            long total = LocalIov.addSegments(ep.ia, ep.config.pz(), localIov, sendWr);
             long max = ep.config.attrs().maxMessageSize();
             if (total > max) {
                 throw DatException.invalidParameter("message of " + total + " bytes exceeds max_message_size " + max);
@@ -251,14 +252,7 @@ final class EpPosting {
         QueuePair q = ep.config.readyQp();
         synchronized (lock) {
             sendWr.clear();
-            long[] left = {remoteBuffer.segmentLength()};
-            long total = LocalIov.addSegments(ep.ia, ep.config.pz(), localIov, true, (a, l, k) -> {
-                int n = (int) Math.min(l, left[0]);
-                if (n > 0) {
-                    sendWr.sge(a, n, k);
-                    left[0] -= n;
-                }
-            });
+            long total = LocalIov.addReadSegments(ep.ia, ep.config.pz(), localIov, sendWr, remoteBuffer.segmentLength());
             if (total < remoteBuffer.segmentLength()) {
                 // dat_ep_post_rdma_read(3DAT): the local buffer is too small for the remote data.
                 throw new DatException(DatReturnType.LENGTH_ERROR, "local_iov of " + total + " bytes cannot hold the "
@@ -279,7 +273,7 @@ final class EpPosting {
         QueuePair q = ep.config.readyQp();
         synchronized (lock) {
             sendWr.clear();
-            long total = LocalIov.addSegments(ep.ia, ep.config.pz(), localIov, false, (a, l, k) -> sendWr.sge(a, l, k));
+            long total = LocalIov.addSegments(ep.ia, ep.config.pz(), localIov, sendWr);
             if (total > remoteBuffer.segmentLength()) {
                 // dat_ep_post_rdma_write(3DAT): the remote buffer is too small for the local data.
                 throw new DatException(DatReturnType.LENGTH_ERROR, "remote buffer of " + remoteBuffer.segmentLength()
@@ -379,14 +373,14 @@ final class EpPosting {
             int seq = recvTail;
             RecvSlot s = recv[seq & (recv.length - 1)];
             recvWr.clear();
-            s.segments = 0;
-            LocalIov.addSegments(ep.ia, ep.config.pz(), localIov, true, (a, l, k) -> {
-                recvWr.sge(a, l, k);
-                s.lmr[s.segments] = k;
-                s.va[s.segments] = a;
-                s.len[s.segments] = l;
-                s.segments++;
-            });
+            LocalIov.addSegments(ep.ia, ep.config.pz(), localIov, recvWr);
+            s.segments = recvWr.numSge();
+            for (int i = 0; i < s.segments; i++) {
+                Sge g = recvWr.sgeAt(i);
+                s.lmr[i] = g.lkey();
+                s.va[i] = g.addr();
+                s.len[i] = g.length();
+            }
             s.cookie = userCookie;
             recvWr.wrId(WrId.of(WrId.RECV, ep.id, seq));
             try {
@@ -402,8 +396,11 @@ final class EpPosting {
 
     // ------------------------------------------------------------------ completions (engine thread)
 
-    /** A request completion of this endpoint taken off its request EVD's CQ. */
-    IaEventRouter.Translated completeRequest(SimEvd evd, int seq, WorkCompletion wc) {
+    /**
+     * A request completion of this endpoint taken off its request EVD's CQ: queues its event on
+     * {@code evd} (nothing for a completion of no slot of this endpoint).
+     */
+    void completeRequest(SimEvd evd, int seq, WorkCompletion wc) {
         long cookie;
         Kind kind;
         long length;
@@ -415,7 +412,7 @@ final class EpPosting {
         int newRkey;
         synchronized (lock) {
             if (seq - reqHead < 0 || reqTail - seq <= 0) {
-                return null;
+                return;
             }
             retireUpTo(seq);
             ReqSlot s = req[seq & (req.length - 1)];
@@ -438,35 +435,36 @@ final class EpPosting {
         boolean notify = !unsignalled || !ok;
         if (kind == Kind.BIND) {
             rmr.bound(lmr, triplet, privileges, newRkey, ok);
-            return new IaEventRouter.Translated(new RmrBindCompletionEvent(evd, rmr, cookie, ok ? st
-                    : st == DtoCompletionStatus.ERR_FLUSHED ? st : DtoCompletionStatus.RMR_OPERATION_FAILED), notify);
+            evd.deliver(new RmrBindCompletionEvent(evd, rmr, cookie, ok ? st
+                    : st == DtoCompletionStatus.ERR_FLUSHED ? st : DtoCompletionStatus.RMR_OPERATION_FAILED), notify, null);
+            return;
         }
-        return new IaEventRouter.Translated(new DtoCompletionEvent(evd, ep, cookie, st, ok ? length : 0), notify);
+        evd.deliver(new DtoCompletionEvent(evd, ep, cookie, st, ok ? length : 0), notify, null);
     }
 
-    /** A receive completion of this endpoint taken off its recv EVD's CQ. */
-    IaEventRouter.Translated completeRecv(SimEvd evd, int seq, WorkCompletion wc, boolean solicited) {
+    /** A receive completion of this endpoint taken off its recv EVD's CQ: queues its event on {@code evd}. */
+    void completeRecv(SimEvd evd, int seq, WorkCompletion wc, boolean solicited) {
         long cookie;
         synchronized (lock) {
             if (seq - recvHead < 0 || recvTail - seq <= 0) {
-                return null;
+                return;
             }
             cookie = recv[seq & (recv.length - 1)].cookie;
             recvHead = seq + 1;
         }
-        return recvCompleted(evd, cookie, wc, solicited, null);
+        recvCompleted(evd, cookie, wc, solicited, null);
     }
 
     /**
-     * The event of a receive of {@code cookie} that completed on this endpoint, posted to it or
-     * (dat_srq_post_recv(3DAT)) to its SRQ, as if posted to the endpoint; {@code reaped} as in
-     * {@link IaEventRouter.Translated}.
+     * Queues on {@code evd} the event of a receive of {@code cookie} that completed on this
+     * endpoint, posted to it or (dat_srq_post_recv(3DAT)) to its SRQ, as if posted to the endpoint;
+     * {@code reaped} (may be null) runs once the event has left the EVD ({@link SimEvd#deliver}).
      */
-    IaEventRouter.Translated recvCompleted(SimEvd evd, long cookie, WorkCompletion wc, boolean solicited, Runnable reaped) {
+    void recvCompleted(SimEvd evd, long cookie, WorkCompletion wc, boolean solicited, Runnable reaped) {
         DtoCompletionStatus st = Statuses.of(wc.status(), wc.vendorErr());
         boolean ok = st == DtoCompletionStatus.SUCCESS;
-        return new IaEventRouter.Translated(new DtoCompletionEvent(evd, ep, cookie, st, ok ? Integer.toUnsignedLong(wc.byteLen()) : 0),
-                recvNotifies(ok, solicited), reaped);
+        boolean notify = recvNotifies(ok, solicited);
+        evd.deliver(new DtoCompletionEvent(evd, ep, cookie, st, ok ? Integer.toUnsignedLong(wc.byteLen()) : 0), notify, reaped);
     }
 
     /**

@@ -88,7 +88,8 @@ final class SimIa extends SimHandle implements InterfaceAdapter {
     private final InetSocketAddress cmAddress;
 
     private final Set<SimHandle> handles = new LinkedHashSet<>();
-    private final Map<Integer, SimLmr> lmrs = new ConcurrentHashMap<>();
+    /** LMRs by the index of their lmr_context (the L_Key's upper 24 bits), read by every post. */
+    private final IntTable<SimLmr> lmrs = new IntTable<>();
     private final Map<Long, SimServicePoint> servicePoints = new ConcurrentHashMap<>();
     /** Routes completions, connection-manager and device events to the objects of this IA. */
     final IaEventRouter router = new IaEventRouter(this);
@@ -336,17 +337,18 @@ final class SimIa extends SimHandle implements InterfaceAdapter {
             throw insufficient(DatReturnSubtype.RESOURCE_MEMORY_REGION, "max_lmrs (" + attributes.maxLmrs() + ") reached");
         }
         SimLmr lmr = SimLmr.create(this, region, z, privileges);
-        lmrs.put(lmr.lmrContext(), lmr);
+        lmrs.put(lmr.lmrContext() >>> 8, lmr);
         return remember(lmr);
     }
 
     void lmrFreed(SimLmr lmr) {
-        lmrs.remove(lmr.lmrContext(), lmr);
+        lmrs.remove(lmr.lmrContext() >>> 8, lmr);
     }
 
     /** The LMR of an lmr_context, or null. */
     SimLmr lmr(int lmrContext) {
-        return lmrs.get(lmrContext);
+        SimLmr l = lmrs.get(lmrContext >>> 8);
+        return l != null && l.lmrContext() == lmrContext ? l : null;
     }
 
     @Override
