@@ -88,6 +88,11 @@ final class SimIa extends SimHandle implements InterfaceAdapter {
     private final InetSocketAddress cmAddress;
 
     private final Set<SimHandle> handles = new LinkedHashSet<>();
+    /** The kinds of handle an IA limit counts (dat_ia_query(3DAT) max_eps, max_evds, ...). */
+    private static final List<Class<? extends SimHandle>> COUNTED = List.of(SimEp.class, SimEvd.class, SimPz.class,
+            SimLmr.class, SimSrq.class, SimRmr.class);
+    /** Handles of each kind of {@link #COUNTED}; guarded by the handles' lock. */
+    private final int[] counted = new int[COUNTED.size()];
     /** LMRs by the index of their lmr_context (the L_Key's upper 24 bits), read by every post. */
     private final IntTable<SimLmr> lmrs = new IntTable<>();
     private final Map<Long, SimServicePoint> servicePoints = new ConcurrentHashMap<>();
@@ -230,6 +235,7 @@ final class SimIa extends SimHandle implements InterfaceAdapter {
         }
         synchronized (handles) {
             handles.clear();
+            java.util.Arrays.fill(counted, 0);
             closed = true;
         }
         router.stopDeviceEvents();
@@ -267,19 +273,41 @@ final class SimIa extends SimHandle implements InterfaceAdapter {
 
     <T extends SimHandle> T remember(T h) {
         synchronized (handles) {
-            handles.add(h);
+            if (handles.add(h)) {
+                count(h, 1);
+            }
         }
         return h;
     }
 
     void forget(SimHandle h) {
         synchronized (handles) {
-            handles.remove(h);
+            if (handles.remove(h)) {
+                count(h, -1);
+            }
         }
     }
 
+    /** Keeps the count of each limited kind of handle. Holds the handles' lock. */
+    private void count(SimHandle h, int delta) {
+        for (int i = 0; i < COUNTED.size(); i++) {
+            if (COUNTED.get(i).isInstance(h)) {
+                counted[i] += delta;
+            }
+        }
+    }
+
+    /**
+     * Objects of {@code kind} the IA holds, for its limits (max_eps, max_evds, ...): a count kept as
+     * they come and go for the kinds with a limit, so creating the n-th endpoint does not walk the
+     * n - 1 before it.
+     */
     int handleCount(Class<? extends SimHandle> kind) {
         synchronized (handles) {
+            int k = COUNTED.indexOf(kind);
+            if (k >= 0) {
+                return counted[k];
+            }
             int n = 0;
             for (SimHandle h : handles) {
                 if (kind.isInstance(h)) {
