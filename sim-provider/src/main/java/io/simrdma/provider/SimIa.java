@@ -37,6 +37,7 @@ import io.simrdma.fabric.Errno;
 import io.simrdma.fabric.Fabric;
 import io.simrdma.fabric.VerbsException;
 import io.simrdma.fabric.cm.CmEventChannel;
+import io.simrdma.fabric.cm.CmId;
 import io.simrdma.fabric.cm.RdmaCm;
 import io.simrdma.fabric.tcp.TcpNode;
 import io.simrdma.fabric.wire.Gid;
@@ -371,6 +372,53 @@ final class SimIa extends SimHandle implements InterfaceAdapter {
 
     void lmrFreed(SimLmr lmr) {
         lmrs.remove(lmr.lmrContext() >>> 8, lmr);
+    }
+
+    /** Lowest port an active endpoint takes once the ephemeral ports are all in use (below: well-known qualifiers). */
+    static final int ACTIVE_PORT_LOW = 1024;
+    /** First port below the connection manager's ephemeral range (49152-65535, RFC 6335). */
+    static final int ACTIVE_PORT_HIGH = 49151;
+    /** Next port to try below the ephemeral range; device executor only. */
+    private int nextLowPort = ACTIVE_PORT_HIGH;
+    /** The ephemeral range was found full; device executor only. */
+    private boolean ephemeralFull;
+
+    /**
+     * Binds the connection-manager id of a connecting endpoint (dat_ep_connect(3DAT)) to a local
+     * port of this IA: an ephemeral one while the connection manager has one (49152-65535, 16,384
+     * ports), then one below it, from 49151 down to 1024, so that an IA connects more endpoints than
+     * the ephemeral range holds. The port is the endpoint's local_port_qual; only a port that no
+     * other endpoint or service point of the IA holds is taken. Device executor.
+     *
+     * @throws VerbsException EADDRINUSE when every port from 1024 to 65535 is taken
+     */
+    void bindActive(CmId id) {
+        if (!ephemeralFull) {
+            try {
+                id.bind(cmAddress);
+                return;
+            } catch (VerbsException e) {
+                if (e.errno() != Errno.EADDRINUSE) {
+                    throw e;
+                }
+                ephemeralFull = true;
+            }
+        }
+        for (int tried = 0; tried <= ACTIVE_PORT_HIGH - ACTIVE_PORT_LOW; tried++) {
+            int port = nextLowPort;
+            nextLowPort = port == ACTIVE_PORT_LOW ? ACTIVE_PORT_HIGH : port - 1;
+            try {
+                id.bind(RdmaCm.addressOf(device, port));
+                return;
+            } catch (VerbsException e) {
+                if (e.errno() != Errno.EADDRINUSE) {
+                    throw e;
+                }
+            }
+        }
+        // Every port below the range is taken: try the ephemeral range again (ports there may have come free).
+        ephemeralFull = false;
+        id.bind(cmAddress);
     }
 
     /** The LMR of an lmr_context, or null. */
