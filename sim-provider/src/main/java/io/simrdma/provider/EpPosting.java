@@ -91,10 +91,15 @@ final class EpPosting {
 
     private final SimEp ep;
     private final Object lock = new Object();
+    /** The request ring, made at the first request post (an endpoint that never posts holds none); guarded by lock. */
     private ReqSlot[] req;
+    private int reqSize;
     private int reqHead;
     private int reqTail;
+    /** The receive ring, made at the first receive; guarded by lock. */
     private RecvSlot[] recv;
+    private int recvSize;
+    private int recvIov;
     private int recvHead;
     private int recvTail;
     private boolean anyRecvPosted;
@@ -106,23 +111,49 @@ final class EpPosting {
         sizeRings(attributes);
     }
 
-    /** Makes empty rings for the sizes of {@code a}: at creation, and when dat_ep_modify(3DAT) makes a new QP. */
+    /**
+     * Sizes empty rings for {@code a}: at creation, and when dat_ep_modify(3DAT) makes a new QP.
+     * The rings and their slots are made when first used, so a connected endpoint that has not
+     * posted holds none of them (tens of thousands of connections per IA).
+     */
     void sizeRings(EpAttributes a) {
         synchronized (lock) {
-            int n = Integer.highestOneBit(Math.max(1, a.maxRequestDtos()) * 2 - 1);
-            req = new ReqSlot[n];
-            for (int i = 0; i < n; i++) {
-                req[i] = new ReqSlot();
-            }
+            reqSize = Integer.highestOneBit(Math.max(1, a.maxRequestDtos()) * 2 - 1);
             // An SRQ endpoint has no receives of its own (dat_ep_create_with_srq(3DAT) ignores max_recv_iov).
-            int iov = ep.srq != null ? 1 : Math.max(1, a.maxRecvIov());
-            int m = ep.srq != null ? 1 : Integer.highestOneBit(Math.max(1, a.maxRecvDtos()) * 2 - 1);
-            recv = new RecvSlot[m];
-            for (int i = 0; i < m; i++) {
-                recv[i] = new RecvSlot(iov);
-            }
+            recvIov = ep.srq != null ? 1 : Math.max(1, a.maxRecvIov());
+            recvSize = ep.srq != null ? 1 : Integer.highestOneBit(Math.max(1, a.maxRecvDtos()) * 2 - 1);
+            req = null;
+            recv = null;
             reqHead = reqTail = recvHead = recvTail = 0;
         }
+    }
+
+    /** The request slot of sequence number {@code seq}, made if new. Holds lock. */
+    private ReqSlot reqSlot(int seq) {
+        if (req == null) {
+            req = new ReqSlot[reqSize];
+        }
+        int i = seq & (reqSize - 1);
+        ReqSlot s = req[i];
+        if (s == null) {
+            s = new ReqSlot();
+            req[i] = s;
+        }
+        return s;
+    }
+
+    /** The receive slot of sequence number {@code seq}, made if new. Holds lock. */
+    private RecvSlot recvSlot(int seq) {
+        if (recv == null) {
+            recv = new RecvSlot[recvSize];
+        }
+        int i = seq & (recvSize - 1);
+        RecvSlot s = recv[i];
+        if (s == null) {
+            s = new RecvSlot(recvIov);
+            recv[i] = s;
+        }
+        return s;
     }
 
     // ------------------------------------------------------------------ posting (caller's thread)
@@ -165,7 +196,7 @@ final class EpPosting {
      */
     private void retireUpTo(int end) {
         for (; end - reqHead > 0; reqHead++) {
-            ReqSlot s = req[reqHead & (req.length - 1)];
+            ReqSlot s = reqSlot(reqHead);
             if (s.kind == Kind.BIND && s.rmr != null) {
                 s.rmr.bound(s.lmr, s.triplet, s.privileges, s.newRkey, true);
             }
@@ -205,7 +236,7 @@ final class EpPosting {
      */
     private void postRequest(QueuePair q, WrOpcode opcode, long cookie, Kind kind, long length, Set<CompletionFlag> flags) {
         int seq = claimRequest(q);
-        fill(req[seq & (req.length - 1)], cookie, kind, length, flags);
+        fill(reqSlot(seq), cookie, kind, length, flags);
         sendWr.opcode(opcode).flagBits(sendFlags(flags)).wrId(WrId.of(WrId.REQUEST, ep.id, seq));
         try {
             q.postSend(sendWr);
@@ -308,7 +339,7 @@ final class EpPosting {
         }
         synchronized (lock) {
             int seq = claimRequest(q);
-            ReqSlot s = req[seq & (req.length - 1)];
+            ReqSlot s = reqSlot(seq);
             fill(s, cookie, Kind.BIND, triplet.segmentLength(), flags);
             s.rmr = rmr;
             s.lmr = lmr;
@@ -371,7 +402,7 @@ final class EpPosting {
                 throw SimHandle.insufficient(DatReturnSubtype.RESOURCE_MEMORY, "max_recv_dtos (" + max + ") receives are posted");
             }
             int seq = recvTail;
-            RecvSlot s = recv[seq & (recv.length - 1)];
+            RecvSlot s = recvSlot(seq);
             recvWr.clear();
             LocalIov.addSegments(ep.ia, ep.config.pz(), localIov, recvWr);
             s.segments = recvWr.numSge();
@@ -415,7 +446,7 @@ final class EpPosting {
                 return;
             }
             retireUpTo(seq);
-            ReqSlot s = req[seq & (req.length - 1)];
+            ReqSlot s = reqSlot(seq);
             cookie = s.cookie;
             kind = s.kind;
             length = s.length;
@@ -449,7 +480,7 @@ final class EpPosting {
             if (seq - recvHead < 0 || recvTail - seq <= 0) {
                 return;
             }
-            cookie = recv[seq & (recv.length - 1)].cookie;
+            cookie = recvSlot(seq).cookie;
             recvHead = seq + 1;
         }
         recvCompleted(evd, cookie, wc, solicited, null);
