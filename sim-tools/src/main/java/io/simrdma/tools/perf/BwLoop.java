@@ -53,6 +53,8 @@ final class BwLoop {
         long start = System.nanoTime();
         long sliceStart = start;
         long peak = Long.MAX_VALUE;
+        long lastProgress = start;
+        int spins = 0;
         while (totalDone < total) {
             for (int q = 0; q < n; q++) {
                 while (posted[q] < iterations) {
@@ -65,6 +67,17 @@ final class BwLoop {
                 }
             }
             int c = client.pollRequests(seqs);
+            if (c > 0) {
+                lastProgress = 0;
+            } else if ((++spins & 0xFFF) == 0) {
+                long now = System.nanoTime();
+                if (lastProgress == 0) {
+                    lastProgress = now;
+                } else if (now - lastProgress > LatLoop.STALL_NANOS) {
+                    throw new PerfFailure("no completion for " + LatLoop.STALL_NANOS / 1_000_000_000L + " s after "
+                            + totalDone + " of " + total + " requests; is the server side alive?");
+                }
+            }
             for (int i = 0; i < c; i++) {
                 int q = (int) (seqs[i] >>> PerfSide.QP_SHIFT);
                 long d = (seqs[i] & PerfSide.SEQ_MASK) + 1;

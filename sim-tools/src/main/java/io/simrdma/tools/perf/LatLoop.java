@@ -19,6 +19,9 @@ import java.nio.ByteBuffer;
  */
 final class LatLoop {
 
+    /** A run that makes no progress for this long has failed (a server gone, a lost completion). */
+    static final long STALL_NANOS = 60_000_000_000L;
+
     private LatLoop() {
     }
 
@@ -58,7 +61,13 @@ final class LatLoop {
             client.post(0, i, 1, 1, i);
             boolean completed = false;
             boolean answered = !ping && !pong;
+            int spins = 0;
+            long since = t;
             while (!completed || !answered) {
+                if ((++spins & 0xFFF) == 0 && System.nanoTime() - since > STALL_NANOS) {
+                    throw new PerfFailure("iteration " + i + " made no progress for " + STALL_NANOS / 1_000_000_000L
+                            + " s (completed: " + completed + ", answered: " + answered + "); is the server side alive?");
+                }
                 if (!completed && client.pollRequests(seqs) > 0) {
                     completed = true;
                 }

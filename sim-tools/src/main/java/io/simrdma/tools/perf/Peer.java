@@ -76,6 +76,11 @@ interface Peer {
                     throw new PerfFailure("interrupted while stopping the server thread", e);
                 }
                 thread = null;
+                RuntimeException f = role.failure();
+                if (f != null) {
+                    role = null;
+                    throw new PerfFailure("the server side failed: " + f.getMessage(), f);
+                }
             }
             role = null;
         }

@@ -24,6 +24,8 @@ final class ServerRole {
     private final int[] qps = new int[64];
     private final long[] seqs = new long[64];
     private volatile boolean stopped;
+    /** Why {@link #runUntilStopped()} ended early, or null. */
+    private volatile RuntimeException failure;
     /** write-lat: the round being waited for. */
     private long round;
     /** Requests posted and not yet seen complete (each is signalled in the latency tests). */
@@ -123,12 +125,21 @@ final class ServerRole {
             }
             return;
         }
-        while (!stopped) {
-            if (!step()) {
-                Thread.onSpinWait();
+        try {
+            while (!stopped) {
+                if (!step()) {
+                    Thread.onSpinWait();
+                }
             }
+            drain();
+        } catch (RuntimeException e) {
+            failure = e;
         }
-        drain();
+    }
+
+    /** Why the server's part failed (a completion with an error...), or null. */
+    RuntimeException failure() {
+        return failure;
     }
 
     /**

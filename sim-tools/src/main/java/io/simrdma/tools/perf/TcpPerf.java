@@ -186,6 +186,9 @@ final class TcpPerf {
                             role.stop();
                             thread.join();
                             thread = null;
+                            if (role.failure() != null) {
+                                throw new PerfFailure("the server side failed: " + role.failure().getMessage(), role.failure());
+                            }
                             ctl.send("ENDED");
                         }
                         case "STREAM" -> {
