@@ -40,7 +40,7 @@ final class PerfRunner {
                 try (Fabric fabric = deterministic ? b.deterministic(s.seed()).build() : b.threaded().build()) {
                     Device a = fabric.createDevice(DeviceConfig.named("client"));
                     Device c = fabric.createDevice(DeviceConfig.named("server"));
-                    VerbsSide[] sides = VerbsSide.pair(a, c, s);
+                    VerbsSide[] sides = VerbsSide.pair(a, c, s, !deterministic);
                     try {
                         runLayer(sides[0], new Peer.Local(sides[1], s, deterministic), sides[1]);
                     } finally {
