@@ -43,6 +43,31 @@ public interface MemoryRegion {
     boolean isValid();
 
     /**
+     * Re-registers the region (ibv_rereg_mr(3)): conceptually a deregistration followed by a
+     * registration of the same handle. {@code flags} names what changes; the other arguments are
+     * read only for the flag that names them ({@code pd} for CHANGE_PD, {@code buffer} for
+     * CHANGE_TRANSLATION: its bytes from position to limit, at a new simulated virtual address,
+     * owned by the application as in {@link ProtectionDomain#registerMemory}; {@code access} for
+     * CHANGE_ACCESS). On success the region has a new L_Key and a new R_Key, as a new registration
+     * would (the IBA Reregister Memory Region verb returns both): read {@link #lkey()} and
+     * {@link #rkey()} again; the old keys name nothing any more. On failure nothing changed.
+     *
+     * @param flags  at least one of the {@link ReregFlag}s
+     * @param pd     the new PD (CHANGE_PD), else ignored and may be null
+     * @param buffer the new memory (CHANGE_TRANSLATION), else ignored and may be null
+     * @param access the new rights (CHANGE_ACCESS); must be empty or null without CHANGE_ACCESS
+     * @throws VerbsException EINVAL for no flag, access rights without CHANGE_ACCESS, a missing or
+     *                        empty buffer with CHANGE_TRANSLATION, a missing PD or one of another
+     *                        device with CHANGE_PD, REMOTE_WRITE or REMOTE_ATOMIC without
+     *                        LOCAL_WRITE (libibverbs and the kernel's uverbs checks behind
+     *                        IBV_REREG_MR_ERR_INPUT); EACCES for write access to a read-only buffer;
+     *                        EBUSY while a memory window is bound to the region; ENOENT if the
+     *                        region or the new PD is gone
+     */
+    void reregister(java.util.Set<ReregFlag> flags, ProtectionDomain pd, ByteBuffer buffer,
+                    java.util.Set<AccessFlag> access);
+
+    /**
      * Deregisters the region (ibv_dereg_mr(3)). Work still referring to it afterwards fails with
      * a protection error.
      *

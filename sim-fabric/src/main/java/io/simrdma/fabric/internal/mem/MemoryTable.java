@@ -100,6 +100,39 @@ public final class MemoryTable {
     }
 
     /**
+     * Re-registers {@code mr} (ibv_rereg_mr(3)) with the checked arguments: the region gets new
+     * keys (reserved before the old ones are freed, so they differ), moves to {@code pd}, and
+     * with {@code translation} takes {@code view} at the next free simulated virtual range.
+     *
+     * @throws VerbsException ENOENT if the region was deregistered; EBUSY while a window is bound
+     *                        to it (uverbs refuses a region in use)
+     */
+    public void reregister(MrImpl mr, PdImpl pd, ByteBuffer view, boolean translation, int length, int access) {
+        if (!mr.valid) {
+            throw VerbsException.stale("memory region was deregistered");
+        }
+        if (mr.boundWindows > 0) {
+            throw VerbsException.busy(mr.boundWindows + " memory window(s) still bound to " + mr);
+        }
+        long base = mr.address();
+        boolean zeroBased = (access & AccessFlag.ZERO_BASED.bit()) != 0;
+        boolean wasZeroBased = (mr.accessMask() & AccessFlag.ZERO_BASED.bit()) != 0;
+        if (zeroBased) {
+            base = 0;
+        } else if (translation || wasZeroBased) {
+            base = nextVa;
+            nextVa += ((length + PAGE - 1) / PAGE + 1) * PAGE;
+        }
+        int oldKey = mr.lkey();
+        int key = keys.reserve();
+        keys.release(oldKey);
+        mr.pd().resources--;
+        pd.resources++;
+        mr.rebind(pd, view, base, length, access, key);
+        keys.install(key, mr);
+    }
+
+    /**
      * The registered region of this device holding [{@code addr}, {@code addr + len}) as a
      * virtual address, whatever its PD, or null: how inline data is found, whose L_Key the HCA
      * does not check (ibv_post_send(3) IBV_SEND_INLINE) because the CPU copies it from the

@@ -2,6 +2,8 @@ package io.simrdma.fabric.internal.mem;
 
 import io.simrdma.fabric.AccessFlag;
 import io.simrdma.fabric.MemoryRegion;
+import io.simrdma.fabric.ProtectionDomain;
+import io.simrdma.fabric.ReregFlag;
 import io.simrdma.fabric.VerbsException;
 
 import java.nio.ByteBuffer;
@@ -19,16 +21,19 @@ import java.nio.ByteOrder;
  * byte order the buffer had when it was registered (big-endian by default in Java; register a
  * buffer set to {@link ByteOrder#LITTLE_ENDIAN} to match what a C program on x86 sees).
  *
- * <p>Thread safety: thread-safe. The buffer itself stays the application's.
+ * <p>Thread safety: thread-safe. The buffer itself stays the application's. A re-registration
+ * changes the fields on the device executor, where the engine reads them; a post that names the
+ * region's memory while it is being re-registered races it, as it would in C.
  */
 public final class MrImpl implements MemoryRegion {
 
-    private final PdImpl pd;
-    public final ByteBuffer buf;
-    private final long iova;
-    private final int length;
-    private final int access;
-    private final int key;
+    // Not final: ibv_rereg_mr(3) changes them, on the device executor, where the engine reads them.
+    private PdImpl pd;
+    public ByteBuffer buf;
+    private long iova;
+    private int length;
+    private int access;
+    private int key;
     public volatile boolean valid = true;
     public int boundWindows;
 
@@ -95,6 +100,74 @@ public final class MrImpl implements MemoryRegion {
             pd.owner().memory().destroyMr(this);
             return null;
         });
+    }
+
+    /**
+     * Re-registers the region (ibv_rereg_mr(3)); see {@link io.simrdma.fabric.MemoryRegion#reregister}.
+     * The argument checks libibverbs and uverbs make run here on the caller's thread; the change
+     * itself runs on the device executor ({@link MemoryTable#reregister}).
+     */
+    @Override
+    public void reregister(java.util.Set<ReregFlag> flags, ProtectionDomain newPd, ByteBuffer buffer,
+                           java.util.Set<AccessFlag> newAccess) {
+        java.util.Objects.requireNonNull(flags, "flags");
+        PdImpl current = pd;
+        current.owner().checkOpen();
+        // ibv_rereg_mr(3) / uverbs: no flag at all is an input error (IBV_REREG_MR_ERR_INPUT, EINVAL).
+        if (flags.isEmpty()) {
+            throw VerbsException.invalid("ibv_rereg_mr(3): flags must name at least one change");
+        }
+        boolean translation = flags.contains(ReregFlag.CHANGE_TRANSLATION);
+        boolean changePd = flags.contains(ReregFlag.CHANGE_PD);
+        boolean changeAccess = flags.contains(ReregFlag.CHANGE_ACCESS);
+        int mask = access;
+        if (changeAccess) {
+            mask = AccessFlag.mask(java.util.Objects.requireNonNull(newAccess, "access"));
+        } else if (newAccess != null && !newAccess.isEmpty()) {
+            // libibverbs: access flags given without IBV_REREG_MR_CHANGE_ACCESS are an input error.
+            throw VerbsException.invalid("ibv_rereg_mr(3): access flags given without CHANGE_ACCESS");
+        }
+        PdImpl target = current;
+        if (changePd) {
+            if (!(newPd instanceof PdImpl) || ((PdImpl) newPd).owner() != current.owner()) {
+                throw VerbsException.invalid("ibv_rereg_mr(3): CHANGE_PD needs a PD of device " + current.owner().name());
+            }
+            target = (PdImpl) newPd;
+            target.checkUsable();
+        }
+        ByteBuffer view = buf;
+        int len = length;
+        if (translation) {
+            // libibverbs: CHANGE_TRANSLATION with no address or a zero length is an input error.
+            if (buffer == null || !buffer.hasRemaining()) {
+                throw VerbsException.invalid("ibv_rereg_mr(3): CHANGE_TRANSLATION needs a non-empty buffer");
+            }
+            len = buffer.remaining();
+            if (len > current.owner().attributes().maxMrSize()) {
+                throw VerbsException.invalid("region of " + len + " bytes exceeds max_mr_size "
+                        + current.owner().attributes().maxMrSize());
+            }
+            view = buffer.slice().order(buffer.order());
+        }
+        PdImpl.checkAccess(mask, view);
+        PdImpl to = target;
+        ByteBuffer v = view;
+        int l = len;
+        int m = mask;
+        current.owner().executor().call(() -> {
+            current.owner().memory().reregister(this, to, v, translation, l, m);
+            return null;
+        });
+    }
+
+    /** Installs a re-registration's result; {@link MemoryTable} only, on the device executor. */
+    void rebind(PdImpl newPd, ByteBuffer newBuf, long newIova, int newLength, int newAccess, int newKey) {
+        this.pd = newPd;
+        this.buf = newBuf;
+        this.iova = newIova;
+        this.length = newLength;
+        this.access = newAccess;
+        this.key = newKey;
     }
 
     /** Buffer index of virtual address {@code va}; the caller has checked bounds. */

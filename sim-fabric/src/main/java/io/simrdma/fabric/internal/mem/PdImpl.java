@@ -80,15 +80,7 @@ public final class PdImpl implements ProtectionDomain {
         Objects.requireNonNull(buffer, "buffer");
         int mask = AccessFlag.mask(Objects.requireNonNull(access, "access"));
         checkUsable();
-        // ibv_reg_mr(3): remote write or atomic access requires local write access.
-        if ((mask & (AccessFlag.REMOTE_WRITE.bit() | AccessFlag.REMOTE_ATOMIC.bit())) != 0
-                && (mask & AccessFlag.LOCAL_WRITE.bit()) == 0) {
-            throw VerbsException.invalid("REMOTE_WRITE and REMOTE_ATOMIC require LOCAL_WRITE (ibv_reg_mr(3))");
-        }
-        int writeBits = AccessFlag.LOCAL_WRITE.bit() | AccessFlag.REMOTE_WRITE.bit() | AccessFlag.REMOTE_ATOMIC.bit();
-        if (buffer.isReadOnly() && (mask & writeBits) != 0) {
-            throw new VerbsException(Errno.EACCES, "write access requested for a read-only buffer");
-        }
+        checkAccess(mask, buffer);
         // IBA 10.6.2: a region may be empty (length 0); its keys serve zero-length accesses only.
         // Devices whose driver pins pages refuse it (DeviceProfile ZERO_LENGTH_MR).
         int length = buffer.remaining();
@@ -103,6 +95,22 @@ public final class PdImpl implements ProtectionDomain {
         ByteBuffer view = buffer.slice().order(buffer.order());
         long base = (mask & AccessFlag.ZERO_BASED.bit()) != 0 ? 0 : iova;
         return device.executor().call(() -> device.memory().createMr(this, view, base, length, mask));
+    }
+
+    /**
+     * The access checks of a registration or re-registration: EINVAL for remote write or atomic
+     * access without local write (ibv_reg_mr(3)), EACCES for write access to a read-only buffer.
+     */
+    static void checkAccess(int mask, ByteBuffer buffer) {
+        // ibv_reg_mr(3): remote write or atomic access requires local write access.
+        if ((mask & (AccessFlag.REMOTE_WRITE.bit() | AccessFlag.REMOTE_ATOMIC.bit())) != 0
+                && (mask & AccessFlag.LOCAL_WRITE.bit()) == 0) {
+            throw VerbsException.invalid("REMOTE_WRITE and REMOTE_ATOMIC require LOCAL_WRITE (ibv_reg_mr(3))");
+        }
+        int writeBits = AccessFlag.LOCAL_WRITE.bit() | AccessFlag.REMOTE_WRITE.bit() | AccessFlag.REMOTE_ATOMIC.bit();
+        if (buffer.isReadOnly() && (mask & writeBits) != 0) {
+            throw new VerbsException(Errno.EACCES, "write access requested for a read-only buffer");
+        }
     }
 
     /**
