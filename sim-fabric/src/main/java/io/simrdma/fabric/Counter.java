@@ -29,6 +29,9 @@ public enum Counter {
     OUT_OF_SEQUENCE("requests received ahead of the expected PSN (dropped)"),
     DROPPED_PACKETS("packets dropped: port down, QP not ready, unknown QP"),
     INVALID_PACKETS("packets rejected as malformed (bad ICRC, bad header, bad response)"),
+    DATAGRAMS_NO_RECEIVE("UD datagrams and UC messages dropped: no receive WQE posted (no RNR on UC, UD)"),
+    QKEY_VIOLATIONS("UD datagrams dropped: Q_Key differs from the QP's"),
+    MESSAGES_ABANDONED("UC messages dropped part-way: a packet lost or out of sequence, or an access error"),
     COMPLETIONS("work completions generated"),
     COMPLETION_ERRORS("work completions with an error status, flushes included");
 

@@ -63,6 +63,10 @@ public final class DeviceProfile {
         SEND_WITH_INVALIDATE("SEND with invalidate"),
         /** The memory window types supported; value {@code Set<MwType>}, empty for none. */
         MEMORY_WINDOWS("memory windows"),
+        /** The queue pair types the device creates (ibv_create_qp(3)); value {@code Set<QpType>}. */
+        QP_TYPES("queue pair types"),
+        /** A UD send longer than the port's MTU; value {@link UdOversizedSend}. */
+        UD_OVERSIZED_SEND("UD send longer than the port MTU"),
         /** The errno with which a post of an unsupported operation fails; value {@link Errno}. */
         UNSUPPORTED_OPERATION("post of an unsupported operation"),
         /** The device limits ibv_query_device(3) reports and the device enforces; value {@link Limits}. */
@@ -141,6 +145,17 @@ public final class DeviceProfile {
         AT_COMPLETION,
         /** At post: EINVAL when the address is misaligned or the gather list is shorter than 8 bytes. */
         AT_POST
+    }
+
+    /** What a UD send whose message is longer than the port's MTU does. */
+    public enum UdOversizedSend {
+        /**
+         * Nothing goes out and the send completes successfully (IBA C10-93.1.1: the CI "shall not
+         * emit any packets for this message" and "shall not generate an error").
+         */
+        DISCARD,
+        /** The send completes with LOC_LEN_ERR; nothing goes out; the QP moves to SQE. */
+        LOC_LEN_ERR
     }
 
     /**
@@ -223,7 +238,7 @@ public final class DeviceProfile {
                 }
                 List<String> types = new ArrayList<>();
                 for (Object t : s) {
-                    types.add(((MwType) t) == MwType.TYPE_1 ? "type 1" : "type 2");
+                    types.add(t instanceof MwType mw ? (mw == MwType.TYPE_1 ? "type 1" : "type 2") : t.toString());
                 }
                 Collections.sort(types);
                 return String.join(", ", types);
@@ -269,6 +284,9 @@ public final class DeviceProfile {
                 .immediateData(true, "IBA 9.4: SEND and RDMA WRITE with immediate")
                 .sendWithInvalidate(true, "IBA 10.6.7.2.6")
                 .memoryWindows(EnumSet.allOf(MwType.class), "IBA 10.6.7, ibv_alloc_mw(3): types 1 and 2")
+                .qpTypes(EnumSet.allOf(QpType.class), "IBA 9.8: RC, UC and UD")
+                .udOversizedSend(UdOversizedSend.DISCARD,
+                        "IBA C10-93.1.1: no packet is emitted for a UD message over the MTU, and no error generated")
                 .unsupportedOperation(Errno.EINVAL, "ibv_post_send(3): an invalid WR is EINVAL")
                 .limits(new Limits("simrdma 0.1", 0x0002c9, 0x5352, 1, Integer.MAX_VALUE, 1024, 16384, 32, 32, 1024,
                                 65535, 65536, 1024, 128, 128 * 1024, 128, 65536, 1024, 16384, 32, 512, 1, 15, Mtu.MTU_4096, 4),
@@ -291,6 +309,9 @@ public final class DeviceProfile {
                 .immediateData(true, "mlx5 supports SEND and RDMA WRITE with immediate")
                 .sendWithInvalidate(true, "IBV_DEVICE_MEM_MGT_EXTENSIONS")
                 .memoryWindows(EnumSet.allOf(MwType.class), "IBV_DEVICE_MEM_WINDOW, IBV_DEVICE_MEM_WINDOW_TYPE_2B")
+                .qpTypes(EnumSet.allOf(QpType.class), "mlx5_ib creates RC, UC and UD QPs")
+                .udOversizedSend(UdOversizedSend.LOC_LEN_ERR,
+                        "modelled: ConnectX completes a UD send over the MTU with a local length error (IBV_WC_LOC_LEN_ERR)")
                 .unsupportedOperation(Errno.EOPNOTSUPP, "providers/mlx5/qp.c: atomics on a QP without them are EOPNOTSUPP")
                 .limits(new Limits("16.35.2000", 0x02c9, 4119, 0, Integer.MAX_VALUE, 262144, 32768, 30, 30, 16777216,
                                 4194303, 16777216, 16777216, 16, 4194304, 16, 16777216, 8388608, 32767, 31, 988, 128, 16,
@@ -316,6 +337,9 @@ public final class DeviceProfile {
                 .immediateData(true, "rxe supports SEND and RDMA WRITE with immediate")
                 .sendWithInvalidate(true, "rxe_resp.c invalidate_rkey")
                 .memoryWindows(EnumSet.allOf(MwType.class), "rxe_mw.c: types 1 and 2")
+                .qpTypes(EnumSet.allOf(QpType.class), "rxe_qp.c rxe_qp_chk_init: RC, UC, UD (and GSI)")
+                .udOversizedSend(UdOversizedSend.DISCARD,
+                        "rxe_req.c: a UD payload over the MTU is a faked successful send, citing C10-93.1.1")
                 .unsupportedOperation(Errno.EINVAL, "rxe: an opcode it lacks is EINVAL")
                 .limits(new Limits("0.0.0", 0xFFFFFF, 0, 0, Integer.MAX_VALUE, 1048576, 1048576, 32, 32, 1048576, 32767,
                                 1048576, 1048576, 128, 258048, 128, 4096, 1048576, 1048576, 27, 512, 64, 15, Mtu.MTU_4096, 4),
@@ -340,6 +364,8 @@ public final class DeviceProfile {
                 .sendWithInvalidate(true, "SIW_OP_SEND_REMOTE_INV")
                 .memoryWindows(EnumSet.noneOf(MwType.class),
                         "siw.h SIW_MAX_MW 0; no alloc_mw, so libibverbs fails it with EOPNOTSUPP; BIND_MW and LOCAL_INV map to none")
+                .qpTypes(EnumSet.of(QpType.RC), "siw_verbs.c siw_create_qp: only RC, anything else is EOPNOTSUPP")
+                .udOversizedSend(UdOversizedSend.DISCARD, "irrelevant: no UD QPs")
                 .unsupportedOperation(Errno.EINVAL, "providers/siw/siw.c push_send_wqe: 'opcode unsupported', EINVAL")
                 .limits(new Limits("0.0.0", 0x626d74, 0, 0, Integer.MAX_VALUE, 102400, 32768, 6, 1, 102400, 3276800,
                                 1024000, 102400, 128, 128 * 102400, 128, 0, 102400, 327680, 6, 80, 1, 0, Mtu.MTU_4096, 4),
@@ -470,6 +496,21 @@ public final class DeviceProfile {
     /** True if memory windows of {@code type} are supported. */
     public boolean supports(MwType type) {
         return ((Set<?>) choices.get(Setting.MEMORY_WINDOWS).value()).contains(type);
+    }
+
+    /** The queue pair types the device creates (a copy). */
+    @SuppressWarnings("unchecked")
+    public Set<QpType> qpTypes() {
+        return EnumSet.copyOf((Set<QpType>) choices.get(Setting.QP_TYPES).value());
+    }
+
+    /** True if the device creates queue pairs of {@code type}. */
+    public boolean supports(QpType type) {
+        return ((Set<?>) choices.get(Setting.QP_TYPES).value()).contains(type);
+    }
+
+    public UdOversizedSend udOversizedSend() {
+        return (UdOversizedSend) choices.get(Setting.UD_OVERSIZED_SEND).value();
     }
 
     public Errno unsupportedOperation() {
@@ -605,6 +646,18 @@ public final class DeviceProfile {
         public Builder memoryWindows(Set<MwType> v, String source) {
             return set(Setting.MEMORY_WINDOWS, Collections.unmodifiableSet(v.isEmpty() ? EnumSet.noneOf(MwType.class)
                     : EnumSet.copyOf(v)), source);
+        }
+
+        /** @throws IllegalArgumentException for a set without RC, which every device has */
+        public Builder qpTypes(Set<QpType> v, String source) {
+            if (!v.contains(QpType.RC)) {
+                throw new IllegalArgumentException("every device creates RC queue pairs: " + v);
+            }
+            return set(Setting.QP_TYPES, Collections.unmodifiableSet(EnumSet.copyOf(v)), source);
+        }
+
+        public Builder udOversizedSend(UdOversizedSend v, String source) {
+            return set(Setting.UD_OVERSIZED_SEND, v, source);
         }
 
         /** @throws IllegalArgumentException for an errno other than EINVAL or EOPNOTSUPP */

@@ -18,6 +18,12 @@ public enum DropReason {
     BAD_ICRC,
     /** The packet's header or length is inconsistent. */
     MALFORMED,
+    /** A UD datagram or UC message found no receive WQE (UC and UD have no RNR). */
+    NO_RECEIVE,
+    /** A UD datagram's Q_Key differs from the receiving QP's (IBA 10.2.5). */
+    BAD_QKEY,
+    /** A UC packet of a message the receiver abandoned: one before it was lost, or it broke a check. */
+    MESSAGE_ABANDONED,
     /** The receiving device or fabric was closed. */
     CLOSED
 }

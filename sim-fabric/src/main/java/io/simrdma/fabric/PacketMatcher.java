@@ -63,9 +63,9 @@ public interface PacketMatcher {
         return (p, i) -> device.gid().equals(p.sourceGid());
     }
 
-    /** Request packets (requester to responder). */
+    /** Request packets (requester to responder), UC and UD sends included; not the CM's MADs. */
     static PacketMatcher requests() {
-        return (p, i) -> p.opcode().isRequest() && !p.opcode().isUd();
+        return (p, i) -> p.opcode().isRequest() && !(p.opcode().isUd() && p.destQp() == Device.GSI_QPN);
     }
 
     /** Response packets (acknowledgements and read responses). */
@@ -128,9 +128,9 @@ public interface PacketMatcher {
         return (p, i) -> kind.matches(p, i) && seen.incrementAndGet() == n;
     }
 
-    /** Connection-manager datagrams (UD on QP1). */
+    /** Connection-manager datagrams (UD to QP1). */
     static PacketMatcher managementDatagrams() {
-        return (p, i) -> p.opcode().isUd();
+        return (p, i) -> p.opcode().isUd() && p.destQp() == Device.GSI_QPN;
     }
 
     /** Both this and {@code other}. */

@@ -46,6 +46,15 @@ public interface ProtectionDomain {
      */
     MemoryWindow allocMw(MwType type);
 
+    /**
+     * Creates an address handle (ibv_create_ah(3)): the path a UD send takes to a remote port.
+     *
+     * @throws VerbsException EINVAL for a port other than 1, an sgid_index outside the port's GID
+     *                        table (one entry), an SL above 15, a flow label over 20 bits, a hop
+     *                        limit or traffic class over 255; ENOENT if this PD was deallocated
+     */
+    AddressHandle createAh(AhAttr attr);
+
     /** Creates a queue pair (ibv_create_qp(3)); it starts in RESET. */
     QueuePair createQp(QpInitAttr attr);
 

@@ -28,6 +28,16 @@ public final class QpInitAttr {
         return a;
     }
 
+    /** A UC queue pair (IBV_QPT_UC) with the given CQs and default capabilities. */
+    public static QpInitAttr uc(CompletionQueue sendCq, CompletionQueue recvCq) {
+        return rc(sendCq, recvCq).qpType(QpType.UC);
+    }
+
+    /** A UD queue pair (IBV_QPT_UD) with the given CQs and default capabilities. */
+    public static QpInitAttr ud(CompletionQueue sendCq, CompletionQueue recvCq) {
+        return rc(sendCq, recvCq).qpType(QpType.UD);
+    }
+
     public QpInitAttr sendCq(CompletionQueue cq) {
         this.sendCq = cq;
         return this;

@@ -46,6 +46,9 @@ public final class SendWr {
     long bindAddr;
     long bindLength;
     int bindAccess;
+    AddressHandle ah;
+    int remoteQpn;
+    int remoteQkey;
     SendWr next;
 
     /** Resets every field to its initial value (SEND, no flags, no SGEs, no next). */
@@ -66,6 +69,9 @@ public final class SendWr {
         bindAddr = 0;
         bindLength = 0;
         bindAccess = 0;
+        ah = null;
+        remoteQpn = 0;
+        remoteQkey = 0;
         next = null;
         return this;
     }
@@ -242,6 +248,33 @@ public final class SendWr {
     /** The access a BIND_MW grants, as {@link AccessFlag#bit()} bits. */
     public int bindAccessBits() {
         return bindAccess;
+    }
+
+    /**
+     * The destination of a send on a UD queue pair (ibv_post_send(3), wr.ud: ah, remote_qpn,
+     * remote_qkey). If the most significant bit of {@code remoteQkey} is set, the Q_Key of the
+     * sending QP is used instead (IBA 10.2.5, a controlled Q_Key).
+     */
+    public SendWr ud(AddressHandle ah, int remoteQpn, int remoteQkey) {
+        this.ah = ah;
+        this.remoteQpn = remoteQpn;
+        this.remoteQkey = remoteQkey;
+        return this;
+    }
+
+    /** The address handle of a UD send, or null. */
+    public AddressHandle ah() {
+        return ah;
+    }
+
+    /** The destination QP number of a UD send. */
+    public int remoteQpn() {
+        return remoteQpn;
+    }
+
+    /** The Q_Key of a UD send (high bit set: the sending QP's own). */
+    public int remoteQkey() {
+        return remoteQkey;
     }
 
     /** The message length: the sum of the SGE lengths, each taken as unsigned. */

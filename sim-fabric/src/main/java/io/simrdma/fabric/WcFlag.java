@@ -1,7 +1,9 @@
 package io.simrdma.fabric;
 
-/** Work completion flags (enum ibv_wc_flags) that RC completions carry. */
+/** Work completion flags (enum ibv_wc_flags) that simrdma's completions carry. */
 public enum WcFlag {
+    /** A GRH is present: the first 40 bytes of a UD receive buffer hold it (IBV_WC_GRH). */
+    GRH(1),
     /** Immediate data is valid. */
     WITH_IMM(1 << 1),
     /** The invalidated R_Key is valid (never together with WITH_IMM). */

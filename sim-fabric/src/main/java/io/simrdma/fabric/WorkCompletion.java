@@ -71,9 +71,25 @@ public final class WorkCompletion {
         return qpNum;
     }
 
-    /** Remote QP number (for RC, the connected QP). */
+    /** Remote QP number (for RC and UC, the connected QP; for UD, the sender's, from the DETH). */
     public int srcQp() {
         return srcQp;
+    }
+
+    /**
+     * Source LID (ibv_wc slid): 0, as on every RoCE port, which has no LIDs; a UD receiver learns
+     * the sender's address from the GRH in its buffer ({@link WcFlag#GRH}).
+     */
+    public int slid() {
+        return 0;
+    }
+
+    /**
+     * P_Key index of a UD receive (ibv_wc pkey_index): 0, the one entry of a simrdma port's P_Key
+     * table (every packet carries the default P_Key 0xFFFF).
+     */
+    public int pkeyIndex() {
+        return 0;
     }
 
     public int wcFlags() {

@@ -18,6 +18,7 @@ import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.sli
  *   cm ──────────────┐            tcp ─────────┐
  *                    v                         v
  *   internal.device ──> internal.rc ──> internal.mem, internal.cq ──> internal
+ *          │  └─────> internal.ucud ──────────^                            │
  *          │                                                             │
  *          └──> internal.link ──────────────────────────────────────────>│
  *                                                                         v
@@ -53,6 +54,7 @@ class LayeringTest {
                 .layer("Completion").definedBy("io.simrdma.fabric.internal.cq..")
                 .layer("Link").definedBy("io.simrdma.fabric.internal.link..")
                 .layer("Rc").definedBy("io.simrdma.fabric.internal.rc..")
+                .layer("Unreliable").definedBy("io.simrdma.fabric.internal.ucud..")
                 .layer("Device").definedBy("io.simrdma.fabric.internal.device..")
                 .layer("Cm").definedBy("io.simrdma.fabric.cm..")
                 .layer("Tcp").definedBy("io.simrdma.fabric.tcp..")
@@ -65,7 +67,8 @@ class LayeringTest {
                 .whereLayer("Completion").mayOnlyAccessLayers("Common", "Api", "Wire", "Sched")
                 .whereLayer("Link").mayOnlyAccessLayers("Common", "Api", "Wire", "Sched")
                 .whereLayer("Rc").mayOnlyAccessLayers("Memory", "Completion", "Link", "Common", "Api", "Wire", "Sched")
-                .whereLayer("Device").mayOnlyAccessLayers("Rc", "Memory", "Completion", "Link", "Common", "Api",
+                .whereLayer("Unreliable").mayOnlyAccessLayers("Memory", "Completion", "Common", "Api", "Wire", "Sched")
+                .whereLayer("Device").mayOnlyAccessLayers("Rc", "Unreliable", "Memory", "Completion", "Link", "Common", "Api",
                         "Wire", "Sched")
                 .whereLayer("Cm").mayOnlyAccessLayers("Api", "Wire", "Sched")
                 .whereLayer("Tcp").mayOnlyAccessLayers("Device", "Link", "Common", "Api", "Wire", "Sched")

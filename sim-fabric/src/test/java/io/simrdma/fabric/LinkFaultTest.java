@@ -202,9 +202,17 @@ class LinkFaultTest {
             Packet p = Packet.allocate(op);
             try {
                 p.route(a.gid(), b.gid());
+                // A UD packet to QP1 is a MAD; to any other QP, a UD QP's datagram: a request.
+                p.destQp(op.isUd() ? Device.GSI_QPN : 0x42);
                 assertEquals(op.isRequest() && !op.isUd(), PacketMatcher.requests().matches(p, 1), op.toString());
                 assertEquals(op.isResponse(), PacketMatcher.responses().matches(p, 1), op.toString());
                 assertEquals(op.isUd(), PacketMatcher.managementDatagrams().matches(p, 1), op.toString());
+                if (op.isUd()) {
+                    p.destQp(0x42);
+                    assertTrue(PacketMatcher.requests().matches(p, 1), op + " to a UD QP is a request");
+                    assertFalse(PacketMatcher.managementDatagrams().matches(p, 1), op + " to a UD QP is no MAD");
+                    p.destQp(Device.GSI_QPN);
+                }
                 assertTrue(PacketMatcher.any().matches(p, 99));
                 assertTrue(PacketMatcher.from(a).matches(p, 1));
                 assertFalse(PacketMatcher.from(b).matches(p, 1));

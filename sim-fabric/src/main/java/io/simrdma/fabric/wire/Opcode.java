@@ -8,8 +8,8 @@ import java.util.Set;
  * carries and its properties. Everything downstream asks this table (which headers, where they
  * sit, first/middle/last, payload, needs a receive WQE) rather than switching on opcodes.
  *
- * <p>The upper three bits of the wire value select the transport (000 = RC, 011 = UD); simrdma
- * runs RC for data and UD SEND Only on QP1 for connection-manager MADs, as the IB CM does.
+ * <p>The upper three bits of the wire value select the transport (000 = RC, 001 = UC, 011 = UD).
+ * UD SEND Only also carries the connection manager's MADs on QP1, as the IB CM does.
  */
 public enum Opcode {
     RC_SEND_FIRST(0x00, "RC SEND First", K.SEND | K.FIRST | K.PAYLOAD | K.REQUEST | K.RWR),
@@ -47,8 +47,30 @@ public enum Opcode {
             K.SEND | K.LAST | K.PAYLOAD | K.REQUEST | K.COMP | K.INV, HeaderType.IETH),
     RC_SEND_ONLY_WITH_INVALIDATE(0x17, "RC SEND Only with Invalidate",
             K.SEND | K.FIRST | K.LAST | K.PAYLOAD | K.REQUEST | K.RWR | K.COMP | K.INV, HeaderType.IETH),
+    UC_SEND_FIRST(0x20, "UC SEND First", K.SEND | K.FIRST | K.PAYLOAD | K.REQUEST | K.RWR | K.UC),
+    UC_SEND_MIDDLE(0x21, "UC SEND Middle", K.SEND | K.MIDDLE | K.PAYLOAD | K.REQUEST | K.UC),
+    UC_SEND_LAST(0x22, "UC SEND Last", K.SEND | K.LAST | K.PAYLOAD | K.REQUEST | K.COMP | K.UC),
+    UC_SEND_LAST_WITH_IMMEDIATE(0x23, "UC SEND Last with Immediate",
+            K.SEND | K.LAST | K.PAYLOAD | K.REQUEST | K.COMP | K.IMM | K.UC, HeaderType.IMM_DT),
+    UC_SEND_ONLY(0x24, "UC SEND Only", K.SEND | K.FIRST | K.LAST | K.PAYLOAD | K.REQUEST | K.RWR | K.COMP | K.UC),
+    UC_SEND_ONLY_WITH_IMMEDIATE(0x25, "UC SEND Only with Immediate",
+            K.SEND | K.FIRST | K.LAST | K.PAYLOAD | K.REQUEST | K.RWR | K.COMP | K.IMM | K.UC, HeaderType.IMM_DT),
+    UC_RDMA_WRITE_FIRST(0x26, "UC RDMA WRITE First", K.WRITE | K.FIRST | K.PAYLOAD | K.REQUEST | K.UC,
+            HeaderType.RETH),
+    UC_RDMA_WRITE_MIDDLE(0x27, "UC RDMA WRITE Middle", K.WRITE | K.MIDDLE | K.PAYLOAD | K.REQUEST | K.UC),
+    UC_RDMA_WRITE_LAST(0x28, "UC RDMA WRITE Last", K.WRITE | K.LAST | K.PAYLOAD | K.REQUEST | K.UC),
+    UC_RDMA_WRITE_LAST_WITH_IMMEDIATE(0x29, "UC RDMA WRITE Last with Immediate",
+            K.WRITE | K.LAST | K.PAYLOAD | K.REQUEST | K.IMM | K.RWR | K.COMP | K.UC, HeaderType.IMM_DT),
+    UC_RDMA_WRITE_ONLY(0x2A, "UC RDMA WRITE Only", K.WRITE | K.FIRST | K.LAST | K.PAYLOAD | K.REQUEST | K.UC,
+            HeaderType.RETH),
+    UC_RDMA_WRITE_ONLY_WITH_IMMEDIATE(0x2B, "UC RDMA WRITE Only with Immediate",
+            K.WRITE | K.FIRST | K.LAST | K.PAYLOAD | K.REQUEST | K.IMM | K.RWR | K.COMP | K.UC,
+            HeaderType.RETH, HeaderType.IMM_DT),
     UD_SEND_ONLY(0x64, "UD SEND Only",
-            K.SEND | K.FIRST | K.LAST | K.PAYLOAD | K.REQUEST | K.RWR | K.COMP | K.UD, HeaderType.DETH);
+            K.SEND | K.FIRST | K.LAST | K.PAYLOAD | K.REQUEST | K.RWR | K.COMP | K.UD, HeaderType.DETH),
+    UD_SEND_ONLY_WITH_IMMEDIATE(0x65, "UD SEND Only with Immediate",
+            K.SEND | K.FIRST | K.LAST | K.PAYLOAD | K.REQUEST | K.RWR | K.COMP | K.IMM | K.UD,
+            HeaderType.DETH, HeaderType.IMM_DT);
 
     /** Property bits; kept in one place so the table above reads as a table. */
     private static final class K {
@@ -68,6 +90,7 @@ public enum Opcode {
         static final int RWR = 1 << 13;
         static final int COMP = 1 << 14;
         static final int UD = 1 << 15;
+        static final int UC = 1 << 16;
     }
 
     private static final Opcode[] BY_VALUE = new Opcode[256];
@@ -223,9 +246,19 @@ public enum Opcode {
         return (props & K.COMP) != 0;
     }
 
-    /** Unreliable datagram (CM MADs on QP1). */
+    /** Unreliable datagram: UD QPs' sends and the CM's MADs on QP1. */
     public boolean isUd() {
         return (props & K.UD) != 0;
+    }
+
+    /** Unreliable connected. */
+    public boolean isUc() {
+        return (props & K.UC) != 0;
+    }
+
+    /** Reliable connected: neither UC nor UD. */
+    public boolean isRc() {
+        return (props & (K.UD | K.UC)) == 0;
     }
 
     /** READ or atomic request: uses a responder resource and is answered with data. */

@@ -29,7 +29,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
  * switches ... A test checks each table against its spec source"). The expected rows are typed
  * here independently of {@link Opcode}, from IBA Vol. 1:
  * <ul>
- *   <li>9.2.1 table 41 "OpCode field": the transport bits (000 RC, 011 UD) and the operation bits,
+ *   <li>9.2.1 table 41 "OpCode field": the transport bits (000 RC, 001 UC, 011 UD) and the operation bits,
  *       and the names the table gives;</li>
  *   <li>9.2 and the packet layouts of 9.3/9.4/9.5: which extension headers each opcode carries,
  *       in the order LRH, GRH, BTH, RDETH, DETH, RETH, AtomicETH, AETH, AtomicAckETH, ImmDt,
@@ -86,8 +86,24 @@ class OpcodeTableTest {
         // 0b000_10101 is reserved.
         row(Opcode.RC_SEND_LAST_WITH_INVALIDATE, 0b000_10110, "RC SEND Last with Invalidate", "L P Q", IETH);
         row(Opcode.RC_SEND_ONLY_WITH_INVALIDATE, 0b000_10111, "RC SEND Only with Invalidate", "F L P W Q", IETH);
+        // UC (transport bits 001): SEND and RDMA WRITE only, no READ, atomics or acknowledges.
+        row(Opcode.UC_SEND_FIRST, 0b001_00000, "UC SEND First", "F P W Q");
+        row(Opcode.UC_SEND_MIDDLE, 0b001_00001, "UC SEND Middle", "M P Q");
+        row(Opcode.UC_SEND_LAST, 0b001_00010, "UC SEND Last", "L P Q");
+        row(Opcode.UC_SEND_LAST_WITH_IMMEDIATE, 0b001_00011, "UC SEND Last with Immediate", "L P Q", IMM_DT);
+        row(Opcode.UC_SEND_ONLY, 0b001_00100, "UC SEND Only", "F L P W Q");
+        row(Opcode.UC_SEND_ONLY_WITH_IMMEDIATE, 0b001_00101, "UC SEND Only with Immediate", "F L P W Q", IMM_DT);
+        row(Opcode.UC_RDMA_WRITE_FIRST, 0b001_00110, "UC RDMA WRITE First", "F P Q", RETH);
+        row(Opcode.UC_RDMA_WRITE_MIDDLE, 0b001_00111, "UC RDMA WRITE Middle", "M P Q");
+        row(Opcode.UC_RDMA_WRITE_LAST, 0b001_01000, "UC RDMA WRITE Last", "L P Q");
+        row(Opcode.UC_RDMA_WRITE_LAST_WITH_IMMEDIATE, 0b001_01001, "UC RDMA WRITE Last with Immediate", "L P W Q",
+                IMM_DT);
+        row(Opcode.UC_RDMA_WRITE_ONLY, 0b001_01010, "UC RDMA WRITE Only", "F L P Q", RETH);
+        row(Opcode.UC_RDMA_WRITE_ONLY_WITH_IMMEDIATE, 0b001_01011, "UC RDMA WRITE Only with Immediate", "F L P W Q",
+                RETH, IMM_DT);
         // UD (transport bits 011): SEND Only carries a DETH.
         row(Opcode.UD_SEND_ONLY, 0b011_00100, "UD SEND Only", "F L P W Q", DETH);
+        row(Opcode.UD_SEND_ONLY_WITH_IMMEDIATE, 0b011_00101, "UD SEND Only with Immediate", "F L P W Q", DETH, IMM_DT);
     }
 
     /** IBA header lengths in bytes, typed from the spec sections named in the class comment. */
@@ -112,8 +128,8 @@ class OpcodeTableTest {
         assertEquals(r.value(), op.value(), op + " wire value");
         assertEquals(r.name(), op.ibaName(), op + " IBA name");
         assertSame(op, Opcode.fromValue(r.value()));
-        // Upper three bits select the transport: 000 RC, 011 UD.
-        assertEquals(op.isUd() ? 0b011 : 0b000, r.value() >>> 5, op + " transport bits");
+        // Upper three bits select the transport: 000 RC, 001 UC, 011 UD.
+        assertEquals(op.isUd() ? 0b011 : op.isUc() ? 0b001 : 0b000, r.value() >>> 5, op + " transport bits");
     }
 
     @ParameterizedTest
@@ -183,7 +199,7 @@ class OpcodeTableTest {
             }
         }
         assertNull(Opcode.fromValue(0x15), "0x15 is reserved in table 41");
-        assertNull(Opcode.fromValue(0x65), "UD SEND Only with Immediate is not used by simrdma");
+        assertNull(Opcode.fromValue(0x2C), "0x2C is reserved in table 41 (UC)");
         assertNull(Opcode.fromValue(Integer.MIN_VALUE));
     }
 

@@ -33,6 +33,11 @@ import io.simrdma.fabric.internal.mem.PdImpl;
 import io.simrdma.fabric.internal.rc.RcContext;
 import io.simrdma.fabric.internal.rc.RcQueuePair;
 import io.simrdma.fabric.internal.rc.SrqImpl;
+import io.simrdma.fabric.internal.ucud.AhImpl;
+import io.simrdma.fabric.internal.ucud.UnreliableContext;
+import io.simrdma.fabric.internal.ucud.UnreliableQueuePair;
+import io.simrdma.fabric.AddressHandle;
+import io.simrdma.fabric.AhAttr;
 import io.simrdma.fabric.sched.EngineExecutor;
 import io.simrdma.fabric.sched.Scheduler;
 import io.simrdma.fabric.wire.Gid;
@@ -52,12 +57,13 @@ import java.util.function.Consumer;
  * The implementation of {@link Device}: the device's identity and limits, its resource tables
  * (PDs, CQs, completion channels, QPs by number, SRQs; memory in a {@link MemoryTable}), its
  * asynchronous events and listeners, and its {@link Port}. It gives the layers below it the
- * services they name through {@link MemoryContext}, {@link CqContext} and {@link RcContext}.
+ * services they name through {@link MemoryContext}, {@link CqContext}, {@link RcContext} and
+ * {@link UnreliableContext}.
  *
  * <p>Thread safety: thread-safe. Creation and destruction run on the device's executor (the
  * tables are touched only there); posts and polls run on the caller's thread.
  */
-public final class DeviceImpl implements Device, PacketSink, MemoryContext, CqContext, RcContext {
+public final class DeviceImpl implements Device, PacketSink, MemoryContext, CqContext, RcContext, UnreliableContext {
 
     private static final Logger LOG = LoggerFactory.getLogger(DeviceImpl.class);
     private static final int FIRST_QPN = 0x11;
@@ -77,6 +83,8 @@ public final class DeviceImpl implements Device, PacketSink, MemoryContext, CqCo
 
     // ---- resource tables: engine thread
     private final IntObjectHashMap<RcQueuePair> qps = new IntObjectHashMap<>();
+    /** UC and UD queue pairs; their numbers come from the same space as RC's. */
+    private final IntObjectHashMap<UnreliableQueuePair> unreliableQps = new IntObjectHashMap<>();
     private final List<PdImpl> pds = new ArrayList<>();
     private final List<CqImpl> cqs = new ArrayList<>();
     private final List<CompChannelImpl> channels = new ArrayList<>();
@@ -252,10 +260,12 @@ public final class DeviceImpl implements Device, PacketSink, MemoryContext, CqCo
     // ------------------------------------------------------------------ creation (engine thread, from a PD)
 
     @Override
-    public RcQueuePair createQp(PdImpl pd, QpInitAttr attr) {
+    public QueuePair createQp(PdImpl pd, QpInitAttr attr) {
         checkPd(pd);
-        if (attr.qpType() != QpType.RC) {
-            throw VerbsException.invalid("only RC queue pairs are supported");
+        if (!profile.supports(attr.qpType())) {
+            // siw_create_qp: a QP type the device lacks is EOPNOTSUPP.
+            throw new VerbsException(Errno.EOPNOTSUPP, "device " + name + " (profile " + profile.name()
+                    + ") creates no " + attr.qpType() + " queue pairs");
         }
         CqImpl scq = implOf(attr.sendCq(), CqImpl.class, "completion queue");
         CqImpl rcq = implOf(attr.recvCq(), CqImpl.class, "completion queue");
@@ -285,8 +295,20 @@ public final class DeviceImpl implements Device, PacketSink, MemoryContext, CqCo
             VerbsException.checkRange("max_recv_sge", c.maxRecvSge(), 0, attributes.maxSge());
         }
         VerbsException.checkRange("max_inline_data", c.maxInlineData(), 0, attributes.maxInlineData());
-        if (qps.size() >= attributes.maxQp()) {
+        if (qps.size() + unreliableQps.size() >= attributes.maxQp()) {
             throw new VerbsException(Errno.ENOMEM, "max_qp (" + attributes.maxQp() + ") reached");
+        }
+        if (attr.qpType() != QpType.RC) {
+            if (srq != null) {
+                throw VerbsException.invalid("simrdma's " + attr.qpType() + " queue pairs receive into their own queue, not an SRQ");
+            }
+            int qpn = allocateQpn();
+            UnreliableQueuePair uqp = new UnreliableQueuePair(this, pd, qpn, attr);
+            unreliableQps.put(qpn, uqp);
+            scq.boundQps++;
+            rcq.boundQps++;
+            pd.resources++;
+            return uqp;
         }
         int qpn = allocateQpn();
         RcQueuePair qp = new RcQueuePair(this, pd, qpn, attr);
@@ -338,7 +360,7 @@ public final class DeviceImpl implements Device, PacketSink, MemoryContext, CqCo
             } else {
                 nextQpn++;
             }
-            if (!qps.containsKey(qpn)) {
+            if (!qps.containsKey(qpn) && !unreliableQps.containsKey(qpn)) {
                 return qpn;
             }
         }
@@ -348,6 +370,17 @@ public final class DeviceImpl implements Device, PacketSink, MemoryContext, CqCo
     /** The QP with number {@code qpn}, or null. Engine thread. */
     RcQueuePair qp(int qpn) {
         return qps.get(qpn);
+    }
+
+    /** The UC or UD QP with number {@code qpn}, or null. Engine thread. */
+    UnreliableQueuePair unreliableQp(int qpn) {
+        return unreliableQps.get(qpn);
+    }
+
+    @Override
+    public AddressHandle createAh(PdImpl pd, AhAttr attr) {
+        checkPd(pd);
+        return AhImpl.create(pd, attr);
     }
 
     // ------------------------------------------------------------------ destruction (engine thread)
@@ -360,6 +393,15 @@ public final class DeviceImpl implements Device, PacketSink, MemoryContext, CqCo
         if (qp.srq() != null) {
             qp.srq().qpCount--;
         }
+        qp.pd().resources--;
+        asyncEvents.discard(qp);
+    }
+
+    @Override
+    public void qpDestroyed(UnreliableQueuePair qp) {
+        unreliableQps.remove(qp.qpNum());
+        qp.sendCq().boundQps--;
+        qp.recvCq().boundQps--;
         qp.pd().resources--;
         asyncEvents.discard(qp);
     }
@@ -456,6 +498,11 @@ public final class DeviceImpl implements Device, PacketSink, MemoryContext, CqCo
 
     @Override
     public void qpStateChanged(RcQueuePair qp, QpState from, QpState to) {
+        qpStateChanged((QueuePair) qp, from, to);
+    }
+
+    @Override
+    public void qpStateChanged(QueuePair qp, QpState from, QpState to) {
         fabric.tracer().qpState(qp, from, to);
         for (QpStateListener l : qpStateListeners) {
             try {
@@ -505,6 +552,16 @@ public final class DeviceImpl implements Device, PacketSink, MemoryContext, CqCo
     @Override
     public void transmit(RcQueuePair qp, Packet p) {
         port.transmit(qp, p);
+    }
+
+    @Override
+    public void transmit(UnreliableQueuePair qp, Packet p, Gid destination) {
+        port.transmitUnreliable(p, destination);
+    }
+
+    @Override
+    public void raiseAsync(AsyncEventType type, QueuePair qp) {
+        asyncEvents.raise(type, qp, null, null);
     }
 
     /** A link delivers a packet to this device's port. Runs on this device's executor. */
@@ -562,6 +619,11 @@ public final class DeviceImpl implements Device, PacketSink, MemoryContext, CqCo
             List<RcQueuePair> all = new ArrayList<>(qps.values());
             all.sort((x, y) -> Integer.compare(x.qpNum(), y.qpNum()));
             for (RcQueuePair qp : all) {
+                qp.forceDestroy();
+            }
+            List<UnreliableQueuePair> unreliable = new ArrayList<>(unreliableQps.values());
+            unreliable.sort((x, y) -> Integer.compare(x.qpNum(), y.qpNum()));
+            for (UnreliableQueuePair qp : unreliable) {
                 qp.forceDestroy();
             }
             pds.clear();

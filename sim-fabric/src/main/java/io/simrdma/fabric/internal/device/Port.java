@@ -11,6 +11,7 @@ import io.simrdma.fabric.internal.CounterSet;
 import io.simrdma.fabric.internal.link.PacketRoute;
 import io.simrdma.fabric.internal.link.Tracer;
 import io.simrdma.fabric.internal.rc.RcQueuePair;
+import io.simrdma.fabric.internal.ucud.UnreliableQueuePair;
 import io.simrdma.fabric.sched.EngineExecutor;
 import io.simrdma.fabric.sched.Task;
 import io.simrdma.fabric.wire.Gid;
@@ -26,7 +27,8 @@ import java.nio.ByteBuffer;
  * A device's one port: what leaves it (a QP's packets routed to their destination, management
  * datagrams from QP1) and what arrives (packets checked, traced, then handed to the QP they name:
  * requests to its responder, acknowledgements and responses to its completer; MADs to the
- * device's MAD handler). A port that is down drops everything in both directions.
+ * device's MAD handler; UC and UD packets to their queue pair). A port that is down drops
+ * everything in both directions.
  *
  * <p>Thread safety: sending and receiving run on the device's executor; the port state may be
  * read from any thread.
@@ -152,6 +154,24 @@ final class Port {
         });
     }
 
+    /**
+     * Sends a packet of a UC or UD queue pair to {@code destination} (the QP has counted it).
+     * Engine thread; takes ownership.
+     */
+    void transmitUnreliable(Packet p, Gid destination) {
+        p.route(gid, destination);
+        if (state != PortState.ACTIVE) {
+            dropUnsent(p, DropReason.PORT_DOWN);
+            return;
+        }
+        PacketRoute link = fabric.route(device, destination);
+        if (link == null) {
+            dropUnsent(p, DropReason.NO_ROUTE);
+            return;
+        }
+        link.transmit(device, p);
+    }
+
     /** Sends a UD packet to {@code destination}. Engine thread; takes ownership. */
     private void transmitUd(Packet p, Gid destination) {
         p.route(gid, destination);
@@ -226,7 +246,7 @@ final class Port {
             return;
         }
         tracer.packet(PacketEvent.DELIVERED, null, null, device, p);
-        if (p.opcode().isUd()) {
+        if (p.opcode().isUd() && p.destQp() == Device.GSI_QPN) {
             counters.increment(Counter.PACKETS_RECEIVED);
             counters.add(Counter.BYTES_RECEIVED, p.payloadLength());
             receiveMad(p);
@@ -234,6 +254,11 @@ final class Port {
         }
         RcQueuePair qp = device.qp(p.destQp());
         if (qp == null) {
+            UnreliableQueuePair uqp = device.unreliableQp(p.destQp());
+            if (uqp != null) {
+                uqp.receive(p);
+                return;
+            }
             counters.increment(Counter.PACKETS_RECEIVED);
             drop(p, DropReason.UNKNOWN_QP, Counter.DROPPED_PACKETS);
             return;

@@ -43,6 +43,9 @@ public interface MemoryContext {
     /** Creates a queue pair in {@code pd} (ibv_create_qp(3)). Engine thread. */
     QueuePair createQp(PdImpl pd, QpInitAttr attr);
 
+    /** Creates an address handle of {@code pd} (ibv_create_ah(3)). Engine thread. */
+    io.simrdma.fabric.AddressHandle createAh(PdImpl pd, io.simrdma.fabric.AhAttr attr);
+
     /** Creates a shared receive queue in {@code pd} (ibv_create_srq(3)). Engine thread. */
     SharedReceiveQueue createSrq(PdImpl pd, SrqAttr attr, Object context);
 

@@ -131,6 +131,19 @@ public final class PdImpl implements ProtectionDomain {
         return device.executor().call(() -> device.memory().createMw(this, type));
     }
 
+    /**
+     * Creates an address handle (ibv_create_ah(3)).
+     *
+     * @throws VerbsException EINVAL for a bad port, sgid_index, SL, flow label, hop limit or
+     *                        traffic class; ENOENT once this PD is deallocated
+     */
+    @Override
+    public io.simrdma.fabric.AddressHandle createAh(io.simrdma.fabric.AhAttr attr) {
+        Objects.requireNonNull(attr, "attr");
+        checkUsable();
+        return device.executor().call(() -> device.createAh(this, attr));
+    }
+
     /** Creates a queue pair (ibv_create_qp(3)); it starts in RESET. */
     public QueuePair createQp(QpInitAttr attr) {
         Objects.requireNonNull(attr, "attr");
