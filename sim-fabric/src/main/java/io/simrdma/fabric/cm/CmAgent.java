@@ -139,6 +139,12 @@ final class CmAgent implements Device.MadHandler {
             case MRA:
                 machine.onMra(m);
                 break;
+            case SIDR_REQ:
+                machine.onSidrReq(source, m);
+                break;
+            case SIDR_REP:
+                machine.onSidrRep(source, m);
+                break;
             default:
                 break;
         }

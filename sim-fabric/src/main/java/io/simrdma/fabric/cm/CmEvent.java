@@ -21,6 +21,7 @@ public final class CmEvent {
     private final ConnParam param;
     private final long timeNanos;
     private final String detail;
+    private final UdParam ud;
     private final AtomicBoolean acked = new AtomicBoolean();
     private volatile boolean retrieved;
 
@@ -29,6 +30,12 @@ public final class CmEvent {
     }
 
     CmEvent(CmEventType type, CmId id, CmId listenId, int status, ConnParam param, long timeNanos, String detail) {
+        this(type, id, listenId, status, param, timeNanos, detail, null);
+    }
+
+    CmEvent(CmEventType type, CmId id, CmId listenId, int status, ConnParam param, long timeNanos, String detail,
+            UdParam ud) {
+        this.ud = ud;
         this.detail = detail;
         this.type = type;
         this.id = id;
@@ -36,6 +43,14 @@ public final class CmEvent {
         this.status = status;
         this.param = param;
         this.timeNanos = timeNanos;
+    }
+
+    /**
+     * The UD event data (rdma_get_cm_event(3), "UD EVENT DATA") of an RDMA_PS_UDP id's
+     * ESTABLISHED or CONNECT_REQUEST, or null for other events and port spaces.
+     */
+    public UdParam ud() {
+        return ud;
     }
 
     public CmEventType type() {

@@ -55,6 +55,12 @@ public final class CmId {
     public static final int MAX_CONNECT_PRIVATE_DATA_IB = 92;
     public static final int MAX_ACCEPT_PRIVATE_DATA = 196;
     public static final int MAX_REJECT_PRIVATE_DATA = 148;
+    /** rdma_connect(3): the private data of an RDMA_PS_UDP connect (a SIDR REQ's 216 bytes minus the CM header). */
+    public static final int MAX_UDP_CONNECT_PRIVATE_DATA = 180;
+    /** rdma_accept(3): the private data of an RDMA_PS_UDP accept, and of its reject (a SIDR REP's). */
+    public static final int MAX_UDP_ACCEPT_PRIVATE_DATA = 136;
+    /** The Q_Key of every RDMA_PS_UDP id's QP (librdmacm's RDMA_UDP_QKEY). */
+    public static final int RDMA_UDP_QKEY = 0x01234567;
 
     final RdmaCm cm;
     final PortSpace ps;
@@ -341,7 +347,7 @@ public final class CmId {
         if (usePd.device() != d) {
             throw invalid("protection domain belongs to device " + usePd.device().name() + ", the id to " + d.name());
         }
-        return qpSlot.create(d, usePd, attr);
+        return qpSlot.create(d, usePd, attr, ps);
     }
 
     /**
@@ -457,11 +463,20 @@ public final class CmId {
                 throw invalid("rdma_accept is called on the id of a connection request");
             }
             ConnParam req = connection.requestParam;
-            p = param != null ? param : ConnParamLimits.acceptDefaults(req, d, qp() != null && qp().srq() != null);
-            ConnParamLimits.checkAccept(p, req, d);
+            if (ps == PortSpace.UDP) {
+                // rdma_accept(3): a UD accept answers with a SIDR REP: private data only, at most 136 bytes.
+                p = param != null ? param : ConnParam.defaults().responderResources(0).initiatorDepth(0);
+                if (p.privateData().length > MAX_UDP_ACCEPT_PRIVATE_DATA) {
+                    throw invalid("accept private data of " + p.privateData().length + " bytes exceeds "
+                            + MAX_UDP_ACCEPT_PRIVATE_DATA + " for RDMA_PS_UDP (rdma_accept(3))");
+                }
+            } else {
+                p = param != null ? param : ConnParamLimits.acceptDefaults(req, d, qp() != null && qp().srq() != null);
+                ConnParamLimits.checkAccept(p, req, d);
+            }
         }
         cm.agent(d).accept(this, p);
-        if (isSync()) {
+        if (isSync() && ps != PortSpace.UDP) {
             CmEvent e = events.awaitSync(t -> t == CmEventType.ESTABLISHED || t == CmEventType.CONNECT_ERROR
                     || t == CmEventType.REJECTED || t == CmEventType.DISCONNECTED || t == CmEventType.DEVICE_REMOVAL, -1);
             if (e.type() != CmEventType.ESTABLISHED) {
@@ -478,6 +493,10 @@ public final class CmId {
      */
     public void reject(byte[] privateData) {
         byte[] pd = ConnParamLimits.rejectData(privateData);
+        if (ps == PortSpace.UDP && pd.length > MAX_UDP_ACCEPT_PRIVATE_DATA) {
+            throw invalid("reject private data of " + pd.length + " bytes exceeds " + MAX_UDP_ACCEPT_PRIVATE_DATA
+                    + " for RDMA_PS_UDP (a SIDR REP's)");
+        }
         synchronized (this) {
             checkNotDestroyed();
             if (listener == null) {

@@ -25,7 +25,8 @@ import java.util.Arrays;
  *  |            message contents (232 bytes, per attribute)        |
  * </pre>
  * Message contents follow IBA tables 106 (REQ), 108 (REJ), 110 (REP), 111 (RTU), 112 (DREQ),
- * 113 (DREP) and 107 (MRA); offsets below are from the start of the contents.
+ * 113 (DREP), 107 (MRA), 114 (SIDR_REQ) and 115 (SIDR_REP); offsets below are from the start of
+ * the contents. A SIDR message's RequestID is carried in {@code localCommId}.
  *
  * <p>Thread safety: not thread-safe; a value built, encoded or decoded by one thread.
  */
@@ -45,7 +46,11 @@ final class CmMessage {
         REP(0x0013, 36, 196),
         RTU(0x0014, 8, 224),
         DREQ(0x0015, 12, 220),
-        DREP(0x0016, 8, 224);
+        DREP(0x0016, 8, 224),
+        /** Service ID Resolution Request (IBA 12.11.1, table 114). */
+        SIDR_REQ(0x0017, 16, 216),
+        /** Service ID Resolution Response (IBA 12.11.2, table 115). */
+        SIDR_REP(0x0018, 96, 136);
 
         final int attributeId;
         /** Where the private data starts in the message contents. */
@@ -113,6 +118,9 @@ final class CmMessage {
     int serviceTimeout;
     // DREQ
     int remoteQpn;
+    // SIDR_REP (localQpn, serviceId shared with REQ/REP)
+    int sidrStatus;
+    int qkey;
     byte[] privateData = new byte[0];
 
     static CmMessage of(Type type) {
@@ -133,7 +141,7 @@ final class CmMessage {
         b.putShort(16, (short) type.attributeId);
         int o = HEADER;
         b.putInt(o, localCommId);
-        if (type != Type.REQ) {
+        if (type != Type.REQ && type != Type.SIDR_REQ && type != Type.SIDR_REP) {
             b.putInt(o + 4, remoteCommId);
         }
         switch (type) {
@@ -189,6 +197,17 @@ final class CmMessage {
             case DREQ:
                 put24(b, o + 8, remoteQpn);
                 break;
+            case SIDR_REQ:
+                b.putShort(o + 4, (short) pkey);
+                b.putLong(o + 8, serviceId);
+                break;
+            case SIDR_REP:
+                b.put(o + 4, (byte) sidrStatus);
+                b.put(o + 5, (byte) 0);
+                put24(b, o + 8, localQpn);
+                b.putLong(o + 12, serviceId);
+                b.putInt(o + 20, qkey);
+                break;
             default:
                 throw new IllegalStateException("no encoding for " + type);
         }
@@ -217,7 +236,7 @@ final class CmMessage {
         m.transactionId = b.getLong(8);
         int o = HEADER;
         m.localCommId = b.getInt(o);
-        if (t != Type.REQ) {
+        if (t != Type.REQ && t != Type.SIDR_REQ && t != Type.SIDR_REP) {
             m.remoteCommId = b.getInt(o + 4);
         }
         switch (t) {
@@ -284,6 +303,16 @@ final class CmMessage {
             case DREQ:
                 m.remoteQpn = get24(b, o + 8);
                 break;
+            case SIDR_REQ:
+                m.pkey = b.getShort(o + 4) & 0xFFFF;
+                m.serviceId = b.getLong(o + 8);
+                break;
+            case SIDR_REP:
+                m.sidrStatus = b.get(o + 4) & 0xFF;
+                m.localQpn = get24(b, o + 8);
+                m.serviceId = b.getLong(o + 12);
+                m.qkey = b.getInt(o + 20);
+                break;
             default:
                 return null;
         }
@@ -334,6 +363,9 @@ final class CmMessage {
             sb.append(" qpn=").append(localQpn).append(" psn=").append(startingPsn);
         } else if (type == Type.REJ) {
             sb.append(" reason=").append(reason);
+        } else if (type == Type.SIDR_REP) {
+            sb.append(" status=").append(sidrStatus).append(" qpn=").append(localQpn).append(" qkey=0x")
+                    .append(Integer.toHexString(qkey));
         } else if (type == Type.MRA) {
             sb.append(" mraed=").append(messageRejected).append(" serviceTimeout=").append(serviceTimeout);
         }

@@ -91,6 +91,27 @@ final class CmSender {
         return false;
     }
 
+    /**
+     * Sends a SIDR REP (IBA 12.11.2) answering request {@code requestId}: {@code status} 0
+     * (success) with the QP number and Q_Key, or a failure status.
+     *
+     * @return the encoded SIDR REP, kept as the answer to a repeated SIDR REQ
+     */
+    byte[] sendSidrRep(Gid to, int requestId, long tid, long serviceId, int status, int qpn, int qkey,
+                       byte[] privateData) {
+        CmMessage rep = CmMessage.of(CmMessage.Type.SIDR_REP);
+        rep.transactionId = tid;
+        rep.localCommId = requestId;
+        rep.serviceId = serviceId;
+        rep.sidrStatus = status;
+        rep.localQpn = qpn;
+        rep.qkey = qkey;
+        rep.privateData = privateData;
+        byte[] mad = rep.encode();
+        send(to, mad);
+        return mad;
+    }
+
     /** Sends the RTU of connection {@code c}, kept as its last MAD to answer a repeated REP. */
     void sendRtu(Connection c) {
         CmMessage rtu = CmMessage.of(CmMessage.Type.RTU);

@@ -23,7 +23,8 @@ final class ConnParamLimits {
 
     /** Checks rdma_connect's {@code p} for an id in port space {@code ps} on {@code d}. */
     static void checkConnect(PortSpace ps, ConnParam p, Device d) {
-        int limit = ps == PortSpace.TCP ? CmId.MAX_CONNECT_PRIVATE_DATA : CmId.MAX_CONNECT_PRIVATE_DATA_IB;
+        int limit = ps == PortSpace.TCP ? CmId.MAX_CONNECT_PRIVATE_DATA
+                : ps == PortSpace.UDP ? CmId.MAX_UDP_CONNECT_PRIVATE_DATA : CmId.MAX_CONNECT_PRIVATE_DATA_IB;
         if (p.privateData().length > limit) {
             throw invalid("connect private data of " + p.privateData().length + " bytes exceeds "
                     + limit + " (rdma_connect(3))");

@@ -30,7 +30,9 @@ final class Connection {
         IDLE, REQ_SENT,
         /** The REQ was answered with an MRA: the peer has it and its application has not answered yet. */
         MRA_REQ_RCVD,
-        REQ_RCVD, REP_SENT, REP_RCVD, ESTABLISHED, DREQ_SENT, TIMEWAIT
+        REQ_RCVD, REP_SENT, REP_RCVD, ESTABLISHED, DREQ_SENT, TIMEWAIT,
+        /** An RDMA_PS_UDP id's SIDR REQ waits for its SIDR REP (IBA 12.11). */
+        SIDR_REQ_SENT
     }
 
     State state = State.IDLE;
@@ -41,6 +43,8 @@ final class Connection {
     int remoteQpn;
     int remotePsn;
     int localPsn;
+    /** The service ID a SIDR REQ asked for, echoed by its SIDR REP (passive side). */
+    long sidrServiceId;
     /** Transaction ID of the REQ, kept by REP, RTU and REJ of the same exchange (IBA 12.6.x). */
     long transactionId;
     /** What this side sent: rdma_connect's parameters (active) or rdma_accept's (passive). */

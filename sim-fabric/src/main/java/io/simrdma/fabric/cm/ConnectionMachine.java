@@ -1,5 +1,6 @@
 package io.simrdma.fabric.cm;
 
+import io.simrdma.fabric.AhAttr;
 import io.simrdma.fabric.Device;
 import io.simrdma.fabric.Errno;
 import io.simrdma.fabric.Mtu;
@@ -49,6 +50,10 @@ final class ConnectionMachine {
     private static final Logger LOG = LoggerFactory.getLogger(ConnectionMachine.class);
     /** Status of UNREACHABLE and of a CONNECT_ERROR whose REP went unanswered: -ETIMEDOUT. */
     private static final int ETIMEDOUT = -110;
+    /** SIDR REP status values (IBA 12.11.2, table 115). */
+    static final int SIDR_SUCCESS = 0;
+    static final int SIDR_UNSUPPORTED = 1;
+    static final int SIDR_REJECT = 2;
 
     private final RdmaCm cm;
     private final Device device;
@@ -72,8 +77,12 @@ final class ConnectionMachine {
 
     // ------------------------------------------------------------------ active side
 
-    /** rdma_connect(3): IDLE → REQ_SENT; the REQ is resent until answered. */
+    /** rdma_connect(3): IDLE → REQ_SENT; the REQ is resent until answered. RDMA_PS_UDP: a SIDR REQ. */
     void connect(CmId id, ConnParam p) {
+        if (id.ps == PortSpace.UDP) {
+            resolveUd(id, p);
+            return;
+        }
         Connection c = id.connection;
         c.connectParam = p;
         c.localCommId = cm.newCommId();
@@ -200,6 +209,128 @@ final class ConnectionMachine {
         id.state = CmId.State.ESTABLISHED;
     }
 
+    // ------------------------------------------------------------------ service ID resolution (RDMA_PS_UDP)
+
+    /**
+     * rdma_connect(3) of an RDMA_PS_UDP id, "a lookup of the remote QP providing the datagram
+     * service": IDLE → SIDR_REQ_SENT; the SIDR REQ (IBA 12.11.1) carries the RDMA CM header and the
+     * private data, and is resent until a SIDR REP answers or the CM retries run out (UNREACHABLE,
+     * -ETIMEDOUT).
+     */
+    private void resolveUd(CmId id, ConnParam p) {
+        Connection c = id.connection;
+        c.connectParam = p;
+        c.localCommId = cm.newCommId();
+        table.addLocal(id);
+        c.transactionId = sender.newTid();
+        c.remoteGid = RdmaCm.gidOf(id.peer);
+        CmMessage req = CmMessage.of(CmMessage.Type.SIDR_REQ);
+        req.transactionId = c.transactionId;
+        req.localCommId = c.localCommId;
+        req.serviceId = id.ps.serviceId(id.peer.getPort());
+        req.privateData = CmaHeader.prepend(id.local, id.peer, p.privateData());
+        c.state = Connection.State.SIDR_REQ_SENT;
+        sender.sendTracked(id, req);
+    }
+
+    /**
+     * A SIDR REP for our SIDR REQ: status 0 is ESTABLISHED with the UD event data (an address
+     * toward the replying port, its QP number and Q_Key, its private data); any other status is
+     * UNREACHABLE with that status, as rdma_get_cm_event(3) says for a UD QP resolution. A
+     * repeated or unknown SIDR REP is ignored.
+     */
+    void onSidrRep(Gid source, CmMessage rep) {
+        CmId id = table.byLocal(rep.localCommId);
+        if (id == null || id.connection.state != Connection.State.SIDR_REQ_SENT) {
+            return;
+        }
+        Connection c = id.connection;
+        c.timer.stop();
+        c.state = Connection.State.IDLE;
+        table.forget(id);
+        UdParam ud = new UdParam(rep.privateData, new AhAttr(source, 0, 64, id.tos, 0, 0, 1), rep.localQpn, rep.qkey);
+        if (rep.sidrStatus == SIDR_SUCCESS) {
+            id.state = CmId.State.ESTABLISHED;
+            id.events.reportUd(device, CmEventType.ESTABLISHED, 0, ud);
+        } else {
+            id.state = CmId.State.DISCONNECT;
+            id.events.reportUd(device, CmEventType.UNREACHABLE, rep.sidrStatus, ud);
+        }
+    }
+
+    /**
+     * A SIDR REQ: a repeat gets the SIDR REP it got before (or nothing while the application has
+     * not answered); a service nobody listens on in RDMA_PS_UDP gets SIDR REP status 1 (service
+     * ID not supported, IBA table 115); a full backlog drops it (the requester resends); otherwise
+     * a new id in REQ_RCVD reports CONNECT_REQUEST with the requester's private data.
+     */
+    void onSidrReq(Gid source, CmMessage req) {
+        long requester = guidOf(source);
+        CmId existing = table.byRemote(requester, req.localCommId);
+        if (existing != null) {
+            if (existing.connection.lastMad != null) {
+                sender.send(source, existing.connection.lastMad);
+            }
+            return;
+        }
+        PortSpace ps = PortSpace.ofServiceId(req.serviceId);
+        int port = (int) (req.serviceId & 0xFFFF);
+        CmId listener = ps == PortSpace.UDP ? cm.findListener(ps, device, port) : null;
+        if (listener == null) {
+            sender.sendSidrRep(source, req.localCommId, req.transactionId, req.serviceId, SIDR_UNSUPPORTED, 0, 0, null);
+            return;
+        }
+        if (listener.listenQueue.isFull()) {
+            LOG.debug("{}: backlog of {} full, SIDR REQ dropped", device.name(), listener);
+            return;
+        }
+        byte[] pd = req.privateData;
+        CmId child = cm.newChild(listener, device, port);
+        Connection c = child.connection;
+        child.listener = listener;
+        listener.listenQueue.admitted();
+        child.peer = new InetSocketAddress(RdmaCm.inetOf(CmaHeader.sourceGid(pd)), CmaHeader.sourcePort(pd));
+        c.localCommId = cm.newCommId();
+        table.addLocal(child);
+        c.remoteCommId = req.localCommId;
+        c.remoteGuid = requester;
+        table.addRemote(requester, req.localCommId, child);
+        c.remoteGid = source;
+        c.transactionId = req.transactionId;
+        c.sidrServiceId = req.serviceId;
+        byte[] user = Arrays.copyOfRange(pd, CmaHeader.LENGTH, CmMessage.Type.SIDR_REQ.privateDataLength);
+        c.requestParam = new ConnParam(user, 0, 0, false, 0, 0, false, 0);
+        c.state = Connection.State.REQ_RCVD;
+        child.state = CmId.State.CONNECT;
+        UdParam ud = new UdParam(user, new AhAttr(source, 0, 64, 0, 0, 0, 1), 0, 0);
+        CmEvent e = new CmEvent(CmEventType.CONNECT_REQUEST, child, listener, 0, c.requestParam, cm.fabric().now(),
+                null, ud);
+        LOG.debug("{}: {} on {}", device.name(), e, listener);
+        listener.events.requestArrived(child, e);
+    }
+
+    /** rdma_accept(3) / rdma_reject(3) of a SIDR request: the SIDR REP, kept to answer a repeat. */
+    private void answerSidr(CmId child, int status, ConnParam p, byte[] privateData) {
+        Connection c = child.connection;
+        QueuePair qp = child.qp();
+        int qpn = status != SIDR_SUCCESS ? 0 : qp != null ? qp.qpNum() : p.qpNum();
+        int qkey = status != SIDR_SUCCESS ? 0 : CmId.RDMA_UDP_QKEY;
+        c.lastMad = sender.sendSidrRep(c.remoteGid, c.remoteCommId, c.transactionId, c.sidrServiceId, status, qpn,
+                qkey, privateData);
+        child.listener.listenQueue.answered();
+        c.state = Connection.State.IDLE;
+        child.state = status == SIDR_SUCCESS ? CmId.State.ESTABLISHED : CmId.State.DISCONNECT;
+    }
+
+    /** The node GUID in a link-local GID's interface identifier: the key of a SIDR requester. */
+    private static long guidOf(Gid gid) {
+        long g = 0;
+        for (int i = 8; i < 16; i++) {
+            g = (g << 8) | (gid.byteAt(i) & 0xFF);
+        }
+        return g;
+    }
+
     // ------------------------------------------------------------------ passive side
 
     /**
@@ -287,6 +418,10 @@ final class ConnectionMachine {
         if (c.state != Connection.State.REQ_RCVD) {
             throw new VerbsException(Errno.EINVAL, "no pending connection request to accept (state " + c.state + ")");
         }
+        if (child.ps == PortSpace.UDP) {
+            answerSidr(child, SIDR_SUCCESS, p, p.privateData());
+            return;
+        }
         c.localPsn = cm.newPsn();
         QueuePair qp = child.qp();
         if (qp != null) {
@@ -322,6 +457,10 @@ final class ConnectionMachine {
         Connection c = child.connection;
         if (c.state != Connection.State.REQ_RCVD) {
             throw new VerbsException(Errno.EINVAL, "no pending connection request to reject (state " + c.state + ")");
+        }
+        if (child.ps == PortSpace.UDP) {
+            answerSidr(child, SIDR_REJECT, null, privateData);
+            return;
         }
         refuseRequest(child, privateData);
     }
@@ -567,6 +706,13 @@ final class ConnectionMachine {
                 table.forget(id);
                 event(id, CmEventType.TIMEWAIT_EXIT, 0, null);
                 return;
+            case SIDR_REQ_SENT:
+                if (!sender.retransmit(id)) {
+                    // Nobody answered the SIDR REQ: UNREACHABLE with -ETIMEDOUT (rdma_get_cm_event(3)).
+                    table.forget(id);
+                    attemptEnded(id, CmEventType.UNREACHABLE, ETIMEDOUT, null);
+                }
+                return;
             default:
                 return;
         }
@@ -581,7 +727,8 @@ final class ConnectionMachine {
     void peerUnreachable(Gid destination, String cause) {
         for (CmId id : table.snapshot()) {
             Connection c = id.connection;
-            if (c.state == Connection.State.REQ_SENT && destination.equals(c.remoteGid)) {
+            if ((c.state == Connection.State.REQ_SENT || c.state == Connection.State.SIDR_REQ_SENT)
+                    && destination.equals(c.remoteGid)) {
                 c.timer.stop();
                 qps.toError(id);
                 c.state = Connection.State.IDLE;
@@ -634,6 +781,10 @@ final class ConnectionMachine {
                 c.timer.stop();
                 break;
             case REQ_RCVD:
+                if (id.ps == PortSpace.UDP) {
+                    answerSidr(id, SIDR_REJECT, null, null);
+                    break;
+                }
                 rejectAttempt(id, RejectReason.TIMEOUT, null);
                 id.listener.listenQueue.answered();
                 break;
@@ -653,7 +804,11 @@ final class ConnectionMachine {
             for (CmId child : table.snapshot()) {
                 if (child.listener == id && child.connection.state == Connection.State.REQ_RCVD && child.channel() == null
                         && id.listenQueue.holds(child)) {
-                    rejectAttempt(child, RejectReason.NO_RESOURCES, null);
+                    if (child.ps == PortSpace.UDP) {
+                        answerSidr(child, SIDR_REJECT, null, null);
+                    } else {
+                        rejectAttempt(child, RejectReason.NO_RESOURCES, null);
+                    }
                     child.connection.state = Connection.State.IDLE;
                     table.forget(child);
                 }

@@ -85,6 +85,14 @@ final class EventDelivery {
         deliver(e);
     }
 
+    /** Reports an event of an RDMA_PS_UDP id with its UD event data; its private data is also {@link CmEvent#privateData()}'s. */
+    void reportUd(Device device, CmEventType type, int status, UdParam ud) {
+        CmEvent e = new CmEvent(type, id, null, status, ConnParam.defaults().privateData(ud.privateData()),
+                id.cm.fabric().now(), null, ud);
+        LOG.debug("{}: {} {} {}", device.name(), e, ud, id);
+        deliver(e);
+    }
+
     /**
      * Hands an event to the channel, or to the synchronous id's own queue. Any thread. A queued
      * event lands on the channel the id is on when it is queued, even while {@link #moveTo}

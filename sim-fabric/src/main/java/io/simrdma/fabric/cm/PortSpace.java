@@ -1,14 +1,20 @@
 package io.simrdma.fabric.cm;
 
 /**
- * RDMA port spaces (enum rdma_port_space) that carry reliable connected service. The port space
- * and the port form the IB CM service ID ({@code ps << 16 | port}) a listener matches.
+ * RDMA port spaces (enum rdma_port_space, rdma_create_id(3)). The port space and the port form the
+ * IB CM service ID ({@code ps << 16 | port}) a listener matches. TCP and IB connect RC QPs with
+ * REQ/REP/RTU; UDP resolves a remote UD QP with SIDR REQ/REP.
  */
 public enum PortSpace {
     /** Reliable connected QPs, message based (RDMA_PS_TCP). */
     TCP(0x0106),
     /** Any IB service; simrdma connects RC QPs through it too (RDMA_PS_IB). */
-    IB(0x013F);
+    IB(0x013F),
+    /**
+     * Unreliable datagram QPs (RDMA_PS_UDP): an id's QP is a UD QP, in RTS from creation with
+     * Q_Key {@link CmId#RDMA_UDP_QKEY}; rdma_connect looks up the remote QP with a SIDR REQ.
+     */
+    UDP(0x0111);
 
     private final int value;
 

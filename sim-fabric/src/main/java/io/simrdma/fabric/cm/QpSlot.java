@@ -8,6 +8,7 @@ import io.simrdma.fabric.ProtectionDomain;
 import io.simrdma.fabric.QpAttr;
 import io.simrdma.fabric.QpInitAttr;
 import io.simrdma.fabric.QpState;
+import io.simrdma.fabric.QpType;
 import io.simrdma.fabric.QueuePair;
 
 import java.util.EnumSet;
@@ -46,6 +47,16 @@ final class QpSlot {
      * deep enough for both queues, serves the missing ones; it goes with the QP.
      */
     QueuePair create(Device device, ProtectionDomain pd, QpInitAttr attr) {
+        return create(device, pd, attr, PortSpace.TCP);
+    }
+
+    /**
+     * As {@link #create(Device, ProtectionDomain, QpInitAttr)} for an id of port space {@code ps}:
+     * an RDMA_PS_UDP id's QP is a UD QP, brought to RTS at once with Q_Key
+     * {@link CmId#RDMA_UDP_QKEY}, as librdmacm does for a UD id's QP (no connection will move it).
+     */
+    QueuePair create(Device device, ProtectionDomain pd, QpInitAttr attr, PortSpace ps) {
+        boolean ud = ps == PortSpace.UDP;
         QpInitAttr a = attr;
         CompletionChannel ch = null;
         CompletionQueue scq = attr.sendCq();
@@ -60,10 +71,17 @@ final class QpSlot {
             created = true;
             a = QpInitAttr.rc(scq, rcq).caps(attr.caps()).srq(attr.srq()).sqSigAll(attr.sqSigAll()).context(attr.context());
         }
+        if (ud && a.qpType() != QpType.UD) {
+            a = QpInitAttr.ud(scq, rcq).caps(attr.caps()).srq(attr.srq()).sqSigAll(attr.sqSigAll()).context(attr.context());
+        }
         QueuePair q;
         try {
             q = pd.createQp(a);
-            toInit(q);
+            if (ud) {
+                toRtsUd(q);
+            } else {
+                toInit(q);
+            }
         } catch (RuntimeException e) {
             if (created) {
                 scq.destroy();
@@ -123,6 +141,13 @@ final class QpSlot {
                 cmCompChannel = null;
             }
         }
+    }
+
+    /** A UD QP from RESET to RTS: INIT (pkey_index, port, qkey), RTR, RTS (sq_psn 0). */
+    private static void toRtsUd(QueuePair q) {
+        q.modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).port(1).qkey(CmId.RDMA_UDP_QKEY));
+        q.modify(new QpAttr().state(QpState.RTR));
+        q.modify(new QpAttr().state(QpState.RTS).sqPsn(0));
     }
 
     private static void toInit(QueuePair q) {
