@@ -10,8 +10,10 @@
  *   <li>{@link io.simrdma.fabric.Device} (an opened ibv_context with one port),
  *       {@link io.simrdma.fabric.ProtectionDomain}, {@link io.simrdma.fabric.MemoryRegion},
  *       {@link io.simrdma.fabric.MemoryWindow}, {@link io.simrdma.fabric.CompletionQueue},
- *       {@link io.simrdma.fabric.CompletionChannel}, {@link io.simrdma.fabric.QueuePair} (RC, with
- *       the IBA state machine), {@link io.simrdma.fabric.SharedReceiveQueue}.</li>
+ *       {@link io.simrdma.fabric.CompletionChannel}, {@link io.simrdma.fabric.QueuePair} (RC, UC or
+ *       UD: {@link io.simrdma.fabric.QpType}, with the IBA state machine of its type),
+ *       {@link io.simrdma.fabric.AddressHandle} (UD destinations), {@link io.simrdma.fabric.SharedReceiveQueue}.
+ *       {@link io.simrdma.fabric.MemoryRegion#reregister} is ibv_rereg_mr.</li>
  *   <li>{@link io.simrdma.fabric.DeviceProfile}: how a device behaves where real devices differ
  *       (ibta, mlx5, rxe, siw), chosen per device with {@link io.simrdma.fabric.DeviceConfig}; its
  *       limits, {@link io.simrdma.fabric.AtomicCap} and {@link io.simrdma.fabric.DeviceCapability}

@@ -11,9 +11,12 @@
  *   <li>{@code cq}: completion queues and channels;</li>
  *   <li>{@code link}: in-process links, fault injection, routes, the trace;</li>
  *   <li>{@code rc}: the RC transport engine (queue pairs, SRQs, requester, responder, completer);</li>
+ *   <li>{@code ucud}: UC and UD queue pairs and address handles (sender, UC and UD receivers),
+ *       beside {@code rc}, never using it;</li>
  *   <li>{@code device}: devices (resource tables, the port, asynchronous events) and the fabric.</li>
  * </ul>
  * A lower layer reaches its owner only through an interface it declares itself
- * ({@code mem.MemoryContext}, {@code cq.CqContext}, {@code rc.RcContext}), implemented by the device.
+ * ({@code mem.MemoryContext}, {@code cq.CqContext}, {@code rc.RcContext},
+ * {@code ucud.UnreliableContext}), implemented by the device.
  */
 package io.simrdma.fabric.internal;
