@@ -262,4 +262,26 @@ class UdQueuePairTest {
             assertErrno(Errno.ENOENT, () -> pd.createAh(AhAttr.to(gid)));
         }
     }
+
+    @ParameterizedTest
+    @EnumSource(Mode.class)
+    @DisplayName("ibv_modify_qp(3) RTS -> SQD with en_sqd_async_notify: IBV_EVENT_SQ_DRAINED (sends complete as they leave); ibv_destroy_qp(3) is EBUSY until the event is acknowledged; SQD -> RTS sends again")
+    void shouldRaiseSqDrainedAndHoldDestroyWhenEventIsUnacknowledged(Mode mode) {
+        try (UdPair p = new UdPair(mode.fabric(), DeviceProfile.IBTA)) {
+            p.qa.modify(new QpAttr().state(QpState.SQD).enSqdAsyncNotify(true));
+            AsyncEvent e = ControlPlaneFixture.nextEvent(p.da);
+            assertEquals(AsyncEventType.SQ_DRAINED, e.type());
+            assertEquals(p.qa, e.qp());
+            p.qa.modify(new QpAttr().state(QpState.RTS));
+            p.qb.postRecv(new RecvWr().wrId(4).sge(p.mb, 0, 256));
+            p.qa.postSend(p.datagram(1, 8, QKEY));
+            assertStatus(WcStatus.SUCCESS, pollOne(p.ca));
+            assertStatus(WcStatus.SUCCESS, pollOne(p.cb));
+            assertErrno(Errno.EBUSY, p.qa::destroy);
+            p.da.ackAsyncEvent(e);
+            p.qa.destroy();
+            assertErrno(Errno.ENOENT, p.qa::destroy);
+            assertErrno(Errno.ENOENT, () -> p.qa.postSend(p.datagram(2, 8, QKEY)));
+        }
+    }
 }

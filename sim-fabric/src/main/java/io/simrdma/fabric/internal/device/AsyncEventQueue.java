@@ -9,6 +9,7 @@ import io.simrdma.fabric.SharedReceiveQueue;
 import io.simrdma.fabric.internal.cq.CqImpl;
 import io.simrdma.fabric.internal.link.Tracer;
 import io.simrdma.fabric.internal.rc.RcQueuePair;
+import io.simrdma.fabric.internal.ucud.UnreliableQueuePair;
 import io.simrdma.fabric.internal.rc.SrqImpl;
 import io.simrdma.fabric.sched.Scheduler;
 import io.simrdma.fabric.sched.WaitSignal;
@@ -101,7 +102,11 @@ final class AsyncEventQueue {
     private static void retrieved(AsyncEvent e, int delta) {
         switch (e.type().element()) {
             case QP:
-                ((RcQueuePair) e.qp()).asyncRetrieved.addAndGet(delta);
+                if (e.qp() instanceof RcQueuePair rc) {
+                    rc.asyncRetrieved.addAndGet(delta);
+                } else if (e.qp() instanceof UnreliableQueuePair u) {
+                    u.asyncRetrieved.addAndGet(delta);
+                }
                 break;
             case CQ:
                 ((CqImpl) e.cq()).asyncRetrieved.addAndGet(delta);
