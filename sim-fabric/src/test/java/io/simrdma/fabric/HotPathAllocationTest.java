@@ -70,4 +70,53 @@ class HotPathAllocationTest {
     void shouldNotAllocatePerPacketWhenReadingInSteadyState() {
         assertNoPerPacketAllocation(WrOpcode.RDMA_READ);
     }
+
+    /**
+     * Sends {@code rounds} messages from qa to qb, each received and both completions polled. The
+     * engine runs until idle after each post (nothing waits with a deadline: a UC or UD send
+     * completes before its packet is delivered, so the round has no single completion to wait for).
+     */
+    private static void runUnreliable(Fabric f, QueuePair qa, CompletionQueue ca, QueuePair qb, CompletionQueue cb,
+                                      SendWr wr, RecvWr rwr, WorkCompletion[] wc, int rounds) {
+        for (int i = 0; i < rounds; i++) {
+            qb.postRecv(rwr);
+            qa.postSend(wr);
+            f.deterministicScheduler().runUntilIdle();
+            assertEquals(1, cb.poll(wc, 1));
+            assertEquals(WcStatus.SUCCESS, wc[0].status());
+            assertEquals(1, ca.poll(wc, 1));
+            assertEquals(WcStatus.SUCCESS, wc[0].status());
+        }
+    }
+
+    @Test
+    void shouldNotAllocatePerPacketWhenSendingUdDatagramsInSteadyState() {
+        try (UdQueuePairTest.UdPair p = new UdQueuePairTest.UdPair(Fabric.deterministic(5), DeviceProfile.IBTA)) {
+            SendWr wr = p.datagram(1, 1024, UdQueuePairTest.QKEY);
+            RecvWr rwr = new RecvWr().wrId(2).sge(p.mb, 0, 1024 + AddressHandle.GRH_LENGTH);
+            WorkCompletion[] wc = WorkCompletion.array(1);
+            runUnreliable(p.fabric, p.qa, p.ca, p.qb, p.cb, wr, rwr, wc, 5_000);
+            int rounds = 5_000;
+            long before = allocatedBytes();
+            runUnreliable(p.fabric, p.qa, p.ca, p.qb, p.cb, wr, rwr, wc, rounds);
+            long perPacket = (allocatedBytes() - before) / rounds;
+            assertTrue(perPacket < 8, "UD: " + perPacket + " bytes allocated per datagram in steady state");
+        }
+    }
+
+    @Test
+    void shouldNotAllocatePerPacketWhenSendingUcMessagesInSteadyState() {
+        try (UcQueuePairTest.UcPair p = new UcQueuePairTest.UcPair(Fabric.deterministic(6))) {
+            int len = 16 * 1024; // 16 packets at MTU 1024
+            SendWr wr = new SendWr().wrId(1).opcode(WrOpcode.SEND).sge(p.ma, 0, len).flag(SendFlag.SIGNALED);
+            RecvWr rwr = new RecvWr().wrId(2).sge(p.mb, 0, len);
+            WorkCompletion[] wc = WorkCompletion.array(1);
+            runUnreliable(p.fabric, p.qa, p.ca, p.qb, p.cb, wr, rwr, wc, 2_000);
+            int rounds = 2_000;
+            long before = allocatedBytes();
+            runUnreliable(p.fabric, p.qa, p.ca, p.qb, p.cb, wr, rwr, wc, rounds);
+            long perPacket = (allocatedBytes() - before) / (rounds * 16L);
+            assertTrue(perPacket < 8, "UC: " + perPacket + " bytes allocated per packet in steady state");
+        }
+    }
 }

@@ -33,6 +33,7 @@ import io.simrdma.fabric.internal.mem.PdImpl;
 import io.simrdma.fabric.internal.rc.RcContext;
 import io.simrdma.fabric.internal.rc.RcQueuePair;
 import io.simrdma.fabric.internal.rc.SrqImpl;
+import io.simrdma.fabric.internal.link.PacketRoute;
 import io.simrdma.fabric.internal.ucud.AhImpl;
 import io.simrdma.fabric.internal.ucud.UnreliableContext;
 import io.simrdma.fabric.internal.ucud.UnreliableQueuePair;
@@ -555,8 +556,13 @@ public final class DeviceImpl implements Device, PacketSink, MemoryContext, CqCo
     }
 
     @Override
-    public void transmit(UnreliableQueuePair qp, Packet p, Gid destination) {
-        port.transmitUnreliable(p, destination);
+    public PacketRoute route(Gid destination) {
+        return fabric.route(this, destination);
+    }
+
+    @Override
+    public void transmit(Packet p, Gid destination, PacketRoute route) {
+        port.transmitUnreliable(p, destination, route);
     }
 
     @Override

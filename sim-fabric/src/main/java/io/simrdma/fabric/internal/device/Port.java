@@ -158,13 +158,12 @@ final class Port {
      * Sends a packet of a UC or UD queue pair to {@code destination} (the QP has counted it).
      * Engine thread; takes ownership.
      */
-    void transmitUnreliable(Packet p, Gid destination) {
+    void transmitUnreliable(Packet p, Gid destination, PacketRoute link) {
         p.route(gid, destination);
         if (state != PortState.ACTIVE) {
             dropUnsent(p, DropReason.PORT_DOWN);
             return;
         }
-        PacketRoute link = fabric.route(device, destination);
         if (link == null) {
             dropUnsent(p, DropReason.NO_ROUTE);
             return;

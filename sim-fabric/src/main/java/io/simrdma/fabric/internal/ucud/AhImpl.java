@@ -17,6 +17,8 @@ public final class AhImpl implements AddressHandle {
     private final PdImpl pd;
     private final AhAttr attr;
     private volatile boolean valid = true;
+    /** The route its sends take, found once; engine thread. */
+    io.simrdma.fabric.internal.link.PacketRoute route;
 
     private AhImpl(PdImpl pd, AhAttr attr) {
         this.pd = pd;

@@ -29,8 +29,6 @@ final class SendRing {
         int remoteQkey;
         /** Inline bytes copied at post time (IBV_SEND_INLINE), or unused. */
         final byte[] inline;
-        /** {@link #inline} as a buffer, made once. */
-        final java.nio.ByteBuffer inlineBuf;
         boolean isInline;
 
         Wqe(int maxSge, int maxInline) {
@@ -38,7 +36,6 @@ final class SendRing {
             len = new int[maxSge];
             lkey = new int[maxSge];
             inline = new byte[maxInline];
-            inlineBuf = java.nio.ByteBuffer.wrap(inline);
         }
     }
 

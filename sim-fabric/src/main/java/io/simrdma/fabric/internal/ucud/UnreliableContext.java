@@ -10,6 +10,7 @@ import io.simrdma.fabric.Mtu;
 import io.simrdma.fabric.QpState;
 import io.simrdma.fabric.QueuePair;
 import io.simrdma.fabric.internal.CounterSet;
+import io.simrdma.fabric.internal.link.PacketRoute;
 import io.simrdma.fabric.internal.mem.MemoryTable;
 import io.simrdma.fabric.sched.EngineExecutor;
 import io.simrdma.fabric.wire.Gid;
@@ -46,8 +47,14 @@ public interface UnreliableContext {
     /** Queues an asynchronous event. Any thread. */
     void raiseAsync(AsyncEventType type, QueuePair qp);
 
-    /** Sends a packet of {@code qp} to {@code destination}. Engine thread; takes ownership. */
-    void transmit(UnreliableQueuePair qp, Packet p, Gid destination);
+    /** The route toward {@code destination} now, or null if none; callers cache it. Engine thread. */
+    PacketRoute route(Gid destination);
+
+    /**
+     * Sends a packet to {@code destination} over {@code route} (null: dropped, no route). Engine
+     * thread; takes ownership.
+     */
+    void transmit(Packet p, Gid destination, PacketRoute route);
 
     /** Drops a received packet: counts it, traces it and releases it. Engine thread. */
     void drop(Packet p, DropReason reason, Counter counter);

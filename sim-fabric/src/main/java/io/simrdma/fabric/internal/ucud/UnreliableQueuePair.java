@@ -464,6 +464,7 @@ public final class UnreliableQueuePair implements QueuePair, WindowOwner {
         }
         if (mask.contains(QpAttrMask.AV)) {
             av = a.av();
+            route = null;
         }
         if (mask.contains(QpAttrMask.PATH_MTU)) {
             pathMtu = a.pathMtu();
@@ -648,11 +649,24 @@ public final class UnreliableQueuePair implements QueuePair, WindowOwner {
         ctx.drop(p, reason, Counter.DROPPED_PACKETS);
     }
 
-    /** Sends a packet to {@code av}'s GID (UC) or an address handle's (UD). Engine thread. */
-    void transmit(Packet p, io.simrdma.fabric.wire.Gid destination) {
+    /** The route of a UC QP's packets toward its AV, found once per AV. Engine thread. */
+    private io.simrdma.fabric.internal.link.PacketRoute route;
+
+    /** Sends a packet to the UC peer ({@code ah} null) or to an address handle. Engine thread. */
+    void transmit(Packet p, AhImpl ah) {
         counters.increment(Counter.PACKETS_SENT);
         counters.add(Counter.BYTES_SENT, p.payloadLength());
-        ctx.transmit(this, p, destination);
+        io.simrdma.fabric.wire.Gid to = ah == null ? av.dgid() : ah.attr().dgid();
+        io.simrdma.fabric.internal.link.PacketRoute r = ah == null ? route : ah.route;
+        if (r == null || r.isRemoved()) {
+            r = ctx.route(to);
+            if (ah == null) {
+                route = r;
+            } else {
+                ah.route = r;
+            }
+        }
+        ctx.transmit(p, to, r);
     }
 
     static WcOpcode sendOpcode(WrOpcode op) {

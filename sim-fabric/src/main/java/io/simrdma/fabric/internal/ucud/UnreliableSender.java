@@ -1,7 +1,6 @@
 package io.simrdma.fabric.internal.ucud;
 
-import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.buffer.ByteBuf;
 import io.simrdma.fabric.DeviceProfile;
 import io.simrdma.fabric.QpState;
 import io.simrdma.fabric.QpType;
@@ -21,9 +20,9 @@ import org.slf4j.LoggerFactory;
  * first packet of a WRITE, immediate data on the last; UD: one SEND Only with a DETH), hands them
  * to the port and completes the WQE at once: there is no acknowledgement to wait for.
  *
- * <p>The payload is copied into a pooled buffer the packet owns before the completion is
- * written, so the application may reuse its memory as soon as it sees the completion, as it may
- * on a device that has read the data out by then.
+ * <p>The payload is copied into a buffer the packet owns ({@link PayloadBuffers}) before the
+ * completion is written, so the application may reuse its memory as soon as it sees the
+ * completion, as it may on a device that has read the data out by then.
  *
  * <p>Steps: {@code CHECK_STATE} (RTS sends, SQE and ERR flush) -&gt; {@code CHECK_LENGTH} (UD: the
  * port MTU, IBA C10-93.1.1) -&gt; {@code CHECK_LOCAL} (each SGE's L_Key, IBA 10.6.3.1) -&gt;
@@ -34,12 +33,14 @@ import org.slf4j.LoggerFactory;
 final class UnreliableSender {
 
     private static final Logger LOG = LoggerFactory.getLogger(UnreliableSender.class);
-    private static final ByteBufAllocator ALLOC = PooledByteBufAllocator.DEFAULT;
     /** IBA 10.2.5: a Q_Key with the high-order bit set in a WR means "use the QP's Q_Key". */
     static final int CONTROLLED_QKEY_BIT = 0x8000_0000;
 
     private final UnreliableQueuePair qp;
     private final MemoryAccess access = new MemoryAccess();
+    private final PayloadBuffers buffers = new PayloadBuffers();
+    /** A zeroed header but for its opcode byte, from which each packet starts. */
+    private final byte[] blank = new byte[Packet.MAX_HEADER_LENGTH];
     private int psn;
 
     UnreliableSender(UnreliableQueuePair qp) {
@@ -103,16 +104,15 @@ final class UnreliableSender {
 
     private void emitDatagram(SendRing.Wqe w, int length) {
         boolean imm = w.opcode == WrOpcode.SEND_WITH_IMM;
-        Packet p = Packet.allocate(imm ? Opcode.UD_SEND_ONLY_WITH_IMMEDIATE : Opcode.UD_SEND_ONLY);
+        Packet p = packet(imm ? Opcode.UD_SEND_ONLY_WITH_IMMEDIATE : Opcode.UD_SEND_ONLY, w, 0, length);
         int qkey = (w.remoteQkey & CONTROLLED_QKEY_BIT) != 0 ? qp.qkey : w.remoteQkey;
         p.destQp(w.remoteQpn).pkey(UnreliableQueuePair.DEFAULT_PKEY).psn(psn).deth(qkey, qp.qpNum());
         psn = Psn.add(psn, 1);
         if (imm) {
             p.immediate(w.imm);
         }
-        p.solicited((w.flags & SendFlag.SOLICITED.bit()) != 0);
-        addPayload(p, w, 0, length);
-        qp.transmit(p, w.ah.attr().dgid());
+        p.solicited((w.flags & SendFlag.SOLICITED.bit()) != 0).updatePadCount();
+        qp.transmit(p, w.ah);
     }
 
     private void emitMessage(SendRing.Wqe w, int length) {
@@ -123,7 +123,8 @@ final class UnreliableSender {
         for (int i = 0; i < packets; i++) {
             boolean first = i == 0;
             boolean last = i == packets - 1;
-            Packet p = Packet.allocate(ucOpcode(write, imm, first, last));
+            int off = i * mtu;
+            Packet p = packet(ucOpcode(write, imm, first, last), w, off, Math.min(mtu, length - off));
             p.destQp(qp.destQpn).pkey(UnreliableQueuePair.DEFAULT_PKEY).psn(psn);
             psn = Psn.add(psn, 1);
             if (first && write) {
@@ -132,10 +133,8 @@ final class UnreliableSender {
             if (last && imm) {
                 p.immediate(w.imm);
             }
-            p.solicited(last && (w.flags & SendFlag.SOLICITED.bit()) != 0);
-            int off = i * mtu;
-            addPayload(p, w, off, Math.min(mtu, length - off));
-            qp.transmit(p, qp.av.dgid());
+            p.solicited(last && (w.flags & SendFlag.SOLICITED.bit()) != 0).updatePadCount();
+            qp.transmit(p, null);
         }
     }
 
@@ -165,29 +164,42 @@ final class UnreliableSender {
         return Opcode.UC_SEND_MIDDLE;
     }
 
-    /** Adds bytes [off, off + n) of the message, then copies them into the packet's own buffer. */
-    private void addPayload(Packet p, SendRing.Wqe w, int off, int n) {
-        if (n > 0) {
-            if (w.isInline) {
-                p.addSegment(w.inlineBuf, off, n);
-            } else {
-                int skip = off;
-                int left = n;
-                for (int i = 0; i < w.numSge && left > 0; i++) {
-                    int l = w.len[i];
-                    if (skip >= l) {
-                        skip -= l;
-                        continue;
-                    }
-                    int take = Math.min(l - skip, left);
-                    access.local(qp.owner().memory().keys(), qp.pd(), w.lkey[i], w.addr[i], l, false);
-                    p.addSegment(access.mr.buf, access.index + skip, take);
-                    left -= take;
-                    skip = 0;
+    /**
+     * A packet of {@code op} whose payload is a copy of bytes [off, off + n) of the message, in a
+     * buffer the packet owns (see {@link PayloadBuffers}); the caller fills in the headers.
+     */
+    private Packet packet(Opcode op, SendRing.Wqe w, int off, int n) {
+        ByteBuf b = buffers.take(n);
+        if (w.isInline) {
+            b.writeBytes(w.inline, off, n);
+        } else {
+            int skip = off;
+            int left = n;
+            for (int i = 0; i < w.numSge && left > 0; i++) {
+                int l = w.len[i];
+                if (skip >= l) {
+                    skip -= l;
+                    continue;
                 }
+                int take = Math.min(l - skip, left);
+                access.local(qp.owner().memory().keys(), qp.pd(), w.lkey[i], w.addr[i], l, false);
+                copy(access.mr.buf, access.index + skip, take, b);
+                left -= take;
+                skip = 0;
             }
         }
-        p.updatePadCount();
-        p.materialize(ALLOC);
+        blank[0] = (byte) op.value();
+        return Packet.fromWire(blank, op.headerLength(), b);
+    }
+
+    /** Appends {@code n} bytes at absolute index {@code from} of {@code src} to {@code dst}, allocating nothing. */
+    private static void copy(java.nio.ByteBuffer src, int from, int n, ByteBuf dst) {
+        if (src.hasArray()) {
+            dst.writeBytes(src.array(), src.arrayOffset() + from, n);
+        } else {
+            for (int k = 0; k < n; k++) {
+                dst.writeByte(src.get(from + k));
+            }
+        }
     }
 }
