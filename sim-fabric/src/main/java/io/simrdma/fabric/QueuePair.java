@@ -3,9 +3,10 @@ package io.simrdma.fabric;
 import java.util.Set;
 
 /**
- * A reliable connected queue pair (ibv_create_qp(3)) with the IBA state machine and the RC
- * transport, as rxe runs it: a requester turns send WQEs into packets, a responder executes
- * incoming requests, a completer matches acknowledgements to WQEs and retries.
+ * A queue pair (ibv_create_qp(3)) with the IBA state machine of its {@link #qpType() type}. An RC
+ * QP runs the RC transport as rxe does: a requester turns send WQEs into packets, a responder
+ * executes incoming requests, a completer matches acknowledgements to WQEs and retries. UC and UD
+ * QPs ({@link QpType}) send without acknowledgements.
  *
  * <p>Posting ({@link #postSend}, {@link #postRecv}) runs on the caller's thread and copies the
  * work requests into the queues; the engine runs on the device's executor. {@link #modify},
@@ -21,6 +22,11 @@ public interface QueuePair {
 
     /** The QP number (24 bits). */
     int qpNum();
+
+    /** The transport service type (ibv_qp's qp_type): RC unless created as UC or UD. */
+    default QpType qpType() {
+        return QpType.RC;
+    }
 
     Device device();
 

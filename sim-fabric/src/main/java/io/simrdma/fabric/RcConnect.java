@@ -40,6 +40,11 @@ import java.util.Set;
  *   <tr><td></td><td>max_rd_atomic</td><td>1</td></tr>
  * </table>
  *
+ * <p>UC queue pairs connect the same way, with only the attributes the UC column of IBA
+ * 11.2.5.2 table 91 takes: access flags at INIT, the address vector, path MTU, destination QP and
+ * RQ PSN at RTR, the SQ PSN at RTS (no RDMA READ depths, RNR timer, timeout or retry counts).
+ * A UD queue pair has no peer to connect to: EINVAL.
+ *
  * <p>Thread safety: stateless; each call modifies the QPs it is given (ibv_modify_qp(3) rules
  * apply: the QP must be in RESET).
  */
@@ -148,6 +153,8 @@ public final class RcConnect {
     public static void connect(QueuePair a, QueuePair b, Options options) {
         Objects.requireNonNull(a, "a");
         Objects.requireNonNull(b, "b");
+        checkConnected(a);
+        checkConnected(b);
         Endpoint ea = Endpoint.of(a, firstPsn(a));
         Endpoint eb = Endpoint.of(b, firstPsn(b));
         toInit(a, options);
@@ -170,6 +177,7 @@ public final class RcConnect {
         Objects.requireNonNull(remote, "remote");
         Objects.requireNonNull(options, "options");
         VerbsException.checkRange("localPsn", localPsn, 0, 0xFFFFFF);
+        checkConnected(qp);
         toInit(qp, options);
         toRtr(qp, remote, options);
         toRts(qp, localPsn, options);
@@ -179,13 +187,28 @@ public final class RcConnect {
         qp.modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).port(1).accessFlags(o.access()));
     }
 
+    private static void checkConnected(QueuePair qp) {
+        if (qp.qpType() == QpType.UD) {
+            throw VerbsException.invalid("a UD queue pair has no peer to connect to; send to an address handle");
+        }
+    }
+
     private static void toRtr(QueuePair qp, Endpoint remote, Options o) {
+        if (qp.qpType() == QpType.UC) {
+            qp.modify(new QpAttr().state(QpState.RTR).av(AhAttr.to(remote.gid())).pathMtu(o.pathMtu())
+                    .destQpn(remote.qpn()).rqPsn(remote.psn()));
+            return;
+        }
         qp.modify(new QpAttr().state(QpState.RTR).av(AhAttr.to(remote.gid())).pathMtu(o.pathMtu())
                 .destQpn(remote.qpn()).rqPsn(remote.psn()).maxDestRdAtomic(o.maxDestRdAtomic())
                 .minRnrTimer(o.minRnrTimer()));
     }
 
     private static void toRts(QueuePair qp, int psn, Options o) {
+        if (qp.qpType() == QpType.UC) {
+            qp.modify(new QpAttr().state(QpState.RTS).sqPsn(psn));
+            return;
+        }
         qp.modify(new QpAttr().state(QpState.RTS).sqPsn(psn).timeout(o.timeout()).retryCnt(o.retryCnt())
                 .rnrRetry(o.rnrRetry()).maxRdAtomic(o.maxRdAtomic()));
     }

@@ -227,4 +227,44 @@ class UcQueuePairTest {
             assertErrno(Errno.EOPNOTSUPP, () -> pd.createQp(QpInitAttr.ud(cq, cq)));
         }
     }
+
+    @ParameterizedTest
+    @EnumSource(Mode.class)
+    @DisplayName("RcConnect connects UC QPs with the UC column's attributes only (ibv_modify_qp(3)); a UD QP has no peer: EINVAL")
+    void shouldConnectUcQueuePairsWhenUsingRcConnect(Mode mode) {
+        try (Fabric f = mode.fabric()) {
+            Device a = f.createDevice("a");
+            Device b = f.createDevice("b");
+            ProtectionDomain pa = a.allocPd();
+            ProtectionDomain pb = b.allocPd();
+            CompletionQueue ca = a.createCq(8);
+            CompletionQueue cb = b.createCq(8);
+            ByteBuffer src = ByteBuffer.allocate(4096);
+            ByteBuffer dst = ByteBuffer.allocate(4096);
+            MemoryRegion ms = pa.registerMemory(src, ALL);
+            MemoryRegion md = pb.registerMemory(dst, ALL);
+            QueuePair qa = pa.createQp(QpInitAttr.uc(ca, ca));
+            QueuePair qb = pb.createQp(QpInitAttr.uc(cb, cb));
+            assertEquals(QpType.UC, qa.qpType());
+            RcConnect.connect(qa, qb);
+            assertEquals(QpState.RTS, qa.state());
+            assertEquals(QpState.RTS, qb.state());
+            for (int i = 0; i < 2500; i++) {
+                src.put(i, (byte) (i * 13));
+            }
+            qb.postRecv(new RecvWr().wrId(9).sge(md, 0, 0));
+            qa.postSend(new SendWr().wrId(1).opcode(WrOpcode.RDMA_WRITE_WITH_IMM).immData(3).sge(ms, 0, 2500)
+                    .remote(md.address() + 100, md.rkey()).flag(SendFlag.SIGNALED));
+            assertStatus(WcStatus.SUCCESS, pollOne(ca));
+            assertEquals(WcOpcode.RECV_RDMA_WITH_IMM, assertStatus(WcStatus.SUCCESS, pollOne(cb)).opcode());
+            byte[] want = new byte[2500];
+            src.get(0, want);
+            byte[] got = new byte[2500];
+            dst.get(100, got);
+            assertArrayEquals(want, got, "the UC WRITE of three packets landed");
+            QueuePair ud = pa.createQp(QpInitAttr.ud(ca, ca));
+            assertEquals(QpType.UD, ud.qpType());
+            assertErrno(Errno.EINVAL, () -> RcConnect.connect(ud, qb));
+        }
+    }
 }

@@ -148,6 +148,11 @@ public final class UnreliableQueuePair implements QueuePair, WindowOwner {
     }
 
     @Override
+    public QpType qpType() {
+        return type;
+    }
+
+    @Override
     public Device device() {
         return ctx.device();
     }
