@@ -18,7 +18,7 @@ import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.sli
  *   cm ──────────────┐            tcp ─────────┐
  *                    v                         v
  *   internal.device ──> internal.rc ──> internal.mem, internal.cq ──> internal
- *          │  └─────> internal.ucud ──> internal.mem, internal.cq, internal.link│
+ *          │  └─────> internal.ucud ──> internal.rc (SRQs), mem, cq, link        │
  *          │                                                             │
  *          └──> internal.link ──────────────────────────────────────────>│
  *                                                                         v
@@ -67,7 +67,7 @@ class LayeringTest {
                 .whereLayer("Completion").mayOnlyAccessLayers("Common", "Api", "Wire", "Sched")
                 .whereLayer("Link").mayOnlyAccessLayers("Common", "Api", "Wire", "Sched")
                 .whereLayer("Rc").mayOnlyAccessLayers("Memory", "Completion", "Link", "Common", "Api", "Wire", "Sched")
-                .whereLayer("Unreliable").mayOnlyAccessLayers("Memory", "Completion", "Link", "Common", "Api", "Wire", "Sched")
+                .whereLayer("Unreliable").mayOnlyAccessLayers("Rc", "Memory", "Completion", "Link", "Common", "Api", "Wire", "Sched")
                 .whereLayer("Device").mayOnlyAccessLayers("Rc", "Unreliable", "Memory", "Completion", "Link", "Common", "Api",
                         "Wire", "Sched")
                 .whereLayer("Cm").mayOnlyAccessLayers("Api", "Wire", "Sched")

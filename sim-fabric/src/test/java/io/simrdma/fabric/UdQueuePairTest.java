@@ -284,4 +284,38 @@ class UdQueuePairTest {
             assertErrno(Errno.ENOENT, () -> p.qa.postSend(p.datagram(2, 8, QKEY)));
         }
     }
+
+    @ParameterizedTest
+    @EnumSource(Mode.class)
+    @DisplayName("ibv_create_qp(3) NOTES: a UD QP may take its receives from an SRQ (checked against the SRQ's PD), a UC QP may not (EINVAL); ibv_post_recv on the UD QP itself is EINVAL")
+    void shouldReceiveFromSrqWhenUdQpHasOne(Mode mode) {
+        try (UdPair p = new UdPair(mode.fabric(), DeviceProfile.IBTA)) {
+            ProtectionDomain srqPd = p.db.allocPd();
+            ByteBuffer srqBuf = ByteBuffer.allocate(4096);
+            MemoryRegion srqMr = srqPd.registerMemory(srqBuf, ALL);
+            SharedReceiveQueue srq = srqPd.createSrq(new SrqAttr(8, 1, 0));
+            QueuePair viaSrq = p.pb.createQp(QpInitAttr.ud(p.cb, p.cb).srq(srq));
+            assertEquals(srq, viaSrq.srq());
+            assertEquals(0, viaSrq.caps().maxRecvWr(), "max_recv_wr reads 0 with an SRQ");
+            UdPair.toRts(viaSrq, QKEY);
+            assertErrno(Errno.EINVAL, () -> viaSrq.postRecv(new RecvWr().wrId(1).sge(p.mb, 0, 64)));
+            assertErrno(Errno.EINVAL, () -> p.pb.createQp(QpInitAttr.uc(p.cb, p.cb).srq(srq)));
+            srq.postRecv(new RecvWr().wrId(77).sge(srqMr, 0, 1024));
+            p.fill(100, 9);
+            p.qa.postSend(new SendWr().wrId(1).opcode(WrOpcode.SEND).sge(p.ma, 0, 100).ud(p.toB, viaSrq.qpNum(), QKEY)
+                    .flag(SendFlag.SIGNALED));
+            assertStatus(WcStatus.SUCCESS, pollOne(p.ca));
+            WorkCompletion r = assertStatus(WcStatus.SUCCESS, pollOne(p.cb));
+            assertEquals(77, r.wrId());
+            assertEquals(viaSrq.qpNum(), r.qpNum());
+            assertEquals(AddressHandle.GRH_LENGTH + 100, r.byteLen());
+            assertArrayEquals(slice(p.ba, 0, 100), slice(srqBuf, AddressHandle.GRH_LENGTH, 100),
+                    "written through the SRQ's PD, which is not the QP's");
+            viaSrq.modify(new QpAttr().state(QpState.ERR));
+            assertEquals(AsyncEventType.QP_LAST_WQE_REACHED, ControlPlaneFixture.expectEvent(p.db,
+                    AsyncEventType.QP_LAST_WQE_REACHED).type(), "IBA 11.6.3: Last WQE Reached");
+            viaSrq.destroy();
+            srq.destroy();
+        }
+    }
 }

@@ -12,7 +12,7 @@
  *   <li>{@code link}: in-process links, fault injection, routes, the trace;</li>
  *   <li>{@code rc}: the RC transport engine (queue pairs, SRQs, requester, responder, completer);</li>
  *   <li>{@code ucud}: UC and UD queue pairs and address handles (sender, UC and UD receivers),
- *       beside {@code rc}, never using it;</li>
+ *       beside {@code rc}, using only its shared receive queues;</li>
  *   <li>{@code device}: devices (resource tables, the port, asynchronous events) and the fabric.</li>
  * </ul>
  * A lower layer reaches its owner only through an interface it declares itself

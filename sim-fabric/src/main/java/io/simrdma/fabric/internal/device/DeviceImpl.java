@@ -300,14 +300,18 @@ public final class DeviceImpl implements Device, PacketSink, MemoryContext, CqCo
             throw new VerbsException(Errno.ENOMEM, "max_qp (" + attributes.maxQp() + ") reached");
         }
         if (attr.qpType() != QpType.RC) {
-            if (srq != null) {
-                throw VerbsException.invalid("simrdma's " + attr.qpType() + " queue pairs receive into their own queue, not an SRQ");
+            if (srq != null && attr.qpType() != QpType.UD) {
+                // ibv_create_qp(3) NOTES: only RC and UD QPs may be associated with an SRQ.
+                throw VerbsException.invalid("ibv_create_qp(3): a " + attr.qpType() + " QP cannot take an SRQ (RC and UD only)");
             }
             int qpn = allocateQpn();
             UnreliableQueuePair uqp = new UnreliableQueuePair(this, pd, qpn, attr);
             unreliableQps.put(qpn, uqp);
             scq.boundQps++;
             rcq.boundQps++;
+            if (srq != null) {
+                srq.qpCount++;
+            }
             pd.resources++;
             return uqp;
         }
@@ -403,6 +407,9 @@ public final class DeviceImpl implements Device, PacketSink, MemoryContext, CqCo
         unreliableQps.remove(qp.qpNum());
         qp.sendCq().boundQps--;
         qp.recvCq().boundQps--;
+        if (qp.srq() != null) {
+            qp.srq().qpCount--;
+        }
         qp.pd().resources--;
         asyncEvents.discard(qp);
     }

@@ -12,10 +12,40 @@ public final class RecvWqe {
     final int[] sgeLkey;
     long capacity;
 
-    RecvWqe(int maxSge) {
+    public RecvWqe(int maxSge) {
         sgeAddr = new long[maxSge];
         sgeLen = new int[maxSge];
         sgeLkey = new int[maxSge];
+    }
+
+    /** The work request id. */
+    public long wrId() {
+        return wrId;
+    }
+
+    /** SGEs in use. */
+    public int numSge() {
+        return numSge;
+    }
+
+    /** Address of SGE {@code i}. */
+    public long sgeAddr(int i) {
+        return sgeAddr[i];
+    }
+
+    /** Length of SGE {@code i}. */
+    public int sgeLen(int i) {
+        return sgeLen[i];
+    }
+
+    /** L_Key of SGE {@code i}. */
+    public int sgeLkey(int i) {
+        return sgeLkey[i];
+    }
+
+    /** The sum of the SGE lengths. */
+    public long capacity() {
+        return capacity;
     }
 
     /** Copies {@code o}'s fields into this slot. */

@@ -149,7 +149,7 @@ public final class SrqImpl implements SharedReceiveQueue {
      *
      * @return false if the SRQ is empty
      */
-    boolean take(RecvWqe into) {
+    public boolean take(RecvWqe into) {
         if (!queue.take(into)) {
             return false;
         }

@@ -13,7 +13,7 @@ import io.simrdma.fabric.Sge;
  */
 final class RecvRing {
 
-    /** A posted receive work request, copied. */
+    /** A posted receive work request, copied (or a WQE taken from an SRQ, as this package reads it). */
     static final class Wqe {
         long wrId;
         int numSge;

@@ -52,7 +52,7 @@ final class UdReceiver {
             qp.drop(p, DropReason.BAD_QKEY, Counter.QKEY_VIOLATIONS);
             return;
         }
-        RecvRing.Wqe w = qp.rq.peek();
+        RecvRing.Wqe w = qp.nextReceive();
         if (w == null) {
             qp.drop(p, DropReason.NO_RECEIVE, Counter.DATAGRAMS_NO_RECEIVE);
             return;
@@ -61,16 +61,16 @@ final class UdReceiver {
         int total = AddressHandle.GRH_LENGTH + len;
         long wrId = w.wrId;
         if (w.capacity < total) {
-            qp.rq.advance();
+            qp.consumeReceive();
             p.release();
             qp.completeRecv(wrId, WcStatus.LOC_LEN_ERR, WcOpcode.RECV, 0, 0, 0, 0, false);
             qp.enterError(QueuePair.ErrorCause.RESPONDER_ERROR);
             return;
         }
         fillGrh(p, len);
-        if (!scatter.place(qp.owner().memory(), qp.pd(), w, 0, null, grh, 0, grh.length)
-                || !scatter.place(qp.owner().memory(), qp.pd(), w, AddressHandle.GRH_LENGTH, p, null, 0, len)) {
-            qp.rq.advance();
+        if (!scatter.place(qp.owner().memory(), qp.recvPd(), w, 0, null, grh, 0, grh.length)
+                || !scatter.place(qp.owner().memory(), qp.recvPd(), w, AddressHandle.GRH_LENGTH, p, null, 0, len)) {
+            qp.consumeReceive();
             p.release();
             qp.completeRecv(wrId, WcStatus.LOC_PROT_ERR, WcOpcode.RECV, 0, 0, 0, 0, false);
             qp.enterError(QueuePair.ErrorCause.RESPONDER_ERROR);
@@ -81,7 +81,7 @@ final class UdReceiver {
         int immData = imm ? p.immediate() : 0;
         int srcQp = p.dethSrcQp();
         boolean solicited = p.solicited();
-        qp.rq.advance();
+        qp.consumeReceive();
         p.release();
         qp.completeRecv(wrId, WcStatus.SUCCESS, WcOpcode.RECV, total, immData, flags, srcQp, solicited);
     }

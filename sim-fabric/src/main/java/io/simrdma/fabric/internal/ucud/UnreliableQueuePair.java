@@ -31,6 +31,8 @@ import io.simrdma.fabric.internal.cq.CqImpl;
 import io.simrdma.fabric.internal.mem.MrImpl;
 import io.simrdma.fabric.internal.mem.PdImpl;
 import io.simrdma.fabric.internal.mem.WindowOwner;
+import io.simrdma.fabric.internal.rc.RecvWqe;
+import io.simrdma.fabric.internal.rc.SrqImpl;
 import io.simrdma.fabric.sched.Task;
 import io.simrdma.fabric.wire.Packet;
 import io.simrdma.fabric.wire.Psn;
@@ -75,6 +77,11 @@ public final class UnreliableQueuePair implements QueuePair, WindowOwner {
     private final QpType type;
     private final CqImpl sendCq;
     private final CqImpl recvCq;
+    /** The SRQ a UD QP receives from, or null (ibv_create_qp(3): only RC and UD QPs take one). */
+    private final SrqImpl srq;
+    /** A WQE taken from the SRQ, and the same as this package reads it; engine thread. */
+    private final RecvWqe srqTaken;
+    private final RecvRing.Wqe srqWqe;
     private final QpCaps caps;
     private final boolean sqSigAll;
     private final Object context;
@@ -112,7 +119,13 @@ public final class UnreliableQueuePair implements QueuePair, WindowOwner {
         this.type = attr.qpType();
         this.sendCq = (CqImpl) attr.sendCq();
         this.recvCq = (CqImpl) attr.recvCq();
-        this.caps = attr.caps();
+        this.srq = (SrqImpl) attr.srq();
+        QpCaps c = attr.caps();
+        // As RC: with an SRQ, max_recv_wr and max_recv_sge read 0.
+        this.caps = srq == null ? c : new QpCaps(c.maxSendWr(), 0, c.maxSendSge(), 0, c.maxInlineData());
+        int srqSge = Math.max(1, ctx.attributes().maxSrqSge());
+        this.srqTaken = srq == null ? null : new RecvWqe(srqSge);
+        this.srqWqe = srq == null ? null : new RecvRing.Wqe(srqSge);
         this.sqSigAll = attr.sqSigAll();
         this.context = attr.context();
         this.counters = new CounterSet(ctx.counters());
@@ -176,10 +189,10 @@ public final class UnreliableQueuePair implements QueuePair, WindowOwner {
         return recvCq;
     }
 
-    /** Always null: simrdma's UC and UD QPs receive into their own queue. */
+    /** The SRQ a UD QP receives from, or null. */
     @Override
-    public io.simrdma.fabric.SharedReceiveQueue srq() {
-        return null;
+    public SrqImpl srq() {
+        return srq;
     }
 
     @Override
@@ -366,6 +379,9 @@ public final class UnreliableQueuePair implements QueuePair, WindowOwner {
         Objects.requireNonNull(first, "wr");
         if (destroyed) {
             throw new PostException(Errno.ENOENT, "queue pair was destroyed", first, 0);
+        }
+        if (srq != null) {
+            throw new PostException(Errno.EINVAL, "QP receives from an SRQ; post to the SRQ (ibv_post_srq_recv(3))", first, 0);
         }
         if (state == QpState.RESET && ctx.profile().postRecvInReset() == DeviceProfile.PostRecvInReset.REFUSE_EINVAL) {
             throw new PostException(Errno.EINVAL, "cannot post a receive in state RESET", first, 0);
@@ -558,6 +574,49 @@ public final class UnreliableQueuePair implements QueuePair, WindowOwner {
         setState(QpState.ERR);
         flushSends();
         flushReceives();
+        if (srq != null) {
+            // IBA 11.6.3: an SRQ-attached QP entering the error state reports Last WQE Reached.
+            ctx.raiseAsync(AsyncEventType.QP_LAST_WQE_REACHED, this);
+        }
+    }
+
+    /**
+     * The receive WQE the next message goes into, or null if none is posted: the oldest of the
+     * QP's own queue (consumed by {@link #consumeReceive}), or one taken from the SRQ now (already
+     * consumed: an SRQ's WQE is not held for a message that fails). Engine thread.
+     */
+    RecvRing.Wqe nextReceive() {
+        if (srq == null) {
+            return rq.peek();
+        }
+        if (!srq.take(srqTaken)) {
+            return null;
+        }
+        RecvRing.Wqe w = srqWqe;
+        w.wrId = srqTaken.wrId();
+        w.numSge = srqTaken.numSge();
+        for (int i = 0; i < w.numSge; i++) {
+            w.addr[i] = srqTaken.sgeAddr(i);
+            w.len[i] = srqTaken.sgeLen(i);
+            w.lkey[i] = srqTaken.sgeLkey(i);
+        }
+        w.capacity = srqTaken.capacity();
+        return w;
+    }
+
+    /** Retires the WQE {@link #nextReceive} gave. Engine thread. */
+    void consumeReceive() {
+        if (srq == null) {
+            rq.advance();
+        }
+    }
+
+    /**
+     * The PD receive buffers are checked against: the SRQ's for a WQE from an SRQ (IBA 10.2.9,
+     * ibv_create_srq(3)), else the QP's.
+     */
+    PdImpl recvPd() {
+        return srq != null ? srq.pd() : pd;
     }
 
     /** Completes every queued send WQE with WR_FLUSH_ERR. Engine thread. */
@@ -568,8 +627,11 @@ public final class UnreliableQueuePair implements QueuePair, WindowOwner {
         }
     }
 
-    /** Completes every posted receive with WR_FLUSH_ERR. Engine thread, state ERR. */
+    /** Completes every posted receive with WR_FLUSH_ERR (an SRQ's stay for its other QPs). Engine thread, state ERR. */
     void flushReceives() {
+        if (srq != null) {
+            return;
+        }
         for (RecvRing.Wqe w = rq.peek(); w != null; w = rq.peek()) {
             completeRecv(w.wrId, WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, 0, 0, 0, 0, false);
             rq.advance();

@@ -11,6 +11,7 @@
  * retried: a lost packet loses its message, a datagram nobody can take is dropped and counted.
  *
  * <p>The device is named only through {@link io.simrdma.fabric.internal.ucud.UnreliableContext}; the
- * package uses the memory, completion and common layers, never the RC engine.
+ * package uses the memory, completion, link and common layers, and of {@code rc} only the shared
+ * receive queue a UD QP may take receives from ({@code SrqImpl}), never the RC engine.
  */
 package io.simrdma.fabric.internal.ucud;
