@@ -119,11 +119,11 @@ class UcQueuePairTest {
     }
 
     @Test
-    @DisplayName("IBA 9.8.3: UC has no RDMA READ and no atomics: ibv_post_send(3) refuses them with EINVAL; so are SEND with invalidate and local invalidate")
+    @DisplayName("IBA 9.8.3: UC has no RDMA READ, no atomics and no SEND with invalidate: ibv_post_send(3) refuses them with EINVAL")
     void shouldRefuseReadAndAtomicsWhenPosted() {
         try (UcPair p = new UcPair(Fabric.deterministic(7))) {
             for (WrOpcode op : EnumSet.of(WrOpcode.RDMA_READ, WrOpcode.ATOMIC_CMP_AND_SWP, WrOpcode.ATOMIC_FETCH_AND_ADD,
-                    WrOpcode.SEND_WITH_INV, WrOpcode.LOCAL_INV)) {
+                    WrOpcode.SEND_WITH_INV)) {
                 SendWr wr = new SendWr().wrId(1).opcode(op).sge(p.ma, 0, 8).remote(p.mb.address(), p.mb.rkey());
                 PostException e = assertThrows(PostException.class, () -> p.qa.postSend(wr), op.toString());
                 assertEquals(Errno.EINVAL, e.errno(), op + ": " + e.getMessage());
@@ -265,6 +265,61 @@ class UcQueuePairTest {
             QueuePair ud = pa.createQp(QpInitAttr.ud(ca, ca));
             assertEquals(QpType.UD, ud.qpType());
             assertErrno(Errno.EINVAL, () -> RcConnect.connect(ud, qb));
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Mode.class)
+    @DisplayName("ibv_bind_mw(3): 'the QP Transport Service Type must be either UC, RC or XRC_SEND': a type 1 window bound through a UC QP serves a UC WRITE; a UD QP refuses the bind (EINVAL)")
+    void shouldBindType1WindowWhenPostedOnUcQp(Mode mode) {
+        try (UcPair p = new UcPair(mode.fabric())) {
+            MemoryWindow mw = p.mb.pd().allocMw(MwType.TYPE_1);
+            int key = p.qb.bindMw(mw, p.mb, p.mb.address() + 1024, 512, EnumSet.of(AccessFlag.REMOTE_WRITE), 5,
+                    EnumSet.of(SendFlag.SIGNALED));
+            assertEquals(key, mw.rkey());
+            WorkCompletion b = assertStatus(WcStatus.SUCCESS, pollOne(p.cb));
+            assertEquals(WcOpcode.BIND_MW, b.opcode());
+            p.fill(0, 100, 4);
+            p.qb.postRecv(new RecvWr().wrId(6).sge(p.mb, 0, 0));
+            p.qa.postSend(new SendWr().wrId(1).opcode(WrOpcode.RDMA_WRITE_WITH_IMM).sge(p.ma, 0, 100)
+                    .remote(p.mb.address() + 1024, key).flag(SendFlag.SIGNALED));
+            assertStatus(WcStatus.SUCCESS, pollOne(p.ca));
+            assertStatus(WcStatus.SUCCESS, pollOne(p.cb));
+            assertArrayEquals(p.bytes(p.ba, 0, 100), p.bytes(p.bb, 1024, 100), "written through the window");
+
+            CompletionQueue cq = p.db.createCq(4);
+            QueuePair ud = p.mb.pd().createQp(QpInitAttr.ud(cq, cq));
+            MemoryWindow other = p.mb.pd().allocMw(MwType.TYPE_1);
+            assertErrno(Errno.EINVAL, () -> ud.bindMw(other, p.mb, p.mb.address(), 64, EnumSet.of(AccessFlag.REMOTE_READ),
+                    1, EnumSet.of(SendFlag.SIGNALED)));
+        }
+    }
+
+    @Test
+    @DisplayName("IBA 10.6.7: a type 2 window bound by a BIND_MW on a UC QP serves that QP's peer, is refused after LOCAL_INV, and holds the QP's destroy (EBUSY) while bound")
+    void shouldBindAndInvalidateType2WindowWhenPostedOnUcQp() {
+        try (UcPair p = new UcPair(Fabric.deterministic(17))) {
+            MemoryWindow mw = p.mb.pd().allocMw(MwType.TYPE_2);
+            int key = MemoryWindow.incrementRkey(mw.rkey());
+            p.qb.postSend(new SendWr().wrId(1).opcode(WrOpcode.BIND_MW).flag(SendFlag.SIGNALED)
+                    .bind(mw, key, p.mb, p.mb.address(), 256, EnumSet.of(AccessFlag.REMOTE_WRITE)));
+            assertEquals(WcOpcode.BIND_MW, assertStatus(WcStatus.SUCCESS, pollOne(p.cb)).opcode());
+            assertErrno(Errno.EBUSY, p.qb::destroy);
+            p.fill(0, 32, 8);
+            p.qa.postSend(new SendWr().wrId(2).opcode(WrOpcode.RDMA_WRITE).sge(p.ma, 0, 32)
+                    .remote(p.mb.address(), key).flag(SendFlag.SIGNALED));
+            assertStatus(WcStatus.SUCCESS, pollOne(p.ca));
+            settle(p.fabric);
+            assertArrayEquals(p.bytes(p.ba, 0, 32), p.bytes(p.bb, 0, 32));
+            p.qb.postSend(new SendWr().wrId(3).opcode(WrOpcode.LOCAL_INV).invalidateRkey(key).flag(SendFlag.SIGNALED));
+            assertEquals(WcOpcode.LOCAL_INV, assertStatus(WcStatus.SUCCESS, pollOne(p.cb)).opcode());
+            p.fill(0, 32, 99);
+            p.qa.postSend(new SendWr().wrId(4).opcode(WrOpcode.RDMA_WRITE).sge(p.ma, 0, 32)
+                    .remote(p.mb.address(), key).flag(SendFlag.SIGNALED));
+            assertStatus(WcStatus.SUCCESS, pollOne(p.ca));
+            settle(p.fabric);
+            assertEquals(1, p.qb.counters().get(Counter.MESSAGES_ABANDONED), "the invalidated key dropped the WRITE");
+            p.qb.destroy();
         }
     }
 }

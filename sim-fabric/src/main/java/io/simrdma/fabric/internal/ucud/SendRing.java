@@ -25,6 +25,15 @@ final class SendRing {
         long remoteAddr;
         int rkey;
         AhImpl ah;
+        /** BIND_MW (type 2) or ibv_bind_mw (type 1): the window, region, new R_Key, range, rights. */
+        io.simrdma.fabric.internal.mem.MwImpl mw;
+        io.simrdma.fabric.internal.mem.MrImpl bindMr;
+        int bindRkey;
+        long bindAddr;
+        long bindLength;
+        int bindAccess;
+        /** LOCAL_INV: the R_Key to invalidate. */
+        int invRkey;
         int remoteQpn;
         int remoteQkey;
         /** Inline bytes copied at post time (IBV_SEND_INLINE), or unused. */
@@ -82,6 +91,8 @@ final class SendRing {
     void advance() {
         Wqe w = slots[(int) (consumer % slots.length)];
         w.ah = null;
+        w.mw = null;
+        w.bindMr = null;
         consumer = consumer + 1;
     }
 

@@ -29,6 +29,7 @@ import io.simrdma.fabric.WrOpcode;
 import io.simrdma.fabric.internal.CounterSet;
 import io.simrdma.fabric.internal.cq.CqImpl;
 import io.simrdma.fabric.internal.mem.MrImpl;
+import io.simrdma.fabric.internal.mem.MwImpl;
 import io.simrdma.fabric.internal.mem.PdImpl;
 import io.simrdma.fabric.internal.mem.WindowOwner;
 import io.simrdma.fabric.internal.rc.RecvWqe;
@@ -230,9 +231,12 @@ public final class UnreliableQueuePair implements QueuePair, WindowOwner {
         return sq.size();
     }
 
+    /** Type 2 memory windows bound to this QP; engine thread. */
+    private int boundWindows;
+
     @Override
     public void windowsBound(int delta) {
-        // UC and UD QPs bind no windows.
+        boundWindows += delta;
     }
 
     // ------------------------------------------------------------------ posting
@@ -292,10 +296,21 @@ public final class UnreliableQueuePair implements QueuePair, WindowOwner {
     private void check(SendWr wr, int n) {
         WrOpcode op = wr.opcode();
         boolean allowed = op == WrOpcode.SEND || op == WrOpcode.SEND_WITH_IMM
-                || (type == QpType.UC && (op == WrOpcode.RDMA_WRITE || op == WrOpcode.RDMA_WRITE_WITH_IMM));
+                || (type == QpType.UC && (op == WrOpcode.RDMA_WRITE || op == WrOpcode.RDMA_WRITE_WITH_IMM
+                || op == WrOpcode.BIND_MW || op == WrOpcode.LOCAL_INV));
         if (!allowed) {
-            // IBA 9.8.3 / 9.8.4: UC carries SEND and RDMA WRITE, UD only SEND.
+            // IBA 9.8.3 / 9.8.4: UC carries SEND and RDMA WRITE (and the local memory window
+            // operations, ibv_bind_mw(3): "UC, RC or XRC_SEND"), UD only SEND.
             throw new PostException(Errno.EINVAL, op + " is not an operation of a " + type + " QP", wr, n);
+        }
+        if (op == WrOpcode.BIND_MW) {
+            if (!(wr.bindWindow() instanceof MwImpl) || !(wr.bindRegion() instanceof MrImpl)) {
+                throw new PostException(Errno.EINVAL, "BIND_MW needs a window and a region of this fabric", wr, n);
+            }
+            if (wr.bindWindow().type() != io.simrdma.fabric.MwType.TYPE_2) {
+                throw new PostException(Errno.EINVAL, "type 1 windows are bound with bindMw (ibv_bind_mw(3)), not BIND_MW",
+                        wr, n);
+            }
         }
         DeviceProfile profile = ctx.profile();
         if (!profile.supports(op)) {
@@ -333,6 +348,15 @@ public final class UnreliableQueuePair implements QueuePair, WindowOwner {
         w.rkey = wr.rkey();
         w.ah = type == QpType.UD ? (AhImpl) wr.ah() : null;
         w.remoteQpn = wr.remoteQpn();
+        w.invRkey = wr.invalidateRkey();
+        if (wr.opcode() == WrOpcode.BIND_MW) {
+            w.mw = (MwImpl) wr.bindWindow();
+            w.bindMr = (MrImpl) wr.bindRegion();
+            w.bindRkey = wr.bindRkey();
+            w.bindAddr = wr.bindAddr();
+            w.bindLength = wr.bindLength();
+            w.bindAccess = wr.bindAccessBits();
+        }
         w.remoteQkey = wr.remoteQkey();
         w.length = wr.totalLength();
         w.isInline = wr.hasFlag(SendFlag.INLINE);
@@ -357,14 +381,86 @@ public final class UnreliableQueuePair implements QueuePair, WindowOwner {
     }
 
     /**
-     * Not available on UC and UD queue pairs here: simrdma binds memory windows through RC QPs.
+     * Binds a type 1 memory window (ibv_bind_mw(3)) through this UC QP's send queue and returns
+     * its new R_Key at once; a {@code length} of 0 unbinds. The bind runs in order with the sends
+     * and completes with a BIND_MW completion (MW_BIND_ERR and SQE if a rule of IBA 10.6.7 is broken).
      *
-     * @throws VerbsException EOPNOTSUPP always
+     * @throws VerbsException EINVAL on a UD QP (ibv_bind_mw(3): "The QP Transport Service Type must be
+     *                        either UC, RC or XRC_SEND"), for a type 2 window, or a non-zero length
+     *                        without a region; ENOENT for a deallocated window or a destroyed QP;
+     *                        the profile's refusal in RESET, INIT or RTR; ENOMEM when the send queue is full
      */
     @Override
-    public int bindMw(MemoryWindow mw, MemoryRegion mr, long addr, long length, Set<AccessFlag> access, long wrId,
-                      Set<SendFlag> flags) {
-        throw new VerbsException(Errno.EOPNOTSUPP, "simrdma binds memory windows on RC queue pairs only");
+    public int bindMw(MemoryWindow window, MemoryRegion region, long addr, long length, Set<AccessFlag> access,
+                      long wrId, Set<SendFlag> flags) {
+        Objects.requireNonNull(window, "mw");
+        if (type != QpType.UC) {
+            throw VerbsException.invalid("ibv_bind_mw(3): the QP must be UC, RC or XRC_SEND, not " + type);
+        }
+        if (!(window instanceof MwImpl) || (region != null && !(region instanceof MrImpl))) {
+            throw VerbsException.invalid("window or region of another fabric");
+        }
+        MwImpl w = (MwImpl) window;
+        if (w.deallocated) {
+            throw VerbsException.stale("memory window was deallocated");
+        }
+        if (w.type() != io.simrdma.fabric.MwType.TYPE_1) {
+            throw VerbsException.invalid("ibv_bind_mw binds type 1 windows; post BIND_MW for type 2");
+        }
+        if (region == null && length != 0) {
+            throw VerbsException.invalid("a bind of " + length + " bytes needs a memory region");
+        }
+        if (destroyed) {
+            throw VerbsException.stale("queue pair was destroyed");
+        }
+        QpState s = state;
+        boolean drop = false;
+        if (s == QpState.RESET || s == QpState.INIT || s == QpState.RTR) {
+            switch (ctx.profile().postSendBeforeRts()) {
+                case REFUSE_EINVAL:
+                    throw VerbsException.invalid("cannot post a bind in state " + s);
+                case REFUSE_ENOTCONN:
+                    throw new VerbsException(Errno.ENOTCONN, "cannot post a bind in state " + s);
+                case DROP:
+                    drop = true;
+                    break;
+                default:
+                    break;
+            }
+        }
+        int newRkey;
+        synchronized (sq.postLock) {
+            SendRing.Wqe q = drop ? null : sq.claim(caps.maxSendWr());
+            if (!drop && q == null) {
+                throw new VerbsException(Errno.ENOMEM, "send queue full (" + caps.maxSendWr() + " WRs outstanding)");
+            }
+            newRkey = length == 0 ? w.rkey() : MemoryWindow.incrementRkey(w.rkey());
+            w.rkey(newRkey);
+            if (drop) {
+                return newRkey;
+            }
+            q.wrId = wrId;
+            q.opcode = WrOpcode.BIND_MW;
+            int bits = 0;
+            if (flags != null) {
+                for (SendFlag f : flags) {
+                    bits |= f.bit();
+                }
+            }
+            q.flags = bits;
+            q.numSge = 0;
+            q.length = 0;
+            q.isInline = false;
+            q.mw = w;
+            q.bindMr = (MrImpl) region;
+            q.bindRkey = newRkey;
+            q.bindAddr = addr;
+            q.bindLength = length;
+            q.bindAccess = AccessFlag.mask(Objects.requireNonNull(access, "access"));
+            sq.publish();
+        }
+        kick();
+        return newRkey;
     }
 
     /**
@@ -668,6 +764,9 @@ public final class UnreliableQueuePair implements QueuePair, WindowOwner {
             if (asyncRetrieved.get() > 0) {
                 throw VerbsException.busy(asyncRetrieved.get() + " async event(s) of this QP not acknowledged");
             }
+            if (boundWindows > 0) {
+                throw VerbsException.busy(boundWindows + " type 2 memory window(s) are bound to this QP; invalidate them first");
+            }
             forceDestroy();
             return null;
         });
@@ -737,7 +836,17 @@ public final class UnreliableQueuePair implements QueuePair, WindowOwner {
     }
 
     static WcOpcode sendOpcode(WrOpcode op) {
-        return op == WrOpcode.RDMA_WRITE || op == WrOpcode.RDMA_WRITE_WITH_IMM ? WcOpcode.RDMA_WRITE : WcOpcode.SEND;
+        switch (op) {
+            case RDMA_WRITE:
+            case RDMA_WRITE_WITH_IMM:
+                return WcOpcode.RDMA_WRITE;
+            case BIND_MW:
+                return WcOpcode.BIND_MW;
+            case LOCAL_INV:
+                return WcOpcode.LOCAL_INV;
+            default:
+                return WcOpcode.SEND;
+        }
     }
 
     /** Adds a send completion if {@code signaled} or in error; a full CQ moves the QP to ERR. Engine thread. */

@@ -81,6 +81,13 @@ final class UnreliableSender {
     }
 
     private WcStatus send(SendRing.Wqe w) {
+        if (w.opcode == WrOpcode.BIND_MW) {
+            // IBA 10.6.7: a bind runs in send queue order; its rules are the memory table's.
+            return qp.owner().memory().bind(qp, w.mw, w.bindMr, w.bindRkey, w.bindAddr, w.bindLength, w.bindAccess);
+        }
+        if (w.opcode == WrOpcode.LOCAL_INV) {
+            return qp.owner().memory().invalidate(qp, w.invRkey) ? WcStatus.SUCCESS : WcStatus.MW_BIND_ERR;
+        }
         int length = (int) w.length;
         if (qp.type() == QpType.UD && length > qp.owner().activeMtu().bytes()) {
             // IBA C10-93.1.1: no packet goes out; whether an error is reported is the device's (profile).
