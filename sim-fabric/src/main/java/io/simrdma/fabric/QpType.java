@@ -11,7 +11,8 @@ package io.simrdma.fabric;
  *       atomics, no SRQ.</li>
  *   <li>{@link #UD}: unreliable datagram. No connection: each send names an
  *       {@link AddressHandle}, a remote QP number and a Q_Key; one message is one packet of at most
- *       the port's MTU; the receiver gets a 40-byte GRH before the data. SEND only.</li>
+ *       the port's MTU; the receiver gets a 40-byte GRH before the data. SEND only; receives may
+ *       come from an SRQ.</li>
  * </ul>
  * A device's profile says which types it creates ({@link DeviceProfile#qpTypes()}).
  */
