@@ -42,7 +42,8 @@ import java.util.Objects;
  *
  * <p>Timestamps: a deterministic fabric's virtual clock as it is (nanoseconds from 0, shown as
  * 1970-01-01), so the same seed gives a byte-identical file; a threaded fabric's time is the wall
- * clock at start plus the fabric's clock since.
+ * clock at start plus the fabric's clock since. One capture may cover several fabrics
+ * ({@link #attach}).
  *
  * <p>A frame is written once the packet's fate is known: when it is delivered or dropped (in one
  * JVM), or once the sending node has handed it to its TCP connection; {@link #stop()} writes the
@@ -113,8 +114,8 @@ public final class PacketCapture implements AutoCloseable {
         public PacketCapture start(OutputStream out) {
             try {
                 PcapngWriter w = new PcapngWriter(out, interfaceName != null ? interfaceName : fabric.name());
-                PacketCapture c = new PacketCapture(fabric, w, x, y);
-                fabric.addTraceListener(c.listener);
+                PacketCapture c = new PacketCapture(w, x, y);
+                c.attach(fabric);
                 return c;
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot write capture", e);
@@ -160,40 +161,49 @@ public final class PacketCapture implements AutoCloseable {
         }
     }
 
-    private final Fabric fabric;
     private final PcapngWriter writer;
     private final Gid x;
     private final Gid y;
-    private final boolean virtualClock;
-    private final long clockOffset;
+    private final List<Listener> listeners = new ArrayList<>(2);
+    private long latest;
     private final Map<Packet, Frame> open = new IdentityHashMap<>();
     private final Map<Thread, Frame> current = new HashMap<>();
     private final DuplicateAnalysis duplicates = new DuplicateAnalysis();
-    private final TraceListener listener = new Listener();
     private long seq;
     private long frames;
     private boolean stopped;
     private IOException failure;
 
-    private PacketCapture(Fabric fabric, PcapngWriter writer, Gid x, Gid y) {
-        this.fabric = fabric;
+    private PacketCapture(PcapngWriter writer, Gid x, Gid y) {
         this.writer = writer;
         this.x = x;
         this.y = y;
-        boolean deterministic = fabric.scheduler().isDeterministic();
-        this.virtualClock = deterministic;
-        this.clockOffset = deterministic ? 0
-                : System.currentTimeMillis() * 1_000_000L - fabric.now();
+    }
+
+    /**
+     * Captures {@code other}'s packets into the same file too (a program that runs two fabrics
+     * one after the other, as {@code simrdma demo} does). A deterministic fabric's virtual times
+     * continue after the latest frame so far, so the file's clock keeps going forward.
+     */
+    public void attach(Fabric other) {
+        Objects.requireNonNull(other, "fabric");
+        Listener l;
+        synchronized (this) {
+            if (stopped) {
+                throw new IllegalStateException("the capture has stopped");
+            }
+            long offset = other.scheduler().isDeterministic()
+                    ? (listeners.isEmpty() ? 0 : latest + 1_000 - other.now())
+                    : System.currentTimeMillis() * 1_000_000L - other.now();
+            l = new Listener(other, offset);
+            listeners.add(l);
+        }
+        other.addTraceListener(l);
     }
 
     /** Frames written so far. */
     public synchronized long frames() {
         return frames;
-    }
-
-    /** True for a deterministic fabric's capture, whose timestamps are its virtual clock. */
-    public boolean virtualClock() {
-        return virtualClock;
     }
 
     /**
@@ -202,7 +212,13 @@ public final class PacketCapture implements AutoCloseable {
      * @throws UncheckedIOException if writing the file failed at any point of the capture
      */
     public void stop() {
-        fabric.removeTraceListener(listener);
+        List<Listener> ls;
+        synchronized (this) {
+            ls = List.copyOf(listeners);
+        }
+        for (Listener l : ls) {
+            l.fabric.removeTraceListener(l);
+        }
         synchronized (this) {
             if (stopped) {
                 return;
@@ -237,10 +253,19 @@ public final class PacketCapture implements AutoCloseable {
 
     // ------------------------------------------------------------------ events
 
+    /** The capture's listener on one fabric, with that fabric's clock offset. */
     private final class Listener implements TraceListener {
+        final Fabric fabric;
+        final long offset;
+
+        Listener(Fabric fabric, long offset) {
+            this.fabric = fabric;
+            this.offset = offset;
+        }
+
         @Override
         public void onPacket(PacketEvent event, DropReason reason, long time, Device from, Device to, Packet p) {
-            packet(event, reason, time, from, to, p);
+            packet(event, reason, time + offset, from, to, p);
         }
 
         @Override
@@ -403,6 +428,7 @@ public final class PacketCapture implements AutoCloseable {
         if (x != null && !((src.equals(x) && dst.equals(y)) || (src.equals(y) && dst.equals(x)))) {
             return null;
         }
+        latest = Math.max(latest, time);
         Frame f = new Frame(seq++, time, p, RoceFrame.encode(p, src, dst), summary(p));
         open.put(p, f);
         return f;
@@ -427,7 +453,7 @@ public final class PacketCapture implements AutoCloseable {
         }
         f.written = true;
         try {
-            writer.write(f.time + clockOffset, f.bytes, f.comment.toString());
+            writer.write(f.time, f.bytes, f.comment.toString());
             frames++;
         } catch (IOException e) {
             failure = e;

@@ -195,8 +195,8 @@ public final class HtmlView {
             <div id="bar"><button id="zout" title="zoom out">−</button> <button id="zin" title="zoom in">+</button>
             <button id="zfit" title="100%">1:1</button> <span id="zoom">100%</span> · <span id="summary"></span></div>
             <h1>%TITLE%</h1>
-            <svg width="0" height="0" style="position:absolute"><defs><marker id="head" viewBox="0 0 10 10" refX="10" refY="5"
-              markerWidth="8" markerHeight="8" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#1f5fbf"/></marker></defs></svg>
+            <svg width="0" height="0" style="position:absolute"><defs><marker id="head" viewBox="0 0 10 10" refX="10" refY="5" markerUnits="userSpaceOnUse"
+              markerWidth="10" markerHeight="10" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#1f5fbf"/></marker></defs></svg>
             %SVGS%
             </div>
             <div id="side"><h3>Packet</h3><div id="details">Click a packet to see its headers.</div></div>

@@ -68,6 +68,10 @@ public final class Ladder {
                 case COMPLETION:
                     mark(line, from, "(" + e.label() + ")");
                     break;
+                case STATE:
+                    // an endpoint's state names are long: the state it enters is enough on its column
+                    mark(line, from, "[" + e.label().substring(e.label().indexOf("->") + 2) + "]");
+                    break;
                 default:
                     mark(line, from, "[" + e.label() + "]");
                     break;
@@ -106,7 +110,7 @@ public final class Ladder {
     }
 
     private static void mark(char[] line, int lane, String text) {
-        int room = COLUMN - 1;
+        int room = COLUMN + COLUMN / 2;
         if (text.length() > room) {
             text = text.substring(0, room - 1) + (text.charAt(0) == '(' ? ")" : "]");
         }
