@@ -11,6 +11,7 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 import java.io.PrintWriter;
+import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
 /** {@code simrdma node}: a DAT node over TCP that echoes messages and offers RDMA memory to {@code simrdma ping}. */
@@ -35,6 +36,9 @@ final class NodeCommand implements Callable<Integer> {
     @Option(names = "--connections", defaultValue = "0", description = "exit after this many connections ended (default: 0, serve until killed)")
     int connections;
 
+    @Option(names = "--pcap", paramLabel = "FILE", description = "write every packet of the node to FILE (pcapng, RoCEv2)")
+    Path pcap;
+
     @Override
     public Integer call() {
         if (tcp.listen == null) {
@@ -45,7 +49,7 @@ final class NodeCommand implements Callable<Integer> {
         }
         PrintWriter out = spec.commandLine().getOut();
         InterfaceAdapter ia = Dat.openIa(tcp.iaName("node@" + tcp.listen), 64);
-        try {
+        try (Observation seen = Observation.start(ia, pcap, false, "simrdma node " + tcp.listen, out)) {
             EchoNode node = new EchoNode(ia, qualifier, region, out);
             node.serve(connections);
             node.close();

@@ -13,6 +13,7 @@ import picocli.CommandLine.Spec;
 
 import java.io.PrintWriter;
 import java.net.InetSocketAddress;
+import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
 /** {@code simrdma ping}: connects to a {@code simrdma node} over TCP and checks messages and RDMA transfers. */
@@ -48,6 +49,12 @@ final class PingCommand implements Callable<Integer> {
     @Option(names = "--timeout", defaultValue = "10000", description = "milliseconds to wait for any one event (default: ${DEFAULT-VALUE})")
     long timeoutMillis;
 
+    @Option(names = "--pcap", paramLabel = "FILE", description = "write every packet of this side to FILE (pcapng, RoCEv2)")
+    Path pcap;
+
+    @Option(names = "--ladder", description = "print the packet ladder of the run (use a small --count)")
+    boolean ladder;
+
     @Override
     public Integer call() {
         if (tcp.listen == null) {
@@ -59,7 +66,7 @@ final class PingCommand implements Callable<Integer> {
         InetSocketAddress node = parse(peer);
         PrintWriter out = spec.commandLine().getOut();
         InterfaceAdapter ia = Dat.openIa(tcp.iaName("ping@" + tcp.listen), 16);
-        try {
+        try (Observation seen = Observation.start(ia, pcap, ladder, "simrdma ping " + peer, out)) {
             PingClient.Result r = new PingClient(ia, out).run(new PingClient.Plan(node, qualifier, count, size, rdmaSize,
                     seed, Timeout.ofMillis(timeoutMillis)));
             PingClient.report(r, size, out);

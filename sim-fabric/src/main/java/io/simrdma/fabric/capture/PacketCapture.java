@@ -287,7 +287,8 @@ public final class PacketCapture implements AutoCloseable {
         Thread t = Thread.currentThread();
         Frame f = open.get(p);
         boolean creates = event == PacketEvent.SENT || event == PacketEvent.RETRANSMITTED
-                || event == PacketEvent.INJECTED || event == PacketEvent.DUPLICATED;
+                || event == PacketEvent.INJECTED || event == PacketEvent.DUPLICATED
+                || (event == PacketEvent.DELIVERED && f != null && f.done);
         if (creates && f != null) {
             // a pooled packet object sent again: the earlier journey is over
             finish(f);

@@ -363,12 +363,12 @@ public final class RunRecording {
                     e = create(time, from, to, p, "");
                 }
                 e.dropped = true;
+                e.done = true;
                 e.note(reason == DropReason.FAULT ? "dropped by " + e.rule(FaultRule.Action.DROP)
                         : "dropped: " + reason);
-                open.remove(p);
                 break;
             case DELIVERED:
-                if (e == null) {
+                if (e == null || e.done) {
                     e = create(time, from, to, p, "");
                 }
                 switch (duplicates.onDelivered(to, p)) {
@@ -382,7 +382,7 @@ public final class RunRecording {
                     default:
                         break;
                 }
-                open.remove(p);
+                e.done = true;
                 break;
             case DELAYED:
                 if (e != null) {
@@ -429,6 +429,7 @@ public final class RunRecording {
         }
         resolve(e);
         learnPeers(e);
+        e.done = to == null;
         open.put(p, e);
         events.add(e);
         return e;
