@@ -8,7 +8,8 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "simrdma", mixinStandardHelpOptions = true, versionProvider = Simrdma.Version.class,
         description = "A simulated RDMA fabric and DAT 1.2 provider.",
-        subcommands = {DemoCommand.class, NodeCommand.class, PingCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {DemoCommand.class, NodeCommand.class, PingCommand.class, ExampleCommand.class,
+            CommandLine.HelpCommand.class})
 public final class Simrdma {
 
     /** Runs the command line; the process exits with the command's exit code. */

@@ -36,13 +36,23 @@ class ModuleLayeringTest {
     void shouldKeepModulesLayered() {
         Architectures.layeredArchitecture().consideringOnlyDependenciesInLayers()
                 .layer("Tools").definedBy("io.simrdma.tools..")
+                .layer("Examples").definedBy("io.simrdma.examples..")
                 .layer("Provider").definedBy("io.simrdma.provider..")
                 .layer("DatApi").definedBy("io.simrdma.dat..")
                 .layer("Fabric").definedBy("io.simrdma.fabric..")
                 .whereLayer("Tools").mayNotBeAccessedByAnyLayer()
+                .whereLayer("Examples").mayOnlyBeAccessedByLayers("Tools")
                 .whereLayer("Provider").mayOnlyBeAccessedByLayers("Tools")
-                .whereLayer("DatApi").mayOnlyBeAccessedByLayers("Provider", "Tools")
-                .whereLayer("Fabric").mayOnlyBeAccessedByLayers("Provider", "Tools")
+                .whereLayer("DatApi").mayOnlyBeAccessedByLayers("Provider", "Examples", "Tools")
+                .whereLayer("Fabric").mayOnlyBeAccessedByLayers("Provider", "Examples", "Tools")
+                .check(main);
+    }
+
+    @Test
+    @DisplayName("the examples use the DAT and fabric APIs only: never the provider's classes")
+    void shouldKeepExamplesOnPublicApis() {
+        noClasses().that().resideInAPackage("io.simrdma.examples..")
+                .should().dependOnClassesThat().resideInAPackage("io.simrdma.provider..")
                 .check(main);
     }
 

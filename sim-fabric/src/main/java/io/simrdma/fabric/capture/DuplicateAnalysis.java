@@ -14,7 +14,8 @@ import java.util.Map;
  * of the expected one draws a PSN sequence error NAK). Like Wireshark's TCP analysis, it reasons
  * from the packets alone: it learns a QP's expected PSN from the first request it sees, and after
  * an RDMA READ request (which takes one PSN per response packet, a number only the path MTU
- * decides) it takes any later PSN as the next one.
+ * decides) it takes any later PSN as the next one. A request the responder refused with an RNR
+ * NAK or an error NAK ({@link #onResponseSent}) is expected again.
  *
  * <p>Thread safety: not thread-safe; {@link PacketCapture} and the run views call it under their lock.
  */
@@ -65,6 +66,26 @@ public final class DuplicateAnalysis {
             return Verdict.IN_ORDER;
         }
         return diff < 0 ? Verdict.DUPLICATE : Verdict.OUT_OF_SEQUENCE;
+    }
+
+    /**
+     * Notes a response {@code responder} sent: an RNR NAK or an error NAK says the request at its
+     * PSN was not taken (IBA 9.7.5.2.8, 9.7.5.2.9), so the QP expects that PSN again.
+     */
+    public void onResponseSent(Device responder, Packet p) {
+        if (!p.opcode().isResponse() || !p.opcode().has(io.simrdma.fabric.wire.HeaderType.AETH)) {
+            return;
+        }
+        io.simrdma.fabric.wire.Aeth.Kind kind = io.simrdma.fabric.wire.Aeth.kind(p.aethSyndrome());
+        if (kind == io.simrdma.fabric.wire.Aeth.Kind.ACK) {
+            return;
+        }
+        int psn = p.psn();
+        for (Map.Entry<QpKey, Expect> e : expected.entrySet()) {
+            if (e.getKey().device() == responder && e.getValue().psn == Psn.add(psn, 1)) {
+                e.getValue().psn = psn;
+            }
+        }
     }
 
     /** The PSN the QP expected when the last verdict was given. */

@@ -45,9 +45,9 @@ import java.util.Objects;
  * clock at start plus the fabric's clock since. One capture may cover several fabrics
  * ({@link #attach}).
  *
- * <p>A frame is written once the packet's fate is known: when it is delivered or dropped (in one
- * JVM), or once the sending node has handed it to its TCP connection; {@link #stop()} writes the
- * packets still on a link, commented so. Frames are therefore in the order their journeys ended.
+ * <p>Frames are written in the order the packets were put on the wire, each once its fate is known:
+ * when it is delivered or dropped (in one JVM), or once the sending node has handed it to its TCP
+ * connection; {@link #stop()} writes the packets still on a link, commented so.
  *
  * <p>Thread safety: thread-safe; the fabric's engine threads call it, serialized by its lock.
  * The capture owns the file (or the stream given to it) and closes it on {@link #stop()}.
@@ -131,6 +131,7 @@ public final class PacketCapture implements AutoCloseable {
         final String sentAs;
         byte[] bytes;
         boolean done;
+        boolean finished;
         boolean written;
         final List<FaultRule> rules = new ArrayList<>(2);
         final StringBuilder comment = new StringBuilder();
@@ -167,6 +168,7 @@ public final class PacketCapture implements AutoCloseable {
     private final List<Listener> listeners = new ArrayList<>(2);
     private long latest;
     private final Map<Packet, Frame> open = new IdentityHashMap<>();
+    private final java.util.ArrayDeque<Frame> order = new java.util.ArrayDeque<>();
     private final Map<Thread, Frame> current = new HashMap<>();
     private final DuplicateAnalysis duplicates = new DuplicateAnalysis();
     private long seq;
@@ -224,14 +226,13 @@ public final class PacketCapture implements AutoCloseable {
                 return;
             }
             stopped = true;
-            List<Frame> rest = new ArrayList<>(open.values());
-            rest.sort((a, b) -> Long.compare(a.seq, b.seq));
-            for (Frame f : rest) {
+            for (Frame f : order) {
                 if (!f.done) {
                     f.note("still on the link when the capture stopped");
                 }
                 write(f);
             }
+            order.clear();
             open.clear();
             current.clear();
             try {
@@ -305,6 +306,9 @@ public final class PacketCapture implements AutoCloseable {
                 f = create(time, from, to, p);
                 if (f == null) {
                     return;
+                }
+                if (from != null) {
+                    duplicates.onResponseSent(from, p);
                 }
                 if (event == PacketEvent.RETRANSMITTED) {
                     f.note("retransmission: the requester sent this PSN again after a timeout or a NAK");
@@ -432,6 +436,7 @@ public final class PacketCapture implements AutoCloseable {
         latest = Math.max(latest, time);
         Frame f = new Frame(seq++, time, p, RoceFrame.encode(p, src, dst), summary(p));
         open.put(p, f);
+        order.addLast(f);
         return f;
     }
 
@@ -441,11 +446,15 @@ public final class PacketCapture implements AutoCloseable {
         return RoceFrame.encode(p, src, dst);
     }
 
+    /** The frame's journey is over; frames are written in the order their packets were sent. */
     private void finish(Frame f) {
         if (open.get(f.key) == f) {
             open.remove(f.key);
         }
-        write(f);
+        f.finished = true;
+        while (!order.isEmpty() && order.peekFirst().finished) {
+            write(order.pollFirst());
+        }
     }
 
     private void write(Frame f) {

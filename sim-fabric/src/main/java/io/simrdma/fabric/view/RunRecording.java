@@ -341,6 +341,9 @@ public final class RunRecording {
             case RETRANSMITTED:
             case INJECTED:
                 e = create(time, from, to, p, event == PacketEvent.RETRANSMITTED ? "re " : "");
+                if (from != null) {
+                    duplicates.onResponseSent(from, p);
+                }
                 if (event == PacketEvent.RETRANSMITTED) {
                     e.retransmission = true;
                     e.note("retransmission");
