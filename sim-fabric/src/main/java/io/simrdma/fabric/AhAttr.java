@@ -14,6 +14,8 @@ import java.util.Objects;
  * @param flowLabel    IPv6 flow label (20 bits)
  * @param sl           service level (0-15)
  * @param portNum      local port (1)
+ *
+ * <p>Thread safety: immutable.
  */
 public record AhAttr(Gid dgid, int sgidIndex, int hopLimit, int trafficClass, int flowLabel, int sl, int portNum) {
 

@@ -11,6 +11,8 @@ package io.simrdma.fabric;
  * @param srq       the SRQ, for SRQ events
  * @param portNum   the port, for port events (1)
  * @param timeNanos when it was raised, on the fabric's clock
+ *
+ * <p>Thread safety: immutable (the objects it names are thread-safe).
  */
 public record AsyncEvent(AsyncEventType type, QueuePair qp, CompletionQueue cq, SharedReceiveQueue srq,
                          int portNum, long timeNanos) {

@@ -32,6 +32,8 @@ package io.simrdma.fabric;
  * @param maxInlineData   inline bytes per send WR
  * @param localCaAckDelay local CA ACK delay exponent
  * @param physPortCnt     physical ports
+ *
+ * <p>Thread safety: immutable.
  */
 public record DeviceAttributes(
         String fwVer, long nodeGuid, long sysImageGuid, long maxMrSize, long pageSizeCap, int vendorId,

@@ -7,6 +7,8 @@ package io.simrdma.fabric;
  * @param bandwidthBits serialization rate in bits per second (0: infinite). Used only under the
  *                      deterministic scheduler, where a packet occupies the link for
  *                      (frame bytes x 8 / bandwidth); real-time links ignore it.
+ *
+ * <p>Thread safety: immutable.
  */
 public record LinkConfig(long latencyNanos, long bandwidthBits) {
 

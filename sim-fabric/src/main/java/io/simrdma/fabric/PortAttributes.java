@@ -11,6 +11,8 @@ package io.simrdma.fabric;
  * @param maxMsgSz   largest message in bytes
  * @param pkeyTblLen P_Key table length (1: the default P_Key 0xFFFF)
  * @param linkLayer  "Ethernet"
+ *
+ * <p>Thread safety: immutable.
  */
 public record PortAttributes(PortState state, Mtu maxMtu, Mtu activeMtu, int gidTblLen, long maxMsgSz,
                              int pkeyTblLen, String linkLayer) {

@@ -8,6 +8,8 @@ package io.simrdma.fabric;
  * @param maxSendSge    SGEs per send WR
  * @param maxRecvSge    SGEs per receive WR
  * @param maxInlineData bytes of inline data per send WR
+ *
+ * <p>Thread safety: immutable.
  */
 public record QpCaps(int maxSendWr, int maxRecvWr, int maxSendSge, int maxRecvSge, int maxInlineData) {
 

@@ -7,6 +7,8 @@ package io.simrdma.fabric;
  * @param maxSge   SGEs per receive WR
  * @param srqLimit low watermark: when the number of posted WRs drops below it, a one-shot
  *                 SRQ_LIMIT_REACHED event is raised; 0 means disarmed
+ *
+ * <p>Thread safety: immutable.
  */
 public record SrqAttr(int maxWr, int maxSge, int srqLimit) {
 }

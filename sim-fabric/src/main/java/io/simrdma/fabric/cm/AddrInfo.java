@@ -13,6 +13,8 @@ import java.util.Objects;
  * @param srcAddr   local address (null: any device)
  * @param dstAddr   destination (null when passive)
  * @param dstName   the node name the destination was resolved from, if any
+ *
+ * <p>Thread safety: immutable.
  */
 public record AddrInfo(boolean passive, PortSpace portSpace, InetSocketAddress srcAddr, InetSocketAddress dstAddr,
                        String dstName) {

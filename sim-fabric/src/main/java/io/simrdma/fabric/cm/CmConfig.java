@@ -10,6 +10,8 @@ package io.simrdma.fabric.cm;
  * @param timewaitNanos     how long a disconnected connection stays in timewait before TIMEWAIT_EXIT
  * @param ackTimeout        default local ACK timeout exponent of connected QPs (RDMA_OPTION_ID_ACK_TIMEOUT overrides)
  * @param minRnrTimer       RNR NAK timer code of connected QPs; rdma_connect(3) says librdmacm uses 0 (655 ms)
+ *
+ * <p>Thread safety: immutable.
  */
 public record CmConfig(int cmResponseTimeout, int maxCmRetries, long timewaitNanos, int ackTimeout, int minRnrTimer) {
 

@@ -15,6 +15,9 @@ import java.util.Arrays;
  * @param rnrRetryCount      RNR retries the PEER should make (3 bits; 7 = forever)
  * @param srq                the local QP uses a shared receive queue
  * @param qpNum              QP number when the id has no QP of its own
+ *
+ * <p>Thread safety: immutable. The private data is copied in and copied out: the caller keeps
+ * ownership of the arrays it passes and receives.
  */
 public record ConnParam(byte[] privateData, int responderResources, int initiatorDepth, boolean flowControl,
                         int retryCount, int rnrRetryCount, boolean srq, int qpNum) {

@@ -4,6 +4,8 @@ package io.simrdma.fabric.tcp;
  * The kinds of bad input that make a {@link TcpNode} close the one connection they arrived on,
  * each with its {@link TcpCounter}. The first seven are found by the frame decoder, the last
  * three by the connection once a packet is decoded.
+ *
+ * <p>Thread safety: immutable.
  */
 public enum FrameError {
     /** The stream ended inside a frame, or a frame is shorter than its type's fixed part. */

@@ -3,6 +3,8 @@ package io.simrdma.fabric.tcp;
 /**
  * Why a handshake was refused; the refusing node sends the code in a REFUSE frame, logs the
  * reason and counts it.
+ *
+ * <p>Thread safety: immutable.
  */
 public enum HandshakeFailure {
     /** Not a simrdma peer (bad magic) or another protocol version. */

@@ -158,7 +158,10 @@ public final class TcpConfig {
             return this;
         }
 
-        /** The key every node of the fabric shares; connections prove it by HMAC-SHA256 (the key is never sent). */
+        /**
+         * The key every node of the fabric shares; connections prove it by HMAC-SHA256 (the key is
+         * never sent). Copied: the caller keeps its array.
+         */
         public Builder preSharedKey(byte[] key) {
             this.preSharedKey = Objects.requireNonNull(key, "key").clone();
             return this;

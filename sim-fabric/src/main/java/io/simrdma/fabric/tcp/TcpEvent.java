@@ -12,6 +12,8 @@ import java.net.SocketAddress;
  * @param peer   the peer node's GID, when known (null before a handshake told it)
  * @param remote the socket address at the other end, when there is one
  * @param detail a human-readable reason
+ *
+ * <p>Thread safety: immutable.
  */
 public record TcpEvent(Type type, Gid peer, SocketAddress remote, String detail) {
 
