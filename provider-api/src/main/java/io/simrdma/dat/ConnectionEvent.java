@@ -18,9 +18,13 @@ import java.util.Arrays;
  * @param eventNumber one of the {@code CONNECTION_EVENT_*} numbers
  * @param ep the EP
  * @param privateData the peer's private data; null is empty
+ * @param reason why the connection failed, in words a person can act on, when the provider knows
+ *        more than the event number says (for UNREACHABLE after the peer refused this node: wrong
+ *        credentials, another fabric, another protocol version); null otherwise. Not part of the
+ *        C API: {@code DAT_CONNECTION_EVENT_DATA} has no such field.
  */
-public record ConnectionEvent(EventDispatcher evd, EventNumber eventNumber, Endpoint ep, byte[] privateData)
-        implements DatEvent {
+public record ConnectionEvent(EventDispatcher evd, EventNumber eventNumber, Endpoint ep, byte[] privateData,
+                              String reason) implements DatEvent {
 
     /**
      * @throws DatException {@code DAT_INVALID_PARAMETER} for a null component or an event number
@@ -31,6 +35,16 @@ public record ConnectionEvent(EventDispatcher evd, EventNumber eventNumber, Endp
         Checks.eventOfStream(eventNumber, EvdFlag.CONNECTION);
         Checks.notNull(ep, "ep");
         privateData = Checks.privateData(privateData);
+    }
+
+    /** An event without a reason. */
+    public ConnectionEvent(EventDispatcher evd, EventNumber eventNumber, Endpoint ep, byte[] privateData) {
+        this(evd, eventNumber, ep, privateData, null);
+    }
+
+    /** The reason, if the provider gave one. */
+    public java.util.Optional<String> reasonText() {
+        return java.util.Optional.ofNullable(reason);
     }
 
     /** A copy of the private data. */
@@ -47,7 +61,7 @@ public record ConnectionEvent(EventDispatcher evd, EventNumber eventNumber, Endp
     @Override
     public boolean equals(Object o) {
         return o instanceof ConnectionEvent c && evd.equals(c.evd) && eventNumber == c.eventNumber && ep.equals(c.ep)
-                && Arrays.equals(privateData, c.privateData);
+                && Arrays.equals(privateData, c.privateData) && java.util.Objects.equals(reason, c.reason);
     }
 
     @Override
@@ -59,6 +73,6 @@ public record ConnectionEvent(EventDispatcher evd, EventNumber eventNumber, Endp
     @Override
     public String toString() {
         return "ConnectionEvent[evd=" + evd + ", eventNumber=" + eventNumber + ", ep=" + ep + ", privateDataSize="
-                + privateData.length + "]";
+                + privateData.length + (reason != null ? ", reason=" + reason : "") + "]";
     }
 }

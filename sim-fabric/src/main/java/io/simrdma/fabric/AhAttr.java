@@ -7,6 +7,8 @@ import java.util.Objects;
 /**
  * Address vector of a path (struct ibv_ah_attr, RoCE form: the destination is a GID).
  *
+ * <p>Thread safety: immutable.
+ *
  * @param dgid         destination port's GID
  * @param sgidIndex    source GID table index (simrdma ports have one GID, index 0)
  * @param hopLimit     IP hop limit / GRH hop limit
@@ -14,8 +16,6 @@ import java.util.Objects;
  * @param flowLabel    IPv6 flow label (20 bits)
  * @param sl           service level (0-15)
  * @param portNum      local port (1)
- *
- * <p>Thread safety: immutable.
  */
 public record AhAttr(Gid dgid, int sgidIndex, int hopLimit, int trafficClass, int flowLabel, int sl, int portNum) {
 

@@ -5,14 +5,14 @@ package io.simrdma.fabric;
  * acknowledged with {@link Device#ackAsyncEvent}. Exactly one element is set, as
  * {@link AsyncEventType#element()} says.
  *
+ * <p>Thread safety: immutable (the objects it names are thread-safe).
+ *
  * @param type      the event
  * @param qp        the QP, for QP events
  * @param cq        the CQ, for CQ events
  * @param srq       the SRQ, for SRQ events
  * @param portNum   the port, for port events (1)
  * @param timeNanos when it was raised, on the fabric's clock
- *
- * <p>Thread safety: immutable (the objects it names are thread-safe).
  */
 public record AsyncEvent(AsyncEventType type, QueuePair qp, CompletionQueue cq, SharedReceiveQueue srq,
                          int portNum, long timeNanos) {

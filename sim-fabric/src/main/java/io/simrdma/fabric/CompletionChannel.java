@@ -5,7 +5,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A completion event channel (ibv_create_comp_channel(3)): CQs created with it deliver one event
- * each time a notification they requested fires; {@link #getCqEvent} returns the CQ.
+ * each time a notification they requested fires; {@link #getCqEvent} returns the CQ. A channel
+ * holds at most one unread event per CQ: a CQ armed and completed again before its event is read
+ * does not queue a second one.
  *
  * <p>Thread safety: thread-safe; if several threads wait, each event goes to one of them.
  */
@@ -27,7 +29,8 @@ public interface CompletionChannel {
     /**
      * Destroys the channel (ibv_destroy_comp_channel(3)).
      *
-     * @throws VerbsException EBUSY while a CQ uses it
+     * @throws VerbsException EBUSY while a CQ uses it; ENOENT if already destroyed (as is every
+     *                        later call on it)
      */
     void destroy();
 }

@@ -8,9 +8,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * them. Entries are stored in preallocated arrays; polling copies them into the caller's
  * reusable {@link WorkCompletion} objects, so neither side allocates.
  *
- * <p>Overrun (ibv_poll_cq(3)): a completion arriving at a full CQ is lost, the CQ enters error
- * (every later poll throws), CQ_ERR is raised, and the queue pair that produced the completion
- * moves to ERR.
+ * <p>Overrun (ibv_poll_cq(3)): a completion arriving at a full CQ raises CQ_ERR; the rest is the
+ * device profile's ({@link DeviceProfile.CqOverrun}): under ERROR (IBA, the default) the
+ * completion is lost, the CQ enters error (every later poll throws) and the queue pair that
+ * produced it moves to ERR; under LOSE_COMPLETION the completion is lost and the CQ stays usable;
+ * under STALL the completion waits in its queue pair, which stops until room is polled free.
  *
  * <p>Under the deterministic scheduler a poll that finds the CQ empty runs one engine step, so
  * a busy-poll loop makes progress.
@@ -43,7 +45,7 @@ public interface CompletionQueue {
      * Polls up to {@code max} completions into {@code wcs[0..]}, oldest first, and removes them.
      *
      * @return the number of completions polled, 0 if none
-     * @throws VerbsException EIO after an overrun; EINVAL if destroyed
+     * @throws VerbsException EIO after an overrun; ENOENT if destroyed
      */
     int poll(WorkCompletion[] wcs, int max);
 
@@ -77,7 +79,8 @@ public interface CompletionQueue {
     /**
      * Destroys the CQ (ibv_destroy_cq(3)).
      *
-     * @throws VerbsException EBUSY while a QP uses it, or while channel events or async events
+     * @throws VerbsException ENOENT if already destroyed (as is every later call on it); EBUSY
+     *                        while a QP uses it, or while channel events or async events
      *                        returned for it are unacknowledged
      */
     void destroy();

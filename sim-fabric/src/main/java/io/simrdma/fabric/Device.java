@@ -33,6 +33,9 @@ public interface Device extends AutoCloseable {
     /** The device's attributes and limits (ibv_query_device(3)). */
     DeviceAttributes query();
 
+    /** How this device behaves where real devices differ ({@link DeviceConfig#profile}). */
+    DeviceProfile profile();
+
     /**
      * The port's attributes (ibv_query_port(3)).
      *
@@ -158,6 +161,16 @@ public interface Device extends AutoCloseable {
      */
     interface MadHandler {
         void onMad(Gid source, int sourceQp, byte[] mad);
+
+        /**
+         * The transport toward {@code destination} refused this device for a reason that retrying
+         * will not cure (a TCP link's handshake was refused: wrong credentials, another fabric,
+         * another protocol version), the way an ICMP "administratively prohibited" reaches a host.
+         * Called on the device's executor; {@code cause} is a sentence a person can act on. The
+         * default does nothing.
+         */
+        default void onUnreachable(Gid destination, String cause) {
+        }
     }
 
     /** Observes queue pair state changes of a device, on its engine thread. */

@@ -3,7 +3,10 @@ package io.simrdma.fabric;
 /**
  * What a simulated HCA supports (struct ibv_device_attr, ibv_query_device(3)); the limits are
  * enforced: creating one object beyond a limit fails with ENOMEM, a size beyond a limit with
- * EINVAL. Set them per device with {@link DeviceConfig}.
+ * EINVAL. They come from the device's {@link DeviceProfile}; set them per device with
+ * {@link DeviceConfig}.
+ *
+ * <p>Thread safety: immutable.
  *
  * @param fwVer           firmware version text
  * @param nodeGuid        node GUID
@@ -32,17 +35,27 @@ package io.simrdma.fabric;
  * @param maxInlineData   inline bytes per send WR
  * @param localCaAckDelay local CA ACK delay exponent
  * @param physPortCnt     physical ports
- *
- * <p>Thread safety: immutable.
+ * @param atomicCap       atomic operations support (NONE when the device has no atomics)
+ * @param capabilities    device_cap_flags: what the device supports beyond the basics
  */
 public record DeviceAttributes(
         String fwVer, long nodeGuid, long sysImageGuid, long maxMrSize, long pageSizeCap, int vendorId,
         int vendorPartId, int hwVer, int maxQp, int maxQpWr, int maxSge, int maxSgeRd, int maxCq, int maxCqe,
         int maxMr, int maxPd, int maxQpRdAtom, int maxResRdAtom, int maxQpInitRdAtom, int maxMw, int maxSrq,
-        int maxSrqWr, int maxSrqSge, int maxPkeys, int maxInlineData, int localCaAckDelay, int physPortCnt) {
+        int maxSrqWr, int maxSrqSge, int maxPkeys, int maxInlineData, int localCaAckDelay, int physPortCnt,
+        AtomicCap atomicCap, java.util.Set<DeviceCapability> capabilities) {
 
-    /** Atomic operations are atomic with respect to other operations of this HCA (IBV_ATOMIC_HCA). */
-    public String atomicCap() {
-        return "ATOMIC_HCA";
+    public DeviceAttributes {
+        capabilities = java.util.Collections.unmodifiableSet(capabilities.isEmpty()
+                ? java.util.EnumSet.noneOf(DeviceCapability.class) : java.util.EnumSet.copyOf(capabilities));
+    }
+
+    /** device_cap_flags as the C mask (the OR of {@link DeviceCapability#bit()}). */
+    public int deviceCapFlags() {
+        int m = 0;
+        for (DeviceCapability c : capabilities) {
+            m |= c.bit();
+        }
+        return m;
     }
 }

@@ -5,10 +5,12 @@ import io.simrdma.fabric.wire.Gid;
 import java.util.Objects;
 
 /**
- * How to create a simulated device: its name and its limits. Defaults resemble a small
- * Soft-RoCE device; every limit can be lowered (to test exhaustion) or raised.
+ * How to create a simulated device: its name, its {@link DeviceProfile} (how it behaves where real
+ * devices differ, and its default limits) and any limit set apart from the profile's. A limit set
+ * here overrides the profile's, in whatever order the calls come; every limit can be lowered (to
+ * test exhaustion) or raised.
  * <pre>{@code
- * Device a = fabric.createDevice(DeviceConfig.named("a").maxQp(4).maxCqe(16));
+ * Device a = fabric.createDevice(DeviceConfig.named("a").profile(DeviceProfile.MLX5).maxQp(4).maxCqe(16));
  * }</pre>
  *
  * <p>Thread safety: not thread-safe; validated once when the device is created.
@@ -16,25 +18,26 @@ import java.util.Objects;
 public final class DeviceConfig {
 
     private final String name;
+    private DeviceProfile profile = DeviceProfile.DEFAULT;
     private long guid;
-    private long maxMrSize = Integer.MAX_VALUE;
-    private int maxQp = 1024;
-    private int maxQpWr = 16384;
-    private int maxSge = 32;
-    private int maxSgeRd = 32;
-    private int maxCq = 1024;
-    private int maxCqe = 65535;
-    private int maxMr = 65536;
-    private int maxPd = 1024;
-    private int maxQpRdAtom = 128;
-    private int maxResRdAtom = 128 * 1024;
-    private int maxQpInitRdAtom = 128;
-    private int maxMw = 65536;
-    private int maxSrq = 1024;
-    private int maxSrqWr = 16384;
-    private int maxSrqSge = 32;
-    private int maxInlineData = 512;
-    private Mtu maxMtu = Mtu.MTU_4096;
+    private Long maxMrSize;
+    private Integer maxQp;
+    private Integer maxQpWr;
+    private Integer maxSge;
+    private Integer maxSgeRd;
+    private Integer maxCq;
+    private Integer maxCqe;
+    private Integer maxMr;
+    private Integer maxPd;
+    private Integer maxQpRdAtom;
+    private Integer maxResRdAtom;
+    private Integer maxQpInitRdAtom;
+    private Integer maxMw;
+    private Integer maxSrq;
+    private Integer maxSrqWr;
+    private Integer maxSrqSge;
+    private Integer maxInlineData;
+    private Mtu maxMtu;
     private int maxUnackedPsns = 128;
     private Gid gid;
 
@@ -49,6 +52,20 @@ public final class DeviceConfig {
 
     public String name() {
         return name;
+    }
+
+    /**
+     * The device's profile: how it behaves where real devices differ, and its default limits
+     * (default {@link DeviceProfile#DEFAULT}).
+     */
+    public DeviceConfig profile(DeviceProfile p) {
+        this.profile = Objects.requireNonNull(p, "profile");
+        return this;
+    }
+
+    /** The profile set with {@link #profile(DeviceProfile)}. */
+    public DeviceProfile profile() {
+        return profile;
     }
 
     /** Node GUID; 0 (the default) lets the fabric assign one from the device's index. */
@@ -142,7 +159,7 @@ public final class DeviceConfig {
         return this;
     }
 
-    /** Largest MTU of the port; also its active MTU. */
+    /** Largest MTU of the port; also its active MTU (default: the profile's). */
     public DeviceConfig maxMtu(Mtu v) {
         this.maxMtu = Objects.requireNonNull(v);
         return this;
@@ -168,9 +185,9 @@ public final class DeviceConfig {
         return gid;
     }
 
-    /** The port's largest MTU. */
+    /** The port's largest MTU: the one set, else the profile's. */
     public Mtu maxMtu() {
-        return maxMtu;
+        return maxMtu != null ? maxMtu : profile.limits().maxMtu();
     }
 
     /** How many PSNs a requester may have outstanding. */
@@ -184,36 +201,59 @@ public final class DeviceConfig {
     }
 
     /**
-     * The attributes a device built from this configuration reports (ibv_query_device(3)).
+     * The attributes a device built from this configuration reports (ibv_query_device(3)): the
+     * profile's limits, each replaced by the one set here if any.
      *
      * @throws IllegalArgumentException if a limit is not positive
      */
     public DeviceAttributes attributes(long assignedGuid) {
-        positive("maxQp", maxQp);
-        positive("maxQpWr", maxQpWr);
-        positive("maxSge", maxSge);
-        positive("maxSgeRd", maxSgeRd);
-        positive("maxCq", maxCq);
-        positive("maxCqe", maxCqe);
-        positive("maxMr", maxMr);
-        positive("maxPd", maxPd);
-        positive("maxMw", maxMw);
-        positive("maxSrq", maxSrq);
-        positive("maxSrqWr", maxSrqWr);
-        positive("maxSrqSge", maxSrqSge);
+        DeviceProfile.Limits l = profile.limits();
+        int qp = or(maxQp, l.maxQp());
+        int qpWr = or(maxQpWr, l.maxQpWr());
+        int sge = or(maxSge, l.maxSge());
+        int sgeRd = or(maxSgeRd, l.maxSgeRd());
+        int cq = or(maxCq, l.maxCq());
+        int cqe = or(maxCqe, l.maxCqe());
+        int mr = or(maxMr, l.maxMr());
+        int pd = or(maxPd, l.maxPd());
+        int qpRdAtom = or(maxQpRdAtom, l.maxQpRdAtom());
+        int resRdAtom = or(maxResRdAtom, l.maxResRdAtom());
+        int qpInitRdAtom = or(maxQpInitRdAtom, l.maxQpInitRdAtom());
+        int mw = or(maxMw, l.maxMw());
+        int srq = or(maxSrq, l.maxSrq());
+        int srqWr = or(maxSrqWr, l.maxSrqWr());
+        int srqSge = or(maxSrqSge, l.maxSrqSge());
+        int inline = or(maxInlineData, l.maxInlineData());
+        long mrSize = maxMrSize != null ? maxMrSize : l.maxMrSize();
+        positive("maxQp", qp);
+        positive("maxQpWr", qpWr);
+        positive("maxSge", sge);
+        positive("maxSgeRd", sgeRd);
+        positive("maxCq", cq);
+        positive("maxCqe", cqe);
+        positive("maxMr", mr);
+        positive("maxPd", pd);
+        positive("maxSrq", srq);
+        positive("maxSrqWr", srqWr);
+        positive("maxSrqSge", srqSge);
         positive("maxUnackedPsns", maxUnackedPsns);
-        if (maxQpRdAtom < 0 || maxQpInitRdAtom < 0 || maxResRdAtom < 0 || maxInlineData < 0) {
+        if (mw < 0 || qpRdAtom < 0 || qpInitRdAtom < 0 || resRdAtom < 0 || inline < 0) {
             throw new IllegalArgumentException("negative limit in " + name);
         }
-        if (maxMrSize <= 0 || maxMrSize > Integer.MAX_VALUE) {
+        if (mrSize <= 0 || mrSize > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("maxMrSize must be in 1.." + Integer.MAX_VALUE + " (a ByteBuffer's limit)");
         }
         if (maxUnackedPsns > (1 << 22)) {
             throw new IllegalArgumentException("maxUnackedPsns must stay below 2^22 to keep PSN comparisons sound");
         }
-        return new DeviceAttributes("simrdma 0.1", assignedGuid, assignedGuid, maxMrSize, 4096L, 0x0002c9,
-                0x5352, 1, maxQp, maxQpWr, maxSge, maxSgeRd, maxCq, maxCqe, maxMr, maxPd, maxQpRdAtom, maxResRdAtom,
-                maxQpInitRdAtom, maxMw, maxSrq, maxSrqWr, maxSrqSge, 1, maxInlineData, 15, 1);
+        return new DeviceAttributes(l.fwVer(), assignedGuid, assignedGuid, mrSize, 4096L, l.vendorId(),
+                l.vendorPartId(), l.hwVer(), qp, qpWr, sge, sgeRd, cq, cqe, mr, pd, qpRdAtom, resRdAtom,
+                qpInitRdAtom, mw, srq, srqWr, srqSge, l.maxPkeys(), inline, l.localCaAckDelay(), 1,
+                profile.atomicCap(), profile.capabilities());
+    }
+
+    private static int or(Integer set, int profileValue) {
+        return set != null ? set : profileValue;
     }
 
     private void positive(String what, int v) {

@@ -46,7 +46,7 @@ public interface MemoryRegion {
      * Deregisters the region (ibv_dereg_mr(3)). Work still referring to it afterwards fails with
      * a protection error.
      *
-     * @throws VerbsException EBUSY while a memory window is bound to it; EINVAL if already deregistered
+     * @throws VerbsException EBUSY while a memory window is bound to it; ENOENT if already deregistered
      */
     void deregister();
 }

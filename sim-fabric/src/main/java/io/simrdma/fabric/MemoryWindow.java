@@ -33,7 +33,7 @@ public interface MemoryWindow {
     /**
      * Deallocates the window (ibv_dealloc_mw(3)), unbinding it first if bound.
      *
-     * @throws VerbsException EINVAL if already deallocated
+     * @throws VerbsException ENOENT if already deallocated
      */
     void dealloc();
 }

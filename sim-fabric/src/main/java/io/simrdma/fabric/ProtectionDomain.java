@@ -25,8 +25,9 @@ public interface ProtectionDomain {
      * virtual address range chosen by the device ({@link MemoryRegion#address()}).
      *
      * @throws VerbsException EINVAL for REMOTE_WRITE or REMOTE_ATOMIC without LOCAL_WRITE, or an
-     *                        empty or oversized buffer; EACCES for write access to a read-only
-     *                        buffer; ENOMEM beyond max_mr
+     *                        oversized buffer; EACCES for write access to a read-only buffer;
+     *                        ENOMEM beyond max_mr. An empty buffer is a zero-length region, or
+     *                        EINVAL on a device whose profile does not allow one.
      */
     MemoryRegion registerMemory(ByteBuffer buffer, Set<AccessFlag> access);
 
@@ -36,7 +37,13 @@ public interface ProtectionDomain {
      */
     MemoryRegion registerMemory(ByteBuffer buffer, Set<AccessFlag> access, long iova);
 
-    /** Allocates a memory window of {@code type} (ibv_alloc_mw(3)); it starts unbound. */
+    /**
+     * Allocates a memory window of {@code type} (ibv_alloc_mw(3)); it starts unbound.
+     *
+     * @throws VerbsException EOPNOTSUPP on a device without memory windows (libibverbs, when the
+     *                        provider has no alloc_mw); EINVAL for a type the device lacks; ENOMEM
+     *                        beyond max_mw
+     */
     MemoryWindow allocMw(MwType type);
 
     /** Creates a queue pair (ibv_create_qp(3)); it starts in RESET. */
@@ -51,7 +58,8 @@ public interface ProtectionDomain {
     /**
      * Deallocates this PD (ibv_dealloc_pd(3)).
      *
-     * @throws VerbsException EBUSY while any MR, MW, QP or SRQ of it exists
+     * @throws VerbsException EBUSY while any MR, MW, QP or SRQ of it exists; ENOENT if already
+     *                        deallocated (every call on a deallocated PD fails with ENOENT)
      */
     void dealloc();
 }

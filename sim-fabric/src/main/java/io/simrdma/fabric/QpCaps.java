@@ -3,13 +3,13 @@ package io.simrdma.fabric;
 /**
  * Queue pair capabilities (struct ibv_qp_cap).
  *
+ * <p>Thread safety: immutable.
+ *
  * @param maxSendWr     outstanding send WRs
  * @param maxRecvWr     outstanding receive WRs (ignored when the QP uses an SRQ)
  * @param maxSendSge    SGEs per send WR
  * @param maxRecvSge    SGEs per receive WR
  * @param maxInlineData bytes of inline data per send WR
- *
- * <p>Thread safety: immutable.
  */
 public record QpCaps(int maxSendWr, int maxRecvWr, int maxSendSge, int maxRecvSge, int maxInlineData) {
 

@@ -11,6 +11,10 @@ import java.util.Set;
  * work requests into the queues; the engine runs on the device's executor. {@link #modify},
  * {@link #query} and {@link #destroy} run on the executor and wait for it.
  *
+ * <p>After {@link #destroy()} the handle is stale: every verb on it (post, bind, modify, query,
+ * destroy) fails with ENOENT; the accessors of what it was ({@link #qpNum()}, {@link #state()},
+ * {@link #sendQueueDepth()}, ...) keep answering.
+ *
  * <p>Thread safety: thread-safe; several threads may post to the same QP.
  */
 public interface QueuePair {
@@ -47,11 +51,15 @@ public interface QueuePair {
      * Posts a chain of send work requests (ibv_post_send(3)). Processing stops at the first WR
      * that cannot be posted: the WRs before it are posted, it and the rest are not.
      *
-     * @throws PostException EINVAL: QP state (RESET, INIT or RTR), too many SGEs, inline data too
-     *                       long or on an opcode that carries none, an atomic whose gather list is
-     *                       not one 8-byte SGE or whose remote address is not 8-byte aligned, a
-     *                       BIND_MW of a type 1 window, a message longer than 2^31 bytes;
-     *                       ENOMEM: send queue full
+     * <p>An atomic's arguments are checked when it executes, not here: a gather list that is not
+     * one 8-byte SGE completes LOC_LEN_ERR, a remote address not 8-byte aligned REM_INV_REQ_ERR
+     * (the responder NAKs it as an invalid request).
+     *
+     * @throws PostException EINVAL: QP state (RESET, INIT or RTR, unless the device profile holds
+     *                       or drops such a post; ENOTCONN for a profile that says so), too many
+     *                       SGEs, inline data too long or on an opcode that carries none, a BIND_MW
+     *                       of a type 1 window, a message longer than 2^31 bytes; the profile's
+     *                       errno for an operation it lacks; ENOMEM: send queue full
      */
     void postSend(SendWr first);
 
@@ -73,8 +81,8 @@ public interface QueuePair {
     /**
      * Posts a chain of receive work requests (ibv_post_recv(3)), stopping at the first that fails.
      *
-     * @throws PostException EINVAL in RESET, for a QP that uses an SRQ, or too many SGEs; ENOMEM
-     *                       when the receive queue is full
+     * @throws PostException EINVAL in RESET (unless the device profile holds it), for a QP that uses
+     *                       an SRQ, or too many SGEs; ENOMEM when the receive queue is full
      */
     void postRecv(RecvWr first);
 
@@ -110,7 +118,7 @@ public interface QueuePair {
      * Destroys the QP (ibv_destroy_qp(3)). Outstanding work requests produce no completions.
      *
      * @throws VerbsException EBUSY while async events retrieved for it are unacknowledged
-     *                        (ibv_get_async_event(3)); EINVAL if already destroyed
+     *                        (ibv_get_async_event(3)); ENOENT if already destroyed
      */
     void destroy();
 

@@ -46,7 +46,8 @@ public interface SharedReceiveQueue {
     /**
      * Destroys the SRQ (ibv_destroy_srq(3)).
      *
-     * @throws VerbsException EBUSY while a QP is associated with it or its async events are unacknowledged
+     * @throws VerbsException EBUSY while a QP is associated with it or its async events are
+     *                        unacknowledged; ENOENT if already destroyed (as is every later call on it)
      */
     void destroy();
 }

@@ -28,6 +28,15 @@ public class VerbsException extends RuntimeException {
         return new VerbsException(Errno.EINVAL, message);
     }
 
+    /**
+     * An ENOENT failure: {@code message} names an object that was already destroyed, deallocated or
+     * deregistered. Every call on such a stale handle fails this way, as the kernel's uverbs layer
+     * refuses a handle it no longer knows.
+     */
+    public static VerbsException stale(String message) {
+        return new VerbsException(Errno.ENOENT, message);
+    }
+
     /** An EBUSY failure with {@code message}. */
     public static VerbsException busy(String message) {
         return new VerbsException(Errno.EBUSY, message);

@@ -12,6 +12,10 @@
  *       {@link io.simrdma.fabric.MemoryWindow}, {@link io.simrdma.fabric.CompletionQueue},
  *       {@link io.simrdma.fabric.CompletionChannel}, {@link io.simrdma.fabric.QueuePair} (RC, with
  *       the IBA state machine), {@link io.simrdma.fabric.SharedReceiveQueue}.</li>
+ *   <li>{@link io.simrdma.fabric.DeviceProfile}: how a device behaves where real devices differ
+ *       (ibta, mlx5, rxe, siw), chosen per device with {@link io.simrdma.fabric.DeviceConfig}; its
+ *       limits, {@link io.simrdma.fabric.AtomicCap} and {@link io.simrdma.fabric.DeviceCapability}
+ *       flags show in {@link io.simrdma.fabric.DeviceAttributes}.</li>
  *   <li>{@link io.simrdma.fabric.RcConnect}: connects two RC queue pairs out of band, the
  *       ibv_rc_pingpong way, with its attribute defaults written down.</li>
  *   <li>Work requests and completions: {@link io.simrdma.fabric.SendWr},

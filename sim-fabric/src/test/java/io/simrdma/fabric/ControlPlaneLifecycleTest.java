@@ -27,7 +27,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Destroy rules of the verbs objects, with the exact errno: an object in use by another is
- * EBUSY, an object already freed is EINVAL; retrieved async events and CQ events must be
+ * EBUSY, an object already freed is a stale handle (ENOENT for every call); retrieved async events and CQ events must be
  * acknowledged before their object can go; events not yet retrieved go with their object.
  */
 class ControlPlaneLifecycleTest {
@@ -60,9 +60,72 @@ class ControlPlaneLifecycleTest {
             srq.destroy();
 
             pd.dealloc();
-            assertErrno(Errno.EINVAL, pd::dealloc);
-            assertErrno(Errno.EINVAL, () -> pd.createQp(QpInitAttr.rc(cq, cq)));
-            assertErrno(Errno.EINVAL, () -> pd.registerMemory(ByteBuffer.allocate(8), EnumSet.noneOf(AccessFlag.class)));
+            assertErrno(Errno.ENOENT, pd::dealloc);
+            assertErrno(Errno.ENOENT, () -> pd.createQp(QpInitAttr.rc(cq, cq)));
+            assertErrno(Errno.ENOENT, () -> pd.registerMemory(ByteBuffer.allocate(8), EnumSet.noneOf(AccessFlag.class)));
+        }
+    }
+
+    // ------------------------------------------------------------------ stale handles
+
+    @ParameterizedTest
+    @EnumSource(Mode.class)
+    @DisplayName("stale handles (uverbs: a freed handle is no longer found): freeing a PD, MR, MW, CQ, completion channel or SRQ a second time is ENOENT")
+    void shouldFailWithEnoentWhenObjectIsFreedTwice(Mode mode) {
+        try (Fabric f = mode.fabric()) {
+            Device d = f.createDevice("d");
+            ProtectionDomain pd = d.allocPd();
+            MemoryRegion mr = pd.registerMemory(ByteBuffer.allocate(64), EnumSet.of(AccessFlag.LOCAL_WRITE));
+            MemoryWindow mw = pd.allocMw(MwType.TYPE_1);
+            SharedReceiveQueue srq = pd.createSrq(new SrqAttr(4, 1, 0));
+            CompletionChannel ch = d.createCompletionChannel();
+            CompletionQueue cq = d.createCq(4, ch, null);
+            mr.deregister();
+            assertErrno(Errno.ENOENT, mr::deregister);
+            mw.dealloc();
+            assertErrno(Errno.ENOENT, mw::dealloc);
+            srq.destroy();
+            assertErrno(Errno.ENOENT, srq::destroy);
+            assertErrno(Errno.ENOENT, srq::query);
+            assertErrno(Errno.ENOENT, () -> srq.modify(new SrqAttr(8, 1, 0), EnumSet.of(SrqAttrMask.MAX_WR)));
+            cq.destroy();
+            assertErrno(Errno.ENOENT, cq::destroy);
+            assertErrno(Errno.ENOENT, () -> cq.requestNotify(false));
+            assertErrno(Errno.ENOENT, () -> cq.resize(8));
+            ch.destroy();
+            assertErrno(Errno.ENOENT, ch::destroy);
+            pd.dealloc();
+            assertErrno(Errno.ENOENT, pd::dealloc);
+            assertErrno(Errno.ENOENT, () -> pd.allocMw(MwType.TYPE_2));
+            assertErrno(Errno.ENOENT, () -> pd.createSrq(new SrqAttr(4, 1, 0)));
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Mode.class)
+    @DisplayName("ibv_destroy_qp(3): a destroyed QP is a stale handle: query, modify, post send, post receive, bind and destroy all fail with ENOENT")
+    void shouldFailEveryQpCallWithEnoentWhenQpWasDestroyed(Mode mode) {
+        try (Fabric f = mode.fabric()) {
+            Node a = Node.of(f, "a");
+            Node b = Node.of(f, "b");
+            QueuePair qa = a.qp();
+            QueuePair qb = b.qp();
+            connect(qa, qb);
+            MemoryWindow mw = a.pd.allocMw(MwType.TYPE_1);
+            qa.destroy();
+            assertErrno(Errno.ENOENT, qa::query);
+            assertErrno(Errno.ENOENT, () -> qa.modify(new QpAttr().state(QpState.ERR)));
+            PostException s = (PostException) assertErrno(Errno.ENOENT, () -> qa.postSend(send(a, 1, 0, 8)));
+            assertEquals(0, s.badIndex(), "bad_wr of a post to a destroyed QP");
+            PostException r = (PostException) assertErrno(Errno.ENOENT, () -> qa.postRecv(recv(a, 2, 0, 8)));
+            assertEquals(0, r.badIndex());
+            assertErrno(Errno.ENOENT, () -> qa.bindMw(mw, a.mr, a.addr(0), 64, EnumSet.of(AccessFlag.REMOTE_READ), 3,
+                    EnumSet.of(SendFlag.SIGNALED)));
+            assertErrno(Errno.ENOENT, qa::destroy);
+            assertEquals(0, a.cq.size(), "nothing reached the CQ");
+            mw.dealloc();
+            assertErrno(Errno.ENOENT, () -> qb.bindMw(mw, b.mr, b.addr(0), 64, EnumSet.of(AccessFlag.REMOTE_READ), 4,
+                    EnumSet.of(SendFlag.SIGNALED)));
         }
     }
 
@@ -87,7 +150,7 @@ class ControlPlaneLifecycleTest {
             mw.dealloc();
             mr.deregister();
             assertFalse(mr.isValid());
-            assertErrno(Errno.EINVAL, mr::deregister);
+            assertErrno(Errno.ENOENT, mr::deregister);
         }
     }
 
@@ -95,7 +158,7 @@ class ControlPlaneLifecycleTest {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    @DisplayName("ibv_destroy_cq: EBUSY while a QP uses the CQ as send or receive CQ; EINVAL when destroyed twice")
+    @DisplayName("ibv_destroy_cq: EBUSY while a QP uses the CQ as send or receive CQ; ENOENT when destroyed twice")
     void shouldRefuseCqDestroyWhenQpUsesIt(Mode mode) {
         try (Fabric f = mode.fabric()) {
             Device d = f.createDevice("d");
@@ -108,9 +171,9 @@ class ControlPlaneLifecycleTest {
             qp.destroy();
             scq.destroy();
             rcq.destroy();
-            assertErrno(Errno.EINVAL, scq::destroy);
-            assertErrno(Errno.EINVAL, () -> pd.createQp(QpInitAttr.rc(scq, scq)));
-            assertErrno(Errno.EINVAL, () -> scq.poll(WorkCompletion.array(1)));
+            assertErrno(Errno.ENOENT, scq::destroy);
+            assertErrno(Errno.ENOENT, () -> pd.createQp(QpInitAttr.rc(scq, scq)));
+            assertErrno(Errno.ENOENT, () -> scq.poll(WorkCompletion.array(1)));
         }
     }
 
@@ -134,7 +197,7 @@ class ControlPlaneLifecycleTest {
             assertErrno(Errno.EBUSY, a.cq::destroy);
             a.cq.ackEvents(1);
             a.cq.destroy();
-            assertErrno(Errno.EINVAL, a.cq::destroy);
+            assertErrno(Errno.ENOENT, a.cq::destroy);
         }
     }
 
@@ -154,9 +217,9 @@ class ControlPlaneLifecycleTest {
             assertErrno(Errno.EBUSY, ch::destroy);
             c2.destroy();
             ch.destroy();
-            assertErrno(Errno.EINVAL, ch::destroy);
-            assertErrno(Errno.EINVAL, () -> d.createCq(4, ch, null));
-            assertErrno(Errno.EINVAL, () -> ch.getCqEvent(1, TimeUnit.MILLISECONDS));
+            assertErrno(Errno.ENOENT, ch::destroy);
+            assertErrno(Errno.ENOENT, () -> d.createCq(4, ch, null));
+            assertErrno(Errno.ENOENT, () -> ch.getCqEvent(1, TimeUnit.MILLISECONDS));
         }
     }
 
@@ -193,9 +256,9 @@ class ControlPlaneLifecycleTest {
             assertErrno(Errno.EBUSY, srq::destroy);
             q2.destroy();
             srq.destroy();
-            assertErrno(Errno.EINVAL, srq::destroy);
-            assertErrno(Errno.EINVAL, () -> pd.createQp(QpInitAttr.rc(cq, cq).srq(srq)));
-            assertErrno(Errno.EINVAL, () -> srq.postRecv(new RecvWr().wrId(1)));
+            assertErrno(Errno.ENOENT, srq::destroy);
+            assertErrno(Errno.ENOENT, () -> pd.createQp(QpInitAttr.rc(cq, cq).srq(srq)));
+            assertErrno(Errno.ENOENT, () -> srq.postRecv(new RecvWr().wrId(1)));
         }
     }
 
@@ -228,8 +291,8 @@ class ControlPlaneLifecycleTest {
             assertEquals(QpState.RTR, qb.state(), "a refused destroy leaves the QP as it was");
             b.dev.ackAsyncEvent(e);
             qb.destroy();
-            assertErrno(Errno.EINVAL, qb::destroy);
-            assertErrno(Errno.EINVAL, () -> qb.postRecv(recv(b, 3, 0, 8)));
+            assertErrno(Errno.ENOENT, qb::destroy);
+            assertErrno(Errno.ENOENT, () -> qb.postRecv(recv(b, 3, 0, 8)));
         }
     }
 

@@ -22,6 +22,7 @@ import static io.simrdma.fabric.ControlPlaneFixture.read;
 import static io.simrdma.fabric.ControlPlaneFixture.write;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Memory registration (ibv_reg_mr(3)): the access flag rules, read-only and empty buffers, and
@@ -63,15 +64,35 @@ class ControlPlaneMemoryRegistrationTest {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    @DisplayName("ibv_reg_mr(3): an empty buffer (nothing between position and limit) is EINVAL")
-    void shouldFailWithEinvalWhenBufferEmpty(Mode mode) {
-        try (Fabric f = mode.fabric()) {
-            ProtectionDomain pd = f.createDevice("d").allocPd();
-            assertErrno(Errno.EINVAL, () -> pd.registerMemory(ByteBuffer.allocate(0), EnumSet.of(LOCAL_WRITE)));
+    @DisplayName("ibv_reg_mr(3) / IBA 10.6.2: an empty buffer registers a zero-length region; its keys serve zero-length SENDs, WRITEs and READs, and refuse a single byte")
+    void shouldRegisterZeroLengthRegionWhenBufferIsEmpty(Mode mode) {
+        try (ControlPlaneFixture.Pairs p = new ControlPlaneFixture.Pairs(mode)) {
             ByteBuffer full = ByteBuffer.allocate(32);
-            full.position(32);
-            assertErrno(Errno.EINVAL, () -> pd.registerMemory(full, EnumSet.of(LOCAL_WRITE)));
-            assertErrno(Errno.EINVAL, () -> pd.registerMemory(ByteBuffer.allocate(8), EnumSet.of(LOCAL_WRITE), -1));
+            full.position(32); // nothing between position and limit
+            MemoryRegion none = p.a.pd.registerMemory(ByteBuffer.allocate(0), EnumSet.of(LOCAL_WRITE));
+            MemoryRegion emptyB = p.b.pd.registerMemory(full, ControlPlaneFixture.ALL);
+            assertEquals(0, none.length());
+            assertEquals(0, emptyB.length());
+            assertTrue(none.isValid());
+            assertNotEquals(none.lkey(), emptyB.lkey());
+            p.qb1.postRecv(ControlPlaneFixture.recv(p.b, 1, 0, 64));
+            p.qa1.postSend(new SendWr().wrId(2).opcode(WrOpcode.SEND).sge(none.address(), 0, none.lkey())
+                    .flag(SendFlag.SIGNALED));
+            assertStatus(WcStatus.SUCCESS, pollOne(p.a.cq));
+            assertEquals(0, assertStatus(WcStatus.SUCCESS, pollOne(p.b.cq)).byteLen());
+            p.qa1.postSend(new SendWr().wrId(3).opcode(WrOpcode.RDMA_WRITE).sge(none.address(), 0, none.lkey())
+                    .remote(emptyB.address(), emptyB.rkey()).flag(SendFlag.SIGNALED));
+            assertStatus(WcStatus.SUCCESS, pollOne(p.a.cq));
+            p.qa1.postSend(new SendWr().wrId(4).opcode(WrOpcode.RDMA_READ).sge(none.address(), 0, none.lkey())
+                    .remote(emptyB.address(), emptyB.rkey()).flag(SendFlag.SIGNALED));
+            assertStatus(WcStatus.SUCCESS, pollOne(p.a.cq));
+            // One byte through the empty region's R_Key lies outside it.
+            p.qa2.postSend(new SendWr().wrId(5).opcode(WrOpcode.RDMA_WRITE).sge(p.a.mr, 0, 1)
+                    .remote(emptyB.address(), emptyB.rkey()).flag(SendFlag.SIGNALED));
+            assertStatus(WcStatus.REM_ACCESS_ERR, pollOne(p.a.cq));
+            none.deregister();
+            emptyB.deregister();
+            assertErrno(Errno.EINVAL, () -> p.a.pd.registerMemory(ByteBuffer.allocate(8), EnumSet.of(LOCAL_WRITE), -1));
         }
     }
 

@@ -93,6 +93,61 @@ class CqNotificationTest {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
+    @DisplayName("ibv_get_cq_event(3): a channel holds at most one unread event per CQ: armed and completed again before the event is read, the CQ queues no second event; once read, the next arm fires again")
+    void shouldQueueOneEventPerCqWhenRearmedBeforeEventIsRead(Mode mode) {
+        setUp(mode);
+        CompletionChannel ch = b.cq.channel();
+        b.cq.requestNotify(false);
+        sendAndWait(1, false);
+        b.cq.requestNotify(false); // armed again, the first event still unread
+        sendAndWait(2, false);
+        b.cq.requestNotify(true);
+        sendAndWait(3, true);
+        assertSame(b.cq, event(b));
+        assertNull(ch.pollCqEvent(), "three notifications fired, one event queued");
+        b.cq.ackEvents(1);
+        b.cq.requestNotify(false);
+        sendAndWait(4, false);
+        assertSame(b.cq, event(b), "after the event is read, the next armed completion queues one again");
+        assertNull(ch.pollCqEvent());
+        b.cq.ackEvents(1);
+        assertEquals(4, b.cq.poll(WorkCompletion.array(8)));
+    }
+
+    @ParameterizedTest
+    @EnumSource(Mode.class)
+    @DisplayName("ibv_get_cq_event(3): the one-unread-event rule is per CQ: two CQs on one channel each queue their event")
+    void shouldQueueOneEventPerCqWhenTwoCqsShareAChannel(Mode mode) {
+        setUp(mode);
+        CompletionChannel ch = b.cq.channel();
+        CompletionQueue other = b.dev.createCq(8, ch, "other");
+        QueuePair qb2 = b.pd.createQp(QpInitAttr.rc(other, other));
+        QueuePair qa2 = a.qp();
+        connect(qa2, qb2);
+        b.cq.requestNotify(false);
+        other.requestNotify(false);
+        sendAndWait(1, false);
+        qb2.postRecv(recv(b, 2, 1024, 64));
+        qa2.postSend(send(a, 2, 0, 64));
+        assertTrue(other.awaitCompletions(1, WAIT_MS, TimeUnit.MILLISECONDS));
+        b.cq.requestNotify(false);
+        sendAndWait(3, false);
+        CompletionQueue first = event(b);
+        CompletionQueue second = event(b);
+        assertTrue((first == b.cq && second == other) || (first == other && second == b.cq),
+                "one event of each CQ: " + first + ", " + second);
+        assertNull(ch.pollCqEvent(), "no second event of b.cq");
+        b.cq.ackEvents(1);
+        other.ackEvents(1);
+        assertEquals(2, b.cq.poll(WorkCompletion.array(4)));
+        assertEquals(1, other.poll(WorkCompletion.array(4)));
+        qb2.destroy();
+        qa2.destroy();
+        other.destroy();
+    }
+
+    @ParameterizedTest
+    @EnumSource(Mode.class)
     @DisplayName("ibv_req_notify_cq(3): solicited_only fires for a receive with the solicited bit, not for an unsolicited one")
     void shouldFireSolicitedOnlyRequestWhenSolicitedSendArrives(Mode mode) {
         setUp(mode);

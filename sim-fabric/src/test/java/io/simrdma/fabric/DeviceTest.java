@@ -213,7 +213,6 @@ class DeviceTest {
             CompletionQueue cq = d.createCq(8);
             assertErrno(Errno.EINVAL, () -> pd.createQp(QpInitAttr.rc(cq, cq).caps(new QpCaps(33, 4, 1, 1, 0))));
             assertErrno(Errno.EINVAL, () -> pd.createQp(QpInitAttr.rc(cq, cq).caps(new QpCaps(4, 33, 1, 1, 0))));
-            assertErrno(Errno.EINVAL, () -> pd.createQp(QpInitAttr.rc(cq, cq).caps(new QpCaps(0, 4, 1, 1, 0))));
             assertErrno(Errno.EINVAL, () -> pd.createQp(QpInitAttr.rc(cq, cq).caps(new QpCaps(4, 4, 4, 1, 0))));
             assertErrno(Errno.EINVAL, () -> pd.createQp(QpInitAttr.rc(cq, cq).caps(new QpCaps(4, 4, 1, 4, 0))));
             assertErrno(Errno.EINVAL, () -> pd.createQp(QpInitAttr.rc(cq, cq).caps(new QpCaps(4, 4, 1, 1, 41))));
@@ -222,6 +221,33 @@ class DeviceTest {
             assertEquals(new QpCaps(32, 32, 3, 3, 40), qp.caps());
             pd.createQp(QpInitAttr.rc(cq, cq).caps(new QpCaps(1, 1, 0, 0, 0)));
             pd.createQp(QpInitAttr.rc(cq, cq).caps(new QpCaps(1, 1, 0, 0, 0)));
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Mode.class)
+    @DisplayName("ibv_create_qp(3): max_send_wr 0 makes a receive-only QP: it is created, connects and receives; a send posted to it is ENOMEM")
+    void shouldCreateReceiveOnlyQpWhenMaxSendWrIsZero(Mode mode) {
+        try (Fabric f = mode.fabric()) {
+            ControlPlaneFixture.Node a = ControlPlaneFixture.Node.of(f, "a");
+            ControlPlaneFixture.Node b = ControlPlaneFixture.Node.of(f, "b");
+            QueuePair qa = a.qp();
+            QueuePair qb = b.pd.createQp(QpInitAttr.rc(b.cq, b.cq).caps(new QpCaps(0, 4, 1, 1, 0)));
+            assertEquals(0, qb.caps().maxSendWr());
+            connect(qa, qb);
+            assertEquals(0, qb.query().cap().maxSendWr(), "ibv_query_qp(3) reports max_send_wr 0");
+            qb.postRecv(ControlPlaneFixture.recv(b, 1, 0, 64));
+            a.buf.putLong(0, 42);
+            qa.postSend(ControlPlaneFixture.send(a, 2, 0, 8));
+            ControlPlaneFixture.assertStatus(WcStatus.SUCCESS, ControlPlaneFixture.pollOne(a.cq));
+            WorkCompletion r = ControlPlaneFixture.assertStatus(WcStatus.SUCCESS, ControlPlaneFixture.pollOne(b.cq));
+            assertEquals(1, r.wrId());
+            assertEquals(42, b.buf.getLong(0));
+            PostException e = org.junit.jupiter.api.Assertions.assertThrows(PostException.class,
+                    () -> qb.postSend(ControlPlaneFixture.send(b, 3, 0, 8)));
+            assertEquals(Errno.ENOMEM, e.errno(), e.getMessage());
+            assertEquals(0, e.badIndex());
+            assertEquals(0, qb.sendQueueDepth());
         }
     }
 
@@ -367,18 +393,18 @@ class DeviceTest {
         assertTrue(b.isClosed());
         assertTrue(f.devices().isEmpty());
         assertFalse(mr.isValid(), "the fabric deregistered the region");
-        assertErrno(Errno.EINVAL, () -> x.postSend(new SendWr().opcode(WrOpcode.SEND).flag(SendFlag.SIGNALED)));
-        assertErrno(Errno.EINVAL, () -> y.postRecv(new RecvWr().wrId(2)));
-        assertErrno(Errno.EINVAL, () -> x.modify(new QpAttr().state(QpState.ERR)));
-        assertErrno(Errno.EINVAL, () -> ca.poll(WorkCompletion.array(1)));
-        assertErrno(Errno.EINVAL, () -> srq.postRecv(new RecvWr().wrId(3).sge(mr, 0, 64)));
-        assertErrno(Errno.EINVAL, () -> srq.query());
-        assertErrno(Errno.EINVAL, () -> ch.getCqEvent(1, java.util.concurrent.TimeUnit.MILLISECONDS));
+        assertErrno(Errno.ENOENT, () -> x.postSend(new SendWr().opcode(WrOpcode.SEND).flag(SendFlag.SIGNALED)));
+        assertErrno(Errno.ENOENT, () -> y.postRecv(new RecvWr().wrId(2)));
+        assertErrno(Errno.ENOENT, () -> x.modify(new QpAttr().state(QpState.ERR)));
+        assertErrno(Errno.ENOENT, () -> ca.poll(WorkCompletion.array(1)));
+        assertErrno(Errno.ENOENT, () -> srq.postRecv(new RecvWr().wrId(3).sge(mr, 0, 64)));
+        assertErrno(Errno.ENOENT, () -> srq.query());
+        assertErrno(Errno.ENOENT, () -> ch.getCqEvent(1, java.util.concurrent.TimeUnit.MILLISECONDS));
         assertErrno(Errno.ENODEV, () -> pa.allocMw(MwType.TYPE_1));
         assertErrno(Errno.ENODEV, a::allocPd);
         // Freeing what the fabric already freed is a double free.
-        assertErrno(Errno.EINVAL, mw::dealloc);
-        assertErrno(Errno.EINVAL, mr::deregister);
+        assertErrno(Errno.ENOENT, mw::dealloc);
+        assertErrno(Errno.ENOENT, mr::deregister);
         f.close();
     }
 }

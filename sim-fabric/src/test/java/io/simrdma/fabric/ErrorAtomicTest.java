@@ -8,7 +8,6 @@ import org.junit.jupiter.params.provider.MethodSource;
 import java.util.stream.Stream;
 
 import static io.simrdma.fabric.ErrorPathSupport.CANARY;
-import static io.simrdma.fabric.ErrorPathSupport.assertNoCompletion;
 import static io.simrdma.fabric.ErrorPathSupport.assertNoEvent;
 import static io.simrdma.fabric.ErrorPathSupport.assertUntouched;
 import static io.simrdma.fabric.ErrorPathSupport.awaitState;
@@ -17,13 +16,11 @@ import static io.simrdma.fabric.ErrorPathSupport.expectEvent;
 import static io.simrdma.fabric.ErrorPathSupport.fill;
 import static io.simrdma.fabric.ErrorPathSupport.pair;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertSame;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /**
- * Atomic operations refused at post time (ibv_post_send(3), IBA 9.4.5: one 8-byte SGE, an
- * 8-byte aligned remote address) and by the initiator or responder depth (max_rd_atomic,
- * max_dest_rd_atomic).
+ * Atomic operations with bad arguments (IBA 9.4.5: one 8-byte SGE, an 8-byte aligned remote
+ * address), which are completion errors, not post errors, and atomics refused by the initiator or
+ * responder depth (max_rd_atomic, max_dest_rd_atomic).
  */
 class ErrorAtomicTest {
 
@@ -40,22 +37,23 @@ class ErrorAtomicTest {
 
     @ParameterizedTest(name = "{0} {1} +{2}")
     @MethodSource("misaligned")
-    @DisplayName("ibv_post_send(3) / IBA 9.4.5: an atomic at a remote address not 8-byte aligned fails the post with EINVAL (bad_wr)")
-    void shouldFailPostWithEinvalWhenAtomicRemoteAddressIsMisaligned(String mode, WrOpcode op, int misalign) {
+    @DisplayName("IBA 9.4.5 / 9.7.5.2.1: an atomic at a remote address not 8-byte aligned is posted; the responder NAKs it as an invalid request: REM_INV_REQ_ERR, both QPs in ERR, nothing changed")
+    void shouldCompleteRemInvReqErrWhenAtomicRemoteAddressIsMisaligned(String mode, WrOpcode op, int misalign) {
         try (RcPair p = pair(mode).connect()) {
             p.b.buf.putLong(0, 10);
+            fill(p.b.buf, 64, 24, CANARY);
             SendWr good = atomic(p, 1, WrOpcode.ATOMIC_FETCH_AND_ADD, 0, 0);
             SendWr bad = atomic(p, 2, op, 8, 64 + misalign);
             SendWr after = atomic(p, 3, WrOpcode.ATOMIC_FETCH_AND_ADD, 16, 0);
-            PostException e = assertThrows(PostException.class, () -> p.a.qp.postSend(good.next(bad.next(after))));
-            assertEquals(Errno.EINVAL, e.errno());
-            assertEquals(1, e.badIndex(), "index of the first WR that was not posted");
-            assertSame(bad, e.badWr());
-            // the WR before it was posted and completes; the one after it was never posted
+            p.a.qp.postSend(good.next(bad.next(after))); // the post itself succeeds
             expect(p.a, 1, WcStatus.SUCCESS);
-            assertEquals(11, p.b.buf.getLong(0));
-            assertNoCompletion(p.a, 50);
-            assertEquals(QpState.RTS, p.a.qp.state(), "a refused post changes nothing in the QP");
+            expect(p.a, 2, WcStatus.REM_INV_REQ_ERR);
+            expect(p.a, 3, WcStatus.WR_FLUSH_ERR);
+            assertEquals(11, p.b.buf.getLong(0), "only the WR before the bad one executed");
+            assertUntouched(p.b.buf, 64, 24, CANARY, "the words around the misaligned address");
+            expectEvent(p.b.dev, AsyncEventType.QP_REQ_ERR, p.b.qp);
+            awaitState(p.fabric, p.b.qp, QpState.ERR);
+            awaitState(p.fabric, p.a.qp, QpState.ERR);
         }
     }
 
@@ -69,9 +67,11 @@ class ErrorAtomicTest {
 
     @ParameterizedTest(name = "{0} {1}")
     @MethodSource("badSges")
-    @DisplayName("ibv_post_send(3): an atomic whose gather list is not exactly one 8-byte SGE fails the post with EINVAL")
-    void shouldFailPostWithEinvalWhenAtomicSgeIsNotOneEightByteElement(String mode, BadAtomicSge kind) {
+    @DisplayName("IBA 9.4.5: an atomic whose gather list is not exactly one 8-byte SGE is posted and completes LOC_LEN_ERR; nothing is sent or changed")
+    void shouldCompleteLocLenErrWhenAtomicSgeIsNotOneEightByteElement(String mode, BadAtomicSge kind) {
         try (RcPair p = pair(mode).connect()) {
+            fill(p.a.buf, 0, 64, CANARY);
+            p.b.buf.putLong(64, 0);
             SendWr wr = new SendWr().wrId(9).opcode(WrOpcode.ATOMIC_CMP_AND_SWP).remote(p.b.addr(64), p.b.mr.rkey())
                     .atomic(0, 1).flag(SendFlag.SIGNALED);
             switch (kind) {
@@ -87,13 +87,14 @@ class ErrorAtomicTest {
                     wr.sge(p.a.mr, 0, 4).sge(p.a.mr, 4, 4);
                     break;
             }
-            PostException e = assertThrows(PostException.class, () -> p.a.qp.postSend(wr));
-            assertEquals(Errno.EINVAL, e.errno());
-            assertEquals(0, e.badIndex());
-            assertSame(wr, e.badWr());
-            assertNoCompletion(p.a, 50);
-            assertEquals(0, p.a.qp.counters().get(Counter.PACKETS_SENT));
-            assertEquals(QpState.RTS, p.a.qp.state());
+            p.a.qp.postSend(wr); // the post itself succeeds
+            expect(p.a, 9, WcStatus.LOC_LEN_ERR);
+            awaitState(p.fabric, p.a.qp, QpState.ERR);
+            assertEquals(0, p.a.qp.counters().get(Counter.PACKETS_SENT), "nothing reaches the wire");
+            assertEquals(0, p.b.buf.getLong(64), "the remote word did not change");
+            assertUntouched(p.a.buf, 0, 64, CANARY, "the local buffer");
+            assertEquals(QpState.RTS, p.b.qp.state());
+            assertNoEvent(p.b.dev);
         }
     }
 

@@ -17,9 +17,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * CQ overrun (ibv_poll_cq(3), ibv_get_async_event(3)): a completion that finds its CQ full raises
- * IBV_EVENT_CQ_ERR, the CQ cannot be used any more (poll fails with EIO) and the QP that produced
- * the completion moves to ERR.
+ * CQ overrun (ibv_poll_cq(3), ibv_get_async_event(3)) under the default device profile (ibta,
+ * DeviceProfile.CqOverrun.ERROR): a completion that finds its CQ full raises IBV_EVENT_CQ_ERR, the
+ * CQ cannot be used any more (poll fails with EIO) and the QP that produced the completion moves to
+ * ERR. The other profiles' overrun is ProfileCqOverrunTest's.
  */
 class ErrorCqOverrunTest {
 

@@ -4,6 +4,7 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.ByteBuffer;
 import java.util.EnumSet;
@@ -143,6 +144,30 @@ class ErrorReceiveTest {
             assertEquals(1, p.b.qp.counters().get(Counter.NAK_REM_OP_SENT));
             assertEquals(1, p.a.qp.counters().get(Counter.NAK_REM_OP_RECEIVED));
             assertUntouched(target, 0, 1024, CANARY, kind + ": receive target and its surroundings");
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {ErrorPathSupport.DET, ErrorPathSupport.THREADED})
+    @DisplayName("ibv_poll_cq(3) IBV_WC_LOC_ACCESS_ERR / IBA 9.7.5.2.1: an RDMA WRITE with immediate through a bad R_Key: the receive WQE it consumed completes LOC_ACCESS_ERR (a local error), the sender REM_ACCESS_ERR")
+    void shouldCompleteReceiveLocAccessErrWhenWriteWithImmediateRkeyIsBad(String mode) {
+        try (RcPair p = pair(mode).connect()) {
+            fill(p.b.buf, 0, 8192, CANARY);
+            p.b.qp.postRecv(new RecvWr().wrId(50).sge(p.b.mr, 0, 64).next(new RecvWr().wrId(51).sge(p.b.mr, 64, 64)));
+            p.a.qp.postSend(new SendWr().wrId(1).opcode(WrOpcode.RDMA_WRITE_WITH_IMM).immData(7).sge(p.a.mr, 0, 64)
+                    .remote(p.b.addr(1024), p.b.mr.rkey() ^ 0x1).flag(SendFlag.SIGNALED)
+                    .next(new SendWr().wrId(2).opcode(WrOpcode.SEND).sge(p.a.mr, 0, 10).flag(SendFlag.SIGNALED)));
+
+            WorkCompletion r = expect(p.b, 50, WcStatus.LOC_ACCESS_ERR);
+            assertEquals(0, r.wcFlags(), "an error completion reports no immediate data: " + r);
+            expect(p.b, 51, WcStatus.WR_FLUSH_ERR);
+            expect(p.a, 1, WcStatus.REM_ACCESS_ERR);
+            expect(p.a, 2, WcStatus.WR_FLUSH_ERR);
+            awaitState(p.fabric, p.a.qp, QpState.ERR);
+            awaitState(p.fabric, p.b.qp, QpState.ERR);
+            assertNoEvent(p.b.dev); // reported on the receive WQE, not as an async event
+            assertEquals(1, p.b.qp.counters().get(Counter.NAK_REM_ACCESS_SENT));
+            assertUntouched(p.b.buf, 0, 8192, CANARY, "receiver memory");
         }
     }
 }

@@ -6,6 +6,7 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 import java.nio.ByteBuffer;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.stream.Stream;
 
@@ -89,6 +90,55 @@ class InlineAndSignalingTest {
                 assertBytes(what, posted, 0, p.b.buf, dst, total);
             }
             assertEngineHealthy(p.fabric);
+        }
+    }
+
+    static Stream<Arguments> inlineSendAndWrite() {
+        return DataPathSupport.schedulersWith(WrOpcode.SEND, WrOpcode.RDMA_WRITE);
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("inlineSendAndWrite")
+    @DisplayName("ibv_post_send(3) IBV_SEND_INLINE: \"The L_Key will not be checked\": SGEs with a garbage L_Key, or one of another PD's region, still send the bytes at their addresses")
+    void shouldSendInlineBytesWhenSgeLkeyIsArbitrary(String mode, WrOpcode op) {
+        try (RcPair p = DataPathSupport.pair(mode, new QpCaps(16, 16, 4, 4, 256), 64, false).connect()) {
+            ProtectionDomain otherPd = p.a.dev.allocPd();
+            ByteBuffer otherBuf = ByteBuffer.allocate(4096);
+            MemoryRegion other = otherPd.registerMemory(otherBuf, EnumSet.of(AccessFlag.LOCAL_WRITE));
+            fill(p.a.buf, 100, 40, 1);
+            fill(otherBuf, 200, 30, 2);
+            SendWr wr = new SendWr().wrId(1).opcode(op).flag(SendFlag.INLINE).flag(SendFlag.SIGNALED)
+                    .sge(p.a.addr(100), 40, 0xDEAD_BEEF)             // a key that names nothing
+                    .sge(other.address() + 200, 30, p.a.mr.lkey());   // a key of another region and PD
+            int dst = 8192;
+            if (op.isSend()) {
+                p.b.qp.postRecv(new RecvWr().wrId(2).sge(p.b.mr, dst, 1024));
+            } else {
+                wr.remote(p.b.addr(dst), p.b.mr.rkey());
+            }
+            p.a.qp.postSend(wr);
+            expect(p.a.cq, 1, op.completionOpcode());
+            if (op.isSend()) {
+                assertEquals(70, expect(p.b.cq, 2, WcOpcode.RECV).byteLen(), "byte_len of the inline SEND");
+            }
+            assertBytes(op + " INLINE first SGE", p.a.buf, 100, p.b.buf, dst, 40);
+            assertBytes(op + " INLINE second SGE", otherBuf, 200, p.b.buf, dst + 40, 30);
+            assertEngineHealthy(p.fabric);
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource(SCHEDULERS)
+    @DisplayName("IBV_SEND_INLINE: an SGE whose address lies in no registered region of the device fails the post with EINVAL (the simulation has no memory outside regions)")
+    void shouldFailPostWithEinvalWhenInlineAddressIsInNoRegion(String mode) {
+        try (RcPair p = DataPathSupport.pair(mode, new QpCaps(16, 16, 4, 4, 256), 64, false).connect()) {
+            SendWr wr = new SendWr().wrId(1).opcode(WrOpcode.SEND).flag(SendFlag.INLINE).flag(SendFlag.SIGNALED)
+                    .sge(p.a.addr(RcPair.BUF - 8), 16, p.a.mr.lkey()); // runs 8 bytes past the region
+            PostException e = org.junit.jupiter.api.Assertions.assertThrows(PostException.class, () -> p.a.qp.postSend(wr));
+            assertEquals(Errno.EINVAL, e.errno(), e.getMessage());
+            assertEquals(0, e.badIndex(), "bad_wr is the first WR");
+            assertEquals(0, p.a.qp.sendQueueDepth(), "nothing was queued");
+            assertCqEmpty(p.fabric, p.a.cq);
         }
     }
 

@@ -4,11 +4,14 @@ import io.simrdma.fabric.ControlPlaneFixture.Mode;
 import io.simrdma.fabric.ControlPlaneFixture.Pairs;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import java.nio.ByteBuffer;
 import java.util.EnumSet;
 import java.util.Set;
+import java.util.stream.Stream;
 
 import static io.simrdma.fabric.AccessFlag.LOCAL_WRITE;
 import static io.simrdma.fabric.AccessFlag.MW_BIND;
@@ -184,6 +187,73 @@ class MemoryWindowType2Test {
             assertStatus(WcStatus.SUCCESS, pollOne(p.a.cq));
             p.target.deregister();
             assertStatus(WcStatus.REM_ACCESS_ERR, p.write(p.qa1, p.t(0), key, 8, 1));
+        }
+    }
+
+    /** An R_Key that a SEND with invalidate cannot invalidate. */
+    enum NotInvalidatable {
+        /** A key that names nothing. */
+        GARBAGE,
+        /** A memory region's key: regions are not invalidated by a SEND. */
+        REGION,
+        /** A type 1 window, which only a zero-length bind unbinds. */
+        TYPE_1_WINDOW,
+        /** A type 2 window bound through another QP (qb2) than the one the SEND arrives on (qb1). */
+        TYPE_2_ON_OTHER_QP
+    }
+
+    static Stream<Arguments> notInvalidatable() {
+        return Stream.of(Mode.values()).flatMap(m -> Stream.of(NotInvalidatable.values())
+                .map(k -> Arguments.of(m, k)));
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("notInvalidatable")
+    @DisplayName("IBA 10.6.7.2.6 (class J, rxe_resp.c): a SEND with invalidate of an R_Key that cannot be invalidated: the receive completes in error (LOC_ACCESS_ERR under ibta), the receiver's QP enters ERR; no NAK, the sender's SEND succeeds; nothing is invalidated")
+    void shouldFailReceiveAndKeepKeyWhenSendWithInvalidateNamesKeyThatCannotBeInvalidated(Mode mode, NotInvalidatable kind) {
+        try (Pairs p = new Pairs(mode)) {
+            int key;
+            QueuePair through; // a QP pair through which the key must still work afterwards
+            switch (kind) {
+                case GARBAGE:
+                    key = 0x00ABCD00;
+                    through = null;
+                    break;
+                case REGION:
+                    key = p.target.rkey();
+                    through = p.qa2;
+                    break;
+                case TYPE_1_WINDOW: {
+                    MemoryWindow mw = p.b.pd.allocMw(MwType.TYPE_1);
+                    key = p.qb2.bindMw(mw, p.target, p.t(0), 1024, RW, 77, EnumSet.of(SendFlag.SIGNALED));
+                    assertStatus(WcStatus.SUCCESS, pollOne(p.b.cq));
+                    through = p.qa2;
+                    break;
+                }
+                default: {
+                    MemoryWindow mw = p.b.pd.allocMw(MwType.TYPE_2);
+                    key = MemoryWindow.incrementRkey(mw.rkey());
+                    p.qb2.postSend(bindWr(mw, key, p.target, p.t(0), 1024, RW, 40));
+                    assertStatus(WcStatus.SUCCESS, pollOne(p.b.cq));
+                    through = p.qa2;
+                    break;
+                }
+            }
+            p.qb1.postRecv(recv(p.b, 50, 0, 64));
+            p.qa1.postSend(new SendWr().wrId(51).opcode(WrOpcode.SEND_WITH_INV).sge(p.a.mr, 0, 16)
+                    .invalidateRkey(key).flag(SendFlag.SIGNALED));
+            WorkCompletion r = assertStatus(WcStatus.LOC_ACCESS_ERR, pollOne(p.b.cq));
+            assertEquals(50, r.wrId());
+            assertEquals(p.qb1.qpNum(), r.qpNum());
+            WorkCompletion s = assertStatus(WcStatus.SUCCESS, pollOne(p.a.cq));
+            assertEquals(51, s.wrId(), "the SEND was acknowledged, not NAKed");
+            assertTrue(ErrorPathSupport.await(p.fabric, () -> p.qb1.state() == QpState.ERR, 5_000), "qb1 in ERR");
+            long naks = p.qb1.counters().get(Counter.NAK_REM_ACCESS_SENT) + p.qb1.counters().get(Counter.NAK_INV_REQ_SENT)
+                    + p.qb1.counters().get(Counter.NAK_REM_OP_SENT);
+            assertEquals(0, naks, "no NAK left qb1");
+            if (through != null) {
+                assertStatus(WcStatus.SUCCESS, p.write(through, p.t(64), key, 8, 3));
+            }
         }
     }
 

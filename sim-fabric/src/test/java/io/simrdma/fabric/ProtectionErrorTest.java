@@ -173,18 +173,21 @@ class ProtectionErrorTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"det", "threaded"})
-    @DisplayName("ibv_reg_mr(3): the local target of an RDMA READ needs LOCAL_WRITE, else LOC_PROT_ERR and nothing is sent")
+    @DisplayName("ibv_reg_mr(3) / IBA 10.6.3.1: the local target of an RDMA READ needs LOCAL_WRITE; it is checked when the response is written: the READ goes out, then LOC_PROT_ERR, nothing written")
     void shouldCompleteLocProtErrWhenReadTargetLacksLocalWrite(String mode) {
         try (RcPair p = pair(mode).connect()) {
             ByteBuffer dst = ByteBuffer.allocate(512);
             fill(dst, 0, 512, CANARY);
             MemoryRegion readOnly = p.a.pd.registerMemory(dst, EnumSet.of(AccessFlag.REMOTE_READ));
+            // The WRITE after it is fenced, so that it waits for the READ and is flushed unsent.
             p.a.qp.postSend(new SendWr().wrId(1).opcode(WrOpcode.RDMA_READ).sge(readOnly, 128, 256)
-                    .remote(p.b.addr(0), p.b.mr.rkey()).flag(SendFlag.SIGNALED).next(goodWrite(p, 2)));
+                    .remote(p.b.addr(0), p.b.mr.rkey()).flag(SendFlag.SIGNALED)
+                    .next(goodWrite(p, 2).flag(SendFlag.FENCE)));
             expect(p.a, 1, WcStatus.LOC_PROT_ERR);
             expect(p.a, 2, WcStatus.WR_FLUSH_ERR);
             assertUntouched(dst, 0, 512, CANARY, "READ target without LOCAL_WRITE");
-            assertEquals(0, p.a.qp.counters().get(Counter.PACKETS_SENT), "the READ request must not be sent");
+            assertEquals(1, p.a.qp.counters().get(Counter.PACKETS_SENT), "the READ request is sent (and nothing else)");
+            awaitState(p.fabric, p.a.qp, QpState.ERR);
             assertEquals(QpState.RTS, p.b.qp.state());
             assertNoEvent(p.b.dev);
         }
@@ -192,7 +195,7 @@ class ProtectionErrorTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"det", "threaded"})
-    @DisplayName("ibv_reg_mr(3): the local result buffer of an atomic needs LOCAL_WRITE, else LOC_PROT_ERR")
+    @DisplayName("ibv_reg_mr(3) / IBA 10.6.3.1: the local result buffer of an atomic needs LOCAL_WRITE; checked when the result comes back: the responder executes it, the requester completes LOC_PROT_ERR")
     void shouldCompleteLocProtErrWhenAtomicResultBufferLacksLocalWrite(String mode) {
         try (RcPair p = pair(mode).connect()) {
             ByteBuffer dst = ByteBuffer.allocate(64);
@@ -202,8 +205,48 @@ class ProtectionErrorTest {
             p.a.qp.postSend(Op.FETCH_ADD.wr(1, readOnly, 8, 8, p.b.addr(64), p.b.mr.rkey()));
             expect(p.a, 1, WcStatus.LOC_PROT_ERR);
             assertUntouched(dst, 0, 64, CANARY, "atomic result buffer without LOCAL_WRITE");
-            assertEquals(40, p.b.buf.getLong(64), "the atomic must not have executed remotely");
-            assertEquals(0, p.a.qp.counters().get(Counter.PACKETS_SENT));
+            assertEquals(45, p.b.buf.getLong(64), "the responder executed the FETCH_ADD (40 + 5)");
+            assertEquals(1, p.a.qp.counters().get(Counter.PACKETS_SENT), "the atomic request was sent");
+            awaitState(p.fabric, p.a.qp, QpState.ERR);
+            assertEquals(QpState.RTS, p.b.qp.state());
+            assertNoEvent(p.b.dev);
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"det", "threaded"})
+    @DisplayName("IBA 10.6.3 / rxe_comp.c: an RDMA READ with a bad R_Key and a bad L_Key completes REM_ACCESS_ERR: the remote check comes first")
+    void shouldCompleteRemAccessErrWhenReadHasBadRkeyAndBadLkey(String mode) {
+        try (RcPair p = pair(mode).connect()) {
+            fill(p.a.buf, 0, 1024, CANARY);
+            p.a.qp.postSend(new SendWr().wrId(1).opcode(WrOpcode.RDMA_READ).sge(p.a.addr(0), 256, p.a.mr.lkey() ^ 0x1)
+                    .remote(p.b.addr(0), p.b.mr.rkey() ^ 0x1).flag(SendFlag.SIGNALED));
+            expect(p.a, 1, WcStatus.REM_ACCESS_ERR);
+            assertUntouched(p.a.buf, 0, 1024, CANARY, "a's memory");
+            expectEvent(p.b.dev, AsyncEventType.QP_ACCESS_ERR, p.b.qp);
+            awaitState(p.fabric, p.b.qp, QpState.ERR);
+            awaitState(p.fabric, p.a.qp, QpState.ERR);
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"det", "threaded"})
+    @DisplayName("IBA 10.6.3.1 / rxe_comp.c: a CMP_SWAP whose L_Key names nothing is executed by the responder (remote memory swaps); the requester completes LOC_PROT_ERR")
+    void shouldExecuteCmpSwapRemotelyAndCompleteLocProtErrWhenLkeyIsBad(String mode) {
+        try (RcPair p = pair(mode).connect()) {
+            fill(p.a.buf, 0, 1024, CANARY);
+            p.b.buf.putLong(128, CANARY_LONG);
+            SendWr wr = new SendWr().wrId(1).opcode(WrOpcode.ATOMIC_CMP_AND_SWP).sge(p.a.addr(512), 8, 0x0BAD_0000)
+                    .remote(p.b.addr(128), p.b.mr.rkey()).atomic(CANARY_LONG, 0x1111_2222_3333_4444L)
+                    .flag(SendFlag.SIGNALED);
+            p.a.qp.postSend(wr.next(goodWrite(p, 2).flag(SendFlag.FENCE)));
+            expect(p.a, 1, WcStatus.LOC_PROT_ERR);
+            expect(p.a, 2, WcStatus.WR_FLUSH_ERR);
+            assertEquals(0x1111_2222_3333_4444L, p.b.buf.getLong(128), "the responder swapped (compare matched)");
+            assertUntouched(p.a.buf, 0, 1024, CANARY, "a's memory (the original value has nowhere to go)");
+            awaitState(p.fabric, p.a.qp, QpState.ERR);
+            assertEquals(QpState.RTS, p.b.qp.state());
+            assertNoEvent(p.b.dev);
         }
     }
 
@@ -440,7 +483,7 @@ class ProtectionErrorTest {
 
     @ParameterizedTest(name = "{0} {1} {2}")
     @MethodSource("localBoundsCases")
-    @DisplayName("IBA 10.6.3.1: a local SGE one byte outside its region: LOC_PROT_ERR, nothing sent, no byte moved on either side")
+    @DisplayName("IBA 10.6.3.1: a local SGE one byte outside its region: LOC_PROT_ERR, no byte moved on either side (a SEND or WRITE sends nothing; a READ is refused when its response arrives)")
     void shouldCompleteLocProtErrWhenALocalSgeIsOneByteOutsideItsRegion(String mode, LocalSge kind, Edge edge) {
         try (RcPair p = pair(mode).connect()) {
             ByteBuffer backing = ByteBuffer.allocate(1024);
@@ -463,11 +506,16 @@ class ProtectionErrorTest {
                     wr.opcode(WrOpcode.RDMA_READ).sge(addr, len, local.lkey()).remote(p.b.addr(1024), p.b.mr.rkey());
                     break;
             }
-            p.a.qp.postSend(wr.next(goodWrite(p, 2)));
+            // A READ's target is checked when its response arrives (rxe_comp.c copy_data): the READ
+            // is sent, so the WRITE after it is fenced to stay unsent. A SEND or WRITE source is
+            // checked before anything is sent.
+            boolean read = kind == LocalSge.READ_TARGET;
+            p.a.qp.postSend(wr.next(read ? goodWrite(p, 2).flag(SendFlag.FENCE) : goodWrite(p, 2)));
             expect(p.a, 1, WcStatus.LOC_PROT_ERR);
             expect(p.a, 2, WcStatus.WR_FLUSH_ERR);
             awaitState(p.fabric, p.a.qp, QpState.ERR);
-            assertEquals(0, p.a.qp.counters().get(Counter.PACKETS_SENT), "nothing may be sent");
+            assertEquals(read ? 1 : 0, p.a.qp.counters().get(Counter.PACKETS_SENT),
+                    read ? "only the READ request is sent" : "nothing may be sent");
             assertUntouched(backing, 0, 1024, CANARY, kind + " " + edge + ": local region and its surroundings");
             assertUntouched(p.b.buf, 0, RcPair.BUF, CANARY, kind + " " + edge + ": remote memory");
             assertEquals(QpState.RTS, p.b.qp.state());

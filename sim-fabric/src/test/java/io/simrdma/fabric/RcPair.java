@@ -66,9 +66,14 @@ final class RcPair implements AutoCloseable {
     }
 
     RcPair(Fabric fabric, QpCaps caps, int cqe, boolean direct) {
+        this(fabric, DeviceProfile.DEFAULT, DeviceProfile.DEFAULT, caps, cqe, direct);
+    }
+
+    /** A pair whose devices a and b behave as {@code profileA} and {@code profileB}. */
+    RcPair(Fabric fabric, DeviceProfile profileA, DeviceProfile profileB, QpCaps caps, int cqe, boolean direct) {
         this.fabric = fabric;
-        setUp(a, "a", caps, cqe, direct);
-        setUp(b, "b", caps, cqe, direct);
+        setUp(a, DeviceConfig.named("a").profile(profileA), caps, cqe, direct);
+        setUp(b, DeviceConfig.named("b").profile(profileB), caps, cqe, direct);
     }
 
     static RcPair deterministic(long seed) {
@@ -79,8 +84,8 @@ final class RcPair implements AutoCloseable {
         return new RcPair(Fabric.threaded());
     }
 
-    private void setUp(Side s, String name, QpCaps caps, int cqe, boolean direct) {
-        s.dev = fabric.createDevice(name);
+    private void setUp(Side s, DeviceConfig config, QpCaps caps, int cqe, boolean direct) {
+        s.dev = fabric.createDevice(config);
         s.pd = s.dev.allocPd();
         s.cq = s.dev.createCq(cqe);
         s.qp = s.pd.createQp(QpInitAttr.rc(s.cq, s.cq).caps(caps));

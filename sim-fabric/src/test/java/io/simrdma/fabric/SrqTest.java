@@ -234,6 +234,65 @@ class SrqTest {
         assertEquals(2, srq.size());
     }
 
+    /**
+     * Device b with an SRQ in a PD of its own (pdS, with region srqMr) and a QP in b's usual PD
+     * (b.pd, region b.mr) that takes its receives from it, connected to a new QP of a.
+     */
+    private QueuePair qpWithSrqInOtherPd(ProtectionDomain pdS) {
+        srq = pdS.createSrq(new SrqAttr(8, 2, 0));
+        QueuePair qa = a.qp();
+        QueuePair qb = b.qp(srq);
+        connect(qa, qb);
+        return qa;
+    }
+
+    @ParameterizedTest
+    @EnumSource(Mode.class)
+    @DisplayName("IBA 10.2.9 / ibv_create_srq(3): a receive WQE from an SRQ is checked against the SRQ's PD; RDMA WRITE targets against the QP's")
+    void shouldCheckReceiveAgainstSrqPdWhenQpIsInAnotherPd(Mode mode) {
+        fabric = mode.fabric();
+        a = Node.of(fabric, "a");
+        b = Node.of(fabric, "b");
+        ProtectionDomain pdS = b.dev.allocPd();
+        java.nio.ByteBuffer srqBuf = java.nio.ByteBuffer.allocate(4096);
+        MemoryRegion srqMr = pdS.registerMemory(srqBuf, ControlPlaneFixture.ALL);
+        QueuePair qa = qpWithSrqInOtherPd(pdS);
+        srq.postRecv(new RecvWr().wrId(1).sge(srqMr, 0, 64));
+        a.buf.putLong(0, 0x5151L);
+        qa.postSend(send(a, 10, 0, 16));
+        assertStatus(WcStatus.SUCCESS, pollOne(a.cq));
+        WorkCompletion r = assertStatus(WcStatus.SUCCESS, pollOne(b.cq));
+        assertEquals(1, r.wrId());
+        assertEquals(0x5151L, srqBuf.getLong(0), "the SEND landed in the SRQ's region");
+        // The QP's own PD still governs remote access: a WRITE into b.mr (the QP's PD) works ...
+        a.buf.putLong(8, 0x7777L);
+        qa.postSend(write(a, 11, 8, 8, b.addr(0), b.mr.rkey()));
+        assertStatus(WcStatus.SUCCESS, pollOne(a.cq));
+        assertEquals(0x7777L, b.buf.getLong(0), "the WRITE landed in the QP's PD region");
+        // ... and one into the SRQ's PD region is a remote access error.
+        qa.postSend(write(a, 12, 8, 8, srqMr.address() + 512, srqMr.rkey()));
+        assertStatus(WcStatus.REM_ACCESS_ERR, pollOne(a.cq));
+        assertEquals(0L, srqBuf.getLong(512), "nothing written through the SRQ PD's R_Key");
+    }
+
+    @ParameterizedTest
+    @EnumSource(Mode.class)
+    @DisplayName("IBA 10.2.9 / 9.7.5.2.1: a receive WQE of an SRQ whose buffer is in the QP's PD (not the SRQ's): receiver LOC_PROT_ERR, sender REM_OP_ERR")
+    void shouldFailReceiveWithLocProtErrWhenSrqBufferIsInQpPdNotSrqPd(Mode mode) {
+        fabric = mode.fabric();
+        a = Node.of(fabric, "a");
+        b = Node.of(fabric, "b");
+        QueuePair qa = qpWithSrqInOtherPd(b.dev.allocPd());
+        b.buf.putLong(0, -1L);
+        srq.postRecv(recv(b, 1, 0, 64)); // b.mr belongs to b.pd, the QP's PD, not the SRQ's
+        qa.postSend(send(a, 10, 0, 16));
+        WorkCompletion s = assertStatus(WcStatus.REM_OP_ERR, pollOne(a.cq));
+        assertEquals(10, s.wrId());
+        WorkCompletion r = assertStatus(WcStatus.LOC_PROT_ERR, pollOne(b.cq));
+        assertEquals(1, r.wrId());
+        assertEquals(-1L, b.buf.getLong(0), "nothing was written into the buffer of the wrong PD");
+    }
+
     @ParameterizedTest
     @EnumSource(Mode.class)
     @DisplayName("ibv_create_qp(3): an SRQ of another device is EINVAL")

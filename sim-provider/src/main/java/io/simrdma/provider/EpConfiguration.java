@@ -25,9 +25,10 @@ import java.util.Set;
 /**
  * What an endpoint is made of and what dat_ep_modify(3DAT) changes: its PZ, its recv, request and
  * connect EVDs (with the completion streams it adds to them, {@link EvdStreams}), its attributes,
- * and the verbs RC queue pair built from them. The QP exists once the PZ and both DTO EVDs are
- * known (a provider endpoint of a PSP gets them from dat_ep_modify); new ones, or new queue
- * sizes, replace the QP and move the posted receives over ({@link EpPosting#repost}).
+ * and the verbs RC queue pair built from them. The QP exists once the PZ is known (a provider
+ * endpoint of a PSP gets it from dat_ep_modify); a stream without an EVD completes on a
+ * {@link DiscardCq}. A new PZ, new EVDs or new queue sizes replace the QP and move the posted
+ * receives over ({@link EpPosting#repost}).
  *
  * <p>Callers: {@link SimEp} (create, dat_ep_modify, dat_ep_query, dat_ep_get_status, reset, free),
  * {@link EpPosting} and {@link EpConnection} (the QP, the attributes, the EVDs), {@link SimRmr}
@@ -48,6 +49,8 @@ final class EpConfiguration {
     private volatile SimEvd connectEvd;
     private volatile EpAttributes attrs;
     private volatile QueuePair qp;
+    /** The CQ of the request or receive stream that has no EVD, while the QP uses one; else null. */
+    private DiscardCq discardCq;
 
     EpConfiguration(SimEp ep, SimPz pz, SimEvd recvEvd, SimEvd requestEvd, SimEvd connectEvd, EpAttributes attrs) {
         this.ep = ep;
@@ -168,16 +171,22 @@ final class EpConfiguration {
 
     // ------------------------------------------------------------------ the QP
 
-    /** Creates the QP once the PZ and both DTO EVDs are known. Device executor. */
+    /**
+     * Creates the QP once the PZ is known. A stream without an EVD (dat_ep_create(3DAT): the consumer
+     * "is not interested in events for completions" of it) completes on a {@link DiscardCq}: the
+     * endpoint still receives, sends and connects as the pages allow. Device executor.
+     */
     void createQpIfReady() {
-        if (qp != null || pz == null || recvEvd == null || requestEvd == null) {
+        if (qp != null || pz == null) {
             return;
         }
         EpAttributes a = attrs;
         int sendSge = Math.max(1, Math.max(a.maxRequestIov(), Math.max(a.maxRdmaReadIov(), a.maxRdmaWriteIov())));
         QpCaps caps = new QpCaps(a.maxRequestDtos(), ep.srq == null ? a.maxRecvDtos() : 1, sendSge,
                 ep.srq == null ? Math.max(1, a.maxRecvIov()) : 1, 0);
-        QpInitAttr init = QpInitAttr.rc(requestEvd.cq, recvEvd.cq).caps(caps).context(ep);
+        DiscardCq discard = recvEvd == null || requestEvd == null ? new DiscardCq(ep.ia) : null;
+        QpInitAttr init = QpInitAttr.rc(requestEvd != null ? requestEvd.cq : discard.cq,
+                recvEvd != null ? recvEvd.cq : discard.cq).caps(caps).context(ep);
         if (ep.srq != null) {
             init.srq(ep.srq.srq);
         }
@@ -185,10 +194,14 @@ final class EpConfiguration {
         try {
             q = pz.pd.createQp(init);
         } catch (VerbsException e) {
+            if (discard != null) {
+                discard.destroy();
+            }
             throw ep.ia.resources(e, DatReturnSubtype.RESOURCE_TEP);
         }
         toInit(q);
         qp = q;
+        discardCq = discard;
         ep.ia.router.qpCreated(ep, q);
     }
 
@@ -211,14 +224,18 @@ final class EpConfiguration {
         } catch (VerbsException e) {
             LOG.debug("EP {}: QP not destroyed: {}", ep.id, e.getMessage());
         }
+        if (discardCq != null) {
+            discardCq.destroy();
+            discardCq = null;
+        }
     }
 
-    /** The QP; DAT_INVALID_STATE (EP_NOTREADY) while the endpoint has none. */
+    /** The QP; DAT_INVALID_STATE (EP_NOTREADY) while the endpoint has none (no PZ yet). */
     QueuePair readyQp() {
         QueuePair q = qp;
         if (q == null) {
             throw new DatException(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EP_NOTREADY,
-                    "the endpoint has no PZ or DTO EVDs yet (dat_ep_modify them first)");
+                    "the endpoint has no PZ yet (dat_ep_modify it first)");
         }
         return q;
     }
@@ -256,16 +273,17 @@ final class EpConfiguration {
         boolean pzChange = false;
         boolean attrChange = false;
         boolean recvFlagChange = false;
+        boolean specificChange = false;
         for (EpParamField f : m.fields()) {
             if (!f.modifiable()) {
                 throw DatException.invalidParameter("dat_ep_modify cannot change " + f + " (dat_ep_modify(3DAT))");
             }
-            if (f == EpParamField.PZ_HANDLE) {
-                pzChange = true;
-            } else if (f == EpParamField.EP_ATTR_RECV_COMPLETION_FLAGS) {
-                recvFlagChange = true;
-            } else {
-                attrChange = true;
+            switch (f) {
+                case PZ_HANDLE -> pzChange = true;
+                case EP_ATTR_RECV_COMPLETION_FLAGS -> recvFlagChange = true;
+                case EP_ATTR_NUM_TRANSPORT_ATTR, EP_ATTR_TRANSPORT_SPECIFIC_ATTR, EP_ATTR_NUM_PROVIDER_ATTR,
+                        EP_ATTR_PROVIDER_SPECIFIC_ATTR -> specificChange = true;
+                default -> attrChange = true;
             }
         }
         if (pzChange) {
@@ -273,6 +291,10 @@ final class EpConfiguration {
         }
         if (attrChange) {
             EpStateTable.check(ep.state, EpOp.MODIFY_ATTRIBUTES);
+        }
+        if (specificChange) {
+            // dat_ep_modify(3DAT): "Can be modified when in Quiescent (unconnected) state"; DAT_INVALID_STATE elsewhere.
+            EpStateTable.check(ep.state, EpOp.MODIFY_SPECIFIC_ATTRIBUTES);
         }
         if (recvFlagChange) {
             EpStateTable.check(ep.state, EpOp.MODIFY_RECV_FLAGS);

@@ -15,6 +15,7 @@ import io.simrdma.dat.Timeout;
 import io.simrdma.fabric.QueuePair;
 import io.simrdma.fabric.VerbsException;
 import io.simrdma.fabric.cm.CmEvent;
+import io.simrdma.fabric.cm.CmEventType;
 import io.simrdma.fabric.cm.CmId;
 import io.simrdma.fabric.cm.ConnParam;
 import io.simrdma.fabric.cm.PortSpace;
@@ -169,25 +170,47 @@ final class EpConnection {
         }
     }
 
-    /** dat_ep_connect(3DAT) timeout: the connection did not complete in time. Device executor. */
+    /**
+     * dat_ep_connect(3DAT) timeout: the connection did not complete in time. The page names two
+     * events for it: UNREACHABLE when "the remote host does not respond within the Consumer
+     * requested Timeout", TIMED_OUT when "the timeout expired prior to completion of the Connection
+     * establishment". The remote host responded if its connection manager acknowledged the request
+     * with an MRA (IBA 12.6.6): the request reached a listener whose consumer has not accepted yet.
+     * Device executor.
+     */
     private void onConnectTimeout() {
         if (ep.state == EndpointState.ACTIVE_CONNECTION_PENDING) {
+            boolean responded = peerResponded();
             safeDisconnect();
-            failActive(EventNumber.CONNECTION_EVENT_TIMED_OUT, null);
+            failActive(responded ? EventNumber.CONNECTION_EVENT_TIMED_OUT : EventNumber.CONNECTION_EVENT_UNREACHABLE, null);
         }
     }
 
+    /** Whether the remote host answered the connection request (a REP or REJ ends the attempt first; so an MRA). */
+    private boolean peerResponded() {
+        CmId id = cmId;
+        return id != null && id.requestAcknowledged();
+    }
+
     private void failActive(EventNumber n, byte[] privateData) {
+        failActive(n, privateData, null);
+    }
+
+    private void failActive(EventNumber n, byte[] privateData, String reason) {
         connectTimer.stop();
         ep.state(EndpointState.DISCONNECTED);
         ep.config.qpToError();
-        post(n, privateData);
+        post(n, privateData, reason);
     }
 
     private void post(EventNumber n, byte[] privateData) {
+        post(n, privateData, null);
+    }
+
+    private void post(EventNumber n, byte[] privateData, String reason) {
         SimEvd c = ep.config.connectEvd();
         if (c != null) {
-            c.enqueue(new ConnectionEvent(c, n, ep, privateData), true);
+            c.enqueue(new ConnectionEvent(c, n, ep, privateData, reason), true);
         }
     }
 
@@ -227,9 +250,14 @@ final class EpConnection {
             case ROUTE_ERROR:
             case UNREACHABLE:
                 if (s == EndpointState.ACTIVE_CONNECTION_PENDING) {
-                    // S9 SILENT: UNREACHABLE when the transport gives up (no answer after the CM's retries, no
-                    // route); TIMED_OUT when the consumer's dat_ep_connect timeout expires first.
-                    failActive(EventNumber.CONNECTION_EVENT_UNREACHABLE, null);
+                    // S9 SILENT: UNREACHABLE when nothing answered (no route, no answer after the CM's retries, or
+                    // at once when the peer refused this node: the CM event's detail says why), as when the
+                    // consumer's timeout expires with no answer. A peer whose CM acknowledged the request (MRA)
+                    // did respond: when the CM's own wait for its consumer runs out, the establishment timed out
+                    // (dat_ep_connect(3DAT) keeps timeouts out of NON_PEER_REJECTED): TIMED_OUT.
+                    failActive(e.type() == CmEventType.UNREACHABLE && peerResponded()
+                            ? EventNumber.CONNECTION_EVENT_TIMED_OUT : EventNumber.CONNECTION_EVENT_UNREACHABLE, null,
+                            e.detail());
                 } else if (s == EndpointState.COMPLETION_PENDING) {
                     failPassive();
                 }

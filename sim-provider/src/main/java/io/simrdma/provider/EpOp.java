@@ -14,6 +14,11 @@ enum EpOp {
     MODIFY_ATTRIBUTES,
     /** dat_ep_modify of recv_completion_flags (also only before any receive is posted). */
     MODIFY_RECV_FLAGS,
+    /**
+     * dat_ep_modify of the transport-specific or provider-specific attributes (and their counts):
+     * "Can be modified when in Quiescent (unconnected) state".
+     */
+    MODIFY_SPECIFIC_ATTRIBUTES,
     POST_SEND,
     POST_RDMA_READ,
     POST_RDMA_WRITE,

@@ -402,7 +402,10 @@ final class EpPosting {
 
     // ------------------------------------------------------------------ completions (engine thread)
 
-    /** A request completion of this endpoint taken off its request EVD's CQ. */
+    /**
+     * A request completion of this endpoint taken off its request EVD's CQ; {@code evd} null when
+     * the endpoint has no request EVD ({@link DiscardCq}): the work request is retired and no event made.
+     */
     IaEventRouter.Translated completeRequest(SimEvd evd, int seq, WorkCompletion wc) {
         long cookie;
         Kind kind;
@@ -438,13 +441,19 @@ final class EpPosting {
         boolean notify = !unsignalled || !ok;
         if (kind == Kind.BIND) {
             rmr.bound(lmr, triplet, privileges, newRkey, ok);
+            if (evd == null) {
+                return null;
+            }
             return new IaEventRouter.Translated(new RmrBindCompletionEvent(evd, rmr, cookie, ok ? st
                     : st == DtoCompletionStatus.ERR_FLUSHED ? st : DtoCompletionStatus.RMR_OPERATION_FAILED), notify);
+        }
+        if (evd == null) {
+            return null;
         }
         return new IaEventRouter.Translated(new DtoCompletionEvent(evd, ep, cookie, st, ok ? length : 0), notify);
     }
 
-    /** A receive completion of this endpoint taken off its recv EVD's CQ. */
+    /** A receive completion of this endpoint taken off its recv EVD's CQ ({@code evd} null: it has none). */
     IaEventRouter.Translated completeRecv(SimEvd evd, int seq, WorkCompletion wc, boolean solicited) {
         long cookie;
         synchronized (lock) {
@@ -460,13 +469,21 @@ final class EpPosting {
     /**
      * The event of a receive of {@code cookie} that completed on this endpoint, posted to it or
      * (dat_srq_post_recv(3DAT)) to its SRQ, as if posted to the endpoint; {@code reaped} as in
-     * {@link IaEventRouter.Translated}.
+     * {@link IaEventRouter.Translated}. With no recv EVD ({@code evd} null, see {@link DiscardCq}) no
+     * event is made and {@code reaped} runs at once.
      */
     IaEventRouter.Translated recvCompleted(SimEvd evd, long cookie, WorkCompletion wc, boolean solicited, Runnable reaped) {
         DtoCompletionStatus st = Statuses.of(wc.status(), wc.vendorErr());
         boolean ok = st == DtoCompletionStatus.SUCCESS;
+        boolean notifies = recvNotifies(ok, solicited);
+        if (evd == null) {
+            if (reaped != null) {
+                reaped.run();
+            }
+            return null;
+        }
         return new IaEventRouter.Translated(new DtoCompletionEvent(evd, ep, cookie, st, ok ? Integer.toUnsignedLong(wc.byteLen()) : 0),
-                recvNotifies(ok, solicited), reaped);
+                notifies, reaped);
     }
 
     /**

@@ -86,6 +86,7 @@ final class EpStateTable {
         allow(UNCONNECTED, EpOp.MODIFY_PZ, null, "none", "dat_ep_modify");
         allow(UNCONNECTED, EpOp.MODIFY_ATTRIBUTES, null, "none", "dat_ep_modify");
         allow(UNCONNECTED, EpOp.MODIFY_RECV_FLAGS, null, "none (only before any receive is posted)", "dat_ep_modify");
+        allow(UNCONNECTED, EpOp.MODIFY_SPECIFIC_ATTRIBUTES, null, "none", "dat_ep_modify");
         refuse(UNCONNECTED, EpOp.POST_SEND, "dat_ep_post_send", null);
         refuse(UNCONNECTED, EpOp.POST_RDMA_READ, "dat_ep_post_rdma_read", null);
         refuse(UNCONNECTED, EpOp.POST_RDMA_WRITE, "dat_ep_post_rdma_write", null);
@@ -109,6 +110,9 @@ final class EpStateTable {
                 "C10 CONFLICT: the PZ row names only quiescent, UNCONNECTED and TENTATIVE states; refused here");
         allow(RESERVED, EpOp.MODIFY_ATTRIBUTES, null, "none", "dat_ep_modify");
         allow(RESERVED, EpOp.MODIFY_RECV_FLAGS, null, "none (only before any receive is posted)", "dat_ep_modify");
+        refuse(RESERVED, EpOp.MODIFY_SPECIFIC_ATTRIBUTES, "dat_ep_modify",
+                "transport- and provider-specific attributes \"can be modified when in Quiescent (unconnected) state\"; "
+                        + "the quiescent states are UNCONNECTED and TENTATIVE_CONNECTION_PENDING (the PZ row)");
         refuse(RESERVED, EpOp.POST_SEND, "dat_ep_post_send", null);
         refuse(RESERVED, EpOp.POST_RDMA_READ, "dat_ep_post_rdma_read", null);
         refuse(RESERVED, EpOp.POST_RDMA_WRITE, "dat_ep_post_rdma_write", null);
@@ -128,6 +132,7 @@ final class EpStateTable {
         refuse(PASSIVE_CONNECTION_PENDING, EpOp.MODIFY_PZ, "dat_ep_modify", "C10 CONFLICT: as RESERVED");
         allow(PASSIVE_CONNECTION_PENDING, EpOp.MODIFY_ATTRIBUTES, null, "none", "dat_ep_modify");
         allow(PASSIVE_CONNECTION_PENDING, EpOp.MODIFY_RECV_FLAGS, null, "none (only before any receive is posted)", "dat_ep_modify");
+        refuse(PASSIVE_CONNECTION_PENDING, EpOp.MODIFY_SPECIFIC_ATTRIBUTES, "dat_ep_modify", "not quiescent, as RESERVED");
         refuse(PASSIVE_CONNECTION_PENDING, EpOp.POST_SEND, "dat_ep_post_send", null);
         refuse(PASSIVE_CONNECTION_PENDING, EpOp.POST_RDMA_READ, "dat_ep_post_rdma_read", null);
         refuse(PASSIVE_CONNECTION_PENDING, EpOp.POST_RDMA_WRITE, "dat_ep_post_rdma_write", null);
@@ -147,6 +152,7 @@ final class EpStateTable {
         allow(TENTATIVE_CONNECTION_PENDING, EpOp.MODIFY_PZ, null, "none", "dat_ep_modify");
         allow(TENTATIVE_CONNECTION_PENDING, EpOp.MODIFY_ATTRIBUTES, null, "none", "dat_ep_modify");
         allow(TENTATIVE_CONNECTION_PENDING, EpOp.MODIFY_RECV_FLAGS, null, "none (only before any receive is posted)", "dat_ep_modify");
+        allow(TENTATIVE_CONNECTION_PENDING, EpOp.MODIFY_SPECIFIC_ATTRIBUTES, null, "none (a quiescent state)", "dat_ep_modify");
         refuse(TENTATIVE_CONNECTION_PENDING, EpOp.POST_SEND, "dat_ep_post_send", null);
         refuse(TENTATIVE_CONNECTION_PENDING, EpOp.POST_RDMA_READ, "dat_ep_post_rdma_read", null);
         refuse(TENTATIVE_CONNECTION_PENDING, EpOp.POST_RDMA_WRITE, "dat_ep_post_rdma_write", null);
@@ -174,6 +180,7 @@ final class EpStateTable {
         refuse(ACTIVE_CONNECTION_PENDING, EpOp.MODIFY_PZ, "dat_ep_modify", null);
         refuse(ACTIVE_CONNECTION_PENDING, EpOp.MODIFY_ATTRIBUTES, "dat_ep_modify", null);
         refuse(ACTIVE_CONNECTION_PENDING, EpOp.MODIFY_RECV_FLAGS, "dat_ep_modify", null);
+        refuse(ACTIVE_CONNECTION_PENDING, EpOp.MODIFY_SPECIFIC_ATTRIBUTES, "dat_ep_modify", null);
         refuse(ACTIVE_CONNECTION_PENDING, EpOp.POST_SEND, "dat_ep_post_send", null);
         refuse(ACTIVE_CONNECTION_PENDING, EpOp.POST_RDMA_READ, "dat_ep_post_rdma_read", null);
         refuse(ACTIVE_CONNECTION_PENDING, EpOp.POST_RDMA_WRITE, "dat_ep_post_rdma_write", null);
@@ -195,6 +202,7 @@ final class EpStateTable {
         refuse(COMPLETION_PENDING, EpOp.MODIFY_PZ, "dat_ep_modify", null);
         refuse(COMPLETION_PENDING, EpOp.MODIFY_ATTRIBUTES, "dat_ep_modify", null);
         refuse(COMPLETION_PENDING, EpOp.MODIFY_RECV_FLAGS, "dat_ep_modify", null);
+        refuse(COMPLETION_PENDING, EpOp.MODIFY_SPECIFIC_ATTRIBUTES, "dat_ep_modify", null);
         rule(COMPLETION_PENDING, EpOp.POST_SEND, Kind.REFUSE, null, "none", "dat_ep_post_send",
                 "C5 SILENT: posts are valid only in CONNECTED and DISCONNECTED; refused");
         rule(COMPLETION_PENDING, EpOp.POST_RDMA_READ, Kind.REFUSE, null, "none", "dat_ep_post_rdma_read", "C5 SILENT: as send");
@@ -216,6 +224,7 @@ final class EpStateTable {
         refuse(CONNECTED, EpOp.MODIFY_PZ, "dat_ep_modify", null);
         refuse(CONNECTED, EpOp.MODIFY_ATTRIBUTES, "dat_ep_modify", null);
         refuse(CONNECTED, EpOp.MODIFY_RECV_FLAGS, "dat_ep_modify", null);
+        refuse(CONNECTED, EpOp.MODIFY_SPECIFIC_ATTRIBUTES, "dat_ep_modify", null);
         allow(CONNECTED, EpOp.POST_SEND, null, "DTO completion on request_evd", "dat_ep_post_send");
         allow(CONNECTED, EpOp.POST_RDMA_READ, null, "DTO completion on request_evd", "dat_ep_post_rdma_read");
         allow(CONNECTED, EpOp.POST_RDMA_WRITE, null, "DTO completion on request_evd", "dat_ep_post_rdma_write");
@@ -234,6 +243,7 @@ final class EpStateTable {
         refuse(DISCONNECT_PENDING, EpOp.MODIFY_PZ, "dat_ep_modify", null);
         refuse(DISCONNECT_PENDING, EpOp.MODIFY_ATTRIBUTES, "dat_ep_modify", null);
         refuse(DISCONNECT_PENDING, EpOp.MODIFY_RECV_FLAGS, "dat_ep_modify", null);
+        refuse(DISCONNECT_PENDING, EpOp.MODIFY_SPECIFIC_ATTRIBUTES, "dat_ep_modify", null);
         refuse(DISCONNECT_PENDING, EpOp.POST_SEND, "dat_ep_disconnect, dat_ep_post_send", null);
         refuse(DISCONNECT_PENDING, EpOp.POST_RDMA_READ, "dat_ep_disconnect, dat_ep_post_rdma_read", null);
         refuse(DISCONNECT_PENDING, EpOp.POST_RDMA_WRITE, "dat_ep_disconnect, dat_ep_post_rdma_write", null);
@@ -253,6 +263,7 @@ final class EpStateTable {
         refuse(DISCONNECTED, EpOp.MODIFY_PZ, "dat_ep_modify", null);
         refuse(DISCONNECTED, EpOp.MODIFY_ATTRIBUTES, "dat_ep_modify", null);
         refuse(DISCONNECTED, EpOp.MODIFY_RECV_FLAGS, "dat_ep_modify", null);
+        refuse(DISCONNECTED, EpOp.MODIFY_SPECIFIC_ATTRIBUTES, "dat_ep_modify", null);
         flush(DISCONNECTED, EpOp.POST_SEND, "flushed DTO completion on request_evd", "dat_ep_post_send");
         flush(DISCONNECTED, EpOp.POST_RDMA_READ, "flushed DTO completion on request_evd", "dat_ep_post_rdma_read");
         flush(DISCONNECTED, EpOp.POST_RDMA_WRITE, "flushed DTO completion on request_evd", "dat_ep_post_rdma_write");

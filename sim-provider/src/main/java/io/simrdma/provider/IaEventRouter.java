@@ -127,7 +127,11 @@ final class IaEventRouter {
 
     // ------------------------------------------------------------------ completions
 
-    /** Translates a completion taken off {@code evd}'s CQ into a DAT event, or null if it is suppressed. Engine thread. */
+    /**
+     * Translates a completion taken off {@code evd}'s CQ into a DAT event, or null if it is
+     * suppressed; {@code evd} null for a stream with no EVD ({@link DiscardCq}), whose work request
+     * is retired without an event (null). Engine thread.
+     */
     Translated translate(SimEvd evd, WorkCompletion wc, boolean solicited) {
         long wrId = wc.wrId();
         long tag = WrId.tag(wrId);
@@ -161,7 +165,7 @@ final class IaEventRouter {
             } else if (owner instanceof SimCr cr) {
                 cr.onCmEvent(e);
             } else {
-                LOG.debug("{}: CM event {} for no current owner", ia.name.text(), e);
+                LOG.debug("{}: CM event {} for no current owner", ia.name.redacted(), e);
             }
         } finally {
             e.ack();

@@ -11,15 +11,13 @@ import io.simrdma.fabric.cm.CmConfig;
 import io.simrdma.fabric.cm.RdmaCm;
 import io.simrdma.fabric.tcp.TcpConfig;
 import io.simrdma.fabric.tcp.TcpNode;
+import io.simrdma.fabric.tcp.TlsCredentials;
 
-import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Collections;
 import java.util.HashMap;
-import java.util.HexFormat;
 import java.util.Map;
 import java.util.function.ObjIntConsumer;
 
@@ -122,51 +120,38 @@ final class SimFabrics {
             return e;
         }
         TcpConfig.Builder c = TcpConfig.builder(n.device()).listen(listen.getHostString(), listen.getPort())
-                .device(deviceConfig(n));
-        byte[] psk = key(n);
-        if (psk != null) {
-            c.preSharedKey(psk);
+                .device(deviceConfig(n)).insecure(n.insecure());
+        String tls = n.options().get("tls");
+        if (tls != null) {
+            try {
+                c.tls(TlsCredentials.load(Path.of(tls)));
+            } catch (IllegalArgumentException ex) { // InvalidPathException too
+                throw DatException.invalidParameter("IA name '" + n.redacted() + "': option tls: " + ex.getMessage());
+            }
         }
         TcpConfig config;
         try {
             config = c.build();
         } catch (IllegalArgumentException ex) {
-            throw DatException.invalidParameter("IA name '" + n.text() + "': " + ex.getMessage());
+            throw DatException.invalidParameter("IA name '" + n.redacted() + "': " + ex.getMessage());
         }
         Fabric f = Fabric.builder().name(n.fabric()).threaded().seed(n.seed()).build();
         TcpNode node;
         try {
             node = TcpNode.start(f, config);
+        } catch (UncheckedIOException ex) {
+            // the message names the address and why: in use, not this host's, no permission
+            f.close();
+            throw new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_DEVICE, ex.getMessage(), ex);
         } catch (RuntimeException ex) {
             f.close();
             throw new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_DEVICE,
-                    "cannot listen on " + listen + ": " + ex.getMessage(), ex);
+                    "cannot start the TCP node on " + listen.getHostString() + ":" + listen.getPort() + ": " + ex.getMessage(), ex);
         }
         e = new Entry(key, f, node, true);
         e.users = 1;
         FABRICS.put(key, e);
         return e;
-    }
-
-    /** The pre-shared key of a {@code simtcp:} name: {@code key} in hex, or the bytes of {@code keyFile}; null for none. */
-    private static byte[] key(IaName n) {
-        String hex = n.options().get("key");
-        if (hex != null) {
-            try {
-                return HexFormat.of().parseHex(hex);
-            } catch (IllegalArgumentException e) {
-                throw DatException.invalidParameter("IA name option key is not hexadecimal: " + e.getMessage());
-            }
-        }
-        String file = n.options().get("keyFile");
-        if (file != null) {
-            try {
-                return Files.readAllBytes(Path.of(file));
-            } catch (IOException | UncheckedIOException e) {
-                throw DatException.invalidParameter("cannot read keyFile " + file + ": " + e);
-            }
-        }
-        return null;
     }
 
     /** The device of {@code n} on an in-process {@code fabric}, created with the name's limits if needed. */
@@ -186,7 +171,7 @@ final class SimFabrics {
 
     /** The device configuration an IA name asks for. */
     private static DeviceConfig deviceConfig(IaName n) {
-        DeviceConfig c = DeviceConfig.named(n.device());
+        DeviceConfig c = DeviceConfig.named(n.device()).profile(n.profile());
         try {
             for (Map.Entry<String, ObjIntConsumer<DeviceConfig>> l : LIMITS.entrySet()) {
                 if (n.options().containsKey(l.getKey())) {
@@ -197,7 +182,7 @@ final class SimFabrics {
                 c.maxMtu(Mtu.ofBytes(n.intOption("mtu", 4096)));
             }
         } catch (IllegalArgumentException e) {
-            throw DatException.invalidParameter("IA name '" + n.text() + "': " + e.getMessage());
+            throw DatException.invalidParameter("IA name '" + n.redacted() + "': " + e.getMessage());
         }
         return c;
     }

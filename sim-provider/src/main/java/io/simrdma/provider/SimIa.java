@@ -163,12 +163,39 @@ final class SimIa extends SimHandle implements InterfaceAdapter {
     /**
      * The connection-manager address of a remote IA address a consumer gave: a TCP node's listen
      * address (IPv4 and port) becomes the node's GID; a GID address is taken as it is.
+     *
+     * @throws DatException DAT_INVALID_ADDRESS (DAT_INVALID_ADDRESS_UNSUPPORTED) for an address this
+     *         IA's fabric cannot carry, which dat_ep_connect(3DAT) lets the provider refuse at once
+     *         ("cannot be converted to a Transport-specific address"): an IPv4 address on an
+     *         in-process fabric (whose IA addresses are GIDs) that no device of it owns, or on a
+     *         TCP node an IPv6 address that is no TCP node's GID, or an IPv4 one with port 0 (no
+     *         node listens there)
      */
     InetAddress toCm(InetSocketAddress remote) {
-        if (fabricEntry.node != null && remote.getAddress() instanceof Inet4Address) {
-            return RdmaCm.inetOf(TcpNode.gidOf(remote));
+        InetAddress ip = remote.getAddress();
+        if (fabricEntry.node != null) {
+            if (ip instanceof Inet4Address) {
+                if (remote.getPort() == 0) {
+                    throw unsupportedAddress(remote, "a TCP node's IA address has the port it listens on");
+                }
+                return RdmaCm.inetOf(TcpNode.gidOf(remote));
+            }
+            if (ip.getAddress().length != 16 || !TcpNode.isTcpGid(Gid.of(ip.getAddress()))) {
+                throw unsupportedAddress(remote, "a TCP node's IA reaches TCP nodes: an IPv4 address and port "
+                        + "(dat_ia_query ia_address) or a TCP node's GID");
+            }
+            return ip;
         }
-        return remote.getAddress();
+        if (ip instanceof Inet4Address && fabric.device(Gid.parse(ip.getHostAddress())) == null) {
+            throw unsupportedAddress(remote, "the IA addresses of in-process fabric " + fabric.name()
+                    + " are GIDs (IPv6, dat_ia_query ia_address)");
+        }
+        return ip;
+    }
+
+    private static DatException unsupportedAddress(InetSocketAddress remote, String why) {
+        return new DatException(DatReturnType.INVALID_ADDRESS, DatReturnSubtype.INVALID_ADDRESS_UNSUPPORTED,
+                remote + " cannot be converted to an address of this fabric: " + why + " (dat_ep_connect(3DAT))");
     }
 
     /** The IA address of a peer the connection manager reports (the inverse of {@link #toCm}). */
@@ -213,7 +240,7 @@ final class SimIa extends SimHandle implements InterfaceAdapter {
                         try {
                             h.destroy();
                         } catch (RuntimeException e) {
-                            LOG.debug("abrupt close of {}: {} not released cleanly: {}", name.text(), h, e.getMessage());
+                            LOG.debug("abrupt close of {}: {} not released cleanly: {}", name.redacted(), h, e.getMessage());
                         }
                     }
                 }
@@ -243,7 +270,7 @@ final class SimIa extends SimHandle implements InterfaceAdapter {
         try {
             run(cmChannel::destroy);
         } catch (RuntimeException e) {
-            LOG.debug("abrupt close of {}: connection-manager channel not destroyed: {}", name.text(), e.getMessage());
+            LOG.debug("abrupt close of {}: connection-manager channel not destroyed: {}", name.redacted(), e.getMessage());
         }
         freed = true;
         request.notifyClosed();
@@ -526,6 +553,6 @@ final class SimIa extends SimHandle implements InterfaceAdapter {
 
     @Override
     public String toString() {
-        return "IA[" + name.text() + "]";
+        return "IA[" + name.redacted() + "]";
     }
 }

@@ -61,17 +61,26 @@ class EpModifyTest {
     private static final Set<EndpointState> BEFORE_CONNECTION = EnumSet.of(EndpointState.UNCONNECTED,
             EndpointState.RESERVED, EndpointState.PASSIVE_CONNECTION_PENDING, EndpointState.TENTATIVE_CONNECTION_PENDING);
 
+    /** The quiescent states of dat_ep_modify(3DAT)'s Protection Zone row. */
+    private static final Set<EndpointState> QUIESCENT = EnumSet.of(EndpointState.UNCONNECTED,
+            EndpointState.TENTATIVE_CONNECTION_PENDING);
+
+    /** The transport- and provider-specific attributes and their counts: "Quiescent (unconnected) state" only. */
+    private static final Set<EpParamField> SPECIFIC = EnumSet.of(EpParamField.EP_ATTR_NUM_TRANSPORT_ATTR,
+            EpParamField.EP_ATTR_TRANSPORT_SPECIFIC_ATTR, EpParamField.EP_ATTR_NUM_PROVIDER_ATTR,
+            EpParamField.EP_ATTR_PROVIDER_SPECIFIC_ATTR);
+
     /**
-     * Whether dat_ep_modify(3DAT) lets {@code f} change in {@code s}: the Protection Zone only in the
-     * quiescent states (UNCONNECTED, TENTATIVE_CONNECTION_PENDING); every other modifiable parameter in
-     * Unconnected, Reserved, Passive Connection Pending and Tentative Connection Pending. The page
-     * leaves transport- and provider-specific attributes outside UNCONNECTED to the provider (it
-     * allows them with the others), and does not list srq_soft_hw, max_rdma_read_iov or
+     * Whether dat_ep_modify(3DAT) lets {@code f} change in {@code s}: the Protection Zone and the
+     * transport- and provider-specific attributes ("Can be modified when in Quiescent (unconnected)
+     * state") only in the quiescent states (UNCONNECTED, TENTATIVE_CONNECTION_PENDING); every other
+     * modifiable parameter in Unconnected, Reserved, Passive Connection Pending and Tentative
+     * Connection Pending. The page does not list srq_soft_hw, max_rdma_read_iov or
      * max_rdma_write_iov (S5 SILENT: the provider treats them like the other attributes).
      */
     static boolean allowed(EpParamField f, EndpointState s) {
-        if (f == EpParamField.PZ_HANDLE) {
-            return s == EndpointState.UNCONNECTED || s == EndpointState.TENTATIVE_CONNECTION_PENDING;
+        if (f == EpParamField.PZ_HANDLE || SPECIFIC.contains(f)) {
+            return QUIESCENT.contains(s);
         }
         return BEFORE_CONNECTION.contains(s);
     }
@@ -151,9 +160,9 @@ class EpModifyTest {
                 }
                 assertEquals(state, ep.status().state(), () -> "modify of " + f + " moved the EP");
             }
-            // 23 modifiable mask bits: PZ, three EVDs, fifteen attributes, two named-attribute lists of two bits each.
-            int expected = state == EndpointState.UNCONNECTED || state == EndpointState.TENTATIVE_CONNECTION_PENDING ? 23
-                    : BEFORE_CONNECTION.contains(state) ? 22 : 0;
+            // 23 modifiable mask bits: PZ, three EVDs, fifteen attributes, two named-attribute lists of two bits each;
+            // RESERVED and PASSIVE_CONNECTION_PENDING take neither the PZ nor the four named-attribute bits.
+            int expected = QUIESCENT.contains(state) ? 23 : BEFORE_CONNECTION.contains(state) ? 18 : 0;
             assertEquals(expected, changed, "parameters modifiable in " + state);
         }
     }
@@ -180,6 +189,38 @@ class EpModifyTest {
             // The C form with modifiable fields only is accepted.
             ep.modify(EpModify.from(before, EnumSet.of(EpParamField.EP_ATTR_MAX_MESSAGE_SIZE, EpParamField.PZ_HANDLE)));
             assertEquals(before, ep.query());
+        }
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("io.simrdma.provider.EpStates#modesAndStates")
+    @DisplayName("dat_ep_modify(3DAT) Num / Transport-specific and Num / Provider-specific endpoint attributes: "
+            + "\"Can be modified when in Quiescent (unconnected) state\" (UNCONNECTED, TENTATIVE_CONNECTION_PENDING); "
+            + "elsewhere DAT_INVALID_STATE with the state's subtype, nothing changed, even with other fields the state "
+            + "allows in the same mask")
+    void shouldModifySpecificAttributesOnlyInTheQuiescentStates(DatPair.Mode mode, EndpointState state) {
+        try (DatPair p = DatPair.open(mode)) {
+            Endpoint ep = new EpStates.Subject(p).driveTo(state).ep;
+            List<NamedAttribute> transport = List.of(new NamedAttribute("simrdma.transport", "t"));
+            List<NamedAttribute> provider = List.of(new NamedAttribute("simrdma.provider", "p"),
+                    new NamedAttribute("simrdma.provider.2", "q"));
+            EpModify both = EpModify.builder().maxMessageSize(4000).transportSpecific(transport)
+                    .providerSpecific(provider).build();
+            EpParams before = ep.query();
+            if (QUIESCENT.contains(state)) {
+                ep.modify(both);
+                assertEquals(transport, ep.query().attributes().transportSpecific());
+                assertEquals(provider, ep.query().attributes().providerSpecific());
+                assertEquals(4000, ep.query().attributes().maxMessageSize());
+            } else {
+                assertDat(DatReturnType.INVALID_STATE, EpStateTable.subtype(state), () -> ep.modify(both));
+                for (EpModify one : List.of(EpModify.builder().transportSpecific(transport).build(),
+                        EpModify.builder().providerSpecific(provider).build())) {
+                    assertDat(DatReturnType.INVALID_STATE, EpStateTable.subtype(state), () -> ep.modify(one));
+                }
+                assertEquals(before, ep.query(), () -> "a refused modify in " + state + " changed the EP");
+            }
+            assertEquals(state, ep.status().state());
         }
     }
 

@@ -24,6 +24,7 @@ import io.simrdma.dat.EventNumber;
 import io.simrdma.dat.LmrTriplet;
 import io.simrdma.dat.LocalMemoryRegion;
 import io.simrdma.dat.MemoryPrivilege;
+import io.simrdma.dat.NamedAttribute;
 import io.simrdma.dat.ProtectionZone;
 import io.simrdma.dat.PspFlag;
 import io.simrdma.dat.Qos;
@@ -69,7 +70,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * Every row of {@link EpStateTable}, on a real endpoint: for each of the nine states and each of
- * the 21 operations, an endpoint is driven into the state through the DAT API ({@link EpStates}),
+ * the 22 operations, an endpoint is driven into the state through the DAT API ({@link EpStates}),
  * the real operation runs, and the test asserts what the row says: for REFUSE, DAT_INVALID_STATE
  * with the subtype naming the state ({@link EpStateTable#subtype}) and nothing changed; for NOOP,
  * nothing changed; for FLUSH, a flushed completion on the right EVD; for ALLOW, the next state and
@@ -84,6 +85,8 @@ class EpStateTableTest {
 
     private static final long COOKIE = 0xC0FFEE;
     private static final long RECV_COOKIE = 0xEC;
+    /** A transport- or provider-specific attribute a MODIFY_SPECIFIC_ATTRIBUTES row sets. */
+    private static final NamedAttribute SPECIFIC = new NamedAttribute("simrdma.test", "1");
 
     /** The man pages of ../shared/spec/dat that a row may cite. */
     private static final Set<String> MAN_PAGES = Set.of("dat_cr_accept", "dat_cr_handoff", "dat_cr_query", "dat_cr_reject",
@@ -111,11 +114,11 @@ class EpStateTableTest {
     // ====================================================================== the table itself
 
     @Test
-    @DisplayName("the table has a row for each of the nine states x 21 operations, each naming its man page")
+    @DisplayName("the table has a row for each of the nine states x 22 operations, each naming its man page")
     void shouldHaveARowNamingItsManPageForEveryStateAndOperation() {
         Map<EndpointState, Map<EpOp, Rule>> rows = EpStateTable.rows();
         assertEquals(EnumSet.copyOf(EpStates.NINE), rows.keySet(), "the nine states of ep-state-machine.md section 1");
-        assertEquals(21, EpOp.values().length);
+        assertEquals(22, EpOp.values().length);
         Pattern choiceId = Pattern.compile("^[SC]\\d+ (SILENT|CONFLICT)\\b.*");
         for (EndpointState s : EpStates.NINE) {
             assertEquals(EnumSet.allOf(EpOp.class), rows.get(s).keySet(), () -> "operations of " + s);
@@ -210,6 +213,8 @@ class EpStateTableTest {
             case MODIFY_PZ -> ep.modify(EpModify.builder().pz(s.side.ia.createPz()).build());
             case MODIFY_ATTRIBUTES -> ep.modify(EpModify.builder().maxMessageSize(4096).build());
             case MODIFY_RECV_FLAGS -> ep.modify(EpModify.builder().recvCompletionFlags(EnumSet.of(CompletionFlag.EVD_THRESHOLD)).build());
+            case MODIFY_SPECIFIC_ATTRIBUTES -> ep.modify(EpModify.builder().providerSpecific(List.of(SPECIFIC))
+                    .transportSpecific(List.of(SPECIFIC)).build());
             case POST_SEND -> ep.postSend(s.side.iov(0, 8), COOKIE, CompletionFlag.defaults());
             case POST_RDMA_READ -> ep.postRdmaRead(s.side.iov(0, 8), COOKIE, s.other.remote(0, 8), CompletionFlag.defaults());
             case POST_RDMA_WRITE -> ep.postRdmaWrite(s.side.iov(0, 8), COOKIE, s.other.remote(0, 8), CompletionFlag.defaults());
@@ -360,6 +365,15 @@ class EpStateTableTest {
                 perform(s, op);
                 assertEquals(EnumSet.of(CompletionFlag.EVD_THRESHOLD), s.ep.query().attributes().recvCompletionFlags(),
                         "dat_ep_modify(3DAT) recv_completion_flags");
+                assertState(st, s, rule.source());
+                assertNoEvents(s);
+            }
+            case MODIFY_SPECIFIC_ATTRIBUTES -> {
+                perform(s, op);
+                assertEquals(List.of(SPECIFIC), s.ep.query().attributes().providerSpecific(),
+                        "dat_ep_modify(3DAT) provider-specific attributes");
+                assertEquals(List.of(SPECIFIC), s.ep.query().attributes().transportSpecific(),
+                        "dat_ep_modify(3DAT) transport-specific attributes");
                 assertState(st, s, rule.source());
                 assertNoEvents(s);
             }
@@ -980,17 +994,36 @@ class EpStateTableTest {
 
         @ParameterizedTest(name = "[{0}]")
         @EnumSource(DatPair.Mode.class)
-        @DisplayName("S9 (dat_ep_connect): TIMED_OUT when the consumer's timeout expires first")
+        @DisplayName("S9 (dat_ep_connect): TIMED_OUT when the consumer's timeout expires after the peer responded (its "
+                + "CM acknowledged the resent request with an MRA, IBA 12.6.6) but before it accepted")
         void shouldReportTimedOutWhenTheConnectTimeoutExpiresFirst(DatPair.Mode mode) {
+            try (DatPair pair = DatPair.open(mode)) {
+                Subject s = new Subject(pair).driveTo(EndpointState.UNCONNECTED);
+                long q = pair.qual();
+                pair.a.ia.createPsp(q, pair.a.conn, PspFlag.CONSUMER);
+                s.ep.connect(pair.a.address(), q, Timeout.ofMillis(1000), null, Qos.BEST_EFFORT, EnumSet.noneOf(ConnectFlag.class));
+                next(pair.a.conn, ConnectionRequestEvent.class);
+                // The request is never answered; the REQ resent after 268 ms earns an MRA; the consumer's 1 s run out
+                // long before the CM gives up.
+                assertSame(s.ep, expectConnection(s.connectEvd, EventNumber.CONNECTION_EVENT_TIMED_OUT).ep());
+                assertState(EndpointState.DISCONNECTED, s, "dat_ep_connect(3DAT): timed out");
+            }
+        }
+
+        @ParameterizedTest(name = "[{0}]")
+        @EnumSource(DatPair.Mode.class)
+        @DisplayName("S9 (dat_ep_connect): UNREACHABLE when the consumer's timeout expires before anything answered: the "
+                + "listener's CM acknowledges only a resent request (ib_cm's delayed MRA), and 100 ms is shorter than the "
+                + "268 ms before the first resend")
+        void shouldReportUnreachableWhenTheConnectTimeoutExpiresBeforeAnyAnswer(DatPair.Mode mode) {
             try (DatPair pair = DatPair.open(mode)) {
                 Subject s = new Subject(pair).driveTo(EndpointState.UNCONNECTED);
                 long q = pair.qual();
                 pair.a.ia.createPsp(q, pair.a.conn, PspFlag.CONSUMER);
                 s.ep.connect(pair.a.address(), q, Timeout.ofMillis(100), null, Qos.BEST_EFFORT, EnumSet.noneOf(ConnectFlag.class));
                 next(pair.a.conn, ConnectionRequestEvent.class);
-                // The request is never answered; the consumer's 100 ms run out long before the CM gives up.
-                assertSame(s.ep, expectConnection(s.connectEvd, EventNumber.CONNECTION_EVENT_TIMED_OUT).ep());
-                assertState(EndpointState.DISCONNECTED, s, "dat_ep_connect(3DAT): timed out");
+                assertSame(s.ep, expectConnection(s.connectEvd, EventNumber.CONNECTION_EVENT_UNREACHABLE).ep());
+                assertState(EndpointState.DISCONNECTED, s, "dat_ep_connect(3DAT): unreachable");
             }
         }
 

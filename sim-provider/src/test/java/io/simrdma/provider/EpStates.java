@@ -14,6 +14,7 @@ import io.simrdma.dat.EvdFlag;
 import io.simrdma.dat.PspFlag;
 import io.simrdma.dat.PublicServicePoint;
 import io.simrdma.dat.ReservedServicePoint;
+import io.simrdma.dat.Timeout;
 import org.junit.jupiter.params.provider.Arguments;
 
 import java.util.EnumSet;
@@ -76,6 +77,12 @@ final class EpStates {
         EndpointState.TENTATIVE_CONNECTION_PENDING, EndpointState.ACTIVE_CONNECTION_PENDING,
         EndpointState.COMPLETION_PENDING, EndpointState.CONNECTED, EndpointState.DISCONNECT_PENDING,
         EndpointState.DISCONNECTED);
+
+    /**
+     * The connect timeout of a COMPLETION_PENDING subject's peer: long enough for the held state's
+     * operations, well inside the tests' waits (DatPair.WAIT).
+     */
+    static final Timeout PEER_CONNECT_TIMEOUT = Timeout.ofMillis(5000);
 
     /** Connection events after which an endpoint has no connection (dat_ep_connect(3DAT), dat_ep_disconnect(3DAT)). */
     static final Set<EventNumber> FINAL_EVENTS = EnumSet.of(EventNumber.CONNECTION_EVENT_DISCONNECTED,
@@ -264,7 +271,9 @@ final class EpStates {
             psp = side.ia.createPsp(pair.qual(), crEvd, PspFlag.CONSUMER);
             ep = newEndpoint();
             peer = newPeer();
-            connect(peer, side, psp.connQual(), null);
+            // The peer's own timeout ends it if the subject goes while the link is down: its CM, whose request a
+            // slow test may have let the subject's CM acknowledge (an MRA, IBA 12.6.6), would wait 68.7 s to resend.
+            connect(peer, side, psp.connQual(), PEER_CONNECT_TIMEOUT, null);
             ConnectionRequest cr = next(crEvd, ConnectionRequestEvent.class).cr();
             holdLinkIfThreaded();
             cr.accept(ep, null);

@@ -87,7 +87,7 @@ class IaTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"sim:%s", "sim:/dev", "sim:%s/", "sim:%s/d/e", "sim:%s/d?bogus=1", "sim:%s/d?mode=fast",
-        "sim:%s/d?maxQp=lots", "sim:%s/d?seed", "sim:%s/d?mtu=100"})
+        "sim:%s/d?maxQp=lots", "sim:%s/d?seed", "sim:%s/d?mtu=100", "sim:%s/d?profile=cx9", "sim:%s/d?profile="})
     @DisplayName("dat_ia_open(3DAT): a malformed sim IA name -> DAT_INVALID_PARAMETER")
     void shouldFailWithInvalidParameterWhenSimNameIsMalformed(String pattern) {
         String name = pattern.replace("%s", ObjectFixtures.fabric("bad"));
@@ -187,6 +187,50 @@ class IaTest {
         } finally {
             ia.close(CloseFlag.ABRUPT);
         }
+    }
+
+    @ParameterizedTest
+    @EnumSource(DatPair.Mode.class)
+    @DisplayName("IA name profile=siw: the device is SoftiWARP (README Device profiles): the IA attributes follow its limits (max_rmrs 0, one RDMA READ segment) and dat_rmr_create is refused, DAT_INSUFFICIENT_RESOURCES")
+    void shouldApplyTheProfileOfTheNameToTheIaDevice(DatPair.Mode mode) {
+        InterfaceAdapter ia = Dat.openIa(name(mode, "profile=siw"), 8);
+        try {
+            IaAttributes a = ia.query().iaAttributes();
+            io.simrdma.fabric.DeviceProfile.Limits siw = io.simrdma.fabric.DeviceProfile.SIW.limits();
+            assertEquals(0, a.maxRmrs(), "siw has no memory windows");
+            assertEquals(1, a.maxIovSegmentsPerRdmaRead(), "iWARP: one SGE per RDMA READ");
+            assertEquals(siw.maxSge(), a.maxIovSegmentsPerDto());
+            assertEquals(siw.maxQp(), a.maxEps());
+            ProtectionZone pz = ia.createPz();
+            assertDat(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_MEMORY_REGION, pz::createRmr);
+        } finally {
+            ia.close(CloseFlag.ABRUPT);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(DatPair.Mode.class)
+    @DisplayName("IA name profile=mlx5&maxQp=7: a limit in the name overrides the profile's; the rest is the profile's")
+    void shouldLetNameLimitsOverrideTheProfile(DatPair.Mode mode) {
+        InterfaceAdapter ia = Dat.openIa(name(mode, "maxQp=7&profile=MLX5"), 8);
+        try {
+            IaAttributes a = ia.query().iaAttributes();
+            assertEquals(7, a.maxEps());
+            assertEquals(io.simrdma.fabric.DeviceProfile.MLX5.limits().maxSge(), a.maxIovSegmentsPerDto());
+            assertEquals(io.simrdma.fabric.DeviceProfile.MLX5.limits().maxCqe(), a.maxEvdQlen());
+        } finally {
+            ia.close(CloseFlag.ABRUPT);
+        }
+    }
+
+    @Test
+    @DisplayName("IA names: profile= is an option of sim: and simtcp: names alike; without it the device is ibta")
+    void shouldParseProfileOptionInSimAndSimtcpNames() {
+        assertSame(io.simrdma.fabric.DeviceProfile.RXE, IaName.parse("simtcp:127.0.0.1:0?profile=rxe").profile());
+        assertSame(io.simrdma.fabric.DeviceProfile.SIW, IaName.parse("sim:f/d?profile=siw&seed=3").profile());
+        assertSame(io.simrdma.fabric.DeviceProfile.IBTA, IaName.parse("sim:f/d").profile());
+        assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE,
+                () -> IaName.parse("simtcp:127.0.0.1:0?profile=cx9"));
     }
 
     @ParameterizedTest

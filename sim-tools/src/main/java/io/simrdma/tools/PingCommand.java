@@ -17,16 +17,30 @@ import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
 /** {@code simrdma ping}: connects to a {@code simrdma node} over TCP and checks messages and RDMA transfers. */
-@Command(name = "ping", mixinStandardHelpOptions = true,
+@Command(name = "ping", mixinStandardHelpOptions = true, versionProvider = Simrdma.Version.class,
         description = {"Opens a TCP node with a DAT IA, connects to 'simrdma node' at --peer, sends messages and checks "
-                + "each echo, then RDMA-WRITEs a block into the node's memory and RDMA-READs it back, checking every byte."})
+                + "each echo, then RDMA-WRITEs a block into the node's memory and RDMA-READs it back, checking every byte.",
+                "Long runs print their progress every 2 s (not with -q). Ctrl-C or SIGTERM stops the run, disconnects "
+                        + "and reports what was done."},
+        exitCodeListHeading = "%nExit codes:%n", exitCodeList = {
+            "0:success: every echo and every byte verified",
+            "1:failure: no connection (the message says why), a wrong echo, a failed transfer, a missing event",
+            "2:usage error: an unknown option or a bad value (the message names it)",
+            "130, 143:stopped by Ctrl-C or SIGTERM, after disconnecting cleanly"})
 final class PingCommand implements Callable<Integer> {
 
     @Spec
     CommandSpec spec;
 
     @Mixin
+    CliOutput.Verbosity verbosity;
+
+    @Mixin
     TcpIaOptions tcp;
+
+    @Option(names = "--listen", paramLabel = "HOST:PORT", defaultValue = "127.0.0.1:0",
+            description = "this side's listen address (default: ${DEFAULT-VALUE})")
+    String listen;
 
     @Option(names = "--peer", required = true, paramLabel = "HOST:PORT", description = "the node's listen address")
     String peer;
@@ -34,19 +48,21 @@ final class PingCommand implements Callable<Integer> {
     @Option(names = "--qualifier", defaultValue = "1", description = "the node's connection qualifier (default: ${DEFAULT-VALUE})")
     long qualifier;
 
-    @Option(names = "--count", defaultValue = "1000", description = "messages to send (default: ${DEFAULT-VALUE})")
+    @Option(names = "--count", defaultValue = "1000", description = "messages to send, 0 or more (default: ${DEFAULT-VALUE})")
     int count;
 
     @Option(names = "--size", defaultValue = "64", description = "bytes per message, 1 to 65536 (default: ${DEFAULT-VALUE})")
     int size;
 
-    @Option(names = "--rdma-size", defaultValue = "1048576", description = "bytes to RDMA WRITE and READ back (default: ${DEFAULT-VALUE})")
+    @Option(names = "--rdma-size", defaultValue = "1048576",
+            description = "bytes to RDMA WRITE and READ back, 1 to 1048576 (default: ${DEFAULT-VALUE})")
     int rdmaSize;
 
     @Option(names = "--seed", defaultValue = "1", description = "seed of the message contents (default: ${DEFAULT-VALUE})")
     long seed;
 
-    @Option(names = "--timeout", defaultValue = "10000", description = "milliseconds to wait for any one event (default: ${DEFAULT-VALUE})")
+    @Option(names = "--timeout", defaultValue = "10000", paramLabel = "MS",
+            description = "milliseconds to wait for any one event, 1 to 4294967 (default: ${DEFAULT-VALUE})")
     long timeoutMillis;
 
     @Option(names = "--pcap", paramLabel = "FILE", description = "write every packet of this side to FILE (pcapng, RoCEv2)")
@@ -57,35 +73,54 @@ final class PingCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        if (tcp.listen == null) {
-            tcp.listen = "127.0.0.1:0";
+        if (count < 0) {
+            throw bad("--count must be 0 or more, not " + count);
         }
-        if (size < 1 || size > EchoNode.SLOT_SIZE || rdmaSize < 1 || rdmaSize > 1 << 20 || count < 0) {
-            throw new ParameterException(spec.commandLine(), "--size must be 1 to 65536, --rdma-size 1 to 1048576, --count >= 0");
+        if (size < 1 || size > EchoNode.SLOT_SIZE) {
+            throw bad("--size must be 1 to " + EchoNode.SLOT_SIZE + " bytes, not " + size);
         }
-        InetSocketAddress node = parse(peer);
+        if (rdmaSize < 1 || rdmaSize > 1 << 20) {
+            throw bad("--rdma-size must be 1 to 1048576 bytes, not " + rdmaSize);
+        }
+        if (timeoutMillis < 1 || timeoutMillis > Timeout.INFINITE_MICROS / 1000) {
+            throw bad("--timeout must be 1 to " + Timeout.INFINITE_MICROS / 1000 + " ms, not " + timeoutMillis);
+        }
+        if (qualifier < 0) {
+            throw bad("--qualifier must not be negative, not " + qualifier);
+        }
+        HostPort self = hostPort("--listen", listen, true);
+        HostPort target = hostPort("--peer", peer, false);
         PrintWriter out = spec.commandLine().getOut();
-        InterfaceAdapter ia = Dat.openIa(tcp.iaName("ping@" + tcp.listen), 16);
-        try (Observation seen = Observation.start(ia, pcap, ladder, "simrdma ping " + peer, out)) {
-            PingClient.Result r = new PingClient(ia, out).run(new PingClient.Plan(node, qualifier, count, size, rdmaSize,
-                    seed, Timeout.ofMillis(timeoutMillis)));
-            PingClient.report(r, size, out);
-            return 0;
-        } catch (PingClient.PingFailure e) {
-            out.flush();
-            spec.commandLine().getErr().println("ping FAILED: " + e.getMessage());
-            return 1;
-        } finally {
-            ia.close(CloseFlag.ABRUPT);
+        String iaName = tcp.iaName(self, "ping@" + self, this::bad);
+        try (SignalStop stop = SignalStop.install()) {
+            InterfaceAdapter ia = Dat.openIa(iaName, 16);
+            try (Observation seen = Observation.start(ia, pcap, ladder, "simrdma ping " + target.host() + ":"
+                    + target.port(), out)) {
+                PingClient client = new PingClient(ia, out, CliOutput.quiet(), stop::requested);
+                PingClient.Result r = client.run(new PingClient.Plan(new InetSocketAddress(target.host(), target.port()),
+                        qualifier, count, size, rdmaSize, seed, Timeout.ofMillis(timeoutMillis)));
+                PingClient.report(r, size, out);
+                return CliOutput.OK;
+            } catch (PingClient.PingFailure e) {
+                out.flush();
+                spec.commandLine().getErr().println("simrdma ping: FAILED: " + e.getMessage());
+                spec.commandLine().getErr().flush();
+                return CliOutput.FAILED;
+            } finally {
+                ia.close(CloseFlag.ABRUPT);
+            }
         }
     }
 
-    private InetSocketAddress parse(String hostPort) {
-        int colon = hostPort.lastIndexOf(':');
+    private HostPort hostPort(String option, String text, boolean portZero) {
         try {
-            return new InetSocketAddress(hostPort.substring(0, colon), Integer.parseInt(hostPort.substring(colon + 1)));
-        } catch (RuntimeException e) {
-            throw new ParameterException(spec.commandLine(), "--peer must be HOST:PORT, not " + hostPort);
+            return HostPort.parse(option, text, portZero);
+        } catch (IllegalArgumentException e) {
+            throw bad(e.getMessage());
         }
+    }
+
+    private ParameterException bad(String message) {
+        return new ParameterException(spec.commandLine(), message);
     }
 }

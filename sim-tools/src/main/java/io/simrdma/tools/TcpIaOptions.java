@@ -2,38 +2,62 @@ package io.simrdma.tools;
 
 import picocli.CommandLine.Option;
 
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 
-/** The options that make a {@code simtcp:} IA name: where the node listens, its fabric and key. */
+/** The options that make a {@code simtcp:} IA name besides the listen address: the fabric, TLS, insecure. */
 final class TcpIaOptions {
 
-    @Option(names = "--listen", paramLabel = "HOST:PORT",
-            description = "address the node listens on (default: ${DEFAULT-VALUE}; port 0 picks a free one)")
-    String listen;
-
-    @Option(names = "--fabric", defaultValue = "simrdma",
+    @Option(names = "--fabric", defaultValue = "simrdma", paramLabel = "NAME",
             description = "fabric name; nodes only talk to nodes of the same fabric (default: ${DEFAULT-VALUE})")
     String fabric;
 
-    @Option(names = "--key-file", paramLabel = "FILE",
-            description = "pre-shared key (the file's bytes, at least 16) that every node of the fabric must prove")
-    Path keyFile;
+    @Option(names = "--tls", paramLabel = "DIR",
+            description = "TLS credentials made by 'simrdma keygen node' (node.crt, node.key, ca.crt): every connection "
+                    + "then runs TLS 1.3 with mutual authentication through the fabric CA (default: none, plain TCP, "
+                    + "loopback only)")
+    Path tls;
 
-    /** The IA name, for a node with the given name. */
-    String iaName(String node) {
-        StringBuilder b = new StringBuilder("simtcp:").append(listen).append("?node=").append(plain("node", node))
-                .append("&fabric=").append(plain("--fabric", fabric));
-        if (keyFile != null) {
-            b.append("&keyFile=").append(plain("--key-file", keyFile.toAbsolutePath().toString()));
+    @Option(names = "--insecure",
+            description = "allow plain TCP (no --tls) on an address other than loopback: anyone who can reach it can "
+                    + "join the fabric and read or alter its traffic")
+    boolean insecure;
+
+    /**
+     * The IA name for a node listening on {@code listen} with the given name; option values are
+     * percent-encoded, so any fabric or node name survives.
+     *
+     * @throws picocli.CommandLine.ParameterException (through {@code bad}) for an empty or too long
+     *         fabric name, or a --tls directory that does not exist
+     */
+    String iaName(HostPort listen, String node, java.util.function.Function<String, RuntimeException> bad) {
+        if (fabric.isEmpty() || fabric.getBytes(StandardCharsets.UTF_8).length > 255) {
+            throw bad.apply("--fabric must have 1 to 255 bytes, not " + fabric.getBytes(StandardCharsets.UTF_8).length);
+        }
+        StringBuilder b = new StringBuilder("simtcp:").append(listen).append("?node=").append(encode(node))
+                .append("&fabric=").append(encode(fabric));
+        if (tls != null) {
+            if (!Files.isDirectory(tls)) {
+                throw bad.apply("--tls " + tls + ": no such directory (make one with 'simrdma keygen node')");
+            }
+            b.append("&tls=").append(encode(tls.toAbsolutePath().toString()));
+        }
+        if (insecure) {
+            b.append("&insecure=true");
         }
         return b.toString();
     }
 
-    /** IA name option values cannot hold the name's separators. */
-    private static String plain(String what, String v) {
-        if (v.isEmpty() || v.contains("&") || v.contains("?")) {
-            throw new IllegalArgumentException(what + " must be non-empty and contain neither '&' nor '?': " + v);
+    /** {@code v} percent-encoded for an IA name's query (the JDK's URI encoding, with '&', '=' and '+' escaped too). */
+    static String encode(String v) {
+        try {
+            String s = new URI(null, null, "/", v, null).getRawQuery();
+            return s.replace("&", "%26").replace("=", "%3D").replace("+", "%2B").replace("#", "%23");
+        } catch (URISyntaxException e) {
+            throw new IllegalArgumentException("cannot encode '" + v + "'", e);
         }
-        return v;
     }
 }

@@ -28,7 +28,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** {@code node --pcap} and {@code ping --pcap --ladder}: each side of a TCP link captures its packets as RoCEv2 (IPv6 from the nodes' GIDs). */
 class NodePingCaptureTest {
 
-    private static final Pattern LISTENING = Pattern.compile("IA address /127\\.0\\.0\\.1:(\\d+),");
+    private static final Pattern LISTENING = Pattern.compile("IA address 127\\.0\\.0\\.1:(\\d+),");
     private static final long DEADLINE_SECONDS = 60;
 
     @TempDir

@@ -8,13 +8,13 @@ import java.util.Objects;
  * given to it. Addresses are socket addresses whose IP is a port GID (the way RoCE ports are
  * addressed: a GID is an IPv6 address).
  *
+ * <p>Thread safety: immutable.
+ *
  * @param passive   RAI_PASSIVE: for the listening side
  * @param portSpace RDMA_PS_TCP or RDMA_PS_IB
  * @param srcAddr   local address (null: any device)
  * @param dstAddr   destination (null when passive)
  * @param dstName   the node name the destination was resolved from, if any
- *
- * <p>Thread safety: immutable.
  */
 public record AddrInfo(boolean passive, PortSpace portSpace, InetSocketAddress srcAddr, InetSocketAddress dstAddr,
                        String dstName) {

@@ -20,7 +20,7 @@ import java.util.concurrent.Callable;
  *
  * <pre>
  *   CmId (application threads) ─┐
- *   MADs on QP1 (REQ ... DREP) ─┼─> CmAgent ──> ConnectionMachine  IB CM states, IBA 12.9.6
+ *   MADs on QP1 (REQ ... MRA)  ─┼─> CmAgent ──> ConnectionMachine  IB CM states, IBA 12.9.6
  *   async events, QP → ERR    ──┤       │          ├─ CmSender       MADs out, retransmission
  *   device removal            ──┘       │          ├─ QpTransitions  RTR, RTS, ERR
  *                                       │          └─ ConnectionTable comm ID → id
@@ -136,9 +136,22 @@ final class CmAgent implements Device.MadHandler {
             case DREP:
                 machine.onDrep(m);
                 break;
+            case MRA:
+                machine.onMra(m);
+                break;
             default:
                 break;
         }
+    }
+
+    /**
+     * The transport toward {@code destination} refused this device for good (a TCP link's
+     * handshake was refused): the requests waiting for that node's answer end now
+     * ({@link ConnectionMachine#peerUnreachable}).
+     */
+    @Override
+    public void onUnreachable(Gid destination, String cause) {
+        machine.peerUnreachable(destination, cause);
     }
 
     private void onAsyncEvent(AsyncEvent e) {

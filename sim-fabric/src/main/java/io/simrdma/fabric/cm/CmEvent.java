@@ -20,10 +20,16 @@ public final class CmEvent {
     private final int status;
     private final ConnParam param;
     private final long timeNanos;
+    private final String detail;
     private final AtomicBoolean acked = new AtomicBoolean();
     private volatile boolean retrieved;
 
     CmEvent(CmEventType type, CmId id, CmId listenId, int status, ConnParam param, long timeNanos) {
+        this(type, id, listenId, status, param, timeNanos, null);
+    }
+
+    CmEvent(CmEventType type, CmId id, CmId listenId, int status, ConnParam param, long timeNanos, String detail) {
+        this.detail = detail;
         this.type = type;
         this.id = id;
         this.listenId = listenId;
@@ -72,6 +78,15 @@ public final class CmEvent {
         return param.privateData();
     }
 
+    /**
+     * Why a connection attempt failed, in words, when the transport said more than
+     * {@link #status()} can (for UNREACHABLE after a TCP link's handshake was refused: which
+     * check failed); null otherwise.
+     */
+    public String detail() {
+        return detail;
+    }
+
     /** When the event was generated, on the fabric's clock. */
     public long timeNanos() {
         return timeNanos;
@@ -110,6 +125,7 @@ public final class CmEvent {
 
     @Override
     public String toString() {
-        return "CmEvent[" + type.text() + ", id=" + id + (status != 0 ? ", status=" + status : "") + "]";
+        return "CmEvent[" + type.text() + ", id=" + id + (status != 0 ? ", status=" + status : "")
+                + (detail != null ? ", " + detail : "") + "]";
     }
 }

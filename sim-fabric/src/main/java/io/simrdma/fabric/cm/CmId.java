@@ -493,7 +493,9 @@ public final class CmId {
      * Sends a connection request (rdma_connect(3)). With a QP, the connection is ESTABLISHED when
      * the peer accepts (the QP moved to RTR and RTS); without one, CONNECT_RESPONSE arrives and
      * {@link #establish()} completes it. REJECTED carries the peer's reject; UNREACHABLE ends a
-     * request nobody answered after the configured CM retries.
+     * request nobody answered after the configured CM retries. A peer whose application takes its
+     * time to accept acknowledges the resent request with an MRA, after which each resend waits
+     * the MRA's service timeout longer ({@link #requestAcknowledged}).
      *
      * @throws VerbsException EINVAL unless the route is resolved, or for private data over 56
      *                        bytes or resources over the local device limits; for a synchronous id,
@@ -527,6 +529,18 @@ public final class CmId {
                     throw new CmException(Errno.ECONNABORTED, "connect ended with " + e.type().text(), e);
             }
         }
+    }
+
+    /**
+     * True once the peer's connection manager acknowledged this id's connection request with an
+     * MRA (IBA 12.6.6): the request reached a listener whose application has not answered it yet,
+     * and the connection manager waits longer for the answer. librdmacm does not report the MRA
+     * (rdma_cm consumes it); a layer above rdma_cm uses this to tell a peer that is slow to accept
+     * from one that never responded, as dat_ep_connect(3DAT) does for its timeout. False before
+     * {@link #connect}, for a passive id, and when the peer answered at once.
+     */
+    public boolean requestAcknowledged() {
+        return connection.requestAcknowledged;
     }
 
     /**

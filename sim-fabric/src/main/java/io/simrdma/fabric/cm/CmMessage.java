@@ -334,6 +334,8 @@ final class CmMessage {
             sb.append(" qpn=").append(localQpn).append(" psn=").append(startingPsn);
         } else if (type == Type.REJ) {
             sb.append(" reason=").append(reason);
+        } else if (type == Type.MRA) {
+            sb.append(" mraed=").append(messageRejected).append(" serviceTimeout=").append(serviceTimeout);
         }
         return sb.toString();
     }

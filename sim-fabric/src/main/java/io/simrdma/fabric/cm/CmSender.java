@@ -12,7 +12,8 @@ import java.util.function.Consumer;
  * the connection's last MAD and resent after each CM response timeout (4.096 us x
  * 2^cmResponseTimeout, IBA 12.7.34) up to maxCmRetries times; when the retries are used up the
  * state machine's timeout handler decides what happens. RTU, REJ and DREP are sent once and are
- * only repeated in answer to a duplicate of what they answered. It also numbers the device's
+ * only repeated in answer to a duplicate of what they answered; an MRA answers a resent REQ the
+ * application has not accepted yet and stretches the requester's wait. It also numbers the device's
  * transactions (IBA 13.4.6.4: unique per requester).
  *
  * <p>Thread safety: not thread-safe; confined to the device executor, where the connection
@@ -53,11 +54,24 @@ final class CmSender {
         byte[] mad = m.encode();
         c.lastMad = mad;
         c.retriesLeft = config.maxCmRetries();
+        c.retryTimeoutNanos = config.responseTimeoutNanos();
         if (c.timer == null) {
             c.timer = new EngineTimer(device.executor(), "cm-" + id, () -> onTimeout.accept(id));
         }
         send(c.remoteGid, mad);
-        c.timer.start(config.responseTimeoutNanos());
+        c.timer.start(c.retryTimeoutNanos);
+    }
+
+    /**
+     * The peer acknowledged the tracked message of {@code id} with an MRA whose service timeout is
+     * {@code serviceTimeout} (IBA 12.6.6): from now on the message waits that long plus one
+     * response timeout (the kernel's IB CM adds the path's packet lifetime) before each resend.
+     * The retries left are not renewed, so a peer that never answers still ends the attempt.
+     */
+    void extendTimeout(CmId id, int serviceTimeout) {
+        Connection c = id.connection;
+        c.retryTimeoutNanos = (4096L << serviceTimeout) + config.responseTimeoutNanos();
+        c.timer.start(c.retryTimeoutNanos);
     }
 
     /**
@@ -71,7 +85,7 @@ final class CmSender {
         if (c.retriesLeft > 0) {
             c.retriesLeft--;
             send(c.remoteGid, c.lastMad);
-            c.timer.start(config.responseTimeoutNanos());
+            c.timer.start(c.retryTimeoutNanos);
             return true;
         }
         return false;
@@ -106,6 +120,22 @@ final class CmSender {
         byte[] mad = rej.encode();
         send(to, mad);
         return mad;
+    }
+
+    /**
+     * Sends an MRA (IBA 12.6.6) acknowledging the REQ of connection {@code c}, received and
+     * reported to the application, which has not answered it yet: the requester waits
+     * {@code serviceTimeout} (4.096 us x 2^value) longer before it resends the REQ. Not kept: a
+     * later resend of the REQ gets a new one.
+     */
+    void sendMra(Gid to, Connection c, int serviceTimeout) {
+        CmMessage mra = CmMessage.of(CmMessage.Type.MRA);
+        mra.transactionId = c.transactionId;
+        mra.localCommId = c.localCommId;
+        mra.remoteCommId = c.remoteCommId;
+        mra.messageRejected = CmMessage.MSG_REQ;
+        mra.serviceTimeout = serviceTimeout;
+        send(to, mra.encode());
     }
 
     /**

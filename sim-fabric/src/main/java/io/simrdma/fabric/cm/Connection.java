@@ -12,7 +12,7 @@ import io.simrdma.fabric.wire.Gid;
  * <p>Thread safety: confined to the executor of the id's device, where the IB CM runs. Three
  * values are read elsewhere without a lock, as a hint: {@link #state} by {@link CmId#toString},
  * {@link #requestParam} by rdma_accept after CONNECT_REQUEST delivered it, {@link #localCommId}
- * when the destroyed id's comm ID is released.
+ * when the destroyed id's comm ID is released; {@link #requestAcknowledged} is volatile.
  *
  * <p>Who uses it: {@link ConnectionMachine}, {@link CmSender} (the last MAD, retries, the timer),
  * {@link QpTransitions} (the peer's QPN, PSNs and GID) and {@link ConnectionTable} (comm IDs);
@@ -20,9 +20,17 @@ import io.simrdma.fabric.wire.Gid;
  */
 final class Connection {
 
-    /** IB CM communication states (IBA 12.9.6). */
+    /**
+     * IB CM communication states (IBA 12.9.6). REQ_RCVD stands for IBA's REQ Rcvd and MRA Sent
+     * (REQ) alike: as the kernel's IB CM does for rdma_cm, the passive side is ready to answer a
+     * resent REQ with an MRA as soon as it has reported the request, and no REQ can arrive between
+     * the two here.
+     */
     enum State {
-        IDLE, REQ_SENT, REQ_RCVD, REP_SENT, REP_RCVD, ESTABLISHED, DREQ_SENT, TIMEWAIT
+        IDLE, REQ_SENT,
+        /** The REQ was answered with an MRA: the peer has it and its application has not answered yet. */
+        MRA_REQ_RCVD,
+        REQ_RCVD, REP_SENT, REP_RCVD, ESTABLISHED, DREQ_SENT, TIMEWAIT
     }
 
     State state = State.IDLE;
@@ -46,6 +54,13 @@ final class Connection {
     /** The last CM message sent that a duplicate of the peer's message is answered with; or a retransmission. */
     byte[] lastMad;
     int retriesLeft;
+    /** How long the tracked message waits for an answer before a resend: the response timeout, longer after an MRA. */
+    long retryTimeoutNanos;
+    /**
+     * True once the peer's CM acknowledged this side's REQ with an MRA (IBA 12.6.6). Written on the
+     * device executor, read by {@link CmId#requestAcknowledged} on any thread.
+     */
+    volatile boolean requestAcknowledged;
     /** Response timeout of a REQ, REP or DREQ; then the timewait. Made with the first tracked message. */
     EngineTimer timer;
     /** True once the CM itself moved the QP to ERR, so that the QP's ERR is not taken for a failure. */

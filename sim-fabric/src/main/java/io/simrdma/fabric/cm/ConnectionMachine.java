@@ -14,22 +14,29 @@ import java.util.Arrays;
 
 /**
  * The IB CM state machine (IBA 12.9.6) of the connections of one device, after the kernel's
- * ib_cm: one method per input (an application's call, a received REQ, REP, RTU, REJ, DREQ or DREP,
- * a timeout, a QP event), each moving the {@link Connection} of an id to its next state and the
+ * ib_cm: one method per input (an application's call, a received REQ, MRA, REP, RTU, REJ, DREQ or
+ * DREP, a timeout, a QP event), each moving the {@link Connection} of an id to its next state and the
  * id to the matching rdma_cm state, sending what the transition sends and reporting the
  * {@link CmEvent} the application sees.
  *
  * <pre>
  *  active:   IDLE --connect/REQ--> REQ_SENT --REP--> ESTABLISHED          (with a QP: RTR, RTS, RTU)
  *                                           --REP--> REP_RCVD --establish/RTU--> ESTABLISHED (no QP)
+ *                                  REQ_SENT --MRA--> MRA_REQ_RCVD --REP--> as from REQ_SENT
  *  passive:  (REQ) REQ_RCVD --accept/REP--> REP_SENT --RTU or COMM_EST--> ESTABLISHED
+ *                  REQ_RCVD --resent REQ/MRA--> REQ_RCVD
  *  both:     ESTABLISHED --disconnect/DREQ--> DREQ_SENT --DREP--> TIMEWAIT --timewait--> IDLE
  *            ESTABLISHED --DREQ/DREP--> TIMEWAIT
- *            REQ_SENT, REP_SENT, REP_RCVD, REQ_RCVD --REJ, reject, retries used up--> IDLE
+ *            REQ_SENT, MRA_REQ_RCVD, REP_SENT, REP_RCVD, REQ_RCVD --REJ, reject, retries used up--> IDLE
  * </pre>
  *
  * Duplicates are answered, never executed twice: a repeated REQ gets the REP or REJ it got
- * before, a repeated REP the RTU, a repeated DREQ the DREP.
+ * before, a repeated REP the RTU, a repeated DREQ the DREP. A REQ repeated while the application
+ * has not answered the request yet gets an MRA (Message Receipt Acknowledgement, IBA 12.6.6): the
+ * requester then waits the MRA's service timeout longer before each resend, so a listener that
+ * takes its time to accept keeps the requester waiting instead of letting it call the peer
+ * unreachable. As the kernel's IB CM does for rdma_cm, the MRA is sent only when a resend shows
+ * that the requester is waiting (ib_cm's delayed MRA), never for a request accepted in time.
  *
  * <p>Thread safety: not thread-safe; it knows nothing of threads. All the connection state is
  * confined to the device executor, where every method runs.
@@ -119,7 +126,7 @@ final class ConnectionMachine {
             sender.send(source, c.lastMad);
             return;
         }
-        if (c.state != Connection.State.REQ_SENT) {
+        if (c.state != Connection.State.REQ_SENT && c.state != Connection.State.MRA_REQ_RCVD) {
             return;
         }
         c.timer.stop();
@@ -156,6 +163,29 @@ final class ConnectionMachine {
     }
 
     /**
+     * MRA (IBA 12.6.6) of our REQ in REQ_SENT: the peer has the request and its application has not
+     * answered yet. MRA_REQ_RCVD: the REQ is resent only after the MRA's service timeout plus one
+     * response timeout, with the retries that are left, and {@link CmId#requestAcknowledged} holds.
+     * A repeated MRA, or an MRA of another message (this CM never sends a REP or LAP that could
+     * earn one), is ignored, as ib_cm ignores a repeated one.
+     */
+    void onMra(CmMessage mra) {
+        CmId id = table.byLocal(mra.remoteCommId);
+        if (id == null || mra.messageRejected != CmMessage.MSG_REQ) {
+            return;
+        }
+        Connection c = id.connection;
+        if (c.state != Connection.State.REQ_SENT) {
+            return;
+        }
+        c.state = Connection.State.MRA_REQ_RCVD;
+        c.remoteCommId = mra.localCommId;
+        c.requestAcknowledged = true;
+        sender.extendTimeout(id, mra.serviceTimeout);
+        LOG.debug("{}: {} acknowledged by an MRA; next resend in {} ns", device.name(), id, c.retryTimeoutNanos);
+    }
+
+    /**
      * rdma_establish(3): REP_RCVD → ESTABLISHED with the RTU.
      *
      * @throws VerbsException EINVAL without a pending CONNECT_RESPONSE
@@ -185,6 +215,10 @@ final class ConnectionMachine {
             Connection dup = existing.connection;
             if ((dup.state == Connection.State.REP_SENT || dup.state == Connection.State.IDLE) && dup.lastMad != null) {
                 sender.send(source, dup.lastMad);
+            } else if (dup.state == Connection.State.REQ_RCVD) {
+                // IBA 12.6.6: the application has the request and has not answered it; the requester, which resent
+                // its REQ, learns that the request arrived and waits the service timeout longer.
+                sender.sendMra(source, dup, config.mraServiceTimeout());
             }
             return;
         }
@@ -350,6 +384,7 @@ final class ConnectionMachine {
                 qps.toError(id);
                 return false;
             case REQ_SENT:
+            case MRA_REQ_RCVD:
             case REP_RCVD:
             case REP_SENT:
                 c.timer.stop();
@@ -497,6 +532,7 @@ final class ConnectionMachine {
                 attemptEnded(id, CmEventType.REJECTED, rej.reason, p);
                 break;
             case REQ_SENT:
+            case MRA_REQ_RCVD:
             case REP_SENT:
             case REP_RCVD:
                 id.connection.timer.stop();
@@ -519,6 +555,7 @@ final class ConnectionMachine {
         Connection c = id.connection;
         switch (c.state) {
             case REQ_SENT:
+            case MRA_REQ_RCVD:
             case REP_SENT:
             case DREQ_SENT:
                 if (!sender.retransmit(id)) {
@@ -535,11 +572,32 @@ final class ConnectionMachine {
         }
     }
 
+    /**
+     * The transport toward {@code destination} refused this device for good (a TCP link's
+     * handshake was refused): every request waiting for that node's answer ends now, UNREACHABLE
+     * with -ECONNREFUSED and the cause as the event's detail, instead of after the CM's retries
+     * (nothing would reach the node).
+     */
+    void peerUnreachable(Gid destination, String cause) {
+        for (CmId id : table.snapshot()) {
+            Connection c = id.connection;
+            if (c.state == Connection.State.REQ_SENT && destination.equals(c.remoteGid)) {
+                c.timer.stop();
+                qps.toError(id);
+                c.state = Connection.State.IDLE;
+                id.state = CmId.State.DISCONNECT;
+                id.events.report(device, CmEventType.UNREACHABLE, -Errno.ECONNREFUSED.value(), null, cause);
+            }
+        }
+    }
+
     /** The retries of a REQ, REP or DREQ are used up. */
     private void giveUp(CmId id) {
         Connection c = id.connection;
         switch (c.state) {
             case REQ_SENT:
+            case MRA_REQ_RCVD:
+                // ib_cm reports IB_CM_REQ_ERROR, which rdma_cm turns into UNREACHABLE, after an MRA too.
                 rejectAttempt(id, RejectReason.TIMEOUT, null);
                 qps.toError(id);
                 attemptEnded(id, CmEventType.UNREACHABLE, ETIMEDOUT, null);
@@ -580,6 +638,7 @@ final class ConnectionMachine {
                 id.listener.listenQueue.answered();
                 break;
             case REQ_SENT:
+            case MRA_REQ_RCVD:
             case REP_SENT:
             case REP_RCVD:
                 rejectAttempt(id, RejectReason.TIMEOUT, null);

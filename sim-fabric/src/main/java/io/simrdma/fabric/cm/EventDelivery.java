@@ -74,8 +74,13 @@ final class EventDelivery {
      * clock and delivers it. A null {@code param} stands for no connection data.
      */
     void report(Device device, CmEventType type, int status, ConnParam param) {
+        report(device, type, status, param, null);
+    }
+
+    /** As {@link #report(Device, CmEventType, int, ConnParam)}, with the event's {@link CmEvent#detail()}. */
+    void report(Device device, CmEventType type, int status, ConnParam param, String detail) {
         CmEvent e = new CmEvent(type, id, null, status, param == null ? ConnParam.defaults() : param,
-                id.cm.fabric().now());
+                id.cm.fabric().now(), detail);
         LOG.debug("{}: {} {}", device.name(), e, id);
         deliver(e);
     }

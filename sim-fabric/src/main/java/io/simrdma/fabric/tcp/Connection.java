@@ -5,6 +5,9 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.DecoderException;
+import io.netty.handler.ssl.NotSslRecordException;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.simrdma.fabric.wire.Gid;
@@ -12,19 +15,41 @@ import io.simrdma.fabric.wire.Packet;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLPeerUnverifiedException;
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.SocketAddress;
+import java.security.cert.Certificate;
+import java.security.cert.X509Certificate;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One TCP connection of a node, the last handler of its pipeline: runs the handshake
- * ({@link Handshake}), then checks each packet the decoder delivers against the connection (its
- * GIDs, a QP number the device allocated) and hands it to the peer's {@link TcpLink}. Bad input
- * closes this connection only, with a logged reason and a counter; nothing else is disturbed.
+ * One TCP connection of a node, the last handler of its pipeline: waits for TLS (on a TLS node),
+ * runs the HELLO exchange ({@link Handshake}), checks that the peer is who it claims to be, then
+ * checks each packet the decoder delivers against the connection (its GIDs, a QP number the device
+ * allocated) and hands it to the peer's {@link TcpLink}. Bad input closes this connection only,
+ * with a logged reason and a counter; nothing else is disturbed.
  * <pre>
- *   socket --&gt; FlushConsolidationHandler --&gt; FrameDecoder ---------------------------&gt; Connection --&gt; TcpLink --&gt; Device
- *   socket &lt;-- FlushConsolidationHandler &lt;-- FrameEncoder &lt;-- FaultHandler &lt;-- TcpLink.transmit (Connection.write)
+ *   socket --&gt; [SslHandler] --&gt; FlushConsolidationHandler --&gt; FrameDecoder -----------------&gt; Connection --&gt; TcpLink --&gt; Device
+ *   socket &lt;-- [SslHandler] &lt;-- FlushConsolidationHandler &lt;-- FrameEncoder &lt;-- FaultHandler &lt;-- TcpLink.transmit (Connection.write)
  * </pre>
+ *
+ * <p><b>Who the peer is.</b> A peer's HELLO claims a GID; the connection accepts the claim if
+ * <ul>
+ *   <li>on a TLS node: the peer's certificate (which TLS has checked against the fabric CA) names
+ *       the claimed GID's IPv4 address;</li>
+ *   <li>on a plain node: for a connection this node dialled, the GID is the one dialled (the
+ *       address proved it); for an accepted one, the GID's address is the connection's source
+ *       address (any loopback address for a loopback source). An accepted plain connection only
+ *       ever carries packets <em>from</em> the peer: its claim is not proof, so this node sends the
+ *       peer's packets over a connection it dials itself ({@link TcpLink}).</li>
+ * </ul>
+ *
+ * <p><b>Bounds.</b> The handshake must complete within the handshake timeout; the node's
+ * housekeeping ({@link #checkTimers}) closes a connection whose started frame stops arriving or
+ * that carries nothing for the idle timeout.
  *
  * <p>Thread safety: confined to the channel's event loop (the device's executor), except
  * {@link #close}, which any thread may call.
@@ -33,19 +58,27 @@ final class Connection extends ChannelInboundHandlerAdapter {
 
     private static final Logger LOG = LoggerFactory.getLogger(Connection.class);
 
-    private enum State { OPENING, HELLO_WAIT, AUTH_WAIT, ESTABLISHED, CLOSED }
+    private enum State { OPENING, TLS, HELLO_WAIT, ESTABLISHED, CLOSED }
 
     private final TcpNode node;
     private final TcpLink dialled;
     private volatile Channel channel;
     private State state = State.OPENING;
-    private byte[] nonce;
     private Handshake.Hello peer;
+    private X509Certificate peerCertificate;
     private volatile TcpLink link;
+    private boolean receiveOnly;
     private ScheduledFuture<?> timeout;
     private volatile boolean closedHere;
     private boolean deliberate;
+    private boolean handshaking;
+    private HandshakeFailure refusal;
     private volatile String closeReason = "closed by the peer";
+    private FrameDecoder decoder;
+    // ---- housekeeping (event loop)
+    private long activity;
+    private long activitySeen;
+    private long activeSinceNanos = System.nanoTime();
 
     /**
      * @param dialled the link this node dials for (an outbound connection), or null for an
@@ -68,6 +101,11 @@ final class Connection extends ChannelInboundHandlerAdapter {
     /** The link the connection carries packets for, once the handshake completed; else null. */
     TcpLink link() {
         return link;
+    }
+
+    /** True for an accepted plain connection: it delivers the peer's packets but never carries this node's. */
+    boolean isReceiveOnly() {
+        return receiveOnly;
     }
 
     long peerIncarnation() {
@@ -93,13 +131,20 @@ final class Connection extends ChannelInboundHandlerAdapter {
         return deliberate;
     }
 
+    /** Why the handshake failed, if it was refused (by either side); else null. */
+    HandshakeFailure refusal() {
+        return refusal;
+    }
+
     String closeReason() {
         return closeReason;
     }
 
     /** Called once the channel exists (before it is active). */
-    void attach(Channel ch) {
+    void attach(Channel ch, FrameDecoder frameDecoder) {
         this.channel = ch;
+        this.decoder = frameDecoder;
+        this.handshaking = dialled == null;
     }
 
     Channel channel() {
@@ -114,30 +159,88 @@ final class Connection extends ChannelInboundHandlerAdapter {
         if (!node.connectionOpened(this)) {
             return;
         }
-        state = State.HELLO_WAIT;
-        nonce = node.newNonce();
-        ctx.writeAndFlush(new Handshake.Hello(Handshake.MAGIC, Handshake.VERSION, node.config().hasPreSharedKey(),
-                node.gid(), node.incarnation(), nonce, node.fabric().name(), node.name()), ctx.voidPromise());
         timeout = ctx.executor().schedule(this::onTimeout, node.config().handshakeTimeoutNanos(), TimeUnit.NANOSECONDS);
+        if (node.config().isTls()) {
+            state = State.TLS; // the SslHandler runs; userEventTriggered tells how it ended
+        } else {
+            sendHello();
+        }
+    }
+
+    private void sendHello() {
+        state = State.HELLO_WAIT;
+        channel.writeAndFlush(new Handshake.Hello(Handshake.MAGIC, Handshake.VERSION, node.config().isTls(), node.gid(),
+                node.incarnation(), node.newNonce(), node.fabric().name(), node.name()), channel.voidPromise());
     }
 
     private void onTimeout() {
-        if (state == State.HELLO_WAIT || state == State.AUTH_WAIT) {
-            refuse(HandshakeFailure.TIMEOUT, "no " + (state == State.HELLO_WAIT ? "HELLO" : "AUTH") + " within "
+        if (state == State.TLS || state == State.HELLO_WAIT) {
+            refuse(HandshakeFailure.TIMEOUT, "no " + (state == State.TLS ? "TLS handshake" : "HELLO") + " within "
                     + TimeUnit.NANOSECONDS.toMillis(node.config().handshakeTimeoutNanos()) + " ms");
         }
     }
 
     @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+        if (evt instanceof SslHandshakeCompletionEvent e) {
+            if (state != State.TLS) {
+                return;
+            }
+            if (e.isSuccess()) {
+                try {
+                    Certificate[] chain = ctx.pipeline().get(SslHandler.class).engine().getSession().getPeerCertificates();
+                    peerCertificate = (X509Certificate) chain[0];
+                } catch (SSLPeerUnverifiedException | ClassCastException ex) {
+                    refuse(HandshakeFailure.UNTRUSTED, "the peer presented no X.509 certificate");
+                    return;
+                }
+                sendHello();
+            } else {
+                tlsFailed(e.cause());
+            }
+            return;
+        }
+        ctx.fireUserEventTriggered(evt);
+    }
+
+    /** The TLS handshake failed: the peer is not TLS, or one side does not trust the other. */
+    private void tlsFailed(Throwable cause) {
+        if (state == State.CLOSED) {
+            return;
+        }
+        Throwable c = unwrap(cause);
+        if (c instanceof NotSslRecordException) {
+            refuse(HandshakeFailure.NO_TLS, "the peer does not speak TLS (it has no TLS credentials)");
+        } else if (c instanceof SSLException && String.valueOf(c.getMessage()).contains("Received fatal alert")) {
+            // the peer's TLS refused us (its alert): it does not trust our certificate
+            refusedByPeer(HandshakeFailure.UNTRUSTED, c.getMessage());
+        } else if (c instanceof SSLException) {
+            refuse(HandshakeFailure.UNTRUSTED, "TLS handshake failed: " + c.getMessage());
+        } else if (c instanceof IOException) {
+            closeReason = "I/O error during the TLS handshake: " + c.getMessage();
+            closeNow();
+        } else {
+            refuse(HandshakeFailure.UNTRUSTED, "TLS handshake failed: " + c);
+        }
+    }
+
+    private static Throwable unwrap(Throwable t) {
+        Throwable c = t;
+        while (c instanceof DecoderException && c.getCause() != null) {
+            c = c.getCause();
+        }
+        return c;
+    }
+
+    @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        activity++;
         if (msg instanceof Packet) {
             onPacket((Packet) msg);
-        } else if (state == State.CLOSED || state == State.OPENING) {
+        } else if (state != State.HELLO_WAIT && state != State.ESTABLISHED) {
             ReferenceCountUtil.release(msg);
         } else if (msg instanceof Handshake.Hello) {
             onHello((Handshake.Hello) msg);
-        } else if (msg instanceof Handshake.Auth) {
-            onAuth((Handshake.Auth) msg);
         } else if (msg instanceof Handshake.Refuse) {
             onRefuse((Handshake.Refuse) msg);
         } else {
@@ -167,41 +270,39 @@ final class Connection extends ChannelInboundHandlerAdapter {
                     + (dialled != null ? ", dialled " + dialled.peer() : ""));
             return;
         }
-        boolean keyed = node.config().hasPreSharedKey();
-        if (keyed != h.keyed()) {
-            refuse(HandshakeFailure.MISSING_KEY, keyed ? "peer " + h.node() + " has no pre-shared key"
-                    : "peer " + h.node() + " requires a pre-shared key this node does not have");
+        if (h.tls() != node.config().isTls()) {
+            refuse(HandshakeFailure.NO_TLS, "peer " + h.node() + (h.tls() ? " runs TLS" : " runs plain TCP"));
+            return;
+        }
+        InetAddress claimed = TcpNode.addressOf(g).getAddress();
+        if (peerCertificate != null) {
+            if (!TlsCredentials.addresses(peerCertificate).contains(claimed)) {
+                refuse(HandshakeFailure.WRONG_PEER, "peer " + h.node() + " claims GID " + g + " but its certificate ("
+                        + peerCertificate.getSubjectX500Principal().getName() + ") names "
+                        + TlsCredentials.addresses(peerCertificate) + ", not " + claimed.getHostAddress());
+                return;
+            }
+        } else if (dialled == null && !sameHost(claimed)) {
+            refuse(HandshakeFailure.WRONG_PEER, "peer " + h.node() + " claims GID " + g + " from " + remoteAddress());
             return;
         }
         peer = h;
-        if (keyed) {
-            byte[] proof = Handshake.mac(node.config().preSharedKey(), node.gid(), g, h.nonce(), nonce, node.fabric().name());
-            channel.writeAndFlush(new Handshake.Auth(proof), channel.voidPromise());
-            state = State.AUTH_WAIT;
-        } else {
-            established();
-        }
+        established();
     }
 
-    private void onAuth(Handshake.Auth a) {
-        if (state != State.AUTH_WAIT) {
-            badInput(FrameError.UNEXPECTED_FRAME, "AUTH in state " + state);
-            return;
+    /** A plain accepted connection's claim: the claimed address is the source address (loopback for loopback). */
+    private boolean sameHost(InetAddress claimed) {
+        SocketAddress r = channel.remoteAddress();
+        if (!(r instanceof InetSocketAddress)) {
+            return false;
         }
-        byte[] expected = Handshake.mac(node.config().preSharedKey(), peer.gid(), node.gid(), nonce, peer.nonce(),
-                node.fabric().name());
-        if (!Handshake.sameMac(expected, a.mac())) {
-            refuse(HandshakeFailure.BAD_KEY, "peer " + peer.node() + " did not prove the pre-shared key");
-            return;
-        }
-        established();
+        InetAddress source = ((InetSocketAddress) r).getAddress();
+        return source != null && (source.equals(claimed) || (source.isLoopbackAddress() && claimed.isLoopbackAddress()));
     }
 
     private void established() {
         state = State.ESTABLISHED;
-        if (timeout != null) {
-            timeout.cancel(false);
-        }
+        handshakeEnded();
         node.count(TcpCounter.HANDSHAKES_COMPLETED);
         TcpLink l = node.linkFor(peer.gid());
         if (l == null) {
@@ -209,31 +310,56 @@ final class Connection extends ChannelInboundHandlerAdapter {
             return;
         }
         link = l;
-        l.established(this);
+        if (dialled == null && !node.config().isTls()) {
+            receiveOnly = true;
+            l.inboundEstablished(this);
+        } else {
+            l.established(this);
+        }
+    }
+
+    private void handshakeEnded() {
+        if (timeout != null) {
+            timeout.cancel(false);
+        }
+        if (handshaking) {
+            handshaking = false;
+            node.handshakeEnded(this);
+        }
     }
 
     private void onRefuse(Handshake.Refuse r) {
-        node.count(TcpCounter.REFUSED_BY_PEER);
         String why = r.reason() != null ? r.reason().name() : "code " + r.code();
-        LOG.warn("{}: {} refused the handshake: {}", node.name(), describePeer(), why);
+        refusedByPeer(r.reason(), why);
+    }
+
+    /** The peer refused our handshake (a REFUSE frame, or a TLS alert). */
+    private void refusedByPeer(HandshakeFailure reason, String why) {
+        node.count(TcpCounter.REFUSED_BY_PEER);
+        refusal = reason;
+        node.logRefusal(true, describePeer(), why);
         node.event(new TcpEvent(TcpEvent.Type.REFUSED_BY_PEER, peerGid(), remoteAddress(), why));
         closeReason = "refused by the peer: " + why;
         closeNow();
     }
 
-    /** Refuses the peer: counted, logged, a REFUSE frame sent, then the connection closes. */
+    /** Refuses the peer: counted, logged (rate-limited), a REFUSE frame sent where possible, then the connection closes. */
     private void refuse(HandshakeFailure reason, String detail) {
         node.count(reason.counter());
-        LOG.warn("{}: refused the handshake of {}: {} ({})", node.name(), describePeer(), reason, detail);
-        node.event(new TcpEvent(TcpEvent.Type.REFUSED, peerGid(), remoteAddress(),
-                reason.name() + ": " + detail));
+        refusal = reason;
+        node.logRefusal(false, describePeer(), reason + " (" + detail + ")");
+        node.event(new TcpEvent(TcpEvent.Type.REFUSED, peerGid(), remoteAddress(), reason.name() + ": " + detail));
         closeReason = "refused: " + reason;
+        // a REFUSE frame reaches a peer that reads frames: not before TLS, not a peer of the other kind
+        boolean canTell = state == State.HELLO_WAIT && reason != HandshakeFailure.NO_TLS;
         state = State.CLOSED;
         closedHere = true;
-        if (timeout != null) {
-            timeout.cancel(false);
+        handshakeEnded();
+        if (canTell && channel.isActive()) {
+            channel.writeAndFlush(new Handshake.Refuse(reason.code(), reason)).addListener(ChannelFutureListener.CLOSE);
+        } else {
+            channel.close();
         }
-        channel.writeAndFlush(new Handshake.Refuse(reason.code(), reason)).addListener(ChannelFutureListener.CLOSE);
     }
 
     /** The peer's GID: the one its HELLO claimed, else the one dialled, else null. */
@@ -272,6 +398,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
 
     /** Writes a packet to the peer (takes ownership); the flush is coalesced per event-loop batch. */
     void write(Packet p) {
+        activity++;
         Channel c = channel;
         c.writeAndFlush(p, c.voidPromise());
     }
@@ -283,11 +410,45 @@ final class Connection extends ChannelInboundHandlerAdapter {
         }
     }
 
+    // ------------------------------------------------------------------ housekeeping
+
+    /**
+     * Closes the connection if a started frame has not arrived in full within the frame timeout,
+     * or if nothing was read or written for the idle timeout. Called by the node's housekeeping
+     * on the event loop.
+     */
+    void checkTimers(long now) {
+        if (state == State.CLOSED || state == State.OPENING) {
+            return;
+        }
+        if (activity != activitySeen) {
+            activitySeen = activity;
+            activeSinceNanos = now;
+        }
+        FrameDecoder d = decoder;
+        if (d != null && d.hasPartialFrame() && now - d.lastReadNanos() > node.config().frameTimeoutNanos()) {
+            node.count(TcpCounter.CLOSED_FRAME_TIMEOUT);
+            node.logClosed(describePeer(), "a frame stopped arriving: nothing more for "
+                    + TimeUnit.NANOSECONDS.toMillis(node.config().frameTimeoutNanos()) + " ms");
+            closeReason = "frame timeout";
+            closeNow();
+            return;
+        }
+        if (state == State.ESTABLISHED && now - activeSinceNanos > node.config().idleTimeoutNanos()) {
+            node.count(TcpCounter.CLOSED_IDLE);
+            LOG.debug("{}: closing the connection with {}: idle for {} ms", node.name(), describePeer(),
+                    TimeUnit.NANOSECONDS.toMillis(now - activeSinceNanos));
+            deliberate = true;
+            closeReason = "idle";
+            closeNow();
+        }
+    }
+
     // ------------------------------------------------------------------ errors and closing
 
     private void badInput(FrameError kind, String detail) {
         node.count(kind.counter());
-        LOG.warn("{}: closing the connection with {}: {}", node.name(), describePeer(), detail);
+        node.logClosed(describePeer(), detail);
         node.event(new TcpEvent(TcpEvent.Type.BAD_INPUT, peerGid(), remoteAddress(),
                 kind.name() + ": " + detail));
         closeReason = "bad input: " + kind;
@@ -296,6 +457,17 @@ final class Connection extends ChannelInboundHandlerAdapter {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        Throwable c = unwrap(cause);
+        if (c instanceof FrameDecoder.PeerSpeaksTls) {
+            if (state != State.CLOSED) {
+                refuse(HandshakeFailure.NO_TLS, c.getMessage());
+            }
+            return;
+        }
+        if (state == State.TLS && (c instanceof SSLException || c instanceof NotSslRecordException)) {
+            tlsFailed(c);
+            return;
+        }
         FrameException bad = frameException(cause);
         if (bad != null) {
             if (!closedHere) {
@@ -304,14 +476,16 @@ final class Connection extends ChannelInboundHandlerAdapter {
             }
             return;
         }
-        if (cause instanceof IOException) {
-            LOG.debug("{}: connection with {} failed: {}", node.name(), describePeer(), cause.toString());
+        if (c instanceof IOException) {
+            LOG.debug("{}: connection with {} failed: {}", node.name(), describePeer(), c.toString());
             if (!closedHere) {
-                closeReason = "I/O error: " + cause.getMessage();
+                closeReason = "I/O error: " + c.getMessage();
             }
+        } else if (closedHere) {
+            LOG.debug("{}: after closing the connection with {}: {}", node.name(), describePeer(), c.toString());
         } else {
             LOG.warn("{}: unexpected failure on the connection with {}; closing it", node.name(), describePeer(), cause);
-            closeReason = "failure: " + cause;
+            closeReason = "failure: " + c;
             closedHere = true;
         }
         ctx.close();
@@ -332,9 +506,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         state = State.CLOSED;
-        if (timeout != null) {
-            timeout.cancel(false);
-        }
+        handshakeEnded();
         node.connectionClosed(this);
     }
 
@@ -366,9 +538,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
     private void closeNow() {
         state = State.CLOSED;
         closedHere = true;
-        if (timeout != null) {
-            timeout.cancel(false);
-        }
+        handshakeEnded();
         channel.close();
     }
 

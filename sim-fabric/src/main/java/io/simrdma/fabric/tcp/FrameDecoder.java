@@ -18,6 +18,13 @@ import java.util.List;
  * A frame with an ICRC whose headers do not parse is dropped and counted
  * ({@link TcpCounter#CORRUPT_PACKETS_DROPPED}) without closing anything.
  *
+ * <p>On a plain connection, a stream that starts with a TLS handshake record (byte 0x16: no
+ * HELLO's length prefix starts so) is a TLS peer: the decoder throws {@link PeerSpeaksTls} so
+ * that the connection refuses it with a reason instead of reading a length from it.
+ *
+ * <p>The decoder also tells its connection when bytes last arrived and whether a frame is
+ * partly received, for the frame timeout.
+ *
  * <p>Thread safety: one instance per channel, used on its event loop.
  */
 final class FrameDecoder extends ByteToMessageDecoder {
@@ -25,15 +32,51 @@ final class FrameDecoder extends ByteToMessageDecoder {
     private final int maxFrameLength;
     private final TcpCounters counters;
     private final PacketCodec codec = new PacketCodec();
+    private static final int TLS_HANDSHAKE_RECORD = 0x16;
+
+    private final boolean plain;
     private boolean failed;
+    private boolean started;
+    private long lastReadNanos = System.nanoTime();
+
+    /** A TLS record arrived on a plain connection. */
+    static final class PeerSpeaksTls extends io.netty.handler.codec.DecoderException {
+        private static final long serialVersionUID = 1L;
+
+        PeerSpeaksTls() {
+            super("the peer speaks TLS; this node has no TLS credentials");
+        }
+    }
 
     FrameDecoder(int maxFrameLength, TcpCounters counters) {
+        this(maxFrameLength, counters, false);
+    }
+
+    /** @param plain true on a plain connection (a first byte 0x16 then means a TLS peer) */
+    FrameDecoder(int maxFrameLength, TcpCounters counters, boolean plain) {
         if (maxFrameLength < PacketCodec.MIN_MAX_FRAME_LENGTH) {
             throw new IllegalArgumentException("maximum frame length " + maxFrameLength + " below "
                     + PacketCodec.MIN_MAX_FRAME_LENGTH + " (an MTU 4096 packet)");
         }
         this.maxFrameLength = maxFrameLength;
         this.counters = counters;
+        this.plain = plain;
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
+        lastReadNanos = System.nanoTime();
+        super.channelRead(ctx, msg);
+    }
+
+    /** When bytes last arrived ({@link System#nanoTime()}). Event loop. */
+    long lastReadNanos() {
+        return lastReadNanos;
+    }
+
+    /** True if part of a frame has arrived and the rest not yet. Event loop. */
+    boolean hasPartialFrame() {
+        return !failed && actualReadableBytes() > 0;
     }
 
     @Override
@@ -41,6 +84,14 @@ final class FrameDecoder extends ByteToMessageDecoder {
         if (failed) {
             in.skipBytes(in.readableBytes());
             return;
+        }
+        if (!started && in.isReadable()) {
+            started = true;
+            if (plain && in.getUnsignedByte(in.readerIndex()) == TLS_HANDSHAKE_RECORD) {
+                failed = true;
+                in.skipBytes(in.readableBytes());
+                throw new PeerSpeaksTls();
+            }
         }
         if (in.readableBytes() < PacketCodec.LENGTH_FIELD_LENGTH) {
             return;
@@ -65,7 +116,6 @@ final class FrameDecoder extends ByteToMessageDecoder {
                     message = codec.decode(in, start, (int) length);
                     break;
                 case PacketCodec.TYPE_HELLO:
-                case PacketCodec.TYPE_AUTH:
                 case PacketCodec.TYPE_REFUSE:
                     message = Handshake.decode(in.slice(start, (int) length));
                     break;

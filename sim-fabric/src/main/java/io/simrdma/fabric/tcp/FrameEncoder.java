@@ -34,8 +34,6 @@ final class FrameEncoder extends ChannelOutboundHandlerAdapter {
             connection.packetWritten();
         } else if (msg instanceof Handshake.Hello) {
             frame = Handshake.encode((Handshake.Hello) msg, ctx.alloc());
-        } else if (msg instanceof Handshake.Auth) {
-            frame = Handshake.encode((Handshake.Auth) msg, ctx.alloc());
         } else if (msg instanceof Handshake.Refuse) {
             frame = Handshake.encode((Handshake.Refuse) msg, ctx.alloc());
         } else {

@@ -3,7 +3,9 @@ package io.simrdma.fabric.tcp;
 /**
  * The kinds of bad input that make a {@link TcpNode} close the one connection they arrived on,
  * each with its {@link TcpCounter}. The first seven are found by the frame decoder, the last
- * three by the connection once a packet is decoded.
+ * three by the connection once a packet is decoded. A plain node that receives TLS (the peer
+ * has credentials, this node none) does not count it as bad input: it refuses the handshake
+ * ({@link HandshakeFailure#NO_TLS}).
  *
  * <p>Thread safety: immutable.
  */

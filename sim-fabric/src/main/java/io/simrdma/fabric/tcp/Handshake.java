@@ -5,59 +5,48 @@ import io.netty.buffer.ByteBufAllocator;
 import io.simrdma.fabric.wire.Gid;
 
 import java.nio.charset.StandardCharsets;
-import java.security.GeneralSecurityException;
-import java.security.MessageDigest;
-import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
 
 /**
- * The handshake frames every connection exchanges before any packet, and the HMAC proof of the
- * pre-shared key. Both sides send a HELLO at once; with a key both then send an AUTH; a side that
- * finds the peer unacceptable sends a REFUSE and closes.
+ * The handshake frames every connection exchanges before any packet. Both sides send a HELLO at
+ * once (on a TLS node, once the TLS handshake has completed, inside TLS); a side that finds the
+ * peer unacceptable sends a REFUSE and closes.
  * <pre>
  * HELLO  (type 0x01)
  *  +------+-----------+---------+-------+----------+-----------------+-----------+-----+--------+-----+------+
  *  | 0x01 | magic u32 | version | flags | GID (16) | incarnation u64 | nonce (32)| len | fabric | len | node |
- *  |      | "SIMR"    | u16 = 1 | bit 0 |          | (random per     | (random)  | u8  | UTF-8  | u8  | UTF-8|
- *  |      |           |         | = key |          |  node start)    |           |     |        |     |      |
+ *  |      | "SIMR"    | u16 = 2 | bit 0 |          | (random per     | (random)  | u8  | UTF-8  | u8  | UTF-8|
+ *  |      |           |         | = TLS |          |  node start)    |           |     |        |     |      |
  *  +------+-----------+---------+-------+----------+-----------------+-----------+-----+--------+-----+------+
- * AUTH   (type 0x02): 0x02, HMAC-SHA256 (32 bytes)
  * REFUSE (type 0x03): 0x03, reason code (1 byte, {@link HandshakeFailure#code()})
  * </pre>
- * The AUTH of a node proves the key without sending it:
- * {@code HMAC-SHA256(key, "simrdma-tcp-auth-v1" | sender GID | receiver GID | receiver's nonce |
- * sender's nonce | fabric name)}. Each side checks the peer's proof over its own fresh nonce, so a
- * recorded AUTH is worthless on another connection, and over both GIDs in order, so a node's own
- * AUTH reflected back to it does not verify.
+ * Authentication is TLS's ({@link TlsCredentials}); the HELLO only names the node, its fabric and
+ * its incarnation. Version 1 (a pre-shared key proved by an HMAC in an AUTH frame, type 0x02) is
+ * gone: its proof was not bound to the connection, so a relay could pass it on, and frames were
+ * not authenticated; a version 1 peer is refused with BAD_VERSION.
  *
  * <p>Thread safety: the messages are immutable; the static methods are thread-safe.
  */
 final class Handshake {
 
     static final int MAGIC = 0x53494D52;
-    static final int VERSION = 1;
+    static final int VERSION = 2;
     static final int NONCE_LENGTH = 32;
-    static final int MAC_LENGTH = 32;
     static final int MAX_NAME_BYTES = 255;
-    private static final int FLAG_KEY = 1;
+    private static final int FLAG_TLS = 1;
     /** type, magic, version: what every version of HELLO starts with. */
     private static final int HELLO_PREFIX = 1 + 4 + 2;
     private static final int HELLO_FIXED = HELLO_PREFIX + 1 + 16 + 8 + NONCE_LENGTH + 1 + 1;
-    private static final byte[] LABEL = "simrdma-tcp-auth-v1".getBytes(StandardCharsets.US_ASCII);
 
     private Handshake() {
     }
 
     /** A HELLO; for another magic or version only {@code magic} and {@code version} are set. */
-    record Hello(int magic, int version, boolean keyed, Gid gid, long incarnation, byte[] nonce, String fabric,
+    record Hello(int magic, int version, boolean tls, Gid gid, long incarnation, byte[] nonce, String fabric,
                  String node) {
 
         boolean compatible() {
             return magic == MAGIC && version == VERSION;
         }
-    }
-
-    record Auth(byte[] mac) {
     }
 
     /** A REFUSE; {@code reason} is null for a code this version does not know. */
@@ -76,7 +65,7 @@ final class Handshake {
         b.writeByte(PacketCodec.TYPE_HELLO);
         b.writeInt(h.magic());
         b.writeShort(h.version());
-        b.writeByte(h.keyed() ? FLAG_KEY : 0);
+        b.writeByte(h.tls() ? FLAG_TLS : 0);
         b.writeBytes(h.gid().toBytes());
         b.writeLong(h.incarnation());
         b.writeBytes(h.nonce());
@@ -84,14 +73,6 @@ final class Handshake {
         b.writeBytes(fabric);
         b.writeByte(node.length);
         b.writeBytes(node);
-        return b;
-    }
-
-    static ByteBuf encode(Auth a, ByteBufAllocator alloc) {
-        ByteBuf b = alloc.directBuffer(PacketCodec.LENGTH_FIELD_LENGTH + 1 + MAC_LENGTH);
-        b.writeInt(1 + MAC_LENGTH);
-        b.writeByte(PacketCodec.TYPE_AUTH);
-        b.writeBytes(a.mac());
         return b;
     }
 
@@ -113,12 +94,6 @@ final class Handshake {
         switch (type) {
             case PacketCodec.TYPE_HELLO:
                 return decodeHello(body);
-            case PacketCodec.TYPE_AUTH: {
-                expectLength(body, 1 + MAC_LENGTH, "AUTH");
-                byte[] mac = new byte[MAC_LENGTH];
-                body.getBytes(body.readerIndex() + 1, mac);
-                return new Auth(mac);
-            }
             case PacketCodec.TYPE_REFUSE: {
                 expectLength(body, 2, "REFUSE");
                 int code = body.getUnsignedByte(body.readerIndex() + 1);
@@ -154,7 +129,7 @@ final class Handshake {
         }
         at += 6;
         int flags = body.getUnsignedByte(at++);
-        if ((flags & ~FLAG_KEY) != 0) {
+        if ((flags & ~FLAG_TLS) != 0) {
             throw new FrameException(FrameError.MALFORMED_HANDSHAKE, "unknown HELLO flags 0x" + Integer.toHexString(flags));
         }
         byte[] gid = new byte[16];
@@ -179,28 +154,6 @@ final class Handshake {
                     + " bytes does not end the frame");
         }
         String node = body.toString(at, nodeLength, StandardCharsets.UTF_8);
-        return new Hello(magic, version, (flags & FLAG_KEY) != 0, Gid.of(gid), incarnation, nonce, fabric, node);
-    }
-
-    /** The proof {@code sender} sends to {@code receiver}. */
-    static byte[] mac(byte[] key, Gid sender, Gid receiver, byte[] receiverNonce, byte[] senderNonce, String fabric) {
-        try {
-            Mac mac = Mac.getInstance("HmacSHA256");
-            mac.init(new SecretKeySpec(key, "HmacSHA256"));
-            mac.update(LABEL);
-            mac.update(sender.toBytes());
-            mac.update(receiver.toBytes());
-            mac.update(receiverNonce);
-            mac.update(senderNonce);
-            mac.update(fabric.getBytes(StandardCharsets.UTF_8));
-            return mac.doFinal();
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException("HmacSHA256 is not available", e);
-        }
-    }
-
-    /** Constant-time comparison of two proofs. */
-    static boolean sameMac(byte[] expected, byte[] actual) {
-        return MessageDigest.isEqual(expected, actual);
+        return new Hello(magic, version, (flags & FLAG_TLS) != 0, Gid.of(gid), incarnation, nonce, fabric, node);
     }
 }

@@ -20,7 +20,7 @@ import io.simrdma.fabric.wire.Packet;
  *  | length | type | type-specific body (length - 1 bytes)     |
  *  | u32 BE | u8   |                                           |
  *  +--------+------+-------------------------------------------+
- *  type 0x01 HELLO, 0x02 AUTH, 0x03 REFUSE (see Handshake), 0x10 PACKET:
+ *  type 0x01 HELLO, 0x03 REFUSE (see Handshake), 0x10 PACKET:
  *
  *  4      5       6                  22                 38           38+H        +P        +pad
  *  +------+-------+------------------+------------------+------------+-----------+---------+-------+
@@ -49,7 +49,6 @@ public final class PacketCodec {
     public static final int LENGTH_FIELD_LENGTH = 4;
     /** Frame types. */
     public static final int TYPE_HELLO = 0x01;
-    public static final int TYPE_AUTH = 0x02;
     public static final int TYPE_REFUSE = 0x03;
     public static final int TYPE_PACKET = 0x10;
     /** PACKET flag: an ICRC trails the packet. */

@@ -8,18 +8,21 @@ import java.net.SocketAddress;
  * Something that happened to a {@link TcpNode}'s connections or links, reported to its
  * {@link TcpNode.Listener}s.
  *
+ * <p>Thread safety: immutable.
+ *
  * @param type   what happened
  * @param peer   the peer node's GID, when known (null before a handshake told it)
  * @param remote the socket address at the other end, when there is one
  * @param detail a human-readable reason
- *
- * <p>Thread safety: immutable.
  */
 public record TcpEvent(Type type, Gid peer, SocketAddress remote, String detail) {
 
     /** Kinds of events. */
     public enum Type {
-        /** A connection to a peer completed its handshake and now carries the peer's packets. */
+        /**
+         * A connection to a peer completed its handshake and now carries the peer's packets
+         * ({@code detail} "outbound", "inbound", or on a plain node "inbound, receive only").
+         */
         CONNECTED,
         /** The connection carrying a peer's packets closed (lost, disconnected, node closed). */
         DISCONNECTED,
@@ -38,6 +41,8 @@ public record TcpEvent(Type type, Gid peer, SocketAddress remote, String detail)
         /** A link was taken down administratively. */
         LINK_DOWN,
         /** A link was brought up administratively. */
-        LINK_UP
+        LINK_UP,
+        /** A link nobody used any more was removed (no connection for the idle timeout, or the peer only connected in). */
+        LINK_REMOVED
     }
 }

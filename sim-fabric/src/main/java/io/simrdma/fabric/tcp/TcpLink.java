@@ -15,6 +15,7 @@ import org.slf4j.LoggerFactory;
 
 import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
@@ -34,9 +35,22 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@link TcpConfig#pendingPacketLimit()}); after a failed attempt packets are dropped for
  * {@link TcpConfig#reconnectBackoffNanos()} before the next one.
  *
- * <p>When both nodes connect at once, each keeps the connection opened by the node with the
- * lower GID and closes the other; a connection from a restarted peer (a new incarnation)
- * replaces the old one.
+ * <p>On TLS nodes one connection carries both directions: when both nodes connect at once, each
+ * keeps the connection opened by the node with the lower GID and closes the other; a connection
+ * from a restarted peer (a new incarnation) replaces the old one. On plain nodes a peer's claim
+ * of its GID proves nothing, so the node sends the peer's packets only over a connection it
+ * dialled to the address the GID names; a connection the peer opened delivers the peer's packets
+ * and carries none of this node's ({@link #isConnected()} speaks of the dialled one). Whoever
+ * claims a node's GID therefore never receives what is meant for that node.
+ *
+ * <p>A handshake refused on a connection this node dialled (wrong credentials, another fabric,
+ * another version) is final for the connection attempts waiting for the peer: the device's
+ * connection manager hears the cause at once and ends them, instead of retrying into the same
+ * refusal.
+ *
+ * <p>A link nobody asked for (made by traffic, not by {@link TcpNode#link}) that has had no
+ * connection for the idle timeout is removed by the node's housekeeping, at once if the peer only
+ * ever connected in; the next packet to the peer makes a new one.
  *
  * <p>Thread safety: thread-safe. Packets and connection state are handled on the node's event
  * loop (the device's executor); the control methods may be called from any thread.
@@ -53,6 +67,7 @@ public final class TcpLink implements PacketRoute {
     private final FaultInjector.Decision decision = new FaultInjector.Decision();
     private volatile boolean up = true;
     private volatile boolean removed;
+    private volatile boolean pinned;
 
     // ---- event loop
     private long faultIndex;
@@ -61,6 +76,9 @@ public final class TcpLink implements PacketRoute {
     private final ArrayDeque<Packet> pending = new ArrayDeque<>();
     private long retryNotBefore;
     private boolean backingOff;
+    private final List<Connection> inbound = new ArrayList<>(1);
+    private boolean transmitted;
+    private long unusedSinceNanos;
 
     private final AtomicLong sent = new AtomicLong();
     private final AtomicLong written = new AtomicLong();
@@ -167,6 +185,9 @@ public final class TcpLink implements PacketRoute {
             if (connecting != null) {
                 connecting.close("disconnected by the application");
             }
+            for (Connection in : new ArrayList<>(inbound)) {
+                in.close("disconnected by the application");
+            }
         });
     }
 
@@ -227,6 +248,7 @@ public final class TcpLink implements PacketRoute {
     @Override
     public void transmit(Device from, Packet p) {
         sent.incrementAndGet();
+        transmitted = true;
         node.fabricImpl().tracer().packet(p.injected() ? PacketEvent.INJECTED
                 : p.retransmission() ? PacketEvent.RETRANSMITTED : PacketEvent.SENT, null, from, null, p);
         if (!up || removed) {
@@ -392,8 +414,30 @@ public final class TcpLink implements PacketRoute {
         return TcpNode.compare(oldOpener, freshOpener) < 0 ? old : fresh;
     }
 
+    /**
+     * A connection the peer opened to this plain node completed its handshake: it delivers the
+     * peer's packets; this node's go over a connection it dials itself.
+     */
+    void inboundEstablished(Connection c) {
+        if (removed) {
+            c.close("node closed");
+            return;
+        }
+        inbound.add(c);
+        LOG.debug("{}: {} connected in ({}; its packets arrive on it, ours go over a connection we dial)", node.name(),
+                c.peerName(), address);
+        node.event(new TcpEvent(TcpEvent.Type.CONNECTED, peer, c.remoteAddress(), "inbound, receive only"));
+    }
+
     /** A connection with the peer closed (or failed to open). */
     void closed(Connection c) {
+        inbound.remove(c);
+        HandshakeFailure refusal = c.refusal();
+        if (c.isOutbound() && connecting == c && refusal != null && refusal != HandshakeFailure.TIMEOUT) {
+            String cause = "the node at " + address.getAddress().getHostAddress() + ":" + address.getPort()
+                    + " refused the handshake: it " + refusal.cause() + " (" + refusal + ")";
+            node.reportUnreachable(peer, cause);
+        }
         if (active == c) {
             active = null;
             if (!c.isClosedHere()) {
@@ -421,9 +465,43 @@ public final class TcpLink implements PacketRoute {
         }
     }
 
+    /** The application asked for this link: the housekeeping never removes it. */
+    void pin() {
+        pinned = true;
+    }
+
+    /**
+     * True if the housekeeping may remove this link: nobody asked for it, it has no connection,
+     * no packet waiting and no fault rule, it is up, and either the peer only ever connected in
+     * or it has been so for the idle timeout. Event loop.
+     */
+    boolean idleAndUnused(long now) {
+        if (pinned || removed || !up || active != null || connecting != null || !inbound.isEmpty() || !pending.isEmpty()
+                || !faults.isEmpty()) {
+            unusedSinceNanos = 0;
+            return false;
+        }
+        if (!transmitted) {
+            return true;
+        }
+        if (unusedSinceNanos == 0) {
+            unusedSinceNanos = now;
+            return false;
+        }
+        return now - unusedSinceNanos >= node.config().idleTimeoutNanos();
+    }
+
+    /** The housekeeping removed the link: a route the device still holds looks the peer up again. */
+    void remove() {
+        removed = true;
+    }
+
     /** The node closes: no more packets; close the connections. */
     void shutdown() {
         removed = true;
+        for (Connection in : new ArrayList<>(inbound)) {
+            in.close("node closed");
+        }
         Connection c = active;
         if (c != null) {
             c.close("node closed");

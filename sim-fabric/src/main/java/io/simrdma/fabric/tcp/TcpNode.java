@@ -19,6 +19,7 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.flush.FlushConsolidationHandler;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.simrdma.fabric.Device;
 import io.simrdma.fabric.Fabric;
@@ -33,6 +34,9 @@ import io.simrdma.fabric.wire.Gid;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.BindException;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -51,8 +55,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * A device of a threaded fabric that other JVMs and hosts reach over TCP: a node. It listens on
  * a socket address (127.0.0.1 and an ephemeral port unless configured otherwise), and reaches
- * other nodes by theirs, with one TCP connection per pair of nodes carrying all their QP and CM
- * traffic ({@link TcpLink}). Its device's engine runs on the Netty event loop of its sockets, so
+ * other nodes by theirs: the QP and CM traffic of a pair of nodes shares one TCP connection
+ * between TLS nodes, and goes over the connection each plain node dialled ({@link TcpLink}). Its device's engine runs on the Netty event loop of its sockets, so
  * a packet goes from the socket to the engine without changing threads.
  * <pre>{@code
  * try (Fabric fabric = Fabric.builder().name("lab").threaded().build()) {
@@ -75,11 +79,18 @@ import java.util.concurrent.TimeUnit;
  * finds the node; IPv6 listen addresses are refused by {@link TcpConfig}. The device's GUID is
  * {@code 0x5349_PPPP_AAAAAAAA}.
  *
- * <p><b>Connections.</b> Every connection starts with a handshake ({@link Handshake}): protocol
- * version, node GID and name, fabric name, and with a pre-shared key an HMAC-SHA256
- * challenge-response with fresh nonces both ways (the key is never sent). A peer that fails it is
- * refused, logged and counted. Frames are length-prefixed with a bounded maximum
- * ({@link PacketCodec}); bad input closes that one connection ({@link FrameError}).
+ * <p><b>Connections.</b> On a node with TLS credentials every connection first runs TLS 1.3 with
+ * mutual authentication ({@link TlsCredentials}); then, inside it, a handshake ({@link Handshake}):
+ * protocol version, node GID and name, fabric name. A peer that fails either is refused, logged
+ * (rate-limited) and counted; the node that dialled ends the connection attempts waiting for that
+ * peer at once, naming the cause ({@link io.simrdma.fabric.Device.MadHandler#onUnreachable}).
+ * Frames are length-prefixed with a bounded maximum ({@link PacketCodec}); bad input closes that
+ * one connection ({@link FrameError}).
+ *
+ * <p><b>Bounds.</b> Connections and handshakes in progress are capped; accepted connections over
+ * a cap are closed at once. A housekeeping task on the event loop closes connections whose frame
+ * stopped arriving or that stayed idle, and removes links that have had no connection for the
+ * idle timeout (a link the application obtained with {@link #link} stays). See {@link TcpConfig}.
  *
  * <p><b>Life cycle.</b> The node is a service of its fabric ({@link Fabric#service}) and one of its
  * remote transports: {@link Fabric#close()} closes it, then the device, then stops the event loop.
@@ -94,6 +105,7 @@ public final class TcpNode implements RemoteTransport, AutoCloseable {
     private static final byte[] GID_PREFIX = {(byte) 0xfd, 0x53, 0x49, 0x4d, 0, 0, 0, 0, 0, 0};
     private static final long GUID_PREFIX = 0x5349L << 48;
     private static final long CLOSE_TIMEOUT_SECONDS = 5;
+    private static final long LOG_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(10);
 
     /** Observes a node's connections and links; called on the node's event loop, must not block or throw. */
     @FunctionalInterface
@@ -117,6 +129,12 @@ public final class TcpNode implements RemoteTransport, AutoCloseable {
     private final Map<Gid, TcpLink> links = new ConcurrentHashMap<>();
     private final Set<Connection> connections = new HashSet<>();
     private final List<Listener> listeners = new CopyOnWriteArrayList<>();
+    private final RateLimitedLog refusalLog = new RateLimitedLog(LOG_INTERVAL_NANOS, System::nanoTime);
+    private final RateLimitedLog refusedByPeerLog = new RateLimitedLog(LOG_INTERVAL_NANOS, System::nanoTime);
+    private final RateLimitedLog closedLog = new RateLimitedLog(LOG_INTERVAL_NANOS, System::nanoTime);
+    private final RateLimitedLog capLog = new RateLimitedLog(LOG_INTERVAL_NANOS, System::nanoTime);
+    private final io.netty.util.concurrent.ScheduledFuture<?> housekeeping;
+    private int inboundHandshakes;
     private volatile boolean closed;
 
     private TcpNode(Fabric fabric, TcpConfig config) {
@@ -144,7 +162,9 @@ public final class TcpNode implements RemoteTransport, AutoCloseable {
                     .childHandler(new ChannelInitializer<SocketChannel>() {
                         @Override
                         protected void initChannel(SocketChannel ch) {
-                            initPipeline(ch, new Connection(TcpNode.this, null));
+                            if (admit(ch)) {
+                                initPipeline(ch, new Connection(TcpNode.this, null));
+                            }
                         }
                     })
                     .bind(config.listenAddress()).syncUninterruptibly().channel();
@@ -153,15 +173,54 @@ public final class TcpNode implements RemoteTransport, AutoCloseable {
             this.gid = gidOf(listenAddress);
             EngineExecutor executor = ((ThreadedScheduler) fabric.scheduler()).adopt("tcp-" + config.name(), loop, true);
             this.device = this.fabric.createDevice(config.device().gid(gid).guid(guidOf(listenAddress)), executor);
-        } catch (RuntimeException e) {
+        } catch (Exception e) { // Netty rethrows the socket's checked IOException unchecked
             if (s != null) {
                 s.close().awaitUninterruptibly(CLOSE_TIMEOUT_SECONDS, TimeUnit.SECONDS);
             }
             group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS).awaitUninterruptibly(CLOSE_TIMEOUT_SECONDS, TimeUnit.SECONDS);
-            throw e;
+            if (s == null) {
+                throw bindFailure(config.listenAddress(), e);
+            }
+            throw e instanceof RuntimeException ? (RuntimeException) e : new IllegalStateException(e);
         }
+        long tick = housekeepingTickNanos(config);
+        this.housekeeping = loop.scheduleAtFixedRate(this::housekeep, tick, tick, TimeUnit.NANOSECONDS);
         s.config().setAutoRead(true);
-        LOG.info("{}: TCP node listening on {} ({}), GID {}", config.name(), address(), nativeTransport ? "epoll" : "NIO", gid);
+        LOG.info("{}: TCP node listening on {} ({}, {}), GID {}", config.name(), address(), nativeTransport ? "epoll" : "NIO",
+                config.isTls() ? "TLS, certificate SHA-256 " + config.tls().fingerprint() : "plain TCP", gid);
+        if (!config.isTls() && !listenAddress.getAddress().isLoopbackAddress()) {
+            LOG.warn("{}: listening on {} WITHOUT authentication or encryption (insecure): anyone who can reach this "
+                    + "address can join fabric '{}' and read or alter its traffic", config.name(), address(), fabric.name());
+        }
+    }
+
+    /** The exception of the socket layer that kept the node from listening, as one that names the address. */
+    private static RuntimeException bindFailure(InetSocketAddress address, Exception e) {
+        Throwable cause = e;
+        while (cause != null && !(cause instanceof IOException)) {
+            cause = cause.getCause();
+        }
+        String where = address.getAddress().getHostAddress() + ":" + address.getPort();
+        if (cause == null && e.getClass().getName().startsWith("io.netty")) {
+            cause = e;
+        }
+        if (cause == null) {
+            return e instanceof RuntimeException ? (RuntimeException) e : new IllegalStateException(e);
+        }
+        String msg = String.valueOf(cause.getMessage());
+        String why = msg.contains("in use") ? "the address is in use (another node or program listens there)"
+                : msg.contains("assign requested address") ? "the address is not one of this host's"
+                : msg.contains("ermission denied") ? "permission denied (ports below 1024 need privileges)"
+                : msg;
+        IOException io = cause instanceof IOException ? (IOException) cause : new IOException(msg, cause);
+        BindException bind = new BindException("cannot listen on " + where + ": " + why);
+        bind.initCause(io);
+        return new UncheckedIOException(bind.getMessage(), bind);
+    }
+
+    private static long housekeepingTickNanos(TcpConfig c) {
+        long shortest = Math.min(c.frameTimeoutNanos(), c.idleTimeoutNanos());
+        return Math.max(TimeUnit.MILLISECONDS.toNanos(5), Math.min(TimeUnit.SECONDS.toNanos(1), shortest / 4));
     }
 
     /**
@@ -171,8 +230,9 @@ public final class TcpNode implements RemoteTransport, AutoCloseable {
      *
      * @throws IllegalArgumentException if the fabric is not threaded, or its name is over 255 bytes
      * @throws IllegalStateException    if the fabric is closed or already has a TCP node
-     * @throws io.netty.channel.ChannelException or another exception of the socket layer if the
-     *                                  address cannot be bound
+     * @throws UncheckedIOException     if the address cannot be bound (in use, not local, no
+     *                                  permission); its message names the address, its cause is a
+     *                                  {@link BindException}
      */
     public static TcpNode start(Fabric fabric, TcpConfig config) {
         Objects.requireNonNull(fabric, "fabric");
@@ -346,7 +406,8 @@ public final class TcpNode implements RemoteTransport, AutoCloseable {
 
     /**
      * The link to the node with GID {@code peer}, created if needed (to set faults or control it
-     * before the first packet); nothing connects until a packet is sent.
+     * before the first packet); nothing connects until a packet is sent. The link stays until the
+     * node closes (the housekeeping removes only links nobody asked for).
      *
      * @throws IllegalArgumentException if {@code peer} is not another TCP node's GID
      * @throws IllegalStateException    if the node is closed
@@ -358,7 +419,11 @@ public final class TcpNode implements RemoteTransport, AutoCloseable {
         if (closed) {
             throw new IllegalStateException("TCP node " + name() + " is closed");
         }
-        return links.computeIfAbsent(peer, g -> new TcpLink(this, g));
+        return links.compute(peer, (g, l) -> {
+            TcpLink k = l != null ? l : new TcpLink(this, g);
+            k.pin();
+            return k;
+        });
     }
 
     /** The link to the node listening on {@code address} ("host:port"). */
@@ -417,6 +482,97 @@ public final class TcpNode implements RemoteTransport, AutoCloseable {
         }
     }
 
+    // ------------------------------------------------------------------ bounds and logging (event loop)
+
+    /**
+     * Admits an accepted connection, or closes it at once if the node has its maximum of
+     * connections or of handshakes in progress. Event loop.
+     */
+    private boolean admit(SocketChannel ch) {
+        TcpCounter over = connections.size() >= config.maxConnections() ? TcpCounter.REFUSED_TOO_MANY_CONNECTIONS
+                : inboundHandshakes >= config.maxHandshakes() ? TcpCounter.REFUSED_TOO_MANY_HANDSHAKES : null;
+        if (over == null && !closed) {
+            inboundHandshakes++;
+            return true;
+        }
+        if (over != null) {
+            count(over);
+            if (capLog.admit()) {
+                LOG.warn("{}: closed the connection from {} at once: {} ({} open, {} handshaking){}", name(),
+                        ch.remoteAddress(), over == TcpCounter.REFUSED_TOO_MANY_CONNECTIONS
+                                ? "the maximum of " + config.maxConnections() + " connections is reached"
+                                : "the maximum of " + config.maxHandshakes() + " handshakes in progress is reached",
+                        connections.size(), inboundHandshakes, capLog.suppressedSuffix());
+            }
+        }
+        ch.close();
+        return false;
+    }
+
+    /** An accepted connection's handshake ended (completed, refused or closed). Event loop. */
+    void handshakeEnded(Connection c) {
+        if (!c.isOutbound()) {
+            inboundHandshakes--;
+        }
+    }
+
+    /** Logs a refused handshake, at most one WARN per 10 s per direction, with the count of those left out. Event loop. */
+    void logRefusal(boolean byPeer, String peer, String why) {
+        RateLimitedLog l = byPeer ? refusedByPeerLog : refusalLog;
+        if (l.admit()) {
+            if (byPeer) {
+                LOG.warn("{}: {} refused the handshake: {}{}", name(), peer, why, l.suppressedSuffix());
+            } else {
+                LOG.warn("{}: refused the handshake of {}: {}{}", name(), peer, why, l.suppressedSuffix());
+            }
+        } else {
+            LOG.debug("{}: handshake with {} refused ({}): {}", name(), peer, byPeer ? "by the peer" : "here", why);
+        }
+    }
+
+    /** Logs a connection closed for bad input or a stalled frame, rate-limited. Event loop. */
+    void logClosed(String peer, String why) {
+        if (closedLog.admit()) {
+            LOG.warn("{}: closing the connection with {}: {}{}", name(), peer, why, closedLog.suppressedSuffix());
+        } else {
+            LOG.debug("{}: closing the connection with {}: {}", name(), peer, why);
+        }
+    }
+
+    /** Tells the device's connection manager that {@code peer} refused this node for good. Event loop. */
+    void reportUnreachable(Gid peer, String cause) {
+        device.reportUnreachable(peer, cause);
+    }
+
+    /** Closes stalled and idle connections, removes links without connection. Event loop, periodically. */
+    private void housekeep() {
+        if (closed) {
+            return;
+        }
+        long now = System.nanoTime();
+        for (Connection c : new ArrayList<>(connections)) {
+            c.checkTimers(now);
+        }
+        for (TcpLink l : links.values()) {
+            if (l.idleAndUnused(now)) {
+                boolean[] removed = new boolean[1];
+                links.computeIfPresent(l.peer(), (g, k) -> {
+                    if (k != l || !k.idleAndUnused(now)) {
+                        return k;
+                    }
+                    k.remove();
+                    removed[0] = true;
+                    return null;
+                });
+                if (removed[0]) {
+                    count(TcpCounter.LINKS_REMOVED);
+                    LOG.debug("{}: removed the link to {} (unused)", name(), l.remoteAddress());
+                    event(new TcpEvent(TcpEvent.Type.LINK_REMOVED, l.peer(), l.remoteAddress(), "unused"));
+                }
+            }
+        }
+    }
+
     // ------------------------------------------------------------------ connections (event loop)
 
     EventLoop eventLoop() {
@@ -434,10 +590,17 @@ public final class TcpNode implements RemoteTransport, AutoCloseable {
     }
 
     void initPipeline(SocketChannel ch, Connection c) {
-        c.attach(ch);
+        FrameDecoder decoder = new FrameDecoder(config.maxFrameLength(), counters, !config.isTls());
+        c.attach(ch, decoder);
+        if (config.isTls()) {
+            SslHandler tls = c.isOutbound() ? config.tls().newDiallingHandler(ch.alloc())
+                    : config.tls().newAcceptingHandler(ch.alloc());
+            tls.setHandshakeTimeoutMillis(0); // the connection's handshake timeout covers TLS and HELLO
+            ch.pipeline().addLast("tls", tls);
+        }
         ch.pipeline()
                 .addLast("flush", new FlushConsolidationHandler(FlushConsolidationHandler.DEFAULT_EXPLICIT_FLUSH_AFTER_FLUSHES, true))
-                .addLast("decoder", new FrameDecoder(config.maxFrameLength(), counters))
+                .addLast("decoder", decoder)
                 .addLast("encoder", new FrameEncoder(c))
                 .addLast("faults", new FaultHandler(c))
                 .addLast("connection", c);
@@ -494,6 +657,17 @@ public final class TcpNode implements RemoteTransport, AutoCloseable {
         return connections.size();
     }
 
+    /** Open connections (handshaking or established), read on the event loop from any thread; 0 once closed. */
+    int connectionCount() {
+        if (loop.inEventLoop()) {
+            return connections.size();
+        }
+        if (loop.isShuttingDown()) {
+            return 0;
+        }
+        return loop.submit(connections::size).syncUninterruptibly().getNow();
+    }
+
     /** Runs {@code r} on the event loop (now, if on it); false if the loop is shutting down and it will not run. */
     boolean runOnLoop(Runnable r) {
         if (loop.inEventLoop()) {
@@ -524,6 +698,7 @@ public final class TcpNode implements RemoteTransport, AutoCloseable {
             return;
         }
         closed = true;
+        housekeeping.cancel(false);
         fabric.removeRemoteTransport(this);
         List<ChannelFuture> closing = new ArrayList<>();
         Runnable shut = () -> {

@@ -1,6 +1,6 @@
 /**
  * The Netty TCP link: devices of fabrics in other JVMs and on other hosts reach each other over
- * one TCP connection per pair of nodes.
+ * TCP: one connection per pair of TLS nodes; between plain nodes, one dialled by each.
  *
  * <ul>
  *   <li>{@link io.simrdma.fabric.tcp.TcpNode}: a device of a threaded fabric whose engine runs on
@@ -12,8 +12,16 @@
  *       in-process {@link io.simrdma.fabric.Link}.</li>
  *   <li>{@link io.simrdma.fabric.tcp.PacketCodec}: the frame format and the packet encoding
  *       (payload written from registered memory without a copy, received into a slice).</li>
- *   <li>Handshake (package-private {@code Handshake}): version, identity, fabric name and an
- *       optional HMAC-SHA256 proof of a pre-shared key, before any packet.</li>
+ *   <li>{@link io.simrdma.fabric.tcp.TlsCredentials}, {@link io.simrdma.fabric.tcp.FabricPki}: TLS 1.3
+ *       with mutual authentication through a fabric CA (the dialler is the TLS server, so a listening
+ *       node shows nothing before the dialler proved itself); a peer may claim only a GID whose
+ *       address its certificate names. Without credentials a node is plain TCP, on loopback unless
+ *       {@code insecure}, and sends a peer's packets only over a connection it dialled.</li>
+ *   <li>Handshake (package-private {@code Handshake}): version, identity and fabric name, inside
+ *       TLS where there is TLS, before any packet.</li>
+ *   <li>Bounds ({@link io.simrdma.fabric.tcp.TcpConfig}): caps on connections and handshakes, a
+ *       frame timeout, an idle timeout, removal of unused links, rate-limited refusal logs
+ *       (package-private {@code RateLimitedLog}).</li>
  *   <li>{@link io.simrdma.fabric.tcp.FrameError}, {@link io.simrdma.fabric.tcp.HandshakeFailure},
  *       {@link io.simrdma.fabric.tcp.TcpCounter}, {@link io.simrdma.fabric.tcp.TcpEvent}: what
  *       goes wrong, counted and reported.</li>
@@ -22,9 +30,10 @@
  * <p>A connection's pipeline, on the node's single event loop thread (also its device's engine
  * thread, so no packet changes threads between the socket and the RC engine):
  * <pre>
- *  inbound:  socket -&gt; FlushConsolidationHandler -&gt; FrameDecoder -&gt; Connection (handshake, checks) -&gt; TcpLink -&gt; Device
- *  outbound: TcpLink.transmit -&gt; Connection.write -&gt; FaultHandler -&gt; FrameEncoder -&gt; FlushConsolidationHandler -&gt; socket
+ *  inbound:  socket -&gt; [SslHandler] -&gt; FlushConsolidationHandler -&gt; FrameDecoder -&gt; Connection (handshake, checks) -&gt; TcpLink -&gt; Device
+ *  outbound: TcpLink.transmit -&gt; Connection.write -&gt; FaultHandler -&gt; FrameEncoder -&gt; FlushConsolidationHandler -&gt; [SslHandler] -&gt; socket
  * </pre>
- * Flushes are coalesced: one per event-loop batch of writes.
+ * Flushes are coalesced: one per event-loop batch of writes (before encryption, so TLS records
+ * stay large). SECURITY.md at the repository root has the threat model.
  */
 package io.simrdma.fabric.tcp;

@@ -273,9 +273,9 @@ class CmCreateEpTest {
             id.destroyEp();
             assertEquals(CmId.State.DESTROYED, id.state());
             assertNull(id.qp());
-            assertErrno(Errno.EINVAL, qp::destroy, "the QP is already destroyed");
-            assertErrno(Errno.EINVAL, scq::destroy, "the send CQ is already destroyed");
-            assertErrno(Errno.EINVAL, rcq::destroy, "the receive CQ is already destroyed");
+            assertErrno(Errno.ENOENT, qp::destroy, "the QP is already destroyed (a stale handle)");
+            assertErrno(Errno.ENOENT, scq::destroy, "the send CQ is already destroyed");
+            assertErrno(Errno.ENOENT, rcq::destroy, "the receive CQ is already destroyed");
             assertErrno(Errno.EINVAL, id::destroy, "the id is already destroyed");
             pd.dealloc();
             assertPortFreeOnA(k, 5555); // the port went with the id

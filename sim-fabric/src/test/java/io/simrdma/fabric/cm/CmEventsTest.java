@@ -146,9 +146,11 @@ class CmEventsTest {
     }
 
     @Test
-    @DisplayName("rdma_listen(3) backlog: a request dropped until its sender's retries run out ends UNREACHABLE after (max_cm_retries + 1) CM response timeouts")
+    @DisplayName("rdma_listen(3) backlog: a request dropped until its sender's retries run out ends UNREACHABLE after "
+            + "(max_cm_retries + 1) CM response timeouts; the admitted one, never answered, is acknowledged by an MRA "
+            + "(IBA 12.6.6) and ends UNREACHABLE only after its remaining retries, each a service timeout longer")
     void shouldEndUnreachableWhenTheBacklogNeverFrees() {
-        CmConfig config = CmTestKit.fastConfig();
+        CmConfig config = CmTestKit.fastConfig().withMraServiceTimeout(16);
         try (CmTestKit k = CmTestKit.of(false, config)) {
             TwoRequests two = TwoRequests.overBacklogOfOne(k);
             CmId c1 = two.c1();
@@ -156,7 +158,9 @@ class CmEventsTest {
             long t0 = two.t0();
             CmEvent r1 = expectAcked(k.chB, CmEventType.CONNECT_REQUEST); // never answered
 
-            long giveUp = (config.maxCmRetries() + 1) * config.responseTimeoutNanos();
+            long t = config.responseTimeoutNanos();
+            int r = config.maxCmRetries();
+            long giveUp = (r + 1) * t;
             Map<CmId, CmEvent> unreachable = new HashMap<>();
             for (int i = 0; i < 2; i++) {
                 CmEvent e = expectAcked(k.chA, CmEventType.UNREACHABLE);
@@ -164,7 +168,14 @@ class CmEventsTest {
             }
             assertEquals(giveUp, unreachable.get(c2).timeNanos() - t0, "c2, always dropped, gives up on time");
             assertEquals(-Errno.ETIMEDOUT.value(), unreachable.get(c2).status());
-            assertEquals(giveUp, unreachable.get(c1).timeNanos() - t0, "c1, never answered, too");
+            assertFalse(c2.requestAcknowledged(), "a dropped REQ earns no MRA");
+            // c1's first resend (at T) is MRAed within microseconds; its R - 1 resends left then wait S + T each.
+            assertTrue(c1.requestAcknowledged(), "c1's resent REQ was answered with an MRA");
+            long mraWait = r * (config.mraServiceTimeoutNanos() + t);
+            long c1GaveUp = unreachable.get(c1).timeNanos() - t0;
+            assertTrue(c1GaveUp >= t + mraWait && c1GaveUp < 2 * t + mraWait,
+                    "c1, MRAed, gives up R x (S + T) after the MRA, not at " + c1GaveUp + " ns");
+            assertEquals(-Errno.ETIMEDOUT.value(), unreachable.get(c1).status());
             assertEquals(QpState.ERR, c2.qp().state());
             // The passive side learns that the unanswered request was withdrawn.
             CmEvent gone = expectAcked(k.chB, CmEventType.REJECTED);

@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import java.util.function.UnaryOperator;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -247,6 +248,15 @@ final class CmRig implements AutoCloseable {
 
     Pair connect(int port) {
         return connect(port, ConnParam.defaults(), null);
+    }
+
+    /**
+     * Waits until {@code condition} holds (typically on {@link #trace}): under the deterministic
+     * scheduler by running the fabric, otherwise by re-checking; fails after {@link #WAIT_SECONDS}.
+     */
+    void await(BooleanSupplier condition, String what) {
+        boolean ok = fa.scheduler().newSignal().await(condition, TimeUnit.SECONDS.toNanos(WAIT_SECONDS));
+        assertTrue(ok, () -> "timed out waiting for " + what + "; CM messages: " + trace.all());
     }
 
     // ------------------------------------------------------------------ events

@@ -125,8 +125,8 @@ class FrameDecoderTest {
         ByteBuf all = Unpooled.buffer();
         all.writeBytes(Frames.bytes(Handshake.encode(Frames.hello("fabric-1", Frames.SRC, true),
                 ByteBufAllocator.DEFAULT)));
-        all.writeBytes(Frames.bytes(Handshake.encode(new Handshake.Auth(new byte[Handshake.MAC_LENGTH]),
-                ByteBufAllocator.DEFAULT)));
+        all.writeBytes(Frames.bytes(Handshake.encode(new Handshake.Refuse(HandshakeFailure.WRONG_FABRIC.code(),
+                HandshakeFailure.WRONG_FABRIC), ByteBufAllocator.DEFAULT)));
         all.writeBytes(Frames.bytes(Frames.encode(Frames.packet(Opcode.RC_RDMA_WRITE_ONLY, 4096, 9))));
         all.writeBytes(Frames.bytes(Frames.encode(Frames.packet(Opcode.RC_ACKNOWLEDGE, 0, 0))));
         byte[] bytes = Frames.bytes(all);
@@ -141,8 +141,8 @@ class FrameDecoderTest {
         assertEquals("fabric-1", h.fabric());
         assertEquals("test-peer", h.node());
         assertEquals(Frames.SRC, h.gid());
-        assertTrue(h.keyed());
-        assertInstanceOf(Handshake.Auth.class, out.get(1));
+        assertTrue(h.tls());
+        assertEquals(HandshakeFailure.WRONG_FABRIC, assertInstanceOf(Handshake.Refuse.class, out.get(1)).reason());
         assertEquals(4096, ((Packet) out.get(2)).payloadLength());
         assertEquals(Opcode.RC_ACKNOWLEDGE, ((Packet) out.get(3)).opcode());
     }
@@ -252,7 +252,35 @@ class FrameDecoderTest {
 
     @Test
     void shouldRejectAHandshakeFrameOfTheWrongLength() {
-        assertEquals(FrameError.MALFORMED_HANDSHAKE, rejected(Frames.frame(PacketCodec.TYPE_AUTH, 1, 2, 3)).kind());
+        assertEquals(FrameError.MALFORMED_HANDSHAKE, rejected(Frames.frame(PacketCodec.TYPE_REFUSE, 1, 2, 3)).kind());
+    }
+
+    @Test
+    void shouldTellATlsPeerFromBadInputOnAPlainConnection() {
+        EmbeddedChannel plain = new EmbeddedChannel(new FrameDecoder(PacketCodec.DEFAULT_MAX_FRAME_LENGTH, counters, true));
+        ByteBuf clientHello = Unpooled.wrappedBuffer(new byte[] {0x16, 0x03, 0x01, 0x01, 0x20, 0x01});
+        written.add(clientHello);
+        assertThrows(FrameDecoder.PeerSpeaksTls.class, () -> plain.writeInbound(clientHello));
+        plain.finishAndReleaseAll();
+        assertEquals(FrameError.TOO_LONG, rejected(Unpooled.wrappedBuffer(new byte[] {0x16, 0x03, 0x01, 0x01, 0x20})).kind(),
+                "on a TLS connection (decrypted bytes) 0x16 is only a length byte");
+    }
+
+    @Test
+    void shouldTellWhenAFrameIsPartlyReceived() {
+        FrameDecoder d = ch.pipeline().get(FrameDecoder.class);
+        byte[] frame = Frames.bytes(Frames.encode(Frames.packet(Opcode.RC_RDMA_WRITE_ONLY, 1000, 3)));
+        assertFalse(d.hasPartialFrame());
+        write(Unpooled.wrappedBuffer(frame, 0, 600));
+        assertTrue(d.hasPartialFrame(), "600 of " + frame.length + " bytes arrived");
+        write(Unpooled.wrappedBuffer(frame, 600, frame.length - 600));
+        assertEquals(1, readAll().size());
+        assertFalse(d.hasPartialFrame());
+    }
+
+    @Test
+    void shouldRejectTheAuthFrameOfProtocolVersion1AsAnUnknownType() {
+        assertEquals(FrameError.UNKNOWN_TYPE, rejected(Frames.frame(0x02, 1, 2, 3)).kind());
     }
 
     @Test
@@ -265,10 +293,10 @@ class FrameDecoderTest {
 
     @Test
     void shouldStopReadingAHelloOfAnotherVersionAfterItsVersion() {
-        write(Frames.frame(PacketCodec.TYPE_HELLO, 0x53, 0x49, 0x4D, 0x52, 0, 2, 0xEE));
+        write(Frames.frame(PacketCodec.TYPE_HELLO, 0x53, 0x49, 0x4D, 0x52, 0, 1, 0xEE));
         Handshake.Hello h = assertInstanceOf(Handshake.Hello.class, readAll().get(0));
-        assertFalse(h.compatible());
-        assertEquals(2, h.version());
+        assertFalse(h.compatible(), "version 1 (pre-shared keys) is another version");
+        assertEquals(1, h.version());
     }
 
     @Test

@@ -71,8 +71,8 @@ final class Frames {
     }
 
     /** A HELLO of this protocol version. */
-    static Handshake.Hello hello(String fabric, Gid gid, boolean keyed) {
-        return new Handshake.Hello(Handshake.MAGIC, Handshake.VERSION, keyed, gid, 42L, new byte[Handshake.NONCE_LENGTH],
+    static Handshake.Hello hello(String fabric, Gid gid, boolean tls) {
+        return new Handshake.Hello(Handshake.MAGIC, Handshake.VERSION, tls, gid, 42L, new byte[Handshake.NONCE_LENGTH],
                 fabric, "test-peer");
     }
 }

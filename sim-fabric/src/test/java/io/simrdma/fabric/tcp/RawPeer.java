@@ -63,6 +63,28 @@ final class RawPeer implements AutoCloseable {
         return send(Frames.encode(p));
     }
 
+    /** Connects to {@code node} without sending anything. */
+    static RawPeer idle(TcpNode node) {
+        return new RawPeer(node);
+    }
+
+    /** The next frame the node sends (type byte first), waiting at most {@link RcEnd#WAIT_SECONDS}; null if it closed. */
+    byte[] readFrame() {
+        try {
+            java.io.DataInputStream in = new java.io.DataInputStream(socket.getInputStream());
+            int len = in.readInt();
+            byte[] body = new byte[len];
+            in.readFully(body);
+            return body;
+        } catch (java.io.EOFException e) {
+            return null;
+        } catch (SocketTimeoutException e) {
+            throw new AssertionError("the node sent no frame within " + RcEnd.WAIT_SECONDS + " s", e);
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
     /** Everything the node sends until it closes the connection, as frames (type byte first). */
     List<byte[]> readUntilClosed() {
         ByteArrayOutputStream all = new ByteArrayOutputStream();

@@ -61,16 +61,40 @@ class TcpConfigTest {
         IllegalArgumentException v6 = assertThrows(IllegalArgumentException.class,
                 () -> TcpConfig.builder("a").listen("::1", 0).build());
         assertTrue(v6.getMessage().contains("IPv6"), v6.getMessage());
-        assertThrows(IllegalArgumentException.class, () -> TcpConfig.builder("a").preSharedKey(new byte[8]).build());
         assertThrows(IllegalArgumentException.class,
                 () -> TcpConfig.builder("a").maxFrameLength(PacketCodec.MIN_MAX_FRAME_LENGTH - 1).build());
         assertThrows(IllegalArgumentException.class, () -> TcpConfig.builder("").build());
         assertThrows(IllegalArgumentException.class, () -> TcpConfig.builder("a").listen("127.0.0.1", 70000).build());
         assertEquals(PacketCodec.MIN_MAX_FRAME_LENGTH,
                 TcpConfig.builder("a").maxFrameLength(PacketCodec.MIN_MAX_FRAME_LENGTH).build().maxFrameLength());
-        TcpConfig keyed = TcpConfig.builder("a").preSharedKey("secret-key-123456".getBytes(java.nio.charset.StandardCharsets.US_ASCII)).build();
-        assertTrue(keyed.hasPreSharedKey());
-        assertFalse(keyed.toString().contains("secret"), "the key is never printed: " + keyed);
+        assertThrows(IllegalArgumentException.class, () -> TcpConfig.builder("a").maxHandshakes(0).build());
+        assertThrows(IllegalArgumentException.class, () -> TcpConfig.builder("a").maxConnections(0).build());
+        assertThrows(IllegalArgumentException.class, () -> TcpConfig.builder("a").idleTimeout(java.time.Duration.ZERO).build());
+        assertThrows(IllegalArgumentException.class, () -> TcpConfig.builder("a").frameTimeout(java.time.Duration.ofMillis(-1)).build());
+    }
+
+    @Test
+    void shouldRefuseAPlainNodeOnANonLoopbackAddressUnlessToldInsecure() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> TcpConfig.builder("a").listen("10.0.0.5", 7000).build());
+        assertTrue(e.getMessage().contains("10.0.0.5") && e.getMessage().contains("without TLS"), e.getMessage());
+        TcpConfig insecure = TcpConfig.builder("a").listen("10.0.0.5", 7000).insecure(true).build();
+        assertTrue(insecure.isInsecure() && !insecure.isTls());
+        assertTrue(insecure.toString().contains("insecure"), insecure.toString());
+        assertFalse(TcpConfig.builder("a").build().isInsecure(), "loopback needs no permission");
+    }
+
+    @Test
+    void shouldThrowAnExceptionNamingTheAddressWhenThePortIsInUse() throws Exception {
+        try (ServerSocket taken = new ServerSocket(); Fabric f = Fabric.threaded()) {
+            taken.bind(new InetSocketAddress("127.0.0.1", 0));
+            java.io.UncheckedIOException e = assertThrows(java.io.UncheckedIOException.class,
+                    () -> TcpNode.start(f, TcpConfig.builder("a").listenPort(taken.getLocalPort()).build()));
+            assertEquals("cannot listen on 127.0.0.1:" + taken.getLocalPort()
+                    + ": the address is in use (another node or program listens there)", e.getMessage());
+            assertTrue(e.getCause() instanceof java.net.BindException, String.valueOf(e.getCause()));
+            assertNull(f.serviceIfPresent(TcpNode.class), "no node was left behind");
+        }
     }
 
     @Test

@@ -10,8 +10,6 @@ import io.simrdma.fabric.QpInitAttr;
 import io.simrdma.fabric.QueuePair;
 import io.simrdma.fabric.WcOpcode;
 import io.simrdma.fabric.WcStatus;
-import io.simrdma.fabric.cm.CmConfig;
-import io.simrdma.fabric.cm.CmEventType;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
@@ -22,70 +20,15 @@ import java.util.concurrent.LinkedBlockingQueue;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The handshake every TCP connection starts with (version, identity, fabric, pre-shared key) and
- * the node's answer to bad input: the offending connection closes, with a counter, and nothing
+ * The handshake every TCP connection starts with (version, identity, fabric; TLS in
+ * {@link TcpTlsTest}) and the node's answer to bad input: the offending connection closes, with a counter, and nothing
  * else is disturbed.
  */
 class TcpHandshakeTest {
 
-    static final byte[] KEY_1 = "0123456789abcdef0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
-    static final byte[] KEY_2 = "fedcba9876543210fedcba9876543210".getBytes(StandardCharsets.US_ASCII);
-    static final CmConfig SHORT = TcpPair.CM.withResponseTimeout(12, 2);
-
-    @Test
-    void shouldRefuseTheHandshakeAndCarryNothingWhenTheKeysDiffer() {
-        try (TcpPair p = new TcpPair(true, SHORT, c -> c.preSharedKey(KEY_1), c -> c.preSharedKey(KEY_2))) {
-            p.listen(TcpNodeTest.PORT);
-            RcEnd a = p.activeEnd(p.b.address(), TcpNodeTest.PORT);
-            a.id.connect(null);
-            TcpEvent refused = TcpPair.nextEvent(p.eventsB, TcpEvent.Type.REFUSED);
-            assertNotNull(refused, "B refuses A's proof");
-            assertTrue(refused.detail().startsWith("BAD_KEY"), refused.detail());
-            TcpPair.expect(p.chA, CmEventType.UNREACHABLE);
-            assertTrue(p.b.counter(TcpCounter.REFUSED_BAD_KEY) >= 1);
-            // A's own verdict (B's proof is wrong too, or B's REFUSE frame) runs on A's event loop,
-            // which a loaded machine may not have reached when the CM has already given up
-            assertTrue(TcpPair.await(() -> p.a.counter(TcpCounter.REFUSED_BAD_KEY)
-                    + p.a.counter(TcpCounter.REFUSED_BY_PEER) >= 1, p.eventsA, TcpPair.WAIT_SECONDS),
-                    "A refused B's proof or saw B's refusal");
-            assertEquals(0, p.b.counter(TcpCounter.HANDSHAKES_COMPLETED));
-            assertEquals(0, p.b.counter(TcpCounter.PACKETS_RECEIVED), "no packet crossed");
-            assertEquals(0, p.b.device().counters().get(Counter.PACKETS_RECEIVED));
-            assertNull(p.chB.pollEvent(), "no connection request reached B's listener");
-            assertTrue(p.b.links().isEmpty());
-        }
-    }
-
-    @Test
-    void shouldConnectAndCarryDataWhenBothNodesProveTheSameKey() {
-        try (TcpPair p = new TcpPair(true, TcpPair.CM, c -> c.preSharedKey(KEY_1), c -> c.preSharedKey(KEY_1))) {
-            RcEnd[] ends = p.connect(TcpNodeTest.PORT);
-            RcEnd.fill(ends[0].buf, 0, 5000, 3);
-            ends[0].postSend(1, 0, 5000);
-            TcpNodeTest.assertStatus(WcStatus.SUCCESS, WcOpcode.SEND, ends[0].next());
-            TcpNodeTest.assertStatus(WcStatus.SUCCESS, WcOpcode.RECV, ends[1].next());
-            assertEquals(-1, RcEnd.mismatch(ends[1].buf, 0, 5000, 3));
-            assertEquals(1, p.a.counter(TcpCounter.HANDSHAKES_COMPLETED));
-            assertEquals(1, p.b.counter(TcpCounter.HANDSHAKES_COMPLETED));
-            assertEquals(0, p.b.counter(TcpCounter.REFUSED_BAD_KEY) + p.b.counter(TcpCounter.REFUSED_MISSING_KEY));
-        }
-    }
-
-    @Test
-    void shouldRefuseWhenOnlyOneNodeHasAKey() {
-        try (TcpPair p = new TcpPair(true, SHORT, c -> c, c -> c.preSharedKey(KEY_1))) {
-            p.listen(TcpNodeTest.PORT);
-            p.activeEnd(p.b.address(), TcpNodeTest.PORT).id.connect(null);
-            assertNotNull(TcpPair.nextEvent(p.eventsB, TcpEvent.Type.REFUSED));
-            TcpPair.expect(p.chA, CmEventType.UNREACHABLE);
-            assertTrue(p.b.counter(TcpCounter.REFUSED_MISSING_KEY) >= 1);
-            assertEquals(0, p.b.device().counters().get(Counter.PACKETS_RECEIVED));
-        }
-    }
 
     @Test
     void shouldRefuseANodeOfAnotherFabric() {
@@ -122,7 +65,7 @@ class TcpHandshakeTest {
     void shouldRefuseWithAReasonWhenThePeerSpeaksAnotherVersion() {
         try (Fabric f = fabric(); RawPeer raw = new RawPeer(node(f, Duration.ofSeconds(10)))) {
             TcpNode n = f.serviceIfPresent(TcpNode.class);
-            raw.send(Frames.frame(PacketCodec.TYPE_HELLO, 0x53, 0x49, 0x4D, 0x52, 0, 2));
+            raw.send(Frames.frame(PacketCodec.TYPE_HELLO, 0x53, 0x49, 0x4D, 0x52, 0, Handshake.VERSION + 1));
             List<byte[]> frames = raw.readUntilClosed();
             assertEquals(2, frames.size(), "the node's HELLO, then its REFUSE");
             assertEquals(PacketCodec.TYPE_HELLO, type(frames.get(0)));

@@ -145,7 +145,7 @@ class TcpNodeTest {
             assertEquals(-1, RcEnd.mismatch(b.buf, 0, 4000, 21));
             assertTrue(link.isConnected());
             assertEquals(2, p.a.counter(TcpCounter.CONNECTS_STARTED), "reopened by the next packet");
-            assertEquals(2, p.b.counter(TcpCounter.HANDSHAKES_COMPLETED));
+            assertEquals(4, p.b.counter(TcpCounter.HANDSHAKES_COMPLETED), "plain nodes: A's connection and B's, twice");
 
             // closed again with writes in flight: lost packets are retransmitted over a new connection
             for (int i = 0; i < 8; i++) {
@@ -192,7 +192,7 @@ class TcpNodeTest {
                     + p.b.counter(TcpCounter.CORRUPT_PACKETS_DROPPED), "corrupted packets dropped by the receiving port");
             assertEquals(0, p.b.counter(TcpCounter.CONNECTIONS_LOST) + p.a.counter(TcpCounter.CONNECTIONS_LOST),
                     "faults never close the connection");
-            assertEquals(1, p.a.counter(TcpCounter.HANDSHAKES_COMPLETED));
+            assertEquals(2, p.a.counter(TcpCounter.HANDSHAKES_COMPLETED), "plain nodes: one connection each way, never reopened");
         }
     }
 
@@ -272,11 +272,12 @@ class TcpNodeTest {
         }
     }
 
-    @DisplayName("both nodes connect at once: both keep the connection opened by the lower GID and close the other")
+    @DisplayName("TLS nodes connect at once: both keep the connection opened by the lower GID and close the other")
     @ParameterizedTest(name = "native transport: {0}")
     @ValueSource(booleans = {true, false})
     void shouldKeepOneConnectionWhenBothNodesConnectAtOnce(boolean nativeTransport) throws Exception {
-        try (TcpPair p = new TcpPair(nativeTransport)) {
+        try (TcpPair p = new TcpPair(nativeTransport, TcpPair.CM, TcpTlsTest.tls(TestPki.FABRIC, "a"),
+                TcpTlsTest.tls(TestPki.FABRIC, "b"))) {
             BlockingQueue<TcpEvent> events = new LinkedBlockingQueue<>();
             p.a.addListener(events::add);
             p.b.addListener(events::add);
@@ -314,6 +315,26 @@ class TcpNodeTest {
             ends[0].postSend(1, 0, 100);
             assertStatus(WcStatus.SUCCESS, WcOpcode.SEND, ends[0].next());
             assertEquals(1, open(p.a));
+        }
+    }
+
+    @DisplayName("plain nodes: each sends over the connection it dialled (a peer's claim on an accepted one proves nothing)")
+    @ParameterizedTest(name = "native transport: {0}")
+    @ValueSource(booleans = {true, false})
+    void shouldSendOverTheConnectionItDialledWhenNodesArePlain(boolean nativeTransport) {
+        try (TcpPair p = new TcpPair(nativeTransport)) {
+            RcEnd[] ends = p.connect(PORT);
+            RcEnd.fill(ends[0].buf, 0, 100, 5);
+            ends[0].postSend(1, 0, 100);
+            assertStatus(WcStatus.SUCCESS, WcOpcode.SEND, ends[0].next());
+            TcpLink ab = p.a.link(p.b.gid());
+            TcpLink ba = p.b.link(p.a.gid());
+            assertTrue(ab.activeConnection().isOutbound() && ba.activeConnection().isOutbound(),
+                    "each node's packets go over the connection it dialled");
+            assertEquals(2, open(p.a), "one connection each way");
+            assertEquals(1, p.a.counter(TcpCounter.CONNECTS_STARTED));
+            assertEquals(1, p.b.counter(TcpCounter.CONNECTS_STARTED));
+            assertEquals(0, p.a.counter(TcpCounter.DUPLICATE_CONNECTIONS_CLOSED) + p.b.counter(TcpCounter.DUPLICATE_CONNECTIONS_CLOSED));
         }
     }
 

@@ -10,7 +10,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A completion event channel (ibv_create_comp_channel(3)): CQs created with it deliver one event
- * each time a notification they requested fires; {@link #getCqEvent} returns the CQ.
+ * each time a notification they requested fires, at most one pending (unread) event per CQ;
+ * {@link #getCqEvent} returns the CQ.
  *
  * <p>Thread safety: thread-safe; if several threads wait, each event goes to one of them.
  */
@@ -54,6 +55,9 @@ public final class CompChannelImpl implements CompletionChannel {
         CqImpl cq;
         synchronized (events) {
             cq = events.poll();
+            if (cq != null) {
+                cq.eventQueued = false;
+            }
         }
         if (cq != null) {
             cq.eventsUnacked.incrementAndGet();
@@ -75,7 +79,7 @@ public final class CompChannelImpl implements CompletionChannel {
     public void destroy() {
         device.executor().call(() -> {
             if (destroyed) {
-                throw VerbsException.invalid("completion channel already destroyed");
+                throw VerbsException.stale("completion channel already destroyed");
             }
             if (cqCount > 0) {
                 throw VerbsException.busy(cqCount + " completion queue(s) still use this channel");
@@ -95,12 +99,23 @@ public final class CompChannelImpl implements CompletionChannel {
 
     public void checkUsable() {
         if (destroyed) {
-            throw VerbsException.invalid("completion channel was destroyed");
+            throw VerbsException.stale("completion channel was destroyed");
         }
     }
 
+    /**
+     * Queues an event of {@code cq}, unless one of it is already queued and not yet read: a channel
+     * holds at most one pending event per CQ, so a CQ armed and completed again before its event
+     * is read still produces one event. The event says "this CQ has completions"; the handler
+     * drains the CQ after each one (ibv_get_cq_event(3)'s example), so a second unread event of
+     * the same CQ would tell it nothing more.
+     */
     void deliver(CqImpl cq) {
         synchronized (events) {
+            if (cq.eventQueued) {
+                return;
+            }
+            cq.eventQueued = true;
             events.add(cq);
         }
         signal.signalAll();
@@ -109,6 +124,7 @@ public final class CompChannelImpl implements CompletionChannel {
     void discard(CqImpl cq) {
         synchronized (events) {
             events.removeIf(e -> e == cq);
+            cq.eventQueued = false;
         }
     }
 }

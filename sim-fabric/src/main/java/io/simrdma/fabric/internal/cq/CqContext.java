@@ -4,6 +4,7 @@ import io.simrdma.fabric.AsyncEventType;
 import io.simrdma.fabric.CompletionQueue;
 import io.simrdma.fabric.Device;
 import io.simrdma.fabric.DeviceAttributes;
+import io.simrdma.fabric.DeviceProfile;
 import io.simrdma.fabric.QueuePair;
 import io.simrdma.fabric.SharedReceiveQueue;
 import io.simrdma.fabric.WcOpcode;
@@ -33,6 +34,9 @@ public interface CqContext {
 
     /** The device's limits. */
     DeviceAttributes attributes();
+
+    /** How the device behaves where real devices differ. */
+    DeviceProfile profile();
 
     /** Queues an asynchronous event (ibv_get_async_event(3)). Any thread. */
     void raiseAsync(AsyncEventType type, QueuePair qp, CompletionQueue cq, SharedReceiveQueue srq);

@@ -3,6 +3,7 @@ package io.simrdma.fabric.internal.cq;
 import io.simrdma.fabric.AsyncEventType;
 import io.simrdma.fabric.CompletionQueue;
 import io.simrdma.fabric.Device;
+import io.simrdma.fabric.DeviceProfile;
 import io.simrdma.fabric.Errno;
 import io.simrdma.fabric.VerbsException;
 import io.simrdma.fabric.WcOpcode;
@@ -18,9 +19,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * them. Entries are stored in preallocated arrays; polling copies them into the caller's
  * reusable {@link WorkCompletion} objects, so neither side allocates.
  *
- * <p>Overrun (ibv_poll_cq(3)): a completion arriving at a full CQ is lost, the CQ enters error
- * (every later poll throws), CQ_ERR is raised, and the queue pair that produced the completion
- * moves to ERR.
+ * <p>Overrun (ibv_poll_cq(3)): a completion arriving at a full CQ raises CQ_ERR; what else
+ * happens is the device profile's ({@link DeviceProfile.CqOverrun}): under ERROR (IBA) the
+ * completion is lost, the CQ enters error (every later poll throws) and the queue pair that
+ * produced it moves to ERR.
  *
  * <p>Under the deterministic scheduler a poll that finds the CQ empty runs one engine step, so
  * a busy-poll loop makes progress.
@@ -54,12 +56,16 @@ public final class CqImpl implements CompletionQueue {
     private int count;
     private int armed;
     private boolean overrun;
+    /** QPs waiting for room (DeviceProfile.CqOverrun.STALL); guarded by lock. */
+    private final java.util.List<Runnable> roomWaiters = new java.util.ArrayList<>(0);
     private volatile boolean destroyed;
 
     private volatile Runnable completionListener;
 
     /** QPs using this CQ; engine thread. */
     public int boundQps;
+    /** An event of this CQ is queued on its channel and not yet read; guarded by the channel's queue. */
+    boolean eventQueued;
     /** Events returned by the channel and not yet acknowledged with {@link #ackEvents}. */
     final AtomicInteger eventsUnacked = new AtomicInteger();
     /** Async events retrieved and not yet acknowledged. */
@@ -137,7 +143,7 @@ public final class CqImpl implements CompletionQueue {
      * Polls up to {@code max} completions into {@code wcs[0..]}, oldest first, and removes them.
      *
      * @return the number of completions polled, 0 if none
-     * @throws VerbsException EIO after an overrun; EINVAL if destroyed
+     * @throws VerbsException EIO after an overrun; ENOENT if destroyed
      */
     public int poll(WorkCompletion[] wcs, int max) {
         int n = take(wcs, max);
@@ -148,14 +154,15 @@ public final class CqImpl implements CompletionQueue {
     }
 
     private int take(WorkCompletion[] wcs, int max) {
+        int n;
         synchronized (lock) {
             if (destroyed) {
-                throw VerbsException.invalid("completion queue was destroyed");
+                throw VerbsException.stale("completion queue was destroyed");
             }
             if (overrun) {
                 throw new VerbsException(Errno.EIO, "completion queue overrun; it cannot be used (ibv_poll_cq(3))");
             }
-            int n = Math.min(Math.min(max, wcs.length), count);
+            n = Math.min(Math.min(max, wcs.length), count);
             for (int i = 0; i < n; i++) {
                 WorkCompletion wc = wcs[i];
                 int at = head;
@@ -163,8 +170,12 @@ public final class CqImpl implements CompletionQueue {
                 head = at + 1 == capacity ? 0 : at + 1;
             }
             count -= n;
-            return n;
+            if (n == 0 || roomWaiters.isEmpty()) {
+                return n;
+            }
         }
+        wakeRoomWaiters();
+        return n;
     }
 
     /**
@@ -194,7 +205,7 @@ public final class CqImpl implements CompletionQueue {
         }
         synchronized (lock) {
             if (destroyed) {
-                throw VerbsException.invalid("completion queue was destroyed");
+                throw VerbsException.stale("completion queue was destroyed");
             }
             // ibv_req_notify_cq(3): a request for "next" overrides "solicited".
             if (!solicitedOnly || armed == ARM_NONE) {
@@ -217,6 +228,7 @@ public final class CqImpl implements CompletionQueue {
      * @throws VerbsException EINVAL if {@code cqe} is out of range or smaller than the completions it holds
      */
     public void resize(int cqe) {
+        checkUsable();
         VerbsException.checkRange("cqe", cqe, 1, device.attributes().maxCqe());
         device.executor().call(() -> {
             synchronized (lock) {
@@ -250,6 +262,7 @@ public final class CqImpl implements CompletionQueue {
             }
             return null;
         });
+        wakeRoomWaiters();
     }
 
     /**
@@ -261,7 +274,7 @@ public final class CqImpl implements CompletionQueue {
     public void destroy() {
         device.executor().call(() -> {
             if (destroyed) {
-                throw VerbsException.invalid("completion queue already destroyed");
+                throw VerbsException.stale("completion queue already destroyed");
             }
             if (boundQps > 0) {
                 throw VerbsException.busy(boundQps + " queue pair(s) still use this CQ");
@@ -296,26 +309,47 @@ public final class CqImpl implements CompletionQueue {
 
     public void checkUsable() {
         if (destroyed) {
-            throw VerbsException.invalid("completion queue was destroyed");
+            throw VerbsException.stale("completion queue was destroyed");
         }
     }
 
     /**
-     * Adds a completion. Engine thread.
+     * Adds a completion. Engine thread. A full CQ raises CQ_ERR and, as the device's profile says
+     * ({@link DeviceProfile.CqOverrun}), enters error (ERROR) or stays usable (LOSE_COMPLETION,
+     * STALL): the caller decides what its QP does.
      *
-     * @return false if the CQ overran (the completion is lost) or is already in error
+     * @return false if the CQ was full (the completion is not added) or is already in error
      */
     public boolean push(long id, WcStatus st, WcOpcode op, int len, int immData, int wcFlags, int qp, int src,
                  boolean solicited, int vendorErr) {
+        return add(id, st, op, len, immData, wcFlags, qp, src, solicited, vendorErr, true);
+    }
+
+    /**
+     * Adds a completion a stalled QP has kept waiting; a CQ still full raises nothing more.
+     * Engine thread.
+     *
+     * @return false if the CQ is still full
+     */
+    public boolean retryPush(long id, WcStatus st, WcOpcode op, int len, int immData, int wcFlags, int qp, int src,
+                             boolean solicited, int vendorErr) {
+        return add(id, st, op, len, immData, wcFlags, qp, src, solicited, vendorErr, false);
+    }
+
+    private boolean add(long id, WcStatus st, WcOpcode op, int len, int immData, int wcFlags, int qp, int src,
+                        boolean solicited, int vendorErr, boolean raise) {
         boolean notify = false;
-        boolean overranNow = false;
+        boolean full = false;
         synchronized (lock) {
             if (destroyed || overrun) {
                 return false;
             }
             if (count == capacity) {
-                overrun = true;
-                overranNow = true;
+                full = true;
+                // IBA 11.4.2.1: the CQ enters error, unless the device keeps it usable (rxe, siw).
+                if (device.profile().cqOverrun() == DeviceProfile.CqOverrun.ERROR) {
+                    overrun = true;
+                }
             } else {
                 int at = head + count;
                 if (at >= capacity) {
@@ -338,7 +372,10 @@ public final class CqImpl implements CompletionQueue {
                 }
             }
         }
-        if (overranNow) {
+        if (full) {
+            if (!raise) {
+                return false;
+            }
             device.raiseAsync(AsyncEventType.CQ_ERR, null, this, null);
         } else {
             device.traceCompletion(this, qp, id, st, op, len);
@@ -351,7 +388,44 @@ public final class CqImpl implements CompletionQueue {
         if (l != null) {
             l.run();
         }
-        return !overranNow;
+        return !full;
+    }
+
+    /**
+     * Runs {@code waiter} once the CQ has room for a completion: at once (on this thread) if it has
+     * room now, else on the thread of the poll or resize that frees room. How a QP stalled by a
+     * full CQ ({@link DeviceProfile.CqOverrun#STALL}) learns it may go on. The waiter must not block.
+     */
+    public void awaitRoom(Runnable waiter) {
+        synchronized (lock) {
+            if (count == capacity && !destroyed) {
+                roomWaiters.add(waiter);
+                return;
+            }
+        }
+        waiter.run();
+    }
+
+    /** Forgets a waiter given to {@link #awaitRoom} (its QP was reset or destroyed). */
+    public void cancelAwaitRoom(Runnable waiter) {
+        synchronized (lock) {
+            roomWaiters.remove(waiter);
+        }
+    }
+
+    /** Runs and forgets the room waiters if the CQ has room. Not under the lock. */
+    private void wakeRoomWaiters() {
+        Runnable[] ws;
+        synchronized (lock) {
+            if (roomWaiters.isEmpty() || count == capacity) {
+                return;
+            }
+            ws = roomWaiters.toArray(new Runnable[0]);
+            roomWaiters.clear();
+        }
+        for (Runnable w : ws) {
+            w.run();
+        }
     }
 
     /**

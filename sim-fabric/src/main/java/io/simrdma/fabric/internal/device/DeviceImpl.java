@@ -9,6 +9,7 @@ import io.simrdma.fabric.Counter;
 import io.simrdma.fabric.Device;
 import io.simrdma.fabric.DeviceAttributes;
 import io.simrdma.fabric.DeviceConfig;
+import io.simrdma.fabric.DeviceProfile;
 import io.simrdma.fabric.DropReason;
 import io.simrdma.fabric.Errno;
 import io.simrdma.fabric.Mtu;
@@ -68,6 +69,7 @@ public final class DeviceImpl implements Device, PacketSink, MemoryContext, CqCo
     private final String name;
     private final long guid;
     private final DeviceAttributes attributes;
+    private final DeviceProfile profile;
     private final int maxUnackedPsns;
     private final EngineExecutor executor;
     private final CounterSet counters = new CounterSet(null);
@@ -96,6 +98,7 @@ public final class DeviceImpl implements Device, PacketSink, MemoryContext, CqCo
         this.name = config.name();
         this.guid = guid;
         this.attributes = config.attributes(guid);
+        this.profile = config.profile();
         this.maxUnackedPsns = config.maxUnackedPsns();
         this.executor = executor;
         this.memory = new MemoryTable(attributes, keySeed);
@@ -138,6 +141,11 @@ public final class DeviceImpl implements Device, PacketSink, MemoryContext, CqCo
     @Override
     public DeviceAttributes attributes() {
         return attributes;
+    }
+
+    @Override
+    public DeviceProfile profile() {
+        return profile;
     }
 
     @Override
@@ -256,7 +264,8 @@ public final class DeviceImpl implements Device, PacketSink, MemoryContext, CqCo
             srq.checkUsable();
         }
         QpCaps c = attr.caps();
-        VerbsException.checkRange("max_send_wr", c.maxSendWr(), 1, attributes.maxQpWr());
+        // ibv_create_qp(3): max_send_wr may be 0, a receive-only QP (every send post is then ENOMEM).
+        VerbsException.checkRange("max_send_wr", c.maxSendWr(), 0, attributes.maxQpWr());
         if (srq == null) {
             VerbsException.checkRange("max_recv_wr", c.maxRecvWr(), 1, attributes.maxQpWr());
         }
@@ -477,6 +486,15 @@ public final class DeviceImpl implements Device, PacketSink, MemoryContext, CqCo
     @Override
     public void sendMad(Gid destination, int destQp, byte[] mad) {
         port.sendMad(destination, destQp, mad);
+    }
+
+    /**
+     * A remote transport tells the device that {@code destination} refused it for good
+     * ({@link MadHandler#onUnreachable}); the MAD handler (the connection manager) hears it on the
+     * device's executor. Any thread.
+     */
+    public void reportUnreachable(Gid destination, String cause) {
+        port.reportUnreachable(destination, cause);
     }
 
     @Override

@@ -165,6 +165,29 @@ final class Port {
         link.transmit(device, p);
     }
 
+    /** Tells the MAD handler that {@code destination} refused this device. Any thread. */
+    void reportUnreachable(Gid destination, String cause) {
+        executor.execute(new Task() {
+            @Override
+            public void run() {
+                Device.MadHandler h = madHandler;
+                if (h == null || device.isClosed()) {
+                    return;
+                }
+                try {
+                    h.onUnreachable(destination, cause);
+                } catch (RuntimeException e) {
+                    LOG.error("{}: MAD handler failed on an unreachable destination", device.name(), e);
+                }
+            }
+
+            @Override
+            public String toString() {
+                return "unreachable " + destination + " on " + device.name();
+            }
+        });
+    }
+
     private void receiveMad(Packet p) {
         Device.MadHandler h = madHandler;
         if (h == null || p.destQp() != Device.GSI_QPN || p.payloadLength() != Device.MAD_SIZE

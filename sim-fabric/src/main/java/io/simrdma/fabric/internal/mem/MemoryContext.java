@@ -2,6 +2,7 @@ package io.simrdma.fabric.internal.mem;
 
 import io.simrdma.fabric.Device;
 import io.simrdma.fabric.DeviceAttributes;
+import io.simrdma.fabric.DeviceProfile;
 import io.simrdma.fabric.QpInitAttr;
 import io.simrdma.fabric.QueuePair;
 import io.simrdma.fabric.SharedReceiveQueue;
@@ -29,6 +30,9 @@ public interface MemoryContext {
 
     /** The device's limits. */
     DeviceAttributes attributes();
+
+    /** How the device behaves where real devices differ. */
+    DeviceProfile profile();
 
     /** Throws ENODEV once the device is closed. */
     void checkOpen();

@@ -27,6 +27,11 @@ public final class MemoryTable {
     private final DeviceAttributes attributes;
     private final KeyTable keys;
     private long nextVa = VA_BASE;
+    /**
+     * The valid regions, for finding memory by address alone (an inline SGE, whose L_Key is not
+     * checked): a copy-on-write snapshot, replaced on the engine thread, read from posting threads.
+     */
+    private volatile MrImpl[] regions = new MrImpl[0];
     private int mrCount;
     private int mwCount;
 
@@ -58,6 +63,10 @@ public final class MemoryTable {
         int key = keys.reserve();
         MrImpl mr = new MrImpl(pd, view, base, length, access, key);
         keys.install(key, mr);
+        MrImpl[] r = regions;
+        MrImpl[] grown = java.util.Arrays.copyOf(r, r.length + 1);
+        grown[r.length] = mr;
+        regions = grown;
         mrCount++;
         pd.resources++;
         return mr;
@@ -66,11 +75,11 @@ public final class MemoryTable {
     /**
      * Deregisters a region (ibv_dereg_mr(3)).
      *
-     * @throws VerbsException EINVAL if already deregistered; EBUSY while a window is bound to it
+     * @throws VerbsException ENOENT if already deregistered; EBUSY while a window is bound to it
      */
     public void destroyMr(MrImpl mr) {
         if (!mr.valid) {
-            throw VerbsException.invalid("memory region already deregistered");
+            throw VerbsException.stale("memory region already deregistered");
         }
         // ibv_dereg_mr(3): fails while a memory window is bound to the region.
         if (mr.boundWindows > 0) {
@@ -78,8 +87,33 @@ public final class MemoryTable {
         }
         mr.valid = false;
         keys.release(mr.lkey());
+        MrImpl[] r = regions;
+        MrImpl[] shrunk = new MrImpl[r.length - 1];
+        for (int i = 0, j = 0; i < r.length; i++) {
+            if (r[i] != mr) {
+                shrunk[j++] = r[i];
+            }
+        }
+        regions = shrunk;
         mrCount--;
         mr.pd().resources--;
+    }
+
+    /**
+     * The registered region of this device holding [{@code addr}, {@code addr + len}) as a
+     * virtual address, whatever its PD, or null: how inline data is found, whose L_Key the HCA
+     * does not check (ibv_post_send(3) IBV_SEND_INLINE) because the CPU copies it from the
+     * process's memory. ZERO_BASED regions have no address of their own and are never found.
+     * Any thread; not on the hot path (a post tries the L_Key's region first).
+     */
+    public MrImpl regionAt(long addr, long len) {
+        for (MrImpl m : regions) {
+            if (m.valid && (m.accessMask() & AccessFlag.ZERO_BASED.bit()) == 0
+                    && MemoryAccess.inRange(m.address(), m.length(), addr, len)) {
+                return m;
+            }
+        }
+        return null;
     }
 
     /**
@@ -102,11 +136,11 @@ public final class MemoryTable {
     /**
      * Deallocates a window (ibv_dealloc_mw(3)), unbinding it first.
      *
-     * @throws VerbsException EINVAL if already deallocated
+     * @throws VerbsException ENOENT if already deallocated
      */
     public void destroyMw(MwImpl mw) {
         if (mw.deallocated) {
-            throw VerbsException.invalid("memory window already deallocated");
+            throw VerbsException.stale("memory window already deallocated");
         }
         if (mw.bound) {
             unbind(mw);

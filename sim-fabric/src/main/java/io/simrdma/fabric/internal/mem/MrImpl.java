@@ -88,7 +88,7 @@ public final class MrImpl implements MemoryRegion {
      * Deregisters the region (ibv_dereg_mr(3)). Work still referring to it afterwards fails with
      * a protection error.
      *
-     * @throws VerbsException EBUSY while a memory window is bound to it; EINVAL if already deregistered
+     * @throws VerbsException EBUSY while a memory window is bound to it; ENOENT if already deregistered
      */
     public void deregister() {
         pd.owner().executor().call(() -> {

@@ -64,7 +64,7 @@ public final class MwImpl implements MemoryWindow {
     /**
      * Deallocates the window (ibv_dealloc_mw(3)), unbinding it first if bound.
      *
-     * @throws VerbsException EINVAL if already deallocated
+     * @throws VerbsException ENOENT if already deallocated
      */
     public void dealloc() {
         pd.owner().executor().call(() -> {

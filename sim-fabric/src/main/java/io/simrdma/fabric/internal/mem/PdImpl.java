@@ -2,6 +2,7 @@ package io.simrdma.fabric.internal.mem;
 
 import io.simrdma.fabric.AccessFlag;
 import io.simrdma.fabric.Device;
+import io.simrdma.fabric.DeviceProfile;
 import io.simrdma.fabric.Errno;
 import io.simrdma.fabric.MwType;
 import io.simrdma.fabric.ProtectionDomain;
@@ -56,8 +57,9 @@ public final class PdImpl implements ProtectionDomain {
      * virtual address range chosen by the device ({@link MrImpl#address()}).
      *
      * @throws VerbsException EINVAL for REMOTE_WRITE or REMOTE_ATOMIC without LOCAL_WRITE, or an
-     *                        empty or oversized buffer; EACCES for write access to a read-only
-     *                        buffer; ENOMEM beyond max_mr
+     *                        oversized buffer; EACCES for write access to a read-only buffer;
+     *                        ENOMEM beyond max_mr. An empty buffer is a zero-length region, or
+     *                        EINVAL on a device whose profile does not allow one.
      */
     public MrImpl registerMemory(ByteBuffer buffer, Set<AccessFlag> access) {
         return register(buffer, access, -1);
@@ -87,9 +89,12 @@ public final class PdImpl implements ProtectionDomain {
         if (buffer.isReadOnly() && (mask & writeBits) != 0) {
             throw new VerbsException(Errno.EACCES, "write access requested for a read-only buffer");
         }
+        // IBA 10.6.2: a region may be empty (length 0); its keys serve zero-length accesses only.
+        // Devices whose driver pins pages refuse it (DeviceProfile ZERO_LENGTH_MR).
         int length = buffer.remaining();
-        if (length == 0) {
-            throw VerbsException.invalid("cannot register an empty buffer");
+        if (length == 0 && !device.profile().zeroLengthMr()) {
+            throw VerbsException.invalid("device " + device.name() + " (profile " + device.profile().name()
+                    + ") cannot register a zero-length region");
         }
         if (length > device.attributes().maxMrSize()) {
             throw VerbsException.invalid("region of " + length + " bytes exceeds max_mr_size "
@@ -100,10 +105,21 @@ public final class PdImpl implements ProtectionDomain {
         return device.executor().call(() -> device.memory().createMr(this, view, base, length, mask));
     }
 
-    /** Allocates a memory window of {@code type} (ibv_alloc_mw(3)); it starts unbound. */
+    /**
+     * Allocates a memory window of {@code type} (ibv_alloc_mw(3)); it starts unbound.
+     *
+     * @throws VerbsException EOPNOTSUPP on a device without memory windows (libibverbs, when the
+     *                        provider has no alloc_mw); EINVAL for a type the device lacks; ENOMEM
+     *                        beyond max_mw
+     */
     public MwImpl allocMw(MwType type) {
         Objects.requireNonNull(type, "type");
         checkUsable();
+        DeviceProfile profile = device.profile();
+        if (!profile.supports(type)) {
+            throw new VerbsException(profile.memoryWindows().isEmpty() ? Errno.EOPNOTSUPP : Errno.EINVAL,
+                    "device " + device.name() + " (profile " + profile.name() + ") has no " + type + " memory windows");
+        }
         return device.executor().call(() -> device.memory().createMw(this, type));
     }
 
@@ -129,12 +145,13 @@ public final class PdImpl implements ProtectionDomain {
     /**
      * Deallocates this PD (ibv_dealloc_pd(3)).
      *
-     * @throws VerbsException EBUSY while any MR, MW, QP or SRQ of it exists
+     * @throws VerbsException EBUSY while any MR, MW, QP or SRQ of it exists; ENOENT if already
+     *                        deallocated (every call on a deallocated PD fails with ENOENT)
      */
     public void dealloc() {
         device.executor().call(() -> {
             if (deallocated) {
-                throw VerbsException.invalid("protection domain already deallocated");
+                throw VerbsException.stale("protection domain already deallocated");
             }
             if (resources > 0) {
                 throw VerbsException.busy("protection domain still has " + resources + " MRs, MWs, QPs or SRQs");
@@ -145,10 +162,10 @@ public final class PdImpl implements ProtectionDomain {
         });
     }
 
-    /** Throws EINVAL once deallocated, ENODEV once the device is closed. */
+    /** Throws ENOENT once deallocated, ENODEV once the device is closed. */
     public void checkUsable() {
         if (deallocated) {
-            throw VerbsException.invalid("protection domain was deallocated");
+            throw VerbsException.stale("protection domain was deallocated");
         }
         device.checkOpen();
     }

@@ -7,6 +7,7 @@ import io.simrdma.fabric.SendFlag;
 import io.simrdma.fabric.WcOpcode;
 import io.simrdma.fabric.WcStatus;
 import io.simrdma.fabric.WrOpcode;
+import io.simrdma.fabric.internal.mem.MemoryAccess;
 import io.simrdma.fabric.internal.mem.MrImpl;
 import io.simrdma.fabric.sched.EngineTimer;
 import io.simrdma.fabric.wire.Aeth;
@@ -45,6 +46,7 @@ public final class Completer {
 
     private final RcQueuePair qp;
     private final ArrayDeque<Packet> inbox = new ArrayDeque<>();
+    private final MemoryAccess access = new MemoryAccess();
     final EngineTimer retransmitTimer;
     final EngineTimer rnrTimer;
 
@@ -105,6 +107,14 @@ public final class Completer {
         return qp.attr.timeout == 0 ? 0 : 4096L << qp.attr.timeout;
     }
 
+    /** A stall ended: the ACK timer runs again if anything is outstanding. */
+    void resumed() {
+        long t = ackTimeoutNanos();
+        if (t > 0 && outstanding() && !qp.requester.rnrWait && !retransmitTimer.isArmed()) {
+            retransmitTimer.start(t);
+        }
+    }
+
     /** The requester sent a packet: make sure the ACK timer runs. */
     void packetSent() {
         long t = ackTimeoutNanos();
@@ -118,6 +128,10 @@ public final class Completer {
     }
 
     void run() {
+        if (qp.stalled()) {
+            // A full CQ stalls the QP (DeviceProfile.CqOverrun.STALL): responses wait in the inbox.
+            return;
+        }
         if (qp.state() == QpState.ERR) {
             releaseInbox();
             qp.flushQueues();
@@ -337,7 +351,11 @@ public final class Completer {
             qp.counters.increment(Counter.INVALID_PACKETS);
             return Step.DONE;
         }
-        scatter(p, w, (int) offset, len);
+        if (!scatter(p, w, (int) offset, len)) {
+            // IBA 10.6.3.1: the READ's local buffer fails its check when the response is written.
+            failHead(WcStatus.LOC_PROT_ERR);
+            return Step.DONE;
+        }
         psn = Psn.add(psn, 1);
         readProgress = op.isLast() ? null : op;
         progress();
@@ -361,6 +379,11 @@ public final class Completer {
             // An atomic acknowledge for a SEND, RDMA WRITE or READ, or carrying a NAK (IBA 9.9.2).
             return badResponse(p, w);
         }
+        if (!resolve(w, 0)) {
+            // The responder has executed the atomic; only its original value cannot be stored.
+            failHead(WcStatus.LOC_PROT_ERR);
+            return Step.DONE;
+        }
         MrImpl mr = w.sgeMr[0];
         mr.buf.putLong(w.sgeIndex[0], p.atomicAckOriginal());
         psn = Psn.add(psn, 1);
@@ -382,8 +405,36 @@ public final class Completer {
         return Step.DONE;
     }
 
-    /** Copies READ response data into the WQE's scatter list at message offset {@code offset}. */
-    private static void scatter(Packet p, SendWqe w, int offset, int len) {
+    /**
+     * Checks the WQE's SGEs up to index {@code upTo} that are not checked yet, for local write
+     * access (IBA 10.6.3.1), and resolves them to their regions.
+     *
+     * @return false if one fails its check
+     */
+    private boolean resolve(SendWqe w, int upTo) {
+        for (int k = w.sgeResolved; k <= upTo; k++) {
+            int l = w.sgeLen[k];
+            if (l == 0) {
+                w.sgeMr[k] = null;
+            } else if (access.local(qp.owner().memory().keys(), qp.pd(), w.sgeLkey[k], w.sgeAddr[k],
+                    Integer.toUnsignedLong(l), true)) {
+                w.sgeMr[k] = access.mr;
+                w.sgeIndex[k] = access.index;
+            } else {
+                return false;
+            }
+            w.sgeResolved = k + 1;
+        }
+        return true;
+    }
+
+    /**
+     * Copies READ response data into the WQE's scatter list at message offset {@code offset},
+     * checking each SGE the first time data reaches it.
+     *
+     * @return false if an SGE fails its local check (the bytes before it are written, as rxe's copy_data does)
+     */
+    private boolean scatter(Packet p, SendWqe w, int offset, int len) {
         int skip = offset;
         int i = 0;
         while (i < w.numSge && skip >= w.sgeLen[i]) {
@@ -394,6 +445,9 @@ public final class Completer {
         while (done < len) {
             int n = Math.min(len - done, w.sgeLen[i] - skip);
             if (n > 0) {
+                if (i >= w.sgeResolved && !resolve(w, i)) {
+                    return false;
+                }
                 ByteBuffer dst = w.sgeMr[i].buf;
                 p.copyPayload(done, dst, w.sgeIndex[i] + skip, n);
                 done += n;
@@ -401,6 +455,7 @@ public final class Completer {
             skip = 0;
             i++;
         }
+        return true;
     }
 
     private static boolean within(int psn, SendWqe w) {
@@ -518,6 +573,11 @@ public final class Completer {
 
     private void onAckTimeout() {
         if (!qp.canSend() || qp.requester.rnrWait || !outstanding()) {
+            return;
+        }
+        if (qp.stalled()) {
+            // Nothing is retried while a full CQ stalls the QP; the timer runs again from now.
+            retransmitTimer.start(ackTimeoutNanos());
             return;
         }
         qp.counters.increment(Counter.RETRY_TIMEOUTS);

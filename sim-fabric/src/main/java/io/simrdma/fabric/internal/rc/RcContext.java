@@ -5,6 +5,7 @@ import io.simrdma.fabric.CompletionQueue;
 import io.simrdma.fabric.Counter;
 import io.simrdma.fabric.Device;
 import io.simrdma.fabric.DeviceAttributes;
+import io.simrdma.fabric.DeviceProfile;
 import io.simrdma.fabric.DropReason;
 import io.simrdma.fabric.Mtu;
 import io.simrdma.fabric.QpState;
@@ -36,6 +37,9 @@ public interface RcContext {
 
     /** The device's limits. */
     DeviceAttributes attributes();
+
+    /** How the device behaves where real devices differ. */
+    DeviceProfile profile();
 
     /** Device-wide counters; a QP's counters add to them. */
     CounterSet counters();

@@ -4,6 +4,7 @@ import io.simrdma.fabric.AccessFlag;
 import io.simrdma.fabric.AsyncEventType;
 import io.simrdma.fabric.Counter;
 import io.simrdma.fabric.Device;
+import io.simrdma.fabric.DeviceProfile;
 import io.simrdma.fabric.Errno;
 import io.simrdma.fabric.MemoryRegion;
 import io.simrdma.fabric.MemoryWindow;
@@ -74,6 +75,13 @@ public final class RcQueuePair implements QueuePair, WindowOwner {
     final KickTask requesterTask;
     final KickTask responderTask;
     final KickTask completerTask;
+    private final KickTask resumeTask;
+    /** Given to a full CQ to learn when it has room again; allocated once. */
+    private final Runnable roomWaiter;
+    /** Completions kept while a full CQ stalls this QP (DeviceProfile.CqOverrun.STALL). */
+    private final CompletionBacklog backlog;
+    /** A full CQ stalls this QP: its roles do nothing until the backlog is written. Engine thread. */
+    private boolean stalled;
     public final AtomicInteger asyncRetrieved = new AtomicInteger();
 
     private volatile QpState state = QpState.RESET;
@@ -108,6 +116,9 @@ public final class RcQueuePair implements QueuePair, WindowOwner {
         this.requesterTask = new KickTask(device.executor(), "requester-" + qpn, requester::run);
         this.responderTask = new KickTask(device.executor(), "responder-" + qpn, responder::run);
         this.completerTask = new KickTask(device.executor(), "completer-" + qpn, completer::run);
+        this.resumeTask = new KickTask(device.executor(), "resume-" + qpn, this::resumeFromStall);
+        this.roomWaiter = resumeTask::kick;
+        this.backlog = new CompletionBacklog(c.maxSendWr() + (srq == null ? c.maxRecvWr() : 0) + 2);
     }
 
     // ------------------------------------------------------------------ accessors
@@ -178,11 +189,15 @@ public final class RcQueuePair implements QueuePair, WindowOwner {
      * Posts a chain of send work requests (ibv_post_send(3)). Processing stops at the first WR
      * that cannot be posted: the WRs before it are posted, it and the rest are not.
      *
-     * @throws PostException EINVAL: QP state (RESET, INIT or RTR), too many SGEs, inline data too
-     *                       long or on an opcode that carries none, an atomic whose gather list is
-     *                       not one 8-byte SGE or whose remote address is not 8-byte aligned, a
-     *                       BIND_MW of a type 1 window, a message longer than 2^31 bytes;
-     *                       ENOMEM: send queue full
+     * <p>An atomic's arguments are checked when it executes, not here: a gather list that is not
+     * one 8-byte SGE completes LOC_LEN_ERR, a remote address not 8-byte aligned REM_INV_REQ_ERR
+     * (the responder NAKs it as an invalid request).
+     *
+     * @throws PostException EINVAL: QP state (RESET, INIT or RTR, unless the device profile holds
+     *                       or drops such a post; ENOTCONN for a profile that says so), too many
+     *                       SGEs, inline data too long or on an opcode that carries none, a BIND_MW
+     *                       of a type 1 window, a message longer than 2^31 bytes; the profile's
+     *                       errno for an operation it lacks; ENOMEM: send queue full
      */
     public void postSend(SendWr first) {
         poster.postSend(first);
@@ -208,18 +223,19 @@ public final class RcQueuePair implements QueuePair, WindowOwner {
     /**
      * Posts a chain of receive work requests (ibv_post_recv(3)), stopping at the first that fails.
      *
-     * @throws PostException EINVAL in RESET, for a QP that uses an SRQ, or too many SGEs; ENOMEM
-     *                       when the receive queue is full
+     * @throws PostException EINVAL in RESET (unless the device profile holds it), for a QP that uses
+     *                       an SRQ, or too many SGEs; ENOMEM when the receive queue is full
      */
     public void postRecv(RecvWr first) {
         Objects.requireNonNull(first, "wr");
         if (destroyed) {
-            throw new PostException(Errno.EINVAL, "queue pair was destroyed", first, 0);
+            throw new PostException(Errno.ENOENT, "queue pair was destroyed", first, 0);
         }
         if (srq != null) {
             throw new PostException(Errno.EINVAL, "QP receives from an SRQ; post to the SRQ (ibv_post_srq_recv(3))", first, 0);
         }
-        if (state == QpState.RESET) {
+        if (state == QpState.RESET && device.profile().postRecvInReset() == DeviceProfile.PostRecvInReset.REFUSE_EINVAL) {
+            // ibv_post_recv(3), IBA C10-97.2.1; a device that does not check holds it (DeviceProfile).
             throw new PostException(Errno.EINVAL, "cannot post a receive in state RESET", first, 0);
         }
         int posted = 0;
@@ -266,7 +282,7 @@ public final class RcQueuePair implements QueuePair, WindowOwner {
 
     private void applyModify(QpAttr a) {
         if (destroyed) {
-            throw VerbsException.invalid("queue pair was destroyed");
+            throw VerbsException.stale("queue pair was destroyed");
         }
         Set<QpAttrMask> mask = a.mask();
         QpState cur = state;
@@ -347,6 +363,7 @@ public final class RcQueuePair implements QueuePair, WindowOwner {
 
     /** Clears queues and engine state without completions (a move to RESET). */
     private void resetEngine() {
+        endStall();
         requester.reset();
         completer.reset();
         responder.reset();
@@ -413,6 +430,9 @@ public final class RcQueuePair implements QueuePair, WindowOwner {
      */
     public QpAttr query() {
         return device.executor().call(() -> {
+            if (destroyed) {
+                throw VerbsException.stale("queue pair was destroyed");
+            }
             QpAttr a = new QpAttr().state(state).curState(state).cap(caps);
             attr.fill(a);
             a.sqDraining(state == QpState.SQD && !drained());
@@ -424,12 +444,12 @@ public final class RcQueuePair implements QueuePair, WindowOwner {
      * Destroys the QP (ibv_destroy_qp(3)). Outstanding work requests produce no completions.
      *
      * @throws VerbsException EBUSY while async events retrieved for it are unacknowledged
-     *                        (ibv_get_async_event(3)); EINVAL if already destroyed
+     *                        (ibv_get_async_event(3)); ENOENT if already destroyed
      */
     public void destroy() {
         device.executor().call(() -> {
             if (destroyed) {
-                throw VerbsException.invalid("queue pair already destroyed");
+                throw VerbsException.stale("queue pair already destroyed");
             }
             if (asyncRetrieved.get() > 0) {
                 throw VerbsException.busy(asyncRetrieved.get() + " async event(s) of this QP not acknowledged");
@@ -447,6 +467,7 @@ public final class RcQueuePair implements QueuePair, WindowOwner {
             return;
         }
         destroyed = true;
+        endStall();
         completer.stopTimers();
         requester.stop();
         responder.releaseInbox();
@@ -502,7 +523,7 @@ public final class RcQueuePair implements QueuePair, WindowOwner {
 
     /** Adds a completion to the send CQ; on overrun the QP moves to ERR. Engine thread. */
     void completeSend(long wrId, WcStatus status, WcOpcode opcode, int byteLen) {
-        complete(sendCq, "send", wrId, status, opcode, byteLen, 0, 0, false, 0);
+        complete(sendCq, false, wrId, status, opcode, byteLen, 0, 0, false, 0);
     }
 
     /** Adds a completion to the receive CQ; on overrun the QP moves to ERR. Engine thread. */
@@ -513,20 +534,98 @@ public final class RcQueuePair implements QueuePair, WindowOwner {
     /** As above, with a vendor error (see {@link WorkCompletion#VENDOR_ERR_PARTIAL_MESSAGE}). */
     void completeRecv(long wrId, WcStatus status, WcOpcode opcode, int byteLen, int imm, int flags, boolean solicited,
                       int vendorErr) {
-        complete(recvCq, "receive", wrId, status, opcode, byteLen, imm, flags, solicited, vendorErr);
+        complete(recvCq, true, wrId, status, opcode, byteLen, imm, flags, solicited, vendorErr);
     }
 
-    private void complete(CqImpl cq, String which, long wrId, WcStatus status, WcOpcode opcode, int byteLen,
+    private void complete(CqImpl cq, boolean recv, long wrId, WcStatus status, WcOpcode opcode, int byteLen,
                           int imm, int flags, boolean solicited, int vendorErr) {
         counters.increment(Counter.COMPLETIONS);
         if (status != WcStatus.SUCCESS) {
             counters.increment(Counter.COMPLETION_ERRORS);
         }
-        if (!cq.push(wrId, status, opcode, byteLen, imm, flags, qpn, attr.destQpn, solicited, vendorErr)
-                && state != QpState.ERR) {
-            LOG.debug("qp {}: {} CQ overrun, moving to ERR", qpn, which);
-            enterError(ErrorCause.CQ_OVERRUN);
+        if (stalled) {
+            backlog.add(cq, wrId, status, opcode, byteLen, imm, flags, solicited, vendorErr);
+            return;
         }
+        if (cq.push(wrId, status, opcode, byteLen, imm, flags, qpn, attr.destQpn, solicited, vendorErr)) {
+            return;
+        }
+        // The CQ was full (it has raised CQ_ERR); what the QP does is the device's (DeviceProfile).
+        switch (device.profile().cqOverrun()) {
+            case STALL:
+                LOG.debug("qp {}: {} CQ full, stalling until it has room", qpn, recv ? "receive" : "send");
+                stalled = true;
+                backlog.add(cq, wrId, status, opcode, byteLen, imm, flags, solicited, vendorErr);
+                cq.awaitRoom(roomWaiter);
+                break;
+            case LOSE_COMPLETION:
+                // rxe: a lost receive completion is a responder error (class G); a lost send one is ignored.
+                if (recv && state != QpState.ERR) {
+                    LOG.debug("qp {}: receive completion lost to a full CQ, moving to ERR", qpn);
+                    failOnOverrun(true);
+                }
+                break;
+            default:
+                if (state != QpState.ERR) {
+                    LOG.debug("qp {}: {} CQ overrun, moving to ERR", qpn, recv ? "receive" : "send");
+                    failOnOverrun(recv);
+                }
+                break;
+        }
+    }
+
+    /**
+     * Moves the QP to ERR for a completion its CQ could not take. The messages the responder
+     * received before the one whose completion was lost are complete: their pending ACK goes out
+     * first, so only that message is left for the requester to retry.
+     */
+    private void failOnOverrun(boolean recv) {
+        if (recv) {
+            responder.flushAck();
+        }
+        enterError(ErrorCause.CQ_OVERRUN);
+    }
+
+    /** True while a full CQ stalls this QP (DeviceProfile.CqOverrun.STALL). Engine thread. */
+    boolean stalled() {
+        return stalled;
+    }
+
+    /**
+     * A CQ this QP waits on has room: writes the kept completions in order; when all are written
+     * the QP goes on (its roles run again, its ACK timer restarts). Engine thread.
+     */
+    private void resumeFromStall() {
+        if (!stalled || destroyed) {
+            return;
+        }
+        while (!backlog.isEmpty()) {
+            CqImpl full = backlog.writeOldest(qpn, attr.destQpn);
+            if (full != null) {
+                full.awaitRoom(roomWaiter);
+                return;
+            }
+        }
+        stalled = false;
+        LOG.debug("qp {}: CQ has room again, resuming", qpn);
+        if (state == QpState.ERR) {
+            completerTask.kick();
+            return;
+        }
+        responderTask.kick();
+        completerTask.kick();
+        requesterTask.kick();
+        completer.resumed();
+    }
+
+    /** Forgets a stall: its kept completions go with a reset or a destroy. Engine thread. */
+    private void endStall() {
+        if (stalled) {
+            sendCq.cancelAwaitRoom(roomWaiter);
+            recvCq.cancelAwaitRoom(roomWaiter);
+            stalled = false;
+        }
+        backlog.clear();
     }
 
     /**

@@ -100,7 +100,7 @@ public final class Requester {
 
     /** One run: sends what the queue, the window and the limits allow. */
     void run() {
-        if (!qp.canSend() || rnrWait) {
+        if (!qp.canSend() || rnrWait || qp.stalled()) {
             return;
         }
         if (retryPending) {
@@ -218,23 +218,36 @@ public final class Requester {
         return wqe.state == SendWqe.State.POSTED ? Step.START_WQE : Step.BUILD_PACKET;
     }
 
-    /** Checks the local gather/scatter list and assigns the message's PSNs. */
+    /**
+     * Checks the local gather list of a SEND or RDMA WRITE (it is read now, to build the request)
+     * and assigns the message's PSNs. An RDMA READ's or atomic's local SGEs are not checked here:
+     * like rxe (copy_data in rxe_comp.c), the completer checks each when a response is written into
+     * it, so a bad remote key is reported first and an atomic with a bad L_Key still executes.
+     */
     private Step startWqe() {
-        if (!wqe.inline) {
-            boolean write = wqe.opcode.isReadOrAtomic();
+        wqe.sgeResolved = 0;
+        if (wqe.opcode.isAtomic() && (wqe.numSge != 1 || wqe.sgeLen[0] != 8)) {
+            // An atomic's gather list is one 8-byte SGE (IBA 9.4.5): a completion error, not a
+            // post error; a local length error found before anything is sent or changed. (Its
+            // remote address's alignment is the responder's to check: NAK invalid request.)
+            failWqe(WcStatus.LOC_LEN_ERR);
+            return Step.DONE;
+        }
+        if (!wqe.inline && !wqe.opcode.isReadOrAtomic()) {
             for (int i = 0; i < wqe.numSge; i++) {
                 int len = wqe.sgeLen[i];
                 if (len == 0) {
                     wqe.sgeMr[i] = null;
                     continue;
                 }
-                if (!access.local(qp.owner().memory().keys(), qp.pd(), wqe.sgeLkey[i], wqe.sgeAddr[i], Integer.toUnsignedLong(len), write)) {
+                if (!access.local(qp.owner().memory().keys(), qp.pd(), wqe.sgeLkey[i], wqe.sgeAddr[i], Integer.toUnsignedLong(len), false)) {
                     failWqe(WcStatus.LOC_PROT_ERR);
                     return Step.DONE;
                 }
                 wqe.sgeMr[i] = access.mr;
                 wqe.sgeIndex[i] = access.index;
             }
+            wqe.sgeResolved = wqe.numSge;
         }
         int packets = wqe.opcode.isAtomic() ? 1 : qp.packets(wqe.length);
         wqe.firstPsn = psn;

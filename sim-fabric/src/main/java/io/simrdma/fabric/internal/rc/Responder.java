@@ -3,6 +3,7 @@ package io.simrdma.fabric.internal.rc;
 import io.simrdma.fabric.AccessFlag;
 import io.simrdma.fabric.AsyncEventType;
 import io.simrdma.fabric.Counter;
+import io.simrdma.fabric.DeviceProfile;
 import io.simrdma.fabric.DropReason;
 import io.simrdma.fabric.QpState;
 import io.simrdma.fabric.WcFlag;
@@ -11,6 +12,7 @@ import io.simrdma.fabric.WcStatus;
 import io.simrdma.fabric.WorkCompletion;
 import io.simrdma.fabric.internal.mem.MemoryAccess;
 import io.simrdma.fabric.internal.mem.MrImpl;
+import io.simrdma.fabric.internal.mem.PdImpl;
 import io.simrdma.fabric.wire.Aeth;
 import io.simrdma.fabric.wire.HeaderType;
 import io.simrdma.fabric.wire.Opcode;
@@ -47,7 +49,7 @@ public final class Responder {
     enum Step {
         GET_REQUEST, CHECK_PSN, CHECK_OP_SEQUENCE, CHECK_OP_VALID, CHECK_RESOURCE, CHECK_LENGTH, CHECK_RKEY,
         EXECUTE, READ_REPLY, ATOMIC_REPLY, COMPLETE, ACKNOWLEDGE, DUPLICATE, OUT_OF_SEQUENCE, ERR_RNR,
-        ERR_INVALID_REQUEST, ERR_REMOTE_ACCESS, ERR_REMOTE_OPERATIONAL, ERR_LENGTH, CLEANUP, DONE
+        ERR_INVALID_REQUEST, ERR_REMOTE_ACCESS, ERR_REMOTE_OPERATIONAL, ERR_LENGTH, ERR_INVALIDATE, CLEANUP, DONE
     }
 
     /** A responder resource: what an RDMA READ or atomic needs to answer it again (IBA 9.7.5.1.5). */
@@ -64,6 +66,8 @@ public final class Responder {
     }
 
     private final RcQueuePair qp;
+    /** The PD receive buffers are checked against: the SRQ's when the QP has one, else the QP's. */
+    private final PdImpl recvPd;
     private final ArrayDeque<Packet> inbox = new ArrayDeque<>();
     private final MemoryAccess access = new MemoryAccess();
 
@@ -102,6 +106,7 @@ public final class Responder {
 
     Responder(RcQueuePair qp, int maxRecvSge) {
         this.qp = qp;
+        this.recvPd = qp.srq() != null ? qp.srq().pd() : qp.pd();
         this.held = new RecvWqe(maxRecvSge);
         this.recvMr = new MrImpl[maxRecvSge];
         this.recvIndex = new int[maxRecvSge];
@@ -174,6 +179,10 @@ public final class Responder {
     }
 
     void run() {
+        if (qp.stalled()) {
+            // A full CQ stalls the QP (DeviceProfile.CqOverrun.STALL): requests wait in the inbox.
+            return;
+        }
         Packet p = null;
         Step step = Step.GET_REQUEST;
         while (step != Step.DONE) {
@@ -231,7 +240,13 @@ public final class Responder {
                     step = classC(p, Aeth.NakCode.INVALID_REQUEST, WcStatus.REM_INV_REQ_ERR, AsyncEventType.QP_REQ_ERR);
                     break;
                 case ERR_REMOTE_ACCESS:
-                    step = classC(p, Aeth.NakCode.REMOTE_ACCESS_ERROR, WcStatus.REM_ACCESS_ERR, AsyncEventType.QP_ACCESS_ERR);
+                    // A receive WQE is held only by an RDMA WRITE with immediate: its bad R_Key is a
+                    // local access error for the receiver (ibv_poll_cq(3) IBV_WC_LOC_ACCESS_ERR: a
+                    // protection error on a local buffer during an RDMA WRITE with immediate).
+                    step = classC(p, Aeth.NakCode.REMOTE_ACCESS_ERROR, WcStatus.LOC_ACCESS_ERR, AsyncEventType.QP_ACCESS_ERR);
+                    break;
+                case ERR_INVALIDATE:
+                    step = invalidateFailed(p);
                     break;
                 case ERR_REMOTE_OPERATIONAL:
                     step = classC(p, Aeth.NakCode.REMOTE_OPERATIONAL_ERROR, recvErrorStatus, AsyncEventType.QP_FATAL);
@@ -260,6 +275,10 @@ public final class Responder {
             return Step.DONE;
         }
         if (!qp.canReceive()) {
+            if (qp.state() == QpState.ERR && qp.owner().profile().remoteQpInError() != DeviceProfile.RemoteQpInError.SILENT) {
+                answerInError(p);
+            }
+            // IBA 10.3.1: a QP in RESET, INIT (no remote QP to answer to) or ERR drops requests.
             qp.owner().drop(p, DropReason.QP_STATE, Counter.DROPPED_PACKETS);
             return Step.GET_REQUEST;
         }
@@ -303,6 +322,12 @@ public final class Responder {
     private Step checkOpValid(Packet p) {
         Opcode op = p.opcode();
         if (op.isUd()) {
+            return Step.ERR_INVALID_REQUEST;
+        }
+        // An operation the device does not support is an invalid request (IBA 9.7.5.2.1).
+        DeviceProfile profile = qp.owner().profile();
+        if ((op.isAtomic() && !profile.atomics()) || (op.hasImmediate() && !profile.immediateData())
+                || (op.hasInvalidate() && !profile.sendWithInvalidate())) {
             return Step.ERR_INVALID_REQUEST;
         }
         // The QP's access flags enable remote operations (ibv_modify_qp(3) qp_access_flags).
@@ -416,8 +441,9 @@ public final class Responder {
                 return Step.ERR_REMOTE_OPERATIONAL;
             }
             if (op.hasInvalidate() && !qp.owner().memory().invalidate(qp, p.iethRkey())) {
-                // The window cannot be invalidated: an invalid request (IBA 10.6.7.2.6).
-                return Step.ERR_INVALID_REQUEST;
+                // The R_Key cannot be invalidated (garbage, a region, a type 1 window, a type 2
+                // window bound to another QP): IBA 10.6.7.2.6.
+                return Step.ERR_INVALIDATE;
             }
             inSend = !op.isLast();
             psn = Psn.add(psn, 1);
@@ -501,7 +527,9 @@ public final class Responder {
                             recvMr[k] = null;
                             continue;
                         }
-                        if (!access.local(qp.owner().memory().keys(), qp.pd(), held.sgeLkey[k], held.sgeAddr[k],
+                        // IBA 10.2.9 / ibv_create_srq(3): a receive WQE taken from an SRQ is checked against
+                        // the SRQ's PD, not the QP's (RDMA WRITE targets stay checked against the QP's).
+                        if (!access.local(qp.owner().memory().keys(), recvPd, held.sgeLkey[k], held.sgeAddr[k],
                                 Integer.toUnsignedLong(held.sgeLen[k]), true)) {
                             return false;
                         }
@@ -695,7 +723,51 @@ public final class Responder {
         return Step.CLEANUP;
     }
 
-    private void flushAck() {
+    /**
+     * A SEND with invalidate whose R_Key cannot be invalidated (IBA 10.6.7.2.6): the message has
+     * arrived, its receive WQE completes in error (the profile's status) and the QP moves to ERR.
+     * Whether the requester hears of it is the device's (DeviceProfile SEND_INVALIDATE_ERROR): a
+     * remote access NAK, or (the class J error rxe_resp.c implements) no NAK at all: the SEND is
+     * acknowledged like any other and completes successfully; what the requester sends after
+     * finds the QP in ERR.
+     */
+    private Step invalidateFailed(Packet p) {
+        LOG.debug("qp {}: R_Key 0x{} of a SEND with invalidate cannot be invalidated", qp.qpNum(),
+                Integer.toHexString(p.iethRkey()));
+        DeviceProfile profile = qp.owner().profile();
+        if (profile.sendInvalidateError() == DeviceProfile.InvalidateError.NAK_REMOTE_ACCESS) {
+            return classC(p, Aeth.NakCode.REMOTE_ACCESS_ERROR, profile.sendInvalidateRecvStatus(),
+                    AsyncEventType.QP_ACCESS_ERR);
+        }
+        inSend = false;
+        psn = Psn.add(psn, 1);
+        msn = Psn.add(msn, 1);
+        qp.completeRecv(held.wrId, profile.sendInvalidateRecvStatus(), WcOpcode.RECV, 0, 0, 0, false);
+        releaseHeld();
+        ackPending = true;
+        ackPsn = p.psn();
+        flushAck();
+        qp.enterError(RcQueuePair.ErrorCause.RESPONDER_ERROR);
+        return Step.CLEANUP;
+    }
+
+    /**
+     * A request reached this QP in ERR and the device answers instead of staying silent
+     * (DeviceProfile REMOTE_QP_IN_ERROR): a NAK for the packet's PSN, so the requester fails at
+     * once instead of after its retries.
+     */
+    private void answerInError(Packet p) {
+        if (qp.owner().profile().remoteQpInError() == DeviceProfile.RemoteQpInError.NAK_INVALID_REQUEST) {
+            qp.counters.increment(Counter.NAK_INV_REQ_SENT);
+            sendAeth(Aeth.nak(Aeth.NakCode.INVALID_REQUEST), p.psn());
+        } else {
+            qp.counters.increment(Counter.NAK_REM_OP_SENT);
+            sendAeth(Aeth.nak(Aeth.NakCode.REMOTE_OPERATIONAL_ERROR), p.psn());
+        }
+    }
+
+    /** Sends the coalesced ACK if one is pending. Engine thread. */
+    void flushAck() {
         if (ackPending) {
             ackPending = false;
             sendAeth(Aeth.ack(Aeth.CREDITS_INVALID), ackPsn);

@@ -1,6 +1,7 @@
 package io.simrdma.fabric.internal.rc;
 
 import io.simrdma.fabric.AccessFlag;
+import io.simrdma.fabric.DeviceProfile;
 import io.simrdma.fabric.Errno;
 import io.simrdma.fabric.MemoryRegion;
 import io.simrdma.fabric.MemoryWindow;
@@ -39,35 +40,62 @@ final class SendPoster {
     /** Posts a chain of send WRs (ibv_post_send(3)); see {@link RcQueuePair#postSend}. */
     void postSend(SendWr first) {
         Objects.requireNonNull(first, "wr");
-        int posted = 0;
+        int queued = 0;
         try {
             synchronized (qp.sq.postLock) {
+                int posted = 0;
                 for (SendWr wr = first; wr != null; wr = wr.next()) {
-                    checkPostableSend(wr, posted);
-                    fillSendWqe(qp.sq.at(qp.sq.tail), wr, posted);
-                    qp.sq.tail = qp.sq.tail + 1;
+                    if (checkPostableSend(wr, posted)) {
+                        fillSendWqe(qp.sq.at(qp.sq.tail), wr, posted);
+                        qp.sq.tail = qp.sq.tail + 1;
+                        queued++;
+                    }
                     posted++;
                 }
             }
         } finally {
-            if (posted > 0) {
+            if (queued > 0) {
                 qp.kickAfterPost();
             }
         }
     }
 
-    private void checkPostableSend(SendWr wr, int index) {
+    /**
+     * Checks that {@code wr} can be posted now.
+     *
+     * @return true to queue it; false when the device profile drops a send posted before RTS
+     *         ({@link DeviceProfile.PostBeforeRts#DROP}): accepted, never executed, no completion
+     * @throws PostException when it cannot be posted
+     */
+    private boolean checkPostableSend(SendWr wr, int index) {
         if (qp.isDestroyed()) {
-            throw new PostException(Errno.EINVAL, "queue pair was destroyed", wr, index);
+            throw new PostException(Errno.ENOENT, "queue pair was destroyed", wr, index);
         }
+        DeviceProfile profile = qp.owner().profile();
         QpState s = qp.state();
-        // ibv_post_send(3) / IBA 10.8.3: sends may be posted in RTS, SQD, SQE and ERR (flushed).
+        boolean drop = false;
+        // ibv_post_send(3) / IBA 10.3.1: sends may be posted in RTS, SQD, SQE and ERR (flushed); in
+        // RESET, INIT and RTR what happens is the device's (DeviceProfile POST_SEND_BEFORE_RTS).
         if (s == QpState.RESET || s == QpState.INIT || s == QpState.RTR) {
-            throw new PostException(Errno.EINVAL, "cannot post a send in state " + s, wr, index);
+            switch (profile.postSendBeforeRts()) {
+                case REFUSE_EINVAL:
+                    throw new PostException(Errno.EINVAL, "cannot post a send in state " + s, wr, index);
+                case REFUSE_ENOTCONN:
+                    throw new PostException(Errno.ENOTCONN, "cannot post a send in state " + s, wr, index);
+                case DROP:
+                    drop = true;
+                    break;
+                default:
+                    break; // HOLD_UNTIL_RTS: queued; the requester starts it in RTS
+            }
         }
         WrOpcode op = wr.opcode();
         if (op == null) {
             throw new PostException(Errno.EINVAL, "work request has no opcode", wr, index);
+        }
+        if (!profile.supports(op)) {
+            throw new PostException(profile.unsupportedOperation(), op + " is not supported by device "
+                    + qp.owner().name() + " (profile " + profile.name() + ")", wr, index);
         }
         int numSge = wr.numSge();
         int maxSge = op == WrOpcode.RDMA_READ ? Math.min(qp.caps().maxSendSge(), qp.owner().attributes().maxSgeRd()) : qp.caps().maxSendSge();
@@ -87,14 +115,11 @@ final class SendPoster {
                         + qp.caps().maxInlineData(), wr, index);
             }
         }
-        if (op.isAtomic()) {
-            if (numSge != 1 || wr.sgeAt(0).length() != 8) {
-                throw new PostException(Errno.EINVAL, "an atomic needs exactly one 8-byte SGE", wr, index);
-            }
-            if ((wr.remoteAddr() & 7) != 0) {
-                throw new PostException(Errno.EINVAL, "atomic remote address 0x" + Long.toHexString(wr.remoteAddr())
-                        + " is not 8-byte aligned", wr, index);
-            }
+        if (op.isAtomic() && profile.atomicArguments() == DeviceProfile.AtomicArguments.AT_POST
+                && (total < 8 || (wr.remoteAddr() & 7) != 0)) {
+            // The device checks an atomic's arguments at post (rdma-core's rxe: validate_send_wr).
+            throw new PostException(Errno.EINVAL, "atomic of " + total + " bytes at remote address 0x"
+                    + Long.toHexString(wr.remoteAddr()) + ": needs 8 bytes at an 8-byte aligned address", wr, index);
         }
         if (op == WrOpcode.BIND_MW) {
             if (wr.bindWindow() == null || wr.bindRegion() == null) {
@@ -108,6 +133,7 @@ final class SendPoster {
         if (qp.sq.full()) {
             throw new PostException(Errno.ENOMEM, "send queue full (" + qp.sq.maxWr + " WRs outstanding)", wr, index);
         }
+        return !drop;
     }
 
     private void fillSendWqe(SendWqe w, SendWr wr, int index) {
@@ -154,20 +180,28 @@ final class SendPoster {
     }
 
     /**
-     * Copies an inline SGE's bytes into the WQE. The L_Key is not checked (ibv_post_send(3));
-     * it only tells which registered buffer holds the address.
+     * Copies an inline SGE's bytes into the WQE. The L_Key is not checked (ibv_post_send(3)
+     * IBV_SEND_INLINE): the CPU copies the bytes from the address given. The region the L_Key
+     * names is used when it holds the address (the usual case, and the only way to name a
+     * ZERO_BASED region's bytes); otherwise the address alone finds its region of this device.
+     *
+     * @throws PostException EINVAL when no registered region of the device holds the address: a
+     *                       simulated address exists only inside registered memory
      */
     private void copyInline(SendWqe w, Sge s, int at, SendWr wr, int index) {
         if (s.length() == 0) {
             return;
         }
+        long len = Integer.toUnsignedLong(s.length());
         Object o = qp.owner().memory().keys().lookup(s.lkey());
-        if (!(o instanceof MrImpl) || ((MrImpl) o).lkey() != s.lkey() || !((MrImpl) o).valid) {
-            throw new PostException(Errno.EINVAL, "inline SGE " + s + " names no registered memory", wr, index);
+        MrImpl mr = o instanceof MrImpl && ((MrImpl) o).lkey() == s.lkey() && ((MrImpl) o).valid
+                && MemoryAccess.inRange(((MrImpl) o).address(), ((MrImpl) o).length(), s.addr(), len) ? (MrImpl) o : null;
+        if (mr == null) {
+            mr = qp.owner().memory().regionAt(s.addr(), len);
         }
-        MrImpl mr = (MrImpl) o;
-        if (!MemoryAccess.inRange(mr.address(), mr.length(), s.addr(), Integer.toUnsignedLong(s.length()))) {
-            throw new PostException(Errno.EINVAL, "inline SGE " + s + " lies outside " + mr, wr, index);
+        if (mr == null) {
+            throw new PostException(Errno.EINVAL, "inline SGE " + s + ": no registered region of device "
+                    + qp.owner().name() + " holds its address (inline bytes are read from simulated memory)", wr, index);
         }
         mr.buf.get(mr.indexOf(s.addr()), w.inlineData, at, s.length());
     }
@@ -181,6 +215,9 @@ final class SendPoster {
         }
         MwImpl mw = (MwImpl) window;
         MrImpl mr = (MrImpl) region;
+        if (mw.deallocated) {
+            throw VerbsException.stale("memory window was deallocated");
+        }
         if (mw.type() != MwType.TYPE_1) {
             throw VerbsException.invalid("ibv_bind_mw binds type 1 windows; post BIND_MW for type 2");
         }
@@ -190,14 +227,18 @@ final class SendPoster {
         }
         int newRkey;
         synchronized (qp.sq.postLock) {
-            // Checked as a local operation without SGEs: checkPostableSend refuses BIND_MW of a type 1 window.
-            SendWr wr = new SendWr().opcode(WrOpcode.LOCAL_INV);
-            checkPostableSend(wr, 0);
+            // Checked as an empty WR of an opcode every device has (checkPostableSend refuses BIND_MW of a
+            // type 1 window): the QP's state, the profile's rule before RTS, a full send queue.
+            SendWr wr = new SendWr().opcode(WrOpcode.RDMA_WRITE);
+            boolean queue = checkPostableSend(wr, 0);
             newRkey = length == 0 ? mw.rkey() : MemoryWindow.incrementRkey(mw.rkey());
+            mw.rkey(newRkey);
+            if (!queue) {
+                return newRkey; // dropped before RTS (DeviceProfile.PostBeforeRts.DROP)
+            }
             wr.opcode(WrOpcode.BIND_MW).wrId(wrId).flags(flags).bind(mw, newRkey, mr, addr, length, access);
             SendWqe w = qp.sq.at(qp.sq.tail);
             fillSendWqe(w, wr, 0);
-            mw.rkey(newRkey);
             qp.sq.tail = qp.sq.tail + 1;
         }
         qp.kickAfterPost();

@@ -60,6 +60,11 @@ public final class SendWqe {
     int sentBytes;
     final MrImpl[] sgeMr;
     final int[] sgeIndex;
+    /**
+     * SGEs whose L_Key has been checked and resolved into {@link #sgeMr}/{@link #sgeIndex}: all of
+     * them when a SEND or WRITE starts; for an RDMA READ or atomic, those a response has reached.
+     */
+    int sgeResolved;
     /** Status of a LOCAL_DONE or FAILED WQE. */
     WcStatus status;
     /** Holds an initiator RDMA READ / atomic resource. */

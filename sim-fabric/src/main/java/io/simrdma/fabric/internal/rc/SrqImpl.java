@@ -118,7 +118,7 @@ public final class SrqImpl implements SharedReceiveQueue {
     public void destroy() {
         device.executor().call(() -> {
             if (destroyed) {
-                throw VerbsException.invalid("SRQ already destroyed");
+                throw VerbsException.stale("SRQ already destroyed");
             }
             if (qpCount > 0) {
                 throw VerbsException.busy(qpCount + " queue pair(s) still use this SRQ (ibv_destroy_srq(3))");
@@ -139,7 +139,7 @@ public final class SrqImpl implements SharedReceiveQueue {
 
     public void checkUsable() {
         if (destroyed) {
-            throw VerbsException.invalid("SRQ was destroyed");
+            throw VerbsException.stale("SRQ was destroyed");
         }
     }
 
