@@ -151,10 +151,14 @@ class RunRecordingTest {
         return s.length() > 2000 ? s.substring(0, 2000) : s;
     }
 
-    /** Debian's chromium, headless, isolated: a fresh profile, no network services of its own. */
+    /**
+     * Debian's chromium (or Chrome, where a CI image has that instead), headless, isolated: a fresh
+     * profile, no network services of its own.
+     */
     static final class Chromium {
         static String dumpDom(String url, Path profile) {
-            Path chromium = ExternalTool.require("chromium", "chromium", "chromium-browser");
+            Path chromium = ExternalTool.require("chromium", "chromium", "chromium-browser", "google-chrome",
+                    "google-chrome-stable");
             ExternalTool.Result r = ExternalTool.run(120, List.of(chromium.toString(), "--headless", "--no-sandbox",
                     "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
                     "--disable-component-update", "--disable-sync", "--disable-extensions",
