@@ -21,6 +21,8 @@ import java.util.concurrent.Callable;
  * {@code simrdma perf}: perftest for the simulated fabric. Runs one of perftest's tests on the verbs
  * or the DAT layer, in this JVM (deterministic or threaded fabric) or between two JVMs over TCP, and
  * prints perftest's table with a baseline measured in the same run beside every figure.
+ *
+ * <p>Thread safety: not thread-safe; picocli fills one instance per command line, which runs once.
  */
 @Command(name = "perf", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Measures the fabric as perftest measures an HCA (ib_write_bw, ib_read_bw, ib_send_bw, "
