@@ -20,6 +20,7 @@ import io.simrdma.fabric.SendWr;
 import io.simrdma.fabric.WcStatus;
 import io.simrdma.fabric.WorkCompletion;
 import io.simrdma.fabric.WrOpcode;
+import io.simrdma.fabric.wire.Gid;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -200,7 +201,55 @@ class PacketCaptureTest {
         assertTrue(rows.stream().allMatch(r -> r[0].endsWith(":3")), "every frame goes to c (fe80::...:3)");
     }
 
+    @Test
+    @DisplayName("RoCEv2 over IPv4 (annex A17.4): devices whose GIDs are IPv4-mapped (::ffff:a.b.c.d) send IPv4 "
+            + "frames with a correct header checksum and ICRC; every opcode and the CM dissect without a malformed note")
+    void shouldWriteIpv4FramesWhenTheGidsAreIpv4Mapped() throws IOException {
+        Path file = dir.resolve("ipv4.pcapng");
+        try (Fabric fabric = Fabric.deterministic(6)) {
+            Device a = fabric.createDevice(DeviceConfig.named("a").gid(Gid.parse("::ffff:10.0.0.1")));
+            Device b = fabric.createDevice(DeviceConfig.named("b").gid(Gid.parse("::ffff:10.0.0.2")));
+            try (PacketCapture c = PacketCapture.on(fabric).start(file)) {
+                CaptureScenarios.injectEveryRcOpcode(fabric, a, b);
+                CaptureScenarios.cmConversation(fabric, a, b);
+            }
+        }
+        List<String[]> rows = Tshark.fields(file, "frame.number", "eth.type", "ip.src", "ip.dst", "udp.dstport",
+                "_ws.malformed", "infiniband.bth.opcode");
+        assertEquals(32, rows.size(), "23 crafted RC packets and 9 of the CM conversation");
+        for (String[] r : rows) {
+            assertEquals("0x0800", r[1], "frame " + r[0] + ": EtherType IPv4");
+            assertTrue(List.of("10.0.0.1", "10.0.0.2").contains(r[2]) && List.of("10.0.0.1", "10.0.0.2").contains(r[3])
+                    && !r[2].equals(r[3]), "frame " + r[0] + ": IPv4 addresses from the GIDs: " + r[2] + " -> " + r[3]);
+            assertEquals("4791", r[4], "frame " + r[0] + ": RoCEv2 UDP port");
+            assertEquals("", r[5], "frame " + r[0] + " is malformed");
+            assertTrue(!r[6].isEmpty(), "frame " + r[0] + ": dissected as InfiniBand");
+        }
+        List<byte[]> frames = PcapngFrames.read(file);
+        assertEquals(rows.size(), frames.size(), "frames in the file");
+        for (int i = 0; i < frames.size(); i++) {
+            byte[] f = frames.get(i);
+            assertEquals(0, ipv4HeaderSum(f), "frame " + (i + 1) + ": IPv4 header checksum (RFC 791: the one's "
+                    + "complement sum of the header is all ones)");
+            assertEquals(expectedIcrc(f), carriedIcrc(f), "frame " + (i + 1) + ": ICRC over the IPv4 form");
+        }
+    }
+
     // ------------------------------------------------------------------ helpers
+
+    /** The one's complement of the one's complement sum of the IPv4 header's 16-bit words: 0 when its checksum is right. */
+    private static int ipv4HeaderSum(byte[] f) {
+        int len = (f[14] & 0x0F) * 4;
+        int sum = 0;
+        for (int i = 14; i < 14 + len; i += 2) {
+            sum += ((f[i] & 0xFF) << 8) | (f[i + 1] & 0xFF);
+        }
+        while ((sum >>> 16) != 0) {
+            sum = (sum & 0xFFFF) + (sum >>> 16);
+        }
+        return ~sum & 0xFFFF;
+    }
+
 
     /**
      * A 16 KiB RDMA WRITE and an 8 KiB RDMA READ between two devices (path MTU 1024) on a link
