@@ -81,7 +81,7 @@ final class NodeCommand implements Callable<Integer> {
         String iaName = tcp.iaName(address, "node@" + address, this::bad);
         try (SignalStop stop = SignalStop.install()) {
             InterfaceAdapter ia = Dat.openIa(iaName, 64);
-            try (Observation seen = Observation.start(ia, pcap, false, "simrdma node " + address, out)) {
+            try (Observation seen = Observation.start(ia, pcap, false, null, "simrdma node " + address, out)) {
                 EchoNode node = new EchoNode(ia, qualifier, region, keepaliveMillis, CliOutput.quiet(), out);
                 boolean stopped = node.serve(connections, stop::requested);
                 if (stopped) {

@@ -71,6 +71,10 @@ final class PingCommand implements Callable<Integer> {
     @Option(names = "--ladder", description = "print the packet ladder of the run (use a small --count)")
     boolean ladder;
 
+    @Option(names = "--html", paramLabel = "FILE",
+            description = "write the run viewer to FILE: one page, zoomable, each packet clickable (use a small --count)")
+    Path html;
+
     @Override
     public Integer call() {
         if (count < 0) {
@@ -94,7 +98,7 @@ final class PingCommand implements Callable<Integer> {
         String iaName = tcp.iaName(self, "ping@" + self, this::bad);
         try (SignalStop stop = SignalStop.install()) {
             InterfaceAdapter ia = Dat.openIa(iaName, 16);
-            try (Observation seen = Observation.start(ia, pcap, ladder, "simrdma ping " + target.host() + ":"
+            try (Observation seen = Observation.start(ia, pcap, ladder, html, "simrdma ping " + target.host() + ":"
                     + target.port(), out)) {
                 PingClient client = new PingClient(ia, out, CliOutput.quiet(), stop::requested);
                 PingClient.Result r = client.run(new PingClient.Plan(new InetSocketAddress(target.host(), target.port()),

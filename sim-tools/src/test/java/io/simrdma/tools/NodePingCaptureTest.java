@@ -11,6 +11,7 @@ import java.io.InputStreamReader;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -35,11 +36,12 @@ class NodePingCaptureTest {
     Path dir;
 
     @Test
-    @DisplayName("node --pcap and ping --pcap --ladder: both captures read by tshark as RoCEv2 (IPv6 from the nodes' GIDs) with "
-            + "the connection's IB CM messages; ping prints its ladder")
+    @DisplayName("node --pcap and ping --pcap --ladder --html: both captures read by tshark as RoCEv2 (IPv6 from the nodes' GIDs) with "
+            + "the connection's IB CM messages; ping prints its ladder and writes its run viewer page")
     void shouldCaptureBothSidesOfATcpLinkWhenNodeAndPingAreGivenPcap() throws Exception {
         Path nodePcap = dir.resolve("node.pcapng");
         Path pingPcap = dir.resolve("ping.pcapng");
+        Path pingHtml = dir.resolve("ping.html");
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         List<String> cmd = new ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path"),
                 Simrdma.class.getName(), "node", "--listen", "127.0.0.1:0", "--connections", "1", "--region", "4096",
@@ -74,10 +76,15 @@ class NodePingCaptureTest {
             cl.setOut(new PrintWriter(out, true));
             cl.setErr(new PrintWriter(new StringWriter(), true));
             int code = cl.execute("ping", "--peer", "127.0.0.1:" + port, "--count", "3", "--size", "100",
-                    "--rdma-size", "4096", "--timeout", "20000", "--pcap", pingPcap.toString(), "--ladder");
+                    "--rdma-size", "4096", "--timeout", "20000", "--pcap", pingPcap.toString(), "--ladder", "--html",
+                    pingHtml.toString());
             assertEquals(0, code, out::toString);
             assertTrue(out.toString().contains("-- simrdma ping 127.0.0.1:" + port), "ladder printed:\n" + out);
             assertTrue(out.toString().contains("CM REQ") && out.toString().contains("SEND Only"), "ladder:\n" + out);
+            assertTrue(out.toString().contains("run viewer: " + pingHtml), "ping says where the page is:\n" + out);
+            String page = Files.readString(pingHtml);
+            assertTrue(page.contains("simrdma ping 127.0.0.1:" + port) && page.contains("CM REQ"),
+                    "the run viewer page holds the ping's run");
             assertTrue(node.waitFor(DEADLINE_SECONDS, TimeUnit.SECONDS), "the node did not exit after its connection");
             assertEquals(0, node.exitValue());
         } finally {
