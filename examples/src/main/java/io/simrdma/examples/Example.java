@@ -25,8 +25,8 @@ public interface Example {
      * Where an example writes.
      *
      * @param out    its text output
-     * @param pcap   where to write a capture of its packets, or null (the verbs examples honour it)
-     * @param ladder print the packet ladder of the run (the verbs examples honour it)
+     * @param pcap   where to write a capture of its packets, or null
+     * @param ladder print the packet ladder of the run
      */
     record Context(PrintWriter out, Path pcap, boolean ladder) {
     }

@@ -36,14 +36,41 @@ final class Lab implements AutoCloseable {
 
     final Fabric fabric;
     private final Example.Context context;
-    private final PacketCapture capture;
-    private final RunRecording run;
+    private final Watch watch;
 
     Lab(String name, long seed, Example.Context context) {
         this.fabric = Fabric.builder().name(name).deterministic(seed).build();
         this.context = context;
-        this.capture = context.pcap() != null ? PacketCapture.on(fabric).start(context.pcap()) : null;
-        this.run = context.ladder() ? RunRecording.start(fabric, name) : null;
+        this.watch = new Watch(fabric, name, context);
+    }
+
+    /**
+     * The capture and the ladder the context asks for, on one fabric (a verbs example's, or the
+     * one under a DAT example's IAs); closing it stops the capture and prints the ladder.
+     */
+    static final class Watch implements AutoCloseable {
+        private final Example.Context context;
+        private final PacketCapture capture;
+        private final RunRecording run;
+
+        Watch(Fabric fabric, String name, Example.Context context) {
+            this.context = context;
+            this.capture = context.pcap() != null ? PacketCapture.on(fabric).start(context.pcap()) : null;
+            this.run = context.ladder() ? RunRecording.start(fabric, name) : null;
+        }
+
+        @Override
+        public void close() {
+            if (run != null) {
+                run.stop();
+                context.out().println();
+                context.out().print(Ladder.render(run));
+            }
+            if (capture != null) {
+                capture.stop();
+                context.out().println("capture: " + capture.frames() + " packets written to " + context.pcap());
+            }
+        }
     }
 
     /** One simulated host: a device (an HCA), its protection domain, a completion queue and memory. */
@@ -105,15 +132,7 @@ final class Lab implements AutoCloseable {
     @Override
     public void close() {
         try {
-            if (run != null) {
-                run.stop();
-                context.out().println();
-                context.out().print(Ladder.render(run));
-            }
-            if (capture != null) {
-                capture.stop();
-                context.out().println("capture: " + capture.frames() + " packets written to " + context.pcap());
-            }
+            watch.close();
         } finally {
             fabric.close();
         }

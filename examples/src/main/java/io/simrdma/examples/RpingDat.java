@@ -22,6 +22,7 @@ import io.simrdma.dat.Qos;
 import io.simrdma.dat.RegionDescription;
 import io.simrdma.dat.RmrTriplet;
 import io.simrdma.dat.Timeout;
+import io.simrdma.provider.SimProvider;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -95,6 +96,9 @@ final class RpingDat implements Example {
     public void run(Context context) {
         Side server = new Side("sim:rping-dat/server?seed=3", true);
         Side client = new Side("sim:rping-dat/client", false);
+        // the capture and ladder asked for, on the fabric the provider runs both IAs on (SimProvider is
+        // simrdma's, not DAT's: the example itself uses the DAT API only)
+        Lab.Watch watch = new Lab.Watch(SimProvider.fabricOf(server.ia), name(), context);
         try {
             int size = RpingVerbs.SIZE;
             server.ia.createPsp(7174, server.conn, PspFlag.CONSUMER);                 // dat_psp_create
@@ -156,7 +160,9 @@ final class RpingDat implements Example {
             ConnectionEvent bye = client.conn.waitForEvent(Timeout.ofMillis(5000), 1).event().orElseThrow()
                     .asConnectionEvent();
             context.out().println("client: " + bye.eventNumber() + ", endpoint " + client.ep.query().state());
+            server.conn.waitForEvent(Timeout.ofMillis(5000), 1).event().orElseThrow();      // the server's DISCONNECTED
         } finally {
+            watch.close();
             client.ia.close(CloseFlag.ABRUPT);                                         // dat_ia_close frees the rest
             server.ia.close(CloseFlag.ABRUPT);
         }

@@ -25,10 +25,10 @@ final class ExampleCommand implements Callable<Integer> {
     @Parameters(arity = "0..1", paramLabel = "NAME", description = "the example to run")
     String name;
 
-    @Option(names = "--pcap", paramLabel = "FILE", description = "write the example's packets to FILE (verbs examples)")
+    @Option(names = "--pcap", paramLabel = "FILE", description = "write the example's packets to FILE (pcapng, RoCEv2)")
     Path pcap;
 
-    @Option(names = "--ladder", description = "print the packet ladder of the run (verbs examples)")
+    @Option(names = "--ladder", description = "print the packet ladder of the run")
     boolean ladder;
 
     @Override
