@@ -15,6 +15,8 @@ package io.simrdma.fabric;
  *       come from an SRQ.</li>
  * </ul>
  * A device's profile says which types it creates ({@link DeviceProfile#qpTypes()}).
+ *
+ * <p>Thread safety: immutable.
  */
 public enum QpType {
     /** Reliable Connected (IBV_QPT_RC). */

@@ -1,6 +1,10 @@
 package io.simrdma.fabric;
 
-/** Work completion flags (enum ibv_wc_flags) that simrdma's completions carry. */
+/**
+ * Work completion flags (enum ibv_wc_flags) that simrdma's completions carry.
+ *
+ * <p>Thread safety: immutable.
+ */
 public enum WcFlag {
     /** A GRH is present: the first 40 bytes of a UD receive buffer hold it (IBV_WC_GRH). */
     GRH(1),

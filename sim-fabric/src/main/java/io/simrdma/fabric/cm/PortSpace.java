@@ -4,6 +4,8 @@ package io.simrdma.fabric.cm;
  * RDMA port spaces (enum rdma_port_space, rdma_create_id(3)). The port space and the port form the
  * IB CM service ID ({@code ps << 16 | port}) a listener matches. TCP and IB connect RC QPs with
  * REQ/REP/RTU; UDP resolves a remote UD QP with SIDR REQ/REP.
+ *
+ * <p>Thread safety: immutable.
  */
 public enum PortSpace {
     /** Reliable connected QPs, message based (RDMA_PS_TCP). */
