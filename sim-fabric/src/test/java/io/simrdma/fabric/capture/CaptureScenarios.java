@@ -53,11 +53,20 @@ final class CaptureScenarios {
      * returns what each packet carries, in injection order.
      */
     static List<Expected> injectEveryRcOpcode(Fabric fabric, Device a, Device b) {
+        return injectEvery(fabric, a, b, false);
+    }
+
+    /** As {@link #injectEveryRcOpcode}, followed by one packet of each UC opcode (transport 001). */
+    static List<Expected> injectEveryRcAndUcOpcode(Fabric fabric, Device a, Device b) {
+        return injectEvery(fabric, a, b, true);
+    }
+
+    private static List<Expected> injectEvery(Fabric fabric, Device a, Device b, boolean withUc) {
         Link link = fabric.link(a, b);
         List<Expected> sent = new ArrayList<>();
         int i = 0;
         for (Opcode op : Opcode.values()) {
-            if (op.isUd()) {
+            if (op.isUd() || (op.isUc() && !withUc)) {
                 continue; // UD SEND Only carries CM MADs: see the CM conversation
             }
             i++;

@@ -68,7 +68,7 @@ class PacketCaptureTest {
             Device a = fabric.createDevice("a");
             Device b = fabric.createDevice("b");
             try (PacketCapture c = PacketCapture.on(fabric).start(file)) {
-                sent = CaptureScenarios.injectEveryRcOpcode(fabric, a, b);
+                sent = CaptureScenarios.injectEveryRcAndUcOpcode(fabric, a, b);
             }
         }
         List<String[]> rows = Tshark.fields(file, OPCODE_FIELDS);
