@@ -184,7 +184,7 @@ class UdQueuePairTest {
     }
 
     @Test
-    @DisplayName("ibv_poll_cq(3): a UD receive too small for the GRH and the data completes IBV_WC_LOC_LEN_ERR and the receiver's QP goes to ERR")
+    @DisplayName("ibv_poll_cq(3): a UD receive too small for the GRH and the data completes IBV_WC_LOC_LEN_ERR and the receiver's QP goes to ERR, where a new receive is flushed")
     void shouldCompleteLocLenErrWhenReceiveIsTooSmall() {
         try (UdPair p = new UdPair(Fabric.deterministic(25), DeviceProfile.IBTA)) {
             p.qb.postRecv(new RecvWr().wrId(1).sge(p.mb, 0, 100));
@@ -192,6 +192,10 @@ class UdQueuePairTest {
             assertStatus(WcStatus.SUCCESS, pollOne(p.ca));
             assertStatus(WcStatus.LOC_LEN_ERR, pollOne(p.cb));
             assertEquals(QpState.ERR, p.qb.state());
+            // IBA 10.3.1: a receive posted to a QP in ERR completes with a flush error.
+            p.qb.postRecv(new RecvWr().wrId(2).sge(p.mb, 0, 100));
+            WorkCompletion flushed = assertStatus(WcStatus.WR_FLUSH_ERR, pollOne(p.cb));
+            assertEquals(2, flushed.wrId());
         }
     }
 

@@ -58,8 +58,11 @@ final class UnreliableSender {
     void run() {
         QpState s = qp.state();
         if (s == QpState.SQE || s == QpState.ERR) {
-            // IBA 10.3.1: in SQE and ERR, send WQEs complete with a flush error.
+            // IBA 10.3.1: in SQE and ERR, send WQEs complete with a flush error; in ERR, receives too.
             qp.flushSends();
+            if (s == QpState.ERR) {
+                qp.flushReceives();
+            }
             return;
         }
         while (qp.canSend()) {
