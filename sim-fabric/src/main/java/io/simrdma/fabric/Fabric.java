@@ -130,6 +130,7 @@ public interface Fabric extends AutoCloseable {
         private boolean deterministic = true;
         private long seed;
         private LinkConfig linkConfig;
+        private FabricObserver observer;
 
         private Builder() {
         }
@@ -164,6 +165,15 @@ public interface Fabric extends AutoCloseable {
             return this;
         }
 
+        /**
+         * Installs {@code o} to watch the fabric's verbs objects and the memory its work requests
+         * hand over ({@link FabricObserver}); for test tools. None by default.
+         */
+        public Builder observer(FabricObserver o) {
+            this.observer = Objects.requireNonNull(o, "observer");
+            return this;
+        }
+
         /** The fabric's name. */
         public String name() {
             return name;
@@ -182,6 +192,11 @@ public interface Fabric extends AutoCloseable {
         /** The default link configuration, or null for the mode's default. */
         public LinkConfig defaultLink() {
             return linkConfig;
+        }
+
+        /** The observer, or null. */
+        public FabricObserver observer() {
+            return observer;
         }
 
         /**

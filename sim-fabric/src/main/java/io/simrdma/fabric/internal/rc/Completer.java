@@ -2,6 +2,7 @@ package io.simrdma.fabric.internal.rc;
 
 import io.simrdma.fabric.Counter;
 import io.simrdma.fabric.DropReason;
+import io.simrdma.fabric.FabricObserver;
 import io.simrdma.fabric.QpState;
 import io.simrdma.fabric.SendFlag;
 import io.simrdma.fabric.WcOpcode;
@@ -650,6 +651,10 @@ public final class Completer {
             qp.requester.wqeIndex = head;
         }
         readProgress = null;
+        FabricObserver o = qp.owner().observer();
+        if (o != null) {
+            o.sendRetired(qp, wrId, status, complete);
+        }
         if (complete) {
             qp.completeSend(wrId, status, opcode, byteLen);
         }

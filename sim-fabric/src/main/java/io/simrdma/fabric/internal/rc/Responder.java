@@ -5,6 +5,7 @@ import io.simrdma.fabric.AsyncEventType;
 import io.simrdma.fabric.Counter;
 import io.simrdma.fabric.DeviceProfile;
 import io.simrdma.fabric.DropReason;
+import io.simrdma.fabric.FabricObserver;
 import io.simrdma.fabric.QpState;
 import io.simrdma.fabric.WcFlag;
 import io.simrdma.fabric.WcOpcode;
@@ -372,6 +373,10 @@ public final class Responder {
         holding = true;
         recvOffset = 0;
         recvResolved = 0;
+        FabricObserver o = qp.owner().observer();
+        if (o != null) {
+            o.recvStarted(qp);
+        }
         return true;
     }
 
