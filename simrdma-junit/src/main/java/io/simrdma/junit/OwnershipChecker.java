@@ -311,6 +311,16 @@ public final class OwnershipChecker implements FabricObserver {
         return List.copyOf(violations);
     }
 
+    /**
+     * Returns the violations seen so far and forgets them, so that a test that provokes one on
+     * purpose can check it and still pass the end-of-test check.
+     */
+    public synchronized List<String> takeViolations() {
+        List<String> out = List.copyOf(violations);
+        violations.clear();
+        return out;
+    }
+
     /** CQs destroyed with completions nobody polled. */
     synchronized List<String> unreaped() {
         return List.copyOf(unreaped);
