@@ -49,7 +49,11 @@ final class LeakChecks {
     static List<String> datHandles(String iaName, InterfaceAdapter ia) {
         List<String> out = new ArrayList<>();
         for (DatHandle h : SimProvider.openHandles(ia)) {
-            StringBuilder line = new StringBuilder(h.toString());
+            io.simrdma.dat.HandleType type = h.handleType();
+            StringBuilder line = new StringBuilder("DAT_").append(type).append("_HANDLE");
+            if (type != io.simrdma.dat.HandleType.PZ && type != io.simrdma.dat.HandleType.CNO) {
+                line.append(' ').append(h);
+            }
             if (h instanceof EventDispatcher evd) {
                 int n = SimProvider.queuedEvents(evd);
                 if (n > 0) {
@@ -84,13 +88,27 @@ final class LeakChecks {
         for (StackTraceElement e : t.getStackTrace()) {
             String c = e.getClassName();
             if (!(c.startsWith("io.simrdma.fabric.") || c.startsWith("io.simrdma.provider.")
-                    || c.startsWith("io.simrdma.dat.") || c.startsWith("io.simrdma.junit.") || c.startsWith("java.")
+                    || c.startsWith("io.simrdma.dat.") || isToolkit(c) || c.startsWith("java.")
                     || c.startsWith("jdk.") || c.startsWith("sun.") || c.startsWith("org.junit."))) {
                 return "at " + e;
             }
         }
         return null;
     }
+
+    /** The toolkit's own classes (its tests and examples, in the same package, are application code). */
+    private static boolean isToolkit(String className) {
+        if (!className.startsWith("io.simrdma.junit.")) {
+            return false;
+        }
+        String simple = className.substring("io.simrdma.junit.".length());
+        int nested = simple.indexOf('$');
+        String top = nested < 0 ? simple : simple.substring(0, nested);
+        return TOOLKIT.contains(top);
+    }
+
+    private static final Set<String> TOOLKIT = Set.of("SimFabricExtension", "TestFabric", "Faults", "ScriptedFault",
+            "OwnershipChecker", "LeakChecks", "SeedReport", "FaultScript");
 
     /** Live threads named simrdma-... */
     static Set<Thread> simrdmaThreads() {
