@@ -33,10 +33,10 @@ public final class SeedReport extends RuntimeException {
                     + " re-run the test with:");
         }
         String cls = context.getRequiredTestClass().getName();
-        int dot = cls.lastIndexOf('.');
-        b.append("\n  mvn test -Dtest=").append(cls.substring(dot + 1)).append('#')
-                .append(context.getRequiredTestMethod().getName()).append(" -D").append(SimFabricExtension.SEED_PROPERTY)
-                .append('=').append(net.seed());
+        String test = cls.substring(cls.lastIndexOf('.') + 1) + "#" + context.getRequiredTestMethod().getName();
+        // a nested class's '$' would be expanded by the shell: quote it
+        b.append("\n  mvn test -Dtest=").append(test.indexOf('$') >= 0 ? "'" + test + "'" : test).append(" -D")
+                .append(SimFabricExtension.SEED_PROPERTY).append('=').append(net.seed());
         return b.toString();
     }
 }

@@ -88,7 +88,7 @@ class SimFabricExtensionTest {
         System.out.println("what the user sees (failing seed):\n" + r.getMessage());
         assertEquals("simrdma-junit: seed 4242 (deterministic fabric, profile ibta, devices [a, b])."
                         + " Re-run exactly this test with it:\n"
-                        + "  mvn test -Dtest=SimFabricExtensionTest$FailingCase#shouldFail -Dsimrdma.seed=4242",
+                        + "  mvn test -Dtest='SimFabricExtensionTest$FailingCase#shouldFail' -Dsimrdma.seed=4242",
                 r.getMessage());
     }
 
@@ -133,7 +133,7 @@ class SimFabricExtensionTest {
         assertTrue(m.startsWith("simrdma-junit: 1 problem at the end of shouldLeakPz(InterfaceAdapter):\n"
                 + "  - DAT handle not freed on IA a: DAT_PZ_HANDLE, created at io.simrdma.junit.SimFabricExtensionTest$"
                 + "LeakedDatHandleCase.shouldLeakPz(SimFabricExtensionTest.java:"), m);
-        assertTrue(m.endsWith("mvn test -Dtest=SimFabricExtensionTest$LeakedDatHandleCase#shouldLeakPz -Dsimrdma.seed=5"), m);
+        assertTrue(m.endsWith("mvn test -Dtest='SimFabricExtensionTest$LeakedDatHandleCase#shouldLeakPz' -Dsimrdma.seed=5"), m);
     }
 
     @SimFabricTest
@@ -296,7 +296,7 @@ class SimFabricExtensionTest {
         assertTrue(m.contains(" (4096 bytes) of device a bytes [0, 32): bytes [16, 18) of the region written by the"
                 + " application after ibv_post_send and before the WR completed"), m);
         assertTrue(m.contains("\n      posted: 11 22\n      now:    aa bb\n"), m);
-        assertTrue(m.endsWith("-Dtest=SimFabricExtensionTest$SendBufferCase#shouldWriteIntoPostedSend -Dsimrdma.seed=9"), m);
+        assertTrue(m.endsWith("-Dtest='SimFabricExtensionTest$SendBufferCase#shouldWriteIntoPostedSend' -Dsimrdma.seed=9"), m);
     }
 
     @SimFabricTest
