@@ -17,6 +17,7 @@ package io.simrdma.fabric;
  *   sendPosted / recvPosted   ------&gt;    owns the SGEs' bytes: may read (send, RDMA WRITE source)
  *                                         or write (receive, RDMA READ target, atomic result)
  *                                         them at any time from now on
+ *                             &lt;------    deviceWrote: bytes the device wrote, as it writes them
  *                             &lt;------    recvStarted: a message starts landing in the oldest receive
  *                             &lt;------    sendRetired / recvCompleted: done with the bytes; for a
  *                                         signaled WR (or an error) its completion follows
@@ -93,6 +94,16 @@ public interface FabricObserver {
      * the RDMA WRITE's target). Engine thread.
      */
     default void recvCompleted(QueuePair qp, long wrId, WcStatus status, WcOpcode opcode, int byteLength) {
+    }
+
+    /**
+     * The device wrote {@code length} bytes of {@code mr} from {@code offset} (an index of
+     * {@link MemoryRegion#buffer()}): a message landing in a receive, an RDMA READ response or an
+     * atomic's original value landing in local memory, or a peer's RDMA WRITE or atomic executing
+     * here. Engine thread, after the bytes are written; a checker compares them with what the
+     * application wrote.
+     */
+    default void deviceWrote(MemoryRegion mr, int offset, int length) {
     }
 
     /** {@code qp} moved to RESET: every WR it had posted is gone without a completion. Engine thread. */

@@ -66,6 +66,11 @@ class FabricObserverTest {
         }
 
         @Override
+        public void deviceWrote(MemoryRegion mr, int offset, int length) {
+            lines.add("deviceWrote " + mr.lkey() + " " + offset + " " + length);
+        }
+
+        @Override
         public void queuesDiscarded(QueuePair qp) {
             lines.add("queuesDiscarded");
         }
@@ -183,6 +188,32 @@ class FabricObserverTest {
             List<String> seen = r.take();
             assertTrue(seen.contains("recvCompleted 31 WR_FLUSH_ERR RECV 0"), seen.toString());
             assertEquals("queuesDiscarded", seen.get(seen.size() - 1), seen.toString());
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Mode.class)
+    @DisplayName("the device's writes into memory are reported per packet: a 2-packet receive, a READ response, a peer's RDMA WRITE")
+    void shouldReportDeviceWritesWhenDataLands(Mode mode) {
+        Recorder r = new Recorder();
+        try (Fabric f = fabric(mode, r)) {
+            Node a = Node.of(f, "a");
+            Node b = Node.of(f, "b");
+            QueuePair qa = a.qp();
+            QueuePair qb = b.qp();
+            connect(qa, qb);   // path MTU 1024
+            qb.postRecv(recv(b, 1, 100, 2000));
+            qa.postSend(send(a, 2, 0, 1500));
+            pollOne(a.cq);
+            pollOne(b.cq);
+            qa.postSend(ControlPlaneFixture.read(a, 3, 4000, 10, b.mr.address() + 8, b.mr.rkey()));
+            pollOne(a.cq);
+            qa.postSend(ControlPlaneFixture.write(a, 4, 0, 16, b.mr.address() + 5000, b.mr.rkey()));
+            pollOne(a.cq);
+            ControlPlaneFixture.settle(f);
+            List<String> writes = r.take().stream().filter(s -> s.startsWith("deviceWrote")).toList();
+            assertEquals(List.of("deviceWrote " + b.mr.lkey() + " 100 1024", "deviceWrote " + b.mr.lkey() + " 1124 476",
+                    "deviceWrote " + a.mr.lkey() + " 4000 10", "deviceWrote " + b.mr.lkey() + " 5000 16"), writes);
         }
     }
 

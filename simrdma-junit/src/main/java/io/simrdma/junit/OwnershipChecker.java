@@ -34,15 +34,17 @@ import java.util.Map;
  *       WR completed: a copy of the posted bytes is taken at the post and compared when the device
  *       retires the WR; any difference is a violation, whether the device read before or after the
  *       write (a NIC may read at either moment);</li>
- *   <li>the application writes into a posted receive buffer before its completion: a copy taken at
- *       the post is compared when a message starts to land in it, and the bytes past the received
- *       length are compared at its completion;</li>
+ *   <li>the application writes into a posted receive buffer, or the destination of an RDMA READ or
+ *       atomic, before its completion: a copy taken at the post is compared when the device starts
+ *       writing into it (for a receive, when a message starts to land), then follows what the device
+ *       writes ({@link FabricObserver#deviceWrote}) and is compared again at the completion;</li>
  *   <li>the application deregisters memory, or destroys a PD's memory, while a WR that uses it is in
  *       flight.</li>
  * </ul>
- * Reads by the application cannot be seen from Java (a ByteBuffer read leaves no trace), and writes
- * into the received bytes while the message lands are not told apart from the device's. RDMA READ
- * and atomic targets are tracked for in-flight deregistration only.
+ * Reads by the application cannot be seen from Java (a ByteBuffer read leaves no trace). A write the
+ * application makes to bytes the device then overwrites is lost to the checker, unless it lies in a
+ * receive buffer (compared before the message lands) or outside the first packet of an RDMA READ. Posted ranges longer than {@link #MAX_COPY} are checked by CRC when the device
+ * only reads them, and not at all when it writes them.
  *
  * <p>It also keeps, for {@link LeakChecks}, every live verbs object with where it was created, the
  * WRs posted and not yet retired, and the CQs destroyed with completions nobody polled.
@@ -60,12 +62,19 @@ public final class OwnershipChecker implements FabricObserver {
         final Object queue;
         final long wrId;
         final String opcode;
-        final boolean checkContent;
+        /** Still to be checked: cleared once a violation of this WR is reported, so it is reported once. */
+        boolean checkContent;
+        /** The device writes these SGEs (receive, RDMA READ, atomic) rather than reads them. */
+        boolean deviceWrites;
         final MemoryRegion[] mrs;
         final int[] offsets;
         final int[] lengths;
         final byte[][] copies;
         final long[] crcs;
+        /** The device has started writing into the SGEs; the copies before that were compared. */
+        boolean landed;
+        /** The copies hold bytes the device wrote (not only what was there at the post). */
+        boolean written;
 
         Posted(Object queue, long wrId, String opcode, boolean checkContent, int n) {
             this.queue = queue;
@@ -152,16 +161,17 @@ public final class OwnershipChecker implements FabricObserver {
         WrOpcode op = wr.opcode();
         boolean source = op == WrOpcode.SEND || op == WrOpcode.SEND_WITH_IMM || op == WrOpcode.SEND_WITH_INV
                 || op == WrOpcode.RDMA_WRITE || op == WrOpcode.RDMA_WRITE_WITH_IMM;
+        boolean target = op == WrOpcode.RDMA_READ || op == WrOpcode.ATOMIC_CMP_AND_SWP || op == WrOpcode.ATOMIC_FETCH_AND_ADD;
         // An inline WR's bytes are copied at the post (IBV_SEND_INLINE): the buffer is the application's again.
-        boolean content = checkContent && source && !wr.hasFlag(SendFlag.INLINE);
-        Posted p = capture(qp, wr.wrId(), op.name(), content, wr.numSge(), i -> wr.sgeAt(i));
+        boolean content = checkContent && (target || (source && !wr.hasFlag(SendFlag.INLINE)));
+        Posted p = capture(qp, wr.wrId(), op.name(), content, target, wr.numSge(), i -> wr.sgeAt(i));
         sendQueues.computeIfAbsent(qp, k -> new ArrayDeque<>()).add(p);
     }
 
     @Override
     public synchronized void recvPosted(QueuePair qp, SharedReceiveQueue srq, RecvWr wr) {
         Object queue = qp != null ? qp : srq;
-        Posted p = capture(queue, wr.wrId(), "RECV", checkContent, wr.numSge(), i -> wr.sgeAt(i));
+        Posted p = capture(queue, wr.wrId(), "RECV", checkContent, true, wr.numSge(), i -> wr.sgeAt(i));
         recvQueues.computeIfAbsent(queue, k -> new ArrayDeque<>()).add(p);
     }
 
@@ -169,8 +179,11 @@ public final class OwnershipChecker implements FabricObserver {
         Sge at(int i);
     }
 
-    private Posted capture(Object queue, long wrId, String opcode, boolean content, int n, SgeAt sges) {
+    /** @param deviceWrites the device writes the SGEs (receive, READ, atomic): compared byte by byte or not at all */
+    private Posted capture(Object queue, long wrId, String opcode, boolean content, boolean deviceWrites, int n,
+                           SgeAt sges) {
         Posted p = new Posted(queue, wrId, opcode, content, n);
+        p.deviceWrites = deviceWrites;
         for (int i = 0; i < n; i++) {
             Sge s = sges.at(i);
             MemoryRegion mr = mrByLkey.get(s.lkey());
@@ -185,7 +198,7 @@ public final class OwnershipChecker implements FabricObserver {
                 if (s.length() <= MAX_COPY) {
                     p.copies[i] = new byte[s.length()];
                     b.get(p.copies[i]);
-                } else {
+                } else if (!deviceWrites) {
                     p.crcs[i] = crc(b);
                 }
             }
@@ -203,6 +216,7 @@ public final class OwnershipChecker implements FabricObserver {
             return;
         }
         landing.put(qp, p);
+        p.landed = true;
         compare(p, 0, "written by the application after ibv_post_recv and before its completion",
                 "posted receive buffer");
     }
@@ -236,8 +250,8 @@ public final class OwnershipChecker implements FabricObserver {
         if (p == null) {
             return;
         }
-        int received = status == WcStatus.SUCCESS && opcode == WcOpcode.RECV ? byteLength : 0;
-        compare(p, received, "written by the application before the receive completed", "receive buffer");
+        // The bytes the device wrote are in the copy (deviceWrote): any other difference is the application's.
+        compare(p, 0, "written by the application after ibv_post_recv and before the receive completed", "receive buffer");
     }
 
     @Override
@@ -247,8 +261,52 @@ public final class OwnershipChecker implements FabricObserver {
         if (p == null) {
             return;
         }
-        compare(p, 0, "written by the application after ibv_post_send and before the WR completed: a NIC reads "
-                + "them at any moment until then, so it may send the new bytes, the old ones or a mix", "source buffer");
+        if (p.opcode.startsWith("RDMA_READ") || p.opcode.startsWith("ATOMIC")) {
+            compare(p, 0, "written by the application after ibv_post_send and before the " + p.opcode
+                    + " completed: the NIC writes them until then", "destination buffer");
+        } else {
+            compare(p, 0, "written by the application after ibv_post_send and before the WR completed: a NIC reads "
+                    + "them at any moment until then, so it may send the new bytes, the old ones or a mix", "source buffer");
+        }
+    }
+
+    /** Keeps the copies of posted buffers the device writes equal to what it wrote. */
+    @Override
+    public synchronized void deviceWrote(MemoryRegion mr, int offset, int length) {
+        if (!checkContent) {
+            return;
+        }
+        for (Map<Object, ArrayDeque<Posted>> queues : List.of(sendQueues, recvQueues)) {
+            for (ArrayDeque<Posted> q : queues.values()) {
+                for (Posted p : q) {
+                    follow(p, mr, offset, length);
+                }
+            }
+        }
+        for (Posted p : landing.values()) {
+            follow(p, mr, offset, length);
+        }
+    }
+
+    private void follow(Posted p, MemoryRegion mr, int offset, int length) {
+        for (int i = 0; i < p.mrs.length; i++) {
+            if (p.mrs[i] != mr || p.copies[i] == null) {
+                continue;
+            }
+            int from = Math.max(offset, p.offsets[i]);
+            int to = Math.min(offset + length, p.offsets[i] + p.lengths[i]);
+            if (from < to) {
+                ByteBuffer now = mr.buffer();
+                now.get(from, p.copies[i], from - p.offsets[i], to - from);
+                if (!p.landed && p.deviceWrites && !p.opcode.equals("RECV")) {
+                    // the first bytes the device wrote for this WR: what the application wrote elsewhere shows now
+                    p.landed = true;
+                    compare(p, 0, "written by the application after ibv_post_send and before the " + p.opcode
+                            + " completed: the NIC writes them until then", "destination buffer");
+                }
+                p.written = true;
+            }
+        }
     }
 
     @Override
@@ -276,6 +334,7 @@ public final class OwnershipChecker implements FabricObserver {
             if (p.copies[i] == null) {
                 if (crc(now) != p.crcs[i]) {
                     violations.add(header(p, buffer, mr, i) + ": bytes " + what + " (CRC differs; range too long to show)");
+                    p.checkContent = false;
                     return;
                 }
                 continue;
@@ -292,8 +351,10 @@ public final class OwnershipChecker implements FabricObserver {
             }
             if (first >= 0) {
                 violations.add(header(p, buffer, mr, i) + ": bytes [" + (p.offsets[i] + first) + ", "
-                        + (p.offsets[i] + last + 1) + ") of the region " + what + "\n      posted: "
-                        + hex(p.copies[i], first, last + 1) + "\n      now:    " + hexOf(now, first, last + 1));
+                        + (p.offsets[i] + last + 1) + ") of the region " + what
+                        + (p.written ? "\n      the device wrote: " : "\n      posted: ") + hex(p.copies[i], first, last + 1)
+                        + (p.written ? "\n      now:              " : "\n      now:    ") + hexOf(now, first, last + 1));
+                p.checkContent = false;
                 return;
             }
         }

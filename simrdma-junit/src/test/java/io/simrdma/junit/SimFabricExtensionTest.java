@@ -349,6 +349,80 @@ class SimFabricExtensionTest {
                 + " flight: the device may still read or write them"), m);
     }
 
+    @SimFabricTest
+    static class ReadTargetCase {
+        @Test
+        void shouldWriteIntoReadDestination(@Node("a") Device a, @Node("b") Device b) {
+            Pair p = new Pair(a, b);
+            p.bufB.put(0, (byte) 0x42);
+            p.qa.postSend(new SendWr().wrId(12).opcode(WrOpcode.RDMA_READ).sge(p.ma, 256, 2048)
+                    .remote(p.mb.address(), p.mb.rkey()).flag(SendFlag.SIGNALED));
+            // the mistake: the READ's destination is the device's until it completes (here in its second response)
+            p.bufA.put(1800, (byte) 0x99);
+            Pair.poll(p.ca);
+            p.close();
+        }
+    }
+
+    @Test
+    @DisplayName("ibv_post_send(3): writing into an RDMA READ's destination before its completion is reported")
+    void shouldReportViolationWhenReadDestinationIsWrittenBeforeCompletion() {
+        String m = onlyFailure(run(ReadTargetCase.class)).getMessage();
+        assertTrue(m.startsWith("simrdma-junit: 1 problem at the end of"), m);
+        assertTrue(m.contains("buffer ownership violation: WR 12 (RDMA_READ) on QP 0x") && m.contains(
+                "destination buffer sge 0 = MR lkey 0x") && m.contains("bytes [256, 2304): bytes [1800, 1801) of the region"
+                + " written by the application after ibv_post_send and before the RDMA_READ completed: the NIC writes"
+                + " them until then\n      posted: 00\n      now:    99"), m);
+    }
+
+    @SimFabricTest
+    static class FlushedRecvCase {
+        @Test
+        void shouldWriteIntoFlushedRecv(@Node("a") Device a, @Node("b") Device b) {
+            Pair p = new Pair(a, b);
+            p.qb.postRecv(new RecvWr().wrId(13).sge(p.mb, 0, 32));
+            p.bufB.put(3, (byte) 0x33);   // the mistake, seen when the flush hands the buffer back
+            p.qb.modify(new io.simrdma.fabric.QpAttr().state(io.simrdma.fabric.QpState.ERR));
+            Pair.poll(p.cb);
+            p.close();
+        }
+    }
+
+    @Test
+    @DisplayName("ibv_post_recv(3): a receive buffer written before its flush completion is reported at the completion")
+    void shouldReportViolationWhenFlushedRecvBufferWasWritten() {
+        String m = onlyFailure(run(FlushedRecvCase.class)).getMessage();
+        assertTrue(m.contains("buffer ownership violation: WR 13 (RECV) on QP 0x") && m.contains("bytes [0, 32): bytes"
+                + " [3, 4) of the region written by the application after ibv_post_recv and before the receive completed"
+                + "\n      posted: 00\n      now:    33"), m);
+    }
+
+    @SimFabricTest
+    static class CleanTrafficCase {
+        @Test
+        void shouldMoveDataCorrectly(@Node("a") Device a, @Node("b") Device b) {
+            Pair p = new Pair(a, b);
+            for (int i = 0; i < 4096; i++) {
+                p.bufB.put(i, (byte) (i * 7));
+            }
+            // a multi-packet receive and a multi-packet READ into a: the device writes, the application waits
+            p.qb.postRecv(new RecvWr().wrId(20).sge(p.mb, 0, 1500));
+            p.qa.postSend(new SendWr().wrId(22).opcode(WrOpcode.SEND).sge(p.ma, 0, 3000 - 1500).flag(SendFlag.SIGNALED)
+                    .next(new SendWr().wrId(23).opcode(WrOpcode.RDMA_READ).sge(p.ma, 1024, 3000)
+                            .remote(p.mb.address(), p.mb.rkey()).flag(SendFlag.SIGNALED)));
+            Pair.poll(p.ca);
+            Pair.poll(p.ca);
+            Pair.poll(p.cb);
+            p.close();
+        }
+    }
+
+    @Test
+    @DisplayName("traffic that leaves posted buffers alone passes: the bytes the device writes are not the application's")
+    void shouldPassWhenOnlyTheDeviceWritesPostedBuffers() {
+        run(CleanTrafficCase.class).assertStatistics(s -> s.succeeded(1).failed(0));
+    }
+
     @SimFabricTest(checkOwnership = false)
     static class OptOutCase {
         @Test

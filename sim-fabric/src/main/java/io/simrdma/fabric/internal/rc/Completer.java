@@ -399,6 +399,7 @@ public final class Completer {
         }
         MrImpl mr = w.sgeMr[0];
         mr.buf.putLong(w.sgeIndex[0], p.atomicAckOriginal());
+        wrote(mr, w.sgeIndex[0], 8);
         psn = Psn.add(psn, 1);
         progress();
         retire(w, WcStatus.SUCCESS);
@@ -463,6 +464,7 @@ public final class Completer {
                 }
                 ByteBuffer dst = w.sgeMr[i].buf;
                 p.copyPayload(done, dst, w.sgeIndex[i] + skip, n);
+                wrote(w.sgeMr[i], w.sgeIndex[i] + skip, n);
                 done += n;
             }
             skip = 0;
@@ -677,6 +679,14 @@ public final class Completer {
         SendQueue sq = qp.sq;
         while (sq.head < sq.tail) {
             retire(sq.at(sq.head), WcStatus.WR_FLUSH_ERR);
+        }
+    }
+
+    /** Tells the fabric's observer, if any, that the device wrote into {@code mr} (FabricObserver.deviceWrote). */
+    private void wrote(MrImpl mr, int index, int len) {
+        FabricObserver o = qp.owner().observer();
+        if (o != null) {
+            o.deviceWrote(mr, index, len);
         }
     }
 }

@@ -461,6 +461,7 @@ public final class Responder {
             int len = p.payloadLength();
             if (len > 0) {
                 p.copyPayload(0, writeMr.buf, writeIndex, len);
+                wrote(writeMr, writeIndex, len);
                 writeIndex += len;
                 writeRemaining -= len;
             }
@@ -501,6 +502,7 @@ public final class Responder {
         } else {
             mr.buf.putLong(at, old + p.atomicSwapOrAdd());
         }
+        wrote(mr, at, 8);
         r.atomic = true;
         r.firstPsn = p.psn();
         r.lastPsn = p.psn();
@@ -544,6 +546,7 @@ public final class Responder {
                     recvResolved = i + 1;
                 }
                 p.copyPayload(done, recvMr[i].buf, recvIndex[i] + skip, n);
+                wrote(recvMr[i], recvIndex[i] + skip, n);
                 done += n;
             }
             skip = 0;
@@ -784,5 +787,13 @@ public final class Responder {
         Packet a = Packet.allocate(Opcode.RC_ACKNOWLEDGE);
         a.psn(pktPsn).aeth(syndrome, msn);
         qp.transmit(a);
+    }
+
+    /** Tells the fabric's observer, if any, that the device wrote into {@code mr} (FabricObserver.deviceWrote). */
+    private void wrote(MrImpl mr, int index, int len) {
+        FabricObserver o = qp.owner().observer();
+        if (o != null) {
+            o.deviceWrote(mr, index, len);
+        }
     }
 }
