@@ -179,6 +179,10 @@ final class LeakChecks {
         return nettyListening;
     }
 
+    private static void release(ByteBuf b) {
+        b.release();
+    }
+
     /** Forgets leaks reported so far (before a test). */
     static void clearNettyLeaks() {
         synchronized (NETTY_LEAKS) {
@@ -193,10 +197,14 @@ final class LeakChecks {
         }
         for (int i = 0; i < 3; i++) {
             System.gc();
+            // the collector's reference handler enqueues what it collected on its own thread
+            java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
             // the detector reports collected leaks when it tracks a new buffer
-            for (int k = 0; k < 8; k++) {
-                ByteBuf b = ByteBufAllocator.DEFAULT.buffer(1);
-                b.release();
+            for (int k = 0; k < 4; k++) {
+                release(ByteBufAllocator.DEFAULT.directBuffer(8));
+                release(ByteBufAllocator.DEFAULT.heapBuffer(8));
+                release(io.netty.buffer.UnpooledByteBufAllocator.DEFAULT.directBuffer(8));
+                release(io.netty.buffer.UnpooledByteBufAllocator.DEFAULT.heapBuffer(8));
             }
         }
         synchronized (NETTY_LEAKS) {

@@ -10,6 +10,7 @@ import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.BeforeTestExecutionCallback;
 import org.junit.jupiter.api.extension.Extension;
 import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.LifecycleMethodExecutionExceptionHandler;
 import org.junit.jupiter.api.extension.ParameterContext;
 import org.junit.jupiter.api.extension.ParameterResolutionException;
 import org.junit.jupiter.api.extension.ParameterResolver;
@@ -49,7 +50,8 @@ import java.util.stream.Stream;
  * <p>Thread safety: JUnit calls it per test; state lives in the test's extension store.
  */
 public final class SimFabricExtension implements BeforeEachCallback, BeforeTestExecutionCallback, AfterEachCallback,
-        ParameterResolver, TestExecutionExceptionHandler, TestTemplateInvocationContextProvider {
+        ParameterResolver, TestExecutionExceptionHandler, LifecycleMethodExecutionExceptionHandler,
+        TestTemplateInvocationContextProvider {
 
     /** The system property that fixes the seed. */
     public static final String SEED_PROPERTY = "simrdma.seed";
@@ -202,6 +204,22 @@ public final class SimFabricExtension implements BeforeEachCallback, BeforeTestE
 
     @Override
     public void handleTestExecutionException(ExtensionContext context, Throwable throwable) throws Throwable {
+        reportSeed(context, throwable);
+    }
+
+    /** A {@code @BeforeEach} method that fails reports the seed as the test would. */
+    @Override
+    public void handleBeforeEachMethodExecutionException(ExtensionContext context, Throwable throwable) throws Throwable {
+        reportSeed(context, throwable);
+    }
+
+    /** A {@code @AfterEach} method that fails reports the seed as the test would. */
+    @Override
+    public void handleAfterEachMethodExecutionException(ExtensionContext context, Throwable throwable) throws Throwable {
+        reportSeed(context, throwable);
+    }
+
+    private static void reportSeed(ExtensionContext context, Throwable throwable) throws Throwable {
         TestFabric net = context.getStore(NS).get("fabric", TestFabric.class);
         if (net != null) {
             SeedReport report = new SeedReport(SeedReport.message(context, net));

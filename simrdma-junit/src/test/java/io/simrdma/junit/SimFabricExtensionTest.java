@@ -223,6 +223,28 @@ class SimFabricExtensionTest {
         }
     }
 
+    @SimFabricTest
+    static class NettyLeakCase {
+        @Test
+        void shouldDropBufferUnreleased() {
+            io.netty.buffer.ByteBuf b = io.netty.buffer.UnpooledByteBufAllocator.DEFAULT.directBuffer(16);
+            b.writeInt(1);   // dropped without release()
+        }
+    }
+
+    @Test
+    @DisplayName("Netty (-Dio.netty.leakDetection.level=paranoid, as this build runs): a ByteBuf collected without release() fails the test")
+    void shouldFailTestWhenNettyBufferLeaks() {
+        try {
+            String m = onlyFailure(run(NettyLeakCase.class)).getMessage();
+            assertTrue(m.contains("\n  - Netty ByteBuf garbage-collected without release()") || m.contains(
+                    "\n  - Netty AbstractByteBuf garbage-collected without release()"), m);
+        } finally {
+            // test-support's detector saw the same leak: it is this test's, not the class's
+            io.simrdma.testsupport.ResourceCheckExtension.collectNettyLeaks();
+        }
+    }
+
     // ------------------------------------------------------------------ buffer ownership
 
     /** Two connected QPs, a on device a and b on device b, each with a CQ and 4 KiB registered. */
