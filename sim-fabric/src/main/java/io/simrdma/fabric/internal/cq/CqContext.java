@@ -8,6 +8,8 @@ import io.simrdma.fabric.DeviceProfile;
 import io.simrdma.fabric.FabricObserver;
 import io.simrdma.fabric.QueuePair;
 import io.simrdma.fabric.SharedReceiveQueue;
+import io.simrdma.fabric.WcOpcode;
+import io.simrdma.fabric.WcStatus;
 import io.simrdma.fabric.sched.EngineExecutor;
 import io.simrdma.fabric.sched.Scheduler;
 
@@ -42,6 +44,12 @@ public interface CqContext {
 
     /** The fabric's observer (see {@link FabricObserver}), or null. Any thread. */
     FabricObserver observer();
+
+    /**
+     * Reports a completion added to {@code cq} to the fabric's trace listeners
+     * ({@code TraceListener.onCompletion}). Engine thread; costs nothing without listeners.
+     */
+    void traceCompletion(CompletionQueue cq, int qpNum, long wrId, WcStatus status, WcOpcode opcode, int byteLen);
 
     /** Forgets a destroyed CQ. Engine thread. */
     void cqDestroyed(CqImpl cq);
