@@ -18,6 +18,8 @@ import java.lang.annotation.Target;
  * @FabricMatrix(profiles = {"ibta", "rxe"})          // 3 modes x 2 profiles = 6 runs
  * void shouldEchoWhenPeerAnswers(TestFabric net) { ... }
  * }</pre>
+ *
+ * <p>Immutable (an annotation); each run has its own fabric and thread-safety is that of the test.
  */
 @Target({ElementType.METHOD, ElementType.ANNOTATION_TYPE})
 @Retention(RetentionPolicy.RUNTIME)

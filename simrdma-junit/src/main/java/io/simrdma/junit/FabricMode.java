@@ -2,7 +2,7 @@ package io.simrdma.junit;
 
 /**
  * How a test's fabric runs. Only {@link #DETERMINISTIC} replays a run from its seed; the others
- * run in real time on threads, as an application does in production.
+ * run in real time on threads, as an application does in production. Immutable (an enum).
  */
 public enum FabricMode {
     /** Virtual time on the test's thread; every choice drawn from the seed, so a seed replays the run. */

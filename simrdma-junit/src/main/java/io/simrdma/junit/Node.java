@@ -9,7 +9,7 @@ import java.lang.annotation.Target;
 /**
  * Names the device a parameter is for: {@code @Node("b") Device b}, {@code @Node("b") InterfaceAdapter ia},
  * {@code @Node("b") Counters c}. Without it a parameter is for the first device of
- * {@link SimFabricTest#devices()}.
+ * {@link SimFabricTest#devices()}. Immutable (an annotation).
  */
 @Target(ElementType.PARAMETER)
 @Retention(RetentionPolicy.RUNTIME)

@@ -8,7 +8,8 @@ import java.util.Locale;
 /**
  * The kinds of packet a {@link FaultScript} can select, each a {@link PacketMatcher} of sim-fabric.
  * In a script's text a kind is written as its name in any case, with an optional plural 's'
- * ({@code READ_RESPONSE}, {@code read_responses}, {@code acks}).
+ * ({@code READ_RESPONSE}, {@code read_responses}, {@code acks}). Immutable; the matchers are
+ * stateless and thread-safe.
  */
 public enum PacketKind {
     /** Every packet. */

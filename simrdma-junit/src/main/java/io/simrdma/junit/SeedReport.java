@@ -11,7 +11,8 @@ import java.util.Locale;
  * simrdma-junit: seed 4242 (deterministic fabric, profile ibta, devices [a, b]). Re-run exactly this test with it:
  *   mvn test -Dtest=KvStoreTest#shouldGetWhenReadResponseIsLost -Dsimrdma.seed=4242
  * </pre>
- * The trace is left out: the report is about the run, not about where it was made.
+ * The trace is left out: the report is about the run, not about where it was made. Immutable once
+ * made, as a Throwable's message is.
  */
 public final class SeedReport extends RuntimeException {
 

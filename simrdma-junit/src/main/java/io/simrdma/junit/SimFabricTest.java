@@ -30,6 +30,8 @@ import java.lang.annotation.Target;
  * <p>An annotation on a method overrides the one on its class. The seed of a deterministic fabric
  * is the system property {@code simrdma.seed} when set, else a random one per test; a failing test
  * reports it with the command that re-runs exactly that test with that seed.
+ *
+ * <p>Immutable (an annotation). Tests of a class may run in parallel: each has its own fabric.
  */
 @Target({ElementType.TYPE, ElementType.METHOD, ElementType.ANNOTATION_TYPE})
 @Retention(RetentionPolicy.RUNTIME)
