@@ -49,9 +49,16 @@ class SimFabricExtensionTest {
     static final EnumSet<AccessFlag> ALL = EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE,
             AccessFlag.REMOTE_READ);
 
+    /** The build's seed (simrdma-junit's pom sets one), restored after the tests that set their own. */
+    private final String buildSeed = System.getProperty(SimFabricExtension.SEED_PROPERTY);
+
     @AfterEach
-    void clearSeed() {
-        System.clearProperty(SimFabricExtension.SEED_PROPERTY);
+    void restoreSeed() {
+        if (buildSeed == null) {
+            System.clearProperty(SimFabricExtension.SEED_PROPERTY);
+        } else {
+            System.setProperty(SimFabricExtension.SEED_PROPERTY, buildSeed);
+        }
     }
 
     /** Runs {@code testClass} and returns its test events. */
@@ -110,6 +117,11 @@ class SimFabricExtensionTest {
         System.setProperty(SimFabricExtension.SEED_PROPERTY, "77");
         run(SeedCase.class).assertStatistics(s -> s.succeeded(1));
         assertEquals(77, SeedCase.seen);
+        System.clearProperty(SimFabricExtension.SEED_PROPERTY);
+        run(SeedCase.class).assertStatistics(s -> s.succeeded(1));
+        long first = SeedCase.seen;
+        run(SeedCase.class).assertStatistics(s -> s.succeeded(1));
+        assertTrue(first != SeedCase.seen, "two runs without a seed drew " + first + " and " + SeedCase.seen);
     }
 
     // ------------------------------------------------------------------ leaks
