@@ -95,7 +95,6 @@ public final class OwnershipChecker implements FabricObserver {
     private final Map<Object, ArrayDeque<Posted>> sendQueues = new IdentityHashMap<>();
     private final Map<Object, ArrayDeque<Posted>> recvQueues = new IdentityHashMap<>();
     private final Map<QueuePair, Posted> landing = new IdentityHashMap<>();
-    private final Map<QueuePair, SharedReceiveQueue> srqOf = new IdentityHashMap<>();
     private final List<String> violations = new ArrayList<>();
     private final List<String> unreaped = new ArrayList<>();
 
@@ -124,7 +123,6 @@ public final class OwnershipChecker implements FabricObserver {
             sendQueues.remove(qp);
             recvQueues.remove(qp);
             landing.remove(qp);
-            srqOf.remove(qp);
         } else if (object instanceof SharedReceiveQueue srq) {
             recvQueues.remove(srq);
         } else if (object instanceof CompletionQueue cq && cq.size() > 0) {
@@ -221,23 +219,10 @@ public final class OwnershipChecker implements FabricObserver {
                 "posted receive buffer");
     }
 
-    /** A QP's receives come from its SRQ when it has one: learnt from the first receive it takes. */
-    private Object queueOf(QueuePair qp) {
-        ArrayDeque<Posted> own = recvQueues.get(qp);
-        if (own != null && !own.isEmpty()) {
-            return qp;
-        }
-        SharedReceiveQueue srq = srqOf.get(qp);
-        if (srq != null) {
-            return srq;
-        }
-        for (Object key : recvQueues.keySet()) {
-            if (key instanceof SharedReceiveQueue s && s.pd() == qp.pd() && !recvQueues.get(key).isEmpty()) {
-                srqOf.put(qp, s);
-                return s;
-            }
-        }
-        return qp;
+    /** A QP's receives come from its SRQ when it has one (ibv_create_qp(3)'s srq), else from its own queue. */
+    private static Object queueOf(QueuePair qp) {
+        SharedReceiveQueue srq = qp.srq();
+        return srq != null ? srq : qp;
     }
 
     @Override

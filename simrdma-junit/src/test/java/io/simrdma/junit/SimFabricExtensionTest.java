@@ -410,6 +410,53 @@ class SimFabricExtensionTest {
     }
 
     @SimFabricTest
+    static class SrqRecvCase {
+        @Test
+        void shouldWriteIntoSrqReceive(@Node("a") Device a, @Node("b") Device b) {
+            ProtectionDomain pa = a.allocPd();
+            ProtectionDomain pb = b.allocPd();
+            CompletionQueue ca = a.createCq(8);
+            CompletionQueue cb = b.createCq(8);
+            ByteBuffer bufA = ByteBuffer.allocate(256);
+            ByteBuffer bufB = ByteBuffer.allocate(256);
+            MemoryRegion ma = pa.registerMemory(bufA, ALL);
+            MemoryRegion mb = pb.registerMemory(bufB, ALL);
+            io.simrdma.fabric.SharedReceiveQueue srq = pb.createSrq(new io.simrdma.fabric.SrqAttr(8, 1, 0), null);
+            QueuePair qa = pa.createQp(QpInitAttr.rc(ca, ca));
+            QueuePair qb = pb.createQp(QpInitAttr.rc(cb, cb).srq(srq));
+            RcConnect.connect(qa, qb);
+            srq.postRecv(new RecvWr().wrId(30).sge(mb, 0, 64));
+            srq.postRecv(new RecvWr().wrId(31).sge(mb, 64, 64));
+            bufB.put(70, (byte) 0x66);   // the mistake: into the second receive, before any message
+            qa.postSend(new SendWr().wrId(32).opcode(WrOpcode.SEND).sge(ma, 0, 8).flag(SendFlag.SIGNALED)
+                    .next(new SendWr().wrId(33).opcode(WrOpcode.SEND).sge(ma, 8, 8).flag(SendFlag.SIGNALED)));
+            Pair.poll(ca);
+            Pair.poll(ca);
+            Pair.poll(cb);
+            Pair.poll(cb);
+            qa.destroy();
+            qb.destroy();
+            srq.destroy();
+            ma.deregister();
+            mb.deregister();
+            ca.destroy();
+            cb.destroy();
+            pa.dealloc();
+            pb.dealloc();
+        }
+    }
+
+    @Test
+    @DisplayName("ibv_post_srq_recv(3): a receive taken from an SRQ is checked like a QP's: the second one, written early, is reported")
+    void shouldReportViolationWhenSrqReceiveIsWrittenEarly() {
+        String m = onlyFailure(run(SrqRecvCase.class)).getMessage();
+        assertTrue(m.startsWith("simrdma-junit: 1 problem at the end of"), m);
+        assertTrue(m.contains("buffer ownership violation: WR 31 (RECV) on SRQ of device b, posted receive buffer sge 0")
+                && m.contains("bytes [64, 128): bytes [70, 71) of the region written by the application after"
+                + " ibv_post_recv and before its completion\n      posted: 00\n      now:    66"), m);
+    }
+
+    @SimFabricTest
     static class FlushedRecvCase {
         @Test
         void shouldWriteIntoFlushedRecv(@Node("a") Device a, @Node("b") Device b) {
