@@ -8,8 +8,8 @@ package io.simrdma.fabric;
  * device gives them back.
  *
  * <p>Installed once, when the fabric is built ({@link Fabric.Builder#observer}); a fabric without
- * an observer pays one null check per post and per retired work request, and allocates nothing
- * for it.
+ * an observer pays one null check per post, per retired work request and per packet whose bytes
+ * the device writes into memory, and allocates nothing for it ({@code HotPathAllocationTest}).
  *
  * <h2>The hand-over of memory (ibv_post_send(3), ibv_post_recv(3))</h2>
  * <pre>
