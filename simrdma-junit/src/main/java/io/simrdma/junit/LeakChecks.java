@@ -155,8 +155,8 @@ final class LeakChecks {
 
     /**
      * Listens to the leak reports of Netty's ByteBuf detector (once per JVM). ByteBuf's detector is
-     * a static of AbstractByteBuf that Netty does not expose; when it cannot be reached the Netty
-     * check is off and says so.
+     * a static of AbstractByteBuf that Netty does not expose, read by reflection; when it cannot be
+     * reached (a Netty that renamed it, a module path that closes it) the Netty check is off.
      */
     static synchronized boolean listenToNetty() {
         if (nettyListening) {
