@@ -19,6 +19,7 @@ import io.simrdma.dat.Qos;
 import io.simrdma.dat.RegionDescription;
 import io.simrdma.dat.RmrTriplet;
 import io.simrdma.dat.Timeout;
+import io.simrdma.junit.FabricMatrix;
 import io.simrdma.junit.Node;
 import io.simrdma.junit.OwnershipChecker;
 import io.simrdma.junit.SimFabricTest;
@@ -104,7 +105,7 @@ class DatWriteTest {
         return evd.waitForEvent(Timeout.ofMillis(5000), 1).event().orElseThrow();
     }
 
-    @Test
+    @FabricMatrix
     @DisplayName("dat_ep_post_rdma_write(3DAT) between two injected IAs; everything freed, so the end-of-test checks pass")
     void shouldWriteWhenBothIasAreInjected(@Node("a") InterfaceAdapter client, @Node("b") InterfaceAdapter server) {
         Connected c = new Connected(client, server);
