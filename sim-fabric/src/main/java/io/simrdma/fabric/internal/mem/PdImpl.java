@@ -1,5 +1,6 @@
 package io.simrdma.fabric.internal.mem;
 
+import io.simrdma.fabric.FabricObserver;
 import io.simrdma.fabric.AccessFlag;
 import io.simrdma.fabric.Device;
 import io.simrdma.fabric.DeviceProfile;
@@ -94,7 +95,16 @@ public final class PdImpl implements ProtectionDomain {
         }
         ByteBuffer view = buffer.slice().order(buffer.order());
         long base = (mask & AccessFlag.ZERO_BASED.bit()) != 0 ? 0 : iova;
-        return device.executor().call(() -> device.memory().createMr(this, view, base, length, mask));
+        return created(device.executor().call(() -> device.memory().createMr(this, view, base, length, mask)));
+    }
+
+    /** Tells the fabric's observer, if any, that the application created {@code o}. Caller's thread. */
+    private <T> T created(T o) {
+        FabricObserver observer = device.observer();
+        if (observer != null) {
+            observer.created(o);
+        }
+        return o;
     }
 
     /**
@@ -128,7 +138,7 @@ public final class PdImpl implements ProtectionDomain {
             throw new VerbsException(profile.memoryWindows().isEmpty() ? Errno.EOPNOTSUPP : Errno.EINVAL,
                     "device " + device.name() + " (profile " + profile.name() + ") has no " + type + " memory windows");
         }
-        return device.executor().call(() -> device.memory().createMw(this, type));
+        return created(device.executor().call(() -> device.memory().createMw(this, type)));
     }
 
     /**
@@ -148,7 +158,7 @@ public final class PdImpl implements ProtectionDomain {
     public QueuePair createQp(QpInitAttr attr) {
         Objects.requireNonNull(attr, "attr");
         checkUsable();
-        return device.executor().call(() -> device.createQp(this, attr));
+        return created(device.executor().call(() -> device.createQp(this, attr)));
     }
 
     /** Creates a shared receive queue (ibv_create_srq(3)); {@code attr.srqLimit()} is ignored. */
@@ -160,7 +170,7 @@ public final class PdImpl implements ProtectionDomain {
     public SharedReceiveQueue createSrq(SrqAttr attr, Object context) {
         Objects.requireNonNull(attr, "attr");
         checkUsable();
-        return device.executor().call(() -> device.createSrq(this, attr, context));
+        return created(device.executor().call(() -> device.createSrq(this, attr, context)));
     }
 
     /**
@@ -181,6 +191,10 @@ public final class PdImpl implements ProtectionDomain {
             device.pdDeallocated(this);
             return null;
         });
+        FabricObserver o = device.observer();
+        if (o != null) {
+            o.destroyed(this);
+        }
     }
 
     /** Throws ENOENT once deallocated, ENODEV once the device is closed. */
