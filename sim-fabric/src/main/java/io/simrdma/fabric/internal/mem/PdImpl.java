@@ -151,7 +151,7 @@ public final class PdImpl implements ProtectionDomain {
     public io.simrdma.fabric.AddressHandle createAh(io.simrdma.fabric.AhAttr attr) {
         Objects.requireNonNull(attr, "attr");
         checkUsable();
-        return device.executor().call(() -> device.createAh(this, attr));
+        return created(device.executor().call(() -> device.createAh(this, attr)));
     }
 
     /** Creates a queue pair (ibv_create_qp(3)); it starts in RESET. */

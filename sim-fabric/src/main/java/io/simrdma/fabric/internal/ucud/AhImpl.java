@@ -76,6 +76,10 @@ public final class AhImpl implements AddressHandle {
             pd.resources--;
             return null;
         });
+        io.simrdma.fabric.FabricObserver o = pd.owner().observer();
+        if (o != null) {
+            o.destroyed(this);
+        }
     }
 
     @Override

@@ -62,6 +62,9 @@ public interface UnreliableContext {
     /** Reports a state change. Engine thread. */
     void qpStateChanged(QueuePair qp, QpState from, QpState to);
 
+    /** The fabric's observer (see {@link io.simrdma.fabric.FabricObserver}), or null. Any thread. */
+    io.simrdma.fabric.FabricObserver observer();
+
     /** Forgets a destroyed QP. Engine thread. */
     void qpDestroyed(UnreliableQueuePair qp);
 }

@@ -770,6 +770,10 @@ public final class UnreliableQueuePair implements QueuePair, WindowOwner {
             forceDestroy();
             return null;
         });
+        io.simrdma.fabric.FabricObserver o = ctx.observer();
+        if (o != null) {
+            o.destroyed(this);
+        }
     }
 
     /** Destroys without checks (device teardown). Engine thread. */
