@@ -32,7 +32,7 @@ class ModuleLayeringTest {
     }
 
     @Test
-    @DisplayName("modules depend downward only: tools -> provider -> provider-api, provider -> sim-fabric")
+    @DisplayName("modules depend downward only: tools -> examples -> provider -> provider-api, provider -> sim-fabric")
     void shouldKeepModulesLayered() {
         Architectures.layeredArchitecture().consideringOnlyDependenciesInLayers()
                 .layer("Tools").definedBy("io.simrdma.tools..")
@@ -42,18 +42,24 @@ class ModuleLayeringTest {
                 .layer("Fabric").definedBy("io.simrdma.fabric..")
                 .whereLayer("Tools").mayNotBeAccessedByAnyLayer()
                 .whereLayer("Examples").mayOnlyBeAccessedByLayers("Tools")
-                .whereLayer("Provider").mayOnlyBeAccessedByLayers("Examples", "Tools")
+                .whereLayer("Provider").mayOnlyBeAccessedByLayers("Tools", "Examples")
                 .whereLayer("DatApi").mayOnlyBeAccessedByLayers("Provider", "Examples", "Tools")
                 .whereLayer("Fabric").mayOnlyBeAccessedByLayers("Provider", "Examples", "Tools")
                 .check(main);
     }
 
     @Test
-    @DisplayName("the examples use the DAT and fabric APIs only, and of the provider only its public entry point SimProvider")
+    @DisplayName("the examples use the DAT and fabric APIs only: never the provider's classes but SimProvider, whose "
+            + "fabricOf gives Lab the fabric under a DAT example's IA (to capture and draw it)")
     void shouldKeepExamplesOnPublicApis() {
         noClasses().that().resideInAPackage("io.simrdma.examples..")
                 .should().dependOnClassesThat(JavaClass.Predicates.resideInAPackage("io.simrdma.provider..")
                         .and(DescribedPredicate.not(JavaClass.Predicates.equivalentTo(SimProvider.class))))
+                .check(main);
+        noClasses().that().resideInAPackage("io.simrdma.examples..").and().doNotHaveSimpleName("Lab")
+                .and().doNotHaveFullyQualifiedName("io.simrdma.examples.Lab$Watch")
+                .should().dependOnClassesThat().resideInAPackage("io.simrdma.provider..")
+                .because("the examples a learner reads name the DAT API only")
                 .check(main);
     }
 
