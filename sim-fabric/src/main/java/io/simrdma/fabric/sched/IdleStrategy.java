@@ -11,13 +11,14 @@ import java.util.concurrent.TimeUnit;
  * which on a virtual machine costs tens of microseconds; a parked thread costs no CPU.
  *
  * <p>Because the spin and yield phases start again only after work, an idle fabric parks all its
- * threads within {@code spinNanos + yieldNanos}: the default (20 us spinning, no yielding) keeps
- * a 2-core machine free when nothing is sent, and still avoids a wake-up between the packets of
- * a conversation. The default does not yield: on a loaded 2-core machine, measured with
- * {@code simrdma perf}, a yielding device thread took CPU from the threads doing the work (1 MiB
- * RDMA WRITE bandwidth fell 5-10x) without lowering latency. A thread that busy-polls a CQ also
- * runs the device's queued work itself ({@link EngineExecutor#help()}), so that most hand-offs
- * need no wake-up whatever the strategy. {@link #park()} parks at once (no CPU used for waiting);
+ * threads within {@code spinNanos + yieldNanos}, so an idle fabric costs no CPU. The default
+ * ({@link #backoff()}) spins 20 us after work and never yields on a machine with more than 2
+ * cores, and parks at once on 2 cores or fewer: on a loaded 2-core machine, measured with
+ * {@code simrdma perf}, spinning or yielding device threads took the CPU from the threads doing
+ * the work (8-byte SEND/RECV latency 4x worse with a 20 us spin, 1 MiB RDMA WRITE bandwidth 5-10x
+ * lower with yielding). A thread that busy-polls a CQ runs the device's queued work itself
+ * ({@link EngineExecutor#help()}), so a conversation between polling threads needs no wake-up
+ * whatever the strategy. {@link #park()} parks at once (no CPU used for waiting);
  * {@link #busySpin()} never parks (lowest latency, one core per device thread, for benchmarks on
  * machines with cores to spare).
  *
@@ -30,7 +31,9 @@ import java.util.concurrent.TimeUnit;
  */
 public record IdleStrategy(long spinNanos, long yieldNanos) {
 
-    private static final IdleStrategy DEFAULT = new IdleStrategy(TimeUnit.MICROSECONDS.toNanos(20), 0);
+    /** Spinning pays only with a core to spare for it: measured on 2 cores, it cost more than it saved. */
+    private static final IdleStrategy DEFAULT = Runtime.getRuntime().availableProcessors() > 2
+            ? new IdleStrategy(TimeUnit.MICROSECONDS.toNanos(20), 0) : new IdleStrategy(0, 0);
 
     public IdleStrategy {
         if (spinNanos < 0 || yieldNanos < 0) {
@@ -38,7 +41,7 @@ public record IdleStrategy(long spinNanos, long yieldNanos) {
         }
     }
 
-    /** Spin 20 us, then park: the default. */
+    /** The default: spin 20 us after work, then park; park at once on a machine with 2 cores or fewer. */
     public static IdleStrategy backoff() {
         return DEFAULT;
     }

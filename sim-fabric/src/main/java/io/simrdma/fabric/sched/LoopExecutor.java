@@ -57,6 +57,8 @@ final class LoopExecutor implements EngineExecutor, Runnable {
     private volatile long timerEpoch;
     /** When a thread last offered help ({@link #help()}), to within HELP_NOTE_NANOS. */
     private volatile long lastHelp = System.nanoTime() - TimeUnit.SECONDS.toNanos(1);
+    /** The thread that last offered help. */
+    private volatile Thread helper;
     /** Due time of the earliest timer, Long.MAX_VALUE if none; written by owners. */
     private volatile long nextTimerDue = Long.MAX_VALUE;
     private final Task stub = new Stub();
@@ -164,8 +166,10 @@ final class LoopExecutor implements EngineExecutor, Runnable {
         prev.next = task;
         // A helping thread that owns the executor runs this task or wakes the thread when it
         // leaves; one that polls often picks it up soon (the parked thread also looks again
-        // within HELP_WINDOW_NANOS), so only an executor without helpers needs a wake-up.
-        if (parked && owner.get() == null && System.nanoTime() - lastHelp > HELP_WINDOW_NANOS) {
+        // within HELP_WINDOW_NANOS), so only an executor without helpers needs a wake-up -- or
+        // one whose helper is the submitter itself (it is busy posting, not polling).
+        if (parked && owner.get() == null
+                && (helper == Thread.currentThread() || System.nanoTime() - lastHelp > HELP_WINDOW_NANOS)) {
             LockSupport.unpark(thread);
         }
     }
@@ -212,6 +216,7 @@ final class LoopExecutor implements EngineExecutor, Runnable {
         long now = System.nanoTime();
         if (now - lastHelp > HELP_NOTE_NANOS) {
             lastHelp = now;
+            helper = Thread.currentThread();
         }
         if (state != RUNNING || owner.get() != null || queueEmpty() && !timersDue()) {
             return false;
