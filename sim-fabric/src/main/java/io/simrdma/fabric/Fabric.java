@@ -119,6 +119,18 @@ public interface Fabric extends AutoCloseable {
     void removeTraceListener(TraceListener l);
 
     /**
+     * Reports a state change of an object of a layer above verbs (a DAT endpoint, say) to the
+     * trace listeners ({@link TraceListener#onStateChange}), stamped with the fabric's clock. Costs
+     * nothing when no listener is registered. Any thread.
+     *
+     * @param device the device the object lives on
+     * @param object a short name of the object
+     * @param from   the state it left
+     * @param to     the state it entered
+     */
+    void traceStateChange(Device device, String object, String from, String to);
+
+    /**
      * Closes the fabric: destroys every object of every device (without completions), stops the
      * executors and releases their threads.
      */
@@ -132,6 +144,7 @@ public interface Fabric extends AutoCloseable {
         private long seed;
         private LinkConfig linkConfig;
         private IdleStrategy idleStrategy = IdleStrategy.backoff();
+        private FabricObserver observer;
 
         private Builder() {
         }
@@ -176,6 +189,15 @@ public interface Fabric extends AutoCloseable {
             return this;
         }
 
+        /**
+         * Installs {@code o} to watch the fabric's verbs objects and the memory its work requests
+         * hand over ({@link FabricObserver}); for test tools. None by default.
+         */
+        public Builder observer(FabricObserver o) {
+            this.observer = Objects.requireNonNull(o, "observer");
+            return this;
+        }
+
         /** The fabric's name. */
         public String name() {
             return name;
@@ -199,6 +221,11 @@ public interface Fabric extends AutoCloseable {
         /** The default link configuration, or null for the mode's default. */
         public LinkConfig defaultLink() {
             return linkConfig;
+        }
+
+        /** The observer, or null. */
+        public FabricObserver observer() {
+            return observer;
         }
 
         /**

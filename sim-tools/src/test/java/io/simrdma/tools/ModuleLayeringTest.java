@@ -1,8 +1,11 @@
 package io.simrdma.tools;
 
+import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.library.Architectures;
+import io.simrdma.provider.SimProvider;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -33,13 +36,24 @@ class ModuleLayeringTest {
     void shouldKeepModulesLayered() {
         Architectures.layeredArchitecture().consideringOnlyDependenciesInLayers()
                 .layer("Tools").definedBy("io.simrdma.tools..")
+                .layer("Examples").definedBy("io.simrdma.examples..")
                 .layer("Provider").definedBy("io.simrdma.provider..")
                 .layer("DatApi").definedBy("io.simrdma.dat..")
                 .layer("Fabric").definedBy("io.simrdma.fabric..")
                 .whereLayer("Tools").mayNotBeAccessedByAnyLayer()
-                .whereLayer("Provider").mayOnlyBeAccessedByLayers("Tools")
-                .whereLayer("DatApi").mayOnlyBeAccessedByLayers("Provider", "Tools")
-                .whereLayer("Fabric").mayOnlyBeAccessedByLayers("Provider", "Tools")
+                .whereLayer("Examples").mayOnlyBeAccessedByLayers("Tools")
+                .whereLayer("Provider").mayOnlyBeAccessedByLayers("Examples", "Tools")
+                .whereLayer("DatApi").mayOnlyBeAccessedByLayers("Provider", "Examples", "Tools")
+                .whereLayer("Fabric").mayOnlyBeAccessedByLayers("Provider", "Examples", "Tools")
+                .check(main);
+    }
+
+    @Test
+    @DisplayName("the examples use the DAT and fabric APIs only, and of the provider only its public entry point SimProvider")
+    void shouldKeepExamplesOnPublicApis() {
+        noClasses().that().resideInAPackage("io.simrdma.examples..")
+                .should().dependOnClassesThat(JavaClass.Predicates.resideInAPackage("io.simrdma.provider..")
+                        .and(DescribedPredicate.not(JavaClass.Predicates.equivalentTo(SimProvider.class))))
                 .check(main);
     }
 
@@ -60,10 +74,12 @@ class ModuleLayeringTest {
     }
 
     @Test
-    @DisplayName("the tools use the DAT and fabric APIs, never the provider's classes")
+    @DisplayName("the tools use the DAT and fabric APIs, never the provider's classes but SimProvider, whose "
+            + "registerFabric hands the provider a fabric the tool built (to trace and capture it)")
     void shouldKeepToolsOnPublicApis() {
         noClasses().that().resideInAPackage("io.simrdma.tools..")
-                .should().dependOnClassesThat().resideInAPackage("io.simrdma.provider..")
+                .should().dependOnClassesThat(JavaClass.Predicates.resideInAPackage("io.simrdma.provider..")
+                        .and(DescribedPredicate.not(JavaClass.Predicates.equivalentTo(SimProvider.class))))
                 .check(main);
     }
 }

@@ -5,6 +5,7 @@ import io.simrdma.fabric.CompletionQueue;
 import io.simrdma.fabric.Device;
 import io.simrdma.fabric.DeviceProfile;
 import io.simrdma.fabric.Errno;
+import io.simrdma.fabric.FabricObserver;
 import io.simrdma.fabric.VerbsException;
 import io.simrdma.fabric.WcOpcode;
 import io.simrdma.fabric.WcStatus;
@@ -310,6 +311,10 @@ public final class CqImpl implements CompletionQueue {
             markDestroyed();
             return null;
         });
+        FabricObserver o = device.observer();
+        if (o != null) {
+            o.destroyed(this);
+        }
     }
 
     public void forceDestroy() {
@@ -402,8 +407,11 @@ public final class CqImpl implements CompletionQueue {
                 return false;
             }
             device.raiseAsync(AsyncEventType.CQ_ERR, null, this, null);
-        } else if (notify) {
-            channel.deliver(this);
+        } else {
+            device.traceCompletion(this, qp, id, st, op, len);
+            if (notify) {
+                channel.deliver(this);
+            }
         }
         signal.signalAll();
         Runnable l = completionListener;
