@@ -3,6 +3,7 @@ package io.simrdma.fabric;
 import io.simrdma.fabric.internal.device.FabricImpl;
 import io.simrdma.fabric.sched.DeterministicScheduler;
 import io.simrdma.fabric.sched.EngineExecutor;
+import io.simrdma.fabric.sched.IdleStrategy;
 import io.simrdma.fabric.sched.Scheduler;
 import io.simrdma.fabric.wire.Gid;
 
@@ -142,6 +143,7 @@ public interface Fabric extends AutoCloseable {
         private boolean deterministic = true;
         private long seed;
         private LinkConfig linkConfig;
+        private IdleStrategy idleStrategy = IdleStrategy.backoff();
         private FabricObserver observer;
 
         private Builder() {
@@ -178,6 +180,16 @@ public interface Fabric extends AutoCloseable {
         }
 
         /**
+         * How a threaded fabric's device threads wait for work (spin, yield, park); default
+         * {@link IdleStrategy#backoff()}. Ignored by a deterministic fabric,
+         * whose engine runs on the application's thread.
+         */
+        public Builder idleStrategy(IdleStrategy s) {
+            this.idleStrategy = Objects.requireNonNull(s, "idle strategy");
+            return this;
+        }
+
+        /**
          * Installs {@code o} to watch the fabric's verbs objects and the memory its work requests
          * hand over ({@link FabricObserver}); for test tools. None by default.
          */
@@ -199,6 +211,11 @@ public interface Fabric extends AutoCloseable {
         /** The seed. */
         public long seed() {
             return seed;
+        }
+
+        /** How a threaded fabric's device threads wait for work. */
+        public IdleStrategy idleStrategy() {
+            return idleStrategy;
         }
 
         /** The default link configuration, or null for the mode's default. */

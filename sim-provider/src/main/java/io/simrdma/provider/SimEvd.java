@@ -260,7 +260,9 @@ final class SimEvd extends SimHandle implements EventDispatcher {
             reaper = count > 0 ? reapers[head] : null;
             e = take();
         }
-        if (e == null && ia.fabric.scheduler().progress()) {
+        // Empty: run engine work on this thread (deterministic: a step; threaded: the device's
+        // queued work when its thread is not on it, EngineExecutor.help), as a CQ poll does.
+        if (e == null && (ia.fabric.scheduler().progress() || ia.device.executor().help())) {
             synchronized (lock) {
                 reaper = count > 0 ? reapers[head] : null;
                 e = take();

@@ -28,6 +28,22 @@ public interface EngineExecutor {
     /** Runs {@code task} on this executor once {@code delayNanos} have passed on the scheduler's clock. */
     void schedule(Task task, long delayNanos);
 
+    /**
+     * Runs this executor's queued tasks and due timers on the calling thread if no other thread is
+     * running its work now, and returns whether anything ran: how a thread busy-polling a CQ lends
+     * itself to the engine instead of waiting for the device's thread to wake up (as rxe runs its
+     * tasks inline). The tasks still run one at a time, in order, with {@link #inExecutor()} true
+     * for the caller while they run. Never blocks. The caller must not be inside an engine task of
+     * another executor that could wait for this one.
+     *
+     * <p>Only the threaded scheduler's own executors help; the deterministic scheduler runs work
+     * through {@link Scheduler#progress()}, and a TCP node's event loop keeps its own thread: both
+     * return false.
+     */
+    default boolean help() {
+        return false;
+    }
+
     /** True when the calling thread is the one running this executor's tasks now. */
     boolean inExecutor();
 

@@ -13,12 +13,14 @@ package io.simrdma.fabric.sched;
  */
 public abstract class Task implements Runnable {
 
-    // --- owned by DeterministicScheduler ---
+    // --- owned by the scheduler whose executor queues the task (a task belongs to one) ---
     long due;
     long seq;
     int heapIndex = -1;
     DeterministicScheduler.DetExecutor timerOwner;
     boolean readyQueued;
+    /** The next task in a threaded executor's lock-free queue (see ThreadedScheduler). */
+    volatile Task next;
 
     // --- owned by ThreadedScheduler: the task wrapped in its failure handler, made once ---
     private Runnable guarded;

@@ -1,7 +1,5 @@
 package io.simrdma.fabric.sched;
 
-import io.netty.util.concurrent.DefaultEventExecutor;
-import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.Future;
 import org.slf4j.Logger;
@@ -17,10 +15,12 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 
 /**
- * Real time; each executor is a single-threaded Netty event executor, so the engine work of each
- * device runs on a thread of its own and applications may post and poll from any threads.
- * Timers are the executor's own scheduled tasks, so a timer runs on the thread that owns the
- * state it touches.
+ * Real time; each executor has a thread of its own, so the engine work of each device runs on a
+ * thread of its own and applications may post and poll from any threads. Timers are the
+ * executor's own, so a timer runs on the thread that owns the state it touches. An idle executor
+ * thread waits for work as the {@link IdleStrategy} says: by default it spins and yields a
+ * little after its last task before it parks, so that the next packet of a conversation needs no
+ * wake-up. Executors adopted from Netty (a TCP node's event loop) keep Netty's own waiting.
  *
  * <p>A task that throws is logged at error level and counted ({@link #failures()}); the
  * executor goes on.
@@ -30,12 +30,29 @@ import java.util.function.BooleanSupplier;
 public final class ThreadedScheduler implements Scheduler {
 
     private static final Logger LOG = LoggerFactory.getLogger(ThreadedScheduler.class);
-    private static final long SHUTDOWN_TIMEOUT_SECONDS = 10;
+    static final long SHUTDOWN_TIMEOUT_SECONDS = 10;
 
+    private final IdleStrategy idle;
+    private final List<LoopExecutor> loops = new CopyOnWriteArrayList<>();
     private final List<ThreadedExecutor> executors = new CopyOnWriteArrayList<>();
     private final AtomicLong failures = new AtomicLong();
     private volatile Throwable lastFailure;
     private volatile boolean closed;
+
+    /** A scheduler whose executor threads wait with {@link IdleStrategy#backoff()}. */
+    public ThreadedScheduler() {
+        this(IdleStrategy.backoff());
+    }
+
+    /** A scheduler whose executor threads wait for work as {@code idle} says. */
+    public ThreadedScheduler(IdleStrategy idle) {
+        this.idle = java.util.Objects.requireNonNull(idle, "idle strategy");
+    }
+
+    /** How idle executor threads wait for work. */
+    public IdleStrategy idleStrategy() {
+        return idle;
+    }
 
     @Override
     public long nanoTime() {
@@ -52,9 +69,12 @@ public final class ThreadedScheduler implements Scheduler {
         if (closed) {
             throw new IllegalStateException("scheduler is closed");
         }
-        DefaultThreadFactory threads = new DefaultThreadFactory("simrdma-" + name, true);
-        ThreadedExecutor executor = new ThreadedExecutor(name, new DefaultEventExecutor(threads));
-        executors.add(executor);
+        LoopExecutor executor = new LoopExecutor(this, name, idle);
+        loops.add(executor);
+        if (closed) { // closed meanwhile: stop the thread just started
+            executor.shutdown();
+            throw new IllegalStateException("scheduler is closed");
+        }
         return executor;
     }
 
@@ -72,6 +92,11 @@ public final class ThreadedScheduler implements Scheduler {
     @Override
     public boolean await(BooleanSupplier condition, long timeoutNanos, WaitSignal signal) {
         for (ThreadedExecutor e : executors) {
+            if (e.inExecutor()) {
+                throw new IllegalStateException("a blocking wait was called from inside an engine task on " + e.name());
+            }
+        }
+        for (LoopExecutor e : loops) {
             if (e.inExecutor()) {
                 throw new IllegalStateException("a blocking wait was called from inside an engine task on " + e.name());
             }
@@ -104,9 +129,29 @@ public final class ThreadedScheduler implements Scheduler {
         }
     }
 
+    /** Runs a control command on the calling thread, failures rethrown as {@link EngineExecutor#call} says. */
+    static <T> T callHere(String executor, Callable<T> command) {
+        try {
+            return command.call();
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Exception e) {
+            throw new EngineFailureException("command failed on " + executor, e);
+        }
+    }
+
     @Override
     public void close() {
         closed = true;
+        for (LoopExecutor e : loops) {
+            e.shutdown();
+        }
+        for (LoopExecutor e : loops) {
+            if (!e.inExecutor() && !e.awaitTermination(SHUTDOWN_TIMEOUT_SECONDS)) {
+                LOG.error("executor {} did not stop within {} s", e.name(), SHUTDOWN_TIMEOUT_SECONDS);
+            }
+        }
+        loops.clear();
         for (ThreadedExecutor e : executors) {
             if (e.owned) {
                 e.executor.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
@@ -124,10 +169,6 @@ public final class ThreadedScheduler implements Scheduler {
         private final String name;
         private final EventExecutor executor;
         private final boolean owned;
-
-        ThreadedExecutor(String name, EventExecutor executor) {
-            this(name, executor, true);
-        }
 
         ThreadedExecutor(String name, EventExecutor executor, boolean owned) {
             this.name = name;
@@ -187,13 +228,7 @@ public final class ThreadedScheduler implements Scheduler {
                 executor.terminationFuture().awaitUninterruptibly(SHUTDOWN_TIMEOUT_SECONDS, TimeUnit.SECONDS);
             }
             if (executor.inEventLoop() || executor.isTerminated()) {
-                try {
-                    return command.call();
-                } catch (RuntimeException | Error e) {
-                    throw e;
-                } catch (Exception e) {
-                    throw new EngineFailureException("command failed on " + name, e);
-                }
+                return callHere(name, command);
             }
             Future<T> f = executor.submit(command);
             try {

@@ -262,12 +262,8 @@ public final class PacketCodec {
         return Gid.of(gidBytes);
     }
 
+    /** Two big-endian reads instead of sixteen byte reads (each checking the buffer's reference count). */
     private static boolean sameGid(Gid g, ByteBuf body, int index) {
-        for (int i = 0; i < 16; i++) {
-            if (g.byteAt(i) != body.getByte(index + i)) {
-                return false;
-            }
-        }
-        return true;
+        return g.high() == body.getLong(index) && g.low() == body.getLong(index + 8);
     }
 }

@@ -16,10 +16,32 @@ public final class Gid {
 
     private final byte[] bytes;
     private final int hash;
+    private final long high;
+    private final long low;
 
     private Gid(byte[] bytes) {
         this.bytes = bytes;
         this.hash = Arrays.hashCode(bytes);
+        this.high = bigEndian(bytes, 0);
+        this.low = bigEndian(bytes, 8);
+    }
+
+    private static long bigEndian(byte[] b, int at) {
+        long v = 0;
+        for (int i = 0; i < 8; i++) {
+            v = (v << 8) | (b[at + i] & 0xff);
+        }
+        return v;
+    }
+
+    /** Bytes 0-7 as a big-endian long (network order), for comparing with a wire header in two reads. */
+    public long high() {
+        return high;
+    }
+
+    /** Bytes 8-15 as a big-endian long (network order). */
+    public long low() {
+        return low;
     }
 
     /** A GID from its 16 bytes (copied). */

@@ -28,7 +28,7 @@ class ThreadedSchedulerTest {
 
     private static final long WAIT_SECONDS = 10;
 
-    private static final class Latch extends Task {
+    private static class Latch extends Task {
         final CountDownLatch latch = new CountDownLatch(1);
         final AtomicReference<String> thread = new AtomicReference<>();
 
@@ -174,5 +174,132 @@ class ThreadedSchedulerTest {
         ex.get(0).execute(ignored);
         ex.get(0).schedule(ignored, 1);
         assertEquals(1, ignored.latch.getCount(), "work submitted after close does not run");
+    }
+
+    @Test
+    @DisplayName("tasks submitted from several threads at once each run exactly once, in submission order per thread, with no wake-up lost")
+    void shouldRunEveryTaskOnceInOrderWhenSubmittedConcurrently() throws InterruptedException {
+        int producers = 3;
+        int perProducer = 20_000;
+        for (IdleStrategy idle : List.of(IdleStrategy.park(), IdleStrategy.backoff(), new IdleStrategy(1_000, 1_000))) {
+            try (ThreadedScheduler s = new ThreadedScheduler(idle)) {
+                EngineExecutor x = s.newExecutor("ts-mpsc");
+                int[] lastSeen = new int[producers];
+                java.util.Arrays.fill(lastSeen, -1);
+                AtomicReference<String> error = new AtomicReference<>();
+                CountDownLatch all = new CountDownLatch(producers * perProducer);
+                Thread[] threads = new Thread[producers];
+                for (int p = 0; p < producers; p++) {
+                    int producer = p;
+                    threads[p] = new Thread(() -> {
+                        for (int i = 0; i < perProducer; i++) {
+                            int n = i;
+                            x.execute(new Task() {
+                                @Override
+                                public void run() {
+                                    if (lastSeen[producer] != n - 1) {
+                                        error.compareAndSet(null, "producer " + producer + ": task " + n + " ran after " + lastSeen[producer]);
+                                    }
+                                    lastSeen[producer] = n;
+                                    all.countDown();
+                                }
+                            });
+                            if (n % 1000 == 0) {
+                                x.help(); // a polling thread lending a hand now and then
+                            }
+                        }
+                    });
+                    threads[p].start();
+                }
+                for (Thread t : threads) {
+                    t.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
+                }
+                assertTrue(all.await(WAIT_SECONDS, TimeUnit.SECONDS),
+                        idle + ": expected every task to run, " + all.getCount() + " did not");
+                assertEquals(null, error.get(), idle + ": order per producer");
+                assertEquals(0, s.failures());
+            }
+        }
+    }
+
+    @Test
+    @DisplayName("help runs queued work on the calling thread, which is then inside the executor; it never blocks and runs nothing when idle")
+    void shouldRunQueuedWorkOnTheCallerWhenHelping() throws InterruptedException {
+        try (ThreadedScheduler s = new ThreadedScheduler(IdleStrategy.park())) {
+            EngineExecutor x = s.newExecutor("ts-help");
+            CountDownLatch inside = new CountDownLatch(1);
+            CountDownLatch release = new CountDownLatch(1);
+            x.execute(new Task() {
+                @Override
+                public void run() {
+                    inside.countDown();
+                    try {
+                        release.await(WAIT_SECONDS, TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+            });
+            assertTrue(inside.await(WAIT_SECONDS, TimeUnit.SECONDS));
+            AtomicReference<String> ranOn = new AtomicReference<>();
+            AtomicBoolean wasInside = new AtomicBoolean();
+            x.execute(new Task() {
+                @Override
+                public void run() {
+                    ranOn.set(Thread.currentThread().getName());
+                    wasInside.set(x.inExecutor());
+                }
+            });
+            assertFalse(x.help(), "expected no help while the executor's thread runs a task");
+            release.countDown();
+            Latch after = new Latch();
+            x.execute(after);
+            String t = after.awaitThread();
+            assertTrue(t.startsWith("simrdma-ts-help"), t);
+            assertTrue(wasInside.get(), "inExecutor() is true for the thread running a task");
+            assertFalse(x.help(), "expected nothing to run on an idle executor");
+            assertFalse(x.inExecutor());
+        }
+        try (ThreadedScheduler s = new ThreadedScheduler(IdleStrategy.park())) {
+            EngineExecutor x = s.newExecutor("ts-help2");
+            // Queue a task while the executor's thread is parked and let this thread run it: the
+            // thread may take it first, so help until it has run (bounded).
+            AtomicReference<String> ranOn = new AtomicReference<>();
+            AtomicBoolean wasInside = new AtomicBoolean();
+            boolean helped = false;
+            for (int i = 0; i < 1000 && !helped; i++) {
+                ranOn.set(null);
+                Latch l = new Latch() {
+                    @Override
+                    public void run() {
+                        ranOn.set(Thread.currentThread().getName());
+                        wasInside.set(x.inExecutor());
+                        super.run();
+                    }
+                };
+                x.execute(l);
+                helped = x.help();
+                l.awaitThread();
+            }
+            if (helped) {
+                assertEquals(Thread.currentThread().getName(), ranOn.get(), "help ran the task here");
+                assertTrue(wasInside.get(), "expected inExecutor() true on the helping thread while it runs the task");
+            }
+            Latch timer = new Latch();
+            x.schedule(timer, TimeUnit.MILLISECONDS.toNanos(1));
+            timer.awaitThread(); // a timer queued through a helper still fires
+        }
+    }
+
+    @Test
+    @DisplayName("an idle strategy refuses negative times; busySpin never parks, park parks at once")
+    void shouldCheckIdleStrategyWhenCreated() {
+        assertThrows(IllegalArgumentException.class, () -> new IdleStrategy(-1, 0));
+        assertThrows(IllegalArgumentException.class, () -> new IdleStrategy(0, -1));
+        assertTrue(IdleStrategy.busySpin().neverParks());
+        assertFalse(IdleStrategy.park().neverParks());
+        assertEquals(0, IdleStrategy.park().spinNanos());
+        assertFalse(IdleStrategy.backoff().neverParks());
+        assertEquals(IdleStrategy.backoff(), new ThreadedScheduler().idleStrategy());
     }
 }

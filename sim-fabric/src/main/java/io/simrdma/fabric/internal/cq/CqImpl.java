@@ -25,8 +25,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * completion is lost, the CQ enters error (every later poll throws) and the queue pair that
  * produced it moves to ERR.
  *
- * <p>Under the deterministic scheduler a poll that finds the CQ empty runs one engine step, so
- * a busy-poll loop makes progress.
+ * <p>A poll that finds the CQ empty runs engine work on the polling thread: one step under the
+ * deterministic scheduler; under the threaded scheduler the device's queued work, when its
+ * thread is not running it ({@link io.simrdma.fabric.sched.EngineExecutor#help()}). So a
+ * busy-poll loop makes progress without waiting for a device thread to be woken.
  *
  * <p>Thread safety: thread-safe; any number of threads may poll.
  */
@@ -56,6 +58,12 @@ public final class CqImpl implements CompletionQueue {
     private int[] vendor;
     private int head;
     private int count;
+    /**
+     * {@code count}, or -1 once the CQ is in error or destroyed; written under the lock, read
+     * without it so that a poll of an empty CQ takes no monitor (a busy-polling thread would
+     * otherwise contend for it with the engine thread adding completions).
+     */
+    private volatile int pollable;
     private int armed;
     private boolean overrun;
     /** QPs waiting for room (DeviceProfile.CqOverrun.STALL); guarded by lock. */
@@ -155,13 +163,19 @@ public final class CqImpl implements CompletionQueue {
      */
     public int poll(WorkCompletion[] wcs, int max) {
         int n = take(wcs, max);
-        if (n == 0 && device.scheduler().progress()) {
+        // An empty CQ: run engine work here (deterministic: one step; threaded: the device's
+        // queued work if its thread is not on it), so that a busy-polling loop makes progress
+        // without waiting for a device thread to wake up.
+        if (n == 0 && (device.scheduler().progress() || device.executor().help())) {
             n = take(wcs, max);
         }
         return n;
     }
 
     private int take(WorkCompletion[] wcs, int max) {
+        if (pollable == 0) {
+            return 0;
+        }
         int n;
         synchronized (lock) {
             if (destroyed) {
@@ -178,6 +192,7 @@ public final class CqImpl implements CompletionQueue {
                 head = at + 1 == capacity ? 0 : at + 1;
             }
             count -= n;
+            pollable = count;
             if (n == 0 || roomWaiters.isEmpty()) {
                 return n;
             }
@@ -311,6 +326,7 @@ public final class CqImpl implements CompletionQueue {
     private void markDestroyed() {
         synchronized (lock) {
             destroyed = true;
+            pollable = -1;
         }
         if (channel != null) {
             channel.discard(this);
@@ -361,6 +377,7 @@ public final class CqImpl implements CompletionQueue {
                 // IBA 11.4.2.1: the CQ enters error, unless the device keeps it usable (rxe, siw).
                 if (device.profile().cqOverrun() == DeviceProfile.CqOverrun.ERROR) {
                     overrun = true;
+                    pollable = -1;
                 }
             } else {
                 int at = head + count;
@@ -377,6 +394,7 @@ public final class CqImpl implements CompletionQueue {
                 flags[at] = wcFlags;
                 vendor[at] = vendorErr;
                 count++;
+                pollable = count;
                 // ibv_req_notify_cq(3): solicited-only fires for solicited receives and for errors.
                 if (armed == ARM_NEXT || (armed == ARM_SOLICITED && (solicited || st != WcStatus.SUCCESS))) {
                     armed = ARM_NONE;

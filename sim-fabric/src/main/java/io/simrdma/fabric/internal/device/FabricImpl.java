@@ -61,7 +61,7 @@ public final class FabricImpl implements Fabric {
     public FabricImpl(Fabric.Builder b) {
         this.name = b.name();
         this.seed = b.seed();
-        this.scheduler = b.isDeterministic() ? new DeterministicScheduler(b.seed()) : new ThreadedScheduler();
+        this.scheduler = b.isDeterministic() ? new DeterministicScheduler(b.seed()) : new ThreadedScheduler(b.idleStrategy());
         this.threadedSeeds = new SplittableRandom(b.seed());
         this.defaultLink = b.defaultLink() != null ? b.defaultLink()
                 : b.isDeterministic() ? LinkConfig.dataCenter() : LinkConfig.instant();

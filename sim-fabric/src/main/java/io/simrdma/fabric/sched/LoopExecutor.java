@@ -1,0 +1,434 @@
+package io.simrdma.fabric.sched;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * A threaded executor with a thread of its own that waits for work as its {@link IdleStrategy}
+ * says (spin, yield, then park) instead of parking at once.
+ *
+ * <p>Tasks travel through an intrusive lock-free multi-producer single-consumer queue (after
+ * D. Vyukov's): the task itself is the queue node ({@link Task#next}), so submitting allocates
+ * nothing. A task with a delay goes through the same queue carrying its due time and then waits
+ * in a {@link TaskHeap} that only this thread touches. A producer wakes the thread only when it
+ * is parked.
+ *
+ * <p>Thread safety: {@link #execute}, {@link #schedule} and {@link #call} from any thread; the
+ * queue's consumer side and the timer heap belong to the executor's thread.
+ */
+final class LoopExecutor implements EngineExecutor, Runnable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(LoopExecutor.class);
+    /** Due time of a task submitted to run now. */
+    private static final long NOW = Long.MIN_VALUE;
+    /** Longest park, so that a lost wake-up (there should be none) costs at most this. */
+    private static final long MAX_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    /** Tasks a helping thread runs at most per call before it leaves the rest to the executor's thread. */
+    private static final int HELP_BUDGET = 1024;
+    /** How long after a thread offered help the executor's thread counts on it instead of being woken. */
+    private static final long HELP_WINDOW_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
+    /** Granularity of {@link #lastHelp}, so that a busy-polling thread does not write it on every poll. */
+    private static final long HELP_NOTE_NANOS = TimeUnit.MICROSECONDS.toNanos(5);
+    private static final int RUNNING = 0;
+    private static final int SHUTTING_DOWN = 1;
+    private static final int TERMINATED = 2;
+
+    private final ThreadedScheduler scheduler;
+    private final String name;
+    private final long spinNanos;
+    private final long spinAndYieldNanos;
+    private final boolean neverParks;
+    private final Thread thread;
+    private final CountDownLatch terminated = new CountDownLatch(1);
+
+    /** Producers swap themselves in here. */
+    private final AtomicReference<Task> head;
+    /** The consumer's end; executor thread only. */
+    private volatile Task tail;
+    /** The thread running this executor's tasks now (its own or a helping one), or null. */
+    private final AtomicReference<Thread> owner = new AtomicReference<>();
+    /** Incremented by an owner that adds or moves a timer, so a thread about to park re-plans. */
+    private volatile long timerEpoch;
+    /** When a thread last offered help ({@link #help()}), to within HELP_NOTE_NANOS. */
+    private volatile long lastHelp = System.nanoTime() - TimeUnit.SECONDS.toNanos(1);
+    /** The thread that last offered help. */
+    private volatile Thread helper;
+    /** Due time of the earliest timer, Long.MAX_VALUE if none; written by owners. */
+    private volatile long nextTimerDue = Long.MAX_VALUE;
+    private final Task stub = new Stub();
+    private final TaskHeap timers = new TaskHeap(64);
+    private long nextSeq;
+
+    private volatile boolean parked;
+    private volatile int state = RUNNING;
+
+    LoopExecutor(ThreadedScheduler scheduler, String name, IdleStrategy idle) {
+        this.scheduler = scheduler;
+        this.name = name;
+        this.spinNanos = idle.spinNanos();
+        this.spinAndYieldNanos = idle.neverParks() ? Long.MAX_VALUE : idle.spinNanos() + idle.yieldNanos();
+        this.neverParks = idle.neverParks();
+        this.head = new AtomicReference<>(stub);
+        this.tail = stub;
+        this.thread = new Thread(this, "simrdma-" + name);
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public Scheduler scheduler() {
+        return scheduler;
+    }
+
+    @Override
+    public void execute(Task task) {
+        if (state != RUNNING) {
+            return;
+        }
+        task.due = NOW;
+        push(task);
+    }
+
+    @Override
+    public void schedule(Task task, long delayNanos) {
+        if (state != RUNNING) {
+            return;
+        }
+        if (delayNanos <= 0) {
+            task.due = NOW;
+        } else {
+            long now = System.nanoTime();
+            long due = now + delayNanos;
+            task.due = due < now ? Long.MAX_VALUE : due; // saturate a very long delay
+        }
+        push(task);
+    }
+
+    @Override
+    public boolean inExecutor() {
+        return owner.get() == Thread.currentThread();
+    }
+
+    /** True once the thread has ended. */
+    boolean isTerminated() {
+        return state == TERMINATED;
+    }
+
+    @Override
+    public <T> T call(Callable<T> command) {
+        if (state != RUNNING) {
+            // The fabric closed: once the thread has stopped no engine work runs any more, so the
+            // command runs here and fails as it would under the deterministic scheduler (a
+            // destroyed object, a closed device).
+            awaitTermination(ThreadedScheduler.SHUTDOWN_TIMEOUT_SECONDS);
+        }
+        if (inExecutor() || state == TERMINATED) {
+            return ThreadedScheduler.callHere(name, command);
+        }
+        CallTask<T> c = new CallTask<>(command);
+        push(c);
+        return c.await(this, ThreadedScheduler.SHUTDOWN_TIMEOUT_SECONDS * 6);
+    }
+
+    /** Stops the thread after the tasks already queued; timers pending are dropped. */
+    void shutdown() {
+        if (state == RUNNING) {
+            state = SHUTTING_DOWN;
+        }
+        LockSupport.unpark(thread);
+    }
+
+    boolean awaitTermination(long seconds) {
+        try {
+            return terminated.await(seconds, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    // ---- the queue ----
+
+    private void push(Task task) {
+        task.next = null;
+        Task prev = head.getAndSet(task);
+        prev.next = task;
+        // A helping thread that owns the executor runs this task or wakes the thread when it
+        // leaves; one that polls often picks it up soon (the parked thread also looks again
+        // within HELP_WINDOW_NANOS), so only an executor without helpers needs a wake-up -- or
+        // one whose helper is the submitter itself (it is busy posting, not polling).
+        if (parked && owner.get() == null
+                && (helper == Thread.currentThread() || System.nanoTime() - lastHelp > HELP_WINDOW_NANOS)) {
+            LockSupport.unpark(thread);
+        }
+    }
+
+    /** The oldest task, or null if none is (yet) linked in. Executor thread only. */
+    private Task poll() {
+        Task t = tail;
+        Task n = t.next;
+        if (t == stub) {
+            if (n == null) {
+                return null;
+            }
+            tail = n;
+            t = n;
+            n = n.next;
+        }
+        if (n != null) {
+            tail = n;
+            t.next = null;
+            return t;
+        }
+        if (t != head.get()) {
+            return null; // a producer is between its swap and its link
+        }
+        push(stub);
+        n = t.next;
+        if (n != null) {
+            tail = n;
+            t.next = null;
+            return t;
+        }
+        return null;
+    }
+
+    /** True when nothing has been submitted since the queue was last drained. */
+    private boolean queueEmpty() {
+        return head.get() == stub && tail == stub;
+    }
+
+    // ---- running: the executor's own thread, or a polling thread helping ----
+
+    @Override
+    public boolean help() {
+        long now = System.nanoTime();
+        if (now - lastHelp > HELP_NOTE_NANOS) {
+            lastHelp = now;
+            helper = Thread.currentThread();
+        }
+        if (state != RUNNING || owner.get() != null || queueEmpty() && !timersDue()) {
+            return false;
+        }
+        Thread me = Thread.currentThread();
+        if (!owner.compareAndSet(null, me)) {
+            return false;
+        }
+        boolean worked;
+        long epoch = timerEpoch;
+        try {
+            worked = runQueued(HELP_BUDGET);
+            if (!timers.isEmpty() && runDueTimers()) {
+                worked = true;
+            }
+        } finally {
+            owner.set(null);
+        }
+        // The executor's thread may have parked while this one ran: wake it for what is left.
+        if (parked && (!queueEmpty() || timerEpoch != epoch)) {
+            LockSupport.unpark(thread);
+        }
+        return worked;
+    }
+
+    /** Whether a timer is due; an approximation read without owning, to skip needless claims. */
+    private boolean timersDue() {
+        return nextTimerDue != Long.MAX_VALUE && nextTimerDue - System.nanoTime() <= 0;
+    }
+
+    @Override
+    public void run() {
+        long idleSince = -1;
+        try {
+            while (true) {
+                boolean worked = false;
+                if ((!queueEmpty() || timersDue()) && owner.compareAndSet(null, thread)) {
+                    try {
+                        worked = runQueued(Integer.MAX_VALUE);
+                        if (!timers.isEmpty() && runDueTimers()) {
+                            worked = true;
+                        }
+                    } finally {
+                        owner.set(null);
+                    }
+                }
+                if (worked) {
+                    idleSince = -1;
+                    continue;
+                }
+                if (state != RUNNING) {
+                    break;
+                }
+                long now = System.nanoTime();
+                if (idleSince < 0) {
+                    idleSince = now;
+                }
+                long idle = now - idleSince;
+                if (idle < spinNanos) {
+                    Thread.onSpinWait();
+                } else if (idle < spinAndYieldNanos) {
+                    Thread.yield();
+                } else if (!neverParks) {
+                    park();
+                }
+            }
+            while (!owner.compareAndSet(null, thread)) {
+                Thread.onSpinWait(); // a helper finishing its turn
+            }
+            runQueued(Integer.MAX_VALUE); // what was submitted before shutdown
+        } finally {
+            state = TERMINATED;
+            timers.clear();
+            terminated.countDown();
+        }
+    }
+
+    private boolean runQueued(int budget) {
+        boolean worked = false;
+        Task t;
+        int n = 0;
+        while (n < budget && (t = poll()) != null) {
+            worked = true;
+            n++;
+            long due = t.due;
+            if (due == NOW) {
+                scheduler.runGuarded(t);
+            } else if (t.heapIndex >= 0) {
+                timers.moveEarlier(t, due); // already waiting: keep the earlier time
+                noteTimers();
+            } else {
+                t.seq = nextSeq++;
+                timers.offer(t);
+                noteTimers();
+            }
+        }
+        return worked;
+    }
+
+    private void noteTimers() {
+        nextTimerDue = timers.peek().due;
+        timerEpoch++;
+    }
+
+    private boolean runDueTimers() {
+        long now = System.nanoTime();
+        boolean worked = false;
+        Task t;
+        while ((t = timers.peek()) != null && t.due - now <= 0) {
+            timers.poll();
+            Task next = timers.peek();
+            nextTimerDue = next == null ? Long.MAX_VALUE : next.due;
+            scheduler.runGuarded(t);
+            worked = true;
+        }
+        return worked;
+    }
+
+    /**
+     * Parks the executor's thread until new work, its earliest timer, or at most
+     * {@link #MAX_PARK_NANOS}, unless work is already waiting. A helping thread that adds a timer
+     * or leaves work behind unparks it.
+     */
+    private void park() {
+        parked = true;
+        try {
+            if (state != RUNNING || owner.get() == null && !queueEmpty()) {
+                return;
+            }
+            long now = System.nanoTime();
+            long due = nextTimerDue;
+            long wait = due == Long.MAX_VALUE ? MAX_PARK_NANOS : Math.min(MAX_PARK_NANOS, due - now);
+            if (now - lastHelp <= HELP_WINDOW_NANOS) {
+                wait = Math.min(wait, HELP_WINDOW_NANOS); // producers may not wake this thread
+            }
+            if (wait > 0) {
+                LockSupport.parkNanos(this, wait);
+            }
+        } finally {
+            parked = false;
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "LoopExecutor[" + name + "]";
+    }
+
+    /** The queue's placeholder node; never run. */
+    private static final class Stub extends Task {
+        @Override
+        public void run() {
+            LOG.error("the queue's placeholder ran");
+        }
+    }
+
+    /** A control command and its outcome; one per call. */
+    private static final class CallTask<T> extends Task {
+        private final Callable<T> command;
+        private final CountDownLatch done = new CountDownLatch(1);
+        private final java.util.concurrent.atomic.AtomicBoolean started = new java.util.concurrent.atomic.AtomicBoolean();
+        private T result;
+        private Throwable failure;
+
+        CallTask(Callable<T> command) {
+            this.command = command;
+        }
+
+        @Override
+        public void run() {
+            if (!started.compareAndSet(false, true)) {
+                return;
+            }
+            try {
+                result = command.call();
+            } catch (Throwable t) {
+                failure = t;
+            } finally {
+                done.countDown();
+            }
+        }
+
+        T await(LoopExecutor executor, long timeoutSeconds) {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSeconds);
+            try {
+                while (!done.await(100, TimeUnit.MILLISECONDS)) {
+                    if (executor.isTerminated()) {
+                        run(); // submitted as the thread stopped: nothing else will run it
+                    } else if (System.nanoTime() - deadline > 0) {
+                        throw new EngineFailureException("command did not complete on " + executor.name, null);
+                    }
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new EngineFailureException("interrupted while waiting for a command on " + executor.name, e);
+            }
+            Throwable f = failure;
+            if (f == null) {
+                return result;
+            }
+            if (f instanceof RuntimeException) {
+                throw (RuntimeException) f;
+            }
+            if (f instanceof Error) {
+                throw (Error) f;
+            }
+            throw new EngineFailureException("command failed on " + executor.name, f);
+        }
+
+        @Override
+        public String toString() {
+            return "call " + command;
+        }
+    }
+}
