@@ -289,8 +289,11 @@ final class EvdActions {
         }
         for (M.Ep ep : r.model.all(M.Ep.class)) {
             if (ep.connEvd == m && (!ep.arrived.isEmpty() || !ep.pending.isEmpty())) {
-                sb.append(ep.sym).append(" connection ").append(ep.arrived.isEmpty() ? ep.pending.get(0).viable()
-                        : ep.arrived.peek().number()).append(' ');
+                sb.append(ep.sym).append(" connection ").append(ep.arrived.isEmpty() ? "" : "arrived " + ep.arrived
+                        .peek().number() + " ");
+                for (M.Slot sl : ep.pending) {
+                    sb.append(sl.certain ? "certain " : "maybe ").append(sl.viable()).append(' ');
+                }
             }
             for (M.Work w : ep.requests) {
                 if (!w.done && ep.reqEvd == m && w.certain) {

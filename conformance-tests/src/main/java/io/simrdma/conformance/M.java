@@ -271,6 +271,8 @@ final class M {
         List<Seg> dest;
         /** Where the data comes from: the send's or write's local segments, the read's remote ones. */
         List<Seg> source;
+        /** For an RDMA Read or Write, the remote LMR it accesses (directly or through an RMR). */
+        Lmr remoteLmr;
         /** The RMR of a bind, the binding it makes (null: unbind), and the context it returned. */
         Rmr rmr;
         Binding binding;
@@ -442,6 +444,12 @@ final class M {
         boolean recvFailed;
         /** A work request already posted will break the connection: later work is flushed. */
         boolean breaking;
+        /** The other side ended the connection and this EP will learn it: later work may or may not complete. */
+        boolean peerEnding;
+        /** A work request may break the connection (if what holds it back completes): later work may fail. */
+        boolean mayBreak;
+        /** Work whose completion dat_ep_reset may have lost: its event may still come, or never. */
+        final ArrayDeque<Work> orphans = new ArrayDeque<>();
         Rsp rsp;
         /** A provider EP the consumer gave back (dat_cr_reject): any later use is undefined. */
         boolean undefined;
@@ -502,7 +510,7 @@ final class M {
         /** Whether the request can still arrive (the active side did not end otherwise). */
         boolean viable() {
             String c = conn.fork.chosen;
-            return c == null || c.equals("est") || c.equals("rej") || c.equals("gaveup");
+            return c == null || c.equals("est") || c.equals("rej") || c.equals("gaveup") || c.equals("aborted");
         }
     }
 
@@ -528,6 +536,8 @@ final class M {
         final Ep ep;
         final Evd evd;
         boolean fired;
+        /** The connect whose request fired it. */
+        Conn firedBy;
 
         Rsp(String sym, Ia ia, long qual, Ep ep, Evd evd) {
             super(sym, HandleType.RSP, ia);

@@ -263,7 +263,8 @@ final class Model {
                 possible += 64;
             }
             if (ep.connEvd == evd) {
-                certain += ep.arrived.size();
+                // a state seen changed: its event will come (a provider may queue it a little later)
+                toCome += ep.arrived.size();
                 possible += ep.arrived.size();
                 for (M.Slot s : ep.pending) {
                     boolean any = false;
@@ -283,13 +284,16 @@ final class Model {
                     }
                 }
             }
+            boolean blocked = false;
             for (M.Work w : ep.requests) {
                 if (!w.done && ep.reqEvd == evd) {
                     possible++;
-                    if (w.certain && !w.maySilent()) {
+                    if (!blocked && w.certain && !w.maySilent()) {
                         toCome++;
                     }
                 }
+                // RC completes requests in order: one that may never complete holds back those behind it
+                blocked |= !w.done && !w.certain;
             }
             for (M.Work w : ep.recvs) {
                 if (!w.done && ep.recvEvd == evd) {
@@ -297,6 +301,11 @@ final class Model {
                     if (w.certain) {
                         toCome++;
                     }
+                }
+            }
+            for (M.Work w : ep.orphans) {
+                if (!w.done && (ep.recvEvd == evd || ep.reqEvd == evd)) {
+                    possible++;
                 }
             }
         }
@@ -324,7 +333,29 @@ final class Model {
                 toCome++;
             }
         }
+        int qlen = evd.qlen > 0 ? evd.qlen : evd.minQlen;
+        if (possible > qlen && !evd.unreliable && evd.live()) {
+            overflowRisk(evd);
+        }
         return new Count(certain, possible, toCome);
+    }
+
+    /**
+     * More events may come to {@code evd} than it holds: an overflow may lose some (and report
+     * DAT_ASYNC_ERROR_EVD_OVERFLOW on the IA's async EVD), so the EVD's events are no longer checked for
+     * completeness.
+     */
+    void overflowRisk(M.Evd evd) {
+        evd.unreliable = true;
+        M.Evd async = evd.ia.asyncEvd;
+        if (async != null && async != evd) {
+            M.AsyncExp x = new M.AsyncExp(EventNumber.ASYNC_ERROR_EVD_OVERFLOW, evd,
+                    io.simrdma.dat.AsyncErrorReason.EVD_OVERFLOW_ERROR, false, Check.ok("dat_evd_resize",
+                    "an EVD that overflows loses events; the overflow is reported on the IA's async EVD")
+                    .choice("the pages leave overflow to the provider: DAT_ASYNC_ERROR_EVD_OVERFLOW on the async EVD"));
+            x.repeatable = true;
+            async.async.add(x);
+        }
     }
 
     final Map<M.Obj, List<M.Arrival>> arrivals = new HashMap<>();
@@ -583,10 +614,12 @@ final class Model {
 
     private void observeBind(Run run, M.Evd evd, RmrBindCompletionEvent b) {
         for (M.Ep ep : all(M.Ep.class)) {
-            for (M.Work w : ep.requests) {
-                if (w.kind == M.WorkKind.BIND && !w.done && w.cookie == b.userCookie()) {
-                    matchWork(run, evd, ep, w, ep.requests, b.status(), -1, run.symOf(b.rmr()));
-                    return;
+            for (java.util.ArrayDeque<M.Work> q : List.of(ep.requests, ep.orphans)) {
+                for (M.Work w : q) {
+                    if (w.kind == M.WorkKind.BIND && !w.done && w.cookie == b.userCookie()) {
+                        matchWork(run, evd, ep, w, q, b.status(), -1, run.symOf(b.rmr()));
+                        return;
+                    }
                 }
             }
         }
@@ -600,7 +633,7 @@ final class Model {
             run.check(UNEXPECTED.rule("a completion names an EP of the consumer"), false, "a known EP", d::toString);
             return;
         }
-        for (java.util.ArrayDeque<M.Work> q : List.of(ep.requests, ep.recvs)) {
+        for (java.util.ArrayDeque<M.Work> q : List.of(ep.requests, ep.recvs, ep.orphans)) {
             for (M.Work w : q) {
                 if (!w.done && w.kind != M.WorkKind.BIND && w.cookie == d.userCookie()) {
                     matchWork(run, evd, ep, w, q, d.status(), d.transferredLength(), null);
@@ -667,7 +700,7 @@ final class Model {
                     : target.sym, () -> "dequeued from " + evd.sym);
         }
         // Order within the stream: every earlier work must be done or able to complete silently.
-        for (M.Work x : q) {
+        for (M.Work x : q == ep.orphans ? List.<M.Work>of() : q) {
             if (x == w) {
                 break;
             }

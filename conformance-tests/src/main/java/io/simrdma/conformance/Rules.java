@@ -324,9 +324,54 @@ final class Rules {
             e.orErr(INVALID_STATE, inUse, DatReturnSubtype.INVALID_STATE_LMR_IN_USE);
         }
         if (!certainlyBound) {
-            e.orOk(Check.ok(p, "destroys the LMR; its contexts stop working"), v -> l.alive = false);
+            e.orOk(Check.ok(p, "destroys the LMR; its contexts stop working"), v -> {
+                l.alive = false;
+                lmrGone(m, l);
+            });
         }
         return e;
+    }
+
+    /**
+     * An LMR was freed: work still using it, locally or remotely, may fail (dat_lmr_free: DTOs using it
+     * fail with a protection violation; remote RDMA with its rmr_context fails and breaks the
+     * connection).
+     */
+    static void lmrGone(Model m, M.Lmr l) {
+        for (M.Ep ep : m.all(M.Ep.class)) {
+            for (M.Work w : ep.requests) {
+                if (!w.done && (uses(w.segs, l) || w.remoteLmr == l)) {
+                    w.possible.addAll(ANY_ERROR);
+                    w.data = null;
+                    if (w.peer != null) {
+                        w.peer.possible.addAll(ANY_ERROR);
+                    }
+                    breakConnection(m, ep, peerOf(ep), "an LMR freed under a DTO", false);
+                }
+            }
+            for (M.Work w : ep.recvs) {
+                if (!w.done && uses(w.segs, l)) {
+                    w.possible.addAll(ANY_ERROR);
+                    w.data = null;
+                    if (w.peer != null) {
+                        w.peer.possible.addAll(ANY_ERROR);
+                    }
+                    breakConnection(m, ep, peerOf(ep), "an LMR freed under a receive", false);
+                }
+            }
+        }
+    }
+
+    static boolean uses(List<Tri> segs, M.Lmr l) {
+        if (segs == null) {
+            return false;
+        }
+        for (Tri t : segs) {
+            if (t.len() > 0 && (l.sym.equals(t.lmr()) && t.raw() == null || t.raw() != null && t.raw() == l.lmrContext)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** dat_lmr_sync_rdma_read / _write over segments. */
@@ -866,9 +911,6 @@ final class Rules {
             }
         }
         ep.pending.clear();
-        if (ep.rsp != null && ep.rsp.alive) {
-            ep.rsp.alive = false;
-        }
         M.Ep peer = ep.peer;
         M.Conn conn = ep.conn;
         if (peer != null && peer.alive && peerConnectedOrSoon(peer)) {
@@ -945,7 +987,7 @@ final class Rules {
         }
         m.pend(y, true, new M.Step(DISCONNECTED, EventNumber.CONNECTION_EVENT_DISCONNECTED, null, f, "dis", dis, flush),
                 new M.Step(DISCONNECTED, EventNumber.CONNECTION_EVENT_BROKEN, null, f, "brk", brk, flush));
-        y.breaking = true;
+        y.peerEnding = true;
         inProgress(y);
     }
 
@@ -992,11 +1034,15 @@ final class Rules {
     static void reset(Model m, M.Ep ep) {
         ep.state = UNCONNECTED;
         ep.pending.clear();
-        for (M.Work w : ep.requests) {
-            w.certain = false;
-        }
-        for (M.Work w : ep.recvs) {
-            w.certain = false;
+        for (java.util.ArrayDeque<M.Work> q : List.of(ep.requests, ep.recvs)) {
+            for (M.Work w : q) {
+                if (!w.done) {
+                    w.certain = false;
+                    w.possible.addAll(ANY_ERROR);
+                    ep.orphans.add(w);
+                }
+            }
+            q.clear();
         }
         ep.maybe.addAll(ep.arrived);
         ep.arrived.clear();
@@ -1004,6 +1050,9 @@ final class Rules {
         ep.conn = null;
         ep.reqFailed = false;
         ep.recvFailed = false;
+        ep.breaking = false;
+        ep.peerEnding = false;
+        ep.mayBreak = false;
     }
 
     static Expect epDisconnect(Model m, M.Ep ep, CloseFlag flag) {
@@ -1019,7 +1068,8 @@ final class Rules {
         boolean graceful = flag == CloseFlag.GRACEFUL;
         Set<EndpointState> may = ep.possibleStates();
         boolean ambiguous = (may.contains(ACTIVE_CONNECTION_PENDING) || may.contains(COMPLETION_PENDING))
-                && (may.contains(CONNECTED) || may.contains(DISCONNECT_PENDING)) && !ep.wild;
+                && (may.contains(CONNECTED) || may.contains(DISCONNECT_PENDING)) && !ep.wild
+                && ep.conn != null && ep.conn.accepted;
         if (ambiguous) {
             // whether the disconnect aborted the establishment or ended the connection shows only later:
             // the model stops predicting this connection (its states and events are still checked for sanity)
@@ -1059,6 +1109,9 @@ final class Rules {
 
     /** The model cannot tell how a connection goes on: both of its EPs are no longer predicted. */
     static void wildConnection(Model m, M.Ep ep) {
+        if (ep.conn != null) {
+            abandonArrivals(m, ep.conn);
+        }
         for (M.Ep x : new M.Ep[] {ep, ep.peer, ep.conn == null ? null : ep.conn.active,
             ep.conn == null ? null : ep.conn.passive}) {
             if (x == null) {
@@ -1175,9 +1228,8 @@ final class Rules {
                 allCertain = false;
             }
         }
-        m.pend(ep, true, new M.Step(DISCONNECT_PENDING, null, null, null, null, Check.ok("dat_ep_disconnect",
-                "a graceful disconnect holds the EP in DISCONNECT_PENDING while request DTOs complete").rows("2.7#6"),
-                null));
+        // "During that time, the local Endpoint is in a DAT_EP_DISCONNECT_PENDING state" (dat_ep_disconnect)
+        ep.state = DISCONNECT_PENDING;
         m.pend(ep, allCertain, new M.Step(DISCONNECTED, EventNumber.CONNECTION_EVENT_DISCONNECTED, null, null, null,
                 DISC_EVENT.rows("2.7#6"), () -> {
                     inProgress(ep);
@@ -1304,6 +1356,14 @@ final class Rules {
         if (sp == null) {
             m.pend(ep, true, new M.Step(DISCONNECTED, EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED, null, conn.fork,
                     "nonpeer", NO_LISTENER, down));
+            for (M.Obj o : target.objects) {
+                if (o instanceof M.Rsp r && r.alive && r.qual == qual && r.fired && r.firedBy != null
+                        && r.firedBy.aborted && r.firedBy.cr == null) {
+                    // the RSP's request came from a connect abandoned before it arrived: it may still be listening
+                    r.fired = false;
+                    lateListener(m, r, r.evd);
+                }
+            }
             return;
         }
         conn.sp = sp;
@@ -1314,6 +1374,7 @@ final class Rules {
         m.arrive(new M.Arrival(conn, sp, evd, true, arrives));
         if (sp instanceof M.Rsp rsp) {
             rsp.fired = true;
+            rsp.firedBy = conn;
             m.pend(rsp.ep, true, new M.Step(PASSIVE_CONNECTION_PENDING, null, null, null, null, Check.ok("dat_rsp_create",
                     "a request on the RSP moves its EP from RESERVED to PASSIVE_CONNECTION_PENDING").rows("2.2#1"), null));
         }
@@ -1723,11 +1784,11 @@ final class Rules {
         if (sp == null || sp == cr.sp) {
             String why = sp == null ? "no service point of the IA listens on the handoff qualifier"
                     : "the handoff qualifier is the request's own service point";
-            e.orErr(INVALID_PARAMETER, Check.ret(p, INVALID_PARAMETER, why).choice(sp == null ? null
-                    : "a handoff to the same service point is refused"));
+            String same = "a handoff to the service point the request is on: refused, or the request arrives there again";
+            Check bad = Check.ret(p, INVALID_PARAMETER, why);
+            e.orErr(INVALID_PARAMETER, sp == null ? bad : bad.choice(same));
             if (sp != null) {
-                e.orOk(Check.ok(p, why + ": the request arrives there again").alternative(
-                        "a handoff to the same service point is refused"), v -> handedOff(m, cr, sp));
+                e.orOk(Check.ok(p, why + ": the request arrives there again").choice(same), v -> handedOff(m, cr, sp));
             }
             return e;
         }
@@ -1878,8 +1939,26 @@ final class Rules {
         return false;
     }
 
+    /** Whether segments of one I/O vector overlap each other (the bytes that land there are the last segment's). */
+    static boolean selfOverlap(List<M.Seg> segs) {
+        if (segs == null) {
+            return false;
+        }
+        for (int i = 0; i < segs.size(); i++) {
+            for (int j = i + 1; j < segs.size(); j++) {
+                if (overlaps(List.of(segs.get(i)), List.of(segs.get(j)))) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
     /** A new work's memory races an unfinished one's: neither's bytes can be verified. */
     static void races(Model m, M.Work w) {
+        if (selfOverlap(w.dest)) {
+            w.data = null;
+        }
         for (M.Ep ep : m.all(M.Ep.class)) {
             for (java.util.ArrayDeque<M.Work> q : List.of(ep.requests, ep.recvs)) {
                 for (M.Work o : q) {
@@ -1999,7 +2078,27 @@ final class Rules {
             w.check = Check.ok(p, "the Send completes on request_evd with its cookie").rows("2.7#1");
             races(m, w);
             matchSend(m, w, ep.peer);
+            peerEnding(ep, w);
         });
+    }
+
+    /** A work posted while the other side ends the connection may complete or be flushed (this side may not know yet). */
+    static void peerEnding(M.Ep ep, M.Work w) {
+        if (ep.mayBreak) {
+            w.possible.addAll(ANY_ERROR);
+            if (w.peer != null) {
+                w.peer.possible.addAll(ANY_ERROR);
+            }
+        }
+        if (!ep.peerEnding) {
+            return;
+        }
+        w.possible.addAll(ANY_ERROR);
+        w.certain = true;
+        if (w.peer != null) {
+            w.peer.possible.addAll(ANY_ERROR);
+            w.peer.certain = true;
+        }
     }
 
     /** The shared shape of a request post: handle and parameter errors, then the EP state rule. */
@@ -2068,7 +2167,7 @@ final class Rules {
 
     /** A Send from a connected EP reaches its peer: it takes the peer's next receive, or waits for one. */
     static void matchSend(Model m, M.Work send, M.Ep y) {
-        if (y == null) {
+        if (y == null || y.peer != send.ep && y.peer != null || !y.alive) {
             send.possible.addAll(ANY_ERROR);
             send.certain = false;
             send.data = null;
@@ -2108,17 +2207,44 @@ final class Rules {
         send.possible = EnumSet.copyOf(ANY_ERROR);
         send.certain = true;
         send.check = Check.ok("dat_ep_post_send", "a Send into a receive too small for it fails").rows("4#19");
-        breakConnection(m, send.ep, r.ep, "a receive too small for the message");
+        breakConnection(m, send.ep, r.ep, "a receive too small for the message", !requestsBlocked(send.ep));
     }
 
     /** An error on the wire ends the connection of both EPs (DAT_CONNECTION_EVENT_BROKEN). */
     static void breakConnection(Model m, M.Ep x, M.Ep y, String why) {
+        breakConnection(m, x, y, why, true);
+    }
+
+    /** Whether a request of {@code ep} that may never complete (a Send waiting for a receive) is outstanding. */
+    static boolean requestsBlocked(M.Ep ep) {
+        for (M.Work w : ep.requests) {
+            if (!w.done && !w.certain) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    static void breakConnection(Model m, M.Ep x, M.Ep y, String why, boolean certain) {
         String choice = "a transfer error breaks the connection: DAT_CONNECTION_EVENT_BROKEN on both sides";
         for (M.Ep ep : new M.Ep[] {x, y}) {
             if (ep == null || !ep.alive || ep.breaking) {
                 continue;
             }
-            ep.breaking = true;
+            M.Slot end = pendingEnd(ep);
+            if (!certain) {
+                ep.mayBreak = true;
+            }
+            if (end != null || ep.state == DISCONNECTED && ep.pending.isEmpty()) {
+                // already ending: the break only adds BROKEN as a way it may be reported
+                if (end != null) {
+                    end.alternatives.add(new M.Step(DISCONNECTED, EventNumber.CONNECTION_EVENT_BROKEN, null, null, null,
+                            DISC_EVENT.rule("a connection ending while a transfer error breaks it may report BROKEN")
+                                    .rows("2.7#8"), null));
+                }
+                continue;
+            }
+            ep.breaking = certain;
             if (ep.ia.asyncEvd != null) {
                 M.AsyncExp ax = new M.AsyncExp(EventNumber.ASYNC_ERROR_EP_BROKEN, ep, null, false, Check.ok(
                         "dat_evd_dequeue", "an EP whose connection a transfer error broke may also be reported by "
@@ -2136,21 +2262,26 @@ final class Rules {
                 inProgress(ep);
                 dropWaiting(ep);
             };
-            m.pend(ep, true, new M.Step(DISCONNECTED, EventNumber.CONNECTION_EVENT_BROKEN, null, f, "brk", brk, flush),
+            m.pend(ep, certain, new M.Step(DISCONNECTED, EventNumber.CONNECTION_EVENT_BROKEN, null, f, "brk", brk, flush),
                     new M.Step(DISCONNECTED, EventNumber.CONNECTION_EVENT_DISCONNECTED, null, f, "dis", dis, flush));
             for (M.Work w : ep.requests) {
                 if (!w.done && w.possible.contains(DtoCompletionStatus.SUCCESS) && w.peer == null) {
                     w.possible.addAll(ANY_ERROR);
-                    w.certain = true;
+                    w.certain |= certain;
                 }
             }
             for (M.Work w : ep.recvs) {
                 if (!w.done && w.peer == null) {
-                    w.possible = EnumSet.of(DtoCompletionStatus.ERR_FLUSHED);
-                    w.certain = true;
+                    w.possible.add(DtoCompletionStatus.ERR_FLUSHED);
+                    if (certain) {
+                        w.possible = EnumSet.of(DtoCompletionStatus.ERR_FLUSHED);
+                        w.certain = true;
+                    }
                 }
             }
-            ep.waitingSends.clear();
+            if (certain) {
+                ep.waitingSends.clear();
+            }
         }
     }
 
@@ -2201,6 +2332,13 @@ final class Rules {
                 M.Work waiting = ep.waitingSends.poll();
                 if (waiting != null) {
                     link(m, waiting, w);
+                }
+                if (ep.peerEnding) {
+                    w.possible.addAll(ANY_ERROR);
+                    w.certain = true;
+                }
+                if (ep.mayBreak) {
+                    w.possible.addAll(ANY_ERROR);
                 }
             };
             r.or(nr);
@@ -2350,7 +2488,8 @@ final class Rules {
                         : "a bind in flight") + ") fails with an error status and breaks the connection").rows("2.7#10",
                         "4#21");
                 if (remote != null) {
-                    breakConnection(m, ep, peer, "a remote access error");
+                    boolean blocked = requestsBlocked(ep);
+                    breakConnection(m, ep, peer, "a remote access error", !blocked);
                 } else {
                     ep.wild = true;
                     if (peer != null) {
@@ -2360,6 +2499,7 @@ final class Rules {
                 return;
             }
             List<M.Seg> remoteSegs = List.of(new M.Seg(rr.lmr.mem, (int) (rr.lmr.memOff + rr.off), (int) xfer));
+            w.remoteLmr = rr.lmr;
             w.certain = true;
             w.check = Check.ok(p, read ? "the RDMA Read completes and its local_iov holds the remote buffer's bytes"
                     : "the RDMA Write completes and the remote buffer holds the local bytes").rows("2.7#2");
@@ -2373,6 +2513,7 @@ final class Rules {
                 w.data = gather(local, xfer);
             }
             races(m, w);
+            peerEnding(ep, w);
         }).or(remoteSync);
     }
 
@@ -2439,6 +2580,7 @@ final class Rules {
             }
             w.certain = true;
             w.check = Check.ok(p, "the bind completes with DAT_RMR_BIND_COMPLETION_EVENT on request_evd").rows("2.7#3");
+            peerEnding(ep, w);
         });
     }
 
@@ -2900,6 +3042,10 @@ final class Rules {
         }
         List<M.Seg> dest = w.dest;
         if (dest == null) {
+            return;
+        }
+        if (selfOverlap(dest)) {
+            forget(dest, Long.MAX_VALUE);
             return;
         }
         long n = ok ? expectedLength(w) : Tri.total(w.segs);

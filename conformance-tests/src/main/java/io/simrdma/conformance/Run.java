@@ -34,6 +34,7 @@ final class Run implements AutoCloseable {
     private final Map<String, Object> live = new HashMap<>();
     private final Map<Object, String> symOf = new IdentityHashMap<>();
     private final List<InterfaceAdapter> opened = new ArrayList<>();
+    private final List<String> openedNames = new ArrayList<>();
     /** The Java statements of the run so far: the replay of a failure. */
     final List<String> transcript = new ArrayList<>();
     /** One line per executed action, with its outcome. */
@@ -71,6 +72,9 @@ final class Run implements AutoCloseable {
         }
         if (handle instanceof InterfaceAdapter ia) {
             opened.add(ia);
+            if (model.get(sym) instanceof M.Ia mi) {
+                openedNames.add(mi.name);
+            }
         }
     }
 
@@ -313,5 +317,14 @@ final class Run implements AutoCloseable {
             }
         }
         opened.clear();
+        // dat_provider_fini for the names the run used: a registry that served thousands of runs stays small
+        for (String name : openedNames) {
+            try {
+                settings.registry().unload(name);
+            } catch (DatException e) {
+                // not initialised by this registry, or still open elsewhere
+            }
+        }
+        openedNames.clear();
     }
 }

@@ -31,10 +31,13 @@ import java.util.function.Consumer;
  * @param registry   the registry to find the provider in
  * @param reportDir  where to write the matrix, or null
  * @param progress   receives a progress line now and then, or null
+ * @param knownDeviations the provider's known deviations: a failed check whose rule starts with a key is
+ *                   reported as that deviation (the value says why it is known and where it is tracked)
+ *                   and does not fail the run; the seed's sequence ends there
  */
 public record SuiteConfig(String iaTemplate, long firstSeed, int seeds, int actions, Mode mode, FaultProfile profile,
                           boolean strict, boolean shrink, int stopAfter, DatRegistry registry, Path reportDir,
-                          Consumer<String> progress) {
+                          Consumer<String> progress, java.util.Map<String, String> knownDeviations) {
 
     /** The fabric the IA names select: what the engine may wait on, and for how long. */
     public enum Mode {
@@ -53,6 +56,7 @@ public record SuiteConfig(String iaTemplate, long firstSeed, int seeds, int acti
         if (seeds < 1 || actions < 0 || stopAfter < 1) {
             throw new IllegalArgumentException("seeds must be positive, actions not negative");
         }
+        knownDeviations = knownDeviations == null ? java.util.Map.of() : java.util.Map.copyOf(knownDeviations);
     }
 
     /** A configuration for {@code iaTemplate}: 100 seeds of 200 actions, deterministic, no faults, strict. */
@@ -84,6 +88,7 @@ public record SuiteConfig(String iaTemplate, long firstSeed, int seeds, int acti
         private DatRegistry registry;
         private Path reportDir;
         private Consumer<String> progress;
+        private java.util.Map<String, String> knownDeviations = java.util.Map.of();
 
         private Builder(String iaTemplate) {
             this.iaTemplate = iaTemplate;
@@ -144,9 +149,15 @@ public record SuiteConfig(String iaTemplate, long firstSeed, int seeds, int acti
             return this;
         }
 
+        /** Known deviations of the provider: rule prefix to reason. */
+        public Builder knownDeviations(java.util.Map<String, String> v) {
+            knownDeviations = v;
+            return this;
+        }
+
         public SuiteConfig build() {
             return new SuiteConfig(iaTemplate, firstSeed, seeds, actions, mode, profile, strict, shrink, stopAfter,
-                    registry, reportDir, progress);
+                    registry, reportDir, progress, knownDeviations);
         }
     }
 }

@@ -10,18 +10,25 @@ import java.util.List;
  *
  * @param config   the run's configuration
  * @param failures the failing seeds, shrunk (at most {@link SuiteConfig#stopAfter()})
+ * @param deviations the first seed of each known deviation that showed, shrunk
  * @param coverage every check that ran, by clause
  * @param seeds    seeds run
  * @param actions  actions executed (skipped ones excluded)
  * @param millis   wall-clock duration
  * @param notes    alternatives to recorded choices and relaxed checks seen (a sample)
  */
-public record SuiteReport(SuiteConfig config, List<Failure> failures, Coverage coverage, int seeds, long actions,
-                          long millis, List<String> notes) {
+public record SuiteReport(SuiteConfig config, List<Failure> failures, List<Failure> deviations, Coverage coverage,
+                          int seeds, long actions, long millis, List<String> notes) {
 
     public SuiteReport {
         failures = List.copyOf(failures);
+        deviations = List.copyOf(deviations);
         notes = List.copyOf(notes);
+    }
+
+    /** The coverage line of the matrix. */
+    public String coverageLine() {
+        return MatrixWriter.coverageLine(coverage);
     }
 
     /** Whether every check held. */
