@@ -259,6 +259,11 @@ final class EpActions {
                 throw Skip.INSTANCE;
             }
             Endpoint h = r.live(ep);
+            if (Boolean.getBoolean("conform.debug")) {
+                r.transcript.add("// model: " + m.sym + " " + m.state + " pending " + m.pending.size() + " "
+                        + (m.pending.isEmpty() ? "" : m.pending.get(0).viable()) + " conn " + (m.conn != null)
+                        + " accepted " + (m.conn != null && m.conn.accepted) + " may " + m.possibleStates());
+            }
             r.call(Rules.epDisconnect(r.model, m, flag), null, ep + ".disconnect(" + (flag == null ? "null"
                     : "CloseFlag." + flag.name()) + ")", () -> {
                         h.disconnect(flag);

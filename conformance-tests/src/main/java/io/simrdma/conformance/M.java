@@ -465,19 +465,13 @@ final class M {
             this.srq = srq;
         }
 
-        /** The states the EP may be in now: its state, or the state of a pending step. */
+        /** The states the EP may be in now: its state, or the state any pending step leads to. */
         Set<EndpointState> possibleStates() {
             EnumSet<EndpointState> s = EnumSet.of(state);
-            EndpointState cur = state;
             for (Slot slot : pending) {
-                List<Step> v = slot.viable();
-                for (Step st : v) {
+                for (Step st : slot.viable()) {
                     s.add(st.to);
                 }
-                if (v.size() != 1) {
-                    break;
-                }
-                cur = v.get(0).to;
             }
             return s;
         }
@@ -498,6 +492,8 @@ final class M {
         final Evd evd;
         final boolean certain;
         final Check check;
+        /** A request that must not arrive (it was rejected): seeing it fails {@link #check}. */
+        boolean phantom;
 
         Arrival(Conn conn, Obj sp, Evd evd, boolean certain, Check check) {
             this.conn = conn;
@@ -509,6 +505,9 @@ final class M {
 
         /** Whether the request can still arrive (the active side did not end otherwise). */
         boolean viable() {
+            if (phantom) {
+                return true;
+            }
             String c = conn.fork.chosen;
             return c == null || c.equals("est") || c.equals("rej") || c.equals("gaveup") || c.equals("aborted");
         }

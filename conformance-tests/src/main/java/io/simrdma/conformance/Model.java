@@ -167,31 +167,46 @@ final class Model {
         if (ep.state == s) {
             return true;
         }
-        if (ep.pending.isEmpty()) {
+        List<M.Step> path = new ArrayList<>();
+        if (!path(ep, 0, s, path, new HashMap<>())) {
             return false;
         }
-        for (M.Step a : ep.pending.get(0).viable()) {
-            if (a.to == s) {
-                apply(ep, ep.pending.get(0), a, false);
+        for (M.Step st : path) {
+            tidy(ep);
+            M.Slot slot = ep.pending.isEmpty() ? null : ep.pending.get(0);
+            if (slot == null || !slot.alternatives.contains(st) || !st.viable()) {
+                return ep.state == s;
+            }
+            apply(ep, slot, st, false);
+        }
+        return true;
+    }
+
+    /** A sequence of one viable step per slot, from slot {@code i}, with consistent fork choices, ending in {@code s}. */
+    private boolean path(M.Ep ep, int i, EndpointState s, List<M.Step> out, Map<M.Fork, String> chosen) {
+        if (i >= ep.pending.size() || i > 5) {
+            return false;
+        }
+        for (M.Step st : ep.pending.get(i).alternatives) {
+            if (!st.viable()) {
+                continue;
+            }
+            String c = st.fork == null ? null : chosen.get(st.fork);
+            if (c != null && st.option != null && !c.equals(st.option)) {
+                continue;
+            }
+            out.add(st);
+            boolean added = st.fork != null && st.option != null && c == null;
+            if (added) {
+                chosen.put(st.fork, st.option);
+            }
+            if (st.to == s || path(ep, i + 1, s, out, chosen)) {
                 return true;
             }
-        }
-        if (ep.pending.size() > 1) {
-            for (M.Step a : ep.pending.get(0).viable()) {
-                for (M.Step b : ep.pending.get(1).alternatives) {
-                    if (b.to == s && (b.fork == null || b.fork.viable(b.option)) && (b.fork != a.fork || b.fork == null
-                            || a.option == null || b.option == null || a.option.equals(b.option))) {
-                        M.Slot first = ep.pending.get(0);
-                        apply(ep, first, a, false);
-                        tidy(ep);
-                        if (!ep.pending.isEmpty() && ep.pending.get(0).alternatives.contains(b) && b.viable()) {
-                            apply(ep, ep.pending.get(0), b, false);
-                            return true;
-                        }
-                        return ep.state == s;
-                    }
-                }
+            if (added) {
+                chosen.remove(st.fork);
             }
+            out.remove(out.size() - 1);
         }
         return false;
     }
@@ -575,6 +590,10 @@ final class Model {
                     continue;
                 }
                 it.remove();
+                if (a.phantom) {
+                    run.check(a.check, false, "no second request of " + a.conn.active + "'s connect (its first was "
+                            + "rejected)", ev::toString);
+                }
                 run.pass(a.check);
                 Rules.requestArrived(this, run, a, ev, sym);
                 return;
@@ -699,6 +718,7 @@ final class Model {
             run.check(where, target == evd || target == null && w.certain, target == null ? "no EVD"
                     : target.sym, () -> "dequeued from " + evd.sym);
         }
+        boolean orphan = q == ep.orphans;
         // Order within the stream: every earlier work must be done or able to complete silently.
         for (M.Work x : q == ep.orphans ? List.<M.Work>of() : q) {
             if (x == w) {
@@ -725,16 +745,16 @@ final class Model {
         }
         boolean statusOk = w.possible.contains(status) || ep.wild || evd.unreliable;
         run.check(w.check, statusOk, "status " + w.possible, () -> "status " + status);
-        if ((w.request() ? ep.reqFailed : ep.recvFailed) && status == DtoCompletionStatus.SUCCESS && !ep.wild) {
+        if ((w.request() ? ep.reqFailed : ep.recvFailed) && status == DtoCompletionStatus.SUCCESS && !ep.wild && !orphan) {
             run.check(Check.ok("dat_ep_disconnect", "once an in-progress DTO completes unsuccessfully, all follow-on "
                     + "DTOs in the same direction complete unsuccessfully").rows("2.7#5"), false, "an error status",
                     () -> "SUCCESS for cookie " + w.cookie);
         }
-        if (status != DtoCompletionStatus.SUCCESS && w.breakOnError) {
+        if (status != DtoCompletionStatus.SUCCESS && w.breakOnError && !orphan) {
             w.breakOnError = false;
             Rules.breakConnection(this, ep, Rules.peerOf(ep), "an RDMA transfer the peer refused");
         }
-        if (status != DtoCompletionStatus.SUCCESS) {
+        if (status != DtoCompletionStatus.SUCCESS && !orphan) {
             if (w.request()) {
                 ep.reqFailed = true;
             } else {

@@ -1755,6 +1755,15 @@ final class Rules {
             M.Conn conn = cr.conn;
             conn.rejected = true;
             m.finished.add(conn);
+            if (cr.sp.alive) {
+                // a request the consumer rejected must not arrive again; the model counts it as possible so that
+                // a provider doing it is caught by the one check below, not by a miscount
+                M.Evd evd = cr.sp instanceof M.Psp psp ? psp.evd : ((M.Rsp) cr.sp).evd;
+                M.Arrival ph = new M.Arrival(conn, cr.sp, evd, false, Check.ok("dat_cr_reject", "a rejected request is "
+                        + "destroyed: it does not arrive again").rows("2.5#2"));
+                ph.phantom = true;
+                m.arrive(ph);
+            }
             M.Ep x = conn.active;
             if (!x.pending.isEmpty()) {
                 M.Slot s = x.pending.get(0);
@@ -2229,6 +2238,9 @@ final class Rules {
         String choice = "a transfer error breaks the connection: DAT_CONNECTION_EVENT_BROKEN on both sides";
         for (M.Ep ep : new M.Ep[] {x, y}) {
             if (ep == null || !ep.alive || ep.breaking) {
+                continue;
+            }
+            if (ep == y && ep != x && (peerOf(y) != x || y.state == UNCONNECTED || y.conn == null)) {
                 continue;
             }
             M.Slot end = pendingEnd(ep);

@@ -23,6 +23,9 @@ import java.util.function.Supplier;
  */
 final class Run implements AutoCloseable {
 
+    /** Whether the transcript gets the model's EP states after each action (-Dconform.debug=true). */
+    static final boolean DEBUG = Boolean.getBoolean("conform.debug");
+
     /** What {@link #call} returns for a call that failed as the model allowed. */
     static final Object FAILED = new Object();
 
@@ -274,6 +277,13 @@ final class Run implements AutoCloseable {
             a.run(this);
             executed++;
             ran.set(i);
+            if (DEBUG) {
+                for (M.Ep ep : model.all(M.Ep.class)) {
+                    transcript.add("//   " + ep.sym + " " + ep.state + (ep.wild ? " wild" : "") + (ep.breaking ? " breaking" : "")
+                            + (ep.peerEnding ? " peerEnding" : "") + " peer " + ep.peer + " pending " + ep.pending.stream()
+                            .map(sl -> (sl.certain ? "!" : "?") + sl.viable()).toList() + " arrived " + ep.arrived.size());
+                }
+            }
             log.add(i + ": " + a);
             return true;
         } catch (Skip s) {
