@@ -445,7 +445,10 @@ final class EpActions {
         private void apply(Model model, M.Ep m, M.Obj arg) {
             EpAttributes.Builder a = m.attrs == null ? null : m.attrs.toBuilder();
             switch (kind) {
-                case PZ -> m.pz = (M.Pz) arg;
+                case PZ -> {
+                    m.pz = (M.Pz) arg;
+                    Rules.pzChanged(model, m);
+                }
                 case RECV_EVD -> {
                     reroute(m.recvEvd, (M.Evd) arg, !m.recvs.isEmpty());
                     m.recvEvd = (M.Evd) arg;
@@ -518,7 +521,7 @@ final class EpActions {
             }
             Endpoint h = r.live(ep);
             Object v = r.call(Rules.epRecvQuery(m), null, ep + ".recvQuery()", h::recvQuery);
-            if (v instanceof EpRecvInfo i && !m.wild && m.srq == null) {
+            if (v instanceof EpRecvInfo i && !m.wild && m.srq == null && m.recvEvd != null) {
                 int sure = 0;
                 int any = 0;
                 for (M.Work w : m.recvs) {

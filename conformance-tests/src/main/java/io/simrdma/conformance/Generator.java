@@ -413,7 +413,7 @@ final class Generator {
             dto = pick(m.all(M.Evd.class));
         }
         List<M.Srq> srqs = on(m.live(M.Srq.class), a);
-        if (!srqs.isEmpty() && chance(0.3)) {
+        if (!srqs.isEmpty() && dto != null && chance(0.3)) {
             M.Srq srq = pick(srqs);
             EpAttributes at = EpAttributes.builder().maxMessageSize(65536).maxRdmaSize(65536).maxRecvDtos(16)
                     .maxRequestDtos(16).maxRecvIov(1).maxRequestIov(4).maxRdmaReadIn(4).maxRdmaReadOut(4)
@@ -421,8 +421,8 @@ final class Generator {
             return new EpActions.EpCreate(a.sym, sym("ep"), chance(0.9) ? srq.pz.sym : pz.sym, symOf(dto), symOf(dto),
                     symOf(conn), chance(0.03) ? null : at, srq.sym);
         }
-        return new EpActions.EpCreate(a.sym, sym("ep"), chance(0.01) ? null : pz.sym, symOf(dto), symOf(dto),
-                symOf(conn), attrs(a), null);
+        return new EpActions.EpCreate(a.sym, sym("ep"), chance(0.01) ? null : pz.sym, chance(0.03) ? null : symOf(dto),
+                chance(0.03) ? null : symOf(dto), symOf(conn), attrs(a), null);
     }
 
     private static String symOf(M.Obj o) {

@@ -114,9 +114,17 @@ final class M {
             java.util.Arrays.fill(known, true);
         }
 
+        /** A work on a stream without an EVD may write here at any time: nothing in it is known again. */
+        boolean tainted;
+
         void write(int off, byte[] data, int from, int len) {
             System.arraycopy(data, from, shadow, off, len);
-            java.util.Arrays.fill(known, off, off + len, true);
+            java.util.Arrays.fill(known, off, off + len, !tainted);
+        }
+
+        void taint() {
+            tainted = true;
+            java.util.Arrays.fill(known, false);
         }
 
         void forget(int off, int len) {
@@ -278,6 +286,10 @@ final class M {
         Binding binding;
         /** A completion was dequeued (or the work completed silently). */
         boolean done;
+        /** Completes apart from its stream's order and without ending the connection (a PZ change failed it). */
+        boolean apart;
+        /** Posted on a stream without an EVD (dat_ep_create: the consumer is not interested): no event comes. */
+        boolean noEvd;
         /** An error status ends the connection (a receive too small, a remote access error). */
         boolean breaks;
         /** If it completes with an error, the connection breaks then (the model could not tell before). */

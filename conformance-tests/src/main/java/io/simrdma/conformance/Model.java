@@ -718,13 +718,13 @@ final class Model {
             run.check(where, target == evd || target == null && w.certain, target == null ? "no EVD"
                     : target.sym, () -> "dequeued from " + evd.sym);
         }
-        boolean orphan = q == ep.orphans;
+        boolean orphan = q == ep.orphans || w.apart;
         // Order within the stream: every earlier work must be done or able to complete silently.
-        for (M.Work x : q == ep.orphans ? List.<M.Work>of() : q) {
+        for (M.Work x : orphan ? List.<M.Work>of() : q) {
             if (x == w) {
                 break;
             }
-            if (!x.done) {
+            if (!x.done && !x.apart) {
                 if (x.maySilent() || ep.wild || evd.unreliable) {
                     x.done = true;
                     Rules.workCompleted(this, run, x, DtoCompletionStatus.SUCCESS, x.length, true);

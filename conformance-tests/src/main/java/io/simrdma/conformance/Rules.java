@@ -693,11 +693,47 @@ final class Rules {
     /** An EP missing its PZ or a DTO EVD may be refused as not ready, or work. */
     static Expect notReady(String page, M.Ep ep) {
         Expect e = new Expect();
-        if (ep.pz == null || ep.recvEvd == null || ep.reqEvd == null) {
-            e.orErrChoice(INVALID_STATE, Check.ret(page, INVALID_STATE, "an EP without a PZ or DTO EVD").choice(NOT_READY),
+        if (ep.pz == null) {
+            e.orErrChoice(INVALID_STATE, Check.ret(page, INVALID_STATE, "an EP without a PZ").choice(NOT_READY),
                     DatReturnSubtype.INVALID_STATE_EP_NOTREADY);
+        } else if (ep.recvEvd == null || ep.reqEvd == null) {
+            e.orErrChoice(INVALID_STATE, Check.ret(page, INVALID_STATE, "an EP without a DTO EVD").alternative(
+                    NOT_READY_EVD), DatReturnSubtype.INVALID_STATE_EP_NOTREADY);
         }
         return e;
+    }
+
+    static final String NOT_READY_EVD = "an EP with a NULL recv or request EVD (dat_ep_create: the consumer is not "
+            + "interested in those completions) may work without events or be refused as not ready";
+
+    /**
+     * Works just posted on a stream without an EVD complete without an event at a time the model cannot see:
+     * the memory they write is no longer known, and a failure that would break the connection may have.
+     */
+    static void noEvdStreams(Model m, M.Ep ep) {
+        for (java.util.ArrayDeque<M.Work> q : List.of(ep.requests, ep.recvs)) {
+            if ((q == ep.requests ? ep.reqEvd : ep.recvEvd) != null) {
+                continue;
+            }
+            for (M.Work w : q) {
+                if (w.noEvd) {
+                    continue;
+                }
+                w.noEvd = true;
+                if (w.dest != null) {
+                    for (M.Seg s : w.dest) {
+                        s.mem().taint();
+                    }
+                }
+                if (w.breakOnError || w.kind == M.WorkKind.RDMA_READ || w.kind == M.WorkKind.RDMA_WRITE
+                        || w.kind == M.WorkKind.BIND) {
+                    ep.wild |= w.breakOnError || w.possible.size() > 1;
+                    if (ep.peer != null) {
+                        ep.peer.wild |= ep.wild;
+                    }
+                }
+            }
+        }
     }
 
     static Expect epCreate(Model m, M.Ia ia, M.Pz pz, M.Evd recv, M.Evd req, M.Evd conn, EpAttributes a, M.Srq srq,
@@ -1273,8 +1309,8 @@ final class Rules {
 
     static final Check NO_LISTENER = Check.ok("dat_ep_connect", "a request no Service Point listens for ends with "
             + "DAT_CONNECTION_EVENT_NON_PEER_REJECTED and the EP in DISCONNECTED").rows("2.5#3");
-    static final String GAVE_UP = "S9: an unanswered request may end UNREACHABLE once the provider stops waiting for "
-            + "the remote consumer (the pages: UNREACHABLE when the remote does not respond)";
+    static final String GAVE_UP = "S9: an unanswered request may end UNREACHABLE or TIMED_OUT once the provider stops "
+            + "waiting for the remote consumer (the pages: UNREACHABLE when the remote does not respond)";
 
     /**
      * dat_ep_connect to the IA {@code target} (or, if {@code bogus}, to an address no IA has) on
@@ -1323,7 +1359,8 @@ final class Rules {
                 return new Expect().or(params).or(addr).or(wrongState(p, s, "dat_ep_connect is valid only in "
                         + "UNCONNECTED", row, "4#1"));
             }
-            boolean onlyNotReady = !params.alts.isEmpty() && params.alts.stream().allMatch(a -> a.check().choice() == NOT_READY);
+            boolean onlyNotReady = !params.alts.isEmpty() && params.alts.stream().allMatch(a -> a.check().choice() == NOT_READY
+                    || a.check().choice() == NOT_READY_EVD);
             if (!params.alts.isEmpty() && !onlyNotReady) {
                 return new Expect().or(params).or(addr);
             }
@@ -1388,7 +1425,15 @@ final class Rules {
                 new M.Step(CONNECTED, EventNumber.CONNECTION_EVENT_ESTABLISHED, null, conn.fork, "est", est,
                         () -> established(m, conn)),
                 new M.Step(DISCONNECTED, EventNumber.CONNECTION_EVENT_PEER_REJECTED, null, conn.fork, "rej", rej, down),
-                new M.Step(DISCONNECTED, EventNumber.CONNECTION_EVENT_UNREACHABLE, null, conn.fork, "gaveup", unr, down));
+                new M.Step(DISCONNECTED, EventNumber.CONNECTION_EVENT_UNREACHABLE, null, conn.fork, "gaveup", unr, down),
+                gaveUpTimedOut(conn, down));
+    }
+
+    /** An unanswered request may also end TIMED_OUT when the provider stops waiting (S9). */
+    static M.Step gaveUpTimedOut(M.Conn conn, Runnable down) {
+        return new M.Step(DISCONNECTED, EventNumber.CONNECTION_EVENT_TIMED_OUT, null, conn.fork, "gaveup",
+                Check.ok("dat_ep_connect", "an unanswered request ends DAT_CONNECTION_EVENT_TIMED_OUT").rows("2.5#5")
+                        .choice(GAVE_UP), down);
     }
 
     /** The EP ends without a connection: its receives are flushed. */
@@ -1519,6 +1564,7 @@ final class Rules {
                     "rej", rej, down));
             slot.alternatives.add(new M.Step(DISCONNECTED, EventNumber.CONNECTION_EVENT_UNREACHABLE, null, c.fork,
                     "gaveup", unr, down));
+            slot.alternatives.add(gaveUpTimedOut(c, down));
             if (sp instanceof M.Rsp rsp) {
                 rsp.fired = true;
                 m.pend(rsp.ep, false, new M.Step(PASSIVE_CONNECTION_PENDING, null, null, null, null, Check.ok(
@@ -1666,7 +1712,7 @@ final class Rules {
         if (target.pz == null || target.recvEvd == null || target.reqEvd == null) {
             e.or(notReady(p, target));
             e.orErr(INVALID_PARAMETER, Check.ret(p, INVALID_PARAMETER, "an EP without a PZ or DTO EVD does not satisfy "
-                    + "the request").alternative(NOT_READY));
+                    + "the request").alternative(target.pz == null ? NOT_READY : NOT_READY_EVD));
         }
         Expect params = e;
         return m.byState(target, s -> {
@@ -1683,7 +1729,7 @@ final class Rules {
                         + "request").rows("4#13").alternative(s2));
                 return r;
             }
-            if (params.alts.isEmpty()) {
+            if (!blocksSuccess(params)) {
                 String row = switch (s) {
                     case UNCONNECTED -> "2.1#4";
                     case PASSIVE_CONNECTION_PENDING -> "2.3#1";
@@ -2122,7 +2168,11 @@ final class Rules {
     }
 
     static Expect posting(Model m, M.Ep ep, String p, Expect params,
-                          java.util.function.BiConsumer<EndpointState, Object> onOk) {
+                          java.util.function.BiConsumer<EndpointState, Object> onOk0) {
+        java.util.function.BiConsumer<EndpointState, Object> onOk = (s, v) -> {
+            onOk0.accept(s, v);
+            noEvdStreams(m, ep);
+        };
         return m.byState(ep, s -> {
             Expect r = new Expect().or(params);
             if (s != CONNECTED && s != DISCONNECTED) {
@@ -2147,10 +2197,18 @@ final class Rules {
     /** More outstanding requests than max_*_dtos may fail for resource limitations (or the provider has room). */
     static void outstanding(Expect e, String p, M.Ep ep, java.util.ArrayDeque<M.Work> q, int max) {
         int n = 0;
+        int silent = 0;
         for (M.Work w : q) {
-            if (!w.done) {
+            if (w.noEvd) {
+                silent++;
+            } else if (!w.done) {
                 n++;
             }
+        }
+        if (n < max && n + silent >= max) {
+            e.orErr(INSUFFICIENT_RESOURCES, Check.ret(p, INSUFFICIENT_RESOURCES, "more outstanding DTOs than the EP's "
+                    + "max_*_dtos (works on a stream without an EVD retire at a time the consumer cannot see)")
+                    .alternative("a work without an EVD may still hold its slot"));
         }
         if (n >= max) {
             e.orErr(INSUFFICIENT_RESOURCES, Check.ret(p, INSUFFICIENT_RESOURCES, "more outstanding DTOs than the EP's "
@@ -2158,6 +2216,28 @@ final class Rules {
             if (e.alts.size() == 1) {
                 e.orOk(Check.ok(p, "a post beyond max_*_dtos while some counted ones may have completed").choice(
                         "whether a completion not yet dequeued still holds its slot is the provider's"), null);
+            }
+        }
+    }
+
+    /** dat_ep_modify: posted receives whose LMR is not in the EP's new PZ fail. */
+    static void pzChanged(Model m, M.Ep ep) {
+        for (M.Work w : ep.recvs) {
+            if (w.done || w.srq != null || !w.possible.contains(DtoCompletionStatus.SUCCESS)) {
+                continue;
+            }
+            boolean other = false;
+            for (Tri t : w.segs) {
+                M.Lmr l = lmrByContext(m, ep.ia, t.context(m));
+                other |= l != null && l.pz != ep.pz;
+            }
+            if (other) {
+                w.possible = EnumSet.of(DtoCompletionStatus.ERR_LOCAL_PROTECTION);
+                w.certain = true;
+                w.apart = true;
+                w.data = null;
+                w.check = Check.ok("dat_ep_modify", "any Receive DTOs currently posted to the Endpoint that do not match "
+                        + "the new Protection Zone fail").rows("2.10#2");
             }
         }
     }
@@ -2331,7 +2411,7 @@ final class Rules {
             };
             Check ok = Check.ok(p, s == DISCONNECTED ? "a receive posted in DISCONNECTED is flushed at once"
                     : "a receive may be posted in every state").rows(row, "4#9");
-            java.util.function.Consumer<Object> eff = v -> {
+            java.util.function.Consumer<Object> eff0 = v -> {
                 ep.recvPosted = true;
                 M.Work w = newWork(m, M.WorkKind.RECV, ep, cookie, flags, segs, Tri.total(segs));
                 w.dest = memSegs(m, ep.ia, segs);
@@ -2352,6 +2432,10 @@ final class Rules {
                 if (ep.mayBreak) {
                     w.possible.addAll(ANY_ERROR);
                 }
+            };
+            java.util.function.Consumer<Object> eff = v -> {
+                eff0.accept(v);
+                noEvdStreams(m, ep);
             };
             r.or(nr);
             if (!blocksSuccess(params)) {
@@ -2896,7 +2980,8 @@ final class Rules {
             };
             boolean allowed = switch (f) {
                 case PZ -> quiescent;
-                case EVD, ATTRIBUTE, SPECIFIC -> preConn;
+                case EVD, ATTRIBUTE -> preConn;
+                case SPECIFIC -> true;
                 case RECV_FLAGS -> preConn && !ep.recvPosted;
             };
             if (!allowed) {
@@ -2913,6 +2998,17 @@ final class Rules {
                             "C10: the PZ row names only the quiescent, UNCONNECTED and TENTATIVE states"),
                             v -> apply.run());
                 }
+                return r;
+            }
+            if (f == ModField.SPECIFIC && s != UNCONNECTED) {
+                String choice = "transport- and provider-specific attributes: only UNCONNECTED is guaranteed; in other "
+                        + "states they are transport/provider defined (table 2.10)";
+                if (params.alts.isEmpty()) {
+                    r.orOk(Check.ok(p, "the specific attributes are modified in " + s).rows(stateRow, fieldRow)
+                            .choice(choice), v -> apply.run());
+                }
+                r.orErrChoice(INVALID_STATE, Check.ret(p, INVALID_STATE, "the specific attributes cannot be modified in "
+                        + s).rows(stateRow, fieldRow).choice(choice), stateSubtype(s));
                 return r;
             }
             if (params.alts.isEmpty()) {
