@@ -108,52 +108,133 @@ public final class ConformanceSuite {
     /** Generates and runs the sequence of {@code seed}. */
     static Outcome generate(RunSettings settings, long seed, int actions) {
         Generator g = new Generator(seed, ias(seed), !settings.deterministic());
-        List<Action> seq = new ArrayList<>();
+        List<Action> seq = java.util.Collections.synchronizedList(new ArrayList<>());
         Run run = new Run(settings, seed);
-        String digest = null;
-        try {
-            int i = 0;
-            for (Action a : g.prefix()) {
-                seq.add(a);
-                run.execute(a, i++);
-                if (run.failed()) {
-                    return new Outcome(seq, run, null);
+        return guarded(run, seq, hangMillis, () -> {
+            String digest = null;
+            try {
+                int i = 0;
+                for (Action a : g.prefix()) {
+                    seq.add(a);
+                    run.execute(a, i++);
+                    if (run.failed()) {
+                        return new Outcome(List.copyOf(seq), run, null);
+                    }
                 }
-            }
-            for (int k = 0; k < actions; k++) {
-                Action a = g.next(run.model);
-                seq.add(a);
-                run.execute(a, i++);
-                if (run.failed()) {
-                    return new Outcome(seq, run, null);
+                for (int k = 0; k < actions; k++) {
+                    Action a = g.next(run.model);
+                    seq.add(a);
+                    run.execute(a, i++);
+                    if (run.failed()) {
+                        return new Outcome(List.copyOf(seq), run, null);
+                    }
                 }
+                Action d = new EvdActions.Drain();
+                seq.add(d);
+                run.execute(d, i);
+                digest = traceDigest(run);
+            } finally {
+                run.closing = true;
+                run.close();
             }
-            Action d = new EvdActions.Drain();
-            seq.add(d);
-            run.execute(d, i);
-            digest = traceDigest(run);
-        } finally {
-            run.close();
-        }
-        return new Outcome(seq, run, digest);
+            return new Outcome(List.copyOf(seq), run, digest);
+        });
     }
 
     /** Replays a fixed sequence. */
     static Outcome replay(RunSettings settings, long seed, List<Action> seq) {
+        return replay(settings, seed, seq, hangMillis);
+    }
+
+    static Outcome replay(RunSettings settings, long seed, List<Action> seq, long hang) {
         Run run = new Run(settings, seed);
-        String digest = null;
-        try {
-            for (int i = 0; i < seq.size(); i++) {
-                run.execute(seq.get(i), i);
-                if (run.failed()) {
-                    break;
+        return guarded(run, seq, hang, () -> {
+            String digest = null;
+            try {
+                for (int i = 0; i < seq.size(); i++) {
+                    run.execute(seq.get(i), i);
+                    if (run.failed()) {
+                        break;
+                    }
                 }
+                digest = traceDigest(run);
+            } finally {
+                run.closing = true;
+                run.close();
             }
-            digest = traceDigest(run);
-        } finally {
-            run.close();
+            return new Outcome(seq, run, digest);
+        });
+    }
+
+    /** How long one sequence may run before the suite calls the provider hung (-Dconform.hangMillis). */
+    static long hangMillis = Long.getLong("conform.hangMillis", 120_000);
+
+    /** The rule a sequence that never ends fails. */
+    static final String HANG_RULE = "a DAT call returns (a wait within its timeout): the provider does not hang";
+
+    /**
+     * Runs {@code body} on a thread of its own and waits at most {@code hang} ms. A sequence that does not
+     * end by then fails on the action it was in (or on dat_ia_close while closing): its thread is
+     * interrupted and, if that does not end it, stopped, since a provider looping on the deterministic
+     * fabric would otherwise hold a core for the rest of the suite.
+     */
+    static Outcome guarded(Run run, List<Action> seq, long hang, java.util.concurrent.Callable<Outcome> body) {
+        Outcome[] out = new Outcome[1];
+        Throwable[] thrown = new Throwable[1];
+        Thread t = new Thread(() -> {
+            try {
+                out[0] = body.call();
+            } catch (Throwable e) {
+                thrown[0] = e;
+            }
+        }, "conform-seed-" + run.seed);
+        t.setDaemon(true);
+        t.start();
+        try {
+            t.join(hang);
+            if (t.isAlive()) {
+                StackTraceElement[] stack = t.getStackTrace();
+                t.interrupt();
+                t.join(2_000);
+                if (t.isAlive()) {
+                    stop(t);
+                    t.join(2_000);
+                }
+                int at = Math.max(0, run.closing ? seq.size() - 1 : run.index);
+                StringBuilder where = new StringBuilder();
+                for (int i = 0; i < Math.min(12, stack.length); i++) {
+                    where.append(i == 0 ? "" : " < ").append(stack[i]);
+                }
+                Check c = Check.ok(run.closing ? "dat_ia_close" : seq.get(Math.min(at, seq.size() - 1)).page(), HANG_RULE);
+                run.failure = new Mismatch(c, "a return within " + hang + " ms", "still running in " + where);
+                run.failedAt = at;
+                run.ran.set(at);
+                run.transcript.add("// FAILS: " + HANG_RULE + " (still running after " + hang + " ms)");
+                return new Outcome(List.copyOf(seq.subList(0, Math.min(seq.size(), at + 1))), run, null);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while a seed ran", e);
         }
-        return new Outcome(seq, run, digest);
+        if (thrown[0] instanceof RuntimeException r) {
+            throw r;
+        }
+        if (thrown[0] instanceof Error err) {
+            throw err;
+        }
+        if (thrown[0] != null) {
+            throw new IllegalStateException(thrown[0]);
+        }
+        return out[0];
+    }
+
+    /** Thread.stop where the JDK still has it (17 does); a later JDK leaves the thread running. */
+    private static void stop(Thread t) {
+        try {
+            Thread.class.getMethod("stop").invoke(t);
+        } catch (ReflectiveOperationException | UnsupportedOperationException e) {
+            // cannot stop it: the daemon thread is abandoned
+        }
     }
 
     /** The provider's fabric trace digest, if it exposes one through a provider-specific attribute. */
@@ -192,8 +273,9 @@ public final class ConformanceSuite {
         if (settings.deterministic()) {
             RunSettings traced = settings(config, config.template() + (config.template().contains("?") ? "&" : "?")
                     + "traceDigest=true");
-            Outcome a = replay(traced, seed, best.sequence);
-            Outcome b = replay(traced, seed, best.sequence);
+            long hang = Shrinker.hangFor(signature(best.run));
+            Outcome a = replay(traced, seed, best.sequence, hang);
+            Outcome b = replay(traced, seed, best.sequence, hang);
             String da = a.run.failed() ? traceDigestAtFailure(a) : a.traceDigest;
             String db = b.run.failed() ? traceDigestAtFailure(b) : b.traceDigest;
             if (da == null) {

@@ -42,7 +42,9 @@ final class Run implements AutoCloseable {
     final List<String> transcript = new ArrayList<>();
     /** One line per executed action, with its outcome. */
     final List<String> log = new ArrayList<>();
-    int index = -1;
+    volatile int index = -1;
+    /** Set when the sequence is over and the run closes its IAs (a hang then is dat_ia_close's). */
+    volatile boolean closing;
     int executed;
     /** The indexes of the actions that ran (were not skipped). */
     final java.util.BitSet ran = new java.util.BitSet();
@@ -306,6 +308,18 @@ final class Run implements AutoCloseable {
             failedAt = i;
             failedAction = a.toString();
             log.add(i + ": " + a + "  <-- " + unexpected);
+            return true;
+        } catch (RuntimeException thrown) {
+            // a provider's handle or event the engine cannot use (a wrong type, a null), or its own failure
+            ran.set(i);
+            Check c = Check.ok(a.page(), "a DAT call fails only with a DatException carrying the return code, and "
+                    + "returns what its page says");
+            StackTraceElement[] st = thrown.getStackTrace();
+            failure = mismatch(c, "no exception", thrown + (st.length > 0 ? " at " + st[0] : ""));
+            transcript.add("// FAILS: " + thrown);
+            failedAt = i;
+            failedAction = a.toString();
+            log.add(i + ": " + a + "  <-- " + thrown);
             return true;
         }
     }

@@ -24,7 +24,8 @@ final class Shrinker {
         String sig = ConformanceSuite.signature(failing.run());
         List<Action> best = new ArrayList<>(failing.sequence().subList(0, failing.run().failedAt + 1));
         ConformanceSuite.Outcome bestOutcome = failing;
-        int[] budget = {BUDGET};
+        boolean hang = sig.contains(ConformanceSuite.HANG_RULE);
+        int[] budget = {hang ? 40 : BUDGET};
         boolean progress = true;
         while (progress && budget[0] > 0) {
             progress = false;
@@ -64,12 +65,18 @@ final class Shrinker {
             }
         }
         if (executed.size() < best.size()) {
-            ConformanceSuite.Outcome o = ConformanceSuite.replay(settings, seed, executed);
+            ConformanceSuite.Outcome o = ConformanceSuite.replay(settings, seed, executed, hangFor(sig));
             if (sig.equals(ConformanceSuite.signature(o.run()))) {
                 return o;
             }
         }
         return bestOutcome;
+    }
+
+    /** A sequence that hung is replayed with a shorter patience: it hangs again or ends soon. */
+    static long hangFor(String sig) {
+        return sig != null && sig.contains(ConformanceSuite.HANG_RULE) ? Math.min(ConformanceSuite.hangMillis, 15_000)
+                : ConformanceSuite.hangMillis;
     }
 
     private static List<Action> trim(List<Action> cand, ConformanceSuite.Outcome o) {
@@ -79,7 +86,7 @@ final class Shrinker {
     private static ConformanceSuite.Outcome attempt(RunSettings settings, long seed, List<Action> cand, String sig,
                                                     int[] budget) {
         budget[0]--;
-        ConformanceSuite.Outcome o = ConformanceSuite.replay(settings, seed, cand);
+        ConformanceSuite.Outcome o = ConformanceSuite.replay(settings, seed, cand, hangFor(sig));
         return sig.equals(ConformanceSuite.signature(o.run())) ? o : null;
     }
 }
