@@ -32,6 +32,9 @@ public interface CompletionQueue {
     /** Number of entries the CQ holds. */
     int capacity();
 
+    /** The completion vector the CQ was created on (ibv_create_cq(3) comp_vector). */
+    int compVector();
+
     /** Completions waiting to be polled. */
     int size();
 

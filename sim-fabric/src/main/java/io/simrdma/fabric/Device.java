@@ -55,17 +55,37 @@ public interface Device extends AutoCloseable {
     /** Creates a completion event channel (ibv_create_comp_channel(3)). */
     CompletionChannel createCompletionChannel();
 
-    /** Creates a CQ of {@code cqe} entries without a channel (ibv_create_cq(3)). */
+    /**
+     * The device's completion vectors (struct ibv_context's num_comp_vectors): a CQ signals its
+     * completion events through one of them, numbered 0 to {@code numCompVectors() - 1}
+     * ({@link #createCq(int, CompletionChannel, Object, int)}). Also in {@link #query()}.
+     */
+    int numCompVectors();
+
+    /** Creates a CQ of {@code cqe} entries without a channel, on completion vector 0 (ibv_create_cq(3)). */
     CompletionQueue createCq(int cqe);
 
     /**
-     * Creates a completion queue (ibv_create_cq(3)) of exactly {@code cqe} entries.
+     * Creates a completion queue (ibv_create_cq(3)) of exactly {@code cqe} entries, on completion
+     * vector 0.
      *
      * @param channel where notifications go when requested (may be null)
      * @param context application object kept with the CQ (cq_context)
      * @throws VerbsException EINVAL if {@code cqe} is not in 1..max_cqe; ENOMEM beyond max_cq
      */
     CompletionQueue createCq(int cqe, CompletionChannel channel, Object context);
+
+    /**
+     * Creates a completion queue (ibv_create_cq(3)) of exactly {@code cqe} entries that signals
+     * its completion events through completion vector {@code compVector} ("it must be at least
+     * zero and less than context->num_comp_vectors", ibv_create_cq(3)). A vector selects which
+     * interrupt, and so which CPU, handles the CQ's events on a real device; here every vector is
+     * served by the device's executor, and {@link CompletionQueue#compVector()} reports it.
+     *
+     * @throws VerbsException EINVAL if {@code compVector} is not in 0..{@link #numCompVectors()}-1
+     *                        or {@code cqe} is not in 1..max_cqe; ENOMEM beyond max_cq
+     */
+    CompletionQueue createCq(int cqe, CompletionChannel channel, Object context, int compVector);
 
     /**
      * Waits for the next asynchronous event (ibv_get_async_event(3)) for at most {@code timeout}.

@@ -35,13 +35,16 @@ package io.simrdma.fabric;
  * @param physPortCnt     physical ports
  * @param atomicCap       atomic operations support (NONE when the device has no atomics)
  * @param capabilities    device_cap_flags: what the device supports beyond the basics
+ * @param numCompVectors  completion vectors a CQ may be created on (num_comp_vectors: libibverbs keeps
+ *                        it in struct ibv_context, not in ibv_device_attr; reported here with the
+ *                        other limits, and by {@link Device#numCompVectors()})
  */
 public record DeviceAttributes(
         String fwVer, long nodeGuid, long sysImageGuid, long maxMrSize, long pageSizeCap, int vendorId,
         int vendorPartId, int hwVer, int maxQp, int maxQpWr, int maxSge, int maxSgeRd, int maxCq, int maxCqe,
         int maxMr, int maxPd, int maxQpRdAtom, int maxResRdAtom, int maxQpInitRdAtom, int maxMw, int maxSrq,
         int maxSrqWr, int maxSrqSge, int maxPkeys, int maxInlineData, int localCaAckDelay, int physPortCnt,
-        AtomicCap atomicCap, java.util.Set<DeviceCapability> capabilities) {
+        AtomicCap atomicCap, java.util.Set<DeviceCapability> capabilities, int numCompVectors) {
 
     public DeviceAttributes {
         capabilities = java.util.Collections.unmodifiableSet(capabilities.isEmpty()

@@ -37,6 +37,7 @@ public final class DeviceConfig {
     private Integer maxSrqWr;
     private Integer maxSrqSge;
     private Integer maxInlineData;
+    private Integer numCompVectors;
     private Mtu maxMtu;
     private int maxUnackedPsns = 128;
     private Gid gid;
@@ -159,6 +160,12 @@ public final class DeviceConfig {
         return this;
     }
 
+    /** Completion vectors of the device (num_comp_vectors; default: the profile's). */
+    public DeviceConfig numCompVectors(int v) {
+        this.numCompVectors = v;
+        return this;
+    }
+
     /** Largest MTU of the port; also its active MTU (default: the profile's). */
     public DeviceConfig maxMtu(Mtu v) {
         this.maxMtu = Objects.requireNonNull(v);
@@ -224,6 +231,7 @@ public final class DeviceConfig {
         int srqWr = or(maxSrqWr, l.maxSrqWr());
         int srqSge = or(maxSrqSge, l.maxSrqSge());
         int inline = or(maxInlineData, l.maxInlineData());
+        int compVectors = or(numCompVectors, l.numCompVectors());
         long mrSize = maxMrSize != null ? maxMrSize : l.maxMrSize();
         positive("maxQp", qp);
         positive("maxQpWr", qpWr);
@@ -237,6 +245,7 @@ public final class DeviceConfig {
         positive("maxSrqWr", srqWr);
         positive("maxSrqSge", srqSge);
         positive("maxUnackedPsns", maxUnackedPsns);
+        positive("numCompVectors", compVectors);
         if (mw < 0 || qpRdAtom < 0 || qpInitRdAtom < 0 || resRdAtom < 0 || inline < 0) {
             throw new IllegalArgumentException("negative limit in " + name);
         }
@@ -249,7 +258,7 @@ public final class DeviceConfig {
         return new DeviceAttributes(l.fwVer(), assignedGuid, assignedGuid, mrSize, 4096L, l.vendorId(),
                 l.vendorPartId(), l.hwVer(), qp, qpWr, sge, sgeRd, cq, cqe, mr, pd, qpRdAtom, resRdAtom,
                 qpInitRdAtom, mw, srq, srqWr, srqSge, l.maxPkeys(), inline, l.localCaAckDelay(), 1,
-                profile.atomicCap(), profile.capabilities());
+                profile.atomicCap(), profile.capabilities(), compVectors);
     }
 
     private static int or(Integer set, int profileValue) {

@@ -171,15 +171,21 @@ public final class DeviceProfile {
      * @param maxPkeys        P_Key table size
      * @param localCaAckDelay local CA ACK delay exponent
      * @param maxMtu          the port's largest (and active) MTU
+     * @param numCompVectors  completion vectors (ibv_context's num_comp_vectors): a CQ's
+     *                        comp_vector must be in 0..numCompVectors-1 (ibv_create_cq(3))
      */
     public record Limits(String fwVer, int vendorId, int vendorPartId, int hwVer, long maxMrSize, int maxQp,
                          int maxQpWr, int maxSge, int maxSgeRd, int maxCq, int maxCqe, int maxMr, int maxPd,
                          int maxQpRdAtom, int maxResRdAtom, int maxQpInitRdAtom, int maxMw, int maxSrq, int maxSrqWr,
-                         int maxSrqSge, int maxInlineData, int maxPkeys, int localCaAckDelay, Mtu maxMtu) {
+                         int maxSrqSge, int maxInlineData, int maxPkeys, int localCaAckDelay, Mtu maxMtu,
+                         int numCompVectors) {
 
         public Limits {
             Objects.requireNonNull(fwVer, "fwVer");
             Objects.requireNonNull(maxMtu, "maxMtu");
+            if (numCompVectors < 1) {
+                throw new IllegalArgumentException("a device has at least one completion vector: " + numCompVectors);
+            }
         }
 
         @Override
@@ -189,7 +195,8 @@ public final class DeviceProfile {
                     + ", max_mw " + maxMw + ", max_srq " + maxSrq + " x " + maxSrqWr + " WRs x " + maxSrqSge
                     + " SGEs, max_qp_rd_atom " + maxQpRdAtom + ", max_qp_init_rd_atom " + maxQpInitRdAtom
                     + ", max_res_rd_atom " + maxResRdAtom + ", inline " + maxInlineData + " B, MTU "
-                    + maxMtu.bytes() + ", vendor 0x" + Integer.toHexString(vendorId) + " part " + vendorPartId;
+                    + maxMtu.bytes() + ", " + numCompVectors + " completion vectors, vendor 0x"
+                    + Integer.toHexString(vendorId) + " part " + vendorPartId;
         }
     }
 
@@ -264,8 +271,8 @@ public final class DeviceProfile {
                 .memoryWindows(EnumSet.allOf(MwType.class), "IBA 10.6.7, ibv_alloc_mw(3): types 1 and 2")
                 .unsupportedOperation(Errno.EINVAL, "ibv_post_send(3): an invalid WR is EINVAL")
                 .limits(new Limits("simrdma 0.1", 0x0002c9, 0x5352, 1, Integer.MAX_VALUE, 1024, 16384, 32, 32, 1024,
-                                65535, 65536, 1024, 128, 128 * 1024, 128, 65536, 1024, 16384, 32, 512, 1, 15, Mtu.MTU_4096),
-                        "simrdma's own defaults, a small Soft-RoCE-like device")
+                                65535, 65536, 1024, 128, 128 * 1024, 128, 65536, 1024, 16384, 32, 512, 1, 15, Mtu.MTU_4096, 4),
+                        "simrdma's own defaults, a small Soft-RoCE-like device on a 4-CPU host")
                 .build();
 
         MLX5 = builder("mlx5", "a ConnectX-5 with rdma-core's mlx5 provider: lenient posting, its limits")
@@ -287,8 +294,8 @@ public final class DeviceProfile {
                 .unsupportedOperation(Errno.EOPNOTSUPP, "providers/mlx5/qp.c: atomics on a QP without them are EOPNOTSUPP")
                 .limits(new Limits("16.35.2000", 0x02c9, 4119, 0, Integer.MAX_VALUE, 262144, 32768, 30, 30, 16777216,
                                 4194303, 16777216, 16777216, 16, 4194304, 16, 16777216, 8388608, 32767, 31, 988, 128, 16,
-                                Mtu.MTU_4096),
-                        "ibv_devinfo -v of ConnectX-4/5 (MT4115, MT4119); RC max_inline_data 988 as libfabric #3790 reports")
+                                Mtu.MTU_4096, 16),
+                        "ibv_devinfo -v of ConnectX-4/5 (MT4115, MT4119); RC max_inline_data 988 as libfabric #3790 reports; one completion vector per completion EQ, one EQ per core of a 16-core host (mlx5_comp_vectors_max)")
                 .build();
 
         RXE = builder("rxe", "Soft-RoCE (rdma_rxe, rdma-core's rxe provider) with its known deviations")
@@ -311,8 +318,8 @@ public final class DeviceProfile {
                 .memoryWindows(EnumSet.allOf(MwType.class), "rxe_mw.c: types 1 and 2")
                 .unsupportedOperation(Errno.EINVAL, "rxe: an opcode it lacks is EINVAL")
                 .limits(new Limits("0.0.0", 0xFFFFFF, 0, 0, Integer.MAX_VALUE, 1048576, 1048576, 32, 32, 1048576, 32767,
-                                1048576, 1048576, 128, 258048, 128, 4096, 1048576, 1048576, 27, 512, 64, 15, Mtu.MTU_4096),
-                        "rxe_param.h")
+                                1048576, 1048576, 128, 258048, 128, 4096, 1048576, 1048576, 27, 512, 64, 15, Mtu.MTU_4096, 4),
+                        "rxe_param.h; rxe_verbs.c: num_comp_vectors = num_possible_cpus(), a 4-CPU host")
                 .build();
 
         SIW = builder("siw", "SoftiWARP (siw): no atomics, no immediate data, no memory windows")
@@ -335,8 +342,8 @@ public final class DeviceProfile {
                         "siw.h SIW_MAX_MW 0; no alloc_mw, so libibverbs fails it with EOPNOTSUPP; BIND_MW and LOCAL_INV map to none")
                 .unsupportedOperation(Errno.EINVAL, "providers/siw/siw.c push_send_wqe: 'opcode unsupported', EINVAL")
                 .limits(new Limits("0.0.0", 0x626d74, 0, 0, Integer.MAX_VALUE, 102400, 32768, 6, 1, 102400, 3276800,
-                                1024000, 102400, 128, 128 * 102400, 128, 0, 102400, 327680, 6, 80, 1, 0, Mtu.MTU_4096),
-                        "siw.h; siw-abi.h: SIW_MAX_SGE 6, inline 80 bytes")
+                                1024000, 102400, 128, 128 * 102400, 128, 0, 102400, 327680, 6, 80, 1, 0, Mtu.MTU_4096, 4),
+                        "siw.h; siw-abi.h: SIW_MAX_SGE 6, inline 80 bytes; siw_main.c: num_comp_vectors = num_possible_cpus(), a 4-CPU host")
                 .build();
 
         DEFAULT = IBTA;

@@ -106,6 +106,7 @@ class DeviceProfileTest {
             assertEquals(l.vendorPartId(), a.vendorPartId());
             assertEquals(l.fwVer(), a.fwVer());
             assertEquals(l.maxMtu(), d.queryPort(1).maxMtu());
+            assertEquals(l.numCompVectors(), a.numCompVectors());
             assertEquals(p.atomics() ? AtomicCap.HCA : AtomicCap.NONE, a.atomicCap());
             assertEquals(p.supports(MwType.TYPE_1), a.capabilities().contains(DeviceCapability.MEM_WINDOW));
             assertEquals(p.supports(MwType.TYPE_2), a.capabilities().contains(DeviceCapability.MEM_WINDOW_TYPE_2B));

@@ -305,6 +305,63 @@ class RcTransportRuleTest {
         }
     }
 
+    static Stream<Arguments> readRestartedWhereTheCompleterMoved() {
+        return modesWith(2, 4);
+    }
+
+    /**
+     * The completer asks for go-back-N from a READ's first PSN (a later response came first), then,
+     * before its requester gets to run, takes the held-back First response from the same burst.
+     * The requester then resends the READ from the PSN after it, never behind what is acknowledged,
+     * and the responder answers that duplicate READ from its PSN starting with First (Only if one
+     * packet is left). The requester has to take that First although it accepted a First a moment
+     * ago: a READ was sent from that PSN. It used to call it a First inside a READ's responses and
+     * fail the READ with BAD_RESP_ERR (seen in ReliabilityTest's threaded runs, where a busy device
+     * thread lets the completer take several responses before the requester runs). Infinite
+     * bandwidth makes the responses b sends in one go arrive together, so the deterministic
+     * fabric replays that order exactly.
+     */
+    @ParameterizedTest(name = "{0}: a READ of {1} packets")
+    @MethodSource("readRestartedWhereTheCompleterMoved")
+    @DisplayName("IBA 9.7.5.1.2 / 9.7.5.1.5: a READ resent from a PSN inside it is answered from that PSN starting with First or Only, and the requester takes that answer even when it accepted responses between asking for the retry and resending")
+    void shouldCompleteTheReadWhenItIsResentFromWhereLateResponsesMovedTheCompleter(String mode, int packets) {
+        try (RcPair p = quietPair(mode)) {
+            p.connect();
+            p.link().config(new LinkConfig(p.link().config().latencyNanos(), 0));
+            Wire w = wire(p);
+            FaultGate lastSent = new FaultGate("READ response Last sent");
+            FaultRule holdFirst = FaultRule.hold(
+                    PacketMatcher.nth(1, PacketMatcher.readResponses().and(PacketMatcher.toQp(p.a.qp))), lastSent);
+            FaultRule last = FaultRule.observe(PacketMatcher.opcode(Opcode.RC_RDMA_READ_RESPONSE_LAST)).times(1);
+            lastSent.openOnHit(last);
+            p.link().addFault(holdFirst).addFault(last);
+            int len = packets * MTU - 100;
+            RcPair.fill(p.b.buf, 0, len, 12);
+            postRead(p, 1, len);
+            WorkCompletion wc = expect(p.a, 1, WcStatus.SUCCESS);
+            assertEquals(len, wc.byteLen());
+            RcPair.assertBytes(p.b.buf, 0, p.a.buf, 0, len);
+            assertEquals(1, holdFirst.hits());
+            assertEquals(0, count(p.a.qp, Counter.INVALID_PACKETS), "no response was taken for a bad one");
+            assertEquals(QpState.RTS, p.a.qp.state());
+            assertEquals(QpState.RTS, p.b.qp.state());
+            assertEquals(0, naksSent(p.b.qp));
+            if (mode.equals(DET)) {
+                List<Pkt> reads = w.sent("a", e -> e.opcode() == Opcode.RC_RDMA_READ_REQUEST);
+                assertEquals(2, reads.size(), "the READ and one retry: " + reads);
+                int second = Psn.add(p.psnA, 1);
+                assertEquals(second, reads.get(1).psn(), "resent from the PSN after the First accepted meanwhile");
+                assertEquals(p.b.addr(MTU), reads.get(1).va());
+                assertEquals(len - MTU, reads.get(1).len());
+                List<Pkt> answer = w.sent("b", e -> e.opcode().isRead() && e.psn() == second);
+                Opcode start = packets == 2 ? Opcode.RC_RDMA_READ_RESPONSE_ONLY : Opcode.RC_RDMA_READ_RESPONSE_FIRST;
+                assertEquals(start, answer.get(answer.size() - 1).opcode(), "the duplicate READ's answer: " + answer);
+                assertEquals(1, count(p.b.qp, Counter.DUPLICATE_REQUESTS));
+                assertEquals(0, count(p.a.qp, Counter.RETRY_TIMEOUTS), "retried at once, on the gap");
+            }
+        }
+    }
+
     @Test
     @DisplayName("IBA 9.7.5.1.5: an injected duplicate READ inside a completed READ is answered from its PSN (First, Middle, Last) and the requester ignores the answers")
     void shouldAnswerAnInjectedDuplicateReadFromItsPsnWhenItLiesInsideAnEarlierRead() {

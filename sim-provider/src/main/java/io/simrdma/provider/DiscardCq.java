@@ -13,7 +13,7 @@ import org.slf4j.LoggerFactory;
  * recv_evd_handle when it "is not interested in events for completions" of that stream, yet the
  * endpoint still posts, connects and transfers data, so its queue pair needs a CQ there (uDAPL's
  * openib providers keep an empty CQ for the same purpose). Each completion is taken off at once and
- * handed to the endpoint with no EVD ({@link IaEventRouter#translate}), which retires its work
+ * handed to the endpoint with no EVD ({@link IaEventRouter#deliver}), which retires its work
  * request (a ring slot, an RMR bind, an SRQ buffer) and makes no event.
  *
  * <p>Thread safety: created and destroyed on the device executor by {@link EpConfiguration};
@@ -48,7 +48,7 @@ final class DiscardCq {
     private void onCompletion() {
         try {
             while (cq.poll(polled, 1) > 0) {
-                ia.router.translate(null, polled[0], false);
+                ia.router.deliver(null, polled[0], false);
             }
         } catch (VerbsException e) {
             // An overrun cannot happen while every completion is taken as it comes; nobody would see it.

@@ -152,7 +152,7 @@ final class EpConnection {
         CmId id = ep.ia.cm.createId(ep.ia.cmChannel(), ep, PortSpace.IB);
         ep.ia.router.own(id, ep);
         try {
-            id.bind(ep.ia.cmAddress());
+            ep.ia.bindActive(id);
             id.resolveAddr(null, dst, RESOLVE_TIMEOUT_MS);
         } catch (VerbsException e) {
             ep.ia.router.disown(id);

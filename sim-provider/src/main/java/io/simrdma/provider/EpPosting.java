@@ -20,6 +20,7 @@ import io.simrdma.fabric.QueuePair;
 import io.simrdma.fabric.RecvWr;
 import io.simrdma.fabric.SendFlag;
 import io.simrdma.fabric.SendWr;
+import io.simrdma.fabric.Sge;
 import io.simrdma.fabric.VerbsException;
 import io.simrdma.fabric.WorkCompletion;
 import io.simrdma.fabric.WrOpcode;
@@ -44,7 +45,7 @@ import java.util.Set;
  * when the endpoint is created or its sizes change (dat_ep_modify(3DAT)), not per post.
  *
  * <p>Callers: {@link SimEp} (the consumer's posts, dat_ep_get_status, dat_ep_recv_query),
- * {@link SimRmr} (binds), {@link IaEventRouter#translate} and {@link SimSrq} (completions), and
+ * {@link SimRmr} (binds), {@link IaEventRouter#deliver} and {@link SimSrq} (completions), and
  * the endpoint's reset and dat_ep_modify.
  *
  * <p>Thread safety: thread-safe. Posts run on the caller's thread; completions, reset and
@@ -90,10 +91,15 @@ final class EpPosting {
 
     private final SimEp ep;
     private final Object lock = new Object();
+    /** The request ring, made at the first request post (an endpoint that never posts holds none); guarded by lock. */
     private ReqSlot[] req;
+    private int reqSize;
     private int reqHead;
     private int reqTail;
+    /** The receive ring, made at the first receive; guarded by lock. */
     private RecvSlot[] recv;
+    private int recvSize;
+    private int recvIov;
     private int recvHead;
     private int recvTail;
     private boolean anyRecvPosted;
@@ -105,23 +111,49 @@ final class EpPosting {
         sizeRings(attributes);
     }
 
-    /** Makes empty rings for the sizes of {@code a}: at creation, and when dat_ep_modify(3DAT) makes a new QP. */
+    /**
+     * Sizes empty rings for {@code a}: at creation, and when dat_ep_modify(3DAT) makes a new QP.
+     * The rings and their slots are made when first used, so a connected endpoint that has not
+     * posted holds none of them (tens of thousands of connections per IA).
+     */
     void sizeRings(EpAttributes a) {
         synchronized (lock) {
-            int n = Integer.highestOneBit(Math.max(1, a.maxRequestDtos()) * 2 - 1);
-            req = new ReqSlot[n];
-            for (int i = 0; i < n; i++) {
-                req[i] = new ReqSlot();
-            }
+            reqSize = Integer.highestOneBit(Math.max(1, a.maxRequestDtos()) * 2 - 1);
             // An SRQ endpoint has no receives of its own (dat_ep_create_with_srq(3DAT) ignores max_recv_iov).
-            int iov = ep.srq != null ? 1 : Math.max(1, a.maxRecvIov());
-            int m = ep.srq != null ? 1 : Integer.highestOneBit(Math.max(1, a.maxRecvDtos()) * 2 - 1);
-            recv = new RecvSlot[m];
-            for (int i = 0; i < m; i++) {
-                recv[i] = new RecvSlot(iov);
-            }
+            recvIov = ep.srq != null ? 1 : Math.max(1, a.maxRecvIov());
+            recvSize = ep.srq != null ? 1 : Integer.highestOneBit(Math.max(1, a.maxRecvDtos()) * 2 - 1);
+            req = null;
+            recv = null;
             reqHead = reqTail = recvHead = recvTail = 0;
         }
+    }
+
+    /** The request slot of sequence number {@code seq}, made if new. Holds lock. */
+    private ReqSlot reqSlot(int seq) {
+        if (req == null) {
+            req = new ReqSlot[reqSize];
+        }
+        int i = seq & (reqSize - 1);
+        ReqSlot s = req[i];
+        if (s == null) {
+            s = new ReqSlot();
+            req[i] = s;
+        }
+        return s;
+    }
+
+    /** The receive slot of sequence number {@code seq}, made if new. Holds lock. */
+    private RecvSlot recvSlot(int seq) {
+        if (recv == null) {
+            recv = new RecvSlot[recvSize];
+        }
+        int i = seq & (recvSize - 1);
+        RecvSlot s = recv[i];
+        if (s == null) {
+            s = new RecvSlot(recvIov);
+            recv[i] = s;
+        }
+        return s;
     }
 
     // ------------------------------------------------------------------ posting (caller's thread)
@@ -164,7 +196,7 @@ final class EpPosting {
      */
     private void retireUpTo(int end) {
         for (; end - reqHead > 0; reqHead++) {
-            ReqSlot s = req[reqHead & (req.length - 1)];
+            ReqSlot s = reqSlot(reqHead);
             if (s.kind == Kind.BIND && s.rmr != null) {
                 s.rmr.bound(s.lmr, s.triplet, s.privileges, s.newRkey, true);
             }
@@ -204,7 +236,7 @@ final class EpPosting {
      */
     private void postRequest(QueuePair q, WrOpcode opcode, long cookie, Kind kind, long length, Set<CompletionFlag> flags) {
         int seq = claimRequest(q);
-        fill(req[seq & (req.length - 1)], cookie, kind, length, flags);
+        fill(reqSlot(seq), cookie, kind, length, flags);
         sendWr.opcode(opcode).flagBits(sendFlags(flags)).wrId(WrId.of(WrId.REQUEST, ep.id, seq));
         try {
             q.postSend(sendWr);
@@ -229,7 +261,7 @@ final class EpPosting {
         QueuePair q = ep.config.readyQp();
         synchronized (lock) {
             sendWr.clear();
-            long total = LocalIov.addSegments(ep.ia, ep.config.pz(), localIov, false, (a, l, k) -> sendWr.sge(a, l, k));
+            long total = LocalIov.addSegments(ep.ia, ep.config.pz(), localIov, sendWr);
             long max = ep.config.attrs().maxMessageSize();
             if (total > max) {
                 throw DatException.invalidParameter("message of " + total + " bytes exceeds max_message_size " + max);
@@ -251,14 +283,7 @@ final class EpPosting {
         QueuePair q = ep.config.readyQp();
         synchronized (lock) {
             sendWr.clear();
-            long[] left = {remoteBuffer.segmentLength()};
-            long total = LocalIov.addSegments(ep.ia, ep.config.pz(), localIov, true, (a, l, k) -> {
-                int n = (int) Math.min(l, left[0]);
-                if (n > 0) {
-                    sendWr.sge(a, n, k);
-                    left[0] -= n;
-                }
-            });
+            long total = LocalIov.addReadSegments(ep.ia, ep.config.pz(), localIov, sendWr, remoteBuffer.segmentLength());
             if (total < remoteBuffer.segmentLength()) {
                 // dat_ep_post_rdma_read(3DAT): the local buffer is too small for the remote data.
                 throw new DatException(DatReturnType.LENGTH_ERROR, "local_iov of " + total + " bytes cannot hold the "
@@ -279,7 +304,7 @@ final class EpPosting {
         QueuePair q = ep.config.readyQp();
         synchronized (lock) {
             sendWr.clear();
-            long total = LocalIov.addSegments(ep.ia, ep.config.pz(), localIov, false, (a, l, k) -> sendWr.sge(a, l, k));
+            long total = LocalIov.addSegments(ep.ia, ep.config.pz(), localIov, sendWr);
             if (total > remoteBuffer.segmentLength()) {
                 // dat_ep_post_rdma_write(3DAT): the remote buffer is too small for the local data.
                 throw new DatException(DatReturnType.LENGTH_ERROR, "remote buffer of " + remoteBuffer.segmentLength()
@@ -314,7 +339,7 @@ final class EpPosting {
         }
         synchronized (lock) {
             int seq = claimRequest(q);
-            ReqSlot s = req[seq & (req.length - 1)];
+            ReqSlot s = reqSlot(seq);
             fill(s, cookie, Kind.BIND, triplet.segmentLength(), flags);
             s.rmr = rmr;
             s.lmr = lmr;
@@ -377,16 +402,16 @@ final class EpPosting {
                 throw SimHandle.insufficient(DatReturnSubtype.RESOURCE_MEMORY, "max_recv_dtos (" + max + ") receives are posted");
             }
             int seq = recvTail;
-            RecvSlot s = recv[seq & (recv.length - 1)];
+            RecvSlot s = recvSlot(seq);
             recvWr.clear();
-            s.segments = 0;
-            LocalIov.addSegments(ep.ia, ep.config.pz(), localIov, true, (a, l, k) -> {
-                recvWr.sge(a, l, k);
-                s.lmr[s.segments] = k;
-                s.va[s.segments] = a;
-                s.len[s.segments] = l;
-                s.segments++;
-            });
+            LocalIov.addSegments(ep.ia, ep.config.pz(), localIov, recvWr);
+            s.segments = recvWr.numSge();
+            for (int i = 0; i < s.segments; i++) {
+                Sge g = recvWr.sgeAt(i);
+                s.lmr[i] = g.lkey();
+                s.va[i] = g.addr();
+                s.len[i] = g.length();
+            }
             s.cookie = userCookie;
             recvWr.wrId(WrId.of(WrId.RECV, ep.id, seq));
             try {
@@ -403,10 +428,11 @@ final class EpPosting {
     // ------------------------------------------------------------------ completions (engine thread)
 
     /**
-     * A request completion of this endpoint taken off its request EVD's CQ; {@code evd} null when
+     * A request completion of this endpoint taken off its request EVD's CQ: queues its event on
+     * {@code evd} (nothing for a completion of no slot of this endpoint). {@code evd} is null when
      * the endpoint has no request EVD ({@link DiscardCq}): the work request is retired and no event made.
      */
-    IaEventRouter.Translated completeRequest(SimEvd evd, int seq, WorkCompletion wc) {
+    void completeRequest(SimEvd evd, int seq, WorkCompletion wc) {
         long cookie;
         Kind kind;
         long length;
@@ -418,10 +444,10 @@ final class EpPosting {
         int newRkey;
         synchronized (lock) {
             if (seq - reqHead < 0 || reqTail - seq <= 0) {
-                return null;
+                return;
             }
             retireUpTo(seq);
-            ReqSlot s = req[seq & (req.length - 1)];
+            ReqSlot s = reqSlot(seq);
             cookie = s.cookie;
             kind = s.kind;
             length = s.length;
@@ -442,48 +468,49 @@ final class EpPosting {
         if (kind == Kind.BIND) {
             rmr.bound(lmr, triplet, privileges, newRkey, ok);
             if (evd == null) {
-                return null;
+                return;
             }
-            return new IaEventRouter.Translated(new RmrBindCompletionEvent(evd, rmr, cookie, ok ? st
-                    : st == DtoCompletionStatus.ERR_FLUSHED ? st : DtoCompletionStatus.RMR_OPERATION_FAILED), notify);
+            evd.deliver(new RmrBindCompletionEvent(evd, rmr, cookie, ok ? st
+                    : st == DtoCompletionStatus.ERR_FLUSHED ? st : DtoCompletionStatus.RMR_OPERATION_FAILED), notify, null);
+            return;
         }
         if (evd == null) {
-            return null;
+            return;
         }
-        return new IaEventRouter.Translated(new DtoCompletionEvent(evd, ep, cookie, st, ok ? length : 0), notify);
+        evd.deliver(new DtoCompletionEvent(evd, ep, cookie, st, ok ? length : 0), notify, null);
     }
 
-    /** A receive completion of this endpoint taken off its recv EVD's CQ ({@code evd} null: it has none). */
-    IaEventRouter.Translated completeRecv(SimEvd evd, int seq, WorkCompletion wc, boolean solicited) {
+    /** A receive completion of this endpoint taken off its recv EVD's CQ: queues its event on {@code evd} (null: it has none). */
+    void completeRecv(SimEvd evd, int seq, WorkCompletion wc, boolean solicited) {
         long cookie;
         synchronized (lock) {
             if (seq - recvHead < 0 || recvTail - seq <= 0) {
-                return null;
+                return;
             }
-            cookie = recv[seq & (recv.length - 1)].cookie;
+            cookie = recvSlot(seq).cookie;
             recvHead = seq + 1;
         }
-        return recvCompleted(evd, cookie, wc, solicited, null);
+        recvCompleted(evd, cookie, wc, solicited, null);
     }
 
     /**
-     * The event of a receive of {@code cookie} that completed on this endpoint, posted to it or
-     * (dat_srq_post_recv(3DAT)) to its SRQ, as if posted to the endpoint; {@code reaped} as in
-     * {@link IaEventRouter.Translated}. With no recv EVD ({@code evd} null, see {@link DiscardCq}) no
-     * event is made and {@code reaped} runs at once.
+     * Queues on {@code evd} the event of a receive of {@code cookie} that completed on this
+     * endpoint, posted to it or (dat_srq_post_recv(3DAT)) to its SRQ, as if posted to the endpoint;
+     * {@code reaped} (may be null) runs once the event has left the EVD ({@link SimEvd#deliver}).
+     * With no recv EVD ({@code evd} null, see {@link DiscardCq}) no event is made and {@code reaped}
+     * runs at once.
      */
-    IaEventRouter.Translated recvCompleted(SimEvd evd, long cookie, WorkCompletion wc, boolean solicited, Runnable reaped) {
+    void recvCompleted(SimEvd evd, long cookie, WorkCompletion wc, boolean solicited, Runnable reaped) {
         DtoCompletionStatus st = Statuses.of(wc.status(), wc.vendorErr());
         boolean ok = st == DtoCompletionStatus.SUCCESS;
-        boolean notifies = recvNotifies(ok, solicited);
+        boolean notify = recvNotifies(ok, solicited);
         if (evd == null) {
             if (reaped != null) {
                 reaped.run();
             }
-            return null;
+            return;
         }
-        return new IaEventRouter.Translated(new DtoCompletionEvent(evd, ep, cookie, st, ok ? Integer.toUnsignedLong(wc.byteLen()) : 0),
-                notifies, reaped);
+        evd.deliver(new DtoCompletionEvent(evd, ep, cookie, st, ok ? Integer.toUnsignedLong(wc.byteLen()) : 0), notify, reaped);
     }
 
     /**

@@ -4,8 +4,8 @@ import io.simrdma.dat.CompletionFlag;
 import io.simrdma.dat.DatException;
 import io.simrdma.dat.EvdFlag;
 
-import java.util.ArrayList;
-import java.util.List;
+import java.util.IdentityHashMap;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -13,6 +13,12 @@ import java.util.Set;
  * stream, with its completion flags), and the rules of dat_ep_create(3DAT) USAGE for EVDs shared
  * by several streams: which completion flags may meet on one EVD, and whether waiters on the EVD
  * must use threshold 1 (dat_evd_wait(3DAT)).
+ *
+ * <p>The rules ask only how many streams there are, how many are UNSIGNALLED and how many are
+ * SOLICITED_WAIT receive streams, so this class keeps those three counts, and the streams by
+ * endpoint for their removal: a join, a check and a removal take constant time however many
+ * endpoints share the EVD (an IA with tens of thousands of endpoints on one EVD connects each in
+ * the same time).
  *
  * <p>Callers: {@link SimEvd} asks whether its streams control notification; an endpoint's
  * {@link EpConfiguration} (on dat_ep_create and dat_ep_modify) checks a stream before it joins,
@@ -24,8 +30,11 @@ import java.util.Set;
  */
 final class EvdStreams {
 
-    /** An endpoint completion stream on this EVD, for the flag rules of dat_ep_create(3DAT). */
-    record Stream(SimEp ep, boolean recv, Set<CompletionFlag> flags) {
+    /**
+     * An endpoint completion stream on this EVD, for the flag rules of dat_ep_create(3DAT);
+     * {@code owner} is its endpoint, compared by identity (null for a stream checked, not added).
+     */
+    record Stream(Object owner, boolean recv, Set<CompletionFlag> flags) {
 
         boolean unsignalled() {
             return flags.contains(CompletionFlag.UNSIGNALLED);
@@ -39,7 +48,11 @@ final class EvdStreams {
 
     /** Whether the EVD also carries CR, connection, async or software events. */
     private final boolean nonDtoStreams;
-    private final List<Stream> streams = new ArrayList<>();
+    /** Each endpoint's stream, or its two streams (a Stream[]) when both go to this EVD. */
+    private final Map<Object, Object> byEndpoint = new IdentityHashMap<>();
+    private int streams;
+    private int unsignalled;
+    private int solicitedWait;
 
     /** The streams of an EVD created with {@code evdFlags}. */
     EvdStreams(Set<EvdFlag> evdFlags) {
@@ -48,16 +61,35 @@ final class EvdStreams {
     }
 
     synchronized void add(Stream s) {
-        streams.add(s);
+        Object had = byEndpoint.get(s.owner());
+        byEndpoint.put(s.owner(), had == null ? s : new Stream[] {(Stream) had, s});
+        count(s, 1);
     }
 
-    /** Removes every stream of {@code ep}. */
-    synchronized void removeAll(SimEp ep) {
-        streams.removeIf(s -> s.ep() == ep);
+    private void count(Stream s, int delta) {
+        streams += delta;
+        if (s.unsignalled()) {
+            unsignalled += delta;
+        }
+        if (s.solicitedWait()) {
+            solicitedWait += delta;
+        }
+    }
+
+    /** Removes every stream of endpoint {@code owner}. */
+    synchronized void removeAll(Object owner) {
+        Object had = byEndpoint.remove(owner);
+        if (had instanceof Stream one) {
+            count(one, -1);
+        } else if (had instanceof Stream[] two) {
+            for (Stream s : two) {
+                count(s, -1);
+            }
+        }
     }
 
     synchronized boolean isEmpty() {
-        return streams.isEmpty();
+        return streams == 0;
     }
 
     /**
@@ -65,22 +97,12 @@ final class EvdStreams {
      * threshold 1 (dat_evd_wait(3DAT)).
      */
     synchronized boolean consumerControlled() {
-        for (Stream s : streams) {
-            if (s.unsignalled() || s.solicitedWait()) {
-                return true;
-            }
-        }
-        return false;
+        return unsignalled > 0 || solicitedWait > 0;
     }
 
     /** True if a receive stream is SOLICITED_WAIT (dat_evd_query(3DAT): DAT_EVD_STATE_CONFIG_SOLICITED). */
     synchronized boolean hasSolicitedWait() {
-        for (Stream s : streams) {
-            if (s.solicitedWait()) {
-                return true;
-            }
-        }
-        return false;
+        return solicitedWait > 0;
     }
 
     /**
@@ -88,35 +110,49 @@ final class EvdStreams {
      * an EVD also fed by non-DTO streams takes only threshold-controlled streams; an UNSIGNALLED
      * stream needs every stream of the EVD UNSIGNALLED; a SOLICITED_WAIT receive stream needs every
      * receive stream SOLICITED_WAIT and no other stream. {@code sibling}, if not null, is another
-     * stream of the same endpoint joining at the same time, checked as if already here.
+     * stream of the same endpoint joining at the same time, checked as if already here (after the
+     * streams that are).
      *
      * @throws DatException DAT_INVALID_PARAMETER if the stream may not join
      */
     void checkJoin(boolean recvStream, Set<CompletionFlag> flags, Stream sibling) {
-        boolean unsignalled = flags.contains(CompletionFlag.UNSIGNALLED);
-        boolean solicited = recvStream && flags.contains(CompletionFlag.SOLICITED_WAIT);
-        if (nonDtoStreams && (unsignalled || solicited)) {
+        boolean u = flags.contains(CompletionFlag.UNSIGNALLED);
+        boolean s = recvStream && flags.contains(CompletionFlag.SOLICITED_WAIT);
+        if (nonDtoStreams && (u || s)) {
             throw DatException.invalidParameter("an EVD fed by non-DTO streams takes only threshold-controlled DTO streams");
         }
-        List<Stream> present;
+        int n;
+        int nu;
+        int nss;
         synchronized (this) {
-            present = new ArrayList<>(streams);
+            n = streams;
+            nu = unsignalled;
+            nss = solicitedWait;
+        }
+        // The streams here agree on UNSIGNALLED (this rule let each in), so a stream that disagrees
+        // disagrees with the first of them: the UNSIGNALLED rule is the one broken first.
+        if (u ? nu < n : nu > 0) {
+            throw unsignalledMismatch();
+        }
+        if (s ? nss < n : nss > 0) {
+            throw solicitedMismatch();
         }
         if (sibling != null) {
-            present.add(sibling);
-        }
-        for (Stream s : present) {
-            boolean su = s.unsignalled();
-            boolean ss = s.solicitedWait();
-            if (su != unsignalled && (su || unsignalled)) {
-                throw DatException.invalidParameter("every DTO stream of an EVD with an UNSIGNALLED stream must be UNSIGNALLED");
+            if (sibling.unsignalled() != u) {
+                throw unsignalledMismatch();
             }
-            if (ss || solicited) {
-                if (!(s.recv() && recvStream && ss && solicited)) {
-                    throw DatException.invalidParameter(
-                            "an EVD with a SOLICITED_WAIT receive stream takes only SOLICITED_WAIT receive streams");
-                }
+            if ((sibling.solicitedWait() || s) && !(sibling.recv() && recvStream && sibling.solicitedWait() && s)) {
+                throw solicitedMismatch();
             }
         }
+    }
+
+    private static DatException unsignalledMismatch() {
+        return DatException.invalidParameter("every DTO stream of an EVD with an UNSIGNALLED stream must be UNSIGNALLED");
+    }
+
+    private static DatException solicitedMismatch() {
+        return DatException.invalidParameter(
+                "an EVD with a SOLICITED_WAIT receive stream takes only SOLICITED_WAIT receive streams");
     }
 }

@@ -1,7 +1,6 @@
 package io.simrdma.provider;
 
 import io.simrdma.dat.AsyncErrorReason;
-import io.simrdma.dat.DatEvent;
 import io.simrdma.dat.EventNumber;
 import io.simrdma.fabric.AsyncEvent;
 import io.simrdma.fabric.Device;
@@ -15,6 +14,7 @@ import org.slf4j.LoggerFactory;
 
 import java.util.IdentityHashMap;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 
@@ -23,7 +23,7 @@ import java.util.function.Consumer;
  * object it concerns, found in the tables the objects register themselves in.
  * <ul>
  *   <li>a work completion, taken off an EVD's CQ: to the endpoint or SRQ its wr_id names
- *       ({@link WrId}), which turns it into a DAT event ({@link #translate});</li>
+ *       ({@link WrId}), which turns it into a DAT event ({@link #deliver});</li>
  *   <li>a connection-manager event: to the endpoint, service point or connection request that
  *       owns its id ({@link #own});</li>
  *   <li>a device async event: a QP error to the endpoint of the QP (DAT_ASYNC_ERROR_EP_BROKEN),
@@ -45,20 +45,13 @@ final class IaEventRouter {
 
     private static final Logger LOG = LoggerFactory.getLogger(IaEventRouter.class);
 
-    /**
-     * A translated completion; {@code reaped} (may be null) runs once the event has left its EVD
-     * (dequeued, waited for, lost to an overflow, or discarded with the EVD).
-     */
-    record Translated(DatEvent event, boolean notifies, Runnable reaped) {
-        Translated(DatEvent event, boolean notifies) {
-            this(event, notifies, null);
-        }
-    }
-
     private final SimIa ia;
-    private final Map<Integer, SimEp> eps = new ConcurrentHashMap<>();
-    private final Map<Integer, SimEp> epsByQpn = new ConcurrentHashMap<>();
-    private final Map<Integer, SimSrq> srqs = new ConcurrentHashMap<>();
+    /** Endpoints by id, SRQs by id, endpoints by QP number: read on every completion, without boxing. */
+    private final IntTable<SimEp> eps = new IntTable<>();
+    private final IntTable<SimEp> epsByQpn = new IntTable<>();
+    private final IntTable<SimSrq> srqs = new IntTable<>();
+    /** The SRQs, for the SRQ limit event (which names the verbs SRQ). */
+    private final Set<SimSrq> srqSet = ConcurrentHashMap.newKeySet();
     /** Connection-manager ids of endpoints, service points and requests: device executor only. */
     private final Map<CmId, Object> owners = new IdentityHashMap<>();
     private final Consumer<AsyncEvent> asyncListener = this::onDeviceEvent;
@@ -95,7 +88,10 @@ final class IaEventRouter {
     }
 
     void qpDestroyed(QueuePair qp) {
-        epsByQpn.remove(qp.qpNum());
+        SimEp ep = epsByQpn.get(qp.qpNum());
+        if (ep != null) {
+            epsByQpn.remove(qp.qpNum(), ep);
+        }
     }
 
     private SimEp epByQpn(int qpn) {
@@ -104,10 +100,12 @@ final class IaEventRouter {
 
     void registerSrq(SimSrq srq) {
         srqs.put(srq.id, srq);
+        srqSet.add(srq);
     }
 
     void unregisterSrq(SimSrq srq) {
         srqs.remove(srq.id, srq);
+        srqSet.remove(srq);
     }
 
     /** {@code owner} (an endpoint, a service point or a request) takes the events of {@code id}. Device executor. */
@@ -128,11 +126,12 @@ final class IaEventRouter {
     // ------------------------------------------------------------------ completions
 
     /**
-     * Translates a completion taken off {@code evd}'s CQ into a DAT event, or null if it is
-     * suppressed; {@code evd} null for a stream with no EVD ({@link DiscardCq}), whose work request
-     * is retired without an event (null). Engine thread.
+     * Delivers a completion taken off {@code evd}'s CQ: the endpoint or SRQ its wr_id names turns it
+     * into a DAT event and queues it on {@code evd} (nothing, if the poster is gone); {@code evd} null
+     * for a stream with no EVD ({@link DiscardCq}), whose work request is retired without an event.
+     * Engine thread.
      */
-    Translated translate(SimEvd evd, WorkCompletion wc, boolean solicited) {
+    void deliver(SimEvd evd, WorkCompletion wc, boolean solicited) {
         long wrId = wc.wrId();
         long tag = WrId.tag(wrId);
         int owner = WrId.owner(wrId);
@@ -140,13 +139,20 @@ final class IaEventRouter {
         if (tag == WrId.SRQ) {
             SimSrq srq = srqs.get(owner);
             SimEp ep = epByQpn(wc.qpNum());
-            return srq == null || ep == null ? null : srq.complete(evd, ep, slot, wc, solicited);
+            if (srq != null && ep != null) {
+                srq.complete(evd, ep, slot, wc, solicited);
+            }
+            return;
         }
         SimEp ep = eps.get(owner);
         if (ep == null) {
-            return null;
+            return;
         }
-        return tag == WrId.RECV ? ep.posting.completeRecv(evd, slot, wc, solicited) : ep.posting.completeRequest(evd, slot, wc);
+        if (tag == WrId.RECV) {
+            ep.posting.completeRecv(evd, slot, wc, solicited);
+        } else {
+            ep.posting.completeRequest(evd, slot, wc);
+        }
     }
 
     // ------------------------------------------------------------------ connection manager and device events
@@ -188,7 +194,7 @@ final class IaEventRouter {
                 break;
             }
             case SRQ_LIMIT_REACHED:
-                for (SimSrq s : srqs.values()) {
+                for (SimSrq s : srqSet) {
                     if (s.isVerbsSrq(e.srq())) {
                         s.lowWatermarkReached();
                     }

@@ -22,7 +22,6 @@ import io.simrdma.fabric.VerbsException;
 import io.simrdma.fabric.WorkCompletion;
 import io.simrdma.fabric.sched.WaitSignal;
 
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
@@ -48,19 +47,21 @@ import java.util.Set;
  */
 final class SimEvd extends SimHandle implements EventDispatcher {
 
-    private record Entry(DatEvent event, boolean notifies, Runnable reaped) {
-    }
-
-    /** Tells the stream an event of {@code e} has left the EVD (SRQ accounting, dat_srq_query(3DAT)). */
-    private static void reaped(Entry e) {
-        if (e != null && e.reaped() != null) {
-            e.reaped().run();
-        }
-    }
-
     private final Object lock = new Object();
     private final EnumSet<EvdFlag> flags;
-    private final ArrayDeque<Entry> queue = new ArrayDeque<>();
+    /**
+     * The queue: a ring of qlen slots, oldest at {@code head}; per slot the event, whether it
+     * notifies, and what runs when it leaves ({@link #deliver}). Guarded by lock; no allocation per event.
+     */
+    private DatEvent[] events;
+    private boolean[] notifies;
+    private Runnable[] reapers;
+    private int head;
+    private int count;
+    /** The threshold of the current dat_evd_wait; read by {@link #waitCondition}. Guarded by lock. */
+    private int waitThreshold;
+    /** The condition of dat_evd_wait ({@link #waitOver}), made once: a wait allocates no lambda. */
+    private final java.util.function.BooleanSupplier waitCondition = this::waitOver;
     private final WaitSignal signal;
     /** The endpoint completion streams feeding this EVD and their flag rules. */
     final EvdStreams streams;
@@ -81,6 +82,9 @@ final class SimEvd extends SimHandle implements EventDispatcher {
     SimEvd(SimIa ia, int qlen, SimCno cno, Set<EvdFlag> flags) {
         super(ia, HandleType.EVD);
         this.qlen = qlen;
+        this.events = new DatEvent[qlen];
+        this.notifies = new boolean[qlen];
+        this.reapers = new Runnable[qlen];
         this.flags = flags.isEmpty() ? EnumSet.noneOf(EvdFlag.class) : EnumSet.copyOf(flags);
         this.streams = new EvdStreams(this.flags);
         this.signal = ia.fabric.scheduler().newSignal();
@@ -169,10 +173,16 @@ final class SimEvd extends SimHandle implements EventDispatcher {
             cq.ackEvents(1);
             cq.requestNotify(true);
         }
-        IaEventRouter.Translated t = ia.router.translate(this, polled[0], solicitedEvent);
-        if (t != null) {
-            enqueue(t.event(), t.notifies(), t.reaped(), true);
-        }
+        ia.router.deliver(this, polled[0], solicitedEvent);
+    }
+
+    /**
+     * Queues the event of a completion taken off this EVD's CQ ({@link IaEventRouter#deliver});
+     * {@code reaped} (may be null) runs once the event has left the EVD: dequeued, waited for, lost
+     * to an overflow (which is reported), or discarded with the EVD. Engine thread.
+     */
+    void deliver(DatEvent e, boolean notify, Runnable reaped) {
+        enqueue(e, notify, reaped, true);
     }
 
     /** Queues an event of any stream. Any thread. @return false if the EVD overflowed (the event is lost) */
@@ -195,8 +205,12 @@ final class SimEvd extends SimHandle implements EventDispatcher {
         boolean wasFreed;
         synchronized (lock) {
             wasFreed = freed;
-            if (!wasFreed && queue.size() < qlen) {
-                queue.add(new Entry(e, notify, reaped));
+            if (!wasFreed && count < qlen) {
+                int at = (head + count) % events.length;
+                events[at] = e;
+                notifies[at] = notify;
+                reapers[at] = reaped;
+                count++;
                 queued = true;
                 if (notify) {
                     notifying++;
@@ -236,29 +250,42 @@ final class SimEvd extends SimHandle implements EventDispatcher {
     @Override
     public Optional<DatEvent> dequeue() {
         checkHandle();
-        Entry e;
+        DatEvent e;
+        Runnable reaper;
         synchronized (lock) {
             if (waiting) {
                 throw invalidState(DatReturnSubtype.INVALID_STATE_EVD_WAITER,
                         "a thread waits on this EVD (dat_evd_dequeue(3DAT))");
             }
+            reaper = count > 0 ? reapers[head] : null;
             e = take();
         }
         if (e == null && ia.fabric.scheduler().progress()) {
             synchronized (lock) {
+                reaper = count > 0 ? reapers[head] : null;
                 e = take();
             }
         }
-        reaped(e);
-        return e == null ? Optional.empty() : Optional.of(e.event());
+        if (reaper != null) {
+            reaper.run();
+        }
+        return e == null ? Optional.empty() : Optional.of(e);
     }
 
-    /** Takes the oldest event off the queue, or null. Holds lock. */
-    private Entry take() {
-        Entry e = queue.poll();
-        if (e != null && e.notifies()) {
+    /** Takes the oldest event off the queue, or null; the caller runs its reaper (read first). Holds lock. */
+    private DatEvent take() {
+        if (count == 0) {
+            return null;
+        }
+        int at = head;
+        DatEvent e = events[at];
+        if (notifies[at]) {
             notifying--;
         }
+        events[at] = null;
+        reapers[at] = null;
+        head = at + 1 == events.length ? 0 : at + 1;
+        count--;
         return e;
     }
 
@@ -284,20 +311,18 @@ final class SimEvd extends SimHandle implements EventDispatcher {
                         "an UNSIGNALLED or SOLICITED_WAIT stream feeds this EVD: threshold must be 1 (dat_evd_wait(3DAT))");
             }
             waiting = true;
+            waitThreshold = threshold;
         }
         try {
             long nanos = timeout.isInfinite() ? -1 : timeout.toNanos();
-            signal.await(() -> {
-                synchronized (lock) {
-                    return freed || ia.closed || !waitable || ready(threshold);
-                }
-            }, nanos);
+            signal.await(waitCondition, nanos);
             if (Thread.interrupted()) {
                 // provider-api: the call fails with DAT_INTERRUPTED_CALL and the thread's interrupt status is set again
                 Thread.currentThread().interrupt();
                 throw new DatException(DatReturnType.INTERRUPTED_CALL, "dat_evd_wait interrupted");
             }
-            Entry e;
+            DatEvent e;
+            Runnable reaper;
             int nmore;
             synchronized (lock) {
                 if (freed || ia.closed) {
@@ -307,13 +332,16 @@ final class SimEvd extends SimHandle implements EventDispatcher {
                     throw invalidState(DatReturnSubtype.INVALID_STATE_EVD_UNWAITABLE, "EVD made unwaitable while waiting");
                 }
                 if (!ready(threshold)) {
-                    return EvdWaitResult.timedOut(queue.size());
+                    return EvdWaitResult.timedOut(count);
                 }
+                reaper = reapers[head];
                 e = take();
-                nmore = queue.size();
+                nmore = count;
             }
-            reaped(e);
-            return EvdWaitResult.success(e.event(), nmore);
+            if (reaper != null) {
+                reaper.run();
+            }
+            return EvdWaitResult.success(e, nmore);
         } finally {
             synchronized (lock) {
                 waiting = false;
@@ -321,14 +349,21 @@ final class SimEvd extends SimHandle implements EventDispatcher {
         }
     }
 
+    /** Whether the current dat_evd_wait may return: an event ready, or the EVD gone or made unwaitable. */
+    private boolean waitOver() {
+        synchronized (lock) {
+            return freed || ia.closed || !waitable || ready(waitThreshold);
+        }
+    }
+
     private boolean ready(int threshold) {
-        return notifying > 0 && queue.size() >= threshold;
+        return notifying > 0 && count >= threshold;
     }
 
     /** Events queued (for tests and dat_evd_resize). */
     int size() {
         synchronized (lock) {
-            return queue.size();
+            return count;
         }
     }
 
@@ -339,7 +374,7 @@ final class SimEvd extends SimHandle implements EventDispatcher {
             throw DatException.invalidParameter("EVD was not created with the software event stream (DAT_EVD_SOFTWARE_FLAG)");
         }
         synchronized (lock) {
-            if (queue.size() >= qlen) {
+            if (count >= qlen) {
                 throw new DatException(DatReturnType.QUEUE_FULL, "EVD is full (dat_evd_post_se(3DAT))");
             }
         }
@@ -351,13 +386,26 @@ final class SimEvd extends SimHandle implements EventDispatcher {
         checkHandle();
         range(minQlen, 1, ia.attributes().maxEvdQlen(), "EVD length");
         synchronized (lock) {
-            if (minQlen < queue.size()) {
+            if (minQlen < count) {
                 throw invalidState(DatReturnSubtype.INVALID_STATE_EVD_IN_USE,
-                        minQlen + " is below the " + queue.size() + " events queued (dat_evd_resize(3DAT))");
+                        minQlen + " is below the " + count + " events queued (dat_evd_resize(3DAT))");
             }
             if (cq != null) {
                 cq.resize(minQlen);
             }
+            DatEvent[] e = new DatEvent[minQlen];
+            boolean[] n = new boolean[minQlen];
+            Runnable[] r = new Runnable[minQlen];
+            for (int i = 0; i < count; i++) {
+                int at = (head + i) % events.length;
+                e[i] = events[at];
+                n[i] = notifies[at];
+                r[i] = reapers[at];
+            }
+            events = e;
+            notifies = n;
+            reapers = r;
+            head = 0;
             qlen = minQlen;
         }
     }
@@ -446,20 +494,24 @@ final class SimEvd extends SimHandle implements EventDispatcher {
     @Override
     void destroy() {
         SimCno c;
-        List<Entry> discarded;
+        List<Runnable> discarded = new ArrayList<>();
         synchronized (lock) {
             if (freed) {
                 return;
             }
             freed = true;
-            discarded = new ArrayList<>(queue);
-            queue.clear();
+            while (count > 0) {
+                if (reapers[head] != null) {
+                    discarded.add(reapers[head]);
+                }
+                take();
+            }
             notifying = 0;
             c = cno;
             cno = null;
         }
-        for (Entry e : discarded) {
-            reaped(e);
+        for (Runnable r : discarded) {
+            r.run();
         }
         signal.signalAll();
         if (cq != null) {

@@ -38,6 +38,7 @@ import io.simrdma.fabric.Errno;
 import io.simrdma.fabric.Fabric;
 import io.simrdma.fabric.VerbsException;
 import io.simrdma.fabric.cm.CmEventChannel;
+import io.simrdma.fabric.cm.CmId;
 import io.simrdma.fabric.cm.RdmaCm;
 import io.simrdma.fabric.tcp.TcpNode;
 import io.simrdma.fabric.wire.Gid;
@@ -89,7 +90,13 @@ final class SimIa extends SimHandle implements InterfaceAdapter {
     private final InetSocketAddress cmAddress;
 
     private final Set<SimHandle> handles = new LinkedHashSet<>();
-    private final Map<Integer, SimLmr> lmrs = new ConcurrentHashMap<>();
+    /** The kinds of handle an IA limit counts (dat_ia_query(3DAT) max_eps, max_evds, ...). */
+    private static final List<Class<? extends SimHandle>> COUNTED = List.of(SimEp.class, SimEvd.class, SimPz.class,
+            SimLmr.class, SimSrq.class, SimRmr.class);
+    /** Handles of each kind of {@link #COUNTED}; guarded by the handles' lock. */
+    private final int[] counted = new int[COUNTED.size()];
+    /** LMRs by the index of their lmr_context (the L_Key's upper 24 bits), read by every post. */
+    private final IntTable<SimLmr> lmrs = new IntTable<>();
     private final Map<Long, SimServicePoint> servicePoints = new ConcurrentHashMap<>();
     /** Routes completions, connection-manager and device events to the objects of this IA. */
     final IaEventRouter router = new IaEventRouter(this);
@@ -264,6 +271,7 @@ final class SimIa extends SimHandle implements InterfaceAdapter {
         }
         synchronized (handles) {
             handles.clear();
+            java.util.Arrays.fill(counted, 0);
             closed = true;
         }
         router.stopDeviceEvents();
@@ -301,19 +309,41 @@ final class SimIa extends SimHandle implements InterfaceAdapter {
 
     <T extends SimHandle> T remember(T h) {
         synchronized (handles) {
-            handles.add(h);
+            if (handles.add(h)) {
+                count(h, 1);
+            }
         }
         return h;
     }
 
     void forget(SimHandle h) {
         synchronized (handles) {
-            handles.remove(h);
+            if (handles.remove(h)) {
+                count(h, -1);
+            }
         }
     }
 
+    /** Keeps the count of each limited kind of handle. Holds the handles' lock. */
+    private void count(SimHandle h, int delta) {
+        for (int i = 0; i < COUNTED.size(); i++) {
+            if (COUNTED.get(i).isInstance(h)) {
+                counted[i] += delta;
+            }
+        }
+    }
+
+    /**
+     * Objects of {@code kind} the IA holds, for its limits (max_eps, max_evds, ...): a count kept as
+     * they come and go for the kinds with a limit, so creating the n-th endpoint does not walk the
+     * n - 1 before it.
+     */
     int handleCount(Class<? extends SimHandle> kind) {
         synchronized (handles) {
+            int k = COUNTED.indexOf(kind);
+            if (k >= 0) {
+                return counted[k];
+            }
             int n = 0;
             for (SimHandle h : handles) {
                 if (kind.isInstance(h)) {
@@ -371,17 +401,65 @@ final class SimIa extends SimHandle implements InterfaceAdapter {
             throw insufficient(DatReturnSubtype.RESOURCE_MEMORY_REGION, "max_lmrs (" + attributes.maxLmrs() + ") reached");
         }
         SimLmr lmr = SimLmr.create(this, region, z, privileges);
-        lmrs.put(lmr.lmrContext(), lmr);
+        lmrs.put(lmr.lmrContext() >>> 8, lmr);
         return remember(lmr);
     }
 
     void lmrFreed(SimLmr lmr) {
-        lmrs.remove(lmr.lmrContext(), lmr);
+        lmrs.remove(lmr.lmrContext() >>> 8, lmr);
+    }
+
+    /** Lowest port an active endpoint takes once the ephemeral ports are all in use (below: well-known qualifiers). */
+    static final int ACTIVE_PORT_LOW = 1024;
+    /** First port below the connection manager's ephemeral range (49152-65535, RFC 6335). */
+    static final int ACTIVE_PORT_HIGH = 49151;
+    /** Next port to try below the ephemeral range; device executor only. */
+    private int nextLowPort = ACTIVE_PORT_HIGH;
+    /** The ephemeral range was found full; device executor only. */
+    private boolean ephemeralFull;
+
+    /**
+     * Binds the connection-manager id of a connecting endpoint (dat_ep_connect(3DAT)) to a local
+     * port of this IA: an ephemeral one while the connection manager has one (49152-65535, 16,384
+     * ports), then one below it, from 49151 down to 1024, so that an IA connects more endpoints than
+     * the ephemeral range holds. The port is the endpoint's local_port_qual; only a port that no
+     * other endpoint or service point of the IA holds is taken. Device executor.
+     *
+     * @throws VerbsException EADDRINUSE when every port from 1024 to 65535 is taken
+     */
+    void bindActive(CmId id) {
+        if (!ephemeralFull) {
+            try {
+                id.bind(cmAddress);
+                return;
+            } catch (VerbsException e) {
+                if (e.errno() != Errno.EADDRINUSE) {
+                    throw e;
+                }
+                ephemeralFull = true;
+            }
+        }
+        for (int tried = 0; tried <= ACTIVE_PORT_HIGH - ACTIVE_PORT_LOW; tried++) {
+            int port = nextLowPort;
+            nextLowPort = port == ACTIVE_PORT_LOW ? ACTIVE_PORT_HIGH : port - 1;
+            try {
+                id.bind(RdmaCm.addressOf(device, port));
+                return;
+            } catch (VerbsException e) {
+                if (e.errno() != Errno.EADDRINUSE) {
+                    throw e;
+                }
+            }
+        }
+        // Every port below the range is taken: try the ephemeral range again (ports there may have come free).
+        ephemeralFull = false;
+        id.bind(cmAddress);
     }
 
     /** The LMR of an lmr_context, or null. */
     SimLmr lmr(int lmrContext) {
-        return lmrs.get(lmrContext);
+        SimLmr l = lmrs.get(lmrContext >>> 8);
+        return l != null && l.lmrContext() == lmrContext ? l : null;
     }
 
     @Override

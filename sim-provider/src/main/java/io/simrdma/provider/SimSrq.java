@@ -19,7 +19,6 @@ import io.simrdma.fabric.SrqAttrMask;
 import io.simrdma.fabric.VerbsException;
 import io.simrdma.fabric.WorkCompletion;
 
-import java.util.ArrayDeque;
 import java.util.EnumSet;
 import java.util.List;
 
@@ -45,7 +44,10 @@ final class SimSrq extends SimHandle implements SharedReceiveQueue {
     final io.simrdma.fabric.SharedReceiveQueue srq;
     private final Object lock = new Object();
     private Slot[] slots;
-    private final ArrayDeque<Integer> free = new ArrayDeque<>();
+    /** Free slot numbers, first out first; a ring as long as {@link #slots}. Guarded by lock. */
+    private int[] free = new int[0];
+    private int freeHead;
+    private int freeCount;
     private int maxRecvDtos;
     private final int maxRecvIov;
     private int lowWatermark;
@@ -96,11 +98,38 @@ final class SimSrq extends SimHandle implements SharedReceiveQueue {
         if (slots != null) {
             System.arraycopy(slots, 0, s, 0, old);
         }
+        int[] f = new int[n];
+        for (int i = 0; i < freeCount; i++) {
+            f[i] = free[(freeHead + i) % free.length];
+        }
+        free = f;
+        freeHead = 0;
+        slots = s;
         for (int i = old; i < n; i++) {
             s[i] = new Slot();
-            free.add(i);
+            freeAdd(i);
         }
-        slots = s;
+    }
+
+    private void freeAdd(int slot) {
+        free[(freeHead + freeCount++) % free.length] = slot;
+    }
+
+    private void freeAddFirst(int slot) {
+        freeHead = (freeHead + free.length - 1) % free.length;
+        free[freeHead] = slot;
+        freeCount++;
+    }
+
+    /** The next free slot, or -1. */
+    private int freePoll() {
+        if (freeCount == 0) {
+            return -1;
+        }
+        int slot = free[freeHead];
+        freeHead = (freeHead + 1) % free.length;
+        freeCount--;
+        return slot;
     }
 
     @Override
@@ -134,10 +163,10 @@ final class SimSrq extends SimHandle implements SharedReceiveQueue {
         }
         synchronized (lock) {
             wr.clear();
-            long total = LocalIov.addSegments(ia, pz, localIov, true, (addr, len, lkey) -> wr.sge(addr, len, lkey));
+            long total = LocalIov.addSegments(ia, pz, localIov, wr);
             // dat_srq_query(3DAT): an entry whose completion is not reaped yet is not available for new postings.
-            Integer slot = outstanding >= maxRecvDtos ? null : free.poll();
-            if (slot == null) {
+            int slot = outstanding >= maxRecvDtos ? -1 : freePoll();
+            if (slot < 0) {
                 throw insufficient(DatReturnSubtype.RESOURCE_SRQ, "the SRQ holds max_recv_dtos (" + maxRecvDtos + ") receives");
             }
             Slot s = slots[slot];
@@ -149,7 +178,7 @@ final class SimSrq extends SimHandle implements SharedReceiveQueue {
                 srq.postRecv(wr);
             } catch (PostException e) {
                 s.used = false;
-                free.addFirst(slot);
+                freeAddFirst(slot);
                 if (e.errno() == Errno.ENOMEM) {
                     throw insufficient(DatReturnSubtype.RESOURCE_SRQ, e.getMessage());
                 }
@@ -159,19 +188,19 @@ final class SimSrq extends SimHandle implements SharedReceiveQueue {
         }
     }
 
-    /** A receive of this SRQ completed on {@code ep}. Engine thread. */
-    IaEventRouter.Translated complete(SimEvd evd, SimEp ep, int slot, WorkCompletion wc, boolean solicited) {
+    /** A receive of this SRQ completed on {@code ep}: its event goes to {@code evd}. Engine thread. */
+    void complete(SimEvd evd, SimEp ep, int slot, WorkCompletion wc, boolean solicited) {
         long cookie;
         synchronized (lock) {
             if (slot < 0 || slot >= slots.length || !slots[slot].used) {
-                return null;
+                return;
             }
             Slot s = slots[slot];
             cookie = s.cookie;
             s.used = false;
-            free.add(slot);
+            freeAdd(slot);
         }
-        return ep.posting.recvCompleted(evd, cookie, wc, solicited, reap);
+        ep.posting.recvCompleted(evd, cookie, wc, solicited, reap);
     }
 
     /** The completion of one of this SRQ's buffers left its recv EVD (or none was generated). Any thread. */

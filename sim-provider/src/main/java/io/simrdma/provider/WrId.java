@@ -4,7 +4,7 @@ package io.simrdma.provider;
  * The verbs wr_id the provider gives each work request it posts (the consumer's cookie stays in
  * the poster's slot, {@link EpPosting} and {@link SimSrq}): which kind of slot the cookie is in,
  * the id of the endpoint or SRQ that posted it ({@link SimIa#newId}), and the slot's sequence
- * number. A completion carries it back, and {@link IaEventRouter#translate} finds the poster with it.
+ * number. A completion carries it back, and {@link IaEventRouter#deliver} finds the poster with it.
  *
  * <pre>
  *  63  62 61                        32 31                                  0

@@ -1,5 +1,6 @@
 package io.simrdma.tools;
 
+import io.simrdma.tools.perf.PerfCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -23,7 +24,7 @@ import java.util.Properties;
             "1:failure: the command could not do its work (the message says why)",
             "2:usage error: an unknown option or a bad value (the message names it)",
             "130, 143:stopped by Ctrl-C or SIGTERM, after disconnecting cleanly"},
-        subcommands = {DemoCommand.class, NodeCommand.class, PingCommand.class, KeygenCommand.class,
+        subcommands = {DemoCommand.class, NodeCommand.class, PingCommand.class, PerfCommand.class, KeygenCommand.class,
             TcpBenchCommand.class, CommandLine.HelpCommand.class})
 public final class Simrdma {
 

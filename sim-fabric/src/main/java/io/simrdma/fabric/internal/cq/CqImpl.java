@@ -39,6 +39,7 @@ public final class CqImpl implements CompletionQueue {
     private final int handle;
     private final CompChannelImpl channel;
     private final Object context;
+    private final int compVector;
     private final Object lock = new Object();
     private final WaitSignal signal;
 
@@ -71,11 +72,12 @@ public final class CqImpl implements CompletionQueue {
     /** Async events retrieved and not yet acknowledged. */
     public final AtomicInteger asyncRetrieved = new AtomicInteger();
 
-    public CqImpl(CqContext device, int handle, int capacity, CompChannelImpl channel, Object context) {
+    public CqImpl(CqContext device, int handle, int capacity, CompChannelImpl channel, Object context, int compVector) {
         this.device = device;
         this.handle = handle;
         this.channel = channel;
         this.context = context;
+        this.compVector = compVector;
         this.signal = device.scheduler().newSignal();
         allocate(capacity);
     }
@@ -111,6 +113,11 @@ public final class CqImpl implements CompletionQueue {
     /** The application object given at creation (cq_context). */
     public Object context() {
         return context;
+    }
+
+    /** The completion vector the CQ was created on (ibv_create_cq(3) comp_vector). */
+    public int compVector() {
+        return compVector;
     }
 
     /** Number of entries the CQ holds. */

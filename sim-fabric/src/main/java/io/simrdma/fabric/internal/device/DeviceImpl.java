@@ -216,9 +216,22 @@ public final class DeviceImpl implements Device, PacketSink, MemoryContext, CqCo
 
     @Override
     public CqImpl createCq(int cqe, CompletionChannel completionChannel, Object context) {
+        return createCq(cqe, completionChannel, context, 0);
+    }
+
+    @Override
+    public int numCompVectors() {
+        return attributes.numCompVectors();
+    }
+
+    @Override
+    public CqImpl createCq(int cqe, CompletionChannel completionChannel, Object context, int compVector) {
         CompChannelImpl channel = implOf(completionChannel, CompChannelImpl.class, "completion channel");
         checkOpen();
         VerbsException.checkRange("cqe", cqe, 1, attributes.maxCqe());
+        // ibv_create_cq(3): comp_vector "must be at least zero and less than context->num_comp_vectors"
+        // (ib_uverbs_create_cq: EINVAL otherwise).
+        VerbsException.checkRange("comp_vector", compVector, 0, attributes.numCompVectors() - 1);
         if (channel != null && channel.device() != this) {
             throw VerbsException.invalid("completion channel belongs to device " + channel.device().name());
         }
@@ -230,7 +243,7 @@ public final class DeviceImpl implements Device, PacketSink, MemoryContext, CqCo
                 channel.checkUsable();
                 channel.cqCount++;
             }
-            CqImpl cq = new CqImpl(this, nextCqHandle++, cqe, channel, context);
+            CqImpl cq = new CqImpl(this, nextCqHandle++, cqe, channel, context, compVector);
             cqs.add(cq);
             return cq;
         });

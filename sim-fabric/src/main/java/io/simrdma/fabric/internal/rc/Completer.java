@@ -30,9 +30,11 @@ import java.util.ArrayDeque;
  *
  * <p>Per response the steps are CHECK_PSN, then ACK, RNR_NAK, NAK, READ_RESPONSE or
  * ATOMIC_RESPONSE, then DONE. A response the outstanding WQE cannot take (a READ response to a
- * SEND, a READ Middle where First is due) fails it with BAD_RESP_ERR. Responses are implicitly cumulative: any response for PSN n
- * acknowledges every SEND and RDMA WRITE before n (IBA 9.7.5.1.3); an RDMA READ or atomic whose
- * PSNs are passed without its response is retried (its response was lost).
+ * SEND, a READ Middle where First is due, a READ First where no READ request began) fails it
+ * with BAD_RESP_ERR; a late response to a request a retry replaced is ignored. Responses are
+ * implicitly cumulative: any response for PSN n acknowledges every SEND and RDMA WRITE before n
+ * (IBA 9.7.5.1.3); an RDMA READ or atomic whose PSNs are passed without its response is retried
+ * (its response was lost).
  *
  * <p>Thread safety: runs only on the device's executor.
  */
@@ -327,7 +329,17 @@ public final class Completer {
             // A NAK travels only in an Acknowledge packet (IBA 9.7.5.2.1).
             return badResponse(p, w);
         }
-        if (!op.isFirst() && readProgress == null) {
+        if (op.isFirst()) {
+            // FIRST or ONLY answers a READ request sent with this PSN: the READ's first PSN, or the
+            // PSN a go-back-N resent it from (the responder answers a duplicate READ from its PSN
+            // on, starting with FIRST, IBA 9.7.5.1.5). The sequence starts again here even if a
+            // FIRST was accepted a moment ago: responses taken between a retry request and the
+            // resend move the PSN the requester resends from (it never goes back behind what is
+            // acknowledged). Anywhere else FIRST is out of sequence (IBA 9.9.2).
+            if (pktPsn != w.readRequestPsn) {
+                return badResponse(p, w);
+            }
+        } else if (readProgress == null) {
             // MIDDLE or LAST without FIRST. Past the READ's first PSN this is a late response to
             // the request a retry has replaced (the reissued READ is answered from FIRST again):
             // stale, ignored. At the first PSN it is out of sequence.
@@ -337,9 +349,9 @@ public final class Completer {
             }
             return badResponse(p, w);
         }
-        if ((op.isFirst() && readProgress != null) || op.isLast() != (pktPsn == w.lastPsn)) {
-            // FIRST or ONLY inside a READ's responses, LAST before its last PSN, MIDDLE or FIRST
-            // at it: the opcode does not fit the sequence (IBA 9.9.2).
+        if (op.isLast() != (pktPsn == w.lastPsn)) {
+            // LAST or ONLY before the READ's last PSN, MIDDLE or FIRST at it: the opcode does not
+            // fit the sequence (IBA 9.9.2).
             return badResponse(p, w);
         }
         int mtu = qp.attr.mtu;

@@ -276,6 +276,7 @@ public final class Requester {
             case RDMA_READ: {
                 p = Packet.allocate(Opcode.RC_RDMA_READ_REQUEST);
                 p.reth(w.remoteAddr + w.sentBytes, w.rkey, w.length - w.sentBytes);
+                w.readRequestPsn = pktPsn;
                 // The request takes the PSNs of all its responses (IBA 9.7.2).
                 psn = Psn.add(w.lastPsn, 1);
                 w.state = SendWqe.State.SENT;

@@ -58,6 +58,12 @@ public final class SendWqe {
     int lastPsn;
     /** Bytes of the message sent so far (for READ: the offset a retried request starts at). */
     int sentBytes;
+    /**
+     * RDMA READ: the PSN its newest request was sent with, {@link #firstPsn} or the PSN a go-back-N
+     * resent it from. The responder answers a READ from the request's PSN on, starting with First
+     * or Only (IBA 9.7.5.1.5), so that PSN is where a First of this READ's responses can stand.
+     */
+    int readRequestPsn;
     final MrImpl[] sgeMr;
     final int[] sgeIndex;
     /**
