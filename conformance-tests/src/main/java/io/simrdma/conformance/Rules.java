@@ -1069,6 +1069,15 @@ final class Rules {
 
     static void reset(Model m, M.Ep ep) {
         ep.state = UNCONNECTED;
+        // A connection event the provider may have posted before the reset (the DISCONNECTED of an aborted
+        // establishment, SILENT in dat_ep_disconnect) stays on the connect EVD: it may still be dequeued.
+        for (M.Slot slot : ep.pending) {
+            for (M.Step st : slot.viable()) {
+                if (st.event != null) {
+                    ep.maybe.add(new M.ConnEv(st.event, st.privateData, st.check));
+                }
+            }
+        }
         ep.pending.clear();
         for (java.util.ArrayDeque<M.Work> q : List.of(ep.requests, ep.recvs)) {
             for (M.Work w : q) {

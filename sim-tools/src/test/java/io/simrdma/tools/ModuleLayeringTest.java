@@ -29,16 +29,18 @@ class ModuleLayeringTest {
     }
 
     @Test
-    @DisplayName("modules depend downward only: tools -> provider -> provider-api, provider -> sim-fabric")
+    @DisplayName("modules depend downward only: tools -> conformance-tests -> provider-api, tools -> provider -> provider-api, provider -> sim-fabric")
     void shouldKeepModulesLayered() {
         Architectures.layeredArchitecture().consideringOnlyDependenciesInLayers()
                 .layer("Tools").definedBy("io.simrdma.tools..")
+                .layer("Conformance").definedBy("io.simrdma.conformance..")
                 .layer("Provider").definedBy("io.simrdma.provider..")
                 .layer("DatApi").definedBy("io.simrdma.dat..")
                 .layer("Fabric").definedBy("io.simrdma.fabric..")
                 .whereLayer("Tools").mayNotBeAccessedByAnyLayer()
+                .whereLayer("Conformance").mayOnlyBeAccessedByLayers("Tools")
                 .whereLayer("Provider").mayOnlyBeAccessedByLayers("Tools")
-                .whereLayer("DatApi").mayOnlyBeAccessedByLayers("Provider", "Tools")
+                .whereLayer("DatApi").mayOnlyBeAccessedByLayers("Provider", "Conformance", "Tools")
                 .whereLayer("Fabric").mayOnlyBeAccessedByLayers("Provider", "Tools")
                 .check(main);
     }
