@@ -910,7 +910,9 @@ final class Generator {
         if (p < 0.15) {
             return new IaActions.GetHandleType(o.sym);
         }
-        if (p < 0.3 && !(o instanceof M.Cr)) {
+        // RMRs and service points have few other calls on a dead handle: free them again more often
+        boolean fewCalls = o instanceof M.Rmr || o instanceof M.Psp || o instanceof M.Rsp;
+        if ((p < 0.3 || fewCalls && p < 0.6) && !(o instanceof M.Cr)) {
             return freeOf(o);
         }
         if (o instanceof M.Pz pz) {

@@ -269,6 +269,11 @@ final class M {
         final int seq;
         /** Statuses the completion may carry. */
         EnumSet<DtoCompletionStatus> possible;
+        /**
+         * Its memory overlapped another unfinished work's or was written by the consumer while it ran: the bytes
+         * that land are not verifiable, even if its data is learnt later (a receive learns it from the Send).
+         */
+        boolean raced;
         /** True once it is certain to complete (its event comes, unless suppressed and successful). */
         boolean certain;
         /** The work at the other end: the receive a send lands in, and the other way round. */

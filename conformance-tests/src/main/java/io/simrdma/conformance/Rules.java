@@ -2032,8 +2032,11 @@ final class Rules {
                     if (overlaps(w.dest, o.dest) || overlaps(w.dest, o.source) || overlaps(w.source, o.dest)) {
                         w.data = null;
                         o.data = null;
+                        w.raced = true;
+                        o.raced = true;
                         if (o.peer != null) {
                             o.peer.data = null;
+                            o.peer.raced = true;
                         }
                     }
                 }
@@ -2049,8 +2052,10 @@ final class Rules {
                 for (M.Work o : q) {
                     if (!o.done && (overlaps(seg, o.dest) || overlaps(seg, o.source))) {
                         o.data = null;
+                        o.raced = true;
                         if (o.peer != null) {
                             o.peer.data = null;
+                            o.peer.raced = true;
                         }
                     }
                 }
@@ -2329,6 +2334,15 @@ final class Rules {
             if (ep == null || !ep.alive || ep.breaking) {
                 continue;
             }
+            if (ep.ia.asyncEvd != null && !ep.breaking) {
+                // the transport error may put the EP's queue pair into error whatever the EP's connection state
+                // (a responder that sees an invalid R_Key, IBA class C): DAT_ASYNC_ERROR_EP_BROKEN may follow
+                ep.ia.asyncEvd.async.add(new M.AsyncExp(EventNumber.ASYNC_ERROR_EP_BROKEN, ep, null, false, Check.ok(
+                        "dat_evd_dequeue", "an EP whose connection a transfer error broke may also be reported by "
+                        + "DAT_ASYNC_ERROR_EP_BROKEN on its IA's async EVD").rows("2.7#10").choice(
+                        "which events report a broken connection is silent: the connection event, and the dat.h "
+                        + "asynchronous EP event")));
+            }
             if (ep == y && ep != x && (peerOf(y) != x || y.state == UNCONNECTED || y.conn == null)) {
                 continue;
             }
@@ -2346,14 +2360,6 @@ final class Rules {
                 continue;
             }
             ep.breaking = certain;
-            if (ep.ia.asyncEvd != null) {
-                M.AsyncExp ax = new M.AsyncExp(EventNumber.ASYNC_ERROR_EP_BROKEN, ep, null, false, Check.ok(
-                        "dat_evd_dequeue", "an EP whose connection a transfer error broke may also be reported by "
-                        + "DAT_ASYNC_ERROR_EP_BROKEN on its IA's async EVD").rows("2.7#10").choice(
-                        "which events report a broken connection is silent: the connection event, and the dat.h "
-                        + "asynchronous EP event"));
-                ep.ia.asyncEvd.async.add(ax);
-            }
             Check brk = Check.ok("dat_ep_set_watermark", "a connection broken by " + why + " is reported by "
                     + "DAT_CONNECTION_EVENT_BROKEN and the EP goes to DISCONNECTED").rows("2.7#8").choice(choice);
             Check dis = brk.rule("a connection broken by " + why + " reported by DAT_CONNECTION_EVENT_DISCONNECTED")
@@ -3166,8 +3172,8 @@ final class Rules {
             return;
         }
         long n = ok ? expectedLength(w) : Tri.total(w.segs);
-        if (!ok || w.data == null || silent) {
-            forget(dest, w.kind == M.WorkKind.RECV && !ok ? Long.MAX_VALUE : n);
+        if (!ok || w.data == null || silent || w.raced) {
+            forget(dest, w.kind == M.WorkKind.RECV && !ok || w.raced ? Long.MAX_VALUE : n);
             return;
         }
         String p = pageOf(w.kind);

@@ -22,7 +22,6 @@ import io.simrdma.dat.LmrParams;
 import io.simrdma.dat.LocalMemoryRegion;
 import io.simrdma.dat.ProtectionZone;
 import io.simrdma.dat.PublicServicePoint;
-import io.simrdma.dat.RemoteMemoryRegion;
 import io.simrdma.dat.RmrBindCompletionEvent;
 import io.simrdma.dat.SharedReceiveQueue;
 import io.simrdma.dat.SrqParams;
@@ -65,8 +64,6 @@ final class Mutants {
                         () -> swallow(EventDispatcher.class, "free", DatReturnType.INVALID_HANDLE)),
                 new Mutant("freed-ep-accepted", "dat_ep_free(3DAT): DAT_INVALID_HANDLE for a freed EP",
                         () -> swallow(Endpoint.class, "free", DatReturnType.INVALID_HANDLE)),
-                new Mutant("freed-rmr-accepted", "dat_rmr_free(3DAT): DAT_INVALID_HANDLE for a freed RMR",
-                        () -> swallow(RemoteMemoryRegion.class, "free", DatReturnType.INVALID_HANDLE)),
                 new Mutant("freed-psp-accepted", "dat_psp_free(3DAT): DAT_INVALID_HANDLE for a freed PSP",
                         () -> swallow(PublicServicePoint.class, "free", DatReturnType.INVALID_HANDLE)),
                 new Mutant("freed-srq-accepted", "dat_srq_free(3DAT): DAT_INVALID_HANDLE for a freed SRQ",
