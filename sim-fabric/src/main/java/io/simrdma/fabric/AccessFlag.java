@@ -2,7 +2,11 @@ package io.simrdma.fabric;
 
 import java.util.Set;
 
-/** Memory access rights of an MR, an MW or a QP (ibv_reg_mr(3): IBV_ACCESS_*). */
+/**
+ * Memory access rights of an MR, an MW or a QP (ibv_reg_mr(3): IBV_ACCESS_*).
+ *
+ * <p>Thread safety: immutable.
+ */
 public enum AccessFlag {
     LOCAL_WRITE(1),
     REMOTE_WRITE(1 << 1),

@@ -7,6 +7,8 @@ import java.util.Objects;
 /**
  * Address vector of a path (struct ibv_ah_attr, RoCE form: the destination is a GID).
  *
+ * <p>Thread safety: immutable.
+ *
  * @param dgid         destination port's GID
  * @param sgidIndex    source GID table index (simrdma ports have one GID, index 0)
  * @param hopLimit     IP hop limit / GRH hop limit

@@ -5,6 +5,8 @@ package io.simrdma.fabric;
  * acknowledged with {@link Device#ackAsyncEvent}. Exactly one element is set, as
  * {@link AsyncEventType#element()} says.
  *
+ * <p>Thread safety: immutable (the objects it names are thread-safe).
+ *
  * @param type      the event
  * @param qp        the QP, for QP events
  * @param cq        the CQ, for CQ events

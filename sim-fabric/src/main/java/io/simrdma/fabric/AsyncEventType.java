@@ -3,6 +3,8 @@ package io.simrdma.fabric;
 /**
  * Asynchronous event types (enum ibv_event_type) a simrdma device raises, with the text
  * ibv_event_type_str(3) gives. Each names the kind of element it is about.
+ *
+ * <p>Thread safety: immutable.
  */
 public enum AsyncEventType {
     CQ_ERR("CQ error", Element.CQ),

@@ -3,6 +3,8 @@ package io.simrdma.fabric;
 /**
  * What devices and queue pairs count (readable at run time with {@link Counters#get}).
  * Every failure kind has a counter, so a test or an operator sees what went wrong without logs.
+ *
+ * <p>Thread safety: immutable.
  */
 public enum Counter {
     PACKETS_SENT("packets transmitted, retransmissions included"),

@@ -6,6 +6,8 @@ package io.simrdma.fabric;
  * EINVAL. They come from the device's {@link DeviceProfile}; set them per device with
  * {@link DeviceConfig}.
  *
+ * <p>Thread safety: immutable.
+ *
  * @param fwVer           firmware version text
  * @param nodeGuid        node GUID
  * @param sysImageGuid    system image GUID

@@ -3,6 +3,8 @@ package io.simrdma.fabric;
 /**
  * Capability flags a device reports (enum ibv_device_cap_flags, ibv_query_device(3)
  * device_cap_flags), with their bit in the C mask. simrdma reports the ones it implements.
+ *
+ * <p>Thread safety: immutable.
  */
 public enum DeviceCapability {
     /** IBV_DEVICE_PORT_ACTIVE_EVENT: PORT_ACTIVE is raised. */

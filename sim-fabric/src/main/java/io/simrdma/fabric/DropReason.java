@@ -1,6 +1,10 @@
 package io.simrdma.fabric;
 
-/** Why a packet was dropped. */
+/**
+ * Why a packet was dropped.
+ *
+ * <p>Thread safety: immutable.
+ */
 public enum DropReason {
     /** A fault rule dropped it. */
     FAULT,

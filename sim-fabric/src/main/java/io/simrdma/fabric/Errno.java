@@ -3,6 +3,8 @@ package io.simrdma.fabric;
 /**
  * The errno values verbs and CM calls fail with, as libibverbs and librdmacm report them
  * (Linux numbering).
+ *
+ * <p>Thread safety: immutable.
  */
 public enum Errno {
     EPERM(1, "Operation not permitted"),

@@ -118,6 +118,18 @@ public interface Fabric extends AutoCloseable {
     void removeTraceListener(TraceListener l);
 
     /**
+     * Reports a state change of an object of a layer above verbs (a DAT endpoint, say) to the
+     * trace listeners ({@link TraceListener#onStateChange}), stamped with the fabric's clock. Costs
+     * nothing when no listener is registered. Any thread.
+     *
+     * @param device the device the object lives on
+     * @param object a short name of the object
+     * @param from   the state it left
+     * @param to     the state it entered
+     */
+    void traceStateChange(Device device, String object, String from, String to);
+
+    /**
      * Closes the fabric: destroys every object of every device (without completions), stops the
      * executors and releases their threads.
      */

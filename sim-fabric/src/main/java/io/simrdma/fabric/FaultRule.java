@@ -282,6 +282,36 @@ public final class FaultRule {
         return true;
     }
 
+    /**
+     * The rule in a few words, without its hit count (so it is the same at every point of a run):
+     * {@code "DROP p=0.1"}, {@code "DELAY p=1.0 50000ns"}, {@code "HOLD until 300000ns, max 1"}.
+     * A capture comments the packets the rule acts on with it.
+     */
+    public String label() {
+        StringBuilder sb = new StringBuilder().append(action);
+        if (rewrite != null) {
+            sb.append(' ').append(rewrite);
+        }
+        if (gate != null) {
+            sb.append(" on ").append(gate);
+        } else if (action == Action.HOLD) {
+            sb.append(" until ").append(nanos).append("ns");
+        }
+        if (probability < 1.0) {
+            sb.append(" p=").append(probability);
+        }
+        if (nanos > 0 && action != Action.HOLD) {
+            sb.append(' ').append(nanos).append("ns");
+        }
+        if (fromNanos != Long.MIN_VALUE || untilNanos != Long.MAX_VALUE) {
+            sb.append(" during [").append(fromNanos).append(", ").append(untilNanos).append(")ns");
+        }
+        if (maxHits < Long.MAX_VALUE) {
+            sb.append(", max ").append(maxHits);
+        }
+        return sb.toString();
+    }
+
     @Override
     public String toString() {
         StringBuilder sb = new StringBuilder("FaultRule[").append(action);

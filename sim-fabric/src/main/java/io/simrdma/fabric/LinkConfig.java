@@ -3,6 +3,8 @@ package io.simrdma.fabric;
 /**
  * Timing of a link.
  *
+ * <p>Thread safety: immutable.
+ *
  * @param latencyNanos  one-way propagation delay per packet
  * @param bandwidthBits serialization rate in bits per second (0: infinite). Used only under the
  *                      deterministic scheduler, where a packet occupies the link for

@@ -1,6 +1,10 @@
 package io.simrdma.fabric;
 
-/** Path MTU values (enum ibv_mtu): the payload size of one packet. */
+/**
+ * Path MTU values (enum ibv_mtu): the payload size of one packet.
+ *
+ * <p>Thread safety: immutable.
+ */
 public enum Mtu {
     MTU_256(1, 256),
     MTU_512(2, 512),

@@ -1,6 +1,10 @@
 package io.simrdma.fabric;
 
-/** Memory window types (ibv_alloc_mw(3)). */
+/**
+ * Memory window types (ibv_alloc_mw(3)).
+ *
+ * <p>Thread safety: immutable.
+ */
 public enum MwType {
     /** Bound by ibv_bind_mw, to the PD; invalidated by a zero-length bind or deallocation. */
     TYPE_1,

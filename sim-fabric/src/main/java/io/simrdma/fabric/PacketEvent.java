@@ -1,6 +1,10 @@
 package io.simrdma.fabric;
 
-/** What happened to a packet, as a {@link TraceListener} sees it. */
+/**
+ * What happened to a packet, as a {@link TraceListener} sees it.
+ *
+ * <p>Thread safety: immutable.
+ */
 public enum PacketEvent {
     /** A device put the packet on a link for the first time. */
     SENT,

@@ -4,6 +4,8 @@ package io.simrdma.fabric;
  * A port's attributes (struct ibv_port_attr, ibv_query_port(3)). simrdma ports are RoCE-like
  * (link layer Ethernet, addressed by GID, no LIDs).
  *
+ * <p>Thread safety: immutable.
+ *
  * @param state      logical port state
  * @param maxMtu     largest MTU supported
  * @param activeMtu  MTU in use

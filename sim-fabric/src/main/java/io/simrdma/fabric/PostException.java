@@ -4,6 +4,8 @@ package io.simrdma.fabric;
  * A post of a list of work requests stopped at the first one that could not be posted
  * (ibv_post_send(3), ibv_post_recv(3): the failing WR is returned through bad_wr; the WRs
  * before it were posted, it and the ones after it were not).
+ *
+ * <p>Thread safety: immutable once thrown.
  */
 public final class PostException extends VerbsException {
 

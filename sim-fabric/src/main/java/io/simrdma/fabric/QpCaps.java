@@ -3,6 +3,8 @@ package io.simrdma.fabric;
 /**
  * Queue pair capabilities (struct ibv_qp_cap).
  *
+ * <p>Thread safety: immutable.
+ *
  * @param maxSendWr     outstanding send WRs
  * @param maxRecvWr     outstanding receive WRs (ignored when the QP uses an SRQ)
  * @param maxSendSge    SGEs per send WR

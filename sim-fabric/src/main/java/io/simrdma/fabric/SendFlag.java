@@ -1,6 +1,10 @@
 package io.simrdma.fabric;
 
-/** Send work request flags (enum ibv_send_flags). */
+/**
+ * Send work request flags (enum ibv_send_flags).
+ *
+ * <p>Thread safety: immutable.
+ */
 public enum SendFlag {
     /** Wait for earlier RDMA READs and atomics to complete before this WR starts. */
     FENCE(1),

@@ -4,6 +4,8 @@ package io.simrdma.fabric;
  * A verbs or CM call was refused: the errno the C call would have returned, and why.
  * Misuse of the API is reported this way; what happens on the wire (access errors, retries
  * exhausted, flushes) is reported as completion statuses and async events instead.
+ *
+ * <p>Thread safety: immutable once thrown.
  */
 public class VerbsException extends RuntimeException {
 

@@ -1,6 +1,10 @@
 package io.simrdma.fabric;
 
-/** Work completion flags (enum ibv_wc_flags) that RC completions carry. */
+/**
+ * Work completion flags (enum ibv_wc_flags) that RC completions carry.
+ *
+ * <p>Thread safety: immutable.
+ */
 public enum WcFlag {
     /** Immediate data is valid. */
     WITH_IMM(1 << 1),

@@ -1,6 +1,10 @@
 package io.simrdma.fabric;
 
-/** Completion opcodes (enum ibv_wc_opcode). */
+/**
+ * Completion opcodes (enum ibv_wc_opcode).
+ *
+ * <p>Thread safety: immutable.
+ */
 public enum WcOpcode {
     SEND(0),
     RDMA_WRITE(1),

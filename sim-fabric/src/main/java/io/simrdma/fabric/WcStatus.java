@@ -1,6 +1,10 @@
 package io.simrdma.fabric;
 
-/** Work completion statuses (enum ibv_wc_status), with the text ibv_wc_status_str(3) gives. */
+/**
+ * Work completion statuses (enum ibv_wc_status), with the text ibv_wc_status_str(3) gives.
+ *
+ * <p>Thread safety: immutable.
+ */
 public enum WcStatus {
     SUCCESS("success"),
     LOC_LEN_ERR("local length error"),

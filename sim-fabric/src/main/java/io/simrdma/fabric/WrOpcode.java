@@ -1,6 +1,10 @@
 package io.simrdma.fabric;
 
-/** Send work request opcodes (enum ibv_wr_opcode) that RC queue pairs accept. */
+/**
+ * Send work request opcodes (enum ibv_wr_opcode) that RC queue pairs accept.
+ *
+ * <p>Thread safety: immutable.
+ */
 public enum WrOpcode {
     RDMA_WRITE(WcOpcode.RDMA_WRITE),
     RDMA_WRITE_WITH_IMM(WcOpcode.RDMA_WRITE),

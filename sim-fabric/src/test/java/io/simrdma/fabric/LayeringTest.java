@@ -24,8 +24,9 @@ import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.sli
  *                              io.simrdma.fabric (the verbs API) ──> wire, sched
  * </pre>
  *
- * Applications and the DAT provider see only the API, {@code cm}, {@code tcp}, {@code wire} and
- * {@code sched}; everything under {@code internal} is the implementation. The one dependency from
+ * {@code capture} (pcapng files) and {@code view} (ladders, the HTML viewer) observe a fabric
+ * through the API's trace listener only. Applications and the DAT provider see only the API,
+ * {@code cm}, {@code tcp}, {@code capture}, {@code view}, {@code wire} and {@code sched}; everything under {@code internal} is the implementation. The one dependency from
  * the API to an implementation is {@link Fabric.Builder#build()} naming {@link FabricImpl}, as
  * java.net.http.HttpClient.newBuilder() names its implementation.
  */
@@ -56,6 +57,8 @@ class LayeringTest {
                 .layer("Device").definedBy("io.simrdma.fabric.internal.device..")
                 .layer("Cm").definedBy("io.simrdma.fabric.cm..")
                 .layer("Tcp").definedBy("io.simrdma.fabric.tcp..")
+                .layer("Capture").definedBy("io.simrdma.fabric.capture..")
+                .layer("View").definedBy("io.simrdma.fabric.view..")
 
                 .whereLayer("Wire").mayOnlyAccessLayers("Sched")
                 .whereLayer("Sched").mayNotAccessAnyLayer()
@@ -69,6 +72,8 @@ class LayeringTest {
                         "Wire", "Sched")
                 .whereLayer("Cm").mayOnlyAccessLayers("Api", "Wire", "Sched")
                 .whereLayer("Tcp").mayOnlyAccessLayers("Device", "Link", "Common", "Api", "Wire", "Sched")
+                .whereLayer("Capture").mayOnlyAccessLayers("Api", "Wire", "Sched")
+                .whereLayer("View").mayOnlyAccessLayers("Capture", "Api", "Wire", "Sched")
                 .ignoreDependency(Fabric.Builder.class, FabricImpl.class)
                 .check(main);
     }

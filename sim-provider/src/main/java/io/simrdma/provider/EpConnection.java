@@ -164,7 +164,7 @@ final class EpConnection {
         remoteQual = qual;
         localQual = id.srcPort();
         connectPrivateData = privateData == null ? new byte[0] : privateData.clone();
-        ep.state = r.next();
+        ep.state(r.next());
         if (!timeout.isInfinite()) {
             connectTimer.start(timeout.toNanos());
         }
@@ -198,7 +198,7 @@ final class EpConnection {
 
     private void failActive(EventNumber n, byte[] privateData, String reason) {
         connectTimer.stop();
-        ep.state = EndpointState.DISCONNECTED;
+        ep.state(EndpointState.DISCONNECTED);
         ep.config.qpToError();
         post(n, privateData, reason);
     }
@@ -283,10 +283,10 @@ final class EpConnection {
             case ESTABLISHED:
                 if (s == EndpointState.ACTIVE_CONNECTION_PENDING) {
                     connectTimer.stop();
-                    ep.state = EndpointState.CONNECTED;
+                    ep.state(EndpointState.CONNECTED);
                     post(EventNumber.CONNECTION_EVENT_ESTABLISHED, PrivateData.decode(e.privateData()).data());
                 } else if (s == EndpointState.COMPLETION_PENDING) {
-                    ep.state = EndpointState.CONNECTED;
+                    ep.state(EndpointState.CONNECTED);
                     // dat_evd_wait(3DAT): on the passive side the private data is undefined and its size 0.
                     post(EventNumber.CONNECTION_EVENT_ESTABLISHED, null);
                 }
@@ -295,7 +295,7 @@ final class EpConnection {
             case DISCONNECTED:
                 if (s == EndpointState.CONNECTED || s == EndpointState.DISCONNECT_PENDING) {
                     drainTimer.stop();
-                    ep.state = EndpointState.DISCONNECTED;
+                    ep.state(EndpointState.DISCONNECTED);
                     post(EventNumber.CONNECTION_EVENT_DISCONNECTED, null);
                 } else if (s == EndpointState.DISCONNECTED && disconnectEventDue) {
                     disconnectEventDue = false;
@@ -317,7 +317,7 @@ final class EpConnection {
 
     private void broken() {
         drainTimer.stop();
-        ep.state = EndpointState.DISCONNECTED;
+        ep.state(EndpointState.DISCONNECTED);
         disconnectEventDue = false;
         post(EventNumber.CONNECTION_EVENT_BROKEN, null);
     }
@@ -340,14 +340,14 @@ final class EpConnection {
         // dat_ep_query(3DAT): local_port_qual may be valid in RESERVED; it is the RSP's qualifier (the RSP
         // does not listen yet, so it cannot tell).
         localQual = connQual;
-        ep.state = rule.next();
+        ep.state(rule.next());
     }
 
     /** The RSP was ep.freed before its request arrived: the endpoint is the consumer's again. */
     void unreserve(SimRsp r) {
         if (rsp == r && ep.state == EndpointState.RESERVED) {
             localQual = -1;
-            ep.state = EndpointState.UNCONNECTED;
+            ep.state(EndpointState.UNCONNECTED);
         }
         if (rsp == r) {
             rsp = null;
@@ -371,7 +371,7 @@ final class EpConnection {
     /** The RSP's request arrived: RESERVED → PASSIVE_CONNECTION_PENDING. */
     void requestArrived() {
         if (ep.state == EndpointState.RESERVED) {
-            ep.state = EndpointState.PASSIVE_CONNECTION_PENDING;
+            ep.state(EndpointState.PASSIVE_CONNECTION_PENDING);
         }
     }
 
@@ -385,7 +385,7 @@ final class EpConnection {
             // provider cannot complete the connection: ACCEPT_COMPLETION_ERROR, receives flushed.
             ep.ia.router.disown(child);
             rsp = null;
-            ep.state = r.next();
+            ep.state(r.next());
             failPassive();
             return;
         }
@@ -409,11 +409,11 @@ final class EpConnection {
         remoteQual = cr.remotePortQual();
         localQual = cr.connQual();
         rsp = null;
-        ep.state = r.next();
+        ep.state(r.next());
     }
 
     private void failPassive() {
-        ep.state = EndpointState.DISCONNECTED;
+        ep.state(EndpointState.DISCONNECTED);
         ep.config.qpToError();
         post(EventNumber.CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR, null);
     }
@@ -426,7 +426,7 @@ final class EpConnection {
             remoteAddr = null;
             remoteQual = -1;
             localQual = -1;
-            ep.state = r.next();
+            ep.state(r.next());
         } else if (ep.state == EndpointState.TENTATIVE_CONNECTION_PENDING && ep.providerCreated) {
             // dat_cr_reject(3DAT): the provider's endpoint goes back to the provider.
             ep.destroy();
@@ -457,23 +457,23 @@ final class EpConnection {
             case COMPLETION_PENDING:
                 connectTimer.stop();
                 safeDisconnect();
-                ep.state = EndpointState.DISCONNECTED;
+                ep.state(EndpointState.DISCONNECTED);
                 ep.config.qpToError();
                 post(EventNumber.CONNECTION_EVENT_DISCONNECTED, null);
                 break;
             case CONNECTED:
                 if (flag == CloseFlag.ABRUPT) {
-                    ep.state = EndpointState.DISCONNECTED;
+                    ep.state(EndpointState.DISCONNECTED);
                     disconnectEventDue = true;
                     safeDisconnect();
                 } else {
-                    ep.state = EndpointState.DISCONNECT_PENDING;
+                    ep.state(EndpointState.DISCONNECT_PENDING);
                     checkDrained();
                 }
                 break;
             case DISCONNECT_PENDING:
                 drainTimer.stop();
-                ep.state = EndpointState.DISCONNECTED;
+                ep.state(EndpointState.DISCONNECTED);
                 disconnectEventDue = true;
                 safeDisconnect();
                 break;

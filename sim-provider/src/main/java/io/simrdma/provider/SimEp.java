@@ -80,6 +80,18 @@ final class SimEp extends SimHandle implements Endpoint {
         this.connection = new EpConnection(this);
     }
 
+    /**
+     * Moves the endpoint to {@code next} and reports the change to the fabric's trace listeners
+     * (a ladder shows it on the endpoint's column). Device executor, as every state change.
+     */
+    void state(EndpointState next) {
+        EndpointState was = state;
+        state = next;
+        if (next != was && next != null && was != null) {
+            ia.fabric.traceStateChange(ia.device, "EP " + id, was.name(), next.name());
+        }
+    }
+
     /** dat_ep_create(3DAT) and dat_ep_create_with_srq(3DAT), and the provider's EPs of a PSP. */
     static SimEp create(SimIa ia, ProtectionZone pzHandle, EventDispatcher recv, EventDispatcher request,
                         EventDispatcher connect, SimSrq srq, EpAttributes attributes, boolean providerCreated) {
@@ -173,7 +185,7 @@ final class SimEp extends SimHandle implements Endpoint {
             posting.forgetOutstanding();
             connection.forgetPeer();
             watermarks.rearm();
-            state = r.next();
+            state(r.next());
         });
     }
 

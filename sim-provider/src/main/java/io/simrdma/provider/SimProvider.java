@@ -57,6 +57,21 @@ public final class SimProvider implements DatProvider {
         SimFabrics.register(name, fabric);
     }
 
+    /**
+     * The fabric under an IA this provider opened (an in-process fabric, or a TCP node's), so that
+     * a tool can trace or capture it ({@code PacketCapture}, {@code RunRecording}).
+     *
+     * @throws DatException DAT_INVALID_HANDLE (DAT_INVALID_HANDLE_IA) if {@code ia} is not an IA of
+     *                      this provider
+     */
+    public static Fabric fabricOf(InterfaceAdapter ia) {
+        if (!(ia instanceof SimIa)) {
+            throw new DatException(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_IA,
+                    "not an IA of the sim provider: " + ia);
+        }
+        return ((SimIa) ia).fabric;
+    }
+
     /** Forgets a fabric registered with {@link #registerFabric}. */
     public static void unregisterFabric(String name) {
         SimFabrics.unregister(name);

@@ -62,7 +62,7 @@ final class SimRsp extends SimServicePoint implements ReservedServicePoint {
         // dat_rsp_create(3DAT): the EP is PASSIVE_CONNECTION_PENDING by the time its request event can be seen.
         ep.connection.requestArrived();
         if (!deliver(cr)) {
-            ep.state = EndpointState.RESERVED;
+            ep.state(EndpointState.RESERVED);
             return false;
         }
         used = true;

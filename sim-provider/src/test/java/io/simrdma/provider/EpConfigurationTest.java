@@ -93,6 +93,9 @@ class EpConfigurationTest {
                 active.postSend(p.a.iov(2048 + 64 * i, 64), 200 + i, DEFAULT);
                 completion(p.b.dto, 100 + i, DtoCompletionStatus.SUCCESS);
                 assertFilled(p.b, 1024 + 64 * i, 64, 10 * i, "send " + i);
+                // The peer's receive completes before this side takes the ACK: wait for the retirement
+                // (on the threaded fabric the ACK may still be on its way when the next send posts).
+                await(p.a.ia, () -> active.status().requestIdle(), "send " + i + " retired");
             }
             fill(p.b, 4096, 32, 77);
             passive.postSend(p.b.iov(4096, 32), 300, DEFAULT);

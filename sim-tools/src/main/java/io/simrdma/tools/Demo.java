@@ -51,7 +51,12 @@ import io.simrdma.fabric.cm.CmEventType;
 import io.simrdma.fabric.cm.CmId;
 import io.simrdma.fabric.cm.ConnParam;
 import io.simrdma.fabric.cm.PortSpace;
+import io.simrdma.fabric.capture.PacketCapture;
 import io.simrdma.fabric.cm.RdmaCm;
+import io.simrdma.fabric.view.HtmlView;
+import io.simrdma.fabric.view.Ladder;
+import io.simrdma.fabric.view.RunRecording;
+import io.simrdma.provider.SimProvider;
 import io.simrdma.fabric.wire.Aeth;
 import io.simrdma.fabric.wire.HeaderType;
 import io.simrdma.fabric.wire.Packet;
@@ -59,6 +64,8 @@ import io.simrdma.fabric.wire.Packet;
 import java.io.PrintWriter;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.EnumSet;
 import java.util.List;
@@ -77,8 +84,18 @@ import java.util.concurrent.TimeUnit;
  */
 final class Demo {
 
-    /** Demo settings. */
-    record Options(boolean threaded, long seed, double loss, boolean trace) {
+    /**
+     * Demo settings.
+     *
+     * @param pcap   where to write a capture of both parts (pcapng), or null
+     * @param ladder print each part's packet ladder
+     * @param html   where to write the run viewer page of both parts, or null
+     */
+    record Options(boolean threaded, long seed, double loss, boolean trace, Path pcap, boolean ladder, Path html) {
+
+        Options(boolean threaded, long seed, double loss, boolean trace) {
+            this(threaded, seed, loss, trace, null, false, null);
+        }
     }
 
     private static final int PORT = 7471;
@@ -87,6 +104,8 @@ final class Demo {
 
     private final Options options;
     private final PrintWriter out;
+    private PacketCapture capture;
+    private final List<RunRecording> runs = new ArrayList<>();
 
     Demo(Options options, PrintWriter out) {
         this.options = options;
@@ -99,12 +118,55 @@ final class Demo {
                 : "deterministic (virtual time, seed " + options.seed() + ")";
         out.println("simrdma demo: fabric " + mode);
         out.println();
-        verbs();
+        try {
+            verbs();
+            out.println();
+            dat();
+        } finally {
+            if (capture != null) {
+                capture.stop();
+            }
+        }
         out.println();
-        dat();
-        out.println();
+        if (capture != null) {
+            out.println("capture: " + capture.frames() + " packets written to " + options.pcap()
+                    + " (open it with wireshark, or: tshark -r " + options.pcap() + ")");
+        }
+        if (options.html() != null) {
+            HtmlView.write(options.html(), "simrdma demo", runs);
+            out.println("run viewer: " + options.html() + " (open it in a browser; click a packet for its headers)");
+        }
         out.println("demo passed: every transfer verified");
         out.flush();
+    }
+
+    /** Starts the capture and the recording a part's fabric has, as the options ask. */
+    private RunRecording observe(Fabric fabric, String title) {
+        if (options.pcap() != null) {
+            if (capture == null) {
+                capture = PacketCapture.on(fabric).interfaceName("simrdma demo").start(options.pcap());
+            } else {
+                capture.attach(fabric);
+            }
+        }
+        if (!options.ladder() && options.html() == null) {
+            return null;
+        }
+        RunRecording run = RunRecording.start(fabric, title);
+        runs.add(run);
+        return run;
+    }
+
+    /** Stops a part's recording and prints its ladder if asked to. */
+    private void showLadder(RunRecording run) {
+        if (run == null) {
+            return;
+        }
+        run.stop();
+        if (options.ladder()) {
+            out.println();
+            out.print(Ladder.render(run));
+        }
     }
 
     private Fabric fabric(String name) {
@@ -119,8 +181,9 @@ final class Demo {
         try (Fabric fabric = fabric("demo-verbs")) {
             Device a = fabric.createDevice(DeviceConfig.named("a").maxMtu(Mtu.MTU_1024));
             Device b = fabric.createDevice(DeviceConfig.named("b").maxMtu(Mtu.MTU_1024));
-            PacketLog log = new PacketLog();
+            PacketLog log = new PacketLog(fabric);
             fabric.addTraceListener(log);
+            RunRecording run = observe(fabric, "part 1: verbs and the connection manager");
             if (options.loss() > 0) {
                 fabric.link(a, b).addFault(FaultRule.drop(PacketMatcher.requests(), options.loss()));
             }
@@ -220,14 +283,35 @@ final class Demo {
             client.destroy();
             server.destroy();
             listen.destroy();
+            showLadder(run);
         }
     }
 
     private static final int BUF_HALF = BULK;
 
-    /** Counts packet events and, with --trace, prints each. */
+    /**
+     * Counts packet events and, with --trace, prints each (and the DAT part's endpoint state
+     * changes), stamped with virtual time, or with the time since the part started on a threaded
+     * fabric.
+     */
     private final class PacketLog implements TraceListener {
         private final Map<PacketEvent, Long> counts = new EnumMap<>(PacketEvent.class);
+        private final long start;
+
+        PacketLog(Fabric fabric) {
+            this.start = fabric.scheduler().isDeterministic() ? 0 : fabric.now();
+        }
+
+        @Override
+        public void onStateChange(long time, Device device, String object, String from, String to) {
+            if (options.trace()) {
+                String line = String.format("  %12.3f us  %s %s: %s -> %s", (time - start) / 1000.0, device.name(),
+                        object, from, to);
+                synchronized (out) {
+                    out.println(line);
+                }
+            }
+        }
 
         @Override
         public void onPacket(PacketEvent event, DropReason reason, long time, Device from, Device to, Packet p) {
@@ -236,7 +320,8 @@ final class Demo {
             }
             if (options.trace()) {
                 String aeth = p.opcode().has(HeaderType.AETH) ? "  " + Aeth.describe(p.aethSyndrome()) : "";
-                String line = String.format("  %12.3f us  %-13s %2s -> %-2s %-22s psn %-8d %5d B%s%s", time / 1000.0,
+                String line = String.format("  %12.3f us  %-13s %3s -> %-3s %-22s psn %-8d %5d B%s%s",
+                        (time - start) / 1000.0,
                         event, from == null ? "" : from.name(), to == null ? "?" : to.name(), p.opcode(), p.psn(),
                         p.payloadLength(), aeth, reason == null ? "" : "  (" + reason + ")");
                 synchronized (out) {
@@ -269,10 +354,17 @@ final class Demo {
 
     private void dat() {
         out.println("== 2. DAT 1.2 (uDAPL) on the same kind of fabric ==");
-        String opts = options.threaded() ? "mode=threaded" : "mode=deterministic&seed=" + options.seed();
-        InterfaceAdapter ia1 = Dat.openIa("sim:demo-dat/ia1?" + opts, 8);
-        InterfaceAdapter ia2 = Dat.openIa("sim:demo-dat/ia2?" + opts, 8);
+        // The demo builds the fabric and hands it to the provider, so it can trace and capture it.
+        Fabric fabric = fabric("demo-dat");
+        SimProvider.registerFabric("demo-dat", fabric);
+        PacketLog log = new PacketLog(fabric);
+        fabric.addTraceListener(log);
+        RunRecording run = observe(fabric, "part 2: DAT 1.2 (uDAPL)");
+        InterfaceAdapter ia1 = null;
+        InterfaceAdapter ia2 = null;
         try {
+            ia1 = Dat.openIa("sim:demo-dat/ia1", 8);
+            ia2 = Dat.openIa("sim:demo-dat/ia2", 8);
             out.println("opened IAs sim:demo-dat/ia1 and sim:demo-dat/ia2 (provider "
                     + ia1.query().providerAttributes().providerName() + ")");
             ProtectionZone pz1 = ia1.createPz();
@@ -327,13 +419,20 @@ final class Demo {
             ia1.close(CloseFlag.GRACEFUL);
             ia2.close(CloseFlag.GRACEFUL);
             out.println("every DAT object freed; both IAs closed gracefully");
+            fabric.removeTraceListener(log);
+            showLadder(run);
         } finally {
             closeQuietly(ia1);
             closeQuietly(ia2);
+            SimProvider.unregisterFabric("demo-dat");
+            fabric.close();
         }
     }
 
     private static void closeQuietly(InterfaceAdapter ia) {
+        if (ia == null) {
+            return;
+        }
         try {
             ia.close(CloseFlag.ABRUPT);
         } catch (RuntimeException alreadyClosed) {

@@ -6,6 +6,7 @@ import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
 import java.io.PrintWriter;
+import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
 /** {@code simrdma demo}: verbs, the connection manager and DAT on an in-process fabric. */
@@ -33,8 +34,17 @@ final class DemoCommand implements Callable<Integer> {
     @Option(names = "--loss", defaultValue = "0.1", description = "share of request packets the link loses, 0 to 0.5 (default: ${DEFAULT-VALUE})")
     double loss;
 
-    @Option(names = "--trace", description = "print every packet the fabric sends, loses or retransmits")
+    @Option(names = "--trace", description = "print every packet the fabric sends, loses or retransmits, and the DAT endpoints' state changes")
     boolean trace;
+
+    @Option(names = "--pcap", paramLabel = "FILE", description = "write every packet to FILE (pcapng, RoCEv2: open it with Wireshark or tshark)")
+    Path pcap;
+
+    @Option(names = "--ladder", description = "print each part's packet ladder: a column per QP, an arrow per packet")
+    boolean ladder;
+
+    @Option(names = "--html", paramLabel = "FILE", description = "write the run viewer to FILE: one page, zoomable, each packet clickable")
+    Path html;
 
     @Override
     public Integer call() {
@@ -43,7 +53,7 @@ final class DemoCommand implements Callable<Integer> {
         }
         PrintWriter out = spec.commandLine().getOut();
         try {
-            new Demo(new Demo.Options(mode == Mode.threaded, seed, loss, trace), out).run();
+            new Demo(new Demo.Options(mode == Mode.threaded, seed, loss, trace, pcap, ladder, html), out).run();
             return 0;
         } catch (Demo.DemoFailure e) {
             out.flush();

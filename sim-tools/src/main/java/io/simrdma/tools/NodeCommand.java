@@ -11,6 +11,7 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 import java.io.PrintWriter;
+import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
 /** {@code simrdma node}: a DAT node over TCP that echoes messages and offers RDMA memory to {@code simrdma ping}. */
@@ -58,6 +59,9 @@ final class NodeCommand implements Callable<Integer> {
                     + "(default: ${DEFAULT-VALUE})")
     long keepaliveMillis;
 
+    @Option(names = "--pcap", paramLabel = "FILE", description = "write every packet of the node to FILE (pcapng, RoCEv2)")
+    Path pcap;
+
     @Override
     public Integer call() {
         if (region < 1 || region > 1 << 20) {
@@ -77,7 +81,7 @@ final class NodeCommand implements Callable<Integer> {
         String iaName = tcp.iaName(address, "node@" + address, this::bad);
         try (SignalStop stop = SignalStop.install()) {
             InterfaceAdapter ia = Dat.openIa(iaName, 64);
-            try {
+            try (Observation seen = Observation.start(ia, pcap, false, null, "simrdma node " + address, out)) {
                 EchoNode node = new EchoNode(ia, qualifier, region, keepaliveMillis, CliOutput.quiet(), out);
                 boolean stopped = node.serve(connections, stop::requested);
                 if (stopped) {

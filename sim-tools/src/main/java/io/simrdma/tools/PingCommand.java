@@ -13,6 +13,7 @@ import picocli.CommandLine.Spec;
 
 import java.io.PrintWriter;
 import java.net.InetSocketAddress;
+import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
 /** {@code simrdma ping}: connects to a {@code simrdma node} over TCP and checks messages and RDMA transfers. */
@@ -64,6 +65,16 @@ final class PingCommand implements Callable<Integer> {
             description = "milliseconds to wait for any one event, 1 to 4294967 (default: ${DEFAULT-VALUE})")
     long timeoutMillis;
 
+    @Option(names = "--pcap", paramLabel = "FILE", description = "write every packet of this side to FILE (pcapng, RoCEv2)")
+    Path pcap;
+
+    @Option(names = "--ladder", description = "print the packet ladder of the run (use a small --count)")
+    boolean ladder;
+
+    @Option(names = "--html", paramLabel = "FILE",
+            description = "write the run viewer to FILE: one page, zoomable, each packet clickable (use a small --count)")
+    Path html;
+
     @Override
     public Integer call() {
         if (count < 0) {
@@ -87,7 +98,8 @@ final class PingCommand implements Callable<Integer> {
         String iaName = tcp.iaName(self, "ping@" + self, this::bad);
         try (SignalStop stop = SignalStop.install()) {
             InterfaceAdapter ia = Dat.openIa(iaName, 16);
-            try {
+            try (Observation seen = Observation.start(ia, pcap, ladder, html, "simrdma ping " + target.host() + ":"
+                    + target.port(), out)) {
                 PingClient client = new PingClient(ia, out, CliOutput.quiet(), stop::requested);
                 PingClient.Result r = client.run(new PingClient.Plan(new InetSocketAddress(target.host(), target.port()),
                         qualifier, count, size, rdmaSize, seed, Timeout.ofMillis(timeoutMillis)));

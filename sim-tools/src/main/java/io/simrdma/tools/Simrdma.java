@@ -16,6 +16,9 @@ import java.util.Properties;
  * <p>Exit codes ({@link CliOutput}): 0 success, 1 failure, 2 usage error; 130 or 143 after Ctrl-C
  * or SIGTERM. A mistake a person can fix (a bad option value, a port in use, a refused connection)
  * prints one line naming it, without a stack trace.
+ *
+ * <p>Thread safety: not thread-safe; a JVM runs one command at a time (the verbosity options set
+ * the process's logging).
  */
 @Command(name = "simrdma", mixinStandardHelpOptions = true, versionProvider = Simrdma.Version.class,
         description = "A simulated RDMA fabric and DAT 1.2 provider.",
@@ -25,8 +28,7 @@ import java.util.Properties;
             "2:usage error: an unknown option or a bad value (the message names it)",
             "130, 143:stopped by Ctrl-C or SIGTERM, after disconnecting cleanly"},
         subcommands = {DemoCommand.class, NodeCommand.class, PingCommand.class, PerfCommand.class, KeygenCommand.class,
-            ConformCommand.class,
-            TcpBenchCommand.class, CommandLine.HelpCommand.class})
+            ConformCommand.class, TcpBenchCommand.class, ExampleCommand.class, CommandLine.HelpCommand.class})
 public final class Simrdma {
 
     @Mixin

@@ -28,6 +28,9 @@ import java.util.concurrent.locks.LockSupport;
  * <p>Buffers: after the class, the collector runs and a few buffers are allocated, which
  * makes Netty's paranoid detector report buffers that were collected unreleased; any report
  * fails the class.
+ *
+ * <p>Thread safety: JUnit calls it on the thread that runs the test class; what it keeps between
+ * the calls lives in that class's extension store.
  */
 public final class ResourceCheckExtension implements BeforeAllCallback, AfterAllCallback {
 

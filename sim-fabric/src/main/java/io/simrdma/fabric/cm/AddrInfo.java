@@ -8,6 +8,8 @@ import java.util.Objects;
  * given to it. Addresses are socket addresses whose IP is a port GID (the way RoCE ports are
  * addressed: a GID is an IPv6 address).
  *
+ * <p>Thread safety: immutable.
+ *
  * @param passive   RAI_PASSIVE: for the listening side
  * @param portSpace RDMA_PS_TCP or RDMA_PS_IB
  * @param srcAddr   local address (null: any device)

@@ -3,6 +3,8 @@ package io.simrdma.fabric.cm;
 /**
  * Timing of a fabric's connection manager.
  *
+ * <p>Thread safety: immutable.
+ *
  * @param cmResponseTimeout IB CM response timeout exponent: a REQ, REP or DREQ is resent after
  *                          4.096 us x 2^value without an answer (IBA 12.7.34)
  * @param maxCmRetries      resends before giving up (4 bits); an unanswered REQ ends in

@@ -1,6 +1,10 @@
 package io.simrdma.fabric.cm;
 
-/** Communication events (enum rdma_cm_event_type) the connection manager reports, with rdma_event_str(3) text. */
+/**
+ * Communication events (enum rdma_cm_event_type) the connection manager reports, with rdma_event_str(3) text.
+ *
+ * <p>Thread safety: immutable.
+ */
 public enum CmEventType {
     ADDR_RESOLVED,
     ADDR_ERROR,

@@ -7,6 +7,8 @@ import io.simrdma.fabric.VerbsException;
  * A synchronous connection-manager call ended with an event other than the one it waited for
  * (a REJECTED connect, an UNREACHABLE peer): the errno librdmacm would set, and the event, so
  * that the caller can read a reject's reason and private data.
+ *
+ * <p>Thread safety: immutable once thrown.
  */
 public final class CmException extends VerbsException {
 

@@ -1,6 +1,10 @@
 package io.simrdma.fabric.cm;
 
-/** Options of rdma_set_option(3) that simrdma honours. */
+/**
+ * Options of rdma_set_option(3) that simrdma honours.
+ *
+ * <p>Thread safety: immutable.
+ */
 public enum CmOption {
     /** Type of service: the traffic class of the connection's path (RDMA_OPTION_ID_TOS). */
     TOS,

@@ -6,6 +6,9 @@ import java.util.Arrays;
  * Connection properties (struct rdma_conn_param) for connect and accept, and as reported by
  * CONNECT_REQUEST and ESTABLISHED events. See rdma_connect(3) and rdma_accept(3).
  *
+ * <p>Thread safety: immutable. The private data is copied in and copied out: the caller keeps
+ * ownership of the arrays it passes and receives.
+ *
  * @param privateData        bytes passed to the peer: at most 56 on connect, 196 on accept
  *                           (IB CM REQ and REP private data minus the RDMA CM header); copied
  * @param responderResources RDMA READs/atomics the local side accepts from the peer

@@ -3,6 +3,8 @@ package io.simrdma.fabric.cm;
 /**
  * RDMA port spaces (enum rdma_port_space) that carry reliable connected service. The port space
  * and the port form the IB CM service ID ({@code ps << 16 | port}) a listener matches.
+ *
+ * <p>Thread safety: immutable.
  */
 public enum PortSpace {
     /** Reliable connected QPs, message based (RDMA_PS_TCP). */

@@ -4,6 +4,8 @@ package io.simrdma.fabric.cm;
  * IB CM reject reasons (IBA 12.6.7.2, table 109) that simrdma sends. A REJECTED event's
  * {@link CmEvent#status()} carries the code, which tells a rejection by the peer application
  * ({@link #CONSUMER_DEFINED}) from one by the remote CM (no listener, no resources).
+ *
+ * <p>Thread safety: immutable.
  */
 public enum RejectReason {
     NO_QP(1),

@@ -6,6 +6,8 @@ package io.simrdma.fabric.tcp;
  * three by the connection once a packet is decoded. A plain node that receives TLS (the peer
  * has credentials, this node none) does not count it as bad input: it refuses the handshake
  * ({@link HandshakeFailure#NO_TLS}).
+ *
+ * <p>Thread safety: immutable.
  */
 public enum FrameError {
     /** The stream ended inside a frame, or a frame is shorter than its type's fixed part. */

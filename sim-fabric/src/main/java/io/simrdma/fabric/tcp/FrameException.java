@@ -7,6 +7,8 @@ import io.netty.handler.codec.CorruptedFrameException;
  * logged. These are the only exceptions the frame decoder throws for any input.
  *
  * <p>Carries no stack trace: it describes the peer's bytes, not a place in this code.
+ *
+ * <p>Thread safety: immutable once thrown.
  */
 public final class FrameException extends CorruptedFrameException {
 

@@ -5,6 +5,8 @@ package io.simrdma.fabric.tcp;
  * sends its code in a REFUSE frame where the connection can still carry one (a TLS failure is
  * told by a TLS alert instead); the dialling node ends the connection attempts that were waiting
  * for the peer at once, naming the {@link #cause()}.
+ *
+ * <p>Thread safety: immutable.
  */
 public enum HandshakeFailure {
     /** Not a simrdma peer (bad magic) or another protocol version. */

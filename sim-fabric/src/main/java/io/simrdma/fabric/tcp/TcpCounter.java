@@ -4,6 +4,8 @@ package io.simrdma.fabric.tcp;
  * What a {@link TcpNode} counts (read with {@link TcpNode#counter}). Every way a connection can
  * fail or be refused has its own counter, so a test or an operator sees what went wrong without
  * reading logs.
+ *
+ * <p>Thread safety: immutable.
  */
 public enum TcpCounter {
     CONNECTS_STARTED("outbound connections started (first packet to a node, or again after a loss)"),

@@ -8,6 +8,8 @@ import java.net.SocketAddress;
  * Something that happened to a {@link TcpNode}'s connections or links, reported to its
  * {@link TcpNode.Listener}s.
  *
+ * <p>Thread safety: immutable.
+ *
  * @param type   what happened
  * @param peer   the peer node's GID, when known (null before a handshake told it)
  * @param remote the socket address at the other end, when there is one

@@ -315,7 +315,9 @@ public final class TcpLink implements PacketRoute {
         if (faults.isEmpty()) {
             return null;
         }
-        return faults.decide(p, index, node.fabric().now(), random, decision);
+        FaultInjector.Decision d = faults.decide(p, index, node.fabric().now(), random, decision);
+        node.fabricImpl().tracer().faultRules(d, node.device(), null, p);
+        return d;
     }
 
     SplittableRandom random() {

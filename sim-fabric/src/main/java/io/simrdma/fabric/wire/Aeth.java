@@ -13,6 +13,8 @@ package io.simrdma.fabric.wire;
  *   type 11: NAK,     value = NAK code (see {@link NakCode})
  * </pre>
  * followed by the 24-bit MSN.
+ *
+ * <p>Thread safety: stateless.
  */
 public final class Aeth {
 

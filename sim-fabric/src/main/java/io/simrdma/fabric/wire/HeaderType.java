@@ -5,6 +5,8 @@ package io.simrdma.fabric.wire;
  * other on the wire (IBA 9.2, "Transport headers"; the RoCEv2 annex keeps them unchanged after
  * the UDP header). {@link Opcode} says which ones each opcode carries; offsets are computed from
  * this order and these lengths, never typed by hand.
+ *
+ * <p>Thread safety: immutable.
  */
 public enum HeaderType {
     /** Base Transport Header, 12 bytes: opcode, SE, M, PadCnt, TVer, P_Key, DestQP, AckReq, PSN. */

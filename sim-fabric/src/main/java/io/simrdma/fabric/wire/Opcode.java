@@ -10,6 +10,8 @@ import java.util.Set;
  *
  * <p>The upper three bits of the wire value select the transport (000 = RC, 011 = UD); simrdma
  * runs RC for data and UD SEND Only on QP1 for connection-manager MADs, as the IB CM does.
+ *
+ * <p>Thread safety: immutable.
  */
 public enum Opcode {
     RC_SEND_FIRST(0x00, "RC SEND First", K.SEND | K.FIRST | K.PAYLOAD | K.REQUEST | K.RWR),

@@ -3,6 +3,8 @@ package io.simrdma.fabric.wire;
 /**
  * 24-bit packet sequence number arithmetic (IBA 9.7.1: PSNs wrap modulo 2^24; a PSN is "ahead"
  * of another when it lies within the next 2^23 values).
+ *
+ * <p>Thread safety: stateless.
  */
 public final class Psn {
 

@@ -9,7 +9,9 @@ import picocli.CommandLine.Spec;
 
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -19,6 +21,8 @@ import java.util.concurrent.Callable;
  * {@code simrdma perf}: perftest for the simulated fabric. Runs one of perftest's tests on the verbs
  * or the DAT layer, in this JVM (deterministic or threaded fabric) or between two JVMs over TCP, and
  * prints perftest's table with a baseline measured in the same run beside every figure.
+ *
+ * <p>Thread safety: not thread-safe; picocli fills one instance per command line, which runs once.
  */
 @Command(name = "perf", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Measures the fabric as perftest measures an HCA (ib_write_bw, ib_read_bw, ib_send_bw, "
@@ -97,6 +101,11 @@ public final class PerfCommand implements Callable<Integer> {
     @Option(names = "--ias", paramLabel = "N", defaultValue = "1", description = "connect-scale: client IAs the pairs are spread over (default: ${DEFAULT-VALUE})")
     int ias;
 
+    @Option(names = "--pcap", paramLabel = "FILE",
+            description = "write this side's packets to FILE (pcapng, RoCEv2; every layer run into one file). Every packet "
+                    + "is written, so use a small --iters; the figures then include the cost of writing it")
+    Path pcap;
+
     @Option(names = "--json", description = "print the results as one JSON document instead of the table")
     boolean json;
 
@@ -112,10 +121,13 @@ public final class PerfCommand implements Callable<Integer> {
                 if (testName != null || peer != null) {
                     throw usage("--listen takes no TEST and no --peer: the client's settings apply");
                 }
-                try (TcpPerf.Server server = new TcpPerf.Server(address(listen))) {
+                try (TcpPerf.Server server = new TcpPerf.Server(address(listen));
+                     PerfCapture capture = new PerfCapture(pcap, "simrdma perf server " + listen)) {
                     out.println("perf server: control socket " + server.address() + ", waiting for one client");
                     out.flush();
-                    server.serveOne(out);
+                    server.serveOne(out, capture);
+                    capture.close();
+                    reportCapture(capture, out);
                 }
                 return 0;
             }
@@ -123,6 +135,9 @@ public final class PerfCommand implements Callable<Integer> {
                 throw usage("name a TEST (or --listen to serve a client)");
             }
             if (testName.equals("connect-scale")) {
+                if (pcap != null) {
+                    throw usage("--pcap captures a TEST's traffic; connect-scale sends only connection set-up");
+                }
                 if (pairs < 1 || ias < 1) {
                     throw usage("--pairs and --ias must be at least 1");
                 }
@@ -132,23 +147,39 @@ public final class PerfCommand implements Callable<Integer> {
             PerfSettings s = settings();
             Report report = new Report(s, out, json);
             Progress progress = new Progress(err, !noProgress);
-            if (s.mode() == PerfSettings.Mode.TCP) {
-                runTcp(s, report, progress);
-            } else {
-                new PerfRunner(s, report, progress).runInProcess();
+            try (PerfCapture capture = new PerfCapture(pcap, "simrdma perf " + testName)) {
+                if (s.mode() == PerfSettings.Mode.TCP) {
+                    runTcp(s, report, progress, capture);
+                } else {
+                    new PerfRunner(s, report, progress, capture).runInProcess();
+                }
+                report.finish();
+                capture.close();
+                reportCapture(capture, json ? err : out);
             }
-            report.finish();
             return 0;
         } catch (PerfFailure | IOException e) {
             out.flush();
             err.println("perf FAILED: " + e.getMessage());
             return 1;
+        } catch (UncheckedIOException e) {
+            out.flush();
+            err.println("perf FAILED: " + e.getMessage() + " " + pcap + ": " + e.getCause());
+            return 1;
         }
     }
 
-    private void runTcp(PerfSettings s, Report report, Progress progress) throws IOException {
+    /** Says where the capture went (on the error stream under --json, so stdout stays one JSON document). */
+    private static void reportCapture(PerfCapture capture, PrintWriter to) {
+        if (capture.enabled()) {
+            to.println("capture: " + capture.frames() + " packets written to " + capture.file());
+            to.flush();
+        }
+    }
+
+    private void runTcp(PerfSettings s, Report report, Progress progress, PerfCapture capture) throws IOException {
         if (peer != null) {
-            TcpPerf.runClient(address(peer), s, report, progress);
+            TcpPerf.runClient(address(peer), s, report, progress, capture);
             return;
         }
         // Both nodes in this JVM: the server side serves from a thread of its own, as it would from another JVM.
@@ -156,7 +187,7 @@ public final class PerfCommand implements Callable<Integer> {
             PrintWriter quiet = new PrintWriter(java.io.Writer.nullWriter());
             Thread t = new Thread(() -> {
                 try {
-                    server.serveOne(quiet);
+                    server.serveOne(quiet, new PerfCapture(null, null));
                 } catch (IOException | RuntimeException e) {
                     // the client reports the failure it sees
                 }
@@ -164,7 +195,7 @@ public final class PerfCommand implements Callable<Integer> {
             t.setDaemon(true);
             t.start();
             report.note("Both TCP nodes : in this JVM (over 127.0.0.1); use --listen/--peer for two JVMs");
-            TcpPerf.runClient(server.address(), s, report, progress);
+            TcpPerf.runClient(server.address(), s, report, progress, capture);
             try {
                 t.join(10_000);
             } catch (InterruptedException e) {

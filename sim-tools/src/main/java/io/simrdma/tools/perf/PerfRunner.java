@@ -23,11 +23,13 @@ final class PerfRunner {
     private final PerfSettings s;
     private final Report report;
     private final Progress progress;
+    private final PerfCapture capture;
 
-    PerfRunner(PerfSettings settings, Report report, Progress progress) {
+    PerfRunner(PerfSettings settings, Report report, Progress progress, PerfCapture capture) {
         this.s = settings;
         this.report = report;
         this.progress = progress;
+        this.capture = capture;
     }
 
     /** Runs every layer and size in this JVM (deterministic or threaded fabric). */
@@ -38,6 +40,7 @@ final class PerfRunner {
             if (layer == PerfSettings.Layer.VERBS) {
                 Fabric.Builder b = Fabric.builder().name("perf-" + run);
                 try (Fabric fabric = deterministic ? b.deterministic(s.seed()).build() : b.threaded().build()) {
+                    capture.add(fabric);
                     Device a = fabric.createDevice(DeviceConfig.named("client"));
                     Device c = fabric.createDevice(DeviceConfig.named("server"));
                     VerbsSide[] sides = VerbsSide.pair(a, c, s, !deterministic);
@@ -53,6 +56,7 @@ final class PerfRunner {
                 InterfaceAdapter client = DatSide.open("sim:perf-" + run + "/client" + opts);
                 InterfaceAdapter server;
                 try {
+                    capture.add(client);
                     server = DatSide.open("sim:perf-" + run + "/server");
                 } catch (RuntimeException e) {
                     client.close();

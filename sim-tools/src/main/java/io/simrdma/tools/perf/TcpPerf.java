@@ -135,8 +135,8 @@ final class TcpPerf {
             return new InetSocketAddress(socket.getInetAddress(), socket.getLocalPort());
         }
 
-        /** Accepts one client and serves its run. */
-        void serveOne(PrintWriter log) throws IOException {
+        /** Accepts one client and serves its run; {@code capture} takes this side's packets. */
+        void serveOne(PrintWriter log, PerfCapture capture) throws IOException {
             try (Socket s = socket.accept(); Control ctl = new Control(s);
                  NettyBaseline.Server netty = new NettyBaseline.Server(host)) {
                 log.println("perf server: client " + s.getRemoteSocketAddress());
@@ -150,7 +150,7 @@ final class TcpPerf {
                 }
                 ctl.send("NETTY", netty.port());
                 try {
-                    serve(ctl, settings, netty);
+                    serve(ctl, settings, netty, capture);
                 } catch (RuntimeException e) {
                     ctl.send("ERROR", String.valueOf(e.getMessage()).replace('\n', ' '));
                     throw e;
@@ -158,7 +158,7 @@ final class TcpPerf {
             }
         }
 
-        private void serve(Control ctl, PerfSettings s, NettyBaseline.Server netty) {
+        private void serve(Control ctl, PerfSettings s, NettyBaseline.Server netty, PerfCapture capture) {
             Opened opened = null;
             ServerRole role = null;
             Thread thread = null;
@@ -167,7 +167,7 @@ final class TcpPerf {
                     String[] m = ctl.receive(0);
                     switch (m[0]) {
                         case "LAYER" -> {
-                            opened = open(ctl, s, PerfSettings.Layer.valueOf(m[1]));
+                            opened = open(ctl, s, PerfSettings.Layer.valueOf(m[1]), capture);
                             PerfRunner.postInitialReceives(s, null, opened.side());
                             ctl.send("CONNECTED");
                         }
@@ -227,10 +227,11 @@ final class TcpPerf {
             }
         }
 
-        private Opened open(Control ctl, PerfSettings s, PerfSettings.Layer layer) {
+        private Opened open(Control ctl, PerfSettings s, PerfSettings.Layer layer, PerfCapture capture) {
             if (layer == PerfSettings.Layer.VERBS) {
                 Fabric f = verbsFabric();
                 try {
+                    capture.add(f);
                     VerbsSide side = new VerbsSide(node(f, "perf-server", host).device(), s);
                     ctl.send(words("VERBS", verbsWords(side)));
                     connectVerbs(side, ctl.expect("VERBS", REPLY_MILLIS));
@@ -240,8 +241,10 @@ final class TcpPerf {
                     throw e;
                 }
             }
-            DatSide side = new DatSide(datIa("perf-server", host), s);
+            InterfaceAdapter ia = datIa("perf-server", host);
+            DatSide side = new DatSide(ia, s);
             try {
+                capture.add(ia);
                 side.listen();
                 InetSocketAddress a = (InetSocketAddress) side.address();
                 List<String> w = new ArrayList<>(List.of(a.getAddress().getHostAddress(), Integer.toString(a.getPort())));
@@ -266,8 +269,12 @@ final class TcpPerf {
 
     // ------------------------------------------------------------------ client
 
-    /** The {@code --peer} side: runs every layer and size against the server at {@code peer}. */
-    static void runClient(InetSocketAddress peer, PerfSettings s, Report report, Progress progress) throws IOException {
+    /**
+     * The {@code --peer} side: runs every layer and size against the server at {@code peer};
+     * {@code capture} takes this side's packets.
+     */
+    static void runClient(InetSocketAddress peer, PerfSettings s, Report report, Progress progress, PerfCapture capture)
+            throws IOException {
         Socket socket = new Socket();
         socket.connect(peer, 10_000);
         try (Control ctl = new Control(socket)) {
@@ -279,9 +286,9 @@ final class TcpPerf {
                         + " (control port " + peer.getPort() + ")");
                 for (PerfSettings.Layer layer : s.layer().runs()) {
                     ctl.send("LAYER", layer.name());
-                    try (Opened opened = open(ctl, s, layer, host, peer)) {
+                    try (Opened opened = open(ctl, s, layer, host, capture)) {
                         ctl.expect("CONNECTED", REPLY_MILLIS);
-                        new PerfRunner(s, report, progress).runLayer(opened.side(), new Remote(ctl, netty, s), null);
+                        new PerfRunner(s, report, progress, capture).runLayer(opened.side(), new Remote(ctl, netty, s), null);
                         ctl.send("CLOSE");
                         ctl.expect("CLOSED", REPLY_MILLIS);
                     }
@@ -291,10 +298,11 @@ final class TcpPerf {
         }
     }
 
-    private static Opened open(Control ctl, PerfSettings s, PerfSettings.Layer layer, String host, InetSocketAddress peer) {
+    private static Opened open(Control ctl, PerfSettings s, PerfSettings.Layer layer, String host, PerfCapture capture) {
         if (layer == PerfSettings.Layer.VERBS) {
             Fabric f = verbsFabric();
             try {
+                capture.add(f);
                 VerbsSide side = new VerbsSide(node(f, "perf-client", host).device(), s);
                 String[] m = ctl.expect("VERBS", REPLY_MILLIS);
                 ctl.send(words("VERBS", verbsWords(side)));
@@ -305,8 +313,10 @@ final class TcpPerf {
                 throw e;
             }
         }
-        DatSide side = new DatSide(datIa("perf-client", host), s);
+        InterfaceAdapter ia = datIa("perf-client", host);
+        DatSide side = new DatSide(ia, s);
         try {
+            capture.add(ia);
             String[] m = ctl.expect("DAT", REPLY_MILLIS);
             InetSocketAddress server = new InetSocketAddress(InetAddress.getByName(m[1]), Integer.parseInt(m[2]));
             side.setRemotes(remotes(m, 3));

@@ -7,6 +7,8 @@ import io.simrdma.fabric.DeviceAttributes;
 import io.simrdma.fabric.DeviceProfile;
 import io.simrdma.fabric.QueuePair;
 import io.simrdma.fabric.SharedReceiveQueue;
+import io.simrdma.fabric.WcOpcode;
+import io.simrdma.fabric.WcStatus;
 import io.simrdma.fabric.sched.EngineExecutor;
 import io.simrdma.fabric.sched.Scheduler;
 
@@ -38,6 +40,12 @@ public interface CqContext {
 
     /** Queues an asynchronous event (ibv_get_async_event(3)). Any thread. */
     void raiseAsync(AsyncEventType type, QueuePair qp, CompletionQueue cq, SharedReceiveQueue srq);
+
+    /**
+     * Reports a completion added to {@code cq} to the fabric's trace listeners
+     * ({@code TraceListener.onCompletion}). Engine thread; costs nothing without listeners.
+     */
+    void traceCompletion(CompletionQueue cq, int qpNum, long wrId, WcStatus status, WcOpcode opcode, int byteLen);
 
     /** Forgets a destroyed CQ. Engine thread. */
     void cqDestroyed(CqImpl cq);

@@ -384,8 +384,11 @@ public final class CqImpl implements CompletionQueue {
                 return false;
             }
             device.raiseAsync(AsyncEventType.CQ_ERR, null, this, null);
-        } else if (notify) {
-            channel.deliver(this);
+        } else {
+            device.traceCompletion(this, qp, id, st, op, len);
+            if (notify) {
+                channel.deliver(this);
+            }
         }
         signal.signalAll();
         Runnable l = completionListener;

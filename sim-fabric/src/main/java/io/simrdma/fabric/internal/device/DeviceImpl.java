@@ -23,6 +23,8 @@ import io.simrdma.fabric.QueuePair;
 import io.simrdma.fabric.SharedReceiveQueue;
 import io.simrdma.fabric.SrqAttr;
 import io.simrdma.fabric.VerbsException;
+import io.simrdma.fabric.WcOpcode;
+import io.simrdma.fabric.WcStatus;
 import io.simrdma.fabric.internal.CounterSet;
 import io.simrdma.fabric.internal.cq.CompChannelImpl;
 import io.simrdma.fabric.internal.cq.CqContext;
@@ -452,6 +454,12 @@ public final class DeviceImpl implements Device, PacketSink, MemoryContext, CqCo
     @Override
     public void removeQpStateListener(QpStateListener listener) {
         qpStateListeners.remove(listener);
+    }
+
+    @Override
+    public void traceCompletion(CompletionQueue cq, int qpNum, long wrId, WcStatus status, WcOpcode opcode,
+                                int byteLen) {
+        fabric.tracer().completion(cq, qpNum, wrId, status, opcode, byteLen);
     }
 
     @Override

@@ -293,6 +293,10 @@ public final class FabricImpl implements Fabric {
     }
 
     /** The fabric's trace, for the devices, links and transports that report to it. */
+    public void traceStateChange(Device device, String object, String from, String to) {
+        tracer.stateChange(device, object, from, to);
+    }
+
     public Tracer tracer() {
         return tracer;
     }

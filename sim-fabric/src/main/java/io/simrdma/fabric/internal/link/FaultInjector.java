@@ -33,6 +33,28 @@ public final class FaultInjector {
         long extraDelayNanos;
         long holdNanos;
         FaultGate gate;
+        private FaultRule[] fired = new FaultRule[4];
+        private int firedCount;
+
+        /** How many rules fired on the packet (for the trace). */
+        public int firedCount() {
+            return firedCount;
+        }
+
+        /** The {@code i}-th rule that fired, in the order the rules apply. */
+        public FaultRule fired(int i) {
+            if (i >= firedCount) {
+                throw new IndexOutOfBoundsException(i);
+            }
+            return fired[i];
+        }
+
+        void fire(FaultRule rule) {
+            if (firedCount == fired.length) {
+                fired = Arrays.copyOf(fired, firedCount * 2);
+            }
+            fired[firedCount++] = rule;
+        }
 
         public boolean drop() {
             return drop;
@@ -82,6 +104,10 @@ public final class FaultInjector {
             extraDelayNanos = 0;
             holdNanos = 0;
             gate = null;
+            for (int i = 0; i < firedCount; i++) {
+                fired[i] = null;
+            }
+            firedCount = 0;
         }
     }
 
@@ -128,6 +154,7 @@ public final class FaultInjector {
             if (!rule.tryHit()) {
                 continue;
             }
+            d.fire(rule);
             switch (rule.action()) {
                 case DROP:
                     d.drop = true;

@@ -220,6 +220,7 @@ public final class LinkImpl implements Link, PacketRoute {
 
     /** Carries out what the fault rules decided for {@code p} (see {@link FaultInjector}). */
     private void applyFaults(Direction d, Packet p, FaultInjector.Decision f) {
+        tracer.faultRules(f, d.from, d.to, p);
         if (f.rewritten()) {
             d.rewritten.incrementAndGet();
             tracer.packet(PacketEvent.REWRITTEN, null, d.from, d.to, p);

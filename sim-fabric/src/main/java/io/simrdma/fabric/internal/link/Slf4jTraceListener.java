@@ -3,6 +3,7 @@ package io.simrdma.fabric.internal.link;
 import io.simrdma.fabric.AsyncEvent;
 import io.simrdma.fabric.Device;
 import io.simrdma.fabric.DropReason;
+import io.simrdma.fabric.FaultRule;
 import io.simrdma.fabric.Link;
 import io.simrdma.fabric.PacketEvent;
 import io.simrdma.fabric.QpState;
@@ -43,6 +44,21 @@ public final class Slf4jTraceListener implements TraceListener {
     @Override
     public void onAsyncEvent(long time, Device device, AsyncEvent event) {
         LOG.debug("{} {} {}", micros(time), device.name(), event);
+    }
+
+    @Override
+    public void onFaultRule(long time, FaultRule rule, Device from, Device to, Packet packet) {
+        if (LOG.isDebugEnabled()) {
+            LOG.debug("{} {}->{} fault {} on {}", micros(time), from == null ? "?" : from.name(),
+                    to == null ? "?" : to.name(), rule.label(), packet);
+        }
+    }
+
+    @Override
+    public void onStateChange(long time, Device device, String object, String from, String to) {
+        if (LOG.isDebugEnabled()) {
+            LOG.debug("{} {} {}: {} -> {}", micros(time), device.name(), object, from, to);
+        }
     }
 
     private static String micros(long nanos) {

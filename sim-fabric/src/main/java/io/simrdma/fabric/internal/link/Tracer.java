@@ -1,13 +1,17 @@
 package io.simrdma.fabric.internal.link;
 
 import io.simrdma.fabric.AsyncEvent;
+import io.simrdma.fabric.CompletionQueue;
 import io.simrdma.fabric.Device;
 import io.simrdma.fabric.DropReason;
+import io.simrdma.fabric.FaultRule;
 import io.simrdma.fabric.Link;
 import io.simrdma.fabric.PacketEvent;
 import io.simrdma.fabric.QpState;
 import io.simrdma.fabric.QueuePair;
 import io.simrdma.fabric.TraceListener;
+import io.simrdma.fabric.WcOpcode;
+import io.simrdma.fabric.WcStatus;
 import io.simrdma.fabric.sched.Scheduler;
 import io.simrdma.fabric.wire.Packet;
 import org.slf4j.Logger;
@@ -92,6 +96,60 @@ public final class Tracer {
         for (TraceListener l : listeners) {
             try {
                 l.onLinkStateChange(scheduler.nanoTime(), link, up);
+            } catch (RuntimeException ex) {
+                LOG.error("trace listener {} failed", l, ex);
+            }
+        }
+    }
+
+    /**
+     * Reports each rule of {@code decision} that fired on {@code p}, before the packet events they
+     * cause. Call it on the executor that owns the packet.
+     */
+    public void faultRules(FaultInjector.Decision decision, Device from, Device to, Packet p) {
+        TraceListener[] ls = listeners;
+        if (ls.length == 0) {
+            return;
+        }
+        long t = scheduler.nanoTime();
+        for (int i = 0; i < decision.firedCount(); i++) {
+            FaultRule rule = decision.fired(i);
+            for (TraceListener l : ls) {
+                try {
+                    l.onFaultRule(t, rule, from, to, p);
+                } catch (RuntimeException ex) {
+                    LOG.error("trace listener {} failed", l, ex);
+                }
+            }
+        }
+    }
+
+    /** Reports a work completion added to {@code cq}. Engine thread. */
+    public void completion(CompletionQueue cq, int qpNum, long wrId, WcStatus status, WcOpcode opcode, int byteLen) {
+        TraceListener[] ls = listeners;
+        if (ls.length == 0) {
+            return;
+        }
+        long t = scheduler.nanoTime();
+        for (TraceListener l : ls) {
+            try {
+                l.onCompletion(t, cq, qpNum, wrId, status, opcode, byteLen);
+            } catch (RuntimeException ex) {
+                LOG.error("trace listener {} failed", l, ex);
+            }
+        }
+    }
+
+    /** Reports a state change of an object of a layer above verbs. Any thread. */
+    public void stateChange(Device device, String object, String from, String to) {
+        TraceListener[] ls = listeners;
+        if (ls.length == 0) {
+            return;
+        }
+        long t = scheduler.nanoTime();
+        for (TraceListener l : ls) {
+            try {
+                l.onStateChange(t, device, object, from, to);
             } catch (RuntimeException ex) {
                 LOG.error("trace listener {} failed", l, ex);
             }
