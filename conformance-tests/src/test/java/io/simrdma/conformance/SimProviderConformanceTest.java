@@ -78,7 +78,33 @@ class SimProviderConformanceTest {
                     + "connection already ended for it"),
             Map.entry("the request carries the entire private data of dat_ep_connect and the requester's address",
                     "open: with three IAs, a connection request's remote address is another IA than the model "
-                    + "matched it to"));
+                    + "matched it to"),
+            Map.entry("in CONNECTED the request is posted; its completion comes on request_evd",
+                    "open, not triaged (seeds 405, 408, 425, ...): a post in CONNECTED fails or completes "
+                    + "otherwise than the model holds"),
+            Map.entry("a receive buffer's LMR lacks local read",
+                    "open, not triaged: the LMR privilege a receive buffer needs (the page says local read; "
+                    + "the model and sim-provider disagree)"),
+            Map.entry("an LMR of local_iov lacks the LOCAL_READ privilege",
+                    "open, not triaged: DAT_PRIVILEGES_VIOLATION for a local_iov LMR without LOCAL_READ"),
+            Map.entry("an LMR of local_iov lacks the LOCAL_WRITE privilege",
+                    "open, not triaged: DAT_PRIVILEGES_VIOLATION for a local_iov LMR without LOCAL_WRITE"),
+            Map.entry("a rejected request is reported by DAT_CONNECTION_EVENT_PEER_REJECTED",
+                    "open, not triaged: the event of a rejected request"),
+            Map.entry("the completion carries the cookie and a status the pages allow",
+                    "open, not triaged: a completion status the model does not allow at that point"),
+            Map.entry("the EP must be Idle (UNCONNECTED)",
+                    "open, not triaged: an EP the model holds CONNECTED accepted where it must be UNCONNECTED"),
+            Map.entry("the Send completes on request_evd with its cookie",
+                    "open, not triaged: a Send's completion"),
+            Map.entry("the RDMA Write completes and the remote buffer holds the local bytes",
+                    "open, not triaged: an RDMA Write's completion or bytes"),
+            Map.entry("the Endpoint is created in the Unconnected state",
+                    "open, not triaged: a new EP's state as first queried"),
+            Map.entry("the EP's state is one its history allows",
+                    "open, not triaged: an EP state the model's history does not allow"),
+            Map.entry("nbufs_allocated counts the receives the EP holds",
+                    "open, not triaged: dat_ep_recv_query's nbufs_allocated"));
 
     static SuiteConfig.Builder sim(String template) {
         return SuiteConfig.builder(template).knownDeviations(KNOWN).stopAfter(20);
