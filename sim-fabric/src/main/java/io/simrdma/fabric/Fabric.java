@@ -142,6 +142,7 @@ public interface Fabric extends AutoCloseable {
         private boolean deterministic = true;
         private long seed;
         private LinkConfig linkConfig;
+        private FabricObserver observer;
 
         private Builder() {
         }
@@ -176,6 +177,15 @@ public interface Fabric extends AutoCloseable {
             return this;
         }
 
+        /**
+         * Installs {@code o} to watch the fabric's verbs objects and the memory its work requests
+         * hand over ({@link FabricObserver}); for test tools. None by default.
+         */
+        public Builder observer(FabricObserver o) {
+            this.observer = Objects.requireNonNull(o, "observer");
+            return this;
+        }
+
         /** The fabric's name. */
         public String name() {
             return name;
@@ -194,6 +204,11 @@ public interface Fabric extends AutoCloseable {
         /** The default link configuration, or null for the mode's default. */
         public LinkConfig defaultLink() {
             return linkConfig;
+        }
+
+        /** The observer, or null. */
+        public FabricObserver observer() {
+            return observer;
         }
 
         /**

@@ -39,6 +39,14 @@ public interface MemoryRegion {
     /** Byte order used for atomic operands in this region. */
     ByteOrder byteOrder();
 
+    /**
+     * The registered bytes: a new view of the application's buffer whose index 0 is
+     * {@link #address()} and whose limit is {@link #length()}. The bytes stay the application's;
+     * this is for tools that inspect what a work request lends the device ({@link FabricObserver}).
+     * Any thread.
+     */
+    ByteBuffer buffer();
+
     /** False once deregistered. */
     boolean isValid();
 

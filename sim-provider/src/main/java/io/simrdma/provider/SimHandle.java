@@ -19,6 +19,8 @@ abstract class SimHandle implements DatHandle {
     private final HandleType type;
     private volatile Object context;
     volatile boolean freed;
+    /** Where the object was created, when {@link SimProvider#recordCreationSites} was on; else null. */
+    Throwable createdAt;
 
     SimHandle(SimIa ia, HandleType type) {
         this.ia = ia;

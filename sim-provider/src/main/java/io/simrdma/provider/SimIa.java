@@ -308,12 +308,28 @@ final class SimIa extends SimHandle implements InterfaceAdapter {
     }
 
     <T extends SimHandle> T remember(T h) {
+        if (SimProvider.RECORD_SITES && h.createdAt == null) {
+            h.createdAt = new Throwable("created here");
+        }
         synchronized (handles) {
             if (handles.add(h)) {
                 count(h, 1);
             }
         }
         return h;
+    }
+
+    /** The handles not freed yet, oldest first (see {@link SimProvider#openHandles}). */
+    List<io.simrdma.dat.DatHandle> openHandles() {
+        synchronized (handles) {
+            List<io.simrdma.dat.DatHandle> open = new ArrayList<>();
+            for (SimHandle h : handles) {
+                if (!h.freed) {
+                    open.add(h);
+                }
+            }
+            return open;
+        }
     }
 
     void forget(SimHandle h) {

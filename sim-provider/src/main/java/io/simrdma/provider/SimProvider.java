@@ -3,6 +3,8 @@ package io.simrdma.provider;
 import io.simrdma.dat.CompletionFlag;
 import io.simrdma.dat.Dat;
 import io.simrdma.dat.DatException;
+import io.simrdma.dat.DatHandle;
+import io.simrdma.dat.EventDispatcher;
 import io.simrdma.dat.DatReturnSubtype;
 import io.simrdma.dat.DatReturnType;
 import io.simrdma.dat.EvdStreamMerging;
@@ -75,6 +77,48 @@ public final class SimProvider implements DatProvider {
     /** Forgets a fabric registered with {@link #registerFabric}. */
     public static void unregisterFabric(String name) {
         SimFabrics.unregister(name);
+    }
+
+    /**
+     * Whether each object an IA creates records where it was created (a stack trace taken on the
+     * creating thread), for {@link #creationSite}. Off by default: it costs a stack trace per
+     * created object. Test tools (simrdma-junit's leak check) turn it on.
+     */
+    public static void recordCreationSites(boolean on) {
+        RECORD_SITES = on;
+    }
+
+    static volatile boolean RECORD_SITES;
+
+    /**
+     * The objects of {@code ia} its consumer has not freed yet, oldest first: the objects for which
+     * dat_ia_close(3DAT) with DAT_CLOSE_GRACEFUL_FLAG would refuse to close the IA. Empty once the IA
+     * is closed. For test tools that fail a test which leaked DAT handles. Any thread.
+     *
+     * @throws DatException DAT_INVALID_HANDLE if {@code ia} is not an IA of this provider
+     */
+    public static List<DatHandle> openHandles(InterfaceAdapter ia) {
+        if (!(ia instanceof SimIa sim)) {
+            throw new DatException(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_IA,
+                    "not an IA of the sim provider: " + ia);
+        }
+        return sim.openHandles();
+    }
+
+    /**
+     * Where {@code handle} was created, as a throwable whose stack trace is the creating thread's at
+     * that moment, or null if sites were not being recorded then ({@link #recordCreationSites}).
+     */
+    public static Throwable creationSite(DatHandle handle) {
+        return handle instanceof SimHandle h ? h.createdAt : null;
+    }
+
+    /**
+     * The events queued on {@code evd} that no dat_evd_dequeue(3DAT) or dat_evd_wait(3DAT) has taken
+     * yet; 0 for an EVD that is not the sim provider's or was freed. For test tools. Any thread.
+     */
+    public static int queuedEvents(EventDispatcher evd) {
+        return evd instanceof SimEvd e && !e.freed ? e.size() : 0;
     }
 
     @Override

@@ -2,6 +2,7 @@ package io.simrdma.fabric.internal.cq;
 
 import io.simrdma.fabric.CompletionChannel;
 import io.simrdma.fabric.Device;
+import io.simrdma.fabric.FabricObserver;
 import io.simrdma.fabric.VerbsException;
 import io.simrdma.fabric.sched.WaitSignal;
 
@@ -89,6 +90,10 @@ public final class CompChannelImpl implements CompletionChannel {
             signal.signalAll();
             return null;
         });
+        FabricObserver o = device.observer();
+        if (o != null) {
+            o.destroyed(this);
+        }
     }
 
     /** Marks the channel destroyed without the checks of {@link #destroy()} (its fabric closed). Engine thread. */

@@ -5,6 +5,7 @@ import io.simrdma.fabric.CompletionQueue;
 import io.simrdma.fabric.Device;
 import io.simrdma.fabric.DeviceAttributes;
 import io.simrdma.fabric.DeviceProfile;
+import io.simrdma.fabric.FabricObserver;
 import io.simrdma.fabric.QueuePair;
 import io.simrdma.fabric.SharedReceiveQueue;
 import io.simrdma.fabric.WcOpcode;
@@ -40,6 +41,9 @@ public interface CqContext {
 
     /** Queues an asynchronous event (ibv_get_async_event(3)). Any thread. */
     void raiseAsync(AsyncEventType type, QueuePair qp, CompletionQueue cq, SharedReceiveQueue srq);
+
+    /** The fabric's observer (see {@link FabricObserver}), or null. Any thread. */
+    FabricObserver observer();
 
     /**
      * Reports a completion added to {@code cq} to the fabric's trace listeners

@@ -5,6 +5,7 @@ import io.simrdma.fabric.CompletionQueue;
 import io.simrdma.fabric.Device;
 import io.simrdma.fabric.DeviceProfile;
 import io.simrdma.fabric.Errno;
+import io.simrdma.fabric.FabricObserver;
 import io.simrdma.fabric.VerbsException;
 import io.simrdma.fabric.WcOpcode;
 import io.simrdma.fabric.WcStatus;
@@ -295,6 +296,10 @@ public final class CqImpl implements CompletionQueue {
             markDestroyed();
             return null;
         });
+        FabricObserver o = device.observer();
+        if (o != null) {
+            o.destroyed(this);
+        }
     }
 
     public void forceDestroy() {

@@ -12,6 +12,7 @@ import io.simrdma.fabric.DeviceConfig;
 import io.simrdma.fabric.DeviceProfile;
 import io.simrdma.fabric.DropReason;
 import io.simrdma.fabric.Errno;
+import io.simrdma.fabric.FabricObserver;
 import io.simrdma.fabric.Mtu;
 import io.simrdma.fabric.PortAttributes;
 import io.simrdma.fabric.PortState;
@@ -189,26 +190,40 @@ public final class DeviceImpl implements Device, PacketSink, MemoryContext, CqCo
     // ------------------------------------------------------------------ creation (API)
 
     @Override
+    public FabricObserver observer() {
+        return fabric.observer();
+    }
+
+    /** Tells the fabric's observer, if any, that the application created {@code o}. Caller's thread. */
+    private <T> T created(T o) {
+        FabricObserver observer = fabric.observer();
+        if (observer != null) {
+            observer.created(o);
+        }
+        return o;
+    }
+
+    @Override
     public PdImpl allocPd() {
         checkOpen();
-        return executor.call(() -> {
+        return created(executor.call(() -> {
             if (pds.size() >= attributes.maxPd()) {
                 throw new VerbsException(Errno.ENOMEM, "max_pd (" + attributes.maxPd() + ") reached");
             }
             PdImpl pd = new PdImpl(this, nextPdHandle++);
             pds.add(pd);
             return pd;
-        });
+        }));
     }
 
     @Override
     public CompChannelImpl createCompletionChannel() {
         checkOpen();
-        return executor.call(() -> {
+        return created(executor.call(() -> {
             CompChannelImpl ch = new CompChannelImpl(this);
             channels.add(ch);
             return ch;
-        });
+        }));
     }
 
     @Override
@@ -237,7 +252,7 @@ public final class DeviceImpl implements Device, PacketSink, MemoryContext, CqCo
         if (channel != null && channel.device() != this) {
             throw VerbsException.invalid("completion channel belongs to device " + channel.device().name());
         }
-        return executor.call(() -> {
+        return created(executor.call(() -> {
             if (cqs.size() >= attributes.maxCq()) {
                 throw new VerbsException(Errno.ENOMEM, "max_cq (" + attributes.maxCq() + ") reached");
             }
@@ -248,7 +263,7 @@ public final class DeviceImpl implements Device, PacketSink, MemoryContext, CqCo
             CqImpl cq = new CqImpl(this, nextCqHandle++, cqe, channel, context, compVector);
             cqs.add(cq);
             return cq;
-        });
+        }));
     }
 
     // ------------------------------------------------------------------ creation (engine thread, from a PD)

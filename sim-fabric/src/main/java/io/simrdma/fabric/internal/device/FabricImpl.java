@@ -3,6 +3,7 @@ package io.simrdma.fabric.internal.device;
 import io.simrdma.fabric.Device;
 import io.simrdma.fabric.DeviceConfig;
 import io.simrdma.fabric.Fabric;
+import io.simrdma.fabric.FabricObserver;
 import io.simrdma.fabric.LinkConfig;
 import io.simrdma.fabric.TraceListener;
 import io.simrdma.fabric.internal.link.LinkImpl;
@@ -50,6 +51,7 @@ public final class FabricImpl implements Fabric {
     private final Map<String, LinkImpl> links = new ConcurrentHashMap<>();
     private final EngineExecutor control;
     private final Tracer tracer;
+    private final FabricObserver observer;
     private final Map<Class<?>, Object> services = new LinkedHashMap<>();
     private final List<RemoteTransport> transports = new java.util.concurrent.CopyOnWriteArrayList<>();
     private int deviceIndex;
@@ -65,6 +67,7 @@ public final class FabricImpl implements Fabric {
                 : b.isDeterministic() ? LinkConfig.dataCenter() : LinkConfig.instant();
         this.control = scheduler.newExecutor(name + "-control");
         this.tracer = new Tracer(scheduler);
+        this.observer = b.observer();
         if (Slf4jTraceListener.LOG.isDebugEnabled()) {
             addTraceListener(new Slf4jTraceListener());
         }
@@ -86,6 +89,11 @@ public final class FabricImpl implements Fabric {
     /** Current time on the fabric's clock, in nanoseconds (virtual for deterministic fabrics). */
     public long now() {
         return scheduler.nanoTime();
+    }
+
+    /** The observer the fabric was built with ({@link Fabric.Builder#observer}), or null. */
+    public FabricObserver observer() {
+        return observer;
     }
 
     /** The deterministic scheduler, to run or advance virtual time explicitly. */

@@ -1,5 +1,6 @@
 package io.simrdma.fabric.internal.mem;
 
+import io.simrdma.fabric.FabricObserver;
 import io.simrdma.fabric.Device;
 import io.simrdma.fabric.DeviceAttributes;
 import io.simrdma.fabric.DeviceProfile;
@@ -39,6 +40,9 @@ public interface MemoryContext {
 
     /** The device's memory keys, regions and windows. */
     MemoryTable memory();
+
+    /** The fabric's observer (see {@link FabricObserver}), or null. Any thread. */
+    FabricObserver observer();
 
     /** Creates a queue pair in {@code pd} (ibv_create_qp(3)). Engine thread. */
     QueuePair createQp(PdImpl pd, QpInitAttr attr);

@@ -1,6 +1,7 @@
 package io.simrdma.fabric.internal.mem;
 
 import io.simrdma.fabric.AccessFlag;
+import io.simrdma.fabric.FabricObserver;
 import io.simrdma.fabric.MemoryRegion;
 import io.simrdma.fabric.VerbsException;
 
@@ -79,6 +80,11 @@ public final class MrImpl implements MemoryRegion {
         return buf.order();
     }
 
+    @Override
+    public ByteBuffer buffer() {
+        return buf.duplicate().clear().order(buf.order());
+    }
+
     /** False once deregistered. */
     public boolean isValid() {
         return valid;
@@ -95,6 +101,10 @@ public final class MrImpl implements MemoryRegion {
             pd.owner().memory().destroyMr(this);
             return null;
         });
+        FabricObserver o = pd.owner().observer();
+        if (o != null) {
+            o.destroyed(this);
+        }
     }
 
     /** Buffer index of virtual address {@code va}; the caller has checked bounds. */

@@ -1,5 +1,6 @@
 package io.simrdma.fabric.internal.mem;
 
+import io.simrdma.fabric.FabricObserver;
 import io.simrdma.fabric.MemoryWindow;
 import io.simrdma.fabric.MwType;
 import io.simrdma.fabric.VerbsException;
@@ -71,6 +72,10 @@ public final class MwImpl implements MemoryWindow {
             pd.owner().memory().destroyMw(this);
             return null;
         });
+        FabricObserver o = pd.owner().observer();
+        if (o != null) {
+            o.destroyed(this);
+        }
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.simrdma.fabric.internal.mem;
 
+import io.simrdma.fabric.FabricObserver;
 import io.simrdma.fabric.AccessFlag;
 import io.simrdma.fabric.Device;
 import io.simrdma.fabric.DeviceProfile;
@@ -102,7 +103,16 @@ public final class PdImpl implements ProtectionDomain {
         }
         ByteBuffer view = buffer.slice().order(buffer.order());
         long base = (mask & AccessFlag.ZERO_BASED.bit()) != 0 ? 0 : iova;
-        return device.executor().call(() -> device.memory().createMr(this, view, base, length, mask));
+        return created(device.executor().call(() -> device.memory().createMr(this, view, base, length, mask)));
+    }
+
+    /** Tells the fabric's observer, if any, that the application created {@code o}. Caller's thread. */
+    private <T> T created(T o) {
+        FabricObserver observer = device.observer();
+        if (observer != null) {
+            observer.created(o);
+        }
+        return o;
     }
 
     /**
@@ -120,14 +130,14 @@ public final class PdImpl implements ProtectionDomain {
             throw new VerbsException(profile.memoryWindows().isEmpty() ? Errno.EOPNOTSUPP : Errno.EINVAL,
                     "device " + device.name() + " (profile " + profile.name() + ") has no " + type + " memory windows");
         }
-        return device.executor().call(() -> device.memory().createMw(this, type));
+        return created(device.executor().call(() -> device.memory().createMw(this, type)));
     }
 
     /** Creates a queue pair (ibv_create_qp(3)); it starts in RESET. */
     public QueuePair createQp(QpInitAttr attr) {
         Objects.requireNonNull(attr, "attr");
         checkUsable();
-        return device.executor().call(() -> device.createQp(this, attr));
+        return created(device.executor().call(() -> device.createQp(this, attr)));
     }
 
     /** Creates a shared receive queue (ibv_create_srq(3)); {@code attr.srqLimit()} is ignored. */
@@ -139,7 +149,7 @@ public final class PdImpl implements ProtectionDomain {
     public SharedReceiveQueue createSrq(SrqAttr attr, Object context) {
         Objects.requireNonNull(attr, "attr");
         checkUsable();
-        return device.executor().call(() -> device.createSrq(this, attr, context));
+        return created(device.executor().call(() -> device.createSrq(this, attr, context)));
     }
 
     /**
@@ -160,6 +170,10 @@ public final class PdImpl implements ProtectionDomain {
             device.pdDeallocated(this);
             return null;
         });
+        FabricObserver o = device.observer();
+        if (o != null) {
+            o.destroyed(this);
+        }
     }
 
     /** Throws ENOENT once deallocated, ENODEV once the device is closed. */

@@ -2,6 +2,7 @@ package io.simrdma.fabric.internal.rc;
 
 import io.simrdma.fabric.Counter;
 import io.simrdma.fabric.DropReason;
+import io.simrdma.fabric.FabricObserver;
 import io.simrdma.fabric.QpState;
 import io.simrdma.fabric.SendFlag;
 import io.simrdma.fabric.WcOpcode;
@@ -398,6 +399,7 @@ public final class Completer {
         }
         MrImpl mr = w.sgeMr[0];
         mr.buf.putLong(w.sgeIndex[0], p.atomicAckOriginal());
+        wrote(mr, w.sgeIndex[0], 8);
         psn = Psn.add(psn, 1);
         progress();
         retire(w, WcStatus.SUCCESS);
@@ -462,6 +464,7 @@ public final class Completer {
                 }
                 ByteBuffer dst = w.sgeMr[i].buf;
                 p.copyPayload(done, dst, w.sgeIndex[i] + skip, n);
+                wrote(w.sgeMr[i], w.sgeIndex[i] + skip, n);
                 done += n;
             }
             skip = 0;
@@ -662,6 +665,10 @@ public final class Completer {
             qp.requester.wqeIndex = head;
         }
         readProgress = null;
+        FabricObserver o = qp.owner().observer();
+        if (o != null) {
+            o.sendRetired(qp, wrId, status, complete);
+        }
         if (complete) {
             qp.completeSend(wrId, status, opcode, byteLen);
         }
@@ -672,6 +679,14 @@ public final class Completer {
         SendQueue sq = qp.sq;
         while (sq.head < sq.tail) {
             retire(sq.at(sq.head), WcStatus.WR_FLUSH_ERR);
+        }
+    }
+
+    /** Tells the fabric's observer, if any, that the device wrote into {@code mr} (FabricObserver.deviceWrote). */
+    private void wrote(MrImpl mr, int index, int len) {
+        FabricObserver o = qp.owner().observer();
+        if (o != null) {
+            o.deviceWrote(mr, index, len);
         }
     }
 }

@@ -7,6 +7,7 @@ import io.simrdma.fabric.Device;
 import io.simrdma.fabric.DeviceAttributes;
 import io.simrdma.fabric.DeviceProfile;
 import io.simrdma.fabric.DropReason;
+import io.simrdma.fabric.FabricObserver;
 import io.simrdma.fabric.Mtu;
 import io.simrdma.fabric.QpState;
 import io.simrdma.fabric.QueuePair;
@@ -64,6 +65,9 @@ public interface RcContext {
 
     /** Reports a state change of {@code qp} to the trace and the device's listeners. Engine thread. */
     void qpStateChanged(RcQueuePair qp, QpState from, QpState to);
+
+    /** The fabric's observer (see {@link FabricObserver}), or null. Any thread. */
+    FabricObserver observer();
 
     /** Forgets a destroyed QP. Engine thread. */
     void qpDestroyed(RcQueuePair qp);

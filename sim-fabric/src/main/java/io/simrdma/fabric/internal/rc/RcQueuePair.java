@@ -6,6 +6,7 @@ import io.simrdma.fabric.Counter;
 import io.simrdma.fabric.Device;
 import io.simrdma.fabric.DeviceProfile;
 import io.simrdma.fabric.Errno;
+import io.simrdma.fabric.FabricObserver;
 import io.simrdma.fabric.MemoryRegion;
 import io.simrdma.fabric.MemoryWindow;
 import io.simrdma.fabric.PostException;
@@ -241,7 +242,7 @@ public final class RcQueuePair implements QueuePair, WindowOwner {
         int posted = 0;
         try {
             synchronized (rq.postLock) {
-                posted = rq.post(first);
+                posted = rq.post(first, device.observer(), this, null);
             }
         } catch (PostException e) {
             posted = e.badIndex();
@@ -374,6 +375,10 @@ public final class RcQueuePair implements QueuePair, WindowOwner {
             }
         }
         route = null;
+        FabricObserver o = device.observer();
+        if (o != null) {
+            o.queuesDiscarded(this);
+        }
     }
 
     /**
@@ -460,6 +465,10 @@ public final class RcQueuePair implements QueuePair, WindowOwner {
             forceDestroy();
             return null;
         });
+        FabricObserver o = device.observer();
+        if (o != null) {
+            o.destroyed(this);
+        }
     }
 
     public void forceDestroy() {
@@ -534,6 +543,10 @@ public final class RcQueuePair implements QueuePair, WindowOwner {
     /** As above, with a vendor error (see {@link WorkCompletion#VENDOR_ERR_PARTIAL_MESSAGE}). */
     void completeRecv(long wrId, WcStatus status, WcOpcode opcode, int byteLen, int imm, int flags, boolean solicited,
                       int vendorErr) {
+        FabricObserver o = device.observer();
+        if (o != null) {
+            o.recvCompleted(this, wrId, status, opcode, byteLen);
+        }
         complete(recvCq, true, wrId, status, opcode, byteLen, imm, flags, solicited, vendorErr);
     }
 

@@ -1,9 +1,12 @@
 package io.simrdma.fabric.internal.rc;
 
 import io.simrdma.fabric.Errno;
+import io.simrdma.fabric.FabricObserver;
 import io.simrdma.fabric.PostException;
+import io.simrdma.fabric.QueuePair;
 import io.simrdma.fabric.RecvWr;
 import io.simrdma.fabric.Sge;
+import io.simrdma.fabric.SharedReceiveQueue;
 
 /**
  * A ring of receive WQEs: a QP's receive queue or an SRQ. Applications post from any thread
@@ -50,12 +53,13 @@ public final class RecvQueue {
 
     /**
      * Posts a chain of receive WRs (ibv_post_recv(3)): stops at the first that cannot be posted.
-     * Caller holds {@link #postLock}.
+     * Caller holds {@link #postLock}. Each WR is reported to {@code observer} (when not null) as
+     * posted to {@code qp}, or to {@code srq} when {@code qp} is null, before the engine can see it.
      *
      * @return the number posted
      * @throws PostException for the first WR with too many SGEs (EINVAL) or that finds the queue full (ENOMEM)
      */
-    int post(RecvWr first) {
+    int post(RecvWr first, FabricObserver observer, QueuePair qp, SharedReceiveQueue srq) {
         int n = 0;
         for (RecvWr wr = first; wr != null; wr = wr.next(), n++) {
             int numSge = wr.numSge();
@@ -80,6 +84,9 @@ public final class RecvQueue {
                 w.sgeLkey[i] = s.lkey();
             }
             w.capacity = cap;
+            if (observer != null) {
+                observer.recvPosted(qp, srq, wr);
+            }
             producer = p + 1;
         }
         return n;

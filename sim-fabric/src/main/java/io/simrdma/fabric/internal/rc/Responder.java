@@ -5,6 +5,7 @@ import io.simrdma.fabric.AsyncEventType;
 import io.simrdma.fabric.Counter;
 import io.simrdma.fabric.DeviceProfile;
 import io.simrdma.fabric.DropReason;
+import io.simrdma.fabric.FabricObserver;
 import io.simrdma.fabric.QpState;
 import io.simrdma.fabric.WcFlag;
 import io.simrdma.fabric.WcOpcode;
@@ -372,6 +373,10 @@ public final class Responder {
         holding = true;
         recvOffset = 0;
         recvResolved = 0;
+        FabricObserver o = qp.owner().observer();
+        if (o != null) {
+            o.recvStarted(qp);
+        }
         return true;
     }
 
@@ -456,6 +461,7 @@ public final class Responder {
             int len = p.payloadLength();
             if (len > 0) {
                 p.copyPayload(0, writeMr.buf, writeIndex, len);
+                wrote(writeMr, writeIndex, len);
                 writeIndex += len;
                 writeRemaining -= len;
             }
@@ -496,6 +502,7 @@ public final class Responder {
         } else {
             mr.buf.putLong(at, old + p.atomicSwapOrAdd());
         }
+        wrote(mr, at, 8);
         r.atomic = true;
         r.firstPsn = p.psn();
         r.lastPsn = p.psn();
@@ -539,6 +546,7 @@ public final class Responder {
                     recvResolved = i + 1;
                 }
                 p.copyPayload(done, recvMr[i].buf, recvIndex[i] + skip, n);
+                wrote(recvMr[i], recvIndex[i] + skip, n);
                 done += n;
             }
             skip = 0;
@@ -779,5 +787,13 @@ public final class Responder {
         Packet a = Packet.allocate(Opcode.RC_ACKNOWLEDGE);
         a.psn(pktPsn).aeth(syndrome, msn);
         qp.transmit(a);
+    }
+
+    /** Tells the fabric's observer, if any, that the device wrote into {@code mr} (FabricObserver.deviceWrote). */
+    private void wrote(MrImpl mr, int index, int len) {
+        FabricObserver o = qp.owner().observer();
+        if (o != null) {
+            o.deviceWrote(mr, index, len);
+        }
     }
 }

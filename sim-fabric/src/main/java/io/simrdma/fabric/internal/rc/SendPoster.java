@@ -3,6 +3,7 @@ package io.simrdma.fabric.internal.rc;
 import io.simrdma.fabric.AccessFlag;
 import io.simrdma.fabric.DeviceProfile;
 import io.simrdma.fabric.Errno;
+import io.simrdma.fabric.FabricObserver;
 import io.simrdma.fabric.MemoryRegion;
 import io.simrdma.fabric.MemoryWindow;
 import io.simrdma.fabric.MwType;
@@ -40,6 +41,7 @@ final class SendPoster {
     /** Posts a chain of send WRs (ibv_post_send(3)); see {@link RcQueuePair#postSend}. */
     void postSend(SendWr first) {
         Objects.requireNonNull(first, "wr");
+        FabricObserver observer = qp.owner().observer();
         int queued = 0;
         try {
             synchronized (qp.sq.postLock) {
@@ -47,6 +49,9 @@ final class SendPoster {
                 for (SendWr wr = first; wr != null; wr = wr.next()) {
                     if (checkPostableSend(wr, posted)) {
                         fillSendWqe(qp.sq.at(qp.sq.tail), wr, posted);
+                        if (observer != null) {
+                            observer.sendPosted(qp, wr);
+                        }
                         qp.sq.tail = qp.sq.tail + 1;
                         queued++;
                     }
@@ -239,6 +244,10 @@ final class SendPoster {
             wr.opcode(WrOpcode.BIND_MW).wrId(wrId).flags(flags).bind(mw, newRkey, mr, addr, length, access);
             SendWqe w = qp.sq.at(qp.sq.tail);
             fillSendWqe(w, wr, 0);
+            FabricObserver observer = qp.owner().observer();
+            if (observer != null) {
+                observer.sendPosted(qp, wr);
+            }
             qp.sq.tail = qp.sq.tail + 1;
         }
         qp.kickAfterPost();

@@ -1,6 +1,7 @@
 package io.simrdma.fabric.internal.rc;
 
 import io.simrdma.fabric.AsyncEventType;
+import io.simrdma.fabric.FabricObserver;
 import io.simrdma.fabric.PostException;
 import io.simrdma.fabric.RecvWr;
 import io.simrdma.fabric.SharedReceiveQueue;
@@ -60,7 +61,7 @@ public final class SrqImpl implements SharedReceiveQueue {
     public void postRecv(RecvWr first) {
         checkUsable();
         synchronized (queue.postLock) {
-            queue.post(first);
+            queue.post(first, device.observer(), null, this);
         }
     }
 
@@ -130,6 +131,10 @@ public final class SrqImpl implements SharedReceiveQueue {
             device.srqDestroyed(this);
             return null;
         });
+        FabricObserver o = device.observer();
+        if (o != null) {
+            o.destroyed(this);
+        }
     }
 
     /** Marks the SRQ destroyed without the checks of {@link #destroy()} (its fabric closed). Engine thread. */
