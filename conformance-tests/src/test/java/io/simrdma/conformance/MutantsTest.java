@@ -3,6 +3,7 @@ package io.simrdma.conformance;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.ParameterizedTest;
 
@@ -14,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -37,6 +39,7 @@ class MutantsTest {
     }
 
     @ParameterizedTest(name = "{0}")
+    @Timeout(value = 20, unit = TimeUnit.MINUTES) // a surviving mutant runs the whole seed budget
     @MethodSource("mutants")
     @DisplayName("a mutant provider that breaks one man-page rule fails the suite on a seed sim-provider passes, "
             + "shrunk to a short replayable sequence")

@@ -3,6 +3,7 @@ package io.simrdma.conformance;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -18,6 +19,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -111,6 +113,7 @@ class SimProviderConformanceTest {
     }
 
     @Test
+    @Timeout(value = 40, unit = TimeUnit.MINUTES) // beyond the build's 10 m default: ~3 min on two idle cores, far more under load
     @DisplayName("dat_*(3DAT) and ep-state-machine.md: every check holds for sim-provider over 1,000 seeds x 200 actions "
             + "on the deterministic fabric")
     void shouldConformWhenDeterministic() throws Exception {
