@@ -113,7 +113,8 @@ class SimProviderConformanceTest {
     }
 
     @Test
-    @Timeout(value = 40, unit = TimeUnit.MINUTES) // beyond the build's 10 m default: ~3 min on two idle cores, far more under load
+    // beyond the build's 10 m default: about 3 min on two idle cores, far more under load
+    @Timeout(value = 40, unit = TimeUnit.MINUTES)
     @DisplayName("dat_*(3DAT) and ep-state-machine.md: every check holds for sim-provider over 1,000 seeds x 200 actions "
             + "on the deterministic fabric")
     void shouldConformWhenDeterministic() throws Exception {
