@@ -1,5 +1,6 @@
 package io.simrdma.examples;
 
+import io.simrdma.dat.InterfaceAdapter;
 import io.simrdma.fabric.AccessFlag;
 import io.simrdma.fabric.CompletionQueue;
 import io.simrdma.fabric.Device;
@@ -17,6 +18,7 @@ import io.simrdma.fabric.WorkCompletion;
 import io.simrdma.fabric.capture.PacketCapture;
 import io.simrdma.fabric.view.Ladder;
 import io.simrdma.fabric.view.RunRecording;
+import io.simrdma.provider.SimProvider;
 
 import java.io.PrintWriter;
 import java.nio.ByteBuffer;
@@ -57,6 +59,14 @@ final class Lab implements AutoCloseable {
             this.context = context;
             this.capture = context.pcap() != null ? PacketCapture.on(fabric).start(context.pcap()) : null;
             this.run = context.ladder() ? RunRecording.start(fabric, name) : null;
+        }
+
+        /**
+         * Watches the fabric the DAT provider runs {@code ia} on. {@code SimProvider.fabricOf} is
+         * simrdma's, not DAT's: the DAT examples themselves use the DAT API only.
+         */
+        static Watch dat(InterfaceAdapter ia, String name, Example.Context context) {
+            return new Watch(SimProvider.fabricOf(ia), name, context);
         }
 
         @Override

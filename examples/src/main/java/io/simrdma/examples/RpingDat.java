@@ -22,7 +22,6 @@ import io.simrdma.dat.Qos;
 import io.simrdma.dat.RegionDescription;
 import io.simrdma.dat.RmrTriplet;
 import io.simrdma.dat.Timeout;
-import io.simrdma.provider.SimProvider;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -96,9 +95,7 @@ final class RpingDat implements Example {
     public void run(Context context) {
         Side server = new Side("sim:rping-dat/server?seed=3", true);
         Side client = new Side("sim:rping-dat/client", false);
-        // the capture and ladder asked for, on the fabric the provider runs both IAs on (SimProvider is
-        // simrdma's, not DAT's: the example itself uses the DAT API only)
-        Lab.Watch watch = new Lab.Watch(SimProvider.fabricOf(server.ia), name(), context);
+        Lab.Watch watch = Lab.Watch.dat(server.ia, name(), context);               // --pcap, --ladder
         try {
             int size = RpingVerbs.SIZE;
             server.ia.createPsp(7174, server.conn, PspFlag.CONSUMER);                 // dat_psp_create

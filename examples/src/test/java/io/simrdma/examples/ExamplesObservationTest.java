@@ -10,7 +10,6 @@ import org.junit.jupiter.params.provider.MethodSource;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.regex.Matcher;
@@ -43,13 +42,9 @@ class ExamplesObservationTest {
 
     /** tshark's rows for {@code fields} (first occurrence each, "" when absent). */
     private static List<String[]> tshark(Path pcap, String... fields) {
-        Path tshark = ExternalTool.require("tshark", "tshark");
-        // Wireshark's SDP heuristic takes any connection whose CM service ID has bit 16 set for SDP (Sockets
-        // Direct Protocol), and RDMA_PS_IB's (0x013F << 16 | port), which the DAT provider connects through, has it:
-        // the heuristic would parse rping's 16-byte SENDs as SDP headers and call them malformed.
-        List<String> cmd = new ArrayList<>(List.of(tshark.toString(), "-n", "--disable-heuristic", "sdp_infiniband",
-                "--disable-heuristic", "sdp_ib_private", "-r", pcap.toString(), "-T", "fields",
-                "-E", "separator=|", "-E", "occurrence=f"));
+        // SDP heuristics off (ExternalTool.tshark): with them, rping-dat's 16-byte SENDs read as malformed SDP
+        List<String> cmd = ExternalTool.tshark(pcap);
+        cmd.addAll(List.of("-T", "fields", "-E", "separator=|", "-E", "occurrence=f"));
         for (String f : fields) {
             cmd.add("-e");
             cmd.add(f);

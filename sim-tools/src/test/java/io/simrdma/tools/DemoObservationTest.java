@@ -57,9 +57,10 @@ class DemoObservationTest {
         assertTrue(m.find(), "the demo says how many packets it captured:\n" + r.out());
         long frames = Long.parseLong(m.group(1));
 
-        Path tshark = ExternalTool.require("tshark", "tshark");
-        ExternalTool.Result t = ExternalTool.run(60, List.of(tshark.toString(), "-n", "-r", pcap.toString(), "-T",
+        List<String> cmd = ExternalTool.tshark(pcap);
+        cmd.addAll(List.of("-T",
                 "fields", "-E", "occurrence=f", "-e", "infiniband.mad.attributeid", "-e", "_ws.malformed"));
+        ExternalTool.Result t = ExternalTool.run(60, cmd);
         assertEquals(0, t.exitCode(), t.err());
         List<String> rows = Arrays.asList(t.out().split("\n"));
         assertEquals(frames, rows.size(), "tshark reads every frame");

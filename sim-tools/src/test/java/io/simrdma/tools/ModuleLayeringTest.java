@@ -32,7 +32,8 @@ class ModuleLayeringTest {
     }
 
     @Test
-    @DisplayName("modules depend downward only: tools -> conformance-tests -> provider-api, tools -> provider -> provider-api, provider -> sim-fabric")
+    @DisplayName("modules depend downward only: tools -> conformance-tests -> provider-api, tools -> examples -> provider "
+            + "-> provider-api, provider -> sim-fabric")
     void shouldKeepModulesLayered() {
         Architectures.layeredArchitecture().consideringOnlyDependenciesInLayers()
                 .layer("Tools").definedBy("io.simrdma.tools..")
@@ -44,18 +45,24 @@ class ModuleLayeringTest {
                 .whereLayer("Tools").mayNotBeAccessedByAnyLayer()
                 .whereLayer("Conformance").mayOnlyBeAccessedByLayers("Tools")
                 .whereLayer("Examples").mayOnlyBeAccessedByLayers("Tools")
-                .whereLayer("Provider").mayOnlyBeAccessedByLayers("Examples", "Tools")
+                .whereLayer("Provider").mayOnlyBeAccessedByLayers("Tools", "Examples")
                 .whereLayer("DatApi").mayOnlyBeAccessedByLayers("Provider", "Conformance", "Examples", "Tools")
                 .whereLayer("Fabric").mayOnlyBeAccessedByLayers("Provider", "Examples", "Tools")
                 .check(main);
     }
 
     @Test
-    @DisplayName("the examples use the DAT and fabric APIs only, and of the provider only its public entry point SimProvider")
+    @DisplayName("the examples use the DAT and fabric APIs only: never the provider's classes but SimProvider, whose "
+            + "fabricOf gives Lab the fabric under a DAT example's IA (to capture and draw it)")
     void shouldKeepExamplesOnPublicApis() {
         noClasses().that().resideInAPackage("io.simrdma.examples..")
                 .should().dependOnClassesThat(JavaClass.Predicates.resideInAPackage("io.simrdma.provider..")
                         .and(DescribedPredicate.not(JavaClass.Predicates.equivalentTo(SimProvider.class))))
+                .check(main);
+        noClasses().that().resideInAPackage("io.simrdma.examples..").and().doNotHaveSimpleName("Lab")
+                .and().doNotHaveFullyQualifiedName("io.simrdma.examples.Lab$Watch")
+                .should().dependOnClassesThat().resideInAPackage("io.simrdma.provider..")
+                .because("the examples a learner reads name the DAT API only")
                 .check(main);
     }
 

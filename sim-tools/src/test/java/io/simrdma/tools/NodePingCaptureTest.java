@@ -91,10 +91,11 @@ class NodePingCaptureTest {
             node.destroyForcibly();
         }
         for (Path pcap : List.of(pingPcap, nodePcap)) {
-            Path tshark = ExternalTool.require("tshark", "tshark");
-            ExternalTool.Result t = ExternalTool.run(60, List.of(tshark.toString(), "-n", "-r", pcap.toString(), "-T",
+            List<String> read = ExternalTool.tshark(pcap);
+            read.addAll(List.of("-T",
                     "fields", "-E", "occurrence=f", "-e", "ipv6.dst", "-e", "udp.dstport", "-e", "infiniband.mad.attributeid",
                     "-e", "_ws.malformed"));
+            ExternalTool.Result t = ExternalTool.run(60, read);
             assertEquals(0, t.exitCode(), t.err());
             List<String[]> rows = Arrays.stream(t.out().split("\n")).map(l -> Arrays.copyOf(l.split("\t", -1), 4)).toList();
             assertTrue(rows.size() > 10, pcap + ": frames " + rows.size());

@@ -57,6 +57,20 @@ public final class ExternalTool {
         throw new AssertionError(message);
     }
 
+    /**
+     * The start of a command line that reads {@code capture} with tshark (fails or aborts the test
+     * as {@link #require(String, String...)} when tshark is missing); add the output options.
+     * Wireshark's SDP heuristics are off: they take any connection whose CM service ID has bit 16
+     * set for Sockets Direct Protocol, and RDMA_PS_IB's service IDs ({@code 0x013F << 16 | port}),
+     * which the DAT provider connects through, have it, so a DAT run's packets would be parsed as
+     * SDP headers.
+     */
+    public static List<String> tshark(Path capture) {
+        Path tshark = require("tshark", "tshark");
+        return new ArrayList<>(List.of(tshark.toString(), "-n", "--disable-heuristic", "sdp_infiniband",
+                "--disable-heuristic", "sdp_ib_private", "-r", capture.toString()));
+    }
+
     /** What a finished program printed. */
     public record Result(int exitCode, String out, String err) {
     }

@@ -11,7 +11,6 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.regex.Matcher;
@@ -53,9 +52,8 @@ class PerfCaptureTest {
 
     /** tshark's rows for {@code fields} (first occurrence each, "" when absent). */
     private static List<String[]> tshark(Path pcap, String... fields) {
-        Path tshark = ExternalTool.require("tshark", "tshark");
-        List<String> cmd = new ArrayList<>(List.of(tshark.toString(), "-n", "-r", pcap.toString(), "-T", "fields",
-                "-E", "separator=|", "-E", "occurrence=f"));
+        List<String> cmd = ExternalTool.tshark(pcap);
+        cmd.addAll(List.of("-T", "fields", "-E", "separator=|", "-E", "occurrence=f"));
         for (String f : fields) {
             cmd.add("-e");
             cmd.add(f);
