@@ -44,10 +44,15 @@ final class DiscardCq {
         cq.setCompletionListener(this::onCompletion);
     }
 
-    /** A completion arrived: take it and let its endpoint retire it without an event. Engine thread. */
+    /**
+     * A completion arrived: take it and let its endpoint retire it without an event. Engine thread, or
+     * the thread flushing the endpoint's queues. Polls only what is there: on the deterministic fabric a
+     * poll of an empty CQ runs an engine step, and a step run from inside a flush (dat_ep_disconnect,
+     * dat_ia_close on the consumer's thread) re-entered the flush and never ended.
+     */
     private void onCompletion() {
         try {
-            while (cq.poll(polled, 1) > 0) {
+            while (cq.size() > 0 && cq.poll(polled, 1) > 0) {
                 ia.router.deliver(null, polled[0], false);
             }
         } catch (VerbsException e) {

@@ -29,7 +29,11 @@ import java.util.Set;
  *       behaves where real devices differ and its default limits;</li>
  *   <li>device limits {@code maxQp, maxCq, maxCqe, maxMr, maxPd, maxMw, maxSrq, maxQpWr, maxSge,
  *       maxSrqWr, maxInline} (1 to 2147483647) and {@code mtu=256..4096}, which override the
- *       profile's.</li>
+ *       profile's;</li>
+ *   <li>link faults {@code loss, dup, reorder, delay} (probabilities) and {@code flap=<period ms>:<down ms>}
+ *       ({@link LinkFaults});</li>
+ *   <li>{@code traceDigest=true}: a digest of the fabric's trace in dat_ia_query's provider attributes
+ *       ({@link TraceDigest}).</li>
  * </ul>
  * {@code simtcp:} names a TCP node listening on {@code host:port} (an IPv4 address or a name
  * resolving to one; port 0 picks a free port), on a threaded fabric of its own. IAs naming the
@@ -66,7 +70,8 @@ record IaName(String text, String fabric, String device, Map<String, String> opt
     private static final Set<String> SECRET = Set.of("key", "keyFile", "psk", "secret", "password");
     private static final Set<String> INT_OPTIONS = union(SimFabrics.LIMITS.keySet(), Set.of("mtu"));
     private static final Set<String> NUMERIC = union(INT_OPTIONS, Set.of("seed"));
-    private static final Set<String> OPTIONS = union(NUMERIC, Set.of("mode", "profile"));
+    private static final Set<String> OPTIONS = union(union(NUMERIC, Set.of("mode", "profile", "traceDigest")),
+            LinkFaults.OPTIONS);
     private static final Set<String> TCP_OPTIONS = union(NUMERIC, Set.of("fabric", "node", "tls", "insecure", "profile"));
 
     private static Set<String> union(Set<String> a, Set<String> b) {
@@ -271,6 +276,18 @@ record IaName(String text, String fabric, String device, Map<String, String> opt
 
     long seed() {
         return Long.parseLong(options.getOrDefault("seed", "0"));
+    }
+
+    /** Whether the name asks for a trace digest ({@code traceDigest=true}). */
+    boolean traceDigest() {
+        String v = options.get("traceDigest");
+        if (v == null || v.equals("false")) {
+            return false;
+        }
+        if (!v.equals("true")) {
+            throw DatException.invalidParameter("IA name option traceDigest must be true or false, not " + v);
+        }
+        return true;
     }
 
     int intOption(String key, int defaultValue) {

@@ -113,6 +113,8 @@ final class SimCno extends SimHandle implements ConsumerNotificationObject {
                 }
             }, nanos);
             if (Thread.interrupted()) {
+                // provider-api: the call fails with DAT_INTERRUPTED_CALL and the thread's interrupt status is set again
+                Thread.currentThread().interrupt();
                 throw new DatException(DatReturnType.INTERRUPTED_CALL, "dat_cno_wait interrupted");
             }
             synchronized (lock) {

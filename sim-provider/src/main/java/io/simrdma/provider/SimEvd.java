@@ -319,6 +319,8 @@ final class SimEvd extends SimHandle implements EventDispatcher {
             long nanos = timeout.isInfinite() ? -1 : timeout.toNanos();
             signal.await(waitCondition, nanos);
             if (Thread.interrupted()) {
+                // provider-api: the call fails with DAT_INTERRUPTED_CALL and the thread's interrupt status is set again
+                Thread.currentThread().interrupt();
                 throw new DatException(DatReturnType.INTERRUPTED_CALL, "dat_evd_wait interrupted");
             }
             DatEvent e;

@@ -38,6 +38,10 @@ final class SimFabrics {
         final TcpNode node;
         final boolean owned;
         int users;
+        /** The fault profile of the fabric's links (the creating IA name's), or null. */
+        LinkFaults faults;
+        /** The trace digest the creating IA name asked for, or null. */
+        TraceDigest digest;
 
         Entry(String key, Fabric fabric, TcpNode node, boolean owned) {
             this.key = key;
@@ -98,9 +102,16 @@ final class SimFabrics {
         }
         Entry e = FABRICS.get(n.fabric());
         if (e == null) {
+            LinkFaults faults = LinkFaults.of(n);
+            boolean digest = n.traceDigest();
             Fabric f = n.threaded() ? Fabric.builder().name(n.fabric()).threaded().seed(n.seed()).build()
                     : Fabric.builder().name(n.fabric()).deterministic(n.seed()).build();
             e = new Entry(n.fabric(), f, null, true);
+            e.faults = faults;
+            if (digest) {
+                e.digest = new TraceDigest();
+                f.addTraceListener(e.digest);
+            }
             FABRICS.put(n.fabric(), e);
         }
         e.users++;
@@ -152,6 +163,13 @@ final class SimFabrics {
         e.users = 1;
         FABRICS.put(key, e);
         return e;
+    }
+
+    /** An IA opened {@code device} on {@code e}'s fabric: its links get the fabric's fault profile. */
+    static synchronized void deviceOpened(Entry e, Device device) {
+        if (e.faults != null && e.node == null) {
+            e.faults.apply(e.fabric, device);
+        }
     }
 
     /** The device of {@code n} on an in-process {@code fabric}, created with the name's limits if needed. */

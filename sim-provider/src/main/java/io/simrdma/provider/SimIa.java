@@ -22,6 +22,7 @@ import io.simrdma.dat.LmrTriplet;
 import io.simrdma.dat.LocalMemoryRegion;
 import io.simrdma.dat.MemoryPrivilege;
 import io.simrdma.dat.NamedAttribute;
+import io.simrdma.dat.ProviderAttributes;
 import io.simrdma.dat.ProtectionZone;
 import io.simrdma.dat.PspFlag;
 import io.simrdma.dat.PublicServicePoint;
@@ -147,7 +148,14 @@ final class SimIa extends SimHandle implements InterfaceAdapter {
     @Override
     public IaQueryResult query() {
         checkHandle();
-        return new IaQueryResult(java.util.Optional.ofNullable(asyncEvd), attributes, provider.attributes());
+        ProviderAttributes pa = provider.attributes();
+        TraceDigest digest = fabricEntry.digest;
+        if (digest != null) {
+            List<NamedAttribute> specific = new java.util.ArrayList<>(pa.providerSpecificAttributes());
+            specific.add(new NamedAttribute(TraceDigest.ATTRIBUTE, digest.value()));
+            pa = pa.toBuilder().providerSpecificAttributes(specific).build();
+        }
+        return new IaQueryResult(java.util.Optional.ofNullable(asyncEvd), attributes, pa);
     }
 
     IaAttributes attributes() {

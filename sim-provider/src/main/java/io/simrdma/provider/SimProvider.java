@@ -160,6 +160,7 @@ public final class SimProvider implements DatProvider {
         try {
             fabric = SimFabrics.acquire(name);
             Device device = fabric.device(name);
+            SimFabrics.deviceOpened(fabric, device);
             SimIa ia = new SimIa(this, request, name, fabric, device);
             ia.open();
             return ia;

@@ -96,6 +96,25 @@ class CnoTest {
 
     @ParameterizedTest
     @EnumSource(DatPair.Mode.class)
+    @DisplayName("dat_cno_wait(3DAT): a waiter interrupted by a signal (Thread.interrupt) gets DAT_INTERRUPTED_CALL; "
+            + "its interrupt status is set again (provider-api ConsumerNotificationObject.waitForNotification)")
+    void shouldFailWithInterruptedCallAndKeepInterruptStatusWhenWaiterIsInterrupted(DatPair.Mode mode) {
+        try (DatPair p = DatPair.open(mode)) {
+            ConsumerNotificationObject cno = p.a.ia.createCno(null);
+            Thread.currentThread().interrupt();
+            boolean stillInterrupted;
+            try {
+                assertDat(DatReturnType.INTERRUPTED_CALL, () -> cno.waitForNotification(Timeout.ofMillis(50)));
+            } finally {
+                stillInterrupted = Thread.interrupted();
+            }
+            assertTrue(stillInterrupted, "the interrupt status must be set again after DAT_INTERRUPTED_CALL");
+            cno.free();
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(DatPair.Mode.class)
     @DisplayName("dat_cno_wait(3DAT), dat_cno_create(3DAT): a DTO completion on an attached EVD wakes the waiter and invokes the agent once")
     void shouldNotifyWaiterAndAgentWhenAttachedEvdGetsCompletion(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {

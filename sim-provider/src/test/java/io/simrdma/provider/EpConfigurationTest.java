@@ -31,6 +31,7 @@ import static io.simrdma.provider.EventTestSupport.completion;
 import static io.simrdma.provider.EventTestSupport.nextDto;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 /**
  * Endpoints created with DAT_HANDLE_NULL for one of their EVDs (dat_ep_create(3DAT): "the Consumer
@@ -159,6 +160,33 @@ class EpConfigurationTest {
             passive.postRecv(p.b.iov(0, 64), 99, DEFAULT);
             await(p.b.ia, () -> passive.recvQuery().nbufsAllocated() == 0, "the flushed receive retired");
             assertNoEvent(p.b.dto);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(DatPair.Mode.class)
+    @DisplayName("dat_ep_create(3DAT) recv_evd_handle DAT_HANDLE_NULL: receives still posted when the connection "
+            + "ends are flushed without an event, and dat_ep_disconnect returns (the flush used to re-enter itself "
+            + "through the fabric's scheduler and never end on the deterministic fabric)")
+    void shouldFlushPostedReceivesWithoutEventsWhenTheRecvEvdIsNull(DatPair.Mode mode) {
+        try (DatPair p = DatPair.open(mode)) {
+            Endpoint passive = p.b.ia.createEndpoint(p.b.pz, null, p.b.dto, p.b.conn, attrs(p.b).maxRecvDtos(64).build());
+            Endpoint active = p.a.ep();
+            connectAndAccept(p, active, passive);
+            expect(p.a.conn, EventNumber.CONNECTION_EVENT_ESTABLISHED, active);
+            expect(p.b.conn, EventNumber.CONNECTION_EVENT_ESTABLISHED, passive);
+            for (int i = 0; i < 64; i++) {
+                passive.postRecv(p.b.iov(64 * i, 64), 1 + i, DEFAULT);
+            }
+            active.postRecv(p.a.iov(0, 64), 7, DEFAULT);
+            passive.postSend(p.b.iov(8192, 64), 8, DEFAULT);
+            assertTimeoutPreemptively(java.time.Duration.ofSeconds(30), () -> passive.disconnect(CloseFlag.ABRUPT),
+                    "dat_ep_disconnect returns");
+            expect(p.b.conn, EventNumber.CONNECTION_EVENT_DISCONNECTED, passive);
+            await(p.b.ia, () -> passive.recvQuery().nbufsAllocated() == 0, "the flushed receives retired");
+            completion(p.b.dto, 8);
+            assertNoEvent(p.b.dto);
+            assertState(EndpointState.DISCONNECTED, passive);
         }
     }
 

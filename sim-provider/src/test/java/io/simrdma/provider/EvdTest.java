@@ -275,6 +275,25 @@ class EvdTest {
 
     @ParameterizedTest
     @EnumSource(DatPair.Mode.class)
+    @DisplayName("dat_evd_wait(3DAT): a waiter interrupted by a signal (Thread.interrupt) gets DAT_INTERRUPTED_CALL; "
+            + "its interrupt status is set again (provider-api EventDispatcher.waitForEvent)")
+    void shouldFailWithInterruptedCallAndKeepInterruptStatusWhenWaiterIsInterrupted(DatPair.Mode mode) {
+        try (InterfaceAdapter ia = openIa(mode, "")) {
+            EventDispatcher evd = softwareEvd(ia, 4, null);
+            Thread.currentThread().interrupt();
+            boolean stillInterrupted;
+            try {
+                assertDat(DatReturnType.INTERRUPTED_CALL, () -> evd.waitForEvent(Timeout.ofMillis(50), 1));
+            } finally {
+                stillInterrupted = Thread.interrupted();
+            }
+            assertTrue(stillInterrupted, "the interrupt status must be set again after DAT_INTERRUPTED_CALL");
+            evd.free();
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(DatPair.Mode.class)
     @DisplayName("dat_evd_wait(3DAT): a threshold below 1 or above the EVD's queue length is DAT_INVALID_PARAMETER")
     void shouldRejectWaitWhenThresholdIsOutOfRange(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {

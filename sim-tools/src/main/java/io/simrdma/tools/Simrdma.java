@@ -28,7 +28,7 @@ import java.util.Properties;
             "2:usage error: an unknown option or a bad value (the message names it)",
             "130, 143:stopped by Ctrl-C or SIGTERM, after disconnecting cleanly"},
         subcommands = {DemoCommand.class, NodeCommand.class, PingCommand.class, PerfCommand.class, KeygenCommand.class,
-            TcpBenchCommand.class, ExampleCommand.class, CommandLine.HelpCommand.class})
+            ConformCommand.class, TcpBenchCommand.class, ExampleCommand.class, CommandLine.HelpCommand.class})
 public final class Simrdma {
 
     @Mixin

@@ -23,8 +23,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class JavadocContractTest {
 
-    private static final List<String> MODULES = List.of("provider-api", "sim-fabric", "sim-provider", "examples", "sim-tools",
-            "test-support", "simrdma-junit");
+    private static final List<String> MODULES = List.of("provider-api", "sim-fabric", "sim-provider", "conformance-tests",
+            "examples", "sim-tools", "test-support", "simrdma-junit");
     private static final Pattern TYPE = Pattern.compile(
             "^public\\s+(?:final\\s+|abstract\\s+|sealed\\s+)*(?:class|interface|enum|record|@interface)\\s+(\\w+)",
             Pattern.MULTILINE);

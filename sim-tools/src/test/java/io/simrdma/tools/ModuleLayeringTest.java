@@ -32,18 +32,21 @@ class ModuleLayeringTest {
     }
 
     @Test
-    @DisplayName("modules depend downward only: tools -> examples -> provider -> provider-api, provider -> sim-fabric")
+    @DisplayName("modules depend downward only: tools -> conformance-tests -> provider-api, tools -> examples -> provider "
+            + "-> provider-api, provider -> sim-fabric")
     void shouldKeepModulesLayered() {
         Architectures.layeredArchitecture().consideringOnlyDependenciesInLayers()
                 .layer("Tools").definedBy("io.simrdma.tools..")
+                .layer("Conformance").definedBy("io.simrdma.conformance..")
                 .layer("Examples").definedBy("io.simrdma.examples..")
                 .layer("Provider").definedBy("io.simrdma.provider..")
                 .layer("DatApi").definedBy("io.simrdma.dat..")
                 .layer("Fabric").definedBy("io.simrdma.fabric..")
                 .whereLayer("Tools").mayNotBeAccessedByAnyLayer()
+                .whereLayer("Conformance").mayOnlyBeAccessedByLayers("Tools")
                 .whereLayer("Examples").mayOnlyBeAccessedByLayers("Tools")
                 .whereLayer("Provider").mayOnlyBeAccessedByLayers("Tools", "Examples")
-                .whereLayer("DatApi").mayOnlyBeAccessedByLayers("Provider", "Examples", "Tools")
+                .whereLayer("DatApi").mayOnlyBeAccessedByLayers("Provider", "Conformance", "Examples", "Tools")
                 .whereLayer("Fabric").mayOnlyBeAccessedByLayers("Provider", "Examples", "Tools")
                 .check(main);
     }
