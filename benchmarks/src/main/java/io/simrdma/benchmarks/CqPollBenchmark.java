@@ -14,6 +14,9 @@ import io.simrdma.fabric.SendFlag;
 import io.simrdma.fabric.SendWr;
 import io.simrdma.fabric.WorkCompletion;
 import io.simrdma.fabric.WrOpcode;
+import java.nio.ByteBuffer;
+import java.util.EnumSet;
+import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Level;
@@ -25,10 +28,6 @@ import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
-
-import java.nio.ByteBuffer;
-import java.util.EnumSet;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Draining a CQ of {@value #DEPTH} completions with ibv_poll_cq(3) in batches of {@code batch}
@@ -67,7 +66,11 @@ public class CqPollBenchmark {
         MemoryRegion ma = pa.registerMemory(ByteBuffer.allocateDirect(8), all);
         MemoryRegion mb = pb.registerMemory(ByteBuffer.allocateDirect(8), all);
         for (int i = 0; i < DEPTH; i++) {
-            chain[i] = new SendWr().opcode(WrOpcode.RDMA_WRITE).wrId(i).sge(ma, 0, 8).remote(mb.address(), mb.rkey())
+            chain[i] = new SendWr()
+                    .opcode(WrOpcode.RDMA_WRITE)
+                    .wrId(i)
+                    .sge(ma, 0, 8)
+                    .remote(mb.address(), mb.rkey())
                     .flag(SendFlag.SIGNALED);
             if (i > 0) {
                 chain[i - 1].next(chain[i]);

@@ -7,6 +7,8 @@ import io.simrdma.fabric.tcp.PacketCodec;
 import io.simrdma.fabric.wire.Gid;
 import io.simrdma.fabric.wire.Opcode;
 import io.simrdma.fabric.wire.Packet;
+import java.nio.ByteBuffer;
+import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Mode;
@@ -16,9 +18,6 @@ import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
-
-import java.nio.ByteBuffer;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Encoding an RDMA WRITE packet into its TCP frame ({@link PacketCodec#encode}: a composite of
@@ -47,8 +46,11 @@ public class PacketCodecBenchmark {
         Packet p = packet();
         ByteBuf frame = PacketCodec.encode(p, alloc);
         p.release();
-        body = alloc.directBuffer(frame.readableBytes()).writeBytes(frame, frame.readerIndex() + PacketCodec.LENGTH_FIELD_LENGTH,
-                frame.readableBytes() - PacketCodec.LENGTH_FIELD_LENGTH);
+        body = alloc.directBuffer(frame.readableBytes())
+                .writeBytes(
+                        frame,
+                        frame.readerIndex() + PacketCodec.LENGTH_FIELD_LENGTH,
+                        frame.readableBytes() - PacketCodec.LENGTH_FIELD_LENGTH);
         frame.release();
     }
 
@@ -59,7 +61,9 @@ public class PacketCodecBenchmark {
 
     private Packet packet() {
         Packet p = Packet.allocate(payload == 0 ? Opcode.RC_ACKNOWLEDGE : Opcode.RC_RDMA_WRITE_ONLY)
-                .destQp(0x123).psn(77).route(src, dst);
+                .destQp(0x123)
+                .psn(77)
+                .route(src, dst);
         if (payload > 0) {
             p.reth(0x1000, 0x1234, payload).addSegment(data, 0, payload).updatePadCount();
         } else {

@@ -1,7 +1,6 @@
 package io.simrdma.conformance;
 
 import io.simrdma.dat.DatReturnType;
-
 import java.util.ArrayList;
 import java.util.List;
 
@@ -39,8 +38,11 @@ public record Check(List<String> clauses, String rule, String choice, boolean al
         String id = page + ":" + code.cName();
         if (!ClauseCatalog.get().contains(id)) {
             // a provider choice of a return the page does not list: reported under the page's success clause
-            return new Check(List.of(page + ":DAT_SUCCESS"), rule + " (" + code.cName() + ", which " + page
-                    + " does not list)", null, false);
+            return new Check(
+                    List.of(page + ":DAT_SUCCESS"),
+                    rule + " (" + code.cName() + ", which " + page + " does not list)",
+                    null,
+                    false);
         }
         return new Check(List.of(id), rule, null, false);
     }
@@ -87,6 +89,10 @@ public record Check(List<String> clauses, String rule, String choice, boolean al
 
     @Override
     public String toString() {
-        return String.join(", ", clauses) + ": " + rule + (choice == null ? "" : (alternative ? " [alternative to the recorded choice: " : " [provider choice: ") + choice + "]");
+        return String.join(", ", clauses) + ": " + rule
+                + (choice == null
+                        ? ""
+                        : (alternative ? " [alternative to the recorded choice: " : " [provider choice: ") + choice
+                                + "]");
     }
 }

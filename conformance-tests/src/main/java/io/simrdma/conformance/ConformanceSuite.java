@@ -2,7 +2,6 @@ package io.simrdma.conformance;
 
 import io.simrdma.dat.InterfaceAdapter;
 import io.simrdma.dat.NamedAttribute;
-
 import java.util.ArrayList;
 import java.util.List;
 
@@ -24,12 +23,10 @@ public final class ConformanceSuite {
     /** The suffix of the provider-specific attribute a provider may expose its fabric trace digest in. */
     public static final String TRACE_ATTRIBUTE_SUFFIX = "trace.sha256";
 
-    private ConformanceSuite() {
-    }
+    private ConformanceSuite() {}
 
     /** One generated (or replayed) sequence and its run. */
-    record Outcome(List<Action> sequence, Run run, String traceDigest) {
-    }
+    record Outcome(List<Action> sequence, Run run, String traceDigest) {}
 
     /** Runs the configured seeds. */
     public static SuiteReport run(SuiteConfig config) {
@@ -71,16 +68,23 @@ public final class ConformanceSuite {
             }
             if (config.progress() != null && System.nanoTime() - lastProgress > 2_000_000_000L) {
                 lastProgress = System.nanoTime();
-                config.progress().accept(String.format("conform: %d/%d seeds, %d actions, %d failing, %.0f s", seeds,
-                        config.seeds(), actions, failures.size(), (System.nanoTime() - t0) / 1e9));
+                config.progress()
+                        .accept(String.format(
+                                "conform: %d/%d seeds, %d actions, %d failing, %.0f s",
+                                seeds, config.seeds(), actions, failures.size(), (System.nanoTime() - t0) / 1e9));
             }
         }
-        SuiteReport report = new SuiteReport(config, failures, deviations, coverage, seeds, actions,
-                (System.nanoTime() - t0) / 1_000_000, notes);
+        SuiteReport report = new SuiteReport(
+                config, failures, deviations, coverage, seeds, actions, (System.nanoTime() - t0) / 1_000_000, notes);
         if (config.reportDir() != null) {
-            MatrixWriter.write(coverage, config.reportDir(), "Provider " + config.iaTemplate() + ", " + config.mode()
-                    + (config.profile() == FaultProfile.NONE ? "" : ", " + config.profile()) + ": " + seeds + " seeds, "
-                    + actions + " actions, " + failures.size() + " failing, " + deviations.size() + " known deviations.");
+            MatrixWriter.write(
+                    coverage,
+                    config.reportDir(),
+                    "Provider " + config.iaTemplate() + ", " + config.mode()
+                            + (config.profile() == FaultProfile.NONE ? "" : ", " + config.profile()) + ": " + seeds
+                            + " seeds, "
+                            + actions + " actions, " + failures.size() + " failing, " + deviations.size()
+                            + " known deviations.");
         }
         return report;
     }
@@ -96,8 +100,8 @@ public final class ConformanceSuite {
     }
 
     static RunSettings settings(SuiteConfig config, String template) {
-        return new RunSettings(template, config.mode(), config.strict(), config.registryOrDefault(),
-                config.registry() == null);
+        return new RunSettings(
+                template, config.mode(), config.strict(), config.registryOrDefault(), config.registry() == null);
     }
 
     /** Number of IAs of a seed's sequence: two or three. */
@@ -181,13 +185,15 @@ public final class ConformanceSuite {
     static Outcome guarded(Run run, List<Action> seq, long hang, java.util.concurrent.Callable<Outcome> body) {
         Outcome[] out = new Outcome[1];
         Throwable[] thrown = new Throwable[1];
-        Thread t = new Thread(() -> {
-            try {
-                out[0] = body.call();
-            } catch (Throwable e) {
-                thrown[0] = e;
-            }
-        }, "conform-seed-" + run.seed);
+        Thread t = new Thread(
+                () -> {
+                    try {
+                        out[0] = body.call();
+                    } catch (Throwable e) {
+                        thrown[0] = e;
+                    }
+                },
+                "conform-seed-" + run.seed);
         t.setDaemon(true);
         t.start();
         try {
@@ -205,7 +211,11 @@ public final class ConformanceSuite {
                 for (int i = 0; i < Math.min(12, stack.length); i++) {
                     where.append(i == 0 ? "" : " < ").append(stack[i]);
                 }
-                Check c = Check.ok(run.closing ? "dat_ia_close" : seq.get(Math.min(at, seq.size() - 1)).page(), HANG_RULE);
+                Check c = Check.ok(
+                        run.closing
+                                ? "dat_ia_close"
+                                : seq.get(Math.min(at, seq.size() - 1)).page(),
+                        HANG_RULE);
                 run.failure = new Mismatch(c, "a return within " + hang + " ms", "still running in " + where);
                 run.failedAt = at;
                 run.ran.set(at);
@@ -271,8 +281,8 @@ public final class ConformanceSuite {
         Mismatch m = best.run.failure;
         String trace = "not checked (threaded fabric)";
         if (settings.deterministic()) {
-            RunSettings traced = settings(config, config.template() + (config.template().contains("?") ? "&" : "?")
-                    + "traceDigest=true");
+            RunSettings traced = settings(
+                    config, config.template() + (config.template().contains("?") ? "&" : "?") + "traceDigest=true");
             long hang = Shrinker.hangFor(signature(best.run));
             Outcome a = replay(traced, seed, best.sequence, hang);
             Outcome b = replay(traced, seed, best.sequence, hang);
@@ -281,7 +291,8 @@ public final class ConformanceSuite {
             if (da == null) {
                 trace = "not exposed by the provider";
             } else {
-                trace = da.equals(db) && signatureEquals(a, b) ? "identical (sha256 " + da + ")"
+                trace = da.equals(db) && signatureEquals(a, b)
+                        ? "identical (sha256 " + da + ")"
                         : "differs: " + da + " vs " + db;
             }
         }
@@ -289,9 +300,20 @@ public final class ConformanceSuite {
         for (Action a : best.sequence) {
             seq.add(a.toString());
         }
-        return new Failure(seed, config.mode(), config.profile(), m.check.clauses(), m.check.rule(), m.check.choice(),
-                m.expected, m.actual, o.sequence.size(), best.sequence.size(), seq,
-                JavaReplay.render(best.run, config, seed), trace);
+        return new Failure(
+                seed,
+                config.mode(),
+                config.profile(),
+                m.check.clauses(),
+                m.check.rule(),
+                m.check.choice(),
+                m.expected,
+                m.actual,
+                o.sequence.size(),
+                best.sequence.size(),
+                seq,
+                JavaReplay.render(best.run, config, seed),
+                trace);
     }
 
     private static boolean signatureEquals(Outcome a, Outcome b) {

@@ -11,7 +11,6 @@ import io.simrdma.dat.RmrTriplet;
 import io.simrdma.dat.SharedReceiveQueue;
 import io.simrdma.dat.SrqAttributes;
 import io.simrdma.dat.SrqParams;
-
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
@@ -23,8 +22,7 @@ import java.util.Set;
  */
 final class DtoActions {
 
-    private DtoActions() {
-    }
+    private DtoActions() {}
 
     static String flagsJava(Set<CompletionFlag> f) {
         return Java.flags(CompletionFlag.class, f);
@@ -86,8 +84,11 @@ final class DtoActions {
             Endpoint h = r.live(ep);
             fillSegments(r, segs, seed);
             List<LmrTriplet> trips = Tri.triplets(r.model, segs);
-            r.call(Rules.postSend(r.model, m, segs, cookie, flags), null, ep + ".postSend(" + Tri.java(segs) + ", "
-                    + cookie + "L, " + flagsJava(flags) + ")", () -> {
+            r.call(
+                    Rules.postSend(r.model, m, segs, cookie, flags),
+                    null,
+                    ep + ".postSend(" + Tri.java(segs) + ", " + cookie + "L, " + flagsJava(flags) + ")",
+                    () -> {
                         h.postSend(trips, cookie, flags);
                         return null;
                     });
@@ -121,8 +122,11 @@ final class DtoActions {
             }
             Endpoint h = r.live(ep);
             List<LmrTriplet> trips = Tri.triplets(r.model, segs);
-            r.call(Rules.postRecv(r.model, m, segs, cookie, flags), null, ep + ".postRecv(" + Tri.java(segs) + ", "
-                    + cookie + "L, " + flagsJava(flags) + ")", () -> {
+            r.call(
+                    Rules.postRecv(r.model, m, segs, cookie, flags),
+                    null,
+                    ep + ".postRecv(" + Tri.java(segs) + ", " + cookie + "L, " + flagsJava(flags) + ")",
+                    () -> {
                         h.postRecv(trips, cookie, flags);
                         return null;
                     });
@@ -156,7 +160,8 @@ final class DtoActions {
             return l.rmrContext == null ? l.lmrContext : l.rmrContext;
         }
         M.Rmr rmr = (M.Rmr) o;
-        M.Binding b = rmr.pendingBind != null && rmr.pendingBind.binding != null ? rmr.pendingBind.binding : rmr.binding;
+        M.Binding b =
+                rmr.pendingBind != null && rmr.pendingBind.binding != null ? rmr.pendingBind.binding : rmr.binding;
         return b == null ? 0 : b.context();
     }
 
@@ -169,13 +174,15 @@ final class DtoActions {
             return l.regAddr + rem.off();
         }
         M.Rmr rmr = (M.Rmr) o;
-        M.Binding b = rmr.pendingBind != null && rmr.pendingBind.binding != null ? rmr.pendingBind.binding : rmr.binding;
+        M.Binding b =
+                rmr.pendingBind != null && rmr.pendingBind.binding != null ? rmr.pendingBind.binding : rmr.binding;
         return b == null ? rem.off() : b.lmr().regAddr + b.off() + rem.off();
     }
 
     /** An RDMA Read ({@code read}) or Write of the local segments from/to the remote buffer {@code remote}. */
-    record PostRdma(String ep, List<Tri> segs, long cookie, M.Remote remote, Set<CompletionFlag> flags, boolean read,
-                    int seed) implements Action {
+    record PostRdma(
+            String ep, List<Tri> segs, long cookie, M.Remote remote, Set<CompletionFlag> flags, boolean read, int seed)
+            implements Action {
         @Override
         public void run(Run r) {
             M.Ep m = r.model.need(ep);
@@ -195,9 +202,14 @@ final class DtoActions {
             RmrTriplet rt = new RmrTriplet(ctx, addr, remote.len());
             List<LmrTriplet> trips = Tri.triplets(r.model, segs);
             String rj = "new RmrTriplet(" + ctx + ", " + addr + "L, " + remote.len() + ")";
-            r.call(Rules.postRdma(r.model, m, segs, cookie, ctx, remote.off(), remote.len(), flags, read), null, ep
-                    + (read ? ".postRdmaRead(" : ".postRdmaWrite(") + Tri.java(segs) + ", " + cookie + "L, " + rj + ", "
-                    + flagsJava(flags) + ")", () -> {
+            r.call(
+                    Rules.postRdma(r.model, m, segs, cookie, ctx, remote.off(), remote.len(), flags, read),
+                    null,
+                    ep
+                            + (read ? ".postRdmaRead(" : ".postRdmaWrite(") + Tri.java(segs) + ", " + cookie + "L, "
+                            + rj + ", "
+                            + flagsJava(flags) + ")",
+                    () -> {
                         if (read) {
                             h.postRdmaRead(trips, cookie, rt, flags);
                         } else {
@@ -217,8 +229,14 @@ final class DtoActions {
             List<Action> l = new ArrayList<>();
             if (segs.size() == 1 && segs.get(0).len() > 1 && segs.get(0).raw() == null && remote.len() > 1) {
                 Tri t = segs.get(0);
-                l.add(new PostRdma(ep, List.of(new Tri(t.lmr(), t.off(), t.len() / 2, null)), cookie,
-                        new M.Remote(remote.sym(), remote.raw(), remote.off(), remote.len() / 2), flags, read, seed));
+                l.add(new PostRdma(
+                        ep,
+                        List.of(new Tri(t.lmr(), t.off(), t.len() / 2, null)),
+                        cookie,
+                        new M.Remote(remote.sym(), remote.raw(), remote.off(), remote.len() / 2),
+                        flags,
+                        read,
+                        seed));
             }
             return l;
         }
@@ -239,9 +257,14 @@ final class DtoActions {
             RemoteMemoryRegion h = r.live(rmr);
             Endpoint he = ep == null ? null : r.live(ep);
             LmrTriplet t = tri.len() == 0 ? LmrTriplet.EMPTY : tri.triplet(r.model);
-            Object v = r.call(Rules.rmrBind(r.model, m, tri, privs, me, cookie, flags), "int rctx" + r.index, rmr
-                    + ".bind(" + (tri.len() == 0 ? "LmrTriplet.EMPTY" : tri.java()) + ", " + IaActions.privsJava(privs) + ", "
-                    + ep + ", " + cookie + "L, " + flagsJava(flags) + ")", () -> h.bind(t, privs, he, cookie, flags));
+            Object v = r.call(
+                    Rules.rmrBind(r.model, m, tri, privs, me, cookie, flags),
+                    "int rctx" + r.index,
+                    rmr
+                            + ".bind(" + (tri.len() == 0 ? "LmrTriplet.EMPTY" : tri.java()) + ", "
+                            + IaActions.privsJava(privs) + ", "
+                            + ep + ", " + cookie + "L, " + flagsJava(flags) + ")",
+                    () -> h.bind(t, privs, he, cookie, flags));
             if (v instanceof Integer ctx && m.pendingBind != null && m.pendingBind.binding != null) {
                 r.transcript.add("// rmr_context of " + rmr + " is now " + ctx);
             }
@@ -262,18 +285,28 @@ final class DtoActions {
             M.Pz mpz = pz == null ? null : r.model.need(pz);
             InterfaceAdapter h = r.live(ia);
             ProtectionZone hpz = pz == null ? null : r.live(pz);
-            Object v = r.call(Rules.srqCreate(r.model, m, mpz, max, iov, lw), "SharedReceiveQueue " + sym, ia
-                    + ".createSrq(" + pz + ", new SrqAttributes(" + max + ", " + iov + ", " + lw + "))",
+            Object v = r.call(
+                    Rules.srqCreate(r.model, m, mpz, max, iov, lw),
+                    "SharedReceiveQueue " + sym,
+                    ia + ".createSrq(" + pz + ", new SrqAttributes(" + max + ", " + iov + ", " + lw + "))",
                     () -> h.createSrq(hpz, new SrqAttributes(max, iov, lw)));
             if (v instanceof SharedReceiveQueue srq) {
                 M.Srq s = r.model.add(new M.Srq(sym, m, mpz));
                 r.bind(sym, srq);
                 SrqParams q = srq.query();
                 r.transcript.add("// " + sym + ".query(): " + q);
-                r.check(Check.ok("dat_srq_create", "the SRQ holds at least max_recv_dtos buffers of at least max_recv_iov "
-                        + "segments; it starts empty").rows("5#1"), q.maxRecvDtos() >= max && q.maxRecvIov() >= iov
-                        && (q.availableDtoCount() == 0 || q.availableDtoCount() == io.simrdma.dat.Dat.VALUE_UNKNOWN),
-                        ">= " + max + "/" + iov + ", empty", q::toString);
+                r.check(
+                        Check.ok(
+                                        "dat_srq_create",
+                                        "the SRQ holds at least max_recv_dtos buffers of at least max_recv_iov "
+                                                + "segments; it starts empty")
+                                .rows("5#1"),
+                        q.maxRecvDtos() >= max
+                                && q.maxRecvIov() >= iov
+                                && (q.availableDtoCount() == 0
+                                        || q.availableDtoCount() == io.simrdma.dat.Dat.VALUE_UNKNOWN),
+                        ">= " + max + "/" + iov + ", empty",
+                        q::toString);
                 s.maxRecvDtos = q.maxRecvDtos();
                 s.maxRecvIov = q.maxRecvIov();
                 s.lw = q.lowWatermark();
@@ -295,8 +328,11 @@ final class DtoActions {
             need(r, segs);
             SharedReceiveQueue h = r.live(srq);
             List<LmrTriplet> trips = Tri.triplets(r.model, segs);
-            r.call(Rules.srqPostRecv(r.model, m, segs, cookie), null, srq + ".postRecv(" + Tri.java(segs) + ", " + cookie
-                    + "L)", () -> {
+            r.call(
+                    Rules.srqPostRecv(r.model, m, segs, cookie),
+                    null,
+                    srq + ".postRecv(" + Tri.java(segs) + ", " + cookie + "L)",
+                    () -> {
                         h.postRecv(trips, cookie);
                         return null;
                     });
@@ -349,22 +385,30 @@ final class DtoActions {
             SharedReceiveQueue h = r.live(srq);
             Object v = r.call(Rules.srqQuery(m), null, srq + ".query()", h::query);
             if (v instanceof SrqParams q) {
-                Check c = Check.ok("dat_srq_query", "available_dto_count counts the buffers on the SRQ, "
-                        + "outstanding_dto_count the entries not free for new posts (or DAT_VALUE_UNKNOWN)").rows("5#14");
+                Check c = Check.ok(
+                                "dat_srq_query",
+                                "available_dto_count counts the buffers on the SRQ, "
+                                        + "outstanding_dto_count the entries not free for new posts (or DAT_VALUE_UNKNOWN)")
+                        .rows("5#14");
                 int posted = m.posted.size();
                 int availMin = posted - m.incoming;
                 int unknown = io.simrdma.dat.Dat.VALUE_UNKNOWN;
-                boolean availOk = q.availableDtoCount() == unknown || q.availableDtoCount() >= availMin
-                        && q.availableDtoCount() <= posted;
+                boolean availOk = q.availableDtoCount() == unknown
+                        || q.availableDtoCount() >= availMin && q.availableDtoCount() <= posted;
                 boolean outOk = q.outstandingDtoCount() == unknown || q.outstandingDtoCount() == posted;
-                r.check(c, availOk && outOk && q.pz() == r.live(m.pz.sym) && q.lowWatermark() == m.lw,
+                r.check(
+                        c,
+                        availOk && outOk && q.pz() == r.live(m.pz.sym) && q.lowWatermark() == m.lw,
                         "available " + availMin + ".." + posted + ", outstanding " + posted + ", low watermark " + m.lw,
                         q::toString);
                 if (m.maxRecvDtos < 0) {
                     m.maxRecvDtos = q.maxRecvDtos();
                 }
-                r.check(Check.ok("dat_srq_query", "max_recv_dtos is at least what was asked"),
-                        q.maxRecvDtos() >= m.maxRecvDtos, ">= " + m.maxRecvDtos, () -> Integer.toString(q.maxRecvDtos()));
+                r.check(
+                        Check.ok("dat_srq_query", "max_recv_dtos is at least what was asked"),
+                        q.maxRecvDtos() >= m.maxRecvDtos,
+                        ">= " + m.maxRecvDtos,
+                        () -> Integer.toString(q.maxRecvDtos()));
             }
         }
 

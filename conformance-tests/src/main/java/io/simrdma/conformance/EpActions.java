@@ -24,7 +24,6 @@ import io.simrdma.dat.ReservedServicePoint;
 import io.simrdma.dat.RspParams;
 import io.simrdma.dat.SharedReceiveQueue;
 import io.simrdma.dat.Timeout;
-
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.util.ArrayList;
@@ -40,8 +39,7 @@ import java.util.Set;
  */
 final class EpActions {
 
-    private EpActions() {
-    }
+    private EpActions() {}
 
     static String attrsJava(EpAttributes a) {
         if (a == null) {
@@ -57,8 +55,9 @@ final class EpActions {
     }
 
     /** dat_ep_create, or dat_ep_create_with_srq when {@code srq} is given; then a query for the EP's attributes. */
-    record EpCreate(String ia, String sym, String pz, String recv, String req, String conn, EpAttributes attrs,
-                    String srq) implements Action {
+    record EpCreate(
+            String ia, String sym, String pz, String recv, String req, String conn, EpAttributes attrs, String srq)
+            implements Action {
         @Override
         public void run(Run r) {
             Model m = r.model;
@@ -76,18 +75,29 @@ final class EpActions {
             SharedReceiveQueue hs = srq == null ? null : r.live(srq);
             boolean withSrq = srq != null;
             Expect e = Rules.epCreate(m, mia, mpz, er, eq, ec, attrs, ms, withSrq);
-            String java = ia + (withSrq ? ".createEndpointWithSrq(" : ".createEndpoint(") + pz + ", " + recv + ", " + req
-                    + ", " + conn + (withSrq ? ", " + srq : "") + ", " + attrsJava(attrs) + ")";
-            Object v = r.call(e, "Endpoint " + sym, java, () -> withSrq ? h.createEndpointWithSrq(hpz, hr, hq, hc, hs, attrs)
-                    : h.createEndpoint(hpz, hr, hq, hc, attrs));
+            String java = ia + (withSrq ? ".createEndpointWithSrq(" : ".createEndpoint(") + pz + ", " + recv + ", "
+                    + req + ", " + conn + (withSrq ? ", " + srq : "") + ", " + attrsJava(attrs) + ")";
+            Object v = r.call(
+                    e,
+                    "Endpoint " + sym,
+                    java,
+                    () -> withSrq
+                            ? h.createEndpointWithSrq(hpz, hr, hq, hc, hs, attrs)
+                            : h.createEndpoint(hpz, hr, hq, hc, attrs));
             if (v instanceof Endpoint ep) {
                 M.Ep me = m.add(new M.Ep(sym, mia, mpz, er, eq, ec, ms));
                 r.bind(sym, ep);
                 EpParams q = ep.query();
                 r.transcript.add("// " + sym + ".query().attributes(): " + q.attributes());
                 me.attrs = q.attributes();
-                m.observeState(r, me, q.state(), Check.ok(withSrq ? "dat_ep_create_with_srq" : "dat_ep_create",
-                        "the Endpoint is created in the Unconnected state").rows("2.1#8"));
+                m.observeState(
+                        r,
+                        me,
+                        q.state(),
+                        Check.ok(
+                                        withSrq ? "dat_ep_create_with_srq" : "dat_ep_create",
+                                        "the Endpoint is created in the Unconnected state")
+                                .rows("2.1#8"));
                 if (attrs != null) {
                     checkAttrs(r, attrs, q.attributes(), withSrq);
                 }
@@ -102,21 +112,30 @@ final class EpActions {
 
     static void checkAttrs(Run r, EpAttributes want, EpAttributes got, boolean withSrq) {
         if (withSrq) {
-            Check exact = Check.ok("dat_ep_create_with_srq", "the EP has exactly the requested max_recv_dtos, "
-                    + "max_message_size, max_rdma_size and RDMA Read limits, and at least the requested request "
-                    + "DTOs and IOV").rows("5#3");
-            boolean ok = got.maxRecvDtos() == want.maxRecvDtos() && got.maxMessageSize() == want.maxMessageSize()
-                    && got.maxRdmaSize() == want.maxRdmaSize() && got.maxRdmaReadIn() == want.maxRdmaReadIn()
-                    && got.maxRdmaReadOut() == want.maxRdmaReadOut() && got.maxRequestDtos() >= want.maxRequestDtos()
+            Check exact = Check.ok(
+                            "dat_ep_create_with_srq",
+                            "the EP has exactly the requested max_recv_dtos, "
+                                    + "max_message_size, max_rdma_size and RDMA Read limits, and at least the requested request "
+                                    + "DTOs and IOV")
+                    .rows("5#3");
+            boolean ok = got.maxRecvDtos() == want.maxRecvDtos()
+                    && got.maxMessageSize() == want.maxMessageSize()
+                    && got.maxRdmaSize() == want.maxRdmaSize()
+                    && got.maxRdmaReadIn() == want.maxRdmaReadIn()
+                    && got.maxRdmaReadOut() == want.maxRdmaReadOut()
+                    && got.maxRequestDtos() >= want.maxRequestDtos()
                     && got.maxRequestIov() >= want.maxRequestIov();
             r.check(exact, ok, want.toString(), got::toString);
             return;
         }
         Check atLeast = Check.ok("dat_ep_create", "the created EP has at least the requested sizes and counts")
                 .choice("dat_ep_create states no rule; dat_ep_create_with_srq gives at least or exactly the request");
-        boolean ok = got.maxRecvDtos() >= want.maxRecvDtos() && got.maxRequestDtos() >= want.maxRequestDtos()
-                && got.maxMessageSize() >= want.maxMessageSize() && got.maxRdmaSize() >= want.maxRdmaSize()
-                && got.maxRecvIov() >= want.maxRecvIov() && got.maxRequestIov() >= want.maxRequestIov()
+        boolean ok = got.maxRecvDtos() >= want.maxRecvDtos()
+                && got.maxRequestDtos() >= want.maxRequestDtos()
+                && got.maxMessageSize() >= want.maxMessageSize()
+                && got.maxRdmaSize() >= want.maxRdmaSize()
+                && got.maxRecvIov() >= want.maxRecvIov()
+                && got.maxRequestIov() >= want.maxRequestIov()
                 && got.requestCompletionFlags().equals(want.requestCompletionFlags())
                 && got.recvCompletionFlags().equals(want.recvCompletionFlags());
         r.check(atLeast, ok, want.toString(), got::toString);
@@ -143,22 +162,34 @@ final class EpActions {
     }
 
     static void checkParams(Run r, M.Ep m, EpParams q) {
-        r.model.observeState(r, m, q.state(), Check.ok("dat_ep_query", "the EP's state is one its history allows")
-                .rows(Rules.queryRow(q.state())));
+        r.model.observeState(
+                r,
+                m,
+                q.state(),
+                Check.ok("dat_ep_query", "the EP's state is one its history allows")
+                        .rows(Rules.queryRow(q.state())));
         Check c = Check.ok("dat_ep_query", "returns the EP's IA, PZ, EVDs, SRQ and attributes");
         String want = "pz " + m.pz + ", recv " + m.recvEvd + ", request " + m.reqEvd + ", connect " + m.connEvd
                 + ", srq " + m.srq;
-        String got = "pz " + q.pz().map(r::symOf).orElse(null) + ", recv " + q.recvEvd().map(r::symOf).orElse(null)
+        String got = "pz " + q.pz().map(r::symOf).orElse(null) + ", recv "
+                + q.recvEvd().map(r::symOf).orElse(null)
                 + ", request " + q.requestEvd().map(r::symOf).orElse(null) + ", connect "
-                + q.connectEvd().map(r::symOf).orElse(null) + ", srq " + q.srq().map(r::symOf).orElse(null);
+                + q.connectEvd().map(r::symOf).orElse(null) + ", srq "
+                + q.srq().map(r::symOf).orElse(null);
         r.check(c, want.equals(got) && q.ia() == r.live(m.ia.sym), want, () -> got);
         if (m.attrs != null) {
-            r.check(c, q.attributes().equals(m.attrs), m.attrs.toString(), () -> q.attributes().toString());
+            r.check(
+                    c,
+                    q.attributes().equals(m.attrs),
+                    m.attrs.toString(),
+                    () -> q.attributes().toString());
         }
         if (q.state() == EndpointState.CONNECTED && m.peer != null && !m.wild) {
             SocketAddress peer = m.peer.ia.address;
-            r.check(Check.ok("dat_ep_query", "a connected EP reports the remote IA address"), q.remoteIaAddress()
-                    .isPresent() && q.remoteIaAddress().get().equals(peer), String.valueOf(peer),
+            r.check(
+                    Check.ok("dat_ep_query", "a connected EP reports the remote IA address"),
+                    q.remoteIaAddress().isPresent() && q.remoteIaAddress().get().equals(peer),
+                    String.valueOf(peer),
                     () -> q.remoteIaAddress().toString());
         }
     }
@@ -173,19 +204,25 @@ final class EpActions {
             Endpoint h = r.live(ep);
             Object v = r.call(Rules.epStatus(r.model, m), "EpStatus s" + r.index, ep + ".status()", h::status);
             if (v instanceof EpStatus s) {
-                r.model.observeState(r, m, s.state(), Check.ok("dat_ep_get_status", "returns the EP's state")
-                        .rows(Rules.queryRow(s.state())));
+                r.model.observeState(
+                        r,
+                        m,
+                        s.state(),
+                        Check.ok("dat_ep_get_status", "returns the EP's state").rows(Rules.queryRow(s.state())));
                 if (m.wild) {
                     return;
                 }
-                Check idle = Check.ok("dat_ep_get_status", "recv_idle and request_idle say whether DTOs are outstanding");
+                Check idle =
+                        Check.ok("dat_ep_get_status", "recv_idle and request_idle say whether DTOs are outstanding");
                 boolean anyRecv = false;
                 boolean surelyRecv = false;
                 for (M.Work w : m.recvs) {
                     if (!w.done) {
                         anyRecv = true;
-                        surelyRecv |= w.peer == null && !w.certain && w.possible.contains(
-                                io.simrdma.dat.DtoCompletionStatus.SUCCESS) && m.srq == null;
+                        surelyRecv |= w.peer == null
+                                && !w.certain
+                                && w.possible.contains(io.simrdma.dat.DtoCompletionStatus.SUCCESS)
+                                && m.srq == null;
                     }
                 }
                 boolean anyReq = false;
@@ -198,10 +235,16 @@ final class EpActions {
                 }
                 boolean recvIdle = s.recvIdle();
                 boolean reqIdle = s.requestIdle();
-                r.check(idle, !(surelyRecv && recvIdle) && (anyRecv || recvIdle), surelyRecv ? "receives outstanding"
-                        : !anyRecv ? "recv idle" : "either", () -> "recvIdle " + recvIdle);
-                r.check(idle, !(surelyReq && reqIdle) && (anyReq || reqIdle), surelyReq ? "requests outstanding"
-                        : !anyReq ? "request idle" : "either", () -> "requestIdle " + reqIdle);
+                r.check(
+                        idle,
+                        !(surelyRecv && recvIdle) && (anyRecv || recvIdle),
+                        surelyRecv ? "receives outstanding" : !anyRecv ? "recv idle" : "either",
+                        () -> "recvIdle " + recvIdle);
+                r.check(
+                        idle,
+                        !(surelyReq && reqIdle) && (anyReq || reqIdle),
+                        surelyReq ? "requests outstanding" : !anyReq ? "request idle" : "either",
+                        () -> "requestIdle " + reqIdle);
             }
         }
 
@@ -264,8 +307,11 @@ final class EpActions {
                         + (m.pending.isEmpty() ? "" : m.pending.get(0).viable()) + " conn " + (m.conn != null)
                         + " accepted " + (m.conn != null && m.conn.accepted) + " may " + m.possibleStates());
             }
-            r.call(Rules.epDisconnect(r.model, m, flag), null, ep + ".disconnect(" + (flag == null ? "null"
-                    : "CloseFlag." + flag.name()) + ")", () -> {
+            r.call(
+                    Rules.epDisconnect(r.model, m, flag),
+                    null,
+                    ep + ".disconnect(" + (flag == null ? "null" : "CloseFlag." + flag.name()) + ")",
+                    () -> {
                         h.disconnect(flag);
                         return null;
                     });
@@ -290,8 +336,16 @@ final class EpActions {
      * dat_ep_connect to the IA {@code target} (null: an address no IA has) on {@code qual}, with
      * {@code pdataLen} bytes of private data; {@code zeroTimeout} gives the invalid timeout 0.
      */
-    record EpConnect(String ep, String target, long qual, int pdataLen, int seed, boolean zeroTimeout, Qos qos,
-                     boolean multipath) implements Action {
+    record EpConnect(
+            String ep,
+            String target,
+            long qual,
+            int pdataLen,
+            int seed,
+            boolean zeroTimeout,
+            Qos qos,
+            boolean multipath)
+            implements Action {
         @Override
         public void run(Run r) {
             M.Ep m = r.model.need(ep);
@@ -301,15 +355,19 @@ final class EpActions {
             M.Ia t = target == null ? null : r.model.need(target);
             Endpoint h = r.live(ep);
             SocketAddress addr = t == null ? new InetSocketAddress("127.0.0.1", 1) : t.address;
-            String addrJava = t == null ? "new InetSocketAddress(\"127.0.0.1\", 1)"
-                    : "addr" + t.index;
+            String addrJava = t == null ? "new InetSocketAddress(\"127.0.0.1\", 1)" : "addr" + t.index;
             byte[] pd = pdata(pdataLen, seed);
             Timeout to = zeroTimeout ? Timeout.ZERO : Timeout.INFINITE;
             Set<ConnectFlag> flags = multipath ? EnumSet.of(ConnectFlag.MULTIPATH) : EnumSet.noneOf(ConnectFlag.class);
             Expect e = Rules.epConnect(r.model, m, t, t == null, qual, to.micros(), pd, qos, multipath);
-            r.call(e, null, ep + ".connect(" + addrJava + ", " + qual + ", Timeout." + (zeroTimeout ? "ZERO" : "INFINITE")
-                    + ", " + pdataJava(pdataLen, seed) + ", Qos." + qos.name() + ", " + Java.flags(ConnectFlag.class, flags)
-                    + ")", () -> {
+            r.call(
+                    e,
+                    null,
+                    ep + ".connect(" + addrJava + ", " + qual + ", Timeout." + (zeroTimeout ? "ZERO" : "INFINITE")
+                            + ", " + pdataJava(pdataLen, seed) + ", Qos." + qos.name() + ", "
+                            + Java.flags(ConnectFlag.class, flags)
+                            + ")",
+                    () -> {
                         h.connect(addr, qual, to, pd, qos, flags);
                         return null;
                     });
@@ -344,8 +402,11 @@ final class EpActions {
             Endpoint h = r.live(ep);
             Endpoint hd = r.live(dup);
             byte[] pd = pdata(pdataLen, seed);
-            r.call(Rules.epDupConnect(r.model, m, d, Timeout.INFINITE.micros(), pd, Qos.BEST_EFFORT), null, ep
-                    + ".dupConnect(" + dup + ", Timeout.INFINITE, " + pdataJava(pdataLen, seed) + ", Qos.BEST_EFFORT)",
+            r.call(
+                    Rules.epDupConnect(r.model, m, d, Timeout.INFINITE.micros(), pd, Qos.BEST_EFFORT),
+                    null,
+                    ep + ".dupConnect(" + dup + ", Timeout.INFINITE, " + pdataJava(pdataLen, seed)
+                            + ", Qos.BEST_EFFORT)",
                     () -> {
                         h.dupConnect(hd, Timeout.INFINITE, pd, Qos.BEST_EFFORT);
                         return null;
@@ -360,7 +421,14 @@ final class EpActions {
 
     /** What an {@link EpModifyAction} changes. */
     enum ModKind {
-        PZ, RECV_EVD, REQUEST_EVD, CONNECT_EVD, MAX_RECV_DTOS, MAX_REQUEST_DTOS, REQUEST_FLAGS, RECV_FLAGS,
+        PZ,
+        RECV_EVD,
+        REQUEST_EVD,
+        CONNECT_EVD,
+        MAX_RECV_DTOS,
+        MAX_REQUEST_DTOS,
+        REQUEST_FLAGS,
+        RECV_FLAGS,
         MAX_MESSAGE_SIZE
     }
 
@@ -394,8 +462,11 @@ final class EpActions {
                     } else {
                         b.connectEvd(evd);
                     }
-                    java = "." + (kind == ModKind.RECV_EVD ? "recvEvd" : kind == ModKind.REQUEST_EVD ? "requestEvd"
-                            : "connectEvd") + "(" + handle + ")";
+                    java = "."
+                            + (kind == ModKind.RECV_EVD
+                                    ? "recvEvd"
+                                    : kind == ModKind.REQUEST_EVD ? "requestEvd" : "connectEvd")
+                            + "(" + handle + ")";
                     f = Rules.ModField.EVD;
                 }
                 case MAX_RECV_DTOS -> {
@@ -417,13 +488,15 @@ final class EpActions {
                     f = Rules.ModField.ATTRIBUTE;
                 }
                 case REQUEST_FLAGS -> {
-                    Set<CompletionFlag> fl = value == 0 ? EnumSet.noneOf(CompletionFlag.class) : EnumSet.of(CompletionFlag.UNSIGNALLED);
+                    Set<CompletionFlag> fl =
+                            value == 0 ? EnumSet.noneOf(CompletionFlag.class) : EnumSet.of(CompletionFlag.UNSIGNALLED);
                     b.requestCompletionFlags(fl);
                     java = ".requestCompletionFlags(" + Java.flags(CompletionFlag.class, fl) + ")";
                     f = Rules.ModField.ATTRIBUTE;
                 }
                 default -> {
-                    Set<CompletionFlag> fl = value == 0 ? EnumSet.noneOf(CompletionFlag.class) : EnumSet.of(CompletionFlag.UNSIGNALLED);
+                    Set<CompletionFlag> fl =
+                            value == 0 ? EnumSet.noneOf(CompletionFlag.class) : EnumSet.of(CompletionFlag.UNSIGNALLED);
                     b.recvCompletionFlags(fl);
                     java = ".recvCompletionFlags(" + Java.flags(CompletionFlag.class, fl) + ")";
                     f = Rules.ModField.RECV_FLAGS;
@@ -434,8 +507,8 @@ final class EpActions {
             M.Evd newRecv = kind == ModKind.RECV_EVD ? (M.Evd) arg : m.recvEvd;
             M.Evd newReq = kind == ModKind.REQUEST_EVD ? (M.Evd) arg : m.reqEvd;
             EpAttributes newAttrs = m.attrs == null ? null : mod.applyTo(m.attrs);
-            Expect e = Rules.epModify(r.model, m, f, badValue, arg, () -> apply(r.model, m, arg), newRecv, newReq,
-                    newAttrs);
+            Expect e = Rules.epModify(
+                    r.model, m, f, badValue, arg, () -> apply(r.model, m, arg), newRecv, newReq, newAttrs);
             r.call(e, null, ep + ".modify(EpModify.builder()" + java + ".build())", () -> {
                 h.modify(mod);
                 return null;
@@ -464,10 +537,12 @@ final class EpActions {
                 case MAX_RECV_DTOS -> a.maxRecvDtos((int) value);
                 case MAX_REQUEST_DTOS -> a.maxRequestDtos((int) value);
                 case MAX_MESSAGE_SIZE -> a.maxMessageSize(value);
-                case REQUEST_FLAGS -> a.requestCompletionFlags(value == 0 ? EnumSet.noneOf(CompletionFlag.class)
-                        : EnumSet.of(CompletionFlag.UNSIGNALLED));
-                default -> a.recvCompletionFlags(value == 0 ? EnumSet.noneOf(CompletionFlag.class)
-                        : EnumSet.of(CompletionFlag.UNSIGNALLED));
+                case REQUEST_FLAGS ->
+                    a.requestCompletionFlags(
+                            value == 0 ? EnumSet.noneOf(CompletionFlag.class) : EnumSet.of(CompletionFlag.UNSIGNALLED));
+                default ->
+                    a.recvCompletionFlags(
+                            value == 0 ? EnumSet.noneOf(CompletionFlag.class) : EnumSet.of(CompletionFlag.UNSIGNALLED));
             }
             if (a != null) {
                 m.attrs = a.build();
@@ -535,9 +610,15 @@ final class EpActions {
                 int n = i.nbufsAllocated();
                 int lo = sure;
                 int hi = any;
-                r.check(Check.ok("dat_ep_recv_query", "nbufs_allocated counts the receives the EP holds whose completions "
-                        + "are not yet generated (or DAT_VALUE_UNKNOWN)").rows("5#16"), n == io.simrdma.dat.Dat.VALUE_UNKNOWN
-                        || n >= lo && n <= hi, lo + ".." + hi, () -> Integer.toString(n));
+                r.check(
+                        Check.ok(
+                                        "dat_ep_recv_query",
+                                        "nbufs_allocated counts the receives the EP holds whose completions "
+                                                + "are not yet generated (or DAT_VALUE_UNKNOWN)")
+                                .rows("5#16"),
+                        n == io.simrdma.dat.Dat.VALUE_UNKNOWN || n >= lo && n <= hi,
+                        lo + ".." + hi,
+                        () -> Integer.toString(n));
             }
         }
 
@@ -558,14 +639,21 @@ final class EpActions {
             EventDispatcher he = evd == null ? null : r.live(evd);
             Expect e = Rules.pspCreate(r.model, m, qual, me, flag, any);
             String f = flag == null ? "null" : "PspFlag." + flag.name();
-            Object v = r.call(e, "PublicServicePoint " + sym, any ? ia + ".createPspAny(" + evd + ", " + f + ")"
-                    : ia + ".createPsp(" + qual + ", " + evd + ", " + f + ")", () -> any ? h.createPspAny(he, flag)
-                    : h.createPsp(qual, he, flag));
+            Object v = r.call(
+                    e,
+                    "PublicServicePoint " + sym,
+                    any
+                            ? ia + ".createPspAny(" + evd + ", " + f + ")"
+                            : ia + ".createPsp(" + qual + ", " + evd + ", " + f + ")",
+                    () -> any ? h.createPspAny(he, flag) : h.createPsp(qual, he, flag));
             if (v instanceof PublicServicePoint psp) {
                 long q = any ? psp.connQual() : qual;
                 if (any) {
-                    r.check(Check.ok("dat_psp_create_any", "the qualifier the provider picks is unused"),
-                            !Rules.qualInUse(m, q), "an unused qualifier", () -> Long.toString(q));
+                    r.check(
+                            Check.ok("dat_psp_create_any", "the qualifier the provider picks is unused"),
+                            !Rules.qualInUse(m, q),
+                            "an unused qualifier",
+                            () -> Long.toString(q));
                 }
                 M.Psp mp = r.model.add(new M.Psp(sym, m, q, me, flag, any));
                 r.bind(sym, psp);
@@ -588,18 +676,28 @@ final class EpActions {
                 PublicServicePoint h = r.live(sp);
                 v = r.call(Rules.spQuery(m), null, sp + ".query()", h::query);
                 if (v instanceof PspParams q) {
-                    r.check(Check.ok("dat_psp_query", "returns the PSP's IA, qualifier, EVD and flag"), q.connQual() == p.qual
-                            && q.evd() == r.live(p.evd.sym) && q.flag() == p.flag && q.ia() == r.live(p.ia.sym),
-                            p.qual + " " + p.evd + " " + p.flag, q::toString);
+                    r.check(
+                            Check.ok("dat_psp_query", "returns the PSP's IA, qualifier, EVD and flag"),
+                            q.connQual() == p.qual
+                                    && q.evd() == r.live(p.evd.sym)
+                                    && q.flag() == p.flag
+                                    && q.ia() == r.live(p.ia.sym),
+                            p.qual + " " + p.evd + " " + p.flag,
+                            q::toString);
                 }
             } else {
                 M.Rsp p = (M.Rsp) m;
                 ReservedServicePoint h = r.live(sp);
                 v = r.call(Rules.spQuery(m), null, sp + ".query()", h::query);
                 if (v instanceof RspParams q) {
-                    r.check(Check.ok("dat_rsp_query", "returns the RSP's IA, qualifier, EVD and EP"), q.connQual() == p.qual
-                            && q.evd() == r.live(p.evd.sym) && q.ep() == r.live(p.ep.sym) && q.ia() == r.live(p.ia.sym),
-                            p.qual + " " + p.evd + " " + p.ep, q::toString);
+                    r.check(
+                            Check.ok("dat_rsp_query", "returns the RSP's IA, qualifier, EVD and EP"),
+                            q.connQual() == p.qual
+                                    && q.evd() == r.live(p.evd.sym)
+                                    && q.ep() == r.live(p.ep.sym)
+                                    && q.ia() == r.live(p.ia.sym),
+                            p.qual + " " + p.evd + " " + p.ep,
+                            q::toString);
                 }
             }
         }
@@ -640,8 +738,11 @@ final class EpActions {
             InterfaceAdapter h = r.live(ia);
             Endpoint hep = ep == null ? null : r.live(ep);
             EventDispatcher he = evd == null ? null : r.live(evd);
-            Object v = r.call(Rules.rspCreate(r.model, m, qual, mep, me), "ReservedServicePoint " + sym, ia
-                    + ".createRsp(" + qual + ", " + ep + ", " + evd + ")", () -> h.createRsp(qual, hep, he));
+            Object v = r.call(
+                    Rules.rspCreate(r.model, m, qual, mep, me),
+                    "ReservedServicePoint " + sym,
+                    ia + ".createRsp(" + qual + ", " + ep + ", " + evd + ")",
+                    () -> h.createRsp(qual, hep, he));
             if (v instanceof ReservedServicePoint rsp) {
                 M.Rsp mr = r.model.add(new M.Rsp(sym, m, qual, mep, me));
                 mep.rsp = mr;
@@ -666,30 +767,55 @@ final class EpActions {
                 M.Conn conn = m.conn;
                 Check pd = Check.ok("dat_cr_query", "the request carries the entire private data of dat_ep_connect")
                         .and("dat_evd_dequeue", DatReturnType.SUCCESS);
-                r.check(pd, Arrays.equals(q.privateData(), conn.privateData), conn.privateData.length + " bytes "
-                        + Java.hex(conn.privateData), () -> q.privateDataSize() + " bytes " + Java.hex(q.privateData()));
-                r.check(Check.ok("dat_cr_query", "the request names the requester's IA address"),
-                        q.remoteIaAddress().equals(conn.active.ia.address), String.valueOf(conn.active.ia.address),
+                r.check(
+                        pd,
+                        Arrays.equals(q.privateData(), conn.privateData),
+                        conn.privateData.length + " bytes " + Java.hex(conn.privateData),
+                        () -> q.privateDataSize() + " bytes " + Java.hex(q.privateData()));
+                r.check(
+                        Check.ok("dat_cr_query", "the request names the requester's IA address"),
+                        q.remoteIaAddress().equals(conn.active.ia.address),
+                        String.valueOf(conn.active.ia.address),
                         () -> String.valueOf(q.remoteIaAddress()));
                 if (m.providerEp != null) {
-                    r.check(Check.ok("dat_psp_create", "a request of a DAT_PSP_PROVIDER PSP comes with a provider EP")
-                            .rows("2.4#1"), q.localEp().isPresent(), "a local EP", () -> "none");
+                    r.check(
+                            Check.ok("dat_psp_create", "a request of a DAT_PSP_PROVIDER PSP comes with a provider EP")
+                                    .rows("2.4#1"),
+                            q.localEp().isPresent(),
+                            "a local EP",
+                            () -> "none");
                     if (!r.has(m.providerEp.sym)) {
                         Endpoint pe = q.localEp().get();
                         r.bind(m.providerEp.sym, pe);
-                        r.transcript.add("Endpoint " + m.providerEp.sym + " = cp" + r.index + ".localEp().orElseThrow();");
+                        r.transcript.add(
+                                "Endpoint " + m.providerEp.sym + " = cp" + r.index + ".localEp().orElseThrow();");
                         EpParams pq = pe.query();
                         m.providerEp.attrs = pq.attributes();
-                        r.check(Check.ok("dat_psp_create", "the provider EP has a DAT_HANDLE_NULL PZ and EVDs and is "
-                                + "TENTATIVE_CONNECTION_PENDING").rows("2.4#1"), pq.pz().isEmpty() && pq.connectEvd()
-                                .isEmpty() && pq.recvEvd().isEmpty() && pq.requestEvd().isEmpty(), "no PZ and no EVDs",
+                        r.check(
+                                Check.ok(
+                                                "dat_psp_create",
+                                                "the provider EP has a DAT_HANDLE_NULL PZ and EVDs and is "
+                                                        + "TENTATIVE_CONNECTION_PENDING")
+                                        .rows("2.4#1"),
+                                pq.pz().isEmpty()
+                                        && pq.connectEvd().isEmpty()
+                                        && pq.recvEvd().isEmpty()
+                                        && pq.requestEvd().isEmpty(),
+                                "no PZ and no EVDs",
                                 pq::toString);
-                        r.model.observeState(r, m.providerEp, pq.state(), Check.ok("dat_psp_create",
-                                "the provider EP is TENTATIVE_CONNECTION_PENDING").rows("2.4#1"));
+                        r.model.observeState(
+                                r,
+                                m.providerEp,
+                                pq.state(),
+                                Check.ok("dat_psp_create", "the provider EP is TENTATIVE_CONNECTION_PENDING")
+                                        .rows("2.4#1"));
                     }
                 } else if (m.sp instanceof M.Psp) {
-                    r.check(Check.ok("dat_cr_query", "a request of a DAT_PSP_CONSUMER PSP names no local EP"),
-                            q.localEp().isEmpty(), "none", () -> q.localEp().map(r::symOf).orElse(null));
+                    r.check(
+                            Check.ok("dat_cr_query", "a request of a DAT_PSP_CONSUMER PSP names no local EP"),
+                            q.localEp().isEmpty(),
+                            "none",
+                            () -> q.localEp().map(r::symOf).orElse(null));
                 }
             }
         }
@@ -711,7 +837,10 @@ final class EpActions {
             ConnectionRequest h = r.live(cr);
             Endpoint he = ep == null ? null : r.live(ep);
             byte[] pd = pdata(pdataLen, seed);
-            r.call(Rules.crAccept(r.model, m, me, pd), null, cr + ".accept(" + ep + ", " + pdataJava(pdataLen, seed) + ")",
+            r.call(
+                    Rules.crAccept(r.model, m, me, pd),
+                    null,
+                    cr + ".accept(" + ep + ", " + pdataJava(pdataLen, seed) + ")",
                     () -> {
                         h.accept(he, pd);
                         return null;

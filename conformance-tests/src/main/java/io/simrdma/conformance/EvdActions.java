@@ -3,14 +3,12 @@ package io.simrdma.conformance;
 import io.simrdma.dat.ConsumerNotificationObject;
 import io.simrdma.dat.DatEvent;
 import io.simrdma.dat.DatReturnType;
-import io.simrdma.dat.EventDispatcher;
 import io.simrdma.dat.EvdFlag;
 import io.simrdma.dat.EvdParams;
 import io.simrdma.dat.EvdWaitResult;
+import io.simrdma.dat.EventDispatcher;
 import io.simrdma.dat.InterfaceAdapter;
 import io.simrdma.dat.Timeout;
-
-import java.util.EnumSet;
 import java.util.Optional;
 import java.util.Set;
 
@@ -21,8 +19,7 @@ import java.util.Set;
  */
 final class EvdActions {
 
-    private EvdActions() {
-    }
+    private EvdActions() {}
 
     record EvdCreate(String ia, String sym, int qlen, String cno, Set<EvdFlag> flags) implements Action {
         @Override
@@ -31,16 +28,22 @@ final class EvdActions {
             M.Cno mc = cno == null ? null : r.model.need(cno);
             InterfaceAdapter h = r.live(ia);
             ConsumerNotificationObject hc = cno == null ? null : r.live(cno);
-            Object v = r.call(Rules.evdCreate(r.model, m, qlen, mc, flags), "EventDispatcher " + sym, ia + ".createEvd("
-                    + qlen + ", " + cno + ", " + Java.flags(EvdFlag.class, flags) + ")", () -> h.createEvd(qlen, hc, flags));
+            Object v = r.call(
+                    Rules.evdCreate(r.model, m, qlen, mc, flags),
+                    "EventDispatcher " + sym,
+                    ia + ".createEvd(" + qlen + ", " + cno + ", " + Java.flags(EvdFlag.class, flags) + ")",
+                    () -> h.createEvd(qlen, hc, flags));
             if (v instanceof EventDispatcher evd) {
                 M.Evd e = r.model.add(new M.Evd(sym, m, flags, qlen, false));
                 e.cno = mc;
                 r.bind(sym, evd);
                 EvdParams q = evd.query();
                 r.transcript.add("// " + sym + ".query().qlen() == " + q.qlen());
-                r.check(Check.ok("dat_evd_query", "dat_evd_create makes a queue of at least evd_min_qlen entries"),
-                        q.qlen() >= qlen, ">= " + qlen, () -> Integer.toString(q.qlen()));
+                r.check(
+                        Check.ok("dat_evd_query", "dat_evd_create makes a queue of at least evd_min_qlen entries"),
+                        q.qlen() >= qlen,
+                        ">= " + qlen,
+                        () -> Integer.toString(q.qlen()));
                 e.qlen = q.qlen();
             }
         }
@@ -58,14 +61,22 @@ final class EvdActions {
             EventDispatcher h = r.live(evd);
             Object v = r.call(Rules.evdQuery(m), null, evd + ".query()", h::query);
             if (v instanceof EvdParams q) {
-                Check c = Check.ok("dat_evd_query", "returns the queue length, the enabled and waitable states, the CNO "
-                        + "and the streams");
-                boolean ok = q.qlen() >= m.minQlen && (m.qlen < 0 || q.qlen() == m.qlen || m.qlen < m.minQlen)
-                        && q.flags().equals(m.flags) && q.isEnabled() == m.enabled && q.isWaitable() == m.waitable
+                Check c = Check.ok(
+                        "dat_evd_query",
+                        "returns the queue length, the enabled and waitable states, the CNO " + "and the streams");
+                boolean ok = q.qlen() >= m.minQlen
+                        && (m.qlen < 0 || q.qlen() == m.qlen || m.qlen < m.minQlen)
+                        && q.flags().equals(m.flags)
+                        && q.isEnabled() == m.enabled
+                        && q.isWaitable() == m.waitable
                         && q.cno().map(r::symOf).orElse(null) == (m.cno == null ? null : m.cno.sym)
                         && q.ia() == r.live(m.ia.sym);
-                r.check(c, ok, "qlen >= " + m.minQlen + ", flags " + m.flags + ", enabled " + m.enabled + ", waitable "
-                        + m.waitable + ", cno " + m.cno, q::toString);
+                r.check(
+                        c,
+                        ok,
+                        "qlen >= " + m.minQlen + ", flags " + m.flags + ", enabled " + m.enabled + ", waitable "
+                                + m.waitable + ", cno " + m.cno,
+                        q::toString);
                 m.qlen = q.qlen();
             }
         }
@@ -114,9 +125,10 @@ final class EvdActions {
 
     /** The four state switches of an EVD. */
     enum Switch {
-        ENABLE("dat_evd_enable", "enable"), DISABLE("dat_evd_disable", "disable"),
-        SET_UNWAITABLE("dat_evd_set_unwaitable", "setUnwaitable"), CLEAR_UNWAITABLE("dat_evd_clear_unwaitable",
-                "clearUnwaitable");
+        ENABLE("dat_evd_enable", "enable"),
+        DISABLE("dat_evd_disable", "disable"),
+        SET_UNWAITABLE("dat_evd_set_unwaitable", "setUnwaitable"),
+        CLEAR_UNWAITABLE("dat_evd_clear_unwaitable", "clearUnwaitable");
 
         final String page;
         final String method;
@@ -132,19 +144,23 @@ final class EvdActions {
         public void run(Run r) {
             M.Evd m = r.model.need(evd);
             EventDispatcher h = r.live(evd);
-            Expect e = Rules.evdSimple(m, op.page, switch (op) {
-                case ENABLE -> "the EVD is enabled (a no-op if it was)";
-                case DISABLE -> "the EVD is disabled (a no-op if it was)";
-                case SET_UNWAITABLE -> "the EVD is unwaitable";
-                case CLEAR_UNWAITABLE -> "the EVD is waitable again";
-            }, () -> {
-                switch (op) {
-                    case ENABLE -> m.enabled = true;
-                    case DISABLE -> m.enabled = false;
-                    case SET_UNWAITABLE -> m.waitable = false;
-                    case CLEAR_UNWAITABLE -> m.waitable = true;
-                }
-            });
+            Expect e = Rules.evdSimple(
+                    m,
+                    op.page,
+                    switch (op) {
+                        case ENABLE -> "the EVD is enabled (a no-op if it was)";
+                        case DISABLE -> "the EVD is disabled (a no-op if it was)";
+                        case SET_UNWAITABLE -> "the EVD is unwaitable";
+                        case CLEAR_UNWAITABLE -> "the EVD is waitable again";
+                    },
+                    () -> {
+                        switch (op) {
+                            case ENABLE -> m.enabled = true;
+                            case DISABLE -> m.enabled = false;
+                            case SET_UNWAITABLE -> m.waitable = false;
+                            case CLEAR_UNWAITABLE -> m.waitable = true;
+                        }
+                    });
             r.call(e, null, evd + "." + op.method + "()", () -> {
                 switch (op) {
                     case ENABLE -> h.enable();
@@ -185,10 +201,14 @@ final class EvdActions {
             M.Evd m = r.model.need(evd);
             EventDispatcher h = r.live(evd);
             String pointer = "se-" + n;
-            r.call(Rules.evdPostSe(r.model, m, pointer), null, evd + ".postSoftwareEvent(" + Java.str(pointer) + ")", () -> {
-                h.postSoftwareEvent(pointer);
-                return null;
-            });
+            r.call(
+                    Rules.evdPostSe(r.model, m, pointer),
+                    null,
+                    evd + ".postSoftwareEvent(" + Java.str(pointer) + ")",
+                    () -> {
+                        h.postSoftwareEvent(pointer);
+                        return null;
+                    });
         }
 
         @Override
@@ -211,12 +231,21 @@ final class EvdActions {
                     r.eventExpr = var + ".orElseThrow()";
                     r.model.observe(r, m, (DatEvent) o.get());
                 } else if (!m.unreliable) {
-                    r.check(Check.ret("dat_evd_dequeue", DatReturnType.QUEUE_EMPTY, "DAT_QUEUE_EMPTY only when no event "
-                            + "is queued").rows("4.1#7"), before.certain() == 0, before.certain() + " queued event(s)",
+                    r.check(
+                            Check.ret(
+                                            "dat_evd_dequeue",
+                                            DatReturnType.QUEUE_EMPTY,
+                                            "DAT_QUEUE_EMPTY only when no event " + "is queued")
+                                    .rows("4.1#7"),
+                            before.certain() == 0,
+                            before.certain() + " queued event(s)",
                             () -> "an empty queue");
                 } else {
-                    r.pass(Check.ret("dat_evd_dequeue", DatReturnType.QUEUE_EMPTY, "DAT_QUEUE_EMPTY only when no event is "
-                            + "queued").rows("4.1#7"));
+                    r.pass(Check.ret(
+                                    "dat_evd_dequeue",
+                                    DatReturnType.QUEUE_EMPTY,
+                                    "DAT_QUEUE_EMPTY only when no event is " + "queued")
+                            .rows("4.1#7"));
                 }
             }
         }
@@ -241,9 +270,12 @@ final class EvdActions {
             Model.Count before = r.model.count(m);
             String var = r.var("w");
             r.eventExpr = var + ".event().orElseThrow()";
-            Object v = r.call(Rules.evdWait(r.model, m, threshold, nullTimeout), "EvdWaitResult " + var,
+            Object v = r.call(
+                    Rules.evdWait(r.model, m, threshold, nullTimeout),
+                    "EvdWaitResult " + var,
                     evd + ".waitForEvent(" + (nullTimeout ? "null" : "Timeout.ofMillis(" + ms + ")") + ", " + threshold
-                            + ")", () -> h.waitForEvent(t, threshold));
+                            + ")",
+                    () -> h.waitForEvent(t, threshold));
             if (v instanceof EvdWaitResult w) {
                 waited(r, m, w, threshold, longWait, before);
             }
@@ -260,26 +292,41 @@ final class EvdActions {
         String p = "dat_evd_wait";
         if (w.event().isPresent()) {
             r.model.observe(r, m, w.event().get());
-            r.check(Check.ok(p, "on success nmore is at least threshold - 1"), w.nmore() >= threshold - 1,
-                    ">= " + (threshold - 1), () -> Integer.toString(w.nmore()));
+            r.check(
+                    Check.ok(p, "on success nmore is at least threshold - 1"),
+                    w.nmore() >= threshold - 1,
+                    ">= " + (threshold - 1),
+                    () -> Integer.toString(w.nmore()));
             if (!m.unreliable) {
                 Model.Count after = r.model.count(m);
-                r.check(Check.ok(p, "nmore counts the events left on the queue"), w.nmore() <= after.possible(),
-                        "<= " + after.possible(), () -> Integer.toString(w.nmore()));
+                r.check(
+                        Check.ok(p, "nmore counts the events left on the queue"),
+                        w.nmore() <= after.possible(),
+                        "<= " + after.possible(),
+                        () -> Integer.toString(w.nmore()));
             }
             return;
         }
-        Check to = Check.ret(p, DatReturnType.TIMEOUT_EXPIRED, "a timeout with fewer than threshold events queued; nmore "
-                + "is the number queued").rows("4.1#5");
+        Check to = Check.ret(
+                        p,
+                        DatReturnType.TIMEOUT_EXPIRED,
+                        "a timeout with fewer than threshold events queued; nmore " + "is the number queued")
+                .rows("4.1#5");
         if (m.unreliable) {
             r.pass(to);
             return;
         }
         int certain = before.certain() + (longWait ? before.certainToCome() : 0);
-        r.check(to, certain < threshold, "an event (" + certain + " certain: " + describe(r, m) + ")",
+        r.check(
+                to,
+                certain < threshold,
+                "an event (" + certain + " certain: " + describe(r, m) + ")",
                 () -> "DAT_TIMEOUT_EXPIRED, nmore " + w.nmore());
-        r.check(to, w.nmore() < threshold && w.nmore() >= before.certain(), "nmore in " + before.certain() + ".."
-                + (threshold - 1), () -> Integer.toString(w.nmore()));
+        r.check(
+                to,
+                w.nmore() < threshold && w.nmore() >= before.certain(),
+                "nmore in " + before.certain() + ".." + (threshold - 1),
+                () -> Integer.toString(w.nmore()));
     }
 
     static String describe(Run r, M.Evd m) {
@@ -289,10 +336,16 @@ final class EvdActions {
         }
         for (M.Ep ep : r.model.all(M.Ep.class)) {
             if (ep.connEvd == m && (!ep.arrived.isEmpty() || !ep.pending.isEmpty())) {
-                sb.append(ep.sym).append(" connection ").append(ep.arrived.isEmpty() ? "" : "arrived " + ep.arrived
-                        .peek().number() + " ");
+                sb.append(ep.sym)
+                        .append(" connection ")
+                        .append(
+                                ep.arrived.isEmpty()
+                                        ? ""
+                                        : "arrived " + ep.arrived.peek().number() + " ");
                 for (M.Slot sl : ep.pending) {
-                    sb.append(sl.certain ? "certain " : "maybe ").append(sl.viable()).append(' ');
+                    sb.append(sl.certain ? "certain " : "maybe ")
+                            .append(sl.viable())
+                            .append(' ');
                 }
             }
             for (M.Work w : ep.requests) {
@@ -329,15 +382,24 @@ final class EvdActions {
             EventDispatcher h = r.live(evd);
             Expect base = Rules.evdWait(r.model, m, 1, false);
             if (base.onlyErrors()) {
-                r.call(base, null, evd + ".waitForEvent(Timeout.ofMillis(1), 1)", () -> h.waitForEvent(Timeout.ofMillis(1), 1));
+                r.call(
+                        base,
+                        null,
+                        evd + ".waitForEvent(Timeout.ofMillis(1), 1)",
+                        () -> h.waitForEvent(Timeout.ofMillis(1), 1));
                 return;
             }
-            Check ic = Check.ret("dat_evd_wait", DatReturnType.INTERRUPTED_CALL, "a wait of an interrupted thread returns "
-                    + "DAT_INTERRUPTED_CALL and sets the interrupt status again (provider-api)");
+            Check ic = Check.ret(
+                    "dat_evd_wait",
+                    DatReturnType.INTERRUPTED_CALL,
+                    "a wait of an interrupted thread returns "
+                            + "DAT_INTERRUPTED_CALL and sets the interrupt status again (provider-api)");
             Expect e = new Expect().orErr(DatReturnType.INTERRUPTED_CALL, ic);
             Model.Count before = r.model.count(m);
             if (before.possible() > 0) {
-                e.orOk(Check.ok("dat_evd_wait", "a wait of an interrupted thread may return an event already queued"), null);
+                e.orOk(
+                        Check.ok("dat_evd_wait", "a wait of an interrupted thread may return an event already queued"),
+                        null);
             }
             r.transcript.add("Thread.currentThread().interrupt();");
             Thread.currentThread().interrupt();
@@ -346,7 +408,10 @@ final class EvdActions {
             String var = r.var("w");
             r.eventExpr = var + ".event().orElseThrow()";
             try {
-                v = r.call(e, "EvdWaitResult " + var, evd + ".waitForEvent(Timeout.ofMillis(1), 1)",
+                v = r.call(
+                        e,
+                        "EvdWaitResult " + var,
+                        evd + ".waitForEvent(Timeout.ofMillis(1), 1)",
                         () -> h.waitForEvent(Timeout.ofMillis(1), 1));
             } finally {
                 still = Thread.interrupted();
@@ -381,12 +446,22 @@ final class EvdActions {
             }
             long t = r.settings.settleMillis(ms);
             EventDispatcher h = r.live(clock.sym);
-            Expect e = Expect.ok(Check.ok("dat_evd_wait", "an EVD no event reaches times out").rows("4.1#5"));
-            Object v = r.call(e, null, clock.sym + ".waitForEvent(Timeout.ofMillis(" + t + "), 1)",
+            Expect e = Expect.ok(Check.ok("dat_evd_wait", "an EVD no event reaches times out")
+                    .rows("4.1#5"));
+            Object v = r.call(
+                    e,
+                    null,
+                    clock.sym + ".waitForEvent(Timeout.ofMillis(" + t + "), 1)",
                     () -> h.waitForEvent(Timeout.ofMillis(t), 1));
             if (v instanceof EvdWaitResult w) {
-                r.check(Check.ret("dat_evd_wait", DatReturnType.TIMEOUT_EXPIRED, "a wait on an EVD no event reaches "
-                        + "times out").rows("4.1#5"), w.isTimedOut() && w.nmore() == 0, "DAT_TIMEOUT_EXPIRED, nmore 0",
+                r.check(
+                        Check.ret(
+                                        "dat_evd_wait",
+                                        DatReturnType.TIMEOUT_EXPIRED,
+                                        "a wait on an EVD no event reaches " + "times out")
+                                .rows("4.1#5"),
+                        w.isTimedOut() && w.nmore() == 0,
+                        "DAT_TIMEOUT_EXPIRED, nmore 0",
                         w::toString);
             }
         }

@@ -2,7 +2,6 @@ package io.simrdma.conformance;
 
 import io.simrdma.dat.DatReturnSubtype;
 import io.simrdma.dat.DatReturnType;
-
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
@@ -28,9 +27,12 @@ final class Expect {
      * @param check     what the outcome checks
      * @param effect    the model change if this outcome happens (given the returned value; may be null)
      */
-    record Alt(DatReturnType type, Set<DatReturnSubtype> subtypes, boolean subChoice, Check check,
-               Consumer<Object> effect) {
-    }
+    record Alt(
+            DatReturnType type,
+            Set<DatReturnSubtype> subtypes,
+            boolean subChoice,
+            Check check,
+            Consumer<Object> effect) {}
 
     final List<Alt> alts = new ArrayList<>();
 

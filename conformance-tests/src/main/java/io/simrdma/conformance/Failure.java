@@ -23,9 +23,20 @@ import java.util.List;
  *                      gave a byte-identical fabric trace, a description of the difference otherwise, or
  *                      "not exposed" when the provider exposes no trace digest
  */
-public record Failure(long seed, SuiteConfig.Mode mode, FaultProfile profile, List<String> clauses, String rule,
-                      String choice, String expected, String actual, int actionsBefore, int actionsAfter,
-                      List<String> sequence, String replayTest, String traceReplay) {
+public record Failure(
+        long seed,
+        SuiteConfig.Mode mode,
+        FaultProfile profile,
+        List<String> clauses,
+        String rule,
+        String choice,
+        String expected,
+        String actual,
+        int actionsBefore,
+        int actionsAfter,
+        List<String> sequence,
+        String replayTest,
+        String traceReplay) {
 
     public Failure {
         clauses = List.copyOf(clauses);

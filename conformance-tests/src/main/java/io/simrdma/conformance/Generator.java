@@ -9,7 +9,6 @@ import io.simrdma.dat.EvdFlag;
 import io.simrdma.dat.MemoryPrivilege;
 import io.simrdma.dat.PspFlag;
 import io.simrdma.dat.Qos;
-
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
@@ -64,8 +63,7 @@ final class Generator {
         return l.isEmpty() ? null : l.get(rnd.nextInt(l.size()));
     }
 
-    private record Move(double weight, Supplier<Action> make) {
-    }
+    private record Move(double weight, Supplier<Action> make) {}
 
     /** The next action, given the model after the previous ones. */
     Action next(Model m) {
@@ -125,8 +123,9 @@ final class Generator {
         }
         for (M.Ep ep : usable) {
             if (ep.state == EndpointState.CONNECTED || ep.state == EndpointState.DISCONNECT_PENDING) {
-                moves.add(new Move(0.5, () -> new EpActions.EpDisconnect(ep.sym, chance(0.5) ? CloseFlag.GRACEFUL
-                        : CloseFlag.ABRUPT)));
+                moves.add(new Move(
+                        0.5,
+                        () -> new EpActions.EpDisconnect(ep.sym, chance(0.5) ? CloseFlag.GRACEFUL : CloseFlag.ABRUPT)));
             }
             if (ep.state == EndpointState.DISCONNECTED && ep.pending.isEmpty()) {
                 moves.add(new Move(1, () -> new EpActions.EpReset(ep.sym)));
@@ -134,8 +133,10 @@ final class Generator {
         }
         moves.add(new Move(0.5, () -> {
             M.Ep ep = pick(usable);
-            return ep == null ? null : new EpActions.EpDisconnect(ep.sym, chance(0.05) ? null : chance(0.5)
-                    ? CloseFlag.GRACEFUL : CloseFlag.ABRUPT);
+            return ep == null
+                    ? null
+                    : new EpActions.EpDisconnect(
+                            ep.sym, chance(0.05) ? null : chance(0.5) ? CloseFlag.GRACEFUL : CloseFlag.ABRUPT);
         }));
         moves.add(new Move(0.4, () -> {
             M.Ep ep = pick(usable);
@@ -170,7 +171,8 @@ final class Generator {
         }));
         for (M.Srq srq : m.live(M.Srq.class)) {
             moves.add(new Move(1.5, () -> srqPost(m, srq)));
-            moves.add(new Move(0.3, () -> new DtoActions.SrqSetLw(srq.sym, rnd.nextInt(Math.max(1, srq.maxRecvDtos + 2)))));
+            moves.add(new Move(
+                    0.3, () -> new DtoActions.SrqSetLw(srq.sym, rnd.nextInt(Math.max(1, srq.maxRecvDtos + 2)))));
             moves.add(new Move(0.2, () -> new DtoActions.SrqResize(srq.sym, rnd.nextInt(srq.maxRecvDtos + 4))));
             moves.add(new Move(0.3, () -> new DtoActions.SrqQuery(srq.sym)));
             moves.add(new Move(0.1, () -> new DtoActions.SrqFree(srq.sym)));
@@ -213,8 +215,9 @@ final class Generator {
         }));
         moves.add(new Move(0.3, () -> {
             M.Evd e = pick(evds);
-            return e == null ? null : new EvdActions.EvdResize(e.sym, chance(0.2) ? 0 : 1 + rnd.nextInt(Math.max(1,
-                    e.minQlen * 2)));
+            return e == null
+                    ? null
+                    : new EvdActions.EvdResize(e.sym, chance(0.2) ? 0 : 1 + rnd.nextInt(Math.max(1, e.minQlen * 2)));
         }));
         moves.add(new Move(0.4, () -> {
             M.Evd e = pick(evds);
@@ -224,8 +227,9 @@ final class Generator {
         moves.add(new Move(0.2, () -> {
             M.Evd e = pick(evds);
             List<M.Cno> cnos = m.all(M.Cno.class);
-            return e == null ? null : new EvdActions.EvdModifyCno(e.sym, chance(0.3) || cnos.isEmpty() ? null
-                    : pick(cnos).sym);
+            return e == null
+                    ? null
+                    : new EvdActions.EvdModifyCno(e.sym, chance(0.3) || cnos.isEmpty() ? null : pick(cnos).sym);
         }));
         moves.add(new Move(0.3, () -> {
             M.Evd e = pick(evds);
@@ -240,8 +244,13 @@ final class Generator {
             return e == null ? null : new EvdActions.EvdWaitInterrupted(e.sym);
         }));
         for (M.Cno c : m.live(M.Cno.class)) {
-            moves.add(new Move(0.3, () -> chance(0.5) ? new IaActions.CnoWait(c.sym, chance(0.1))
-                    : chance(0.5) ? new IaActions.CnoQuery(c.sym) : new IaActions.CnoModifyAgent(c.sym, chance(0.5))));
+            moves.add(new Move(
+                    0.3,
+                    () -> chance(0.5)
+                            ? new IaActions.CnoWait(c.sym, chance(0.1))
+                            : chance(0.5)
+                                    ? new IaActions.CnoQuery(c.sym)
+                                    : new IaActions.CnoModifyAgent(c.sym, chance(0.5))));
         }
 
         // ---- misc EP operations
@@ -346,8 +355,8 @@ final class Generator {
         boolean readOnly = chance(0.03);
         List<M.Lmr> existing = on(m.live(M.Lmr.class), a);
         String from = chance(0.08) && !existing.isEmpty() ? pick(existing).sym : null;
-        return new IaActions.LmrCreate(a.sym, sym("lmr"), pz.sym, chance(0.01) ? 0 : size, chance(0.5), readOnly,
-                privs, from);
+        return new IaActions.LmrCreate(
+                a.sym, sym("lmr"), pz.sym, chance(0.01) ? 0 : size, chance(0.5), readOnly, privs, from);
     }
 
     private Action evdCreate(Model m, M.Ia a) {
@@ -386,9 +395,17 @@ final class Generator {
         if (chance(0.5)) {
             return null;
         }
-        EpAttributes.Builder b = EpAttributes.builder().maxMessageSize(65536).maxRdmaSize(65536)
-                .maxRecvDtos(8 + rnd.nextInt(24)).maxRequestDtos(8 + rnd.nextInt(24)).maxRecvIov(4).maxRequestIov(4)
-                .maxRdmaReadIn(4).maxRdmaReadOut(4).maxRdmaReadIov(4).maxRdmaWriteIov(4);
+        EpAttributes.Builder b = EpAttributes.builder()
+                .maxMessageSize(65536)
+                .maxRdmaSize(65536)
+                .maxRecvDtos(8 + rnd.nextInt(24))
+                .maxRequestDtos(8 + rnd.nextInt(24))
+                .maxRecvIov(4)
+                .maxRequestIov(4)
+                .maxRdmaReadIn(4)
+                .maxRdmaReadOut(4)
+                .maxRdmaReadIov(4)
+                .maxRdmaWriteIov(4);
         if (chance(0.1)) {
             b.requestCompletionFlags(EnumSet.of(CompletionFlag.UNSIGNALLED));
         }
@@ -415,14 +432,37 @@ final class Generator {
         List<M.Srq> srqs = on(m.live(M.Srq.class), a);
         if (!srqs.isEmpty() && dto != null && chance(0.3)) {
             M.Srq srq = pick(srqs);
-            EpAttributes at = EpAttributes.builder().maxMessageSize(65536).maxRdmaSize(65536).maxRecvDtos(16)
-                    .maxRequestDtos(16).maxRecvIov(1).maxRequestIov(4).maxRdmaReadIn(4).maxRdmaReadOut(4)
-                    .maxRdmaReadIov(4).maxRdmaWriteIov(4).build();
-            return new EpActions.EpCreate(a.sym, sym("ep"), chance(0.9) ? srq.pz.sym : pz.sym, symOf(dto), symOf(dto),
-                    symOf(conn), chance(0.03) ? null : at, srq.sym);
+            EpAttributes at = EpAttributes.builder()
+                    .maxMessageSize(65536)
+                    .maxRdmaSize(65536)
+                    .maxRecvDtos(16)
+                    .maxRequestDtos(16)
+                    .maxRecvIov(1)
+                    .maxRequestIov(4)
+                    .maxRdmaReadIn(4)
+                    .maxRdmaReadOut(4)
+                    .maxRdmaReadIov(4)
+                    .maxRdmaWriteIov(4)
+                    .build();
+            return new EpActions.EpCreate(
+                    a.sym,
+                    sym("ep"),
+                    chance(0.9) ? srq.pz.sym : pz.sym,
+                    symOf(dto),
+                    symOf(dto),
+                    symOf(conn),
+                    chance(0.03) ? null : at,
+                    srq.sym);
         }
-        return new EpActions.EpCreate(a.sym, sym("ep"), chance(0.01) ? null : pz.sym, chance(0.03) ? null : symOf(dto),
-                chance(0.03) ? null : symOf(dto), symOf(conn), attrs(a), null);
+        return new EpActions.EpCreate(
+                a.sym,
+                sym("ep"),
+                chance(0.01) ? null : pz.sym,
+                chance(0.03) ? null : symOf(dto),
+                chance(0.03) ? null : symOf(dto),
+                symOf(conn),
+                attrs(a),
+                null);
     }
 
     private static String symOf(M.Obj o) {
@@ -487,7 +527,10 @@ final class Generator {
     private Action connect(Model m) {
         List<M.Ep> eps = new ArrayList<>();
         for (M.Ep ep : m.live(M.Ep.class)) {
-            if (!ep.undefined && !ep.providerCreated && ep.state == EndpointState.UNCONNECTED && ep.rsp == null
+            if (!ep.undefined
+                    && !ep.providerCreated
+                    && ep.state == EndpointState.UNCONNECTED
+                    && ep.rsp == null
                     && ep.pending.isEmpty()) {
                 eps.add(ep);
             }
@@ -497,19 +540,20 @@ final class Generator {
             return null;
         }
         List<M.Obj> ls = listeners(m, ep.ia);
-        int pd = chance(0.6) ? rnd.nextInt(24) : chance(0.5) ? ep.ia.maxPrivateData() : chance(0.5)
-                ? ep.ia.maxPrivateData() + 1 : -1;
+        int pd = chance(0.6)
+                ? rnd.nextInt(24)
+                : chance(0.5) ? ep.ia.maxPrivateData() : chance(0.5) ? ep.ia.maxPrivateData() + 1 : -1;
         if (!ls.isEmpty() && chance(0.85)) {
             M.Obj sp = pick(ls);
-            return new EpActions.EpConnect(ep.sym, sp.ia.sym, Model.qualOf(sp), pd, ++seed, chance(0.02),
-                    Qos.BEST_EFFORT, chance(0.02));
+            return new EpActions.EpConnect(
+                    ep.sym, sp.ia.sym, Model.qualOf(sp), pd, ++seed, chance(0.02), Qos.BEST_EFFORT, chance(0.02));
         }
         M.Ia t = pick(m.ias);
         if (chance(0.1)) {
             return new EpActions.EpConnect(ep.sym, null, qual(m), pd, ++seed, false, Qos.BEST_EFFORT, false);
         }
-        return new EpActions.EpConnect(ep.sym, t.sym, qual(m), pd, ++seed, false,
-                chance(0.05) ? Qos.HIGH_THROUGHPUT : Qos.BEST_EFFORT, false);
+        return new EpActions.EpConnect(
+                ep.sym, t.sym, qual(m), pd, ++seed, false, chance(0.05) ? Qos.HIGH_THROUGHPUT : Qos.BEST_EFFORT, false);
     }
 
     private Action accept(Model m, M.Cr cr) {
@@ -523,8 +567,12 @@ final class Generator {
         }
         List<M.Ep> eps = new ArrayList<>();
         for (M.Ep ep : m.live(M.Ep.class)) {
-            if (ep.ia == cr.ia && !ep.undefined && ep.state == EndpointState.UNCONNECTED && ep.pending.isEmpty()
-                    && ep.rsp == null && !ep.providerCreated) {
+            if (ep.ia == cr.ia
+                    && !ep.undefined
+                    && ep.state == EndpointState.UNCONNECTED
+                    && ep.pending.isEmpty()
+                    && ep.rsp == null
+                    && !ep.providerCreated) {
                 eps.add(ep);
             }
         }
@@ -551,8 +599,13 @@ final class Generator {
         }
         if (ep.recvEvd == null || ep.reqEvd == null) {
             M.Evd e = evdWith(m, cr.ia, EvdFlag.DTO);
-            return e == null ? null : new EpActions.EpModifyAction(ep.sym, ep.recvEvd == null
-                    ? EpActions.ModKind.RECV_EVD : EpActions.ModKind.REQUEST_EVD, e.sym, 0);
+            return e == null
+                    ? null
+                    : new EpActions.EpModifyAction(
+                            ep.sym,
+                            ep.recvEvd == null ? EpActions.ModKind.RECV_EVD : EpActions.ModKind.REQUEST_EVD,
+                            e.sym,
+                            0);
         }
         return accept(m, cr);
     }
@@ -626,7 +679,8 @@ final class Generator {
 
     private Action postRecv(Model m, M.Ep ep) {
         if (ep.srq != null) {
-            return chance(0.05) ? new DtoActions.PostRecv(ep.sym, List.of(), ++cookie, EnumSet.noneOf(CompletionFlag.class))
+            return chance(0.05)
+                    ? new DtoActions.PostRecv(ep.sym, List.of(), ++cookie, EnumSet.noneOf(CompletionFlag.class))
                     : srqPost(m, ep.srq);
         }
         int nseg = chance(0.8) ? 1 : 1 + rnd.nextInt(Math.max(1, ep.attrs.maxRecvIov() + 1));
@@ -638,7 +692,8 @@ final class Generator {
             }
             segs.add(t);
         }
-        Set<CompletionFlag> f = chance(0.95) ? EnumSet.noneOf(CompletionFlag.class) : EnumSet.of(CompletionFlag.UNSIGNALLED);
+        Set<CompletionFlag> f =
+                chance(0.95) ? EnumSet.noneOf(CompletionFlag.class) : EnumSet.of(CompletionFlag.UNSIGNALLED);
         return new DtoActions.PostRecv(ep.sym, segs, ++cookie, f);
     }
 
@@ -730,7 +785,9 @@ final class Generator {
         }
         List<M.Lmr> remote = new ArrayList<>();
         for (M.Lmr l : m.live(M.Lmr.class)) {
-            if (l.ia == y.ia && l.rmrContext != null && (chance(0.05) || l.pz == y.pz)
+            if (l.ia == y.ia
+                    && l.rmrContext != null
+                    && (chance(0.05) || l.pz == y.pz)
                     && l.has(read ? MemoryPrivilege.REMOTE_READ : MemoryPrivilege.REMOTE_WRITE) | chance(0.1)) {
                 remote.add(l);
             }
@@ -770,14 +827,20 @@ final class Generator {
             return null;
         }
         if (r.binding != null && chance(0.2)) {
-            return new DtoActions.RmrBind(r.sym, new Tri(null, 0, 0, null), EnumSet.noneOf(MemoryPrivilege.class), ep.sym,
-                    ++cookie, EnumSet.noneOf(CompletionFlag.class));
+            return new DtoActions.RmrBind(
+                    r.sym,
+                    new Tri(null, 0, 0, null),
+                    EnumSet.noneOf(MemoryPrivilege.class),
+                    ep.sym,
+                    ++cookie,
+                    EnumSet.noneOf(CompletionFlag.class));
         }
         Tri t = segment(m, ep, 64 + rnd.nextInt(256), true);
         if (t == null) {
             return null;
         }
-        Set<MemoryPrivilege> privs = chance(0.5) ? EnumSet.of(MemoryPrivilege.REMOTE_READ, MemoryPrivilege.REMOTE_WRITE)
+        Set<MemoryPrivilege> privs = chance(0.5)
+                ? EnumSet.of(MemoryPrivilege.REMOTE_READ, MemoryPrivilege.REMOTE_WRITE)
                 : chance(0.5) ? EnumSet.of(MemoryPrivilege.REMOTE_WRITE) : EnumSet.of(MemoryPrivilege.REMOTE_READ);
         return new DtoActions.RmrBind(r.sym, t, privs, ep.sym, ++cookie, EnumSet.noneOf(CompletionFlag.class));
     }
@@ -848,10 +911,12 @@ final class Generator {
                 M.Evd e = evdWith(m, ep.ia, EvdFlag.CONNECTION);
                 yield new EpActions.EpModifyAction(ep.sym, k, e == null ? null : e.sym, 0);
             }
-            case MAX_RECV_DTOS, MAX_REQUEST_DTOS -> new EpActions.EpModifyAction(ep.sym, k, null,
-                    chance(0.1) ? ep.ia.attrs.maxDtoPerEp() + 1 : 8 + rnd.nextInt(32));
-            case MAX_MESSAGE_SIZE -> new EpActions.EpModifyAction(ep.sym, k, null, chance(0.1)
-                    ? ep.ia.attrs.maxMessageSize() + 1 : 4096 + rnd.nextInt(65536));
+            case MAX_RECV_DTOS, MAX_REQUEST_DTOS ->
+                new EpActions.EpModifyAction(
+                        ep.sym, k, null, chance(0.1) ? ep.ia.attrs.maxDtoPerEp() + 1 : 8 + rnd.nextInt(32));
+            case MAX_MESSAGE_SIZE ->
+                new EpActions.EpModifyAction(
+                        ep.sym, k, null, chance(0.1) ? ep.ia.attrs.maxMessageSize() + 1 : 4096 + rnd.nextInt(65536));
             default -> new EpActions.EpModifyAction(ep.sym, k, null, chance(0.7) ? 0 : 1);
         };
     }
@@ -870,8 +935,11 @@ final class Generator {
     private Action free(Model m) {
         List<M.Obj> all = new ArrayList<>();
         for (M.Obj o : m.objects.values()) {
-            if (o.live() && !(o instanceof M.Ia) && !(o instanceof M.Cr) && !(o instanceof M.Evd e && (e.providerCreated
-                    || e.ia.clock == e)) && !(o instanceof M.Ep ep && ep.undefined)) {
+            if (o.live()
+                    && !(o instanceof M.Ia)
+                    && !(o instanceof M.Cr)
+                    && !(o instanceof M.Evd e && (e.providerCreated || e.ia.clock == e))
+                    && !(o instanceof M.Ep ep && ep.undefined)) {
                 all.add(o);
             }
         }
@@ -921,9 +989,15 @@ final class Generator {
             return new IaActions.LmrQuery(o.sym);
         } else if (o instanceof M.Rmr r) {
             M.Ep ep = pick(m.live(M.Ep.class));
-            return p < 0.6 || ep == null || ep.undefined ? new IaActions.RmrQuery(r.sym) : new DtoActions.RmrBind(r.sym,
-                    new Tri(null, 0, 0, null), EnumSet.noneOf(MemoryPrivilege.class), ep.sym, ++cookie,
-                    EnumSet.noneOf(CompletionFlag.class));
+            return p < 0.6 || ep == null || ep.undefined
+                    ? new IaActions.RmrQuery(r.sym)
+                    : new DtoActions.RmrBind(
+                            r.sym,
+                            new Tri(null, 0, 0, null),
+                            EnumSet.noneOf(MemoryPrivilege.class),
+                            ep.sym,
+                            ++cookie,
+                            EnumSet.noneOf(CompletionFlag.class));
         } else if (o instanceof M.Evd e) {
             EvdActions.Switch[] sw = EvdActions.Switch.values();
             return switch (rnd.nextInt(7)) {

@@ -5,9 +5,8 @@ import io.simrdma.dat.CnoParams;
 import io.simrdma.dat.ConsumerNotificationObject;
 import io.simrdma.dat.DatHandle;
 import io.simrdma.dat.DatReturnType;
-import io.simrdma.dat.EventDispatcher;
 import io.simrdma.dat.EvdFlag;
-import io.simrdma.dat.EvdParams;
+import io.simrdma.dat.EventDispatcher;
 import io.simrdma.dat.HandleType;
 import io.simrdma.dat.IaQueryResult;
 import io.simrdma.dat.InterfaceAdapter;
@@ -21,7 +20,6 @@ import io.simrdma.dat.RegionDescription;
 import io.simrdma.dat.RemoteMemoryRegion;
 import io.simrdma.dat.RmrParams;
 import io.simrdma.dat.WaitProxyAgent;
-
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -34,8 +32,7 @@ import java.util.Set;
  */
 final class IaActions {
 
-    private IaActions() {
-    }
+    private IaActions() {}
 
     /** dat_ia_open of IA number {@code k}, its async EVD, and a software EVD the engine waits on to let time pass. */
     record IaOpen(int k) implements Action {
@@ -46,10 +43,15 @@ final class IaActions {
                 throw Skip.INSTANCE;
             }
             String name = r.settings.iaName(k, r.seed, r.runId);
-            String open = r.settings.defaultRegistry() ? "Dat.openIa(" + Java.str(name) + ", 64)"
+            String open = r.settings.defaultRegistry()
+                    ? "Dat.openIa(" + Java.str(name) + ", 64)"
                     : "registry.openIa(" + Java.str(name) + ", 64)";
             Expect e = Expect.ok(Check.ok("dat_ia_open", "opens the IA named; the provider creates the async EVD"));
-            Object v = r.call(e, "InterfaceAdapter " + sym, open, () -> r.settings.registry().openIa(name, 64));
+            Object v = r.call(
+                    e,
+                    "InterfaceAdapter " + sym,
+                    open,
+                    () -> r.settings.registry().openIa(name, 64));
             InterfaceAdapter ia = (InterfaceAdapter) v;
             M.Ia m = r.model.add(new M.Ia(sym, k, name));
             r.bind(sym, ia);
@@ -60,15 +62,24 @@ final class IaActions {
             m.address = q.iaAttributes().iaAddress();
             r.bind("addr" + k, m.address);
             r.transcript.add("SocketAddress addr" + k + " = " + sym + ".query().iaAttributes().iaAddress();");
-            r.check(Check.ok("dat_ia_open", "an IA opened with DAT_HANDLE_NULL for async_evd_handle gets an async EVD "
-                    + "from the provider"), q.asyncEvd().isPresent(), "an async EVD", () -> "none");
+            r.check(
+                    Check.ok(
+                            "dat_ia_open",
+                            "an IA opened with DAT_HANDLE_NULL for async_evd_handle gets an async EVD "
+                                    + "from the provider"),
+                    q.asyncEvd().isPresent(),
+                    "an async EVD",
+                    () -> "none");
             M.Evd async = r.model.add(new M.Evd("async" + k, m, EnumSet.of(EvdFlag.ASYNC), 64, true));
             async.qlen = q.asyncEvd().get().query().qlen();
             m.asyncEvd = async;
             r.bind(async.sym, q.asyncEvd().get());
             String clock = "clock" + k;
             Expect ce = Expect.ok(Check.ok("dat_evd_query", "creates an EVD of the software stream"));
-            Object c = r.call(ce, "EventDispatcher " + clock, sym + ".createEvd(1, EnumSet.of(EvdFlag.SOFTWARE))",
+            Object c = r.call(
+                    ce,
+                    "EventDispatcher " + clock,
+                    sym + ".createEvd(1, EnumSet.of(EvdFlag.SOFTWARE))",
                     () -> ia.createEvd(1, EnumSet.of(EvdFlag.SOFTWARE)));
             M.Evd ck = r.model.add(new M.Evd(clock, m, EnumSet.of(EvdFlag.SOFTWARE), 1, false));
             ck.qlen = 1;
@@ -88,10 +99,17 @@ final class IaActions {
         public void run(Run r) {
             if (badEvd == null) {
                 String name = "nosuchprovider:conform";
-                Expect e = Expect.err(DatReturnType.PROVIDER_NOT_FOUND, Check.ret("dat_ia_open",
-                        DatReturnType.PROVIDER_NOT_FOUND, "a name no registered provider serves"));
-                r.call(e, null, (r.settings.defaultRegistry() ? "Dat" : "registry") + ".openIa(" + Java.str(name)
-                        + ", 8)", () -> r.settings.registry().openIa(name, 8));
+                Expect e = Expect.err(
+                        DatReturnType.PROVIDER_NOT_FOUND,
+                        Check.ret(
+                                "dat_ia_open",
+                                DatReturnType.PROVIDER_NOT_FOUND,
+                                "a name no registered provider serves"));
+                r.call(
+                        e,
+                        null,
+                        (r.settings.defaultRegistry() ? "Dat" : "registry") + ".openIa(" + Java.str(name) + ", 8)",
+                        () -> r.settings.registry().openIa(name, 8));
                 return;
             }
             M.Evd evd = r.model.need(badEvd);
@@ -99,19 +117,30 @@ final class IaActions {
             M.Ia first = r.model.ias.get(0);
             String name = first.name;
             Expect e = new Expect();
-            if (!Rules.badHandle(e, evd, null, "dat_ia_open", "async_evd_handle") && !evd.flags.contains(EvdFlag.ASYNC)) {
+            if (!Rules.badHandle(e, evd, null, "dat_ia_open", "async_evd_handle")
+                    && !evd.flags.contains(EvdFlag.ASYNC)) {
                 String c = "an async_evd_handle of an EVD without the asynchronous stream";
-                e.orErr(DatReturnType.INVALID_HANDLE, Check.ret("dat_ia_open", DatReturnType.INVALID_HANDLE, c)
-                        .choice("an EVD that cannot take asynchronous events is an invalid handle or parameter"));
-                e.orErr(DatReturnType.INVALID_PARAMETER, Check.ret("dat_ia_open", DatReturnType.INVALID_PARAMETER, c)
-                        .choice("an EVD that cannot take asynchronous events is an invalid handle or parameter"));
+                e.orErr(
+                        DatReturnType.INVALID_HANDLE,
+                        Check.ret("dat_ia_open", DatReturnType.INVALID_HANDLE, c)
+                                .choice(
+                                        "an EVD that cannot take asynchronous events is an invalid handle or parameter"));
+                e.orErr(
+                        DatReturnType.INVALID_PARAMETER,
+                        Check.ret("dat_ia_open", DatReturnType.INVALID_PARAMETER, c)
+                                .choice(
+                                        "an EVD that cannot take asynchronous events is an invalid handle or parameter"));
             }
             if (e.alts.isEmpty()) {
                 throw Skip.INSTANCE;
             }
-            Object v = r.call(e, null, "Dat.openIa(" + Java.str(name) + ", " + badEvd + ")",
-                    () -> r.settings.registry().openIa(io.simrdma.dat.IaOpenParams.of(name,
-                            io.simrdma.dat.AsyncEvdRequest.use(h))));
+            Object v = r.call(
+                    e,
+                    null,
+                    "Dat.openIa(" + Java.str(name) + ", " + badEvd + ")",
+                    () -> r.settings
+                            .registry()
+                            .openIa(io.simrdma.dat.IaOpenParams.of(name, io.simrdma.dat.AsyncEvdRequest.use(h))));
             if (v instanceof InterfaceAdapter ia) {
                 ia.close(CloseFlag.ABRUPT);
             }
@@ -130,11 +159,19 @@ final class IaActions {
             InterfaceAdapter h = r.live(ia);
             Object v = r.call(Rules.iaQuery(m), "IaQueryResult q", ia + ".query()", h::query);
             if (v instanceof IaQueryResult q) {
-                Check c = Check.ok("dat_ia_query", "returns the IA's async EVD and its attributes, the same on every query");
-                r.check(c, q.asyncEvd().isPresent() && q.asyncEvd().get() == r.live(m.asyncEvd.sym), m.asyncEvd.sym,
+                Check c = Check.ok(
+                        "dat_ia_query", "returns the IA's async EVD and its attributes, the same on every query");
+                r.check(
+                        c,
+                        q.asyncEvd().isPresent() && q.asyncEvd().get() == r.live(m.asyncEvd.sym),
+                        m.asyncEvd.sym,
                         () -> String.valueOf(q.asyncEvd().map(r::symOf)));
-                r.check(c, q.iaAttributes().equals(m.attrs) && q.providerAttributes().equals(m.providerAttrs),
-                        "the attributes of dat_ia_open's first query", () -> "other attributes");
+                r.check(
+                        c,
+                        q.iaAttributes().equals(m.attrs)
+                                && q.providerAttributes().equals(m.providerAttrs),
+                        "the attributes of dat_ia_open's first query",
+                        () -> "other attributes");
             }
         }
 
@@ -149,8 +186,11 @@ final class IaActions {
         public void run(Run r) {
             M.Ia m = r.model.need(ia);
             InterfaceAdapter h = r.live(ia);
-            r.call(Rules.iaClose(r.model, m, flag), null, ia + ".close(" + (flag == null ? "null"
-                    : "CloseFlag." + flag.name()) + ")", () -> {
+            r.call(
+                    Rules.iaClose(r.model, m, flag),
+                    null,
+                    ia + ".close(" + (flag == null ? "null" : "CloseFlag." + flag.name()) + ")",
+                    () -> {
                         h.close(flag);
                         return null;
                     });
@@ -189,7 +229,10 @@ final class IaActions {
             ProtectionZone h = r.live(pz);
             Object v = r.call(Rules.pzQuery(m), null, pz + ".query()", h::query);
             if (v instanceof PzParams q) {
-                r.check(Check.ok("dat_pz_query", "returns the PZ's IA"), q.ia() == r.live(m.ia.sym), m.ia.sym,
+                r.check(
+                        Check.ok("dat_pz_query", "returns the PZ's IA"),
+                        q.ia() == r.live(m.ia.sym),
+                        m.ia.sym,
                         () -> String.valueOf(r.symOf(q.ia())));
             }
         }
@@ -227,8 +270,16 @@ final class IaActions {
      * dat_lmr_create of a new buffer of {@code size} bytes (direct or heap, read-only or writable), or,
      * when {@code from} is given, of the memory of that LMR ({@code DAT_MEM_TYPE_LMR}).
      */
-    record LmrCreate(String ia, String sym, String pz, int size, boolean direct, boolean readOnly,
-                     Set<MemoryPrivilege> privs, String from) implements Action {
+    record LmrCreate(
+            String ia,
+            String sym,
+            String pz,
+            int size,
+            boolean direct,
+            boolean readOnly,
+            Set<MemoryPrivilege> privs,
+            String from)
+            implements Action {
         @Override
         public void run(Run r) {
             M.Ia m = r.model.need(ia);
@@ -249,8 +300,8 @@ final class IaActions {
                         + "(" + size + ");");
                 ByteBuffer reg = readOnly ? b.asReadOnlyBuffer() : b;
                 region = new RegionDescription.Virtual(reg, 0, size);
-                regionJava = "new RegionDescription.Virtual(" + memSym + (readOnly ? ".asReadOnlyBuffer()" : "") + ", 0, "
-                        + size + ")";
+                regionJava = "new RegionDescription.Virtual(" + memSym + (readOnly ? ".asReadOnlyBuffer()" : "")
+                        + ", 0, " + size + ")";
             } else {
                 mem = src.mem;
                 region = new RegionDescription.Lmr(r.live(from));
@@ -258,24 +309,47 @@ final class IaActions {
             }
             int len = from == null ? size : src.len;
             int memOff = from == null ? 0 : src.memOff;
-            Expect e = Rules.lmrCreate(r.model, m, mpz, src, len, readOnly && from == null, privs,
+            Expect e = Rules.lmrCreate(
+                    r.model,
+                    m,
+                    mpz,
+                    src,
+                    len,
+                    readOnly && from == null,
+                    privs,
                     from == null ? MemoryType.VIRTUAL : MemoryType.LMR);
-            Object v = r.call(e, "LocalMemoryRegion " + sym, ia + ".createLmr(" + regionJava + ", " + pz + ", "
-                    + privsJava(privs) + ")", () -> h.createLmr(region, hpz, privs));
+            Object v = r.call(
+                    e,
+                    "LocalMemoryRegion " + sym,
+                    ia + ".createLmr(" + regionJava + ", " + pz + ", " + privsJava(privs) + ")",
+                    () -> h.createLmr(region, hpz, privs));
             if (v instanceof LocalMemoryRegion l) {
-                M.Lmr ml = r.model.add(new M.Lmr(sym, m, mpz, mem, memOff, len, EnumSet.copyOf(privs.isEmpty()
-                        ? EnumSet.noneOf(MemoryPrivilege.class) : privs), src));
+                M.Lmr ml = r.model.add(new M.Lmr(
+                        sym,
+                        m,
+                        mpz,
+                        mem,
+                        memOff,
+                        len,
+                        EnumSet.copyOf(privs.isEmpty() ? EnumSet.noneOf(MemoryPrivilege.class) : privs),
+                        src));
                 r.bind(sym, l);
                 ml.lmrContext = l.lmrContext();
                 ml.regAddr = l.registeredAddress();
                 ml.regSize = l.registeredSize();
-                boolean remote = privs.contains(MemoryPrivilege.REMOTE_READ) || privs.contains(MemoryPrivilege.REMOTE_WRITE);
-                r.check(Check.ok("dat_lmr_create", "rmr_context is generated only with a remote privilege"),
-                        l.rmrContext().isPresent() == remote, remote ? "an rmr_context" : "no rmr_context",
+                boolean remote =
+                        privs.contains(MemoryPrivilege.REMOTE_READ) || privs.contains(MemoryPrivilege.REMOTE_WRITE);
+                r.check(
+                        Check.ok("dat_lmr_create", "rmr_context is generated only with a remote privilege"),
+                        l.rmrContext().isPresent() == remote,
+                        remote ? "an rmr_context" : "no rmr_context",
                         () -> l.rmrContext().isPresent() ? "an rmr_context" : "none");
                 ml.rmrContext = l.rmrContext().isPresent() ? l.rmrContext().getAsInt() : null;
-                r.check(Check.ok("dat_lmr_create", "registered_size covers the region"), l.registeredSize() >= len,
-                        ">= " + len, () -> Long.toString(l.registeredSize()));
+                r.check(
+                        Check.ok("dat_lmr_create", "registered_size covers the region"),
+                        l.registeredSize() >= len,
+                        ">= " + len,
+                        () -> Long.toString(l.registeredSize()));
             }
         }
 
@@ -293,12 +367,21 @@ final class IaActions {
             Object v = r.call(Rules.lmrQuery(m), null, lmr + ".query()", h::query);
             if (v instanceof LmrParams q) {
                 Check c = Check.ok("dat_lmr_query", "returns the LMR's PZ, privileges, contexts and registration");
-                boolean ok = q.pz() == r.live(m.pz.sym) && q.privileges().equals(m.privs) && q.lmrContext() == m.lmrContext
-                        && Objects.equals(q.rmrContext().isPresent() ? q.rmrContext().getAsInt() : null, m.rmrContext)
-                        && q.registeredAddress() == m.regAddr && q.registeredSize() == m.regSize && q.length() == m.len
+                boolean ok = q.pz() == r.live(m.pz.sym)
+                        && q.privileges().equals(m.privs)
+                        && q.lmrContext() == m.lmrContext
+                        && Objects.equals(
+                                q.rmrContext().isPresent() ? q.rmrContext().getAsInt() : null, m.rmrContext)
+                        && q.registeredAddress() == m.regAddr
+                        && q.registeredSize() == m.regSize
+                        && q.length() == m.len
                         && q.ia() == r.live(m.ia.sym);
-                r.check(c, ok, "pz " + m.pz + ", privileges " + m.privs + ", lmr_context " + m.lmrContext + ", length "
-                        + m.len, q::toString);
+                r.check(
+                        c,
+                        ok,
+                        "pz " + m.pz + ", privileges " + m.privs + ", lmr_context " + m.lmrContext + ", length "
+                                + m.len,
+                        q::toString);
             }
         }
 
@@ -334,8 +417,11 @@ final class IaActions {
             }
             InterfaceAdapter h = r.live(ia);
             var trips = Tri.triplets(r.model, segs);
-            r.call(Rules.lmrSync(r.model, m, segs, read), null, ia + ".syncRdma" + (read ? "Read" : "Write") + "("
-                    + Tri.java(segs) + ")", () -> {
+            r.call(
+                    Rules.lmrSync(r.model, m, segs, read),
+                    null,
+                    ia + ".syncRdma" + (read ? "Read" : "Write") + "(" + Tri.java(segs) + ")",
+                    () -> {
                         if (read) {
                             h.syncRdmaRead(trips);
                         } else {
@@ -358,7 +444,8 @@ final class IaActions {
         public void run(Run r) {
             M.Pz m = r.model.need(pz);
             ProtectionZone h = r.live(pz);
-            Object v = r.call(Rules.rmrCreate(r.model, m), "RemoteMemoryRegion " + sym, pz + ".createRmr()", h::createRmr);
+            Object v =
+                    r.call(Rules.rmrCreate(r.model, m), "RemoteMemoryRegion " + sym, pz + ".createRmr()", h::createRmr);
             if (v != Run.FAILED) {
                 r.model.add(new M.Rmr(sym, m.ia, m));
                 r.bind(sym, v);
@@ -382,10 +469,18 @@ final class IaActions {
                 r.check(c, q.pz() == r.live(m.pz.sym), m.pz.sym, () -> String.valueOf(r.symOf(q.pz())));
                 if (m.pendingBind == null) {
                     boolean bound = m.binding != null;
-                    r.check(c, q.binding().isPresent() == bound && (!bound
-                            || q.binding().get().rmrContext() == m.binding.context()
-                            && q.binding().get().lmrTriplet().segmentLength() == m.binding.len()),
-                            bound ? "bound with context " + m.binding.context() : "unbound", () -> q.binding().toString());
+                    r.check(
+                            c,
+                            q.binding().isPresent() == bound
+                                    && (!bound
+                                            || q.binding().get().rmrContext() == m.binding.context()
+                                                    && q.binding()
+                                                                    .get()
+                                                                    .lmrTriplet()
+                                                                    .segmentLength()
+                                                            == m.binding.len()),
+                            bound ? "bound with context " + m.binding.context() : "unbound",
+                            () -> q.binding().toString());
                 }
             }
         }
@@ -416,16 +511,18 @@ final class IaActions {
     // ------------------------------------------------------------------ CNO
 
     /** An OS wait proxy agent: the suite never triggers it; the provider only keeps it. */
-    static final WaitProxyAgent AGENT = evd -> {
-    };
+    static final WaitProxyAgent AGENT = evd -> {};
 
     record CnoCreate(String ia, String sym, boolean agent) implements Action {
         @Override
         public void run(Run r) {
             M.Ia m = r.model.need(ia);
             InterfaceAdapter h = r.live(ia);
-            Object v = r.call(Rules.cnoCreate(r.model, m), "ConsumerNotificationObject " + sym, ia + ".createCno("
-                    + (agent ? "evd -> { }" : "null") + ")", () -> h.createCno(agent ? AGENT : null));
+            Object v = r.call(
+                    Rules.cnoCreate(r.model, m),
+                    "ConsumerNotificationObject " + sym,
+                    ia + ".createCno(" + (agent ? "evd -> { }" : "null") + ")",
+                    () -> h.createCno(agent ? AGENT : null));
             if (v != Run.FAILED) {
                 M.Cno c = r.model.add(new M.Cno(sym, m));
                 c.agent = agent ? AGENT : null;
@@ -451,11 +548,15 @@ final class IaActions {
                 for (M.Evd e : r.model.all(M.Evd.class)) {
                     mayHaveTriggered |= e.cno == m;
                 }
-                boolean agentOk = q.agent().isPresent() ? q.agent().get() == m.agent
-                        : m.agent == null || mayHaveTriggered;
-                r.check(Check.ok("dat_cno_query", "returns the CNO's IA and proxy agent (gone once it was invoked: "
-                        + "dat_cno_create)"), q.ia() == r.live(m.ia.sym) && agentOk, m.ia.sym + ", agent "
-                        + (m.agent != null), q::toString);
+                boolean agentOk =
+                        q.agent().isPresent() ? q.agent().get() == m.agent : m.agent == null || mayHaveTriggered;
+                r.check(
+                        Check.ok(
+                                "dat_cno_query",
+                                "returns the CNO's IA and proxy agent (gone once it was invoked: " + "dat_cno_create)"),
+                        q.ia() == r.live(m.ia.sym) && agentOk,
+                        m.ia.sym + ", agent " + (m.agent != null),
+                        q::toString);
                 if (q.agent().isEmpty()) {
                     m.agent = null;
                 }
@@ -490,8 +591,11 @@ final class IaActions {
         public void run(Run r) {
             M.Cno m = r.model.need(cno);
             ConsumerNotificationObject h = r.live(cno);
-            r.call(Rules.cnoModifyAgent(m, agent ? AGENT : null), null, cno + ".modifyAgent(" + (agent ? "evd -> { }" : "null")
-                    + ")", () -> {
+            r.call(
+                    Rules.cnoModifyAgent(m, agent ? AGENT : null),
+                    null,
+                    cno + ".modifyAgent(" + (agent ? "evd -> { }" : "null") + ")",
+                    () -> {
                         h.modifyAgent(agent ? AGENT : null);
                         return null;
                     });
@@ -509,14 +613,22 @@ final class IaActions {
         public void run(Run r) {
             M.Cno m = r.model.need(cno);
             ConsumerNotificationObject h = r.live(cno);
-            io.simrdma.dat.Timeout t = nullTimeout ? null : io.simrdma.dat.Timeout.ofMillis(r.settings.shortWaitMillis());
-            Object v = r.call(Rules.cnoWait(m, nullTimeout), null, cno + ".waitForNotification(" + (nullTimeout ? "null"
-                    : "Timeout.ofMillis(" + r.settings.shortWaitMillis() + ")") + ")", () -> h.waitForNotification(t));
+            io.simrdma.dat.Timeout t =
+                    nullTimeout ? null : io.simrdma.dat.Timeout.ofMillis(r.settings.shortWaitMillis());
+            Object v = r.call(
+                    Rules.cnoWait(m, nullTimeout),
+                    null,
+                    cno + ".waitForNotification("
+                            + (nullTimeout ? "null" : "Timeout.ofMillis(" + r.settings.shortWaitMillis() + ")") + ")",
+                    () -> h.waitForNotification(t));
             if (v instanceof io.simrdma.dat.CnoWaitResult w && w.evd().isPresent()) {
                 String evd = r.symOf(w.evd().get());
                 M.Evd e = r.model.get(evd);
-                r.check(Check.ok("dat_cno_wait", "the EVD a notification names is one that feeds the CNO"),
-                        e != null && e.cno == m, "an EVD of " + cno, () -> String.valueOf(evd));
+                r.check(
+                        Check.ok("dat_cno_wait", "the EVD a notification names is one that feeds the CNO"),
+                        e != null && e.cno == m,
+                        "an EVD of " + cno,
+                        () -> String.valueOf(evd));
             }
         }
 
@@ -538,7 +650,11 @@ final class IaActions {
             DatHandle h = r.live(obj);
             Object v = r.call(Rules.getHandleType(m), null, obj + ".handleType()", h::handleType);
             if (v instanceof HandleType t) {
-                r.check(Check.ok("dat_get_handle_type", "returns the handle's type"), t == m.type, m.type.name(), t::name);
+                r.check(
+                        Check.ok("dat_get_handle_type", "returns the handle's type"),
+                        t == m.type,
+                        m.type.name(),
+                        t::name);
             }
         }
 
@@ -564,8 +680,11 @@ final class IaActions {
             });
             Object v = r.call(Rules.getContext(m), null, obj + ".consumerContext()", h::consumerContext);
             if (v != Run.FAILED) {
-                r.check(Check.ok("dat_get_consumer_context", "returns the context last set"), Objects.equals(v, m.context),
-                        String.valueOf(m.context), () -> String.valueOf(v));
+                r.check(
+                        Check.ok("dat_get_consumer_context", "returns the context last set"),
+                        Objects.equals(v, m.context),
+                        String.valueOf(m.context),
+                        () -> String.valueOf(v));
             }
         }
 

@@ -3,7 +3,6 @@ package io.simrdma.conformance;
 import io.simrdma.dat.BitFlag;
 import io.simrdma.dat.DatReturnSubtype;
 import io.simrdma.dat.DatReturnType;
-
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -16,14 +15,13 @@ import java.util.Set;
  */
 final class Java {
 
-    private Java() {
-    }
+    private Java() {}
 
     /** {@code assertDat(TYPE, () -> call);} for an expected error alternative. */
     static String assertDat(Expect.Alt a, String call) {
         if (a.subtypes().size() == 1) {
-            return "assertDat(DatReturnType." + a.type().name() + ", DatReturnSubtype." + a.subtypes().iterator().next().name()
-                    + ", () -> " + call + ");";
+            return "assertDat(DatReturnType." + a.type().name() + ", DatReturnSubtype."
+                    + a.subtypes().iterator().next().name() + ", () -> " + call + ");";
         }
         return "assertDat(DatReturnType." + a.type().name() + ", () -> " + call + ");";
     }

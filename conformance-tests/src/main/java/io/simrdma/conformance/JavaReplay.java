@@ -9,8 +9,7 @@ package io.simrdma.conformance;
  */
 final class JavaReplay {
 
-    private JavaReplay() {
-    }
+    private JavaReplay() {}
 
     static String render(Run run, SuiteConfig config, long seed) {
         StringBuilder sb = new StringBuilder();
@@ -25,11 +24,21 @@ final class JavaReplay {
         sb.append("import java.util.List;\n");
         sb.append("import java.util.Optional;\n\n");
         sb.append("import static org.junit.jupiter.api.Assertions.*;\n\n");
-        sb.append("/** Replays seed ").append(seed).append(" (").append(config.mode()).append(") of the conformance suite: ");
+        sb.append("/** Replays seed ")
+                .append(seed)
+                .append(" (")
+                .append(config.mode())
+                .append(") of the conformance suite: ");
         Mismatch m = run.failure;
         if (m != null) {
-            sb.append(String.join(", ", m.check.clauses())).append(": ").append(m.check.rule()).append(". Expected ")
-                    .append(m.expected).append(", got ").append(m.actual).append('.');
+            sb.append(String.join(", ", m.check.clauses()))
+                    .append(": ")
+                    .append(m.check.rule())
+                    .append(". Expected ")
+                    .append(m.expected)
+                    .append(", got ")
+                    .append(m.actual)
+                    .append('.');
         }
         sb.append(" */\n");
         sb.append("class ").append(cls).append(" {\n\n");
@@ -37,7 +46,9 @@ final class JavaReplay {
             sb.append("    /** The registry the suite ran with (for a mutant provider: a registry holding it). */\n");
             sb.append("    static DatRegistry registry = Dat.registry();\n\n");
         }
-        sb.append("    @Test\n    void replaysSeed").append(Long.toUnsignedString(seed)).append("() {\n");
+        sb.append("    @Test\n    void replaysSeed")
+                .append(Long.toUnsignedString(seed))
+                .append("() {\n");
         for (String line : run.transcript) {
             sb.append("        ").append(line).append('\n');
         }

@@ -4,14 +4,13 @@ import io.simrdma.dat.CompletionFlag;
 import io.simrdma.dat.DtoCompletionStatus;
 import io.simrdma.dat.EndpointState;
 import io.simrdma.dat.EpAttributes;
-import io.simrdma.dat.EventNumber;
 import io.simrdma.dat.EvdFlag;
+import io.simrdma.dat.EventNumber;
 import io.simrdma.dat.HandleType;
 import io.simrdma.dat.IaAttributes;
 import io.simrdma.dat.MemoryPrivilege;
 import io.simrdma.dat.ProviderAttributes;
 import io.simrdma.dat.PspFlag;
-
 import java.net.SocketAddress;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -28,8 +27,7 @@ import java.util.Set;
  */
 final class M {
 
-    private M() {
-    }
+    private M() {}
 
     /** What every DAT object has: a symbol, a handle type, its IA, whether it exists, a consumer context. */
     abstract static class Obj {
@@ -171,8 +169,7 @@ final class M {
     }
 
     /** A binding of an RMR: a range of an LMR with remote privileges, named by a context. */
-    record Binding(Lmr lmr, long off, long len, Set<MemoryPrivilege> privs, int context) {
-    }
+    record Binding(Lmr lmr, long off, long len, Set<MemoryPrivilege> privs, int context) {}
 
     /** A Remote Memory Region. */
     static final class Rmr extends Obj {
@@ -200,8 +197,7 @@ final class M {
     }
 
     /** A software event posted and not yet dequeued. */
-    record SoftwareEv(Object pointer) {
-    }
+    record SoftwareEv(Object pointer) {}
 
     /** An asynchronous event the provider must (certain) or may post on an IA's async EVD. */
     static final class AsyncExp {
@@ -247,12 +243,15 @@ final class M {
 
     /** What a DTO or an RMR bind is. */
     enum WorkKind {
-        SEND, RECV, RDMA_READ, RDMA_WRITE, BIND
+        SEND,
+        RECV,
+        RDMA_READ,
+        RDMA_WRITE,
+        BIND
     }
 
     /** A segment of a local I/O vector: memory, offset, length. */
-    record Seg(Mem mem, int off, int len) {
-    }
+    record Seg(Mem mem, int off, int len) {}
 
     /**
      * A posted DTO or RMR bind whose completion event has not yet been dequeued: the statuses it may
@@ -265,6 +264,7 @@ final class M {
         final boolean unsignalled;
         /** The local I/O vector as posted (for an SRQ receive: the buffer's, once known). */
         List<Tri> segs;
+
         final long length;
         final int seq;
         /** Statuses the completion may carry. */
@@ -288,6 +288,7 @@ final class M {
         Lmr remoteLmr;
         /** The RMR of a bind, the binding it makes (null: unbind), and the context it returned. */
         Rmr rmr;
+
         Binding binding;
         /** A completion was dequeued (or the work completed silently). */
         boolean done;
@@ -363,8 +364,14 @@ final class M {
         final Check check;
         final Runnable effect;
 
-        Step(EndpointState to, EventNumber event, byte[] privateData, Fork fork, String option, Check check,
-             Runnable effect) {
+        Step(
+                EndpointState to,
+                EventNumber event,
+                byte[] privateData,
+                Fork fork,
+                String option,
+                Check check,
+                Runnable effect) {
             this.to = to;
             this.event = event;
             this.privateData = privateData;
@@ -406,8 +413,7 @@ final class M {
     }
 
     /** A connection event that happened (the EP's state changed) and waits to be dequeued. */
-    record ConnEv(EventNumber number, byte[] privateData, Check check) {
-    }
+    record ConnEv(EventNumber number, byte[] privateData, Check check) {}
 
     /** A connection attempt: from an active EP to a service point, and what became of it. */
     static final class Conn {
@@ -446,10 +452,12 @@ final class M {
         final ArrayDeque<ConnEv> arrived = new ArrayDeque<>();
         /** Connection events that may still be dequeued or may have been lost (dat_ep_reset). */
         final ArrayDeque<ConnEv> maybe = new ArrayDeque<>();
+
         final ArrayDeque<Work> requests = new ArrayDeque<>();
         final ArrayDeque<Work> recvs = new ArrayDeque<>();
         /** Sends from the peer waiting for a receive here (RNR). */
         final ArrayDeque<Work> waitingSends = new ArrayDeque<>();
+
         Ep peer;
         Conn conn;
         boolean recvPosted;
@@ -458,6 +466,7 @@ final class M {
         boolean wild;
         /** An error status was seen in the request / receive direction: later completions fail too. */
         boolean reqFailed;
+
         boolean recvFailed;
         /** A work request already posted will break the connection: later work is flushed. */
         boolean breaking;
@@ -467,9 +476,11 @@ final class M {
         boolean mayBreak;
         /** Work whose completion dat_ep_reset may have lost: its event may still come, or never. */
         final ArrayDeque<Work> orphans = new ArrayDeque<>();
+
         Rsp rsp;
         /** A provider EP the consumer gave back (dat_cr_reject): any later use is undefined. */
         boolean undefined;
+
         int softWatermark = -1;
         int hardWatermark = -1;
 
@@ -577,16 +588,14 @@ final class M {
     }
 
     /** A receive buffer posted to an SRQ. */
-    record SrqBuf(long cookie, List<Tri> segs, long length) {
-    }
+    record SrqBuf(long cookie, List<Tri> segs, long length) {}
 
     /**
      * The remote buffer of an RDMA Read or Write as an action names it: the rmr_context of the LMR or
      * RMR {@code sym} (or the number {@code raw}), {@code len} bytes from offset {@code off} of the
      * region's address.
      */
-    record Remote(String sym, Integer raw, long off, long len) {
-    }
+    record Remote(String sym, Integer raw, long off, long len) {}
 
     /** A Shared Receive Queue. */
     static final class Srq extends Obj {
@@ -597,6 +606,7 @@ final class M {
         boolean armed;
         /** How many times the low watermark was set (each setting arms one event). */
         int arming;
+
         final List<SrqBuf> posted = new ArrayList<>();
         /** Buffers taken by incoming messages whose completions were not dequeued. */
         int taken;

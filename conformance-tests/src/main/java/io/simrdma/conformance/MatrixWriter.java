@@ -20,12 +20,14 @@ import java.util.Map;
  */
 public final class MatrixWriter {
 
-    private MatrixWriter() {
-    }
+    private MatrixWriter() {}
 
     /** A clause's status in the matrix. */
     enum Status {
-        PASSED, FAILED, NOT_REACHABLE, NOT_COVERED
+        PASSED,
+        FAILED,
+        NOT_REACHABLE,
+        NOT_COVERED
     }
 
     static Status status(Coverage c, Clause clause) {
@@ -50,8 +52,8 @@ public final class MatrixWriter {
                 covered++;
             }
         }
-        return String.format(Locale.ROOT, "covered %d of %d clauses (%.1f%%)", covered, all.size(),
-                100.0 * covered / all.size());
+        return String.format(
+                Locale.ROOT, "covered %d of %d clauses (%.1f%%)", covered, all.size(), 100.0 * covered / all.size());
     }
 
     /** Counts per status, for the summary. */
@@ -77,7 +79,8 @@ public final class MatrixWriter {
     }
 
     static String csv(Coverage c) {
-        StringBuilder sb = new StringBuilder("clause,kind,page,title,status,checks,passed,failed,provider_choice,note,text\n");
+        StringBuilder sb =
+                new StringBuilder("clause,kind,page,title,status,checks,passed,failed,provider_choice,note,text\n");
         for (Clause cl : ClauseCatalog.get().all()) {
             Map<String, Coverage.Tally> checks = c.checks(cl.id());
             long passed = 0;
@@ -91,10 +94,28 @@ public final class MatrixWriter {
                 choice |= e.getValue().choice() != null;
             }
             String note = ClauseCatalog.get().note(cl.id());
-            sb.append(q(cl.id())).append(',').append(cl.kind()).append(',').append(q(cl.page())).append(',')
-                    .append(q(cl.title())).append(',').append(status(c, cl)).append(',').append(q(String.join(" | ", rules)))
-                    .append(',').append(passed).append(',').append(failed).append(',').append(choice).append(',')
-                    .append(q(note == null ? "" : note)).append(',').append(q(cl.text())).append('\n');
+            sb.append(q(cl.id()))
+                    .append(',')
+                    .append(cl.kind())
+                    .append(',')
+                    .append(q(cl.page()))
+                    .append(',')
+                    .append(q(cl.title()))
+                    .append(',')
+                    .append(status(c, cl))
+                    .append(',')
+                    .append(q(String.join(" | ", rules)))
+                    .append(',')
+                    .append(passed)
+                    .append(',')
+                    .append(failed)
+                    .append(',')
+                    .append(choice)
+                    .append(',')
+                    .append(q(note == null ? "" : note))
+                    .append(',')
+                    .append(q(cl.text()))
+                    .append('\n');
         }
         return sb.toString();
     }
@@ -108,10 +129,15 @@ public final class MatrixWriter {
         sb.append(coverageLine(c)).append('\n').append('\n');
         int[] n = counts(c);
         sb.append(header).append('\n').append('\n');
-        sb.append("Clauses whose checks all held: ").append(n[Status.PASSED.ordinal()]).append("; with a failed check: ")
-                .append(n[Status.FAILED.ordinal()]).append("; not producible through the Java API or by a conforming "
-                + "provider (reason given): ").append(n[Status.NOT_REACHABLE.ordinal()]).append("; not covered: ")
-                .append(n[Status.NOT_COVERED.ordinal()]).append(".\n\n");
+        sb.append("Clauses whose checks all held: ")
+                .append(n[Status.PASSED.ordinal()])
+                .append("; with a failed check: ")
+                .append(n[Status.FAILED.ordinal()])
+                .append("; not producible through the Java API or by a conforming " + "provider (reason given): ")
+                .append(n[Status.NOT_REACHABLE.ordinal()])
+                .append("; not covered: ")
+                .append(n[Status.NOT_COVERED.ordinal()])
+                .append(".\n\n");
         sb.append("A check marked *choice* follows a recorded reading of a SILENT or CONFLICT case "
                 + "(shared/spec/ep-state-machine.md section 7, or the choice named): another provider is not failed "
                 + "on it unless the run is strict.\n\n");
@@ -123,8 +149,12 @@ public final class MatrixWriter {
                 if (cs.length() > 0) {
                     cs.append("<br>");
                 }
-                cs.append(cell(e.getKey())).append(" (").append(e.getValue().passed()).append('/')
-                        .append(e.getValue().failed()).append(')');
+                cs.append(cell(e.getKey()))
+                        .append(" (")
+                        .append(e.getValue().passed())
+                        .append('/')
+                        .append(e.getValue().failed())
+                        .append(')');
                 if (e.getValue().choice() != null) {
                     cs.append(" *choice*");
                 }
@@ -134,8 +164,15 @@ public final class MatrixWriter {
                 cs.append("not producible: ").append(cell(note));
             }
             String text = cl.kind() == Clause.Kind.RETURN_CODE ? cl.text() : cl.title() + " — " + cl.text();
-            sb.append("| ").append(cl.id()).append(" | ").append(status(c, cl).name().toLowerCase(Locale.ROOT)
-                    .replace('_', ' ')).append(" | ").append(cs).append(" | ").append(cell(text)).append(" |\n");
+            sb.append("| ")
+                    .append(cl.id())
+                    .append(" | ")
+                    .append(status(c, cl).name().toLowerCase(Locale.ROOT).replace('_', ' '))
+                    .append(" | ")
+                    .append(cs)
+                    .append(" | ")
+                    .append(cell(text))
+                    .append(" |\n");
         }
         return sb.toString();
     }

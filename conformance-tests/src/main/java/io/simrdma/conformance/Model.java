@@ -4,15 +4,12 @@ import io.simrdma.dat.AsyncErrorEvent;
 import io.simrdma.dat.ConnectionEvent;
 import io.simrdma.dat.ConnectionRequestEvent;
 import io.simrdma.dat.DatEvent;
-import io.simrdma.dat.DatReturnSubtype;
 import io.simrdma.dat.DtoCompletionEvent;
 import io.simrdma.dat.DtoCompletionStatus;
 import io.simrdma.dat.EndpointState;
 import io.simrdma.dat.EventNumber;
-import io.simrdma.dat.EvdFlag;
 import io.simrdma.dat.RmrBindCompletionEvent;
 import io.simrdma.dat.SoftwareEvent;
-
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumSet;
@@ -22,17 +19,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
-
-import static io.simrdma.dat.DatReturnType.INVALID_HANDLE;
-import static io.simrdma.dat.EndpointState.ACTIVE_CONNECTION_PENDING;
-import static io.simrdma.dat.EndpointState.COMPLETION_PENDING;
-import static io.simrdma.dat.EndpointState.CONNECTED;
-import static io.simrdma.dat.EndpointState.DISCONNECTED;
-import static io.simrdma.dat.EndpointState.DISCONNECT_PENDING;
-import static io.simrdma.dat.EndpointState.PASSIVE_CONNECTION_PENDING;
-import static io.simrdma.dat.EndpointState.RESERVED;
-import static io.simrdma.dat.EndpointState.TENTATIVE_CONNECTION_PENDING;
-import static io.simrdma.dat.EndpointState.UNCONNECTED;
 
 /**
  * The reference model: an executable reading of the DAT 1.2 man pages ({@code shared/spec/dat}) and
@@ -262,8 +248,7 @@ final class Model {
     // ------------------------------------------------------------------ events
 
     /** How many events an EVD certainly holds now, and at most may hold. */
-    record Count(int certain, int possible, int certainToCome) {
-    }
+    record Count(int certain, int possible, int certainToCome) {}
 
     /** The events an EVD holds or may come to hold. */
     Count count(M.Evd evd) {
@@ -271,7 +256,11 @@ final class Model {
         int possible = certain;
         int toCome = 0;
         for (M.Ep ep : all(M.Ep.class)) {
-            if (!ep.alive && !ep.providerCreated && ep.arrived.isEmpty() && ep.requests.isEmpty() && ep.recvs.isEmpty()) {
+            if (!ep.alive
+                    && !ep.providerCreated
+                    && ep.arrived.isEmpty()
+                    && ep.requests.isEmpty()
+                    && ep.recvs.isEmpty()) {
                 continue;
             }
             if (ep.wild && (ep.connEvd == evd || ep.reqEvd == evd || ep.recvEvd == evd)) {
@@ -364,10 +353,16 @@ final class Model {
         evd.unreliable = true;
         M.Evd async = evd.ia.asyncEvd;
         if (async != null && async != evd) {
-            M.AsyncExp x = new M.AsyncExp(EventNumber.ASYNC_ERROR_EVD_OVERFLOW, evd,
-                    io.simrdma.dat.AsyncErrorReason.EVD_OVERFLOW_ERROR, false, Check.ok("dat_evd_resize",
-                    "an EVD that overflows loses events; the overflow is reported on the IA's async EVD")
-                    .choice("the pages leave overflow to the provider: DAT_ASYNC_ERROR_EVD_OVERFLOW on the async EVD"));
+            M.AsyncExp x = new M.AsyncExp(
+                    EventNumber.ASYNC_ERROR_EVD_OVERFLOW,
+                    evd,
+                    io.simrdma.dat.AsyncErrorReason.EVD_OVERFLOW_ERROR,
+                    false,
+                    Check.ok(
+                                    "dat_evd_resize",
+                                    "an EVD that overflows loses events; the overflow is reported on the IA's async EVD")
+                            .choice(
+                                    "the pages leave overflow to the provider: DAT_ASYNC_ERROR_EVD_OVERFLOW on the async EVD"));
             x.repeatable = true;
             async.async.add(x);
         }
@@ -399,8 +394,11 @@ final class Model {
      */
     void observe(Run run, M.Evd evd, DatEvent ev) {
         if (ev.evd() != run.live(evd.sym)) {
-            run.check(Check.ok("dat_evd_dequeue", "an event names the EVD it was dequeued from"), false,
-                    evd.sym, () -> String.valueOf(run.symOf(ev.evd())));
+            run.check(
+                    Check.ok("dat_evd_dequeue", "an event names the EVD it was dequeued from"),
+                    false,
+                    evd.sym,
+                    () -> String.valueOf(run.symOf(ev.evd())));
         }
         if (ev instanceof DtoCompletionEvent d) {
             observeDto(run, evd, d);
@@ -417,17 +415,21 @@ final class Model {
         }
     }
 
-    private static final Check STREAM_ORDER = Check.ok("dat_evd_dequeue",
-            "events of one stream are returned in the order they were posted").rows("4.1#11");
-    private static final Check UNEXPECTED = Check.ok("dat_evd_dequeue",
-            "every event returned was posted by a stream feeding the EVD, and only once");
+    private static final Check STREAM_ORDER = Check.ok(
+                    "dat_evd_dequeue", "events of one stream are returned in the order they were posted")
+            .rows("4.1#11");
+    private static final Check UNEXPECTED =
+            Check.ok("dat_evd_dequeue", "every event returned was posted by a stream feeding the EVD, and only once");
 
     private void observeSoftware(Run run, M.Evd evd, SoftwareEvent s) {
         Check c = Check.ok("dat_evd_post_se", "the software event carries the consumer's pointer, in posting order")
                 .rows("4.1#11");
         M.SoftwareEv head = evd.software.peek();
-        run.check(c, head != null && head.pointer().equals(s.pointer()), head == null ? "no software event"
-                : "pointer " + head.pointer(), () -> "pointer " + s.pointer());
+        run.check(
+                c,
+                head != null && head.pointer().equals(s.pointer()),
+                head == null ? "no software event" : "pointer " + head.pointer(),
+                () -> "pointer " + s.pointer());
         evd.software.poll();
     }
 
@@ -436,7 +438,10 @@ final class Model {
         for (Iterator<M.AsyncExp> it = evd.async.iterator(); it.hasNext(); ) {
             M.AsyncExp x = it.next();
             if (x.handle.sym.equals(handleSym) && (x.reason == null || x.reason == a.reason())) {
-                run.check(x.check, x.number == null || x.number == a.eventNumber(), "event number " + x.number,
+                run.check(
+                        x.check,
+                        x.number == null || x.number == a.eventNumber(),
+                        "event number " + x.number,
                         () -> "event number " + a.eventNumber());
                 if (!x.repeatable) {
                     it.remove();
@@ -449,13 +454,18 @@ final class Model {
             run.note("async event " + a + " on an EVD the model cannot follow");
             return;
         }
-        run.check(UNEXPECTED.rule("an asynchronous event the pages call for (none was expected for "
-                + handleSym + " " + a.reason() + ")"), false, "no asynchronous event", a::toString);
+        run.check(
+                UNEXPECTED.rule("an asynchronous event the pages call for (none was expected for " + handleSym + " "
+                        + a.reason() + ")"),
+                false,
+                "no asynchronous event",
+                a::toString);
     }
 
     /** Hook: an awaited asynchronous event was seen (the SRQ low watermark disarms). */
     void onAsyncSeen(M.AsyncExp x) {
-        if (x.handle instanceof M.Srq srq && x.reason == io.simrdma.dat.AsyncErrorReason.SRQ_LOW_WATERMARK_EVENT
+        if (x.handle instanceof M.Srq srq
+                && x.reason == io.simrdma.dat.AsyncErrorReason.SRQ_LOW_WATERMARK_EVENT
                 && x.arming == srq.arming) {
             srq.armed = false;
         }
@@ -465,7 +475,10 @@ final class Model {
         String sym = run.symOf(c.ep());
         M.Ep ep = get(sym);
         if (ep == null) {
-            run.check(UNEXPECTED.rule("a connection event names an EP of the consumer"), false, "a known EP",
+            run.check(
+                    UNEXPECTED.rule("a connection event names an EP of the consumer"),
+                    false,
+                    "a known EP",
                     c::toString);
             return;
         }
@@ -521,21 +534,40 @@ final class Model {
                 return;
             }
         }
-        String allowed = head != null ? head.number().toString()
-                : ep.pending.isEmpty() ? "no connection event" : ep.pending.get(0).viable().toString();
-        Check c0 = head != null ? head.check() : !ep.pending.isEmpty() && !ep.pending.get(0).viable().isEmpty()
-                ? ep.pending.get(0).viable().get(0).check : UNEXPECTED.rule("a connection event the EP's state calls for");
-        run.check(c0, false, allowed + " for " + sym + " (state " + ep.state + ")", () -> c.eventNumber().toString());
+        String allowed = head != null
+                ? head.number().toString()
+                : ep.pending.isEmpty()
+                        ? "no connection event"
+                        : ep.pending.get(0).viable().toString();
+        Check c0 = head != null
+                ? head.check()
+                : !ep.pending.isEmpty() && !ep.pending.get(0).viable().isEmpty()
+                        ? ep.pending.get(0).viable().get(0).check
+                        : UNEXPECTED.rule("a connection event the EP's state calls for");
+        run.check(
+                c0,
+                false,
+                allowed + " for " + sym + " (state " + ep.state + ")",
+                () -> c.eventNumber().toString());
     }
 
     private void checkOrderBeforeDisconnect(Run run, M.Ep ep, M.Step st) {
         if (st.event == EventNumber.CONNECTION_EVENT_DISCONNECTED && ep.reqEvd == ep.connEvd) {
             for (M.Work w : ep.requests) {
-                if (!w.done && w.possible.contains(DtoCompletionStatus.SUCCESS) && w.certain && !w.maySilent()
+                if (!w.done
+                        && w.possible.contains(DtoCompletionStatus.SUCCESS)
+                        && w.certain
+                        && !w.maySilent()
                         && w.possible.size() == 1) {
-                    run.check(Check.ok("dat_ep_disconnect", "with one EVD for connect and request events, successful "
-                            + "completions of in-progress DTOs precede the disconnect event").rows("2.7#6"),
-                            false, "the completion of " + w + " first", () -> "DISCONNECTED first");
+                    run.check(
+                            Check.ok(
+                                            "dat_ep_disconnect",
+                                            "with one EVD for connect and request events, successful "
+                                                    + "completions of in-progress DTOs precede the disconnect event")
+                                    .rows("2.7#6"),
+                            false,
+                            "the completion of " + w + " first",
+                            () -> "DISCONNECTED first");
                 }
             }
         }
@@ -544,9 +576,15 @@ final class Model {
     private void checkConnData(Run run, M.Ep ep, EventNumber n, byte[] expected, Check check, ConnectionEvent c) {
         run.pass(check);
         if (n == EventNumber.CONNECTION_EVENT_ESTABLISHED && expected != null) {
-            Check pd = Check.ok("dat_evd_dequeue", "the active side's ESTABLISHED event carries the entire private data "
-                    + "the remote consumer gave dat_cr_accept").and("dat_cr_accept", io.simrdma.dat.DatReturnType.SUCCESS);
-            run.check(pd, Arrays.equals(expected, c.privateData()), expected.length + " bytes " + Java.hex(expected),
+            Check pd = Check.ok(
+                            "dat_evd_dequeue",
+                            "the active side's ESTABLISHED event carries the entire private data "
+                                    + "the remote consumer gave dat_cr_accept")
+                    .and("dat_cr_accept", io.simrdma.dat.DatReturnType.SUCCESS);
+            run.check(
+                    pd,
+                    Arrays.equals(expected, c.privateData()),
+                    expected.length + " bytes " + Java.hex(expected),
                     () -> c.privateDataSize() + " bytes " + Java.hex(c.privateData()));
         }
     }
@@ -564,7 +602,10 @@ final class Model {
             q = ev.cr().query();
             run.transcript.add("CrParams " + sym + "q = " + sym + ".query();");
         } catch (io.simrdma.dat.DatException e) {
-            run.check(Check.ok("dat_cr_query", "a request just delivered can be queried"), false, "its parameters",
+            run.check(
+                    Check.ok("dat_cr_query", "a request just delivered can be queried"),
+                    false,
+                    "its parameters",
                     e::toString);
         }
         M.Arrival fallback = null;
@@ -575,14 +616,16 @@ final class Model {
                 if (a.evd != evd || !a.viable()) {
                     continue;
                 }
-                if (ev.servicePoint().isPresent() && !a.sp.sym.equals(run.symOf(ev.servicePoint().get()))) {
+                if (ev.servicePoint().isPresent()
+                        && !a.sp.sym.equals(run.symOf(ev.servicePoint().get()))) {
                     continue;
                 }
                 if (ev.connQual() != qualOf(a.sp)) {
                     continue;
                 }
-                if (q != null && (!Arrays.equals(q.privateData(), a.conn.privateData)
-                        || !q.remoteIaAddress().equals(a.conn.active.ia.address))) {
+                if (q != null
+                        && (!Arrays.equals(q.privateData(), a.conn.privateData)
+                                || !q.remoteIaAddress().equals(a.conn.active.ia.address))) {
                     if (fallback == null) {
                         fallback = a;
                         fallbackIt = it;
@@ -591,8 +634,11 @@ final class Model {
                 }
                 it.remove();
                 if (a.phantom) {
-                    run.check(a.check, false, "no second request of " + a.conn.active + "'s connect (its first was "
-                            + "rejected)", ev::toString);
+                    run.check(
+                            a.check,
+                            false,
+                            "no second request of " + a.conn.active + "'s connect (its first was " + "rejected)",
+                            ev::toString);
                 }
                 run.pass(a.check);
                 Rules.requestArrived(this, run, a, ev, sym);
@@ -601,29 +647,46 @@ final class Model {
         }
         if (q != null) {
             for (M.Conn c : finished) {
-                if (Arrays.equals(q.privateData(), c.privateData) && q.remoteIaAddress().equals(c.active.ia.address)
-                        && c.sp != null && ev.connQual() == qualOf(c.sp)) {
-                    run.check(Check.ok("dat_cr_reject", "a rejected request is destroyed: it does not arrive again")
-                            .rows("2.5#2"), false, "no second request of " + c.active + "'s connect (its first was "
-                            + (c.rejected ? "rejected" : "abandoned") + ")", ev::toString);
+                if (Arrays.equals(q.privateData(), c.privateData)
+                        && q.remoteIaAddress().equals(c.active.ia.address)
+                        && c.sp != null
+                        && ev.connQual() == qualOf(c.sp)) {
+                    run.check(
+                            Check.ok("dat_cr_reject", "a rejected request is destroyed: it does not arrive again")
+                                    .rows("2.5#2"),
+                            false,
+                            "no second request of " + c.active + "'s connect (its first was "
+                                    + (c.rejected ? "rejected" : "abandoned") + ")",
+                            ev::toString);
                 }
             }
         }
         if (fallback != null) {
             io.simrdma.dat.CrParams qq = q;
             M.Arrival fb = fallback;
-            run.check(Check.ok("dat_cr_query", "the request carries the entire private data of dat_ep_connect and the "
-                    + "requester's address").and("dat_evd_dequeue", io.simrdma.dat.DatReturnType.SUCCESS), false,
+            run.check(
+                    Check.ok(
+                                    "dat_cr_query",
+                                    "the request carries the entire private data of dat_ep_connect and the "
+                                            + "requester's address")
+                            .and("dat_evd_dequeue", io.simrdma.dat.DatReturnType.SUCCESS),
+                    false,
                     fb.conn.privateData.length + " bytes " + Java.hex(fb.conn.privateData) + " from "
-                            + fb.conn.active.ia.address, () -> qq.privateDataSize() + " bytes " + Java.hex(qq.privateData())
-                            + " from " + qq.remoteIaAddress());
+                            + fb.conn.active.ia.address,
+                    () -> qq.privateDataSize() + " bytes " + Java.hex(qq.privateData()) + " from "
+                            + qq.remoteIaAddress());
         }
         if (evd.unreliable) {
             run.note("connection request " + ev + " on an EVD the model cannot follow");
             return;
         }
-        run.check(UNEXPECTED.rule("a connection request arrives only for a dat_ep_connect to a listening service "
-                + "point").and("dat_psp_create", io.simrdma.dat.DatReturnType.SUCCESS), false, "no connection request",
+        run.check(
+                UNEXPECTED
+                        .rule("a connection request arrives only for a dat_ep_connect to a listening service "
+                                + "point")
+                        .and("dat_psp_create", io.simrdma.dat.DatReturnType.SUCCESS),
+                false,
+                "no connection request",
                 ev::toString);
     }
 
@@ -696,10 +759,17 @@ final class Model {
             }
         }
         boolean seen = doneCookies.contains(cookie);
-        run.check(UNEXPECTED.rule(seen ? "a completion is returned once (cookie " + cookie + " was already returned)"
-                : "a completion carries the cookie of a posted DTO or bind (dat_ep_post_send: the user_cookie is "
-                + "returned in the completion event)").and("dat_ep_post_send", io.simrdma.dat.DatReturnType.SUCCESS),
-                false, seen ? "no second completion" : "a posted cookie", () -> ev);
+        run.check(
+                UNEXPECTED
+                        .rule(
+                                seen
+                                        ? "a completion is returned once (cookie " + cookie + " was already returned)"
+                                        : "a completion carries the cookie of a posted DTO or bind (dat_ep_post_send: the user_cookie is "
+                                                + "returned in the completion event)")
+                        .and("dat_ep_post_send", io.simrdma.dat.DatReturnType.SUCCESS),
+                false,
+                seen ? "no second completion" : "a posted cookie",
+                () -> ev);
     }
 
     final java.util.Set<Long> doneCookies = new java.util.HashSet<>();
@@ -709,14 +779,27 @@ final class Model {
      * {@code length}, -1 for a bind): checks the EVD, the order within the stream, the status, the
      * length and the bytes moved.
      */
-    private void matchWork(Run run, M.Evd evd, M.Ep ep, M.Work w, java.util.ArrayDeque<M.Work> q,
-                           DtoCompletionStatus status, long length, String rmrSym) {
+    private void matchWork(
+            Run run,
+            M.Evd evd,
+            M.Ep ep,
+            M.Work w,
+            java.util.ArrayDeque<M.Work> q,
+            DtoCompletionStatus status,
+            long length,
+            String rmrSym) {
         M.Evd target = w.request() ? ep.reqEvd : ep.recvEvd;
-        Check where = Check.ok("dat_ep_create", w.request() ? "completions of sends, RDMA and binds go to request_evd"
-                : "completions of receives go to recv_evd");
+        Check where = Check.ok(
+                "dat_ep_create",
+                w.request()
+                        ? "completions of sends, RDMA and binds go to request_evd"
+                        : "completions of receives go to recv_evd");
         if (!evd.unreliable && !ep.wild) {
-            run.check(where, target == evd || target == null && w.certain, target == null ? "no EVD"
-                    : target.sym, () -> "dequeued from " + evd.sym);
+            run.check(
+                    where,
+                    target == evd || target == null && w.certain,
+                    target == null ? "no EVD" : target.sym,
+                    () -> "dequeued from " + evd.sym);
         }
         boolean orphan = q == ep.orphans || w.apart;
         // Order within the stream: every earlier work must be done or able to complete silently.
@@ -729,15 +812,22 @@ final class Model {
                     x.done = true;
                     Rules.workCompleted(this, run, x, DtoCompletionStatus.SUCCESS, x.length, true);
                 } else {
-                    run.check(STREAM_ORDER.rule("completions of one EP's " + (w.request() ? "requests" : "receives")
-                            + " come in posting order"), false, "the completion of " + x + " first",
+                    run.check(
+                            STREAM_ORDER.rule("completions of one EP's " + (w.request() ? "requests" : "receives")
+                                    + " come in posting order"),
+                            false,
+                            "the completion of " + x + " first",
                             () -> "cookie " + w.cookie);
                 }
             }
         }
         if (rmrSym != null && w.rmr != null) {
-            run.check(Check.ok("dat_rmr_bind", "the bind completion names the RMR bound").rows("2.7#3"),
-                    w.rmr.sym.equals(rmrSym), w.rmr.sym, () -> rmrSym);
+            run.check(
+                    Check.ok("dat_rmr_bind", "the bind completion names the RMR bound")
+                            .rows("2.7#3"),
+                    w.rmr.sym.equals(rmrSym),
+                    w.rmr.sym,
+                    () -> rmrSym);
         }
         if (!w.possible.contains(status) && status != DtoCompletionStatus.SUCCESS && !ep.pending.isEmpty()) {
             // the completion shows the EP left the connection: the pending step that ends it happened
@@ -745,9 +835,18 @@ final class Model {
         }
         boolean statusOk = w.possible.contains(status) || ep.wild || evd.unreliable;
         run.check(w.check, statusOk, "status " + w.possible, () -> "status " + status);
-        if ((w.request() ? ep.reqFailed : ep.recvFailed) && status == DtoCompletionStatus.SUCCESS && !ep.wild && !orphan) {
-            run.check(Check.ok("dat_ep_disconnect", "once an in-progress DTO completes unsuccessfully, all follow-on "
-                    + "DTOs in the same direction complete unsuccessfully").rows("2.7#5"), false, "an error status",
+        if ((w.request() ? ep.reqFailed : ep.recvFailed)
+                && status == DtoCompletionStatus.SUCCESS
+                && !ep.wild
+                && !orphan) {
+            run.check(
+                    Check.ok(
+                                    "dat_ep_disconnect",
+                                    "once an in-progress DTO completes unsuccessfully, all follow-on "
+                                            + "DTOs in the same direction complete unsuccessfully")
+                            .rows("2.7#5"),
+                    false,
+                    "an error status",
                     () -> "SUCCESS for cookie " + w.cookie);
         }
         if (status != DtoCompletionStatus.SUCCESS && w.breakOnError && !orphan) {

@@ -8,8 +8,7 @@ package io.simrdma.conformance;
  */
 final class Patterns {
 
-    private Patterns() {
-    }
+    private Patterns() {}
 
     /** {@code n} bytes of pattern {@code seed}. */
     static byte[] bytes(int n, int seed) {

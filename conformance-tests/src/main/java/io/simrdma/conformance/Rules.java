@@ -1,27 +1,5 @@
 package io.simrdma.conformance;
 
-import io.simrdma.dat.AsyncErrorReason;
-import io.simrdma.dat.CloseFlag;
-import io.simrdma.dat.CompletionFlag;
-import io.simrdma.dat.ConnectionRequestEvent;
-import io.simrdma.dat.DatReturnSubtype;
-import io.simrdma.dat.DatReturnType;
-import io.simrdma.dat.DtoCompletionStatus;
-import io.simrdma.dat.EndpointState;
-import io.simrdma.dat.EpAttributes;
-import io.simrdma.dat.EventNumber;
-import io.simrdma.dat.EvdFlag;
-import io.simrdma.dat.HandleType;
-import io.simrdma.dat.MemoryPrivilege;
-import io.simrdma.dat.MemoryType;
-import io.simrdma.dat.PspFlag;
-import io.simrdma.dat.Qos;
-
-import java.util.ArrayList;
-import java.util.EnumSet;
-import java.util.List;
-import java.util.Set;
-
 import static io.simrdma.dat.DatReturnType.CONN_QUAL_IN_USE;
 import static io.simrdma.dat.DatReturnType.CONN_QUAL_UNAVAILABLE;
 import static io.simrdma.dat.DatReturnType.INSUFFICIENT_RESOURCES;
@@ -44,6 +22,27 @@ import static io.simrdma.dat.EndpointState.RESERVED;
 import static io.simrdma.dat.EndpointState.TENTATIVE_CONNECTION_PENDING;
 import static io.simrdma.dat.EndpointState.UNCONNECTED;
 
+import io.simrdma.dat.AsyncErrorReason;
+import io.simrdma.dat.CloseFlag;
+import io.simrdma.dat.CompletionFlag;
+import io.simrdma.dat.ConnectionRequestEvent;
+import io.simrdma.dat.DatReturnSubtype;
+import io.simrdma.dat.DatReturnType;
+import io.simrdma.dat.DtoCompletionStatus;
+import io.simrdma.dat.EndpointState;
+import io.simrdma.dat.EpAttributes;
+import io.simrdma.dat.EvdFlag;
+import io.simrdma.dat.EventNumber;
+import io.simrdma.dat.HandleType;
+import io.simrdma.dat.MemoryPrivilege;
+import io.simrdma.dat.MemoryType;
+import io.simrdma.dat.PspFlag;
+import io.simrdma.dat.Qos;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+
 /**
  * The reference model's predictions, one method per DAT function, each citing the man page clause
  * or state-machine row its rule comes from. A method returns the outcomes the pages allow for the
@@ -59,8 +58,7 @@ import static io.simrdma.dat.EndpointState.UNCONNECTED;
  */
 final class Rules {
 
-    private Rules() {
-    }
+    private Rules() {}
 
     /** Every completion status but success: the pages name no particular error status there. */
     static final Set<DtoCompletionStatus> ANY_ERROR = EnumSet.complementOf(EnumSet.of(DtoCompletionStatus.SUCCESS));
@@ -80,9 +78,14 @@ final class Rules {
             case CR -> new DatReturnSubtype[] {DatReturnSubtype.INVALID_HANDLE_CR};
             case CNO -> new DatReturnSubtype[] {DatReturnSubtype.INVALID_HANDLE_CNO};
             case SRQ -> new DatReturnSubtype[] {DatReturnSubtype.INVALID_HANDLE_SRQ};
-            case EVD -> new DatReturnSubtype[] {DatReturnSubtype.INVALID_HANDLE_EVD_CR,
-                DatReturnSubtype.INVALID_HANDLE_EVD_REQUEST, DatReturnSubtype.INVALID_HANDLE_EVD_RECV,
-                DatReturnSubtype.INVALID_HANDLE_EVD_CONN, DatReturnSubtype.INVALID_HANDLE_EVD_ASYNC};
+            case EVD ->
+                new DatReturnSubtype[] {
+                    DatReturnSubtype.INVALID_HANDLE_EVD_CR,
+                    DatReturnSubtype.INVALID_HANDLE_EVD_REQUEST,
+                    DatReturnSubtype.INVALID_HANDLE_EVD_RECV,
+                    DatReturnSubtype.INVALID_HANDLE_EVD_CONN,
+                    DatReturnSubtype.INVALID_HANDLE_EVD_ASYNC
+                };
         };
     }
 
@@ -97,13 +100,22 @@ final class Rules {
             return false;
         }
         if (!o.live()) {
-            e.orErr(INVALID_HANDLE, Check.ret(page, INVALID_HANDLE, what + " of a destroyed object is invalid (subtype "
-                    + "naming the handle: provider-api DatHandle)"), handleSubtypes(o.type));
+            e.orErr(
+                    INVALID_HANDLE,
+                    Check.ret(
+                            page,
+                            INVALID_HANDLE,
+                            what + " of a destroyed object is invalid (subtype "
+                                    + "naming the handle: provider-api DatHandle)"),
+                    handleSubtypes(o.type));
             return true;
         }
         if (ia != null && o.ia != ia) {
-            e.orErrChoice(INVALID_HANDLE, Check.ret(page, INVALID_HANDLE, what + " of another IA is invalid")
-                    .choice("a handle of another IA is reported like a destroyed one"), handleSubtypes(o.type));
+            e.orErrChoice(
+                    INVALID_HANDLE,
+                    Check.ret(page, INVALID_HANDLE, what + " of another IA is invalid")
+                            .choice("a handle of another IA is reported like a destroyed one"),
+                    handleSubtypes(o.type));
             return true;
         }
         return false;
@@ -133,8 +145,13 @@ final class Rules {
     /** INSUFFICIENT_RESOURCES when creating one more would pass the IA attribute {@code max}. */
     static boolean limit(Expect e, Model m, M.Ia ia, Class<? extends M.Obj> type, int max, String page, String attr) {
         if (count(m, ia, type) >= max) {
-            e.orErr(INSUFFICIENT_RESOURCES, Check.ret(page, INSUFFICIENT_RESOURCES, "creating more than the IA attribute "
-                    + attr + " (" + max + ") fails for resource limitations"));
+            e.orErr(
+                    INSUFFICIENT_RESOURCES,
+                    Check.ret(
+                            page,
+                            INSUFFICIENT_RESOURCES,
+                            "creating more than the IA attribute " + attr + " (" + max
+                                    + ") fails for resource limitations"));
             return true;
         }
         return false;
@@ -149,14 +166,18 @@ final class Rules {
 
     static Expect setContext(M.Obj o, Object v) {
         Expect bad = onlyBadHandle(o, "dat_set_consumer_context");
-        return bad != null ? bad : Expect.ok(Check.ok("dat_set_consumer_context", "associates the context with the handle"),
-                x -> o.context = v);
+        return bad != null
+                ? bad
+                : Expect.ok(
+                        Check.ok("dat_set_consumer_context", "associates the context with the handle"),
+                        x -> o.context = v);
     }
 
     static Expect getContext(M.Obj o) {
         Expect bad = onlyBadHandle(o, "dat_get_consumer_context");
-        return bad != null ? bad : Expect.ok(Check.ok("dat_get_consumer_context",
-                "returns the context last set (none: null)"));
+        return bad != null
+                ? bad
+                : Expect.ok(Check.ok("dat_get_consumer_context", "returns the context last set (none: null)"));
     }
 
     // ------------------------------------------------------------------ IA
@@ -178,11 +199,19 @@ final class Rules {
         }
         List<M.Obj> left = ia.consumerObjects();
         if (flag == CloseFlag.GRACEFUL && !left.isEmpty()) {
-            return Expect.err(INVALID_STATE, Check.ret(p, INVALID_STATE, "a graceful close of an IA with consumer-created "
-                    + "objects (" + left.size() + ", first " + left.get(0) + ") fails"));
+            return Expect.err(
+                    INVALID_STATE,
+                    Check.ret(
+                            p,
+                            INVALID_STATE,
+                            "a graceful close of an IA with consumer-created " + "objects (" + left.size() + ", first "
+                                    + left.get(0) + ") fails"));
         }
-        Check ok = Check.ok(p, flag == CloseFlag.GRACEFUL ? "a graceful close of an IA whose objects are freed succeeds"
-                : "an abrupt close destroys every object of the IA");
+        Check ok = Check.ok(
+                p,
+                flag == CloseFlag.GRACEFUL
+                        ? "a graceful close of an IA whose objects are freed succeeds"
+                        : "an abrupt close destroys every object of the IA");
         return Expect.ok(ok, v -> closeIa(m, ia));
     }
 
@@ -231,14 +260,17 @@ final class Rules {
             if (!o.alive) {
                 continue;
             }
-            M.Pz uses = o instanceof M.Ep ep ? ep.pz : o instanceof M.Lmr l ? l.pz : o instanceof M.Rmr r ? r.pz
-                    : o instanceof M.Srq s ? s.pz : null;
+            M.Pz uses = o instanceof M.Ep ep
+                    ? ep.pz
+                    : o instanceof M.Lmr l ? l.pz : o instanceof M.Rmr r ? r.pz : o instanceof M.Srq s ? s.pz : null;
             if (uses == pz) {
-                Check c = Check.ret(p, INVALID_STATE, "a PZ in use by an Endpoint, LMR or RMR cannot be freed (" + o + ")");
+                Check c = Check.ret(
+                        p, INVALID_STATE, "a PZ in use by an Endpoint, LMR or RMR cannot be freed (" + o + ")");
                 if (o instanceof M.Srq) {
-                    c = c.rule("a PZ in use by an SRQ cannot be freed (" + o + ")").choice(
-                            "an SRQ holds its PZ as an EP does (dat_srq_create creates it in the PZ; dat_pz_free names "
-                                    + "EP, LMR and RMR)");
+                    c = c.rule("a PZ in use by an SRQ cannot be freed (" + o + ")")
+                            .choice(
+                                    "an SRQ holds its PZ as an EP does (dat_srq_create creates it in the PZ; dat_pz_free names "
+                                            + "EP, LMR and RMR)");
                 }
                 return new Expect().orErr(INVALID_STATE, c, DatReturnSubtype.INVALID_STATE_PZ_IN_USE);
             }
@@ -251,8 +283,15 @@ final class Rules {
     /**
      * dat_lmr_create of {@code len} bytes of {@code mem} (or of the memory of {@code source}).
      */
-    static Expect lmrCreate(Model m, M.Ia ia, M.Pz pz, M.Lmr source, int len, boolean readOnly,
-                            Set<MemoryPrivilege> privs, MemoryType type) {
+    static Expect lmrCreate(
+            Model m,
+            M.Ia ia,
+            M.Pz pz,
+            M.Lmr source,
+            int len,
+            boolean readOnly,
+            Set<MemoryPrivilege> privs,
+            MemoryType type) {
         String p = "dat_lmr_create";
         Expect e = new Expect();
         if (badHandle(e, ia, null, p, "ia_handle")) {
@@ -263,27 +302,48 @@ final class Rules {
             badHandle(e, source, ia, p, "region LMR");
         }
         if (!ia.providerAttrs.lmrMemTypesSupported().contains(type)) {
-            e.orErr(MODEL_NOT_SUPPORTED, Check.ret(p, MODEL_NOT_SUPPORTED, "a memory type the provider does not "
-                    + "support (lmr_mem_types_supported)"));
+            e.orErr(
+                    MODEL_NOT_SUPPORTED,
+                    Check.ret(
+                            p,
+                            MODEL_NOT_SUPPORTED,
+                            "a memory type the provider does not " + "support (lmr_mem_types_supported)"));
         }
         if (readOnly && (privs.contains(MemoryPrivilege.LOCAL_WRITE) || privs.contains(MemoryPrivilege.REMOTE_WRITE))) {
-            e.orErr(INVALID_PARAMETER, Check.ret(p, INVALID_PARAMETER, "a read-only buffer cannot be registered with a "
-                    + "write privilege"));
+            e.orErr(
+                    INVALID_PARAMETER,
+                    Check.ret(
+                            p,
+                            INVALID_PARAMETER,
+                            "a read-only buffer cannot be registered with a " + "write privilege"));
         }
         if (len == 0) {
-            e.orErr(INVALID_PARAMETER, Check.ret(p, INVALID_PARAMETER, "a region of length 0").choice(
-                    "an empty region is an invalid parameter"));
-            e.orOk(Check.ok(p, "a region of length 0 registers").alternative("an empty region is an invalid parameter"),
+            e.orErr(
+                    INVALID_PARAMETER,
+                    Check.ret(p, INVALID_PARAMETER, "a region of length 0")
+                            .choice("an empty region is an invalid parameter"));
+            e.orOk(
+                    Check.ok(p, "a region of length 0 registers")
+                            .alternative("an empty region is an invalid parameter"),
                     null);
         }
         if (privs.contains(MemoryPrivilege.RO_DISABLE)) {
-            e.orErr(MODEL_NOT_SUPPORTED, Check.ret(p, MODEL_NOT_SUPPORTED, "the illumos relaxed-ordering privilege")
-                    .choice("DAT_MEM_PRIV_RO_DISABLE_FLAG is not a DAT 1.2 privilege: a provider may refuse it"));
-            e.orErr(INVALID_PARAMETER, Check.ret(p, INVALID_PARAMETER, "the illumos relaxed-ordering privilege")
-                    .choice("DAT_MEM_PRIV_RO_DISABLE_FLAG is not a DAT 1.2 privilege: a provider may refuse it"));
+            e.orErr(
+                    MODEL_NOT_SUPPORTED,
+                    Check.ret(p, MODEL_NOT_SUPPORTED, "the illumos relaxed-ordering privilege")
+                            .choice(
+                                    "DAT_MEM_PRIV_RO_DISABLE_FLAG is not a DAT 1.2 privilege: a provider may refuse it"));
+            e.orErr(
+                    INVALID_PARAMETER,
+                    Check.ret(p, INVALID_PARAMETER, "the illumos relaxed-ordering privilege")
+                            .choice(
+                                    "DAT_MEM_PRIV_RO_DISABLE_FLAG is not a DAT 1.2 privilege: a provider may refuse it"));
             if (e.alts.size() == 2) {
-                e.orOk(Check.ok(p, "registers with the relaxed-ordering privilege").choice(
-                        "DAT_MEM_PRIV_RO_DISABLE_FLAG is not a DAT 1.2 privilege: a provider may take it"), null);
+                e.orOk(
+                        Check.ok(p, "registers with the relaxed-ordering privilege")
+                                .choice(
+                                        "DAT_MEM_PRIV_RO_DISABLE_FLAG is not a DAT 1.2 privilege: a provider may take it"),
+                        null);
             }
         }
         limit(e, m, ia, M.Lmr.class, ia.attrs.maxLmrs(), p, "max_lmrs");
@@ -367,7 +427,8 @@ final class Rules {
             return false;
         }
         for (Tri t : segs) {
-            if (t.len() > 0 && (l.sym.equals(t.lmr()) && t.raw() == null || t.raw() != null && t.raw() == l.lmrContext)) {
+            if (t.len() > 0
+                    && (l.sym.equals(t.lmr()) && t.raw() == null || t.raw() != null && t.raw() == l.lmrContext)) {
                 return true;
             }
         }
@@ -423,38 +484,57 @@ final class Rules {
             badHandle(e, cno, ia, "dat_evd_modify_cno", "cno_handle");
         }
         if (qlen < 1 || qlen > ia.attrs.maxEvdQlen()) {
-            e.orErr(INVALID_PARAMETER, Check.ret("dat_evd_resize", INVALID_PARAMETER, "an EVD queue length outside "
-                    + "1..max_evd_qlen (" + ia.attrs.maxEvdQlen() + ") is invalid").choice(
-                    "S8: dat_evd_create has no page; its queue length rule is dat_evd_resize's"));
+            e.orErr(
+                    INVALID_PARAMETER,
+                    Check.ret(
+                                    "dat_evd_resize",
+                                    INVALID_PARAMETER,
+                                    "an EVD queue length outside " + "1..max_evd_qlen (" + ia.attrs.maxEvdQlen()
+                                            + ") is invalid")
+                            .choice("S8: dat_evd_create has no page; its queue length rule is dat_evd_resize's"));
         }
         if (flags.isEmpty() && e.alts.isEmpty()) {
             String s8 = "S8: dat_evd_create has no page; an EVD no stream feeds is allowed";
             e.orOk(Check.ok("dat_evd_query", "an EVD with no event stream").choice(s8), null);
-            e.orErr(INVALID_PARAMETER, Check.ret("dat_evd_resize", INVALID_PARAMETER, "an EVD with no event stream")
-                    .alternative(s8));
+            e.orErr(
+                    INVALID_PARAMETER,
+                    Check.ret("dat_evd_resize", INVALID_PARAMETER, "an EVD with no event stream")
+                            .alternative(s8));
             return e;
         }
         if (flags.contains(EvdFlag.ASYNC) && e.alts.isEmpty()) {
             Check c = Check.ok(page, "an EVD with the asynchronous stream")
                     .choice("S8: whether a consumer may create an asynchronous EVD is the provider's");
             e.orOk(c, null);
-            e.orErr(MODEL_NOT_SUPPORTED, Check.ret("dat_ep_create", MODEL_NOT_SUPPORTED, "an asynchronous EVD the "
-                    + "consumer creates").choice("S8: whether a consumer may create an asynchronous EVD is the provider's"));
-            e.orErr(INVALID_PARAMETER, Check.ret("dat_evd_resize", INVALID_PARAMETER, "an asynchronous EVD the consumer "
-                    + "creates").choice("S8: whether a consumer may create an asynchronous EVD is the provider's"));
+            e.orErr(
+                    MODEL_NOT_SUPPORTED,
+                    Check.ret("dat_ep_create", MODEL_NOT_SUPPORTED, "an asynchronous EVD the " + "consumer creates")
+                            .choice("S8: whether a consumer may create an asynchronous EVD is the provider's"));
+            e.orErr(
+                    INVALID_PARAMETER,
+                    Check.ret("dat_evd_resize", INVALID_PARAMETER, "an asynchronous EVD the consumer " + "creates")
+                            .choice("S8: whether a consumer may create an asynchronous EVD is the provider's"));
             return e;
         }
         if (count(m, ia, M.Evd.class) >= ia.attrs.maxEvds()) {
-            e.orErr(INSUFFICIENT_RESOURCES, Check.ret("dat_evd_resize", INSUFFICIENT_RESOURCES, "more EVDs than max_evds"));
+            e.orErr(
+                    INSUFFICIENT_RESOURCES,
+                    Check.ret("dat_evd_resize", INSUFFICIENT_RESOURCES, "more EVDs than max_evds"));
         }
-        return e.alts.isEmpty() ? Expect.ok(Check.ok("dat_evd_query", "dat_evd_create makes an EVD of at least "
-                + "evd_min_qlen entries with the given streams").choice("S8: dat_evd_create has no page")) : e;
+        return e.alts.isEmpty()
+                ? Expect.ok(Check.ok(
+                                "dat_evd_query",
+                                "dat_evd_create makes an EVD of at least "
+                                        + "evd_min_qlen entries with the given streams")
+                        .choice("S8: dat_evd_create has no page"))
+                : e;
     }
 
     static Expect evdQuery(M.Evd evd) {
         Expect bad = onlyBadHandle(evd, "dat_evd_query");
-        return bad != null ? bad : Expect.ok(Check.ok("dat_evd_query", "returns the EVD's queue length, state, CNO "
-                + "and flags"));
+        return bad != null
+                ? bad
+                : Expect.ok(Check.ok("dat_evd_query", "returns the EVD's queue length, state, CNO " + "and flags"));
     }
 
     /** What feeds an EVD: live EPs, service points and the IA's asynchronous stream. */
@@ -484,8 +564,12 @@ final class Rules {
         }
         M.Obj f = feeder(m, evd);
         if (f != null) {
-            return new Expect().orErrChoice(INVALID_STATE, Check.ret(p, INVALID_STATE, "an EVD an event stream feeds ("
-                    + f + ") cannot be freed").rows("4.1#8"), DatReturnSubtype.INVALID_STATE_EVD_IN_USE);
+            return new Expect()
+                    .orErrChoice(
+                            INVALID_STATE,
+                            Check.ret(p, INVALID_STATE, "an EVD an event stream feeds (" + f + ") cannot be freed")
+                                    .rows("4.1#8"),
+                            DatReturnSubtype.INVALID_STATE_EVD_IN_USE);
         }
         return Expect.ok(Check.ok(p, "destroys the EVD; its queued events are lost"), v -> evd.alive = false);
     }
@@ -518,7 +602,8 @@ final class Rules {
             return e;
         }
         Model.Count c = m.count(evd);
-        Check below = Check.ret(p, INVALID_STATE, "a queue length below the events queued").rows("4.1#9");
+        Check below = Check.ret(p, INVALID_STATE, "a queue length below the events queued")
+                .rows("4.1#9");
         if (n < c.certain()) {
             return e.orErr(INVALID_STATE, below);
         }
@@ -542,13 +627,19 @@ final class Rules {
             return e;
         }
         if (!evd.flags.contains(EvdFlag.SOFTWARE)) {
-            e.orErr(INVALID_PARAMETER, Check.ret(p, INVALID_PARAMETER, "an EVD without the software event stream does "
-                    + "not take software events (provider-api: the EVD does not take software events)"));
+            e.orErr(
+                    INVALID_PARAMETER,
+                    Check.ret(
+                            p,
+                            INVALID_PARAMETER,
+                            "an EVD without the software event stream does "
+                                    + "not take software events (provider-api: the EVD does not take software events)"));
             return e;
         }
         Model.Count c = m.count(evd);
         int qlen = evd.qlen > 0 ? evd.qlen : evd.minQlen;
-        Check full = Check.ret(p, QUEUE_FULL, "a full queue refuses the event; it is not queued").rows("4.1#10");
+        Check full = Check.ret(p, QUEUE_FULL, "a full queue refuses the event; it is not queued")
+                .rows("4.1#10");
         if (evd.unreliable) {
             e.orErr(QUEUE_FULL, full);
         } else if (c.certain() >= qlen) {
@@ -556,7 +647,8 @@ final class Rules {
         } else if (c.possible() >= qlen || evd.qlen < 0) {
             e.orErr(QUEUE_FULL, full);
         }
-        e.orOk(Check.ok(p, "queues a software event with the consumer's pointer"),
+        e.orOk(
+                Check.ok(p, "queues a software event with the consumer's pointer"),
                 v -> evd.software.add(new M.SoftwareEv(pointer)));
         return e;
     }
@@ -567,8 +659,9 @@ final class Rules {
             if (ep.attrs == null) {
                 continue;
             }
-            if (ep.recvEvd == evd && (ep.attrs.recvCompletionFlags().contains(CompletionFlag.UNSIGNALLED)
-                    || ep.attrs.recvCompletionFlags().contains(CompletionFlag.SOLICITED_WAIT))) {
+            if (ep.recvEvd == evd
+                    && (ep.attrs.recvCompletionFlags().contains(CompletionFlag.UNSIGNALLED)
+                            || ep.attrs.recvCompletionFlags().contains(CompletionFlag.SOLICITED_WAIT))) {
                 return true;
             }
             if (ep.reqEvd == evd && ep.attrs.requestCompletionFlags().contains(CompletionFlag.UNSIGNALLED)) {
@@ -589,27 +682,41 @@ final class Rules {
             e.orErr(INVALID_PARAMETER, Check.ret(p, INVALID_PARAMETER, "the timeout parameter is invalid (null)"));
         }
         if (threshold < 1 || threshold > qlen) {
-            e.orErr(INVALID_PARAMETER, Check.ret(p, INVALID_PARAMETER, "a threshold below 1 or above the EVD's queue "
-                    + "length").rows("4.1#3"));
+            e.orErr(
+                    INVALID_PARAMETER,
+                    Check.ret(p, INVALID_PARAMETER, "a threshold below 1 or above the EVD's queue " + "length")
+                            .rows("4.1#3"));
         }
         if (!evd.waitable) {
-            e.orErrChoice(INVALID_STATE, Check.ret(p, INVALID_STATE, "a wait on an unwaitable EVD").rows("4.1#2"),
+            e.orErrChoice(
+                    INVALID_STATE,
+                    Check.ret(p, INVALID_STATE, "a wait on an unwaitable EVD").rows("4.1#2"),
                     DatReturnSubtype.INVALID_STATE_EVD_UNWAITABLE);
         }
         if (threshold > 1 && threshold <= qlen && consumerControlled(m, evd)) {
-            e.orErrChoice(INVALID_STATE, Check.ret(p, INVALID_STATE, "a threshold other than 1 on an EVD fed by an "
-                    + "unsignalled or solicited-wait stream").rows("4.1#4"), DatReturnSubtype.INVALID_STATE_EVD_CONFIG_NOTIFY);
+            e.orErrChoice(
+                    INVALID_STATE,
+                    Check.ret(
+                                    p,
+                                    INVALID_STATE,
+                                    "a threshold other than 1 on an EVD fed by an "
+                                            + "unsignalled or solicited-wait stream")
+                            .rows("4.1#4"),
+                    DatReturnSubtype.INVALID_STATE_EVD_CONFIG_NOTIFY);
         }
         if (evd.qlen < 0 && threshold > evd.minQlen) {
             e.orOk(Check.ok(p, "a threshold within the resized queue length"), null);
         }
-        return e.alts.isEmpty() ? Expect.ok(Check.ok(p, "returns an event, or times out with fewer than threshold")) : e;
+        return e.alts.isEmpty()
+                ? Expect.ok(Check.ok(p, "returns an event, or times out with fewer than threshold"))
+                : e;
     }
 
     static Expect evdDequeue(M.Evd evd) {
         Expect bad = onlyBadHandle(evd, "dat_evd_dequeue");
-        return bad != null ? bad : Expect.ok(Check.ok("dat_evd_dequeue", "removes the first event, or returns "
-                + "DAT_QUEUE_EMPTY"));
+        return bad != null
+                ? bad
+                : Expect.ok(Check.ok("dat_evd_dequeue", "removes the first event, or returns " + "DAT_QUEUE_EMPTY"));
     }
 
     // ------------------------------------------------------------------ CNO
@@ -631,8 +738,11 @@ final class Rules {
         }
         for (M.Evd evd : m.live(M.Evd.class)) {
             if (evd.cno == cno) {
-                return new Expect().orErrChoice(INVALID_STATE, Check.ret(p, INVALID_STATE, "a CNO an EVD refers to ("
-                        + evd + ") cannot be freed"), DatReturnSubtype.INVALID_STATE_CNO_IN_USE);
+                return new Expect()
+                        .orErrChoice(
+                                INVALID_STATE,
+                                Check.ret(p, INVALID_STATE, "a CNO an EVD refers to (" + evd + ") cannot be freed"),
+                                DatReturnSubtype.INVALID_STATE_CNO_IN_USE);
             }
         }
         return Expect.ok(Check.ok(p, "destroys the CNO"), v -> cno.alive = false);
@@ -645,8 +755,9 @@ final class Rules {
 
     static Expect cnoModifyAgent(M.Cno cno, Object agent) {
         Expect bad = onlyBadHandle(cno, "dat_cno_modify_agent");
-        return bad != null ? bad : Expect.ok(Check.ok("dat_cno_modify_agent", "replaces the wait proxy agent"),
-                v -> cno.agent = agent);
+        return bad != null
+                ? bad
+                : Expect.ok(Check.ok("dat_cno_modify_agent", "replaces the wait proxy agent"), v -> cno.agent = agent);
     }
 
     static Expect cnoWait(M.Cno cno, boolean nullTimeout) {
@@ -656,7 +767,8 @@ final class Rules {
             return e;
         }
         if (nullTimeout) {
-            return e.orErr(INVALID_PARAMETER, Check.ret(p, INVALID_PARAMETER, "the timeout parameter is invalid (null)"));
+            return e.orErr(
+                    INVALID_PARAMETER, Check.ret(p, INVALID_PARAMETER, "the timeout parameter is invalid (null)"));
         }
         return Expect.ok(Check.ok(p, "returns a notification or times out"));
     }
@@ -681,24 +793,33 @@ final class Rules {
 
     /** DAT_INVALID_STATE for an EP in state {@code s}, citing {@code rows}. */
     static Expect wrongState(String page, EndpointState s, String rule, String... rows) {
-        return new Expect().orErrChoice(INVALID_STATE, Check.ret(page, INVALID_STATE, rule + " (EP in " + s + ")").rows(rows),
-                stateSubtype(s));
+        return new Expect()
+                .orErrChoice(
+                        INVALID_STATE,
+                        Check.ret(page, INVALID_STATE, rule + " (EP in " + s + ")")
+                                .rows(rows),
+                        stateSubtype(s));
     }
 
     static final String STATE_SUB = "the DAT_INVALID_STATE subtype names the EP's state (dat_error.h)";
 
-    static final String NOT_READY = "an EP without a PZ or a DTO EVD has no transport queue yet: not ready (dat_ep_create: "
-            + "the EP may not be usable for posts or connections until what it needs is set)";
+    static final String NOT_READY =
+            "an EP without a PZ or a DTO EVD has no transport queue yet: not ready (dat_ep_create: "
+                    + "the EP may not be usable for posts or connections until what it needs is set)";
 
     /** An EP missing its PZ or a DTO EVD may be refused as not ready, or work. */
     static Expect notReady(String page, M.Ep ep) {
         Expect e = new Expect();
         if (ep.pz == null) {
-            e.orErrChoice(INVALID_STATE, Check.ret(page, INVALID_STATE, "an EP without a PZ").choice(NOT_READY),
+            e.orErrChoice(
+                    INVALID_STATE,
+                    Check.ret(page, INVALID_STATE, "an EP without a PZ").choice(NOT_READY),
                     DatReturnSubtype.INVALID_STATE_EP_NOTREADY);
         } else if (ep.recvEvd == null || ep.reqEvd == null) {
-            e.orErrChoice(INVALID_STATE, Check.ret(page, INVALID_STATE, "an EP without a DTO EVD").alternative(
-                    NOT_READY_EVD), DatReturnSubtype.INVALID_STATE_EP_NOTREADY);
+            e.orErrChoice(
+                    INVALID_STATE,
+                    Check.ret(page, INVALID_STATE, "an EP without a DTO EVD").alternative(NOT_READY_EVD),
+                    DatReturnSubtype.INVALID_STATE_EP_NOTREADY);
         }
         return e;
     }
@@ -725,7 +846,9 @@ final class Rules {
                         s.mem().taint();
                     }
                 }
-                if (w.breakOnError || w.kind == M.WorkKind.RDMA_READ || w.kind == M.WorkKind.RDMA_WRITE
+                if (w.breakOnError
+                        || w.kind == M.WorkKind.RDMA_READ
+                        || w.kind == M.WorkKind.RDMA_WRITE
                         || w.kind == M.WorkKind.BIND) {
                     ep.wild |= w.breakOnError || w.possible.size() > 1;
                     if (ep.peer != null) {
@@ -736,8 +859,8 @@ final class Rules {
         }
     }
 
-    static Expect epCreate(Model m, M.Ia ia, M.Pz pz, M.Evd recv, M.Evd req, M.Evd conn, EpAttributes a, M.Srq srq,
-                           boolean withSrq) {
+    static Expect epCreate(
+            Model m, M.Ia ia, M.Pz pz, M.Evd recv, M.Evd req, M.Evd conn, EpAttributes a, M.Srq srq, boolean withSrq) {
         String p = withSrq ? "dat_ep_create_with_srq" : "dat_ep_create";
         Expect e = new Expect();
         if (badHandle(e, ia, null, p, "ia_handle")) {
@@ -750,20 +873,34 @@ final class Rules {
         if (withSrq) {
             badHandle(e, srq, ia, p, "srq_handle");
             if (a == null) {
-                e.orErr(INVALID_PARAMETER, Check.ret(p, INVALID_PARAMETER, "ep_attributes must not be NULL for an EP "
-                        + "with an SRQ"));
+                e.orErr(
+                        INVALID_PARAMETER,
+                        Check.ret(p, INVALID_PARAMETER, "ep_attributes must not be NULL for an EP " + "with an SRQ"));
             }
-            if (srq != null && srq.live() && pz != null && pz.live() && srq.pz != pz
+            if (srq != null
+                    && srq.live()
+                    && pz != null
+                    && pz.live()
+                    && srq.pz != pz
                     && !ia.providerAttrs.srqEpPzDifferenceSupported()) {
-                e.orErr(INVALID_PARAMETER, Check.ret(p, INVALID_PARAMETER, "a PZ other than the SRQ's while "
-                        + "srq_ep_pz_difference_supported is false").rows("5#4"));
+                e.orErr(
+                        INVALID_PARAMETER,
+                        Check.ret(
+                                        p,
+                                        INVALID_PARAMETER,
+                                        "a PZ other than the SRQ's while " + "srq_ep_pz_difference_supported is false")
+                                .rows("5#4"));
             }
         }
         if (pz == null) {
-            e.orErr(INVALID_HANDLE, Check.ret(p, INVALID_HANDLE, "a NULL pz_handle").choice(
-                    "an EP the consumer creates needs a PZ (only provider EPs start without one)"));
-            e.orOk(Check.ok(p, "an EP with a NULL PZ").alternative(
-                    "an EP the consumer creates needs a PZ (only provider EPs start without one)"), null);
+            e.orErr(
+                    INVALID_HANDLE,
+                    Check.ret(p, INVALID_HANDLE, "a NULL pz_handle")
+                            .choice("an EP the consumer creates needs a PZ (only provider EPs start without one)"));
+            e.orOk(
+                    Check.ok(p, "an EP with a NULL PZ")
+                            .alternative("an EP the consumer creates needs a PZ (only provider EPs start without one)"),
+                    null);
         }
         streamFlag(e, p, recv, EvdFlag.DTO, "recv_evd_handle");
         streamFlag(e, p, req, EvdFlag.DTO, "request_evd_handle");
@@ -774,7 +911,10 @@ final class Rules {
         mixedNotification(e, p, m, recv, req, a);
         limit(e, m, ia, M.Ep.class, ia.attrs.maxEps(), p, "max_eps");
         if (e.alts.isEmpty()) {
-            e.orOk(Check.ok(p, "the Endpoint is created in the Unconnected state").rows("2.1#8"), null);
+            e.orOk(
+                    Check.ok(p, "the Endpoint is created in the Unconnected state")
+                            .rows("2.1#8"),
+                    null);
         }
         return e;
     }
@@ -814,10 +954,18 @@ final class Rules {
                 }
             }
             if (kinds.size() > 1) {
-                e.orErr(INVALID_PARAMETER, Check.ret(p, INVALID_PARAMETER, "an EVD would be fed by unsignalled and "
-                        + "signalled DTO streams").choice(MIXED));
+                e.orErr(
+                        INVALID_PARAMETER,
+                        Check.ret(
+                                        p,
+                                        INVALID_PARAMETER,
+                                        "an EVD would be fed by unsignalled and " + "signalled DTO streams")
+                                .choice(MIXED));
                 if (e.alts.size() == 1) {
-                    e.orOk(Check.ok(p, "an EVD fed by unsignalled and signalled DTO streams").alternative(MIXED), null);
+                    e.orOk(
+                            Check.ok(p, "an EVD fed by unsignalled and signalled DTO streams")
+                                    .alternative(MIXED),
+                            null);
                 }
                 return;
             }
@@ -827,10 +975,14 @@ final class Rules {
     private static void streamFlag(Expect e, String p, M.Evd evd, EvdFlag needed, String what) {
         if (evd != null && evd.live() && !evd.flags.contains(needed)) {
             String choice = "an EVD without the stream a role needs is an invalid handle or parameter";
-            e.orErr(INVALID_PARAMETER, Check.ret(p, INVALID_PARAMETER, what + " of an EVD without the "
-                    + needed + " stream").choice(choice));
-            e.orErr(INVALID_HANDLE, Check.ret(p, INVALID_HANDLE, what + " of an EVD without the " + needed + " stream")
-                    .choice(choice));
+            e.orErr(
+                    INVALID_PARAMETER,
+                    Check.ret(p, INVALID_PARAMETER, what + " of an EVD without the " + needed + " stream")
+                            .choice(choice));
+            e.orErr(
+                    INVALID_HANDLE,
+                    Check.ret(p, INVALID_HANDLE, what + " of an EVD without the " + needed + " stream")
+                            .choice(choice));
         }
     }
 
@@ -867,9 +1019,12 @@ final class Rules {
             e.orErr(INVALID_PARAMETER, Check.ret(p, INVALID_PARAMETER, "a qos the provider does not support"));
         }
         if (!bad.isEmpty()) {
-            e.orErr(INVALID_PARAMETER, Check.ret(p, INVALID_PARAMETER, "an EP attribute the IA cannot give: " + bad.get(0)));
-            e.orErr(MODEL_NOT_SUPPORTED, Check.ret(p, MODEL_NOT_SUPPORTED, "an EP attribute the IA cannot give: "
-                    + bad.get(0)));
+            e.orErr(
+                    INVALID_PARAMETER,
+                    Check.ret(p, INVALID_PARAMETER, "an EP attribute the IA cannot give: " + bad.get(0)));
+            e.orErr(
+                    MODEL_NOT_SUPPORTED,
+                    Check.ret(p, MODEL_NOT_SUPPORTED, "an EP attribute the IA cannot give: " + bad.get(0)));
         }
     }
 
@@ -904,19 +1059,27 @@ final class Rules {
             return bad;
         }
         return m.byState(ep, s -> switch (s) {
-            case RESERVED -> wrongState(p, s, "an EP bound to an RSP cannot be freed: free the RSP first", "2.2#4", "4#5");
-            case PASSIVE_CONNECTION_PENDING -> wrongState(p, s, "an EP with a pending request cannot be freed: reject it",
-                    "2.3#4", "4#5");
-            case TENTATIVE_CONNECTION_PENDING -> wrongState(p, s, "a provider EP of a pending request cannot be freed: "
-                    + "reject the request", "2.4#5", "4#5");
+            case RESERVED ->
+                wrongState(p, s, "an EP bound to an RSP cannot be freed: free the RSP first", "2.2#4", "4#5");
+            case PASSIVE_CONNECTION_PENDING ->
+                wrongState(p, s, "an EP with a pending request cannot be freed: reject it", "2.3#4", "4#5");
+            case TENTATIVE_CONNECTION_PENDING ->
+                wrongState(
+                        p,
+                        s,
+                        "a provider EP of a pending request cannot be freed: " + "reject the request",
+                        "2.4#5",
+                        "4#5");
             default -> {
-                Check c = Check.ok(p, "destroys the EP in " + s).rows(switch (s) {
-                    case UNCONNECTED -> "2.1#8";
-                    case ACTIVE_CONNECTION_PENDING -> "2.5#7";
-                    case CONNECTED -> "2.7#13";
-                    case DISCONNECTED -> "2.9#7";
-                    default -> "4#5";
-                });
+                Check c = Check.ok(p, "destroys the EP in " + s)
+                        .rows(
+                                switch (s) {
+                                    case UNCONNECTED -> "2.1#8";
+                                    case ACTIVE_CONNECTION_PENDING -> "2.5#7";
+                                    case CONNECTED -> "2.7#13";
+                                    case DISCONNECTED -> "2.9#7";
+                                    default -> "4#5";
+                                });
                 if (s == COMPLETION_PENDING) {
                     c = c.choice("C5: dat_ep_free refuses only RESERVED and the two request-pending states");
                 }
@@ -999,8 +1162,11 @@ final class Rules {
      * the recorded reading is DAT_CONNECTION_EVENT_DISCONNECTED, BROKEN is accepted as the alternative.
      */
     static void peerEnds(Model m, M.Ep y, String why) {
-        Check dis = Check.ok("dat_ep_disconnect", "the peer of a disconnected EP gets DAT_CONNECTION_EVENT_DISCONNECTED "
-                + "on connect_evd and goes to DISCONNECTED (" + why + ")").rows("2.7#11")
+        Check dis = Check.ok(
+                        "dat_ep_disconnect",
+                        "the peer of a disconnected EP gets DAT_CONNECTION_EVENT_DISCONNECTED "
+                                + "on connect_evd and goes to DISCONNECTED (" + why + ")")
+                .rows("2.7#11")
                 .choice("S1: the natural reading, DISCONNECTED");
         Check brk = dis.rule("the peer of a disconnected EP gets DAT_CONNECTION_EVENT_BROKEN (" + why + ")")
                 .alternative("S1: the natural reading is DISCONNECTED");
@@ -1021,7 +1187,10 @@ final class Rules {
                 }
             }
         }
-        m.pend(y, true, new M.Step(DISCONNECTED, EventNumber.CONNECTION_EVENT_DISCONNECTED, null, f, "dis", dis, flush),
+        m.pend(
+                y,
+                true,
+                new M.Step(DISCONNECTED, EventNumber.CONNECTION_EVENT_DISCONNECTED, null, f, "dis", dis, flush),
                 new M.Step(DISCONNECTED, EventNumber.CONNECTION_EVENT_BROKEN, null, f, "brk", brk, flush));
         y.peerEnding = true;
         inProgress(y);
@@ -1059,10 +1228,17 @@ final class Rules {
             return bad;
         }
         return m.byState(ep, s -> switch (s) {
-            case UNCONNECTED -> Expect.ok(Check.ok(p, "a reset of an unconnected EP is a no-op; pre-posted receives "
-                    + "stay").rows("2.1#7", "4#4"));
-            case DISCONNECTED -> Expect.ok(Check.ok(p, "a disconnected EP goes back to Unconnected; completions not yet "
-                    + "dequeued may be lost").rows("2.9#1", "4#4"), v -> reset(m, ep));
+            case UNCONNECTED ->
+                Expect.ok(Check.ok(p, "a reset of an unconnected EP is a no-op; pre-posted receives " + "stay")
+                        .rows("2.1#7", "4#4"));
+            case DISCONNECTED ->
+                Expect.ok(
+                        Check.ok(
+                                        p,
+                                        "a disconnected EP goes back to Unconnected; completions not yet "
+                                                + "dequeued may be lost")
+                                .rows("2.9#1", "4#4"),
+                        v -> reset(m, ep));
             default -> wrongState(p, s, "dat_ep_reset is valid only in DISCONNECTED and UNCONNECTED", "4#4");
         });
     }
@@ -1107,47 +1283,88 @@ final class Rules {
             return e;
         }
         if (flag == null) {
-            return e.orErr(INVALID_PARAMETER, Check.ret(p, INVALID_PARAMETER, "the disconnect_flags parameter is "
-                    + "invalid (null)"));
+            return e.orErr(
+                    INVALID_PARAMETER,
+                    Check.ret(p, INVALID_PARAMETER, "the disconnect_flags parameter is " + "invalid (null)"));
         }
         boolean graceful = flag == CloseFlag.GRACEFUL;
         Set<EndpointState> may = ep.possibleStates();
         boolean ambiguous = (may.contains(ACTIVE_CONNECTION_PENDING) || may.contains(COMPLETION_PENDING))
-                && (may.contains(CONNECTED) || may.contains(DISCONNECT_PENDING)) && !ep.wild
-                && ep.conn != null && ep.conn.accepted;
+                && (may.contains(CONNECTED) || may.contains(DISCONNECT_PENDING))
+                && !ep.wild
+                && ep.conn != null
+                && ep.conn.accepted;
         if (ambiguous) {
             // whether the disconnect aborted the establishment or ended the connection shows only later:
             // the model stops predicting this connection (its states and events are still checked for sanity)
             Expect e2 = new Expect();
-            e2.orOk(Check.ok(p, "a disconnect while the connection may or may not be established").rows("2.5#6",
-                    "2.7#5"), v -> wildConnection(m, ep));
+            e2.orOk(
+                    Check.ok(p, "a disconnect while the connection may or may not be established")
+                            .rows("2.5#6", "2.7#5"),
+                    v -> wildConnection(m, ep));
             return e2;
         }
         return m.byState(ep, s -> switch (s) {
-            case UNCONNECTED -> new Expect().orErrChoice(INVALID_STATE, Check.ret(p, INVALID_STATE, "disconnecting an "
-                    + "Unconnected EP is disallowed").rows("2.1#10", "4#3").choice("C3: UNCONNECTED is refused with "
-                    + "DAT_INVALID_STATE"), stateSubtype(s));
+            case UNCONNECTED ->
+                new Expect()
+                        .orErrChoice(
+                                INVALID_STATE,
+                                Check.ret(p, INVALID_STATE, "disconnecting an " + "Unconnected EP is disallowed")
+                                        .rows("2.1#10", "4#3")
+                                        .choice("C3: UNCONNECTED is refused with " + "DAT_INVALID_STATE"),
+                                stateSubtype(s));
             case RESERVED -> wrongState(p, s, "disconnecting a Reserved EP is disallowed", "2.2#5", "4#3");
-            case PASSIVE_CONNECTION_PENDING -> wrongState(p, s, "disconnecting a Passive Connection Pending EP is "
-                    + "disallowed", "2.3#5", "4#3");
-            case TENTATIVE_CONNECTION_PENDING -> wrongState(p, s, "disconnecting a Tentative Connection Pending EP is "
-                    + "disallowed", "2.4#6", "4#3");
-            case ACTIVE_CONNECTION_PENDING -> Expect.ok(Check.ok(p, "a disconnect during establishment aborts it: the EP "
-                    + "goes to DISCONNECTED, pre-posted receives are flushed").rows("2.5#6", "4#3"), v -> abort(m, ep));
-            case COMPLETION_PENDING -> Expect.ok(Check.ok(p, "a disconnect during establishment aborts it: the EP goes to "
-                    + "DISCONNECTED, pre-posted receives are flushed").rows("2.6#1", "4#3"), v -> abort(m, ep));
-            case CONNECTED -> graceful
-                    ? Expect.ok(Check.ok(p, "a graceful disconnect lets request DTOs complete in DISCONNECT_PENDING, then "
-                    + "DISCONNECTED with DAT_CONNECTION_EVENT_DISCONNECTED").rows("2.7#6", "4#3"), v -> graceful(m, ep))
-                    : Expect.ok(Check.ok(p, "an abrupt disconnect flushes outstanding DTOs and ends in DISCONNECTED with "
-                    + "DAT_CONNECTION_EVENT_DISCONNECTED").rows("2.7#5", "4#3"), v -> abrupt(m, ep));
-            case DISCONNECT_PENDING -> graceful
-                    ? Expect.ok(Check.ok(p, "a graceful disconnect in DISCONNECT_PENDING has no effect").rows("2.8#2",
-                    "4#3"))
-                    : Expect.ok(Check.ok(p, "an abrupt disconnect in DISCONNECT_PENDING goes to DISCONNECTED without "
-                    + "waiting for request DTOs").rows("2.8#1", "4#3"), v -> abrupt(m, ep));
-            case DISCONNECTED -> Expect.ok(Check.ok(p, "disconnecting a Disconnected EP is a no-op").rows("2.9#4", "4#3")
-                    .choice("C3: a disconnect of a DISCONNECTED EP is a no-op"));
+            case PASSIVE_CONNECTION_PENDING ->
+                wrongState(p, s, "disconnecting a Passive Connection Pending EP is " + "disallowed", "2.3#5", "4#3");
+            case TENTATIVE_CONNECTION_PENDING ->
+                wrongState(p, s, "disconnecting a Tentative Connection Pending EP is " + "disallowed", "2.4#6", "4#3");
+            case ACTIVE_CONNECTION_PENDING ->
+                Expect.ok(
+                        Check.ok(
+                                        p,
+                                        "a disconnect during establishment aborts it: the EP "
+                                                + "goes to DISCONNECTED, pre-posted receives are flushed")
+                                .rows("2.5#6", "4#3"),
+                        v -> abort(m, ep));
+            case COMPLETION_PENDING ->
+                Expect.ok(
+                        Check.ok(
+                                        p,
+                                        "a disconnect during establishment aborts it: the EP goes to "
+                                                + "DISCONNECTED, pre-posted receives are flushed")
+                                .rows("2.6#1", "4#3"),
+                        v -> abort(m, ep));
+            case CONNECTED ->
+                graceful
+                        ? Expect.ok(
+                                Check.ok(
+                                                p,
+                                                "a graceful disconnect lets request DTOs complete in DISCONNECT_PENDING, then "
+                                                        + "DISCONNECTED with DAT_CONNECTION_EVENT_DISCONNECTED")
+                                        .rows("2.7#6", "4#3"),
+                                v -> graceful(m, ep))
+                        : Expect.ok(
+                                Check.ok(
+                                                p,
+                                                "an abrupt disconnect flushes outstanding DTOs and ends in DISCONNECTED with "
+                                                        + "DAT_CONNECTION_EVENT_DISCONNECTED")
+                                        .rows("2.7#5", "4#3"),
+                                v -> abrupt(m, ep));
+            case DISCONNECT_PENDING ->
+                graceful
+                        ? Expect.ok(Check.ok(p, "a graceful disconnect in DISCONNECT_PENDING has no effect")
+                                .rows("2.8#2", "4#3"))
+                        : Expect.ok(
+                                Check.ok(
+                                                p,
+                                                "an abrupt disconnect in DISCONNECT_PENDING goes to DISCONNECTED without "
+                                                        + "waiting for request DTOs")
+                                        .rows("2.8#1", "4#3"),
+                                v -> abrupt(m, ep));
+            case DISCONNECTED ->
+                Expect.ok(Check.ok(p, "disconnecting a Disconnected EP is a no-op")
+                        .rows("2.9#4", "4#3")
+                        .choice("C3: a disconnect of a DISCONNECTED EP is a no-op"));
             default -> wrongState(p, s, "not a state dat_ep_disconnect allows", "4#3");
         });
     }
@@ -1157,8 +1374,9 @@ final class Rules {
         if (ep.conn != null) {
             abandonArrivals(m, ep.conn);
         }
-        for (M.Ep x : new M.Ep[] {ep, ep.peer, ep.conn == null ? null : ep.conn.active,
-            ep.conn == null ? null : ep.conn.passive}) {
+        for (M.Ep x : new M.Ep[] {
+            ep, ep.peer, ep.conn == null ? null : ep.conn.active, ep.conn == null ? null : ep.conn.passive
+        }) {
             if (x == null) {
                 continue;
             }
@@ -1174,8 +1392,10 @@ final class Rules {
         }
     }
 
-    private static final Check DISC_EVENT = Check.ok("dat_ep_disconnect", "a completed disconnect is reported by "
-            + "DAT_CONNECTION_EVENT_DISCONNECTED on connect_evd and the EP is DISCONNECTED");
+    private static final Check DISC_EVENT = Check.ok(
+            "dat_ep_disconnect",
+            "a completed disconnect is reported by "
+                    + "DAT_CONNECTION_EVENT_DISCONNECTED on connect_evd and the EP is DISCONNECTED");
 
     /** dat_ep_disconnect of an EP still establishing its connection. */
     static void abort(Model m, M.Ep ep) {
@@ -1196,11 +1416,23 @@ final class Rules {
                 + "the request had reached";
         M.Fork f = m.fork("abort " + ep.sym);
         M.Slot slot = m.pend(ep, false);
-        for (EventNumber n : new EventNumber[] {EventNumber.CONNECTION_EVENT_DISCONNECTED,
-            EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED, EventNumber.CONNECTION_EVENT_PEER_REJECTED,
-            EventNumber.CONNECTION_EVENT_UNREACHABLE, EventNumber.CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR}) {
-            slot.alternatives.add(new M.Step(DISCONNECTED, n, null, f, n.name(), DISC_EVENT.rule("an aborted "
-                    + "establishment may end with " + n).choice(s1), null));
+        for (EventNumber n : new EventNumber[] {
+            EventNumber.CONNECTION_EVENT_DISCONNECTED,
+            EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED,
+            EventNumber.CONNECTION_EVENT_PEER_REJECTED,
+            EventNumber.CONNECTION_EVENT_UNREACHABLE,
+            EventNumber.CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR
+        }) {
+            slot.alternatives.add(new M.Step(
+                    DISCONNECTED,
+                    n,
+                    null,
+                    f,
+                    n.name(),
+                    DISC_EVENT
+                            .rule("an aborted " + "establishment may end with " + n)
+                            .choice(s1),
+                    null));
         }
         if (conn != null) {
             if (conn.fork.chosen == null) {
@@ -1246,16 +1478,33 @@ final class Rules {
         dropWaiting(ep);
         for (M.Work w : ep.requests) {
             if (!w.done && w.check == null) {
-                w.check = Check.ok("dat_ep_disconnect", "an abrupt disconnect completes outstanding DTOs unsuccessfully");
+                w.check =
+                        Check.ok("dat_ep_disconnect", "an abrupt disconnect completes outstanding DTOs unsuccessfully");
             }
         }
         ep.breaking = true;
-        M.Slot slot = m.pend(ep, true, new M.Step(DISCONNECTED, EventNumber.CONNECTION_EVENT_DISCONNECTED, null, null,
-                null, DISC_EVENT.rows("2.7#5"), null));
+        M.Slot slot = m.pend(
+                ep,
+                true,
+                new M.Step(
+                        DISCONNECTED,
+                        EventNumber.CONNECTION_EVENT_DISCONNECTED,
+                        null,
+                        null,
+                        null,
+                        DISC_EVENT.rows("2.7#5"),
+                        null));
         if (wasBreaking) {
-            slot.alternatives.add(new M.Step(DISCONNECTED, EventNumber.CONNECTION_EVENT_BROKEN, null, null, null,
-                    DISC_EVENT.rule("a disconnect of a connection a transfer error was breaking may report BROKEN")
-                            .rows("2.7#5", "2.7#8"), null));
+            slot.alternatives.add(new M.Step(
+                    DISCONNECTED,
+                    EventNumber.CONNECTION_EVENT_BROKEN,
+                    null,
+                    null,
+                    null,
+                    DISC_EVENT
+                            .rule("a disconnect of a connection a transfer error was breaking may report BROKEN")
+                            .rows("2.7#5", "2.7#8"),
+                    null));
         }
         if (peer != null && peer.alive) {
             peerEnds(m, peer, "dat_ep_disconnect of the other side");
@@ -1275,11 +1524,20 @@ final class Rules {
         }
         // "During that time, the local Endpoint is in a DAT_EP_DISCONNECT_PENDING state" (dat_ep_disconnect)
         ep.state = DISCONNECT_PENDING;
-        m.pend(ep, allCertain, new M.Step(DISCONNECTED, EventNumber.CONNECTION_EVENT_DISCONNECTED, null, null, null,
-                DISC_EVENT.rows("2.7#6"), () -> {
-                    inProgress(ep);
-                    dropWaiting(ep);
-                }));
+        m.pend(
+                ep,
+                allCertain,
+                new M.Step(
+                        DISCONNECTED,
+                        EventNumber.CONNECTION_EVENT_DISCONNECTED,
+                        null,
+                        null,
+                        null,
+                        DISC_EVENT.rows("2.7#6"),
+                        () -> {
+                            inProgress(ep);
+                            dropWaiting(ep);
+                        }));
         for (M.Work w : ep.recvs) {
             if (!w.done) {
                 w.possible.addAll(ANY_ERROR);
@@ -1299,7 +1557,8 @@ final class Rules {
             return null;
         }
         for (M.Obj o : ia.objects) {
-            if (o.alive && (o instanceof M.Psp p && p.qual == qual || o instanceof M.Rsp r && r.qual == qual && !r.fired)) {
+            if (o.alive
+                    && (o instanceof M.Psp p && p.qual == qual || o instanceof M.Rsp r && r.qual == qual && !r.fired)) {
                 return o;
             }
         }
@@ -1316,8 +1575,11 @@ final class Rules {
         return false;
     }
 
-    static final Check NO_LISTENER = Check.ok("dat_ep_connect", "a request no Service Point listens for ends with "
-            + "DAT_CONNECTION_EVENT_NON_PEER_REJECTED and the EP in DISCONNECTED").rows("2.5#3");
+    static final Check NO_LISTENER = Check.ok(
+                    "dat_ep_connect",
+                    "a request no Service Point listens for ends with "
+                            + "DAT_CONNECTION_EVENT_NON_PEER_REJECTED and the EP in DISCONNECTED")
+            .rows("2.5#3");
     static final String GAVE_UP = "S9: an unanswered request may end UNREACHABLE or TIMED_OUT once the provider stops "
             + "waiting for the remote consumer (the pages: UNREACHABLE when the remote does not respond)";
 
@@ -1325,8 +1587,16 @@ final class Rules {
      * dat_ep_connect to the IA {@code target} (or, if {@code bogus}, to an address no IA has) on
      * {@code qual}.
      */
-    static Expect epConnect(Model m, M.Ep ep, M.Ia target, boolean bogus, long qual, long timeoutMicros,
-                            byte[] pdata, Qos qos, boolean multipath) {
+    static Expect epConnect(
+            Model m,
+            M.Ep ep,
+            M.Ia target,
+            boolean bogus,
+            long qual,
+            long timeoutMicros,
+            byte[] pdata,
+            Qos qos,
+            boolean multipath) {
         String p = "dat_ep_connect";
         Expect e = new Expect();
         if (badHandle(e, ep, null, p, "ep_handle")) {
@@ -1334,29 +1604,49 @@ final class Rules {
         }
         Expect params = new Expect();
         if (pdata != null && pdata.length > ep.ia.maxPrivateData()) {
-            params.orErr(INVALID_PARAMETER, Check.ret(p, INVALID_PARAMETER, "private data longer than "
-                    + "max_private_data_size (" + ep.ia.maxPrivateData() + ")").and("dat_evd_dequeue",
-                    DatReturnType.SUCCESS));
+            params.orErr(
+                    INVALID_PARAMETER,
+                    Check.ret(
+                                    p,
+                                    INVALID_PARAMETER,
+                                    "private data longer than " + "max_private_data_size (" + ep.ia.maxPrivateData()
+                                            + ")")
+                            .and("dat_evd_dequeue", DatReturnType.SUCCESS));
         }
         if (!ep.ia.providerAttrs.qosSupported().contains(qos)) {
-            params.orErr(MODEL_NOT_SUPPORTED, Check.ret(p, MODEL_NOT_SUPPORTED, "a qos the local provider does not "
-                    + "support fails synchronously").rows("2.1#1"));
+            params.orErr(
+                    MODEL_NOT_SUPPORTED,
+                    Check.ret(
+                                    p,
+                                    MODEL_NOT_SUPPORTED,
+                                    "a qos the local provider does not " + "support fails synchronously")
+                            .rows("2.1#1"));
         }
         if (multipath && !ep.ia.providerAttrs.supportsMultipath()) {
             String choice = "a multipath request where supports_multipath is false is refused or ignored";
-            params.orErr(MODEL_NOT_SUPPORTED, Check.ret(p, MODEL_NOT_SUPPORTED, "multipath the provider does not "
-                    + "support").choice(choice));
-            params.orErr(INVALID_PARAMETER, Check.ret(p, INVALID_PARAMETER, "multipath the provider does not support")
-                    .choice(choice));
+            params.orErr(
+                    MODEL_NOT_SUPPORTED,
+                    Check.ret(p, MODEL_NOT_SUPPORTED, "multipath the provider does not " + "support")
+                            .choice(choice));
+            params.orErr(
+                    INVALID_PARAMETER,
+                    Check.ret(p, INVALID_PARAMETER, "multipath the provider does not support")
+                            .choice(choice));
         }
         if (timeoutMicros == 0) {
-            params.orErr(INVALID_PARAMETER, Check.ret(p, INVALID_PARAMETER, "a timeout of 0 (values must be positive)"));
+            params.orErr(
+                    INVALID_PARAMETER, Check.ret(p, INVALID_PARAMETER, "a timeout of 0 (values must be positive)"));
         }
         params.or(notReady(p, ep));
         Expect addr = new Expect();
         if (bogus) {
-            addr.orErr(INVALID_ADDRESS, Check.ret(p, INVALID_ADDRESS, "an address the provider can tell is invalid may "
-                    + "fail synchronously").rows("2.1#1"));
+            addr.orErr(
+                    INVALID_ADDRESS,
+                    Check.ret(
+                                    p,
+                                    INVALID_ADDRESS,
+                                    "an address the provider can tell is invalid may " + "fail synchronously")
+                            .rows("2.1#1"));
         }
         return m.byState(ep, s -> {
             if (s != UNCONNECTED) {
@@ -1365,16 +1655,21 @@ final class Rules {
                     case DISCONNECTED -> "2.9#5";
                     default -> "4#1";
                 };
-                return new Expect().or(params).or(addr).or(wrongState(p, s, "dat_ep_connect is valid only in "
-                        + "UNCONNECTED", row, "4#1"));
+                return new Expect()
+                        .or(params)
+                        .or(addr)
+                        .or(wrongState(p, s, "dat_ep_connect is valid only in " + "UNCONNECTED", row, "4#1"));
             }
-            boolean onlyNotReady = !params.alts.isEmpty() && params.alts.stream().allMatch(a -> a.check().choice() == NOT_READY
-                    || a.check().choice() == NOT_READY_EVD);
+            boolean onlyNotReady = !params.alts.isEmpty()
+                    && params.alts.stream()
+                            .allMatch(a ->
+                                    a.check().choice() == NOT_READY || a.check().choice() == NOT_READY_EVD);
             if (!params.alts.isEmpty() && !onlyNotReady) {
                 return new Expect().or(params).or(addr);
             }
             Expect ok = new Expect().or(addr).or(params);
-            ok.orOk(Check.ok(p, "the EP goes to ACTIVE_CONNECTION_PENDING").rows("2.1#1", "4#1"),
+            ok.orOk(
+                    Check.ok(p, "the EP goes to ACTIVE_CONNECTION_PENDING").rows("2.1#1", "4#1"),
                     v -> connectStarted(m, ep, target, bogus, qual, pdata));
             return ok;
         });
@@ -1390,21 +1685,49 @@ final class Rules {
         Runnable down = () -> flushUnconnected(ep);
         M.Obj sp = bogus ? null : listener(m, target, qual);
         if (bogus || target == null || !target.alive) {
-            Check unr = Check.ok("dat_ep_connect", "a request to an IA that cannot be reached ends with "
-                    + "DAT_CONNECTION_EVENT_UNREACHABLE").rows("2.5#4");
-            m.pend(ep, true, new M.Step(DISCONNECTED, EventNumber.CONNECTION_EVENT_UNREACHABLE, null, conn.fork, "unr",
-                    unr, down), new M.Step(DISCONNECTED, EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED, null, conn.fork,
-                    "nonpeer", NO_LISTENER.rule("a request to an address no IA has ends NON_PEER_REJECTED or "
-                    + "UNREACHABLE").choice("which of the two events the provider gives for an address it cannot reach"),
-                    down));
+            Check unr = Check.ok(
+                            "dat_ep_connect",
+                            "a request to an IA that cannot be reached ends with " + "DAT_CONNECTION_EVENT_UNREACHABLE")
+                    .rows("2.5#4");
+            m.pend(
+                    ep,
+                    true,
+                    new M.Step(
+                            DISCONNECTED, EventNumber.CONNECTION_EVENT_UNREACHABLE, null, conn.fork, "unr", unr, down),
+                    new M.Step(
+                            DISCONNECTED,
+                            EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED,
+                            null,
+                            conn.fork,
+                            "nonpeer",
+                            NO_LISTENER
+                                    .rule("a request to an address no IA has ends NON_PEER_REJECTED or "
+                                            + "UNREACHABLE")
+                                    .choice(
+                                            "which of the two events the provider gives for an address it cannot reach"),
+                            down));
             return;
         }
         if (sp == null) {
-            m.pend(ep, true, new M.Step(DISCONNECTED, EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED, null, conn.fork,
-                    "nonpeer", NO_LISTENER, down));
+            m.pend(
+                    ep,
+                    true,
+                    new M.Step(
+                            DISCONNECTED,
+                            EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED,
+                            null,
+                            conn.fork,
+                            "nonpeer",
+                            NO_LISTENER,
+                            down));
             for (M.Obj o : target.objects) {
-                if (o instanceof M.Rsp r && r.alive && r.qual == qual && r.fired && r.firedBy != null
-                        && r.firedBy.aborted && r.firedBy.cr == null) {
+                if (o instanceof M.Rsp r
+                        && r.alive
+                        && r.qual == qual
+                        && r.fired
+                        && r.firedBy != null
+                        && r.firedBy.aborted
+                        && r.firedBy.cr == null) {
                     // the RSP's request came from a connect abandoned before it arrived: it may still be listening
                     r.fired = false;
                     lateListener(m, r, r.evd);
@@ -1414,35 +1737,72 @@ final class Rules {
         }
         conn.sp = sp;
         M.Evd evd = sp instanceof M.Psp psp ? psp.evd : ((M.Rsp) sp).evd;
-        Check arrives = Check.ok(sp instanceof M.Psp ? "dat_psp_create" : "dat_rsp_create", "a request for the "
-                + "service point's qualifier arrives as DAT_CONNECTION_REQUEST_EVENT on its EVD").rows(
-                sp instanceof M.Rsp ? "2.2#1" : "2.1#1");
+        Check arrives = Check.ok(
+                        sp instanceof M.Psp ? "dat_psp_create" : "dat_rsp_create",
+                        "a request for the "
+                                + "service point's qualifier arrives as DAT_CONNECTION_REQUEST_EVENT on its EVD")
+                .rows(sp instanceof M.Rsp ? "2.2#1" : "2.1#1");
         m.arrive(new M.Arrival(conn, sp, evd, true, arrives));
         if (sp instanceof M.Rsp rsp) {
             rsp.fired = true;
             rsp.firedBy = conn;
-            m.pend(rsp.ep, true, new M.Step(PASSIVE_CONNECTION_PENDING, null, null, null, null, Check.ok("dat_rsp_create",
-                    "a request on the RSP moves its EP from RESERVED to PASSIVE_CONNECTION_PENDING").rows("2.2#1"), null));
+            m.pend(
+                    rsp.ep,
+                    true,
+                    new M.Step(
+                            PASSIVE_CONNECTION_PENDING,
+                            null,
+                            null,
+                            null,
+                            null,
+                            Check.ok(
+                                            "dat_rsp_create",
+                                            "a request on the RSP moves its EP from RESERVED to PASSIVE_CONNECTION_PENDING")
+                                    .rows("2.2#1"),
+                            null));
         }
-        Check est = Check.ok("dat_ep_connect", "an accepted request is reported by DAT_CONNECTION_EVENT_ESTABLISHED on "
-                + "connect_evd and the EP goes to CONNECTED").rows("2.5#1");
-        Check rej = Check.ok("dat_ep_connect", "a rejected request is reported by DAT_CONNECTION_EVENT_PEER_REJECTED "
-                + "and the EP goes to DISCONNECTED").rows("2.5#2");
-        Check unr = Check.ok("dat_ep_connect", "an unanswered request ends DAT_CONNECTION_EVENT_UNREACHABLE").rows("2.5#4")
+        Check est = Check.ok(
+                        "dat_ep_connect",
+                        "an accepted request is reported by DAT_CONNECTION_EVENT_ESTABLISHED on "
+                                + "connect_evd and the EP goes to CONNECTED")
+                .rows("2.5#1");
+        Check rej = Check.ok(
+                        "dat_ep_connect",
+                        "a rejected request is reported by DAT_CONNECTION_EVENT_PEER_REJECTED "
+                                + "and the EP goes to DISCONNECTED")
+                .rows("2.5#2");
+        Check unr = Check.ok("dat_ep_connect", "an unanswered request ends DAT_CONNECTION_EVENT_UNREACHABLE")
+                .rows("2.5#4")
                 .choice(GAVE_UP);
-        m.pend(ep, false,
-                new M.Step(CONNECTED, EventNumber.CONNECTION_EVENT_ESTABLISHED, null, conn.fork, "est", est,
+        m.pend(
+                ep,
+                false,
+                new M.Step(
+                        CONNECTED,
+                        EventNumber.CONNECTION_EVENT_ESTABLISHED,
+                        null,
+                        conn.fork,
+                        "est",
+                        est,
                         () -> established(m, conn)),
                 new M.Step(DISCONNECTED, EventNumber.CONNECTION_EVENT_PEER_REJECTED, null, conn.fork, "rej", rej, down),
-                new M.Step(DISCONNECTED, EventNumber.CONNECTION_EVENT_UNREACHABLE, null, conn.fork, "gaveup", unr, down),
+                new M.Step(
+                        DISCONNECTED, EventNumber.CONNECTION_EVENT_UNREACHABLE, null, conn.fork, "gaveup", unr, down),
                 gaveUpTimedOut(conn, down));
     }
 
     /** An unanswered request may also end TIMED_OUT when the provider stops waiting (S9). */
     static M.Step gaveUpTimedOut(M.Conn conn, Runnable down) {
-        return new M.Step(DISCONNECTED, EventNumber.CONNECTION_EVENT_TIMED_OUT, null, conn.fork, "gaveup",
-                Check.ok("dat_ep_connect", "an unanswered request ends DAT_CONNECTION_EVENT_TIMED_OUT").rows("2.5#5")
-                        .choice(GAVE_UP), down);
+        return new M.Step(
+                DISCONNECTED,
+                EventNumber.CONNECTION_EVENT_TIMED_OUT,
+                null,
+                conn.fork,
+                "gaveup",
+                Check.ok("dat_ep_connect", "an unanswered request ends DAT_CONNECTION_EVENT_TIMED_OUT")
+                        .rows("2.5#5")
+                        .choice(GAVE_UP),
+                down);
     }
 
     /** The EP ends without a connection: its receives are flushed. */
@@ -1470,8 +1830,10 @@ final class Rules {
         M.Ia ia = a.sp.ia;
         M.Cr cr = m.add(new M.Cr(sym, ia, conn, a.sp));
         conn.cr = cr;
-        run.check(Check.ok("dat_psp_create", "the request event names the IA address it arrived on"),
-                ia.address == null || ia.address.equals(ev.localIaAddress()), String.valueOf(ia.address),
+        run.check(
+                Check.ok("dat_psp_create", "the request event names the IA address it arrived on"),
+                ia.address == null || ia.address.equals(ev.localIaAddress()),
+                String.valueOf(ia.address),
                 () -> String.valueOf(ev.localIaAddress()));
         // requests still on their way to this service point from the same connection are gone
         for (M.Step st : conn.active.pending.isEmpty() ? List.<M.Step>of() : conn.active.pending.get(0).alternatives) {
@@ -1500,27 +1862,42 @@ final class Rules {
             return e;
         }
         if (evd == null) {
-            e.orErrChoice(INVALID_HANDLE, Check.ret(p, INVALID_HANDLE, "a NULL evd_handle"),
+            e.orErrChoice(
+                    INVALID_HANDLE,
+                    Check.ret(p, INVALID_HANDLE, "a NULL evd_handle"),
                     DatReturnSubtype.INVALID_HANDLE_EVD_CR);
         } else if (!badHandle(e, evd, ia, p, "evd_handle") && !evd.flags.contains(EvdFlag.CR)) {
             String choice = "an EVD without the connection request stream is an invalid handle or parameter";
-            e.orErr(INVALID_PARAMETER, Check.ret(p, INVALID_PARAMETER, "an EVD without the CR stream").choice(choice));
-            e.orErr(INVALID_HANDLE, Check.ret(p, INVALID_HANDLE, "an EVD without the CR stream").choice(choice));
+            e.orErr(
+                    INVALID_PARAMETER,
+                    Check.ret(p, INVALID_PARAMETER, "an EVD without the CR stream")
+                            .choice(choice));
+            e.orErr(
+                    INVALID_HANDLE,
+                    Check.ret(p, INVALID_HANDLE, "an EVD without the CR stream").choice(choice));
         }
         if (flag == null) {
             e.orErr(INVALID_PARAMETER, Check.ret(p, INVALID_PARAMETER, "the psp_flags parameter is invalid (null)"));
         } else if (flag == PspFlag.PROVIDER && ia.providerAttrs.epCreator() == io.simrdma.dat.PspEpCreator.NEVER) {
-            e.orErr(MODEL_NOT_SUPPORTED, Check.ret(p, MODEL_NOT_SUPPORTED, "provider-created EPs the provider does not "
-                    + "support (ep_creator)"));
+            e.orErr(
+                    MODEL_NOT_SUPPORTED,
+                    Check.ret(
+                            p,
+                            MODEL_NOT_SUPPORTED,
+                            "provider-created EPs the provider does not " + "support (ep_creator)"));
         }
         if (!any && qualInUse(ia, qual)) {
-            e.orErr(CONN_QUAL_IN_USE, Check.ret(p, CONN_QUAL_IN_USE, "a qualifier a service point of the IA already "
-                    + "holds is in use"));
+            e.orErr(
+                    CONN_QUAL_IN_USE,
+                    Check.ret(
+                            p, CONN_QUAL_IN_USE, "a qualifier a service point of the IA already " + "holds is in use"));
         }
         if (!any && (qual < 0 || qual > 0xFFFF)) {
             String choice = "which connection qualifiers a transport takes is the provider's";
-            e.orErr(INVALID_PARAMETER, Check.ret(p, INVALID_PARAMETER, "a qualifier outside the transport's port space")
-                    .choice(choice));
+            e.orErr(
+                    INVALID_PARAMETER,
+                    Check.ret(p, INVALID_PARAMETER, "a qualifier outside the transport's port space")
+                            .choice(choice));
             if (e.alts.size() == 1) {
                 e.orOk(Check.ok(p, "a qualifier outside 16 bits").choice(choice), null);
             }
@@ -1532,13 +1909,20 @@ final class Rules {
                 anyExists |= o.alive && o instanceof M.Psp ps && ps.any;
             }
             if (anyExists) {
-                e.orErr(CONN_QUAL_UNAVAILABLE, Check.ret(p, CONN_QUAL_UNAVAILABLE, "no unused qualifier is left in the "
-                        + "provider's range"));
+                e.orErr(
+                        CONN_QUAL_UNAVAILABLE,
+                        Check.ret(
+                                p, CONN_QUAL_UNAVAILABLE, "no unused qualifier is left in the " + "provider's range"));
             }
         }
         if (e.alts.isEmpty() || any && e.alts.size() == 1 && e.alts.get(0).type() == CONN_QUAL_UNAVAILABLE) {
-            e.orOk(Check.ok(p, any ? "listens on an unused qualifier the provider picks" : "listens on the qualifier; "
-                    + "requests arrive on the EVD"), null);
+            e.orOk(
+                    Check.ok(
+                            p,
+                            any
+                                    ? "listens on an unused qualifier the provider picks"
+                                    : "listens on the qualifier; " + "requests arrive on the EVD"),
+                    null);
         }
         return e;
     }
@@ -1551,34 +1935,69 @@ final class Rules {
         long qual = Model.qualOf(sp);
         for (M.Ep ep : m.live(M.Ep.class)) {
             M.Conn c = ep.conn;
-            if (c == null || c.active != ep || c.sp != null || c.targetIa != sp.ia || c.qual != qual
-                    || c.fork.chosen != null || ep.pending.isEmpty()) {
+            if (c == null
+                    || c.active != ep
+                    || c.sp != null
+                    || c.targetIa != sp.ia
+                    || c.qual != qual
+                    || c.fork.chosen != null
+                    || ep.pending.isEmpty()) {
                 continue;
             }
             c.sp = sp;
-            m.arrive(new M.Arrival(c, sp, evd, false, Check.ok("dat_psp_create", "a request sent before the service "
-                    + "point existed may arrive once it listens")));
+            m.arrive(new M.Arrival(
+                    c,
+                    sp,
+                    evd,
+                    false,
+                    Check.ok(
+                            "dat_psp_create",
+                            "a request sent before the service " + "point existed may arrive once it listens")));
             M.Slot slot = ep.pending.get(0);
             slot.certain = false;
-            Check est = Check.ok("dat_ep_connect", "an accepted request is reported by DAT_CONNECTION_EVENT_ESTABLISHED "
-                    + "on connect_evd and the EP goes to CONNECTED").rows("2.5#1");
-            Check rej = Check.ok("dat_ep_connect", "a rejected request is reported by DAT_CONNECTION_EVENT_PEER_REJECTED "
-                    + "and the EP goes to DISCONNECTED").rows("2.5#2");
+            Check est = Check.ok(
+                            "dat_ep_connect",
+                            "an accepted request is reported by DAT_CONNECTION_EVENT_ESTABLISHED "
+                                    + "on connect_evd and the EP goes to CONNECTED")
+                    .rows("2.5#1");
+            Check rej = Check.ok(
+                            "dat_ep_connect",
+                            "a rejected request is reported by DAT_CONNECTION_EVENT_PEER_REJECTED "
+                                    + "and the EP goes to DISCONNECTED")
+                    .rows("2.5#2");
             Check unr = Check.ok("dat_ep_connect", "an unanswered request ends DAT_CONNECTION_EVENT_UNREACHABLE")
-                    .rows("2.5#4").choice(GAVE_UP);
+                    .rows("2.5#4")
+                    .choice(GAVE_UP);
             Runnable down = () -> flushUnconnected(ep);
-            slot.alternatives.add(new M.Step(CONNECTED, EventNumber.CONNECTION_EVENT_ESTABLISHED, null, c.fork, "est",
-                    est, () -> established(m, c)));
-            slot.alternatives.add(new M.Step(DISCONNECTED, EventNumber.CONNECTION_EVENT_PEER_REJECTED, null, c.fork,
-                    "rej", rej, down));
-            slot.alternatives.add(new M.Step(DISCONNECTED, EventNumber.CONNECTION_EVENT_UNREACHABLE, null, c.fork,
-                    "gaveup", unr, down));
+            slot.alternatives.add(new M.Step(
+                    CONNECTED,
+                    EventNumber.CONNECTION_EVENT_ESTABLISHED,
+                    null,
+                    c.fork,
+                    "est",
+                    est,
+                    () -> established(m, c)));
+            slot.alternatives.add(new M.Step(
+                    DISCONNECTED, EventNumber.CONNECTION_EVENT_PEER_REJECTED, null, c.fork, "rej", rej, down));
+            slot.alternatives.add(new M.Step(
+                    DISCONNECTED, EventNumber.CONNECTION_EVENT_UNREACHABLE, null, c.fork, "gaveup", unr, down));
             slot.alternatives.add(gaveUpTimedOut(c, down));
             if (sp instanceof M.Rsp rsp) {
                 rsp.fired = true;
-                m.pend(rsp.ep, false, new M.Step(PASSIVE_CONNECTION_PENDING, null, null, null, null, Check.ok(
-                        "dat_rsp_create", "a request on the RSP moves its EP to PASSIVE_CONNECTION_PENDING")
-                        .rows("2.2#1"), null));
+                m.pend(
+                        rsp.ep,
+                        false,
+                        new M.Step(
+                                PASSIVE_CONNECTION_PENDING,
+                                null,
+                                null,
+                                null,
+                                null,
+                                Check.ok(
+                                                "dat_rsp_create",
+                                                "a request on the RSP moves its EP to PASSIVE_CONNECTION_PENDING")
+                                        .rows("2.2#1"),
+                                null));
             }
         }
     }
@@ -1591,8 +2010,13 @@ final class Rules {
 
     static Expect pspFree(Model m, M.Psp psp) {
         Expect bad = onlyBadHandle(psp, "dat_psp_free");
-        return bad != null ? bad : Expect.ok(Check.ok("dat_psp_free", "destroys the PSP; later requests are rejected as "
-                + "if nobody listened"), v -> spGone(m, psp));
+        return bad != null
+                ? bad
+                : Expect.ok(
+                        Check.ok(
+                                "dat_psp_free",
+                                "destroys the PSP; later requests are rejected as " + "if nobody listened"),
+                        v -> spGone(m, psp));
     }
 
     /** A service point is gone: requests in flight either arrive or are rejected, consistently (dat_psp_free). */
@@ -1607,11 +2031,20 @@ final class Rules {
             l.set(i, new M.Arrival(a.conn, a.sp, a.evd, false, a.check));
             M.Ep act = a.conn.active;
             if (!act.pending.isEmpty()) {
-                act.pending.get(0).alternatives.add(new M.Step(DISCONNECTED,
-                        EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED, null, a.conn.fork, "nonpeer",
-                        NO_LISTENER.rule("a request in flight when its service point is freed is rejected as if "
-                                + "nobody listened, or arrives").and("dat_psp_free", DatReturnType.SUCCESS),
-                        () -> flushUnconnected(act)));
+                act.pending
+                        .get(0)
+                        .alternatives
+                        .add(new M.Step(
+                                DISCONNECTED,
+                                EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED,
+                                null,
+                                a.conn.fork,
+                                "nonpeer",
+                                NO_LISTENER
+                                        .rule("a request in flight when its service point is freed is rejected as if "
+                                                + "nobody listened, or arrives")
+                                        .and("dat_psp_free", DatReturnType.SUCCESS),
+                                () -> flushUnconnected(act)));
             }
         }
     }
@@ -1623,25 +2056,36 @@ final class Rules {
             return e;
         }
         if (ep == null) {
-            e.orErrChoice(INVALID_HANDLE, Check.ret(p, INVALID_HANDLE, "a NULL ep_handle (provider-api: the EP must "
-                    + "be given)"), DatReturnSubtype.INVALID_HANDLE_EP);
+            e.orErrChoice(
+                    INVALID_HANDLE,
+                    Check.ret(p, INVALID_HANDLE, "a NULL ep_handle (provider-api: the EP must " + "be given)"),
+                    DatReturnSubtype.INVALID_HANDLE_EP);
         } else {
             badHandle(e, ep, ia, p, "ep_handle");
         }
         if (evd == null) {
-            e.orErrChoice(INVALID_HANDLE, Check.ret(p, INVALID_HANDLE, "a NULL evd_handle"),
+            e.orErrChoice(
+                    INVALID_HANDLE,
+                    Check.ret(p, INVALID_HANDLE, "a NULL evd_handle"),
                     DatReturnSubtype.INVALID_HANDLE_EVD_CR);
         } else if (!badHandle(e, evd, ia, p, "evd_handle") && !evd.flags.contains(EvdFlag.CR)) {
             String choice = "an EVD without the connection request stream is an invalid handle or parameter";
-            e.orErr(INVALID_PARAMETER, Check.ret(p, INVALID_PARAMETER, "an EVD without the CR stream").choice(choice));
-            e.orErr(INVALID_HANDLE, Check.ret(p, INVALID_HANDLE, "an EVD without the CR stream").choice(choice));
+            e.orErr(
+                    INVALID_PARAMETER,
+                    Check.ret(p, INVALID_PARAMETER, "an EVD without the CR stream")
+                            .choice(choice));
+            e.orErr(
+                    INVALID_HANDLE,
+                    Check.ret(p, INVALID_HANDLE, "an EVD without the CR stream").choice(choice));
         }
         if (qualInUse(ia, qual)) {
             e.orErr(CONN_QUAL_IN_USE, Check.ret(p, CONN_QUAL_IN_USE, "the qualifier is in use"));
         }
         if (qual < 0 || qual > 0xFFFF) {
-            e.orErr(INVALID_PARAMETER, Check.ret(p, INVALID_PARAMETER, "a qualifier outside the transport's port space")
-                    .choice("which connection qualifiers a transport takes is the provider's"));
+            e.orErr(
+                    INVALID_PARAMETER,
+                    Check.ret(p, INVALID_PARAMETER, "a qualifier outside the transport's port space")
+                            .choice("which connection qualifiers a transport takes is the provider's"));
         }
         if (ep == null || !ep.live() || ep.ia != ia) {
             return e;
@@ -1652,7 +2096,9 @@ final class Rules {
             if (s != UNCONNECTED) {
                 r.or(wrongState(p, s, "the EP must be Idle (UNCONNECTED)", "4#12"));
             } else if (params.alts.isEmpty()) {
-                r.orOk(Check.ok(p, "the EP goes to RESERVED for the RSP").rows("2.1#3", "4#12"), v -> ep.state = RESERVED);
+                r.orOk(
+                        Check.ok(p, "the EP goes to RESERVED for the RSP").rows("2.1#3", "4#12"),
+                        v -> ep.state = RESERVED);
             }
             return r;
         });
@@ -1667,13 +2113,20 @@ final class Rules {
         if (rsp.fired) {
             String c2 = "C2: after its request the RSP still exists until freed (dat_rsp_free discusses freeing an RSP "
                     + "that generated its request); the dat.h comment destroys it";
-            Expect e = Expect.ok(Check.ok(p, "frees an RSP after its request; the request is unaffected").choice(c2),
+            Expect e = Expect.ok(
+                    Check.ok(p, "frees an RSP after its request; the request is unaffected")
+                            .choice(c2),
                     v -> spGone(m, rsp));
-            e.orErrChoice(INVALID_HANDLE, Check.ret(p, INVALID_HANDLE, "an RSP destroyed by its request").alternative(c2),
+            e.orErrChoice(
+                    INVALID_HANDLE,
+                    Check.ret(p, INVALID_HANDLE, "an RSP destroyed by its request")
+                            .alternative(c2),
                     DatReturnSubtype.INVALID_HANDLE_RSP);
             return e;
         }
-        return Expect.ok(Check.ok(p, "destroys the RSP; its EP goes back to the consumer (UNCONNECTED)").rows("2.2#2"),
+        return Expect.ok(
+                Check.ok(p, "destroys the RSP; its EP goes back to the consumer (UNCONNECTED)")
+                        .rows("2.2#2"),
                 v -> {
                     spGone(m, rsp);
                     if (rsp.ep.alive && rsp.ep.state == RESERVED) {
@@ -1684,8 +2137,11 @@ final class Rules {
 
     static Expect crQuery(M.Cr cr) {
         Expect bad = onlyBadHandle(cr, "dat_cr_query");
-        return bad != null ? bad : Expect.ok(Check.ok("dat_cr_query", "returns the remote address, the requester's "
-                + "private data and the local EP"));
+        return bad != null
+                ? bad
+                : Expect.ok(Check.ok(
+                        "dat_cr_query",
+                        "returns the remote address, the requester's " + "private data and the local EP"));
     }
 
     static Expect crAccept(Model m, M.Cr cr, M.Ep ep, byte[] pdata) {
@@ -1694,14 +2150,16 @@ final class Rules {
         if (badHandle(e, cr, null, p, "cr_handle")) {
             return e;
         }
-        M.Ep target = ep != null ? ep : cr.providerEp != null ? cr.providerEp
-                : cr.sp instanceof M.Rsp rsp ? rsp.ep : null;
+        M.Ep target =
+                ep != null ? ep : cr.providerEp != null ? cr.providerEp : cr.sp instanceof M.Rsp rsp ? rsp.ep : null;
         if (ep != null) {
             badHandle(e, ep, cr.ia, p, "ep_handle");
         }
         if (pdata != null && pdata.length > cr.ia.maxPrivateData()) {
-            e.orErr(INVALID_PARAMETER, Check.ret(p, INVALID_PARAMETER, "private data longer than max_private_data_size")
-                    .and("dat_evd_dequeue", DatReturnType.SUCCESS));
+            e.orErr(
+                    INVALID_PARAMETER,
+                    Check.ret(p, INVALID_PARAMETER, "private data longer than max_private_data_size")
+                            .and("dat_evd_dequeue", DatReturnType.SUCCESS));
         }
         if (target == null) {
             String c = "a NULL ep_handle for a request that names no EP";
@@ -1710,32 +2168,48 @@ final class Rules {
             return e;
         }
         if (cr.sp instanceof M.Rsp rsp && ep != null && ep != rsp.ep) {
-            e.orErr(INVALID_PARAMETER, Check.ret(p, INVALID_PARAMETER, "a request of an RSP is accepted only by its "
-                    + "EP (the EP does not satisfy the request)"));
-            e.orErr(INVALID_STATE, Check.ret(p, INVALID_PARAMETER, "a request of an RSP is accepted only by its EP")
-                    .alternative("S2: which return an EP that does not satisfy the request gets"));
+            e.orErr(
+                    INVALID_PARAMETER,
+                    Check.ret(
+                            p,
+                            INVALID_PARAMETER,
+                            "a request of an RSP is accepted only by its "
+                                    + "EP (the EP does not satisfy the request)"));
+            e.orErr(
+                    INVALID_STATE,
+                    Check.ret(p, INVALID_PARAMETER, "a request of an RSP is accepted only by its EP")
+                            .alternative("S2: which return an EP that does not satisfy the request gets"));
         }
         if (!target.live() || target.ia != cr.ia) {
             return e;
         }
         if (target.pz == null || target.recvEvd == null || target.reqEvd == null) {
             e.or(notReady(p, target));
-            e.orErr(INVALID_PARAMETER, Check.ret(p, INVALID_PARAMETER, "an EP without a PZ or DTO EVD does not satisfy "
-                    + "the request").alternative(target.pz == null ? NOT_READY : NOT_READY_EVD));
+            e.orErr(
+                    INVALID_PARAMETER,
+                    Check.ret(p, INVALID_PARAMETER, "an EP without a PZ or DTO EVD does not satisfy " + "the request")
+                            .alternative(target.pz == null ? NOT_READY : NOT_READY_EVD));
         }
         Expect params = e;
         return m.byState(target, s -> {
             Expect r = new Expect().or(params);
-            boolean stateOk = s == UNCONNECTED && ep != null && cr.sp instanceof M.Psp
-                    && ((M.Psp) cr.sp).flag == PspFlag.CONSUMER
-                    || s == PASSIVE_CONNECTION_PENDING && cr.sp instanceof M.Rsp
-                    || s == TENTATIVE_CONNECTION_PENDING && target == cr.providerEp;
+            boolean stateOk =
+                    s == UNCONNECTED && ep != null && cr.sp instanceof M.Psp && ((M.Psp) cr.sp).flag == PspFlag.CONSUMER
+                            || s == PASSIVE_CONNECTION_PENDING && cr.sp instanceof M.Rsp
+                            || s == TENTATIVE_CONNECTION_PENDING && target == cr.providerEp;
             if (!stateOk) {
                 String s2 = "S2: the return code of an accept by an EP in a wrong state is silent";
-                r.orErrChoice(INVALID_STATE, Check.ret(p, INVALID_PARAMETER, "an EP in " + s + " cannot accept this "
-                        + "request").rows("4#13").choice(s2), stateSubtype(s));
-                r.orErr(INVALID_PARAMETER, Check.ret(p, INVALID_PARAMETER, "an EP in " + s + " cannot accept this "
-                        + "request").rows("4#13").alternative(s2));
+                r.orErrChoice(
+                        INVALID_STATE,
+                        Check.ret(p, INVALID_PARAMETER, "an EP in " + s + " cannot accept this " + "request")
+                                .rows("4#13")
+                                .choice(s2),
+                        stateSubtype(s));
+                r.orErr(
+                        INVALID_PARAMETER,
+                        Check.ret(p, INVALID_PARAMETER, "an EP in " + s + " cannot accept this " + "request")
+                                .rows("4#13")
+                                .alternative(s2));
                 return r;
             }
             if (!blocksSuccess(params)) {
@@ -1744,7 +2218,9 @@ final class Rules {
                     case PASSIVE_CONNECTION_PENDING -> "2.3#1";
                     default -> "2.4#3";
                 };
-                r.orOk(Check.ok(p, "accepts: the CR is destroyed, the connection completes asynchronously").rows(row),
+                r.orOk(
+                        Check.ok(p, "accepts: the CR is destroyed, the connection completes asynchronously")
+                                .rows(row),
                         v -> accepted(m, cr, target, pdata == null ? new byte[0] : pdata));
             }
             return r;
@@ -1768,19 +2244,46 @@ final class Rules {
             return;
         }
         Runnable down = () -> flushUnconnected(y);
-        Check cp = Check.ok("dat_cr_accept", "after a successful accept the EP waits for establishment in "
-                + "COMPLETION_PENDING").choice(S4);
-        Check est = Check.ok("dat_cr_accept", "a completed accept is reported by DAT_CONNECTION_EVENT_ESTABLISHED on the "
-                + "EP's connect_evd and the EP is connected").rows("2.1#4");
-        Check ace = Check.ok("dat_cr_accept", "an accept the provider cannot complete (the active side gave up) is "
-                + "reported by DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR; the EP goes to DISCONNECTED, its receives "
-                + "flushed").choice(GAVE_UP);
-        y.state = y.state == UNCONNECTED || y.state == PASSIVE_CONNECTION_PENDING
-                || y.state == TENTATIVE_CONNECTION_PENDING ? y.state : y.state;
+        Check cp = Check.ok(
+                        "dat_cr_accept",
+                        "after a successful accept the EP waits for establishment in " + "COMPLETION_PENDING")
+                .choice(S4);
+        Check est = Check.ok(
+                        "dat_cr_accept",
+                        "a completed accept is reported by DAT_CONNECTION_EVENT_ESTABLISHED on the "
+                                + "EP's connect_evd and the EP is connected")
+                .rows("2.1#4");
+        Check ace = Check.ok(
+                        "dat_cr_accept",
+                        "an accept the provider cannot complete (the active side gave up) is "
+                                + "reported by DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR; the EP goes to DISCONNECTED, its receives "
+                                + "flushed")
+                .choice(GAVE_UP);
+        y.state = y.state == UNCONNECTED
+                        || y.state == PASSIVE_CONNECTION_PENDING
+                        || y.state == TENTATIVE_CONNECTION_PENDING
+                ? y.state
+                : y.state;
         m.pend(y, true, new M.Step(COMPLETION_PENDING, null, null, null, null, cp, null));
-        m.pend(y, true, new M.Step(CONNECTED, EventNumber.CONNECTION_EVENT_ESTABLISHED, null, conn.fork, "est", est,
-                () -> established(m, conn)), new M.Step(DISCONNECTED,
-                EventNumber.CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR, null, conn.fork, "gaveup", ace, down));
+        m.pend(
+                y,
+                true,
+                new M.Step(
+                        CONNECTED,
+                        EventNumber.CONNECTION_EVENT_ESTABLISHED,
+                        null,
+                        conn.fork,
+                        "est",
+                        est,
+                        () -> established(m, conn)),
+                new M.Step(
+                        DISCONNECTED,
+                        EventNumber.CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR,
+                        null,
+                        conn.fork,
+                        "gaveup",
+                        ace,
+                        down));
         if (!x.pending.isEmpty()) {
             M.Slot s = x.pending.get(0);
             s.certain = true;
@@ -1814,8 +2317,13 @@ final class Rules {
                 // a request the consumer rejected must not arrive again; the model counts it as possible so that
                 // a provider doing it is caught by the one check below, not by a miscount
                 M.Evd evd = cr.sp instanceof M.Psp psp ? psp.evd : ((M.Rsp) cr.sp).evd;
-                M.Arrival ph = new M.Arrival(conn, cr.sp, evd, false, Check.ok("dat_cr_reject", "a rejected request is "
-                        + "destroyed: it does not arrive again").rows("2.5#2"));
+                M.Arrival ph = new M.Arrival(
+                        conn,
+                        cr.sp,
+                        evd,
+                        false,
+                        Check.ok("dat_cr_reject", "a rejected request is " + "destroyed: it does not arrive again")
+                                .rows("2.5#2"));
                 ph.phantom = true;
                 m.arrive(ph);
             }
@@ -1846,9 +2354,11 @@ final class Rules {
         }
         M.Obj sp = listener(m, cr.ia, qual);
         if (sp == null || sp == cr.sp) {
-            String why = sp == null ? "no service point of the IA listens on the handoff qualifier"
+            String why = sp == null
+                    ? "no service point of the IA listens on the handoff qualifier"
                     : "the handoff qualifier is the request's own service point";
-            String same = "a handoff to the service point the request is on: refused, or the request arrives there again";
+            String same =
+                    "a handoff to the service point the request is on: refused, or the request arrives there again";
             Check bad = Check.ret(p, INVALID_PARAMETER, why);
             e.orErr(INVALID_PARAMETER, sp == null ? bad : bad.choice(same));
             if (sp != null) {
@@ -1856,7 +2366,8 @@ final class Rules {
             }
             return e;
         }
-        return Expect.ok(Check.ok(p, "hands the request to the service point on the qualifier and destroys the CR"),
+        return Expect.ok(
+                Check.ok(p, "hands the request to the service point on the qualifier and destroys the CR"),
                 v -> handedOff(m, cr, sp));
     }
 
@@ -1872,13 +2383,28 @@ final class Rules {
         if (cr.sp instanceof M.Rsp old && old.ep.alive) {
             old.ep.wild = true;
         }
-        m.arrive(new M.Arrival(conn, sp, evd, true, Check.ok("dat_cr_handoff", "the handed-off request arrives on the "
-                + "target service point's EVD")));
+        m.arrive(new M.Arrival(
+                conn,
+                sp,
+                evd,
+                true,
+                Check.ok("dat_cr_handoff", "the handed-off request arrives on the " + "target service point's EVD")));
         if (sp instanceof M.Rsp rsp) {
             rsp.fired = true;
-            m.pend(rsp.ep, true, new M.Step(PASSIVE_CONNECTION_PENDING, null, null, null, null, Check.ok(
-                    "dat_rsp_create", "a request on the RSP moves its EP to PASSIVE_CONNECTION_PENDING").rows("2.2#1"),
-                    null));
+            m.pend(
+                    rsp.ep,
+                    true,
+                    new M.Step(
+                            PASSIVE_CONNECTION_PENDING,
+                            null,
+                            null,
+                            null,
+                            null,
+                            Check.ok(
+                                            "dat_rsp_create",
+                                            "a request on the RSP moves its EP to PASSIVE_CONNECTION_PENDING")
+                                    .rows("2.2#1"),
+                            null));
         }
     }
 
@@ -1903,22 +2429,34 @@ final class Rules {
         return w.length;
     }
 
-    static final String C9 = "C9: a receive writes local memory, so it needs local write (dat_ep_post_recv says "
-            + "local read)";
+    static final String C9 =
+            "C9: a receive writes local memory, so it needs local write (dat_ep_post_recv says " + "local read)";
 
     /**
      * The errors of a local I/O vector: an unknown LMR or one without {@code need}
      * (PRIVILEGES_VIOLATION), another PZ (PROTECTION_VIOLATION), a segment outside its LMR or too many
      * segments (INVALID_PARAMETER).
      */
-    static void segErrors(Expect e, String p, M.Ia ia, M.Pz pz, List<Tri> segs, MemoryPrivilege need, int maxIov,
-                          Model m, String ruleRow) {
+    static void segErrors(
+            Expect e,
+            String p,
+            M.Ia ia,
+            M.Pz pz,
+            List<Tri> segs,
+            MemoryPrivilege need,
+            int maxIov,
+            Model m,
+            String ruleRow) {
         if (segs.size() > maxIov) {
             String c = "more segments than the EP's max_*_iov attribute";
-            e.orErr(INVALID_PARAMETER, Check.ret(p, INVALID_PARAMETER, c).choice("an over-long I/O vector is an invalid "
-                    + "parameter or a resource limit"));
-            e.orErr(INSUFFICIENT_RESOURCES, Check.ret(p, INSUFFICIENT_RESOURCES, c).choice("an over-long I/O vector is "
-                    + "an invalid parameter or a resource limit"));
+            e.orErr(
+                    INVALID_PARAMETER,
+                    Check.ret(p, INVALID_PARAMETER, c)
+                            .choice("an over-long I/O vector is an invalid " + "parameter or a resource limit"));
+            e.orErr(
+                    INSUFFICIENT_RESOURCES,
+                    Check.ret(p, INSUFFICIENT_RESOURCES, c)
+                            .choice("an over-long I/O vector is " + "an invalid parameter or a resource limit"));
         }
         for (Tri t : segs) {
             if (t.len() == 0) {
@@ -1926,31 +2464,51 @@ final class Rules {
             }
             M.Lmr l = lmrByContext(m, ia, t.context(m));
             if (l == null) {
-                e.orErr(PRIVILEGES_VIOLATION, Check.ret(p, PRIVILEGES_VIOLATION, "an LMR used in local_iov is invalid")
-                        .rows("4#17"));
+                e.orErr(
+                        PRIVILEGES_VIOLATION,
+                        Check.ret(p, PRIVILEGES_VIOLATION, "an LMR used in local_iov is invalid")
+                                .rows("4#17"));
                 continue;
             }
             if (pz != null && l.pz != pz) {
-                e.orErr(PROTECTION_VIOLATION, Check.ret(p, PROTECTION_VIOLATION, "Protection Zone mismatch between an "
-                        + "LMR of local_iov and the " + (ruleRow.equals("srq") ? "SRQ" : "Endpoint")).rows(
-                        ruleRow.equals("srq") ? "5#2" : "4#16"));
+                e.orErr(
+                        PROTECTION_VIOLATION,
+                        Check.ret(
+                                        p,
+                                        PROTECTION_VIOLATION,
+                                        "Protection Zone mismatch between an " + "LMR of local_iov and the "
+                                                + (ruleRow.equals("srq") ? "SRQ" : "Endpoint"))
+                                .rows(ruleRow.equals("srq") ? "5#2" : "4#16"));
             }
             if (!inRange(l, t)) {
-                e.orErr(INVALID_PARAMETER, Check.ret(p, INVALID_PARAMETER, "an IOV segment points to memory outside its "
-                        + "LMR").rows("4#15"));
+                e.orErr(
+                        INVALID_PARAMETER,
+                        Check.ret(p, INVALID_PARAMETER, "an IOV segment points to memory outside its " + "LMR")
+                                .rows("4#15"));
             }
             if (!l.has(need)) {
                 if (need == MemoryPrivilege.LOCAL_WRITE && p.equals("dat_ep_post_recv")) {
-                    e.orErr(PRIVILEGES_VIOLATION, Check.ret(p, PRIVILEGES_VIOLATION, "a receive buffer's LMR lacks local "
-                            + "write").rows("4#17").choice(C9));
+                    e.orErr(
+                            PRIVILEGES_VIOLATION,
+                            Check.ret(p, PRIVILEGES_VIOLATION, "a receive buffer's LMR lacks local " + "write")
+                                    .rows("4#17")
+                                    .choice(C9));
                 } else {
-                    e.orErr(PRIVILEGES_VIOLATION, Check.ret(p, PRIVILEGES_VIOLATION, "an LMR of local_iov lacks the "
-                            + need + " privilege").rows("4#17"));
+                    e.orErr(
+                            PRIVILEGES_VIOLATION,
+                            Check.ret(p, PRIVILEGES_VIOLATION, "an LMR of local_iov lacks the " + need + " privilege")
+                                    .rows("4#17"));
                 }
-            } else if (need == MemoryPrivilege.LOCAL_WRITE && p.equals("dat_ep_post_recv")
+            } else if (need == MemoryPrivilege.LOCAL_WRITE
+                    && p.equals("dat_ep_post_recv")
                     && !l.has(MemoryPrivilege.LOCAL_READ)) {
-                e.orErr(PRIVILEGES_VIOLATION, Check.ret(p, PRIVILEGES_VIOLATION, "a receive buffer's LMR lacks local read "
-                        + "(the page's words)").alternative(C9));
+                e.orErr(
+                        PRIVILEGES_VIOLATION,
+                        Check.ret(
+                                        p,
+                                        PRIVILEGES_VIOLATION,
+                                        "a receive buffer's LMR lacks local read " + "(the page's words)")
+                                .alternative(C9));
             }
         }
     }
@@ -2068,8 +2626,14 @@ final class Rules {
         Expect e = new Expect();
         Set<CompletionFlag> epFlags = recv ? ep.attrs.recvCompletionFlags() : ep.attrs.requestCompletionFlags();
         if (flags.contains(CompletionFlag.UNSIGNALLED) && !epFlags.contains(CompletionFlag.UNSIGNALLED)) {
-            e.orErr(INVALID_PARAMETER, Check.ret(p, INVALID_PARAMETER, "DAT_COMPLETION_UNSIGNALLED_FLAG is valid only if "
-                    + "the EP's " + (recv ? "Recv" : "Request") + " Completion Flags have it").rows("4#14"));
+            e.orErr(
+                    INVALID_PARAMETER,
+                    Check.ret(
+                                    p,
+                                    INVALID_PARAMETER,
+                                    "DAT_COMPLETION_UNSIGNALLED_FLAG is valid only if " + "the EP's "
+                                            + (recv ? "Recv" : "Request") + " Completion Flags have it")
+                            .rows("4#14"));
         }
         return e;
     }
@@ -2083,12 +2647,19 @@ final class Rules {
             default -> null;
         };
         String gen = p.equals("dat_rmr_bind") ? "4#8" : "4#7";
-        Expect e = row == null ? wrongState(p, s, "valid only in CONNECTED and DISCONNECTED", gen)
+        Expect e = row == null
+                ? wrongState(p, s, "valid only in CONNECTED and DISCONNECTED", gen)
                 : wrongState(p, s, "valid only in CONNECTED and DISCONNECTED", row, gen);
         if (s == COMPLETION_PENDING) {
             Expect.Alt a = e.alts.get(0);
-            e.alts.set(0, new Expect.Alt(a.type(), a.subtypes(), a.subChoice(), a.check().choice(
-                    "C5: posts are valid only in CONNECTED and DISCONNECTED"), null));
+            e.alts.set(
+                    0,
+                    new Expect.Alt(
+                            a.type(),
+                            a.subtypes(),
+                            a.subChoice(),
+                            a.check().choice("C5: posts are valid only in CONNECTED and DISCONNECTED"),
+                            null));
         }
         return e;
     }
@@ -2096,15 +2667,16 @@ final class Rules {
     static Check postOk(String p, EndpointState s) {
         String gen = p.equals("dat_rmr_bind") ? "4#8" : "4#7";
         if (s == DISCONNECTED) {
-            return Check.ok(p, "in DISCONNECTED the post succeeds and is flushed at once").rows("2.9#2", gen);
+            return Check.ok(p, "in DISCONNECTED the post succeeds and is flushed at once")
+                    .rows("2.9#2", gen);
         }
-        return Check.ok(p, "in CONNECTED the request is posted; its completion comes on request_evd").rows(
-                p.equals("dat_ep_post_send") ? "2.7#1" : p.equals("dat_rmr_bind") ? "2.7#3" : "2.7#2", gen);
+        return Check.ok(p, "in CONNECTED the request is posted; its completion comes on request_evd")
+                .rows(p.equals("dat_ep_post_send") ? "2.7#1" : p.equals("dat_rmr_bind") ? "2.7#3" : "2.7#2", gen);
     }
 
     /** A new work request in {@code s}: flushed in DISCONNECTED, posted in CONNECTED. */
-    static M.Work newWork(Model m, M.WorkKind kind, M.Ep ep, long cookie, Set<CompletionFlag> flags, List<Tri> segs,
-                          long length) {
+    static M.Work newWork(
+            Model m, M.WorkKind kind, M.Ep ep, long cookie, Set<CompletionFlag> flags, List<Tri> segs, long length) {
         M.Work w = new M.Work(kind, ep, cookie, flags, List.copyOf(segs), length, ++m.workSeq);
         w.possible = EnumSet.of(DtoCompletionStatus.SUCCESS);
         w.check = Check.ok(pageOf(kind), "the completion carries the cookie and a status the pages allow");
@@ -2114,8 +2686,8 @@ final class Rules {
     static void flushed(M.Work w, String p) {
         w.possible = EnumSet.of(DtoCompletionStatus.ERR_FLUSHED);
         w.certain = true;
-        w.check = Check.ok(p, "a post in DISCONNECTED is flushed at once to its EVD").rows(
-                w.kind == M.WorkKind.RECV ? "2.9#3" : "2.9#2");
+        w.check = Check.ok(p, "a post in DISCONNECTED is flushed at once to its EVD")
+                .rows(w.kind == M.WorkKind.RECV ? "2.9#3" : "2.9#2");
         w.data = null;
     }
 
@@ -2129,10 +2701,14 @@ final class Rules {
         segErrors(params, p, ep.ia, ep.pz, segs, MemoryPrivilege.LOCAL_READ, ep.attrs.maxRequestIov(), m, "ep");
         long len = Tri.total(segs);
         if (len > ep.attrs.maxMessageSize()) {
-            params.orErr(INVALID_PARAMETER, Check.ret(p, INVALID_PARAMETER, "a message longer than max_message_size")
-                    .choice("an over-long message is an invalid parameter or a length error"));
-            params.orErr(LENGTH_ERROR, Check.ret(p, INVALID_PARAMETER, "a message longer than max_message_size")
-                    .choice("an over-long message is an invalid parameter or a length error"));
+            params.orErr(
+                    INVALID_PARAMETER,
+                    Check.ret(p, INVALID_PARAMETER, "a message longer than max_message_size")
+                            .choice("an over-long message is an invalid parameter or a length error"));
+            params.orErr(
+                    LENGTH_ERROR,
+                    Check.ret(p, INVALID_PARAMETER, "a message longer than max_message_size")
+                            .choice("an over-long message is an invalid parameter or a length error"));
         }
         outstanding(params, p, ep, ep.requests, ep.attrs.maxRequestDtos());
         return posting(m, ep, p, params, (s, v) -> {
@@ -2144,7 +2720,8 @@ final class Rules {
                 breakingOrFlushed(w, p, ep);
                 return;
             }
-            w.check = Check.ok(p, "the Send completes on request_evd with its cookie").rows("2.7#1");
+            w.check = Check.ok(p, "the Send completes on request_evd with its cookie")
+                    .rows("2.7#1");
             races(m, w);
             matchSend(m, w, ep.peer);
             peerEnding(ep, w);
@@ -2181,8 +2758,8 @@ final class Rules {
         return false;
     }
 
-    static Expect posting(Model m, M.Ep ep, String p, Expect params,
-                          java.util.function.BiConsumer<EndpointState, Object> onOk0) {
+    static Expect posting(
+            Model m, M.Ep ep, String p, Expect params, java.util.function.BiConsumer<EndpointState, Object> onOk0) {
         java.util.function.BiConsumer<EndpointState, Object> onOk = (s, v) -> {
             onOk0.accept(s, v);
             noEvdStreams(m, ep);
@@ -2199,8 +2776,10 @@ final class Rules {
                 for (int i = 0; i < r.alts.size(); i++) {
                     Expect.Alt a = r.alts.get(i);
                     if (a.type() == DatReturnType.SUCCESS) {
-                        r.alts.set(i, new Expect.Alt(a.type(), a.subtypes(), a.subChoice(), a.check(),
-                                v -> onOk.accept(s, v)));
+                        r.alts.set(
+                                i,
+                                new Expect.Alt(
+                                        a.type(), a.subtypes(), a.subChoice(), a.check(), v -> onOk.accept(s, v)));
                     }
                 }
             }
@@ -2220,16 +2799,28 @@ final class Rules {
             }
         }
         if (n < max && n + silent >= max) {
-            e.orErr(INSUFFICIENT_RESOURCES, Check.ret(p, INSUFFICIENT_RESOURCES, "more outstanding DTOs than the EP's "
-                    + "max_*_dtos (works on a stream without an EVD retire at a time the consumer cannot see)")
-                    .alternative("a work without an EVD may still hold its slot"));
+            e.orErr(
+                    INSUFFICIENT_RESOURCES,
+                    Check.ret(
+                                    p,
+                                    INSUFFICIENT_RESOURCES,
+                                    "more outstanding DTOs than the EP's "
+                                            + "max_*_dtos (works on a stream without an EVD retire at a time the consumer cannot see)")
+                            .alternative("a work without an EVD may still hold its slot"));
         }
         if (n >= max) {
-            e.orErr(INSUFFICIENT_RESOURCES, Check.ret(p, INSUFFICIENT_RESOURCES, "more outstanding DTOs than the EP's "
-                    + "max_*_dtos (completed ones not yet dequeued may still count)"));
+            e.orErr(
+                    INSUFFICIENT_RESOURCES,
+                    Check.ret(
+                            p,
+                            INSUFFICIENT_RESOURCES,
+                            "more outstanding DTOs than the EP's "
+                                    + "max_*_dtos (completed ones not yet dequeued may still count)"));
             if (e.alts.size() == 1) {
-                e.orOk(Check.ok(p, "a post beyond max_*_dtos while some counted ones may have completed").choice(
-                        "whether a completion not yet dequeued still holds its slot is the provider's"), null);
+                e.orOk(
+                        Check.ok(p, "a post beyond max_*_dtos while some counted ones may have completed")
+                                .choice("whether a completion not yet dequeued still holds its slot is the provider's"),
+                        null);
             }
         }
     }
@@ -2250,8 +2841,11 @@ final class Rules {
                 w.certain = true;
                 w.apart = true;
                 w.data = null;
-                w.check = Check.ok("dat_ep_modify", "any Receive DTOs currently posted to the Endpoint that do not match "
-                        + "the new Protection Zone fail").rows("2.10#2");
+                w.check = Check.ok(
+                                "dat_ep_modify",
+                                "any Receive DTOs currently posted to the Endpoint that do not match "
+                                        + "the new Protection Zone fail")
+                        .rows("2.10#2");
             }
         }
     }
@@ -2262,7 +2856,8 @@ final class Rules {
             w.possible = EnumSet.copyOf(ANY_ERROR);
             w.certain = true;
             w.data = null;
-            w.check = Check.ok(p, "a DTO posted while the connection ends is completed unsuccessfully").rows("2.7#5");
+            w.check = Check.ok(p, "a DTO posted while the connection ends is completed unsuccessfully")
+                    .rows("2.7#5");
             return;
         }
         flushed(w, p);
@@ -2281,7 +2876,10 @@ final class Rules {
             return;
         }
         for (M.Work r : y.recvs) {
-            if (!r.done && r.peer == null && r.possible.contains(DtoCompletionStatus.SUCCESS) && r.kind == M.WorkKind.RECV) {
+            if (!r.done
+                    && r.peer == null
+                    && r.possible.contains(DtoCompletionStatus.SUCCESS)
+                    && r.kind == M.WorkKind.RECV) {
                 link(m, send, r);
                 return;
             }
@@ -2299,17 +2897,21 @@ final class Rules {
             send.certain = true;
             r.certain = true;
             r.data = send.data;
-            r.check = Check.ok("dat_ep_post_recv", "the receive completes with the Send's data and length").rows("2.7#4");
+            r.check = Check.ok("dat_ep_post_recv", "the receive completes with the Send's data and length")
+                    .rows("2.7#4");
             return;
         }
         r.possible = EnumSet.of(DtoCompletionStatus.ERR_LOCAL_LENGTH);
         r.certain = true;
         r.data = null;
-        r.check = Check.ok("dat_ep_post_recv", "a message larger than the receive completes it with "
-                + "DAT_DTO_LENGTH_ERROR").rows("4#19");
+        r.check = Check.ok(
+                        "dat_ep_post_recv",
+                        "a message larger than the receive completes it with " + "DAT_DTO_LENGTH_ERROR")
+                .rows("4#19");
         send.possible = EnumSet.copyOf(ANY_ERROR);
         send.certain = true;
-        send.check = Check.ok("dat_ep_post_send", "a Send into a receive too small for it fails").rows("4#19");
+        send.check = Check.ok("dat_ep_post_send", "a Send into a receive too small for it fails")
+                .rows("4#19");
         breakConnection(m, send.ep, r.ep, "a receive too small for the message", !requestsBlocked(send.ep));
     }
 
@@ -2337,11 +2939,19 @@ final class Rules {
             if (ep.ia.asyncEvd != null && !ep.breaking) {
                 // the transport error may put the EP's queue pair into error whatever the EP's connection state
                 // (a responder that sees an invalid R_Key, IBA class C): DAT_ASYNC_ERROR_EP_BROKEN may follow
-                ep.ia.asyncEvd.async.add(new M.AsyncExp(EventNumber.ASYNC_ERROR_EP_BROKEN, ep, null, false, Check.ok(
-                        "dat_evd_dequeue", "an EP whose connection a transfer error broke may also be reported by "
-                        + "DAT_ASYNC_ERROR_EP_BROKEN on its IA's async EVD").rows("2.7#10").choice(
-                        "which events report a broken connection is silent: the connection event, and the dat.h "
-                        + "asynchronous EP event")));
+                ep.ia.asyncEvd.async.add(new M.AsyncExp(
+                        EventNumber.ASYNC_ERROR_EP_BROKEN,
+                        ep,
+                        null,
+                        false,
+                        Check.ok(
+                                        "dat_evd_dequeue",
+                                        "an EP whose connection a transfer error broke may also be reported by "
+                                                + "DAT_ASYNC_ERROR_EP_BROKEN on its IA's async EVD")
+                                .rows("2.7#10")
+                                .choice(
+                                        "which events report a broken connection is silent: the connection event, and the dat.h "
+                                                + "asynchronous EP event")));
             }
             if (ep == y && ep != x && (peerOf(y) != x || y.state == UNCONNECTED || y.conn == null)) {
                 continue;
@@ -2353,15 +2963,26 @@ final class Rules {
             if (end != null || ep.state == DISCONNECTED && ep.pending.isEmpty()) {
                 // already ending: the break only adds BROKEN as a way it may be reported
                 if (end != null) {
-                    end.alternatives.add(new M.Step(DISCONNECTED, EventNumber.CONNECTION_EVENT_BROKEN, null, null, null,
-                            DISC_EVENT.rule("a connection ending while a transfer error breaks it may report BROKEN")
-                                    .rows("2.7#8"), null));
+                    end.alternatives.add(new M.Step(
+                            DISCONNECTED,
+                            EventNumber.CONNECTION_EVENT_BROKEN,
+                            null,
+                            null,
+                            null,
+                            DISC_EVENT
+                                    .rule("a connection ending while a transfer error breaks it may report BROKEN")
+                                    .rows("2.7#8"),
+                            null));
                 }
                 continue;
             }
             ep.breaking = certain;
-            Check brk = Check.ok("dat_ep_set_watermark", "a connection broken by " + why + " is reported by "
-                    + "DAT_CONNECTION_EVENT_BROKEN and the EP goes to DISCONNECTED").rows("2.7#8").choice(choice);
+            Check brk = Check.ok(
+                            "dat_ep_set_watermark",
+                            "a connection broken by " + why + " is reported by "
+                                    + "DAT_CONNECTION_EVENT_BROKEN and the EP goes to DISCONNECTED")
+                    .rows("2.7#8")
+                    .choice(choice);
             Check dis = brk.rule("a connection broken by " + why + " reported by DAT_CONNECTION_EVENT_DISCONNECTED")
                     .alternative(choice);
             M.Fork f = m.fork("break " + ep.sym);
@@ -2369,7 +2990,10 @@ final class Rules {
                 inProgress(ep);
                 dropWaiting(ep);
             };
-            m.pend(ep, certain, new M.Step(DISCONNECTED, EventNumber.CONNECTION_EVENT_BROKEN, null, f, "brk", brk, flush),
+            m.pend(
+                    ep,
+                    certain,
+                    new M.Step(DISCONNECTED, EventNumber.CONNECTION_EVENT_BROKEN, null, f, "brk", brk, flush),
                     new M.Step(DISCONNECTED, EventNumber.CONNECTION_EVENT_DISCONNECTED, null, f, "dis", dis, flush));
             for (M.Work w : ep.requests) {
                 if (!w.done && w.possible.contains(DtoCompletionStatus.SUCCESS) && w.peer == null) {
@@ -2400,12 +3024,21 @@ final class Rules {
         }
         if (ep.srq != null) {
             String s3 = "S3: posting a receive to an EP of an SRQ is refused; the return code is silent";
-            e.orErr(INVALID_STATE, Check.ret(p, INVALID_PARAMETER, "receives of an EP with an SRQ go to the SRQ")
-                    .rows("5#6").choice(s3));
-            e.orErr(INVALID_PARAMETER, Check.ret(p, INVALID_PARAMETER, "receives of an EP with an SRQ go to the SRQ")
-                    .rows("5#6").choice(s3));
-            e.orErr(MODEL_NOT_SUPPORTED, Check.ret(p, INVALID_PARAMETER, "receives of an EP with an SRQ go to the SRQ")
-                    .rows("5#6").choice(s3));
+            e.orErr(
+                    INVALID_STATE,
+                    Check.ret(p, INVALID_PARAMETER, "receives of an EP with an SRQ go to the SRQ")
+                            .rows("5#6")
+                            .choice(s3));
+            e.orErr(
+                    INVALID_PARAMETER,
+                    Check.ret(p, INVALID_PARAMETER, "receives of an EP with an SRQ go to the SRQ")
+                            .rows("5#6")
+                            .choice(s3));
+            e.orErr(
+                    MODEL_NOT_SUPPORTED,
+                    Check.ret(p, INVALID_PARAMETER, "receives of an EP with an SRQ go to the SRQ")
+                            .rows("5#6")
+                            .choice(s3));
             return e;
         }
         Expect params = unsignalled(p, ep, flags, true);
@@ -2424,8 +3057,12 @@ final class Rules {
                 case DISCONNECTED -> "2.9#3";
                 default -> "4#9";
             };
-            Check ok = Check.ok(p, s == DISCONNECTED ? "a receive posted in DISCONNECTED is flushed at once"
-                    : "a receive may be posted in every state").rows(row, "4#9");
+            Check ok = Check.ok(
+                            p,
+                            s == DISCONNECTED
+                                    ? "a receive posted in DISCONNECTED is flushed at once"
+                                    : "a receive may be posted in every state")
+                    .rows(row, "4#9");
             java.util.function.Consumer<Object> eff0 = v -> {
                 ep.recvPosted = true;
                 M.Work w = newWork(m, M.WorkKind.RECV, ep, cookie, flags, segs, Tri.total(segs));
@@ -2481,8 +3118,7 @@ final class Rules {
     }
 
     /** The remote region an RMR triplet names at {@code target}'s IA, as the target resolves it. */
-    record RemoteRegion(M.Lmr lmr, long off, Set<MemoryPrivilege> privs, M.Pz pz, boolean maybe, String why) {
-    }
+    record RemoteRegion(M.Lmr lmr, long off, Set<MemoryPrivilege> privs, M.Pz pz, boolean maybe, String why) {}
 
     /**
      * Resolves an rmr_context at the peer: an LMR with that rmr_context, or an RMR bound with it.
@@ -2524,26 +3160,54 @@ final class Rules {
     }
 
     /** An RDMA Read or Write. */
-    static Expect postRdma(Model m, M.Ep ep, List<Tri> segs, long cookie, int remoteCtx, long remoteOff,
-                           long remoteLen, Set<CompletionFlag> flags, boolean read) {
+    static Expect postRdma(
+            Model m,
+            M.Ep ep,
+            List<Tri> segs,
+            long cookie,
+            int remoteCtx,
+            long remoteOff,
+            long remoteLen,
+            Set<CompletionFlag> flags,
+            boolean read) {
         String p = read ? "dat_ep_post_rdma_read" : "dat_ep_post_rdma_write";
         Expect e = new Expect();
         if (badHandle(e, ep, null, p, "ep_handle")) {
             return e;
         }
         Expect params = unsignalled(p, ep, flags, false).or(notReady(p, ep));
-        segErrors(params, p, ep.ia, ep.pz, segs, read ? MemoryPrivilege.LOCAL_WRITE : MemoryPrivilege.LOCAL_READ,
-                read ? Math.max(ep.attrs.maxRdmaReadIov(), ep.attrs.maxRequestIov())
-                        : Math.max(ep.attrs.maxRdmaWriteIov(), ep.attrs.maxRequestIov()), m, "ep");
+        segErrors(
+                params,
+                p,
+                ep.ia,
+                ep.pz,
+                segs,
+                read ? MemoryPrivilege.LOCAL_WRITE : MemoryPrivilege.LOCAL_READ,
+                read
+                        ? Math.max(ep.attrs.maxRdmaReadIov(), ep.attrs.maxRequestIov())
+                        : Math.max(ep.attrs.maxRdmaWriteIov(), ep.attrs.maxRequestIov()),
+                m,
+                "ep");
         long len = Tri.total(segs);
         if (read ? len < remoteLen : len > remoteLen) {
-            params.orErr(LENGTH_ERROR, Check.ret(p, LENGTH_ERROR, read ? "the local buffer is too small for the data of "
-                    + "the remote buffer" : "the remote buffer is too small for the data of the local buffer").rows("4#18"));
+            params.orErr(
+                    LENGTH_ERROR,
+                    Check.ret(
+                                    p,
+                                    LENGTH_ERROR,
+                                    read
+                                            ? "the local buffer is too small for the data of " + "the remote buffer"
+                                            : "the remote buffer is too small for the data of the local buffer")
+                            .rows("4#18"));
         }
         if (len > ep.attrs.maxRdmaSize()) {
             String c = "an RDMA transfer longer than max_rdma_size is an invalid parameter or a length error";
-            params.orErr(INVALID_PARAMETER, Check.ret(p, INVALID_PARAMETER, "longer than max_rdma_size").choice(c));
-            params.orErr(LENGTH_ERROR, Check.ret(p, LENGTH_ERROR, "longer than max_rdma_size").choice(c));
+            params.orErr(
+                    INVALID_PARAMETER,
+                    Check.ret(p, INVALID_PARAMETER, "longer than max_rdma_size").choice(c));
+            params.orErr(
+                    LENGTH_ERROR,
+                    Check.ret(p, LENGTH_ERROR, "longer than max_rdma_size").choice(c));
         }
         outstanding(params, p, ep, ep.requests, ep.attrs.maxRequestDtos());
         // the remote side's rules: checked when the request reaches the peer (or, where the provider can tell,
@@ -2552,91 +3216,118 @@ final class Rules {
         long xfer = read ? remoteLen : len;
         RemoteRegion rr = resolveRemote(m, peer == null ? null : peer.ia, remoteCtx, remoteOff, xfer);
         MemoryPrivilege need = read ? MemoryPrivilege.REMOTE_READ : MemoryPrivilege.REMOTE_WRITE;
-        String remoteBad = xfer == 0 ? null : rr.lmr == null ? rr.why : !rr.privs.contains(need)
-                ? "the rmr_context lacks " + need : peer != null && rr.pz != peer.pz
-                ? "the rmr_context's PZ is not the remote EP's" : null;
-        boolean zeroUnchecked = xfer == 0 && (rr.lmr == null || !rr.privs.contains(need) || peer != null && rr.pz != peer.pz);
+        String remoteBad = xfer == 0
+                ? null
+                : rr.lmr == null
+                        ? rr.why
+                        : !rr.privs.contains(need)
+                                ? "the rmr_context lacks " + need
+                                : peer != null && rr.pz != peer.pz
+                                        ? "the rmr_context's PZ is not the remote EP's"
+                                        : null;
+        boolean zeroUnchecked =
+                xfer == 0 && (rr.lmr == null || !rr.privs.contains(need) || peer != null && rr.pz != peer.pz);
         Expect remoteSync = new Expect();
         if (remoteBad != null && ep.possibleStates().contains(CONNECTED)) {
             String choice = "a remote buffer the local provider can tell is bad may fail synchronously";
             if (remoteBad.contains("PZ")) {
-                remoteSync.orErr(PROTECTION_VIOLATION, Check.ret(p, PROTECTION_VIOLATION, remoteBad).rows("4#16")
-                        .choice(choice));
+                remoteSync.orErr(
+                        PROTECTION_VIOLATION,
+                        Check.ret(p, PROTECTION_VIOLATION, remoteBad)
+                                .rows("4#16")
+                                .choice(choice));
             } else {
-                remoteSync.orErr(PRIVILEGES_VIOLATION, Check.ret(p, PRIVILEGES_VIOLATION, remoteBad).rows("4#17")
-                        .choice(choice));
+                remoteSync.orErr(
+                        PRIVILEGES_VIOLATION,
+                        Check.ret(p, PRIVILEGES_VIOLATION, remoteBad)
+                                .rows("4#17")
+                                .choice(choice));
             }
         }
         String remote = remoteBad;
         return posting(m, ep, p, params, (s, v) -> {
-            M.Work w = newWork(m, read ? M.WorkKind.RDMA_READ : M.WorkKind.RDMA_WRITE, ep, cookie, flags, segs, xfer);
-            List<M.Seg> local = memSegs(m, ep.ia, segs);
-            ep.requests.add(w);
-            if (s == DISCONNECTED || ep.breaking) {
-                breakingOrFlushed(w, p, ep);
-                return;
-            }
-            if (zeroUnchecked) {
-                // a zero-length RDMA transfer touches no memory: whether its rmr_context is checked is the provider's
-                w.possible = EnumSet.of(DtoCompletionStatus.SUCCESS);
-                w.possible.addAll(ANY_ERROR);
-                w.certain = true;
-                w.breakOnError = true;
-                w.check = Check.ok(p, "a zero-length RDMA transfer with an rmr_context the peer does not know").choice(
-                        "a transfer of no bytes accesses no remote memory: it may succeed, or fail and break the "
-                        + "connection");
-                return;
-            }
-            if (remote != null || rr.maybe) {
-                w.possible = EnumSet.copyOf(ANY_ERROR);
-                if (rr.maybe) {
-                    w.possible.add(DtoCompletionStatus.SUCCESS);
-                    w.data = null;
-                }
-                w.certain = true;
-                w.breaks = true;
-                w.check = Check.ok(p, "an RDMA request the remote side refuses (" + (remote != null ? remote
-                        : "a bind in flight") + ") fails with an error status and breaks the connection").rows("2.7#10",
-                        "4#21");
-                if (remote != null) {
-                    boolean blocked = requestsBlocked(ep);
-                    breakConnection(m, ep, peer, "a remote access error", !blocked);
-                } else {
-                    ep.wild = true;
-                    if (peer != null) {
-                        peer.wild = true;
+                    M.Work w = newWork(
+                            m, read ? M.WorkKind.RDMA_READ : M.WorkKind.RDMA_WRITE, ep, cookie, flags, segs, xfer);
+                    List<M.Seg> local = memSegs(m, ep.ia, segs);
+                    ep.requests.add(w);
+                    if (s == DISCONNECTED || ep.breaking) {
+                        breakingOrFlushed(w, p, ep);
+                        return;
                     }
-                }
-                return;
-            }
-            List<M.Seg> remoteSegs = List.of(new M.Seg(rr.lmr.mem, (int) (rr.lmr.memOff + rr.off), (int) xfer));
-            w.remoteLmr = rr.lmr;
-            w.certain = true;
-            w.check = Check.ok(p, read ? "the RDMA Read completes and its local_iov holds the remote buffer's bytes"
-                    : "the RDMA Write completes and the remote buffer holds the local bytes").rows("2.7#2");
-            if (read) {
-                w.source = remoteSegs;
-                w.dest = local;
-                w.data = gather(remoteSegs, xfer);
-            } else {
-                w.source = local;
-                w.dest = remoteSegs;
-                w.data = gather(local, xfer);
-            }
-            races(m, w);
-            peerEnding(ep, w);
-        }).or(remoteSync);
+                    if (zeroUnchecked) {
+                        // a zero-length RDMA transfer touches no memory: whether its rmr_context is checked is the
+                        // provider's
+                        w.possible = EnumSet.of(DtoCompletionStatus.SUCCESS);
+                        w.possible.addAll(ANY_ERROR);
+                        w.certain = true;
+                        w.breakOnError = true;
+                        w.check = Check.ok(p, "a zero-length RDMA transfer with an rmr_context the peer does not know")
+                                .choice(
+                                        "a transfer of no bytes accesses no remote memory: it may succeed, or fail and break the "
+                                                + "connection");
+                        return;
+                    }
+                    if (remote != null || rr.maybe) {
+                        w.possible = EnumSet.copyOf(ANY_ERROR);
+                        if (rr.maybe) {
+                            w.possible.add(DtoCompletionStatus.SUCCESS);
+                            w.data = null;
+                        }
+                        w.certain = true;
+                        w.breaks = true;
+                        w.check = Check.ok(
+                                        p,
+                                        "an RDMA request the remote side refuses ("
+                                                + (remote != null ? remote : "a bind in flight")
+                                                + ") fails with an error status and breaks the connection")
+                                .rows("2.7#10", "4#21");
+                        if (remote != null) {
+                            boolean blocked = requestsBlocked(ep);
+                            breakConnection(m, ep, peer, "a remote access error", !blocked);
+                        } else {
+                            ep.wild = true;
+                            if (peer != null) {
+                                peer.wild = true;
+                            }
+                        }
+                        return;
+                    }
+                    List<M.Seg> remoteSegs = List.of(new M.Seg(rr.lmr.mem, (int) (rr.lmr.memOff + rr.off), (int) xfer));
+                    w.remoteLmr = rr.lmr;
+                    w.certain = true;
+                    w.check = Check.ok(
+                                    p,
+                                    read
+                                            ? "the RDMA Read completes and its local_iov holds the remote buffer's bytes"
+                                            : "the RDMA Write completes and the remote buffer holds the local bytes")
+                            .rows("2.7#2");
+                    if (read) {
+                        w.source = remoteSegs;
+                        w.dest = local;
+                        w.data = gather(remoteSegs, xfer);
+                    } else {
+                        w.source = local;
+                        w.dest = remoteSegs;
+                        w.data = gather(local, xfer);
+                    }
+                    races(m, w);
+                    peerEnding(ep, w);
+                })
+                .or(remoteSync);
     }
 
     /** dat_rmr_bind of {@code rmr} to {@code tri} with {@code privs} on {@code ep} ({@code tri} empty: unbind). */
-    static Expect rmrBind(Model m, M.Rmr rmr, Tri tri, Set<MemoryPrivilege> privs, M.Ep ep, long cookie,
-                          Set<CompletionFlag> flags) {
+    static Expect rmrBind(
+            Model m, M.Rmr rmr, Tri tri, Set<MemoryPrivilege> privs, M.Ep ep, long cookie, Set<CompletionFlag> flags) {
         String p = "dat_rmr_bind";
         Expect e = new Expect();
         boolean b1 = badHandle(e, rmr, null, p, "rmr_handle");
         boolean b2 = ep == null ? false : badHandle(e, ep, rmr.ia, p, "ep_handle");
         if (ep == null) {
-            e.orErrChoice(INVALID_HANDLE, Check.ret(p, INVALID_HANDLE, "a NULL ep_handle"), DatReturnSubtype.INVALID_HANDLE_EP);
+            e.orErrChoice(
+                    INVALID_HANDLE,
+                    Check.ret(p, INVALID_HANDLE, "a NULL ep_handle"),
+                    DatReturnSubtype.INVALID_HANDLE_EP);
             return e;
         }
         if (b1 || b2) {
@@ -2648,26 +3339,39 @@ final class Rules {
             l = lmrByContext(m, rmr.ia, tri.context(m));
             String bad = "the LMR of the triplet is invalid";
             if (l == null) {
-                params.orErr(INVALID_PARAMETER, Check.ret(p, INVALID_PARAMETER, bad).choice(
-                        "an invalid LMR in the bind is an invalid parameter, handle or privilege"));
-                params.orErr(INVALID_HANDLE, Check.ret(p, INVALID_HANDLE, bad).choice(
-                        "an invalid LMR in the bind is an invalid parameter, handle or privilege"));
-                params.orErr(PRIVILEGES_VIOLATION, Check.ret(p, PRIVILEGES_VIOLATION, bad).choice(
-                        "an invalid LMR in the bind is an invalid parameter, handle or privilege"));
+                params.orErr(
+                        INVALID_PARAMETER,
+                        Check.ret(p, INVALID_PARAMETER, bad)
+                                .choice("an invalid LMR in the bind is an invalid parameter, handle or privilege"));
+                params.orErr(
+                        INVALID_HANDLE,
+                        Check.ret(p, INVALID_HANDLE, bad)
+                                .choice("an invalid LMR in the bind is an invalid parameter, handle or privilege"));
+                params.orErr(
+                        PRIVILEGES_VIOLATION,
+                        Check.ret(p, PRIVILEGES_VIOLATION, bad)
+                                .choice("an invalid LMR in the bind is an invalid parameter, handle or privilege"));
             } else {
                 if (!inRange(l, tri)) {
-                    params.orErr(INVALID_PARAMETER, Check.ret(p, INVALID_PARAMETER, "the target_address or "
-                            + "segment_length exceeds the LMR"));
+                    params.orErr(
+                            INVALID_PARAMETER,
+                            Check.ret(
+                                    p, INVALID_PARAMETER, "the target_address or " + "segment_length exceeds the LMR"));
                 }
                 if (l.pz != rmr.pz || ep.pz != rmr.pz) {
-                    params.orErr(PROTECTION_VIOLATION, Check.ret(p, PROTECTION_VIOLATION, "the RMR, its LMR and the EP "
-                            + "are not all in one PZ"));
+                    params.orErr(
+                            PROTECTION_VIOLATION,
+                            Check.ret(
+                                    p, PROTECTION_VIOLATION, "the RMR, its LMR and the EP " + "are not all in one PZ"));
                 }
                 String priv = "RMR remote read needs the LMR's local read; remote write needs local write";
                 if (privs.contains(MemoryPrivilege.REMOTE_READ) && !l.has(MemoryPrivilege.LOCAL_READ)
                         || privs.contains(MemoryPrivilege.REMOTE_WRITE) && !l.has(MemoryPrivilege.LOCAL_WRITE)) {
-                    params.orErr(PRIVILEGES_VIOLATION, Check.ret(p, PRIVILEGES_VIOLATION, priv).rows("4#20").choice(
-                            "on transports that require it (InfiniBand does)"));
+                    params.orErr(
+                            PRIVILEGES_VIOLATION,
+                            Check.ret(p, PRIVILEGES_VIOLATION, priv)
+                                    .rows("4#20")
+                                    .choice("on transports that require it (InfiniBand does)"));
                     params.orOk(Check.ok(p, priv).rows("4#20").alternative("on transports that require it"), null);
                 }
             }
@@ -2677,9 +3381,14 @@ final class Rules {
             M.Work w = newWork(m, M.WorkKind.BIND, ep, cookie, flags, List.of(), 0);
             w.rmr = rmr;
             int ctx = v instanceof Integer i ? i : 0;
-            w.binding = tri.len() == 0 || lmr == null ? null
-                    : new M.Binding(lmr, tri.off(), tri.len(), EnumSet.copyOf(privs.isEmpty()
-                    ? EnumSet.noneOf(MemoryPrivilege.class) : privs), ctx);
+            w.binding = tri.len() == 0 || lmr == null
+                    ? null
+                    : new M.Binding(
+                            lmr,
+                            tri.off(),
+                            tri.len(),
+                            EnumSet.copyOf(privs.isEmpty() ? EnumSet.noneOf(MemoryPrivilege.class) : privs),
+                            ctx);
             ep.requests.add(w);
             if (rmr.pendingBind != null) {
                 ep.wild = ep.wild || rmr.pendingBind.ep != ep;
@@ -2690,7 +3399,8 @@ final class Rules {
                 return;
             }
             w.certain = true;
-            w.check = Check.ok(p, "the bind completes with DAT_RMR_BIND_COMPLETION_EVENT on request_evd").rows("2.7#3");
+            w.check = Check.ok(p, "the bind completes with DAT_RMR_BIND_COMPLETION_EVENT on request_evd")
+                    .rows("2.7#3");
             peerEnding(ep, w);
         });
     }
@@ -2714,8 +3424,9 @@ final class Rules {
 
     static Expect rmrFree(Model m, M.Rmr r) {
         Expect bad = onlyBadHandle(r, "dat_rmr_free");
-        return bad != null ? bad : Expect.ok(Check.ok("dat_rmr_free", "destroys the RMR; its context stops working"),
-                v -> {
+        return bad != null
+                ? bad
+                : Expect.ok(Check.ok("dat_rmr_free", "destroys the RMR; its context stops working"), v -> {
                     r.alive = false;
                     if (r.binding != null) {
                         r.stale.add(r.binding.context());
@@ -2737,26 +3448,36 @@ final class Rules {
             return e;
         }
         if (max < 1 || max > ia.attrs.maxRecvPerSrq()) {
-            e.orErr(INVALID_PARAMETER, Check.ret(p, INVALID_PARAMETER, "max_recv_dtos outside 1..max_recv_per_srq")
-                    .choice("an SRQ of no entries is an invalid attribute"));
+            e.orErr(
+                    INVALID_PARAMETER,
+                    Check.ret(p, INVALID_PARAMETER, "max_recv_dtos outside 1..max_recv_per_srq")
+                            .choice("an SRQ of no entries is an invalid attribute"));
         }
         if (iov < 1 || iov > ia.attrs.maxIovSegmentsPerDto()) {
-            e.orErr(INVALID_PARAMETER, Check.ret(p, INVALID_PARAMETER, "max_recv_iov outside 1..max_iov_segments_per_dto")
-                    .choice("an SRQ buffer of no segments is an invalid attribute"));
+            e.orErr(
+                    INVALID_PARAMETER,
+                    Check.ret(p, INVALID_PARAMETER, "max_recv_iov outside 1..max_iov_segments_per_dto")
+                            .choice("an SRQ buffer of no segments is an invalid attribute"));
         }
         if (lw > max) {
-            e.orErr(INVALID_PARAMETER, Check.ret(p, INVALID_PARAMETER, "a low watermark above max_recv_dtos").choice(
-                    "dat_srq_set_lw's rule applies at creation"));
+            e.orErr(
+                    INVALID_PARAMETER,
+                    Check.ret(p, INVALID_PARAMETER, "a low watermark above max_recv_dtos")
+                            .choice("dat_srq_set_lw's rule applies at creation"));
         }
         limit(e, m, ia, M.Srq.class, ia.attrs.maxSrqs(), p, "max_srqs");
-        return e.alts.isEmpty() ? Expect.ok(Check.ok(p, "creates an SRQ of at least max_recv_dtos entries, attached to "
-                + "no EP").rows("5#1")) : e;
+        return e.alts.isEmpty()
+                ? Expect.ok(Check.ok(p, "creates an SRQ of at least max_recv_dtos entries, attached to " + "no EP")
+                        .rows("5#1"))
+                : e;
     }
 
     static Expect srqQuery(M.Srq s) {
         Expect bad = onlyBadHandle(s, "dat_srq_query");
-        return bad != null ? bad : Expect.ok(Check.ok("dat_srq_query", "returns the SRQ's attributes and counts")
-                .rows("5#14"));
+        return bad != null
+                ? bad
+                : Expect.ok(Check.ok("dat_srq_query", "returns the SRQ's attributes and counts")
+                        .rows("5#14"));
     }
 
     static Expect srqFree(Model m, M.Srq s) {
@@ -2767,10 +3488,15 @@ final class Rules {
         }
         for (M.Ep ep : m.live(M.Ep.class)) {
             if (ep.srq == s) {
-                return new Expect().orErr(INVALID_STATE, new Check(List.of("dat_srq_free:DAT_SRQ_IN_USE", "5#15"),
-                        "an SRQ an EP uses cannot be freed (DAT_SRQ_IN_USE: DAT_INVALID_STATE_SRQ_IN_USE in the API)",
-                        "C8: DAT_SRQ_IN_USE is DAT_INVALID_STATE with subtype DAT_INVALID_STATE_SRQ_IN_USE", false),
-                        DatReturnSubtype.INVALID_STATE_SRQ_IN_USE);
+                return new Expect()
+                        .orErr(
+                                INVALID_STATE,
+                                new Check(
+                                        List.of("dat_srq_free:DAT_SRQ_IN_USE", "5#15"),
+                                        "an SRQ an EP uses cannot be freed (DAT_SRQ_IN_USE: DAT_INVALID_STATE_SRQ_IN_USE in the API)",
+                                        "C8: DAT_SRQ_IN_USE is DAT_INVALID_STATE with subtype DAT_INVALID_STATE_SRQ_IN_USE",
+                                        false),
+                                DatReturnSubtype.INVALID_STATE_SRQ_IN_USE);
             }
         }
         return Expect.ok(Check.ok(p, "destroys the SRQ"), v -> s.alive = false);
@@ -2786,19 +3512,27 @@ final class Rules {
         boolean full = srq.posted.size() >= srq.maxRecvDtos;
         boolean blocked = blocksSuccess(e);
         if (full) {
-            e.orErr(INSUFFICIENT_RESOURCES, Check.ret(p, INSUFFICIENT_RESOURCES, "more receives than the SRQ's "
-                    + "max_recv_dtos (the provider may have room beyond the requested size)"));
+            e.orErr(
+                    INSUFFICIENT_RESOURCES,
+                    Check.ret(
+                            p,
+                            INSUFFICIENT_RESOURCES,
+                            "more receives than the SRQ's "
+                                    + "max_recv_dtos (the provider may have room beyond the requested size)"));
         }
         if (blocked) {
             return e;
         }
         e.alts.removeIf(a -> a.type() == DatReturnType.SUCCESS);
-        return e.orOk(Check.ok(p, "posts a buffer any connected EP of the SRQ may take").rows("5#7"), v -> {
-            M.SrqBuf b = new M.SrqBuf(cookie, List.copyOf(segs), Tri.total(segs));
-            srq.posted.add(b);
-            srqWaiters(m, srq);
-            watermark(m, srq);
-        });
+        return e.orOk(
+                Check.ok(p, "posts a buffer any connected EP of the SRQ may take")
+                        .rows("5#7"),
+                v -> {
+                    M.SrqBuf b = new M.SrqBuf(cookie, List.copyOf(segs), Tri.total(segs));
+                    srq.posted.add(b);
+                    srqWaiters(m, srq);
+                    watermark(m, srq);
+                });
     }
 
     /** The buffer posted to {@code srq} with {@code cookie} and not yet completed, or null. */
@@ -2828,8 +3562,11 @@ final class Rules {
         for (M.SrqBuf b : srq.posted) {
             smallest = Math.min(smallest, b.length());
         }
-        r.check = Check.ok("dat_srq_post_recv", "a message for an EP of the SRQ completes one of the SRQ's buffers on "
-                + "the EP's recv_evd, in the order of the peer's sends").rows("5#7", "5#11");
+        r.check = Check.ok(
+                        "dat_srq_post_recv",
+                        "a message for an EP of the SRQ completes one of the SRQ's buffers on "
+                                + "the EP's recv_evd, in the order of the peer's sends")
+                .rows("5#7", "5#11");
         y.recvs.add(r);
         send.peer = r;
         r.peer = send;
@@ -2885,12 +3622,15 @@ final class Rules {
                 return;
             }
         }
-        Check c = Check.ok("dat_srq_set_lw", "one asynchronous event when the buffers on the SRQ drop below the low "
-                + "watermark, once per setting (an SRQ created with a low watermark starts below it: dat_srq_create)")
-                .rows("5#12").choice("S6: the event goes to the IA's async EVD with "
-                + "reason DAT_SRQ_LOW_WATERMARK_EVENT; the page's USAGE sentence ('if the new low watermark value is "
-                + "below the current number of free Receive DTOs, an event is generated immediately') reverses its "
-                + "DESCRIPTION, which the model follows");
+        Check c = Check.ok(
+                        "dat_srq_set_lw",
+                        "one asynchronous event when the buffers on the SRQ drop below the low "
+                                + "watermark, once per setting (an SRQ created with a low watermark starts below it: dat_srq_create)")
+                .rows("5#12")
+                .choice("S6: the event goes to the IA's async EVD with "
+                        + "reason DAT_SRQ_LOW_WATERMARK_EVENT; the page's USAGE sentence ('if the new low watermark value is "
+                        + "below the current number of free Receive DTOs, an event is generated immediately') reverses its "
+                        + "DESCRIPTION, which the model follows");
         M.AsyncExp x = new M.AsyncExp(null, srq, AsyncErrorReason.SRQ_LOW_WATERMARK_EVENT, max < srq.lw, c);
         x.arming = srq.arming;
         async.async.add(x);
@@ -2903,12 +3643,15 @@ final class Rules {
             return e;
         }
         if (srq.ia.providerAttrs.srqWatermarksSupported() == 0) {
-            return e.orErr(MODEL_NOT_SUPPORTED, Check.ret(p, MODEL_NOT_SUPPORTED, "the provider does not support the SRQ "
-                    + "low watermark"));
+            return e.orErr(
+                    MODEL_NOT_SUPPORTED,
+                    Check.ret(p, MODEL_NOT_SUPPORTED, "the provider does not support the SRQ " + "low watermark"));
         }
         if (lw > srq.maxRecvDtos) {
-            return e.orErr(INVALID_PARAMETER, Check.ret(p, INVALID_PARAMETER, "low_watermark exceeds max_recv_dtos")
-                    .rows("5#12"));
+            return e.orErr(
+                    INVALID_PARAMETER,
+                    Check.ret(p, INVALID_PARAMETER, "low_watermark exceeds max_recv_dtos")
+                            .rows("5#12"));
         }
         if (lw < 0) {
             return e.orErr(INVALID_PARAMETER, Check.ret(p, INVALID_PARAMETER, "a negative low watermark"));
@@ -2928,18 +3671,26 @@ final class Rules {
             return e;
         }
         if (n < 1 || n > srq.ia.attrs.maxRecvPerSrq()) {
-            return e.orErr(INVALID_PARAMETER, Check.ret(p, INVALID_PARAMETER, "srq_max_recv_dto outside "
-                    + "1..max_recv_per_srq").choice("an SRQ of no entries is an invalid size"));
+            return e.orErr(
+                    INVALID_PARAMETER,
+                    Check.ret(p, INVALID_PARAMETER, "srq_max_recv_dto outside " + "1..max_recv_per_srq")
+                            .choice("an SRQ of no entries is an invalid size"));
         }
         if (n < srq.posted.size()) {
-            return e.orErr(INVALID_STATE, Check.ret(p, INVALID_STATE, "the number of entries on the SRQ exceeds the "
-                    + "requested size").rows("5#13"));
+            return e.orErr(
+                    INVALID_STATE,
+                    Check.ret(p, INVALID_STATE, "the number of entries on the SRQ exceeds the " + "requested size")
+                            .rows("5#13"));
         }
         if (n < srq.lw) {
-            return e.orErr(INVALID_STATE, Check.ret(p, INVALID_STATE, "the requested size is below the low watermark")
-                    .rows("5#13"));
+            return e.orErr(
+                    INVALID_STATE,
+                    Check.ret(p, INVALID_STATE, "the requested size is below the low watermark")
+                            .rows("5#13"));
         }
-        return Expect.ok(Check.ok(p, "the SRQ holds at least the requested number of buffers").rows("5#13"),
+        return Expect.ok(
+                Check.ok(p, "the SRQ holds at least the requested number of buffers")
+                        .rows("5#13"),
                 v -> srq.maxRecvDtos = Math.max(n, srq.posted.size()));
     }
 
@@ -2947,11 +3698,23 @@ final class Rules {
 
     /** The dat_ep_modify fields, grouped as the state table of the page groups them (section 2.10). */
     enum ModField {
-        PZ, EVD, ATTRIBUTE, RECV_FLAGS, SPECIFIC
+        PZ,
+        EVD,
+        ATTRIBUTE,
+        RECV_FLAGS,
+        SPECIFIC
     }
 
-    static Expect epModify(Model m, M.Ep ep, ModField f, boolean badValue, M.Obj handleArg, Runnable apply,
-                           M.Evd newRecv, M.Evd newReq, EpAttributes newAttrs) {
+    static Expect epModify(
+            Model m,
+            M.Ep ep,
+            ModField f,
+            boolean badValue,
+            M.Obj handleArg,
+            Runnable apply,
+            M.Evd newRecv,
+            M.Evd newReq,
+            EpAttributes newAttrs) {
         String p = "dat_ep_modify";
         Expect e = new Expect();
         if (badHandle(e, ep, null, p, "ep_handle")) {
@@ -2964,13 +3727,24 @@ final class Rules {
             badHandle(e, handleArg, ep.ia, p, "the new " + handleArg.type + " handle");
         }
         if (badValue) {
-            e.orErr(INVALID_PARAMETER, Check.ret(p, INVALID_PARAMETER, "a requested attribute was invalid or not "
-                    + "supported").rows("2.10#3"));
+            e.orErr(
+                    INVALID_PARAMETER,
+                    Check.ret(p, INVALID_PARAMETER, "a requested attribute was invalid or not " + "supported")
+                            .rows("2.10#3"));
         }
-        if (f == ModField.PZ && ep.srq != null && handleArg != null && handleArg != ep.srq.pz
+        if (f == ModField.PZ
+                && ep.srq != null
+                && handleArg != null
+                && handleArg != ep.srq.pz
                 && !ep.ia.providerAttrs.srqEpPzDifferenceSupported()) {
-            e.orErr(INVALID_PARAMETER, Check.ret(p, INVALID_PARAMETER, "an EP of an SRQ cannot take a PZ other than the "
-                    + "SRQ's while srq_ep_pz_difference_supported is false").rows("5#4"));
+            e.orErr(
+                    INVALID_PARAMETER,
+                    Check.ret(
+                                    p,
+                                    INVALID_PARAMETER,
+                                    "an EP of an SRQ cannot take a PZ other than the "
+                                            + "SRQ's while srq_ep_pz_difference_supported is false")
+                            .rows("5#4"));
         }
         Expect params = e;
         return m.byState(ep, s -> {
@@ -3000,7 +3774,8 @@ final class Rules {
                 case RECV_FLAGS -> preConn && !ep.recvPosted;
             };
             if (!allowed) {
-                Check c = Check.ret(p, INVALID_STATE, "the field cannot be modified in " + s).rows(stateRow, fieldRow, "4#6");
+                Check c = Check.ret(p, INVALID_STATE, "the field cannot be modified in " + s)
+                        .rows(stateRow, fieldRow, "4#6");
                 if (f == ModField.PZ && (s == RESERVED || s == PASSIVE_CONNECTION_PENDING)) {
                     c = c.choice("C10: the PZ row names only the quiescent, UNCONNECTED and TENTATIVE states");
                 }
@@ -3009,8 +3784,11 @@ final class Rules {
                 }
                 r.orErrChoice(INVALID_STATE, c, stateSubtype(s));
                 if (f == ModField.PZ && (s == RESERVED || s == PASSIVE_CONNECTION_PENDING) && params.alts.isEmpty()) {
-                    r.orOk(Check.ok(p, "the PZ changes in " + s).rows(stateRow, fieldRow).alternative(
-                            "C10: the PZ row names only the quiescent, UNCONNECTED and TENTATIVE states"),
+                    r.orOk(
+                            Check.ok(p, "the PZ changes in " + s)
+                                    .rows(stateRow, fieldRow)
+                                    .alternative(
+                                            "C10: the PZ row names only the quiescent, UNCONNECTED and TENTATIVE states"),
                             v -> apply.run());
                 }
                 return r;
@@ -3019,11 +3797,18 @@ final class Rules {
                 String choice = "transport- and provider-specific attributes: only UNCONNECTED is guaranteed; in other "
                         + "states they are transport/provider defined (table 2.10)";
                 if (params.alts.isEmpty()) {
-                    r.orOk(Check.ok(p, "the specific attributes are modified in " + s).rows(stateRow, fieldRow)
-                            .choice(choice), v -> apply.run());
+                    r.orOk(
+                            Check.ok(p, "the specific attributes are modified in " + s)
+                                    .rows(stateRow, fieldRow)
+                                    .choice(choice),
+                            v -> apply.run());
                 }
-                r.orErrChoice(INVALID_STATE, Check.ret(p, INVALID_STATE, "the specific attributes cannot be modified in "
-                        + s).rows(stateRow, fieldRow).choice(choice), stateSubtype(s));
+                r.orErrChoice(
+                        INVALID_STATE,
+                        Check.ret(p, INVALID_STATE, "the specific attributes cannot be modified in " + s)
+                                .rows(stateRow, fieldRow)
+                                .choice(choice),
+                        stateSubtype(s));
                 return r;
             }
             if (params.alts.isEmpty()) {
@@ -3040,23 +3825,37 @@ final class Rules {
             return e;
         }
         if (soft < -1 || hard < -1) {
-            return e.orErr(INVALID_PARAMETER, Check.ret(p, INVALID_PARAMETER, "a watermark that is neither a count nor "
-                    + "DAT_WATERMARK_INFINITE"));
+            return e.orErr(
+                    INVALID_PARAMETER,
+                    Check.ret(
+                            p,
+                            INVALID_PARAMETER,
+                            "a watermark that is neither a count nor " + "DAT_WATERMARK_INFINITE"));
         }
         e.orOk(Check.ok(p, "sets the watermarks; valid in every state").rows("4#10", "5#17"), v -> {
             ep.softWatermark = soft;
             ep.hardWatermark = hard;
             M.Evd async = ep.ia.asyncEvd;
             if (soft >= 0 && async != null) {
-                M.AsyncExp x = new M.AsyncExp(null, ep, AsyncErrorReason.SRQ_SOFT_HIGH_WATERMARK_EVENT, false, Check.ok(p,
-                        "exceeding the soft high watermark raises one asynchronous event on the IA's async EVD").rows(
-                        "2.7#9", "5#17").choice("S6: the event number is silent; the reason is "
-                        + "DAT_SRQ_SOFT_HIGH_WATERMARK_EVENT; when the receive buffers at an EP count is the provider's"));
+                M.AsyncExp x = new M.AsyncExp(
+                        null,
+                        ep,
+                        AsyncErrorReason.SRQ_SOFT_HIGH_WATERMARK_EVENT,
+                        false,
+                        Check.ok(
+                                        p,
+                                        "exceeding the soft high watermark raises one asynchronous event on the IA's async EVD")
+                                .rows("2.7#9", "5#17")
+                                .choice(
+                                        "S6: the event number is silent; the reason is "
+                                                + "DAT_SRQ_SOFT_HIGH_WATERMARK_EVENT; when the receive buffers at an EP count is the provider's"));
                 async.async.add(x);
             }
         });
-        e.orErr(MODEL_NOT_SUPPORTED, Check.ret(p, MODEL_NOT_SUPPORTED, "the provider does not support EP "
-                + "watermarks").choice("support for EP watermarks is the provider's"));
+        e.orErr(
+                MODEL_NOT_SUPPORTED,
+                Check.ret(p, MODEL_NOT_SUPPORTED, "the provider does not support EP " + "watermarks")
+                        .choice("support for EP watermarks is the provider's"));
         return e;
     }
 
@@ -3067,10 +3866,14 @@ final class Rules {
             return e;
         }
         if (ep.ia.providerAttrs.epRecvInfoSupported() == 0) {
-            return e.orErr(MODEL_NOT_SUPPORTED, Check.ret(p, MODEL_NOT_SUPPORTED, "the provider supports neither count"));
+            return e.orErr(
+                    MODEL_NOT_SUPPORTED, Check.ret(p, MODEL_NOT_SUPPORTED, "the provider supports neither count"));
         }
-        return e.orOk(Check.ok(p, "returns the receive buffers held and their span").rows("4#11", "5#16").choice(
-                "S7: dat_ep_recv_query is valid in every state"), null);
+        return e.orOk(
+                Check.ok(p, "returns the receive buffers held and their span")
+                        .rows("4#11", "5#16")
+                        .choice("S7: dat_ep_recv_query is valid in every state"),
+                null);
     }
 
     static Expect epDupConnect(Model m, M.Ep ep, M.Ep dup, long timeoutMicros, byte[] pdata, Qos qos) {
@@ -3079,7 +3882,9 @@ final class Rules {
         boolean b1 = badHandle(e, ep, null, p, "ep_handle");
         boolean b2 = dup == null ? false : badHandle(e, dup, ep.ia, p, "dup_ep_handle");
         if (dup == null) {
-            e.orErrChoice(INVALID_HANDLE, Check.ret(p, INVALID_HANDLE, "a NULL dup_ep_handle"),
+            e.orErrChoice(
+                    INVALID_HANDLE,
+                    Check.ret(p, INVALID_HANDLE, "a NULL dup_ep_handle"),
                     DatReturnSubtype.INVALID_HANDLE_EP);
             return e;
         }
@@ -3088,12 +3893,15 @@ final class Rules {
         }
         Expect params = new Expect();
         if (pdata != null && pdata.length > ep.ia.maxPrivateData()) {
-            params.orErr(INVALID_PARAMETER, Check.ret(p, INVALID_PARAMETER, "private data longer than "
-                    + "max_private_data_size").and("dat_evd_dequeue", DatReturnType.SUCCESS));
+            params.orErr(
+                    INVALID_PARAMETER,
+                    Check.ret(p, INVALID_PARAMETER, "private data longer than " + "max_private_data_size")
+                            .and("dat_evd_dequeue", DatReturnType.SUCCESS));
         }
         if (!ep.ia.providerAttrs.qosSupported().contains(qos)) {
-            params.orErr(MODEL_NOT_SUPPORTED, Check.ret(p, MODEL_NOT_SUPPORTED, "a qos the local provider does not "
-                    + "support"));
+            params.orErr(
+                    MODEL_NOT_SUPPORTED,
+                    Check.ret(p, MODEL_NOT_SUPPORTED, "a qos the local provider does not " + "support"));
         }
         if (timeoutMicros == 0) {
             params.orErr(INVALID_PARAMETER, Check.ret(p, INVALID_PARAMETER, "a timeout of 0"));
@@ -3105,27 +3913,39 @@ final class Rules {
         return m.byState(ep, s -> {
             Expect r = new Expect().or(params);
             if (!dupSurelyConnected) {
-                r.orErr(INVALID_STATE, Check.ret(p, INVALID_STATE, "dup_ep_handle must be a connected EP").rows("2.1#2"));
+                r.orErr(
+                        INVALID_STATE,
+                        Check.ret(p, INVALID_STATE, "dup_ep_handle must be a connected EP")
+                                .rows("2.1#2"));
             }
             if (s != UNCONNECTED) {
-                return r.or(new Expect().orErrChoice(INVALID_STATE, Check.ret(p, INVALID_STATE, "the EP is not "
-                        + "UNCONNECTED (EP in " + s + ")").rows("4#2").choice("S7: valid only in UNCONNECTED, by analogy "
-                        + "with dat_ep_connect"), stateSubtype(s)));
+                return r.or(new Expect()
+                        .orErrChoice(
+                                INVALID_STATE,
+                                Check.ret(p, INVALID_STATE, "the EP is not " + "UNCONNECTED (EP in " + s + ")")
+                                        .rows("4#2")
+                                        .choice("S7: valid only in UNCONNECTED, by analogy " + "with dat_ep_connect"),
+                                stateSubtype(s)));
             }
             r.or(nr);
             if (params.alts.isEmpty() && dupMaybeConnected) {
-                r.orOk(Check.ok(p, "connects to the remote end of dup_ep_handle: the EP goes to "
-                        + "ACTIVE_CONNECTION_PENDING").rows("2.1#2", "4#2"), v -> {
-                    m.resolveTo(dup, CONNECTED);
-                    M.Conn dc = dup.conn;
-                    boolean dupActive = dc != null && dc.active == dup;
-                    if (dupActive) {
-                        connectStarted(m, ep, dc.targetIa, false, dc.qual, pdata);
-                    } else {
-                        connectStarted(m, ep, dup.peer == null ? null : dup.peer.ia, false, -1, pdata);
-                        ep.wild = true;
-                    }
-                });
+                r.orOk(
+                        Check.ok(
+                                        p,
+                                        "connects to the remote end of dup_ep_handle: the EP goes to "
+                                                + "ACTIVE_CONNECTION_PENDING")
+                                .rows("2.1#2", "4#2"),
+                        v -> {
+                            m.resolveTo(dup, CONNECTED);
+                            M.Conn dc = dup.conn;
+                            boolean dupActive = dc != null && dc.active == dup;
+                            if (dupActive) {
+                                connectStarted(m, ep, dc.targetIa, false, dc.qual, pdata);
+                            } else {
+                                connectStarted(m, ep, dup.peer == null ? null : dup.peer.ia, false, -1, pdata);
+                                ep.wild = true;
+                            }
+                        });
             }
             return r;
         });
@@ -3177,15 +3997,21 @@ final class Rules {
             return;
         }
         String p = pageOf(w.kind);
-        Check c = Check.ok(p, switch (w.kind) {
-            case RECV -> "the receive's local_iov holds the Send's bytes, segments filled in order";
-            case RDMA_READ -> "the RDMA Read's local_iov holds the remote buffer's bytes, segments filled in order";
-            default -> "the remote buffer holds the RDMA Write's bytes";
-        });
+        Check c = Check.ok(
+                p,
+                switch (w.kind) {
+                    case RECV -> "the receive's local_iov holds the Send's bytes, segments filled in order";
+                    case RDMA_READ ->
+                        "the RDMA Read's local_iov holds the remote buffer's bytes, segments filled in order";
+                    default -> "the remote buffer holds the RDMA Write's bytes";
+                });
         byte[] actual = run.readMemory(dest, (int) n);
         boolean same = java.util.Arrays.equals(actual, java.util.Arrays.copyOf(w.data, (int) n));
-        run.check(c, same, (int) n + " bytes " + Java.hex(w.data), () -> "bytes " + Java.hex(actual)
-                + " (first difference at byte " + firstDiff(actual, w.data) + ")");
+        run.check(
+                c,
+                same,
+                (int) n + " bytes " + Java.hex(w.data),
+                () -> "bytes " + Java.hex(actual) + " (first difference at byte " + firstDiff(actual, w.data) + ")");
         int at = 0;
         for (M.Seg s : dest) {
             int k = (int) Math.min(s.len(), n - at);

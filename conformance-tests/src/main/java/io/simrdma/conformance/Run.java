@@ -4,7 +4,6 @@ import io.simrdma.dat.CloseFlag;
 import io.simrdma.dat.DatException;
 import io.simrdma.dat.DatReturnType;
 import io.simrdma.dat.InterfaceAdapter;
-
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
@@ -42,12 +41,15 @@ final class Run implements AutoCloseable {
     final List<String> transcript = new ArrayList<>();
     /** One line per executed action, with its outcome. */
     final List<String> log = new ArrayList<>();
+
     volatile int index = -1;
     /** Set when the sequence is over and the run closes its IAs (a hang then is dat_ia_close's). */
     volatile boolean closing;
+
     int executed;
     /** The indexes of the actions that ran (were not skipped). */
     final java.util.BitSet ran = new java.util.BitSet();
+
     Mismatch failure;
     int failedAt = -1;
     String failedAction;
@@ -129,8 +131,10 @@ final class Run implements AutoCloseable {
         } catch (RuntimeException other) {
             Expect.Alt a = expect.alts.get(0);
             transcript.add(java + "; // FAILS: throws " + other.getClass().getSimpleName());
-            throw mismatch(a.check().rule("a DAT call fails only with a DatException carrying the return code"),
-                    expect.toString(), "threw " + other);
+            throw mismatch(
+                    a.check().rule("a DAT call fails only with a DatException carrying the return code"),
+                    expect.toString(),
+                    "threw " + other);
         }
         if (ex == null) {
             for (Expect.Alt a : expect.alts) {
@@ -148,13 +152,17 @@ final class Run implements AutoCloseable {
             fail(expect);
             throw new Mismatch(e.check(), expect.toString(), "DAT_SUCCESS");
         }
-        String got = ex.type().cName() + (ex.subtype().cName().equals("DAT_NO_SUBTYPE") ? "" : " " + ex.subtype().cName());
+        String got = ex.type().cName()
+                + (ex.subtype().cName().equals("DAT_NO_SUBTYPE")
+                        ? ""
+                        : " " + ex.subtype().cName());
         Expect.Alt typed = null;
         for (Expect.Alt a : expect.alts) {
             if (a.type() == ex.type()) {
                 if (a.subtypes().isEmpty() || a.subtypes().contains(ex.subtype())) {
                     verdict(a.check(), expect, got);
-                    transcript.add(Java.assertDat(a.type(), ex.subtype(), a.subtypes().isEmpty(), java));
+                    transcript.add(
+                            Java.assertDat(a.type(), ex.subtype(), a.subtypes().isEmpty(), java));
                     if (a.effect() != null) {
                         a.effect().accept(null);
                     }
@@ -167,7 +175,8 @@ final class Run implements AutoCloseable {
         }
         if (typed != null && typed.subChoice() && !settings.strict()) {
             coverage.record(typed.check(), true);
-            note("subtype " + ex.subtype().cName() + " where the recorded choice is " + typed.subtypes() + ": " + typed.check());
+            note("subtype " + ex.subtype().cName() + " where the recorded choice is " + typed.subtypes() + ": "
+                    + typed.check());
             transcript.add(Java.assertDat(typed.type(), ex.subtype(), true, java));
             return FAILED;
         }
@@ -281,9 +290,12 @@ final class Run implements AutoCloseable {
             ran.set(i);
             if (DEBUG) {
                 for (M.Ep ep : model.all(M.Ep.class)) {
-                    transcript.add("//   " + ep.sym + " " + ep.state + (ep.wild ? " wild" : "") + (ep.breaking ? " breaking" : "")
-                            + (ep.peerEnding ? " peerEnding" : "") + " peer " + ep.peer + " pending " + ep.pending.stream()
-                            .map(sl -> (sl.certain ? "!" : "?") + sl.viable()).toList() + " arrived " + ep.arrived.size());
+                    transcript.add("//   " + ep.sym + " " + ep.state + (ep.wild ? " wild" : "")
+                            + (ep.breaking ? " breaking" : "")
+                            + (ep.peerEnding ? " peerEnding" : "") + " peer " + ep.peer + " pending "
+                            + ep.pending.stream()
+                                    .map(sl -> (sl.certain ? "!" : "?") + sl.viable())
+                                    .toList() + " arrived " + ep.arrived.size());
                 }
             }
             log.add(i + ": " + a);
@@ -312,8 +324,10 @@ final class Run implements AutoCloseable {
         } catch (RuntimeException thrown) {
             // a provider's handle or event the engine cannot use (a wrong type, a null), or its own failure
             ran.set(i);
-            Check c = Check.ok(a.page(), "a DAT call fails only with a DatException carrying the return code, and "
-                    + "returns what its page says");
+            Check c = Check.ok(
+                    a.page(),
+                    "a DAT call fails only with a DatException carrying the return code, and "
+                            + "returns what its page says");
             StackTraceElement[] st = thrown.getStackTrace();
             failure = mismatch(c, "no exception", thrown + (st.length > 0 ? " at " + st[0] : ""));
             transcript.add("// FAILS: " + thrown);

@@ -15,8 +15,8 @@ import io.simrdma.dat.DatRegistry;
  * @param registry        the DAT registry the provider is found in
  * @param defaultRegistry whether {@code registry} is {@link io.simrdma.dat.Dat#registry()} (for the transcript)
  */
-record RunSettings(String iaTemplate, SuiteConfig.Mode mode, boolean strict, DatRegistry registry,
-                   boolean defaultRegistry) {
+record RunSettings(
+        String iaTemplate, SuiteConfig.Mode mode, boolean strict, DatRegistry registry, boolean defaultRegistry) {
 
     private static final java.util.concurrent.atomic.AtomicLong RUNS = new java.util.concurrent.atomic.AtomicLong();
 
@@ -26,7 +26,9 @@ record RunSettings(String iaTemplate, SuiteConfig.Mode mode, boolean strict, Dat
     }
 
     String iaName(int ia, long seed, long run) {
-        return iaTemplate.replace("{ia}", Integer.toString(ia)).replace("{seed}", Long.toString(seed))
+        return iaTemplate
+                .replace("{ia}", Integer.toString(ia))
+                .replace("{seed}", Long.toString(seed))
                 .replace("{run}", Long.toString(run));
     }
 

@@ -17,8 +17,7 @@ final class Shrinker {
     /** Most replays one shrink may spend. */
     static final int BUDGET = 600;
 
-    private Shrinker() {
-    }
+    private Shrinker() {}
 
     static ConformanceSuite.Outcome shrink(RunSettings settings, long seed, ConformanceSuite.Outcome failing) {
         String sig = ConformanceSuite.signature(failing.run());
@@ -75,7 +74,8 @@ final class Shrinker {
 
     /** A sequence that hung is replayed with a shorter patience: it hangs again or ends soon. */
     static long hangFor(String sig) {
-        return sig != null && sig.contains(ConformanceSuite.HANG_RULE) ? Math.min(ConformanceSuite.hangMillis, 15_000)
+        return sig != null && sig.contains(ConformanceSuite.HANG_RULE)
+                ? Math.min(ConformanceSuite.hangMillis, 15_000)
                 : ConformanceSuite.hangMillis;
     }
 
@@ -83,8 +83,8 @@ final class Shrinker {
         return new ArrayList<>(cand.subList(0, Math.min(cand.size(), o.run().failedAt + 1)));
     }
 
-    private static ConformanceSuite.Outcome attempt(RunSettings settings, long seed, List<Action> cand, String sig,
-                                                    int[] budget) {
+    private static ConformanceSuite.Outcome attempt(
+            RunSettings settings, long seed, List<Action> cand, String sig, int[] budget) {
         budget[0]--;
         ConformanceSuite.Outcome o = ConformanceSuite.replay(settings, seed, cand, hangFor(sig));
         return sig.equals(ConformanceSuite.signature(o.run())) ? o : null;

@@ -2,7 +2,6 @@ package io.simrdma.conformance;
 
 import io.simrdma.dat.Dat;
 import io.simrdma.dat.DatRegistry;
-
 import java.nio.file.Path;
 import java.util.Objects;
 import java.util.function.Consumer;
@@ -35,9 +34,20 @@ import java.util.function.Consumer;
  *                   reported as that deviation (the value says why it is known and where it is tracked)
  *                   and does not fail the run; the seed's sequence ends there
  */
-public record SuiteConfig(String iaTemplate, long firstSeed, int seeds, int actions, Mode mode, FaultProfile profile,
-                          boolean strict, boolean shrink, int stopAfter, DatRegistry registry, Path reportDir,
-                          Consumer<String> progress, java.util.Map<String, String> knownDeviations) {
+public record SuiteConfig(
+        String iaTemplate,
+        long firstSeed,
+        int seeds,
+        int actions,
+        Mode mode,
+        FaultProfile profile,
+        boolean strict,
+        boolean shrink,
+        int stopAfter,
+        DatRegistry registry,
+        Path reportDir,
+        Consumer<String> progress,
+        java.util.Map<String, String> knownDeviations) {
 
     /** The fabric the IA names select: what the engine may wait on, and for how long. */
     public enum Mode {
@@ -156,8 +166,20 @@ public record SuiteConfig(String iaTemplate, long firstSeed, int seeds, int acti
         }
 
         public SuiteConfig build() {
-            return new SuiteConfig(iaTemplate, firstSeed, seeds, actions, mode, profile, strict, shrink, stopAfter,
-                    registry, reportDir, progress, knownDeviations);
+            return new SuiteConfig(
+                    iaTemplate,
+                    firstSeed,
+                    seeds,
+                    actions,
+                    mode,
+                    profile,
+                    strict,
+                    shrink,
+                    stopAfter,
+                    registry,
+                    reportDir,
+                    progress,
+                    knownDeviations);
         }
     }
 }

@@ -17,8 +17,15 @@ import java.util.List;
  * @param millis   wall-clock duration
  * @param notes    alternatives to recorded choices and relaxed checks seen (a sample)
  */
-public record SuiteReport(SuiteConfig config, List<Failure> failures, List<Failure> deviations, Coverage coverage,
-                          int seeds, long actions, long millis, List<String> notes) {
+public record SuiteReport(
+        SuiteConfig config,
+        List<Failure> failures,
+        List<Failure> deviations,
+        Coverage coverage,
+        int seeds,
+        long actions,
+        long millis,
+        List<String> notes) {
 
     public SuiteReport {
         failures = List.copyOf(failures);

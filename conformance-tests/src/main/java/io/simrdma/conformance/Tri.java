@@ -1,7 +1,6 @@
 package io.simrdma.conformance;
 
 import io.simrdma.dat.LmrTriplet;
-
 import java.util.ArrayList;
 import java.util.List;
 

@@ -1,17 +1,16 @@
 package io.simrdma.conformance;
 
 import io.simrdma.dat.DatConf;
+import io.simrdma.dat.DatHandle;
+import io.simrdma.dat.DatRegistry;
 import io.simrdma.dat.EpAttributes;
 import io.simrdma.dat.EpModify;
 import io.simrdma.dat.EventDispatcher;
-import io.simrdma.dat.ProtectionZone;
-import io.simrdma.dat.DatHandle;
-import io.simrdma.dat.DatRegistry;
 import io.simrdma.dat.InterfaceAdapter;
+import io.simrdma.dat.ProtectionZone;
 import io.simrdma.dat.spi.DatProvider;
 import io.simrdma.dat.spi.IaOpenRequest;
 import io.simrdma.provider.SimProvider;
-
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
@@ -127,8 +126,8 @@ final class MutantProvider implements DatProvider {
                 for (Class<?> c = real.getClass(); c != null; c = c.getSuperclass()) {
                     collect(c, ifaces);
                 }
-                p = Proxy.newProxyInstance(MutantProvider.class.getClassLoader(), ifaces.toArray(Class<?>[]::new),
-                        new Handler(real));
+                p = Proxy.newProxyInstance(
+                        MutantProvider.class.getClassLoader(), ifaces.toArray(Class<?>[]::new), new Handler(real));
                 proxies.put(real, p);
                 reals.put(p, real);
             }
@@ -172,11 +171,21 @@ final class MutantProvider implements DatProvider {
     /** dat_ep_modify's argument, its PZ and EVDs unwrapped (a class with a private constructor). */
     private EpModify unwrapModify(EpModify mod) {
         try {
-            var ctor = EpModify.class.getDeclaredConstructor(Set.class, ProtectionZone.class, EventDispatcher.class,
-                    EventDispatcher.class, EventDispatcher.class, EpAttributes.class);
+            var ctor = EpModify.class.getDeclaredConstructor(
+                    Set.class,
+                    ProtectionZone.class,
+                    EventDispatcher.class,
+                    EventDispatcher.class,
+                    EventDispatcher.class,
+                    EpAttributes.class);
             ctor.setAccessible(true);
-            return ctor.newInstance(mod.fields(), unwrap(mod.pz()), unwrap(mod.recvEvd()), unwrap(mod.requestEvd()),
-                    unwrap(mod.connectEvd()), mod.attributeValues());
+            return ctor.newInstance(
+                    mod.fields(),
+                    unwrap(mod.pz()),
+                    unwrap(mod.recvEvd()),
+                    unwrap(mod.requestEvd()),
+                    unwrap(mod.connectEvd()),
+                    mod.attributeValues());
         } catch (ReflectiveOperationException e) {
             throw new IllegalStateException("cannot unwrap " + mod, e);
         }

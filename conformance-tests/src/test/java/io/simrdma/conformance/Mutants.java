@@ -25,7 +25,6 @@ import io.simrdma.dat.PublicServicePoint;
 import io.simrdma.dat.RmrBindCompletionEvent;
 import io.simrdma.dat.SharedReceiveQueue;
 import io.simrdma.dat.SrqParams;
-
 import java.lang.reflect.RecordComponent;
 import java.util.Arrays;
 import java.util.List;
@@ -47,95 +46,181 @@ final class Mutants {
      * @param breaks   the rule it breaks, with its man page
      * @param mutation makes the mutation for one suite run
      */
-    record Mutant(String name, String breaks, Supplier<MutantProvider.Mutation> mutation) {
-    }
+    record Mutant(String name, String breaks, Supplier<MutantProvider.Mutation> mutation) {}
 
-    private Mutants() {
-    }
+    private Mutants() {}
 
     static List<Mutant> all() {
         return List.of(
                 // ---------------------------------------------------------------- return codes
-                new Mutant("freed-lmr-accepted", "dat_lmr_free(3DAT): DAT_INVALID_HANDLE for a freed LMR",
+                new Mutant(
+                        "freed-lmr-accepted",
+                        "dat_lmr_free(3DAT): DAT_INVALID_HANDLE for a freed LMR",
                         () -> swallow(LocalMemoryRegion.class, "free", DatReturnType.INVALID_HANDLE)),
-                new Mutant("freed-pz-accepted", "dat_pz_free(3DAT): DAT_INVALID_HANDLE for a freed PZ",
+                new Mutant(
+                        "freed-pz-accepted",
+                        "dat_pz_free(3DAT): DAT_INVALID_HANDLE for a freed PZ",
                         () -> swallow(ProtectionZone.class, "free", DatReturnType.INVALID_HANDLE)),
-                new Mutant("freed-evd-accepted", "dat_evd_free(3DAT): DAT_INVALID_HANDLE for a freed EVD",
+                new Mutant(
+                        "freed-evd-accepted",
+                        "dat_evd_free(3DAT): DAT_INVALID_HANDLE for a freed EVD",
                         () -> swallow(EventDispatcher.class, "free", DatReturnType.INVALID_HANDLE)),
-                new Mutant("freed-ep-accepted", "dat_ep_free(3DAT): DAT_INVALID_HANDLE for a freed EP",
+                new Mutant(
+                        "freed-ep-accepted",
+                        "dat_ep_free(3DAT): DAT_INVALID_HANDLE for a freed EP",
                         () -> swallow(Endpoint.class, "free", DatReturnType.INVALID_HANDLE)),
-                new Mutant("freed-psp-accepted", "dat_psp_free(3DAT): DAT_INVALID_HANDLE for a freed PSP",
+                new Mutant(
+                        "freed-psp-accepted",
+                        "dat_psp_free(3DAT): DAT_INVALID_HANDLE for a freed PSP",
                         () -> swallow(PublicServicePoint.class, "free", DatReturnType.INVALID_HANDLE)),
-                new Mutant("freed-srq-accepted", "dat_srq_free(3DAT): DAT_INVALID_HANDLE for a freed SRQ",
+                new Mutant(
+                        "freed-srq-accepted",
+                        "dat_srq_free(3DAT): DAT_INVALID_HANDLE for a freed SRQ",
                         () -> swallow(SharedReceiveQueue.class, "free", DatReturnType.INVALID_HANDLE)),
-                new Mutant("pz-in-use-freed", "dat_pz_free(3DAT): DAT_INVALID_STATE while LMRs, RMRs or EPs use the PZ",
+                new Mutant(
+                        "pz-in-use-freed",
+                        "dat_pz_free(3DAT): DAT_INVALID_STATE while LMRs, RMRs or EPs use the PZ",
                         () -> swallow(ProtectionZone.class, "free", DatReturnType.INVALID_STATE)),
-                new Mutant("post-send-in-wrong-state", "dat_ep_post_send(3DAT): DAT_INVALID_STATE unless CONNECTED",
+                new Mutant(
+                        "post-send-in-wrong-state",
+                        "dat_ep_post_send(3DAT): DAT_INVALID_STATE unless CONNECTED",
                         () -> swallow(Endpoint.class, "postSend", DatReturnType.INVALID_STATE)),
-                new Mutant("post-rdma-in-wrong-state", "dat_ep_post_rdma_write(3DAT): DAT_INVALID_STATE unless CONNECTED",
+                new Mutant(
+                        "post-rdma-in-wrong-state",
+                        "dat_ep_post_rdma_write(3DAT): DAT_INVALID_STATE unless CONNECTED",
                         () -> swallowPrefix(Endpoint.class, "postRdma", DatReturnType.INVALID_STATE)),
-                new Mutant("invalid-handle-subtype", "dat_*(3DAT): DAT_INVALID_HANDLE carries the subtype of the handle "
-                        + "(DAT_INVALID_HANDLE_EP for an EP, ...)", Mutants::wrongHandleSubtype),
-                new Mutant("invalid-state-as-parameter", "dat_*(3DAT): DAT_INVALID_STATE is not DAT_INVALID_PARAMETER",
+                new Mutant(
+                        "invalid-handle-subtype",
+                        "dat_*(3DAT): DAT_INVALID_HANDLE carries the subtype of the handle "
+                                + "(DAT_INVALID_HANDLE_EP for an EP, ...)",
+                        Mutants::wrongHandleSubtype),
+                new Mutant(
+                        "invalid-state-as-parameter",
+                        "dat_*(3DAT): DAT_INVALID_STATE is not DAT_INVALID_PARAMETER",
                         () -> retype(DatReturnType.INVALID_STATE, DatReturnType.INVALID_PARAMETER)),
-                new Mutant("invalid-parameter-as-length", "dat_*(3DAT): DAT_INVALID_PARAMETER is not DAT_LENGTH_ERROR",
+                new Mutant(
+                        "invalid-parameter-as-length",
+                        "dat_*(3DAT): DAT_INVALID_PARAMETER is not DAT_LENGTH_ERROR",
                         () -> retype(DatReturnType.INVALID_PARAMETER, DatReturnType.LENGTH_ERROR)),
-                new Mutant("oversized-private-data-truncated", "dat_ep_connect(3DAT): private data over the IA's "
-                        + "limit is DAT_INVALID_PARAMETER, not cut to the limit", Mutants::oversizedPrivateData),
-                new Mutant("evd-zero-qlen-accepted", "dat_evd_create(3DAT): evd_min_qlen 0 is DAT_INVALID_PARAMETER",
+                new Mutant(
+                        "oversized-private-data-truncated",
+                        "dat_ep_connect(3DAT): private data over the IA's "
+                                + "limit is DAT_INVALID_PARAMETER, not cut to the limit",
+                        Mutants::oversizedPrivateData),
+                new Mutant(
+                        "evd-zero-qlen-accepted",
+                        "dat_evd_create(3DAT): evd_min_qlen 0 is DAT_INVALID_PARAMETER",
                         Mutants::zeroQlen),
                 // ---------------------------------------------------------------- events
-                new Mutant("dto-completion-lost", "dat_ep_post_send(3DAT)/dat_evd_dequeue(3DAT): every DTO completes with "
-                        + "exactly one event", Mutants::loseCompletion),
-                new Mutant("dto-completion-duplicated", "dat_evd_dequeue(3DAT): an event is removed from the EVD once "
-                        + "dequeued", Mutants::duplicateCompletion),
-                new Mutant("dto-cookie-swapped", "dat_ep_post_recv(3DAT): the completion carries the user_cookie "
-                        + "of its DTO", () -> dto(e -> new DtoCompletionEvent(e.evd(), e.ep(), e.userCookie() ^ 1,
-                        e.status(), e.transferredLength()))),
-                new Mutant("dto-length-off-by-one", "dat_evd_dequeue(3DAT): transfered_length is the bytes transferred",
+                new Mutant(
+                        "dto-completion-lost",
+                        "dat_ep_post_send(3DAT)/dat_evd_dequeue(3DAT): every DTO completes with " + "exactly one event",
+                        Mutants::loseCompletion),
+                new Mutant(
+                        "dto-completion-duplicated",
+                        "dat_evd_dequeue(3DAT): an event is removed from the EVD once " + "dequeued",
+                        Mutants::duplicateCompletion),
+                new Mutant(
+                        "dto-cookie-swapped",
+                        "dat_ep_post_recv(3DAT): the completion carries the user_cookie " + "of its DTO",
+                        () -> dto(e -> new DtoCompletionEvent(
+                                e.evd(), e.ep(), e.userCookie() ^ 1, e.status(), e.transferredLength()))),
+                new Mutant(
+                        "dto-length-off-by-one",
+                        "dat_evd_dequeue(3DAT): transfered_length is the bytes transferred",
                         () -> dto(e -> e.status() == DtoCompletionStatus.SUCCESS && e.transferredLength() > 0
-                                ? new DtoCompletionEvent(e.evd(), e.ep(), e.userCookie(), e.status(),
-                                e.transferredLength() + 1) : e)),
-                new Mutant("flushed-as-success", "dat_ep_disconnect(3DAT): outstanding DTOs complete with "
-                        + "DAT_DTO_ERR_FLUSHED", () -> dto(e -> e.status() == DtoCompletionStatus.ERR_FLUSHED
-                        ? new DtoCompletionEvent(e.evd(), e.ep(), e.userCookie(), DtoCompletionStatus.SUCCESS,
-                        e.transferredLength()) : e)),
-                new Mutant("dto-on-wrong-evd", "dat_ep_create(3DAT): DTO completions go to the EP's request or recv "
-                        + "EVD", Mutants::dtoOnConnectEvd),
-                new Mutant("rmr-bind-cookie-swapped", "dat_rmr_bind(3DAT): the bind completion carries its user_cookie",
-                        () -> event(RmrBindCompletionEvent.class, e -> new RmrBindCompletionEvent(e.evd(), e.rmr(),
-                                e.userCookie() + 1, e.status()))),
-                new Mutant("peer-rejected-as-non-peer", "dat_cr_reject(3DAT): the active side gets "
-                        + "DAT_CONNECTION_EVENT_PEER_REJECTED", () -> event(ConnectionEvent.class,
-                        e -> e.eventNumber() == EventNumber.CONNECTION_EVENT_PEER_REJECTED
-                                ? new ConnectionEvent(e.evd(), EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED, e.ep(),
-                                e.privateData(), e.reason()) : e)),
-                new Mutant("connection-private-data-truncated", "dat_cr_accept(3DAT): the active side's "
-                        + "DAT_CONNECTION_EVENT_ESTABLISHED carries the accept's private data",
-                        () -> event(ConnectionEvent.class, e -> e.privateData() != null && e.privateData().length > 0
-                                ? new ConnectionEvent(e.evd(), e.eventNumber(), e.ep(),
-                                Arrays.copyOf(e.privateData(), e.privateData().length - 1), e.reason()) : e)),
-                new Mutant("cr-private-data-truncated", "dat_cr_query(3DAT): the request's private data as the "
-                        + "active side sent it", Mutants::crPrivateDataTruncated),
-                new Mutant("evd-wait-nmore-off", "dat_evd_wait(3DAT): nmore is the number of events still queued",
+                                ? new DtoCompletionEvent(
+                                        e.evd(), e.ep(), e.userCookie(), e.status(), e.transferredLength() + 1)
+                                : e)),
+                new Mutant(
+                        "flushed-as-success",
+                        "dat_ep_disconnect(3DAT): outstanding DTOs complete with " + "DAT_DTO_ERR_FLUSHED",
+                        () -> dto(e -> e.status() == DtoCompletionStatus.ERR_FLUSHED
+                                ? new DtoCompletionEvent(
+                                        e.evd(),
+                                        e.ep(),
+                                        e.userCookie(),
+                                        DtoCompletionStatus.SUCCESS,
+                                        e.transferredLength())
+                                : e)),
+                new Mutant(
+                        "dto-on-wrong-evd",
+                        "dat_ep_create(3DAT): DTO completions go to the EP's request or recv " + "EVD",
+                        Mutants::dtoOnConnectEvd),
+                new Mutant(
+                        "rmr-bind-cookie-swapped",
+                        "dat_rmr_bind(3DAT): the bind completion carries its user_cookie",
+                        () -> event(
+                                RmrBindCompletionEvent.class,
+                                e -> new RmrBindCompletionEvent(e.evd(), e.rmr(), e.userCookie() + 1, e.status()))),
+                new Mutant(
+                        "peer-rejected-as-non-peer",
+                        "dat_cr_reject(3DAT): the active side gets " + "DAT_CONNECTION_EVENT_PEER_REJECTED",
+                        () -> event(
+                                ConnectionEvent.class,
+                                e -> e.eventNumber() == EventNumber.CONNECTION_EVENT_PEER_REJECTED
+                                        ? new ConnectionEvent(
+                                                e.evd(),
+                                                EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED,
+                                                e.ep(),
+                                                e.privateData(),
+                                                e.reason())
+                                        : e)),
+                new Mutant(
+                        "connection-private-data-truncated",
+                        "dat_cr_accept(3DAT): the active side's "
+                                + "DAT_CONNECTION_EVENT_ESTABLISHED carries the accept's private data",
+                        () -> event(
+                                ConnectionEvent.class,
+                                e -> e.privateData() != null && e.privateData().length > 0
+                                        ? new ConnectionEvent(
+                                                e.evd(),
+                                                e.eventNumber(),
+                                                e.ep(),
+                                                Arrays.copyOf(e.privateData(), e.privateData().length - 1),
+                                                e.reason())
+                                        : e)),
+                new Mutant(
+                        "cr-private-data-truncated",
+                        "dat_cr_query(3DAT): the request's private data as the " + "active side sent it",
+                        Mutants::crPrivateDataTruncated),
+                new Mutant(
+                        "evd-wait-nmore-off",
+                        "dat_evd_wait(3DAT): nmore is the number of events still queued",
                         Mutants::nmoreOff),
                 // ---------------------------------------------------------------- states and queries
-                new Mutant("disconnect-state-unchanged", "dat_ep_disconnect(3DAT): the EP is DISCONNECTED once "
-                        + "disconnected, not CONNECTED", Mutants::disconnectedShownConnected),
-                new Mutant("reset-does-nothing", "dat_ep_reset(3DAT): the EP returns to UNCONNECTED",
+                new Mutant(
+                        "disconnect-state-unchanged",
+                        "dat_ep_disconnect(3DAT): the EP is DISCONNECTED once " + "disconnected, not CONNECTED",
+                        Mutants::disconnectedShownConnected),
+                new Mutant(
+                        "reset-does-nothing",
+                        "dat_ep_reset(3DAT): the EP returns to UNCONNECTED",
                         () -> skip(Endpoint.class, "reset")),
-                new Mutant("recv-query-off-by-one", "dat_ep_recv_query(3DAT): nbufs_allocated counts the posted receives",
+                new Mutant(
+                        "recv-query-off-by-one",
+                        "dat_ep_recv_query(3DAT): nbufs_allocated counts the posted receives",
                         () -> result(EpRecvInfo.class, r -> new EpRecvInfo(r.nbufsAllocated() + 1, r.bufsAllocSpan()))),
-                new Mutant("lmr-query-length", "dat_lmr_query(3DAT): the length the LMR was created with",
+                new Mutant(
+                        "lmr-query-length",
+                        "dat_lmr_query(3DAT): the length the LMR was created with",
                         () -> result(LmrParams.class, r -> with(r, "length", r.length() + 1))),
-                new Mutant("evd-query-qlen", "dat_evd_query(3DAT): evd_qlen is at least evd_min_qlen as created",
+                new Mutant(
+                        "evd-query-qlen",
+                        "dat_evd_query(3DAT): evd_qlen is at least evd_min_qlen as created",
                         () -> result(EvdParams.class, r -> with(r, "qlen", 0))),
-                new Mutant("srq-lw-kept", "dat_srq_set_lw(3DAT)/dat_srq_query(3DAT): the low watermark set is the "
-                        + "one queried", () -> skip(SharedReceiveQueue.class, "setLowWatermark")),
-                new Mutant("srq-query-outstanding", "dat_srq_query(3DAT): outstanding_dto_count counts the "
-                        + "receives posted and not completed",
-                        () -> result(SrqParams.class, r -> with(r, "outstandingDtoCount", r.outstandingDtoCount() + 1))),
-                new Mutant("ep-query-pz-lost", "dat_ep_query(3DAT): the PZ the EP was created with",
+                new Mutant(
+                        "srq-lw-kept",
+                        "dat_srq_set_lw(3DAT)/dat_srq_query(3DAT): the low watermark set is the " + "one queried",
+                        () -> skip(SharedReceiveQueue.class, "setLowWatermark")),
+                new Mutant(
+                        "srq-query-outstanding",
+                        "dat_srq_query(3DAT): outstanding_dto_count counts the " + "receives posted and not completed",
+                        () -> result(
+                                SrqParams.class, r -> with(r, "outstandingDtoCount", r.outstandingDtoCount() + 1))),
+                new Mutant(
+                        "ep-query-pz-lost",
+                        "dat_ep_query(3DAT): the PZ the EP was created with",
                         () -> result(EpParams.class, r -> with(r, "pz", Optional.empty()))));
     }
 
@@ -189,7 +274,8 @@ final class Mutants {
             } catch (DatException e) {
                 if (e.type() == DatReturnType.INVALID_HANDLE && e.subtype() != DatReturnSubtype.NO_SUBTYPE) {
                     DatReturnSubtype other = e.subtype() == DatReturnSubtype.INVALID_HANDLE_EP
-                            ? DatReturnSubtype.INVALID_HANDLE_LMR : DatReturnSubtype.INVALID_HANDLE_EP;
+                            ? DatReturnSubtype.INVALID_HANDLE_LMR
+                            : DatReturnSubtype.INVALID_HANDLE_EP;
                     throw new DatException(e.type(), other, e.detail());
                 }
                 throw e;
@@ -217,8 +303,14 @@ final class Mutants {
             if (r instanceof Optional<?> o && o.isPresent() && type.isInstance(o.get())) {
                 return Optional.of(f.apply(type.cast(o.get())));
             }
-            if (r instanceof EvdWaitResult w && w.event().isPresent() && type.isInstance(w.event().get())) {
-                return new EvdWaitResult(w.status(), Optional.of((io.simrdma.dat.DatEvent) f.apply(type.cast(w.event().get()))), w.nmore());
+            if (r instanceof EvdWaitResult w
+                    && w.event().isPresent()
+                    && type.isInstance(w.event().get())) {
+                return new EvdWaitResult(
+                        w.status(),
+                        Optional.of((io.simrdma.dat.DatEvent)
+                                f.apply(type.cast(w.event().get()))),
+                        w.nmore());
             }
             return r;
         };
@@ -235,7 +327,9 @@ final class Mutants {
         Class<?>[] types = new Class<?>[rc.length];
         try {
             for (int i = 0; i < rc.length; i++) {
-                values[i] = rc[i].getName().equals(component) ? value : rc[i].getAccessor().invoke(rec);
+                values[i] = rc[i].getName().equals(component)
+                        ? value
+                        : rc[i].getAccessor().invoke(rec);
                 types[i] = rc[i].getType();
             }
             @SuppressWarnings("unchecked")
@@ -253,8 +347,12 @@ final class Mutants {
         int[] n = {0};
         return (t, m, a, p) -> {
             Object r = p.run();
-            if (t instanceof EventDispatcher && m.getName().equals("dequeue") && r instanceof Optional<?> o
-                    && o.isPresent() && o.get() instanceof DtoCompletionEvent && n[0]++ % 3 == 1) {
+            if (t instanceof EventDispatcher
+                    && m.getName().equals("dequeue")
+                    && r instanceof Optional<?> o
+                    && o.isPresent()
+                    && o.get() instanceof DtoCompletionEvent
+                    && n[0]++ % 3 == 1) {
                 return p.run();
             }
             return r;
@@ -273,7 +371,9 @@ final class Mutants {
                     return r;
                 }
                 Object r = p.run();
-                if (r instanceof Optional<?> o && o.isPresent() && o.get() instanceof DtoCompletionEvent
+                if (r instanceof Optional<?> o
+                        && o.isPresent()
+                        && o.get() instanceof DtoCompletionEvent
                         && n[0]++ % 3 == 2) {
                     again[0] = r;
                 }
@@ -288,7 +388,8 @@ final class Mutants {
         return dto(e -> {
             Optional<EventDispatcher> c = e.ep().query().connectEvd();
             return c.isPresent() && c.get() != e.evd()
-                    ? new DtoCompletionEvent(c.get(), e.ep(), e.userCookie(), e.status(), e.transferredLength()) : e;
+                    ? new DtoCompletionEvent(c.get(), e.ep(), e.userCookie(), e.status(), e.transferredLength())
+                    : e;
         });
     }
 
@@ -307,7 +408,9 @@ final class Mutants {
 
     static MutantProvider.Mutation zeroQlen() {
         return (t, m, a, p) -> {
-            if (t instanceof InterfaceAdapter && m.getName().equals("createEvd") && a[0] instanceof Integer q
+            if (t instanceof InterfaceAdapter
+                    && m.getName().equals("createEvd")
+                    && a[0] instanceof Integer q
                     && q == 0) {
                 a[0] = 1;
             }
@@ -318,10 +421,15 @@ final class Mutants {
     static MutantProvider.Mutation crPrivateDataTruncated() {
         return (t, m, a, p) -> {
             Object r = p.run();
-            if (t instanceof ConnectionRequest && r instanceof CrParams c && c.privateData() != null
+            if (t instanceof ConnectionRequest
+                    && r instanceof CrParams c
+                    && c.privateData() != null
                     && c.privateData().length > 0) {
-                return new CrParams(c.remoteIaAddress(), c.remotePortQual(),
-                        Arrays.copyOf(c.privateData(), c.privateData().length - 1), c.localEp());
+                return new CrParams(
+                        c.remoteIaAddress(),
+                        c.remotePortQual(),
+                        Arrays.copyOf(c.privateData(), c.privateData().length - 1),
+                        c.localEp());
             }
             return r;
         };

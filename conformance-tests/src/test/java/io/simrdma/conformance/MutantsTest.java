@@ -1,11 +1,9 @@
 package io.simrdma.conformance;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.params.provider.MethodSource;
-import org.junit.jupiter.params.ParameterizedTest;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -16,11 +14,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Proof that the suite finds bugs: each mutant provider ({@link Mutants}) breaks one rule of a man page and
@@ -47,7 +46,8 @@ class MutantsTest {
         int seeds = Integer.getInteger("conform.mutantSeeds", DEFAULT_SEEDS);
         Failure kill = null;
         for (long seed = 1; seed <= seeds && kill == null; seed++) {
-            SuiteReport r = run(new MutantProvider(mutant.name(), mutant.mutation().get()), seed, false);
+            SuiteReport r =
+                    run(new MutantProvider(mutant.name(), mutant.mutation().get()), seed, false);
             if (r.failures().isEmpty()) {
                 continue;
             }
@@ -56,27 +56,40 @@ class MutantsTest {
             if (!control.failures().isEmpty() || !control.deviations().isEmpty()) {
                 continue;
             }
-            SuiteReport shrunk = run(new MutantProvider(mutant.name(), mutant.mutation().get()), seed, true);
+            SuiteReport shrunk =
+                    run(new MutantProvider(mutant.name(), mutant.mutation().get()), seed, true);
             assertFalse(shrunk.failures().isEmpty(), "seed " + seed + " fails again when run to be shrunk");
             kill = shrunk.failures().get(0);
         }
         if (kill == null) {
-            ROWS.put(mutant.name(), "| " + mutant.name() + " | " + mutant.breaks() + " | **survived** " + seeds
-                    + " seeds | | | |");
+            ROWS.put(
+                    mutant.name(),
+                    "| " + mutant.name() + " | " + mutant.breaks() + " | **survived** " + seeds + " seeds | | | |");
         } else {
-            ROWS.put(mutant.name(), "| " + mutant.name() + " | " + mutant.breaks() + " | " + kill.seed() + " | "
-                    + kill.actionsBefore() + " | " + kill.actionsAfter() + " | " + String.join(", ", kill.clauses())
-                    + ": " + kill.rule().replace("|", "/") + " |");
+            ROWS.put(
+                    mutant.name(),
+                    "| " + mutant.name() + " | " + mutant.breaks() + " | " + kill.seed() + " | "
+                            + kill.actionsBefore() + " | " + kill.actionsAfter() + " | "
+                            + String.join(", ", kill.clauses())
+                            + ": " + kill.rule().replace("|", "/") + " |");
         }
-        assertNotNull(kill, "mutant " + mutant.name() + " (" + mutant.breaks() + ") survived " + seeds
-                + " seeds of " + ACTIONS + " actions");
-        assertTrue(kill.actionsAfter() <= kill.actionsBefore(), "shrinking never lengthens: " + kill.actionsBefore()
-                + " -> " + kill.actionsAfter());
+        assertNotNull(
+                kill,
+                "mutant " + mutant.name() + " (" + mutant.breaks() + ") survived " + seeds + " seeds of " + ACTIONS
+                        + " actions");
+        assertTrue(
+                kill.actionsAfter() <= kill.actionsBefore(),
+                "shrinking never lengthens: " + kill.actionsBefore() + " -> " + kill.actionsAfter());
     }
 
     private static SuiteReport run(MutantProvider provider, long seed, boolean shrink) {
-        return ConformanceSuite.run(SuiteConfig.builder("sim:mut{run}/ia{ia}?seed={seed}").registry(provider.registry())
-                .firstSeed(seed).seeds(1).actions(ACTIONS).shrink(shrink).build());
+        return ConformanceSuite.run(SuiteConfig.builder("sim:mut{run}/ia{ia}?seed={seed}")
+                .registry(provider.registry())
+                .firstSeed(seed)
+                .seeds(1)
+                .actions(ACTIONS)
+                .shrink(shrink)
+                .build());
     }
 
     @Test
@@ -86,13 +99,19 @@ class MutantsTest {
         for (long seed = 1; seed <= Integer.getInteger("conform.controlSeeds", 12); seed++) {
             SuiteReport wrapped = run(new MutantProvider("none", (t, m, a, p) -> p.run()), seed, false);
             SuiteReport plain = ConformanceSuite.run(SuiteConfig.builder("sim:mutplain{run}/ia{ia}?seed={seed}")
-                    .firstSeed(seed).seeds(1).actions(ACTIONS).shrink(false).build());
+                    .firstSeed(seed)
+                    .seeds(1)
+                    .actions(ACTIONS)
+                    .shrink(false)
+                    .build());
             assertEquals(verdict(plain), verdict(wrapped), "seed " + seed + ": the wrapper changed the verdict");
         }
     }
 
     private static String verdict(SuiteReport r) {
-        return r.failures().isEmpty() ? "pass" : r.failures().get(0).rule() + " after " + r.failures().get(0).actionsBefore();
+        return r.failures().isEmpty()
+                ? "pass"
+                : r.failures().get(0).rule() + " after " + r.failures().get(0).actionsBefore();
     }
 
     @AfterAll

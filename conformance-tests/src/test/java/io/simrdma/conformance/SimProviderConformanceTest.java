@@ -1,11 +1,8 @@
 package io.simrdma.conformance;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -20,10 +17,12 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * CI's conformance run: the suite judges sim-provider on the deterministic fabric (default 1,000 seeds of 200
@@ -43,69 +42,90 @@ class SimProviderConformanceTest {
      * (once) instead of failing the run. Every entry says why it is known and where it stands.
      */
     static final Map<String, String> KNOWN = Map.ofEntries(
-            Map.entry("a rejected request is destroyed: it does not arrive again",
+            Map.entry(
+                    "a rejected request is destroyed: it does not arrive again",
                     "open: sim-fabric's CM answers a REQ retransmitted after its REJ as a new request (the REJ "
-                    + "was lost or overtaken); dat_cr_reject(3DAT) says the request is destroyed"),
-            Map.entry("an EP without a PZ or DTO EVD does not satisfy the request",
+                            + "was lost or overtaken); dat_cr_reject(3DAT) says the request is destroyed"),
+            Map.entry(
+                    "an EP without a PZ or DTO EVD does not satisfy the request",
                     "provider choice: dat_cr_accept of an EP without a PZ or DTO EVD is DAT_INVALID_PARAMETER "
-                    + "in sim-provider (the EP's parameters do not satisfy the request), the recorded reading "
-                    + "says not ready; the pages allow both"),
-            Map.entry("a timeout with fewer than threshold events queued",
+                            + "in sim-provider (the EP's parameters do not satisfy the request), the recorded reading "
+                            + "says not ready; the pages allow both"),
+            Map.entry(
+                    "a timeout with fewer than threshold events queued",
                     "open: an event the model holds certain does not come (a second NON_PEER_REJECTED of two "
-                    + "connects to one unlistened qualifier; a receive posted before a dat_cr_accept that "
-                    + "failed; ESTABLISHED after a graceful disconnect of the passive side); not yet settled "
-                    + "whether the model or sim-provider is wrong"),
-            Map.entry("a connection event the EP's state calls for",
+                            + "connects to one unlistened qualifier; a receive posted before a dat_cr_accept that "
+                            + "failed; ESTABLISHED after a graceful disconnect of the passive side); not yet settled "
+                            + "whether the model or sim-provider is wrong"),
+            Map.entry(
+                    "a connection event the EP's state calls for",
                     "open: a BROKEN or second DISCONNECTED event where the model has the EP's end already "
-                    + "reported (an RDMA READ with an invalid rkey on a connection ending; a graceful "
-                    + "disconnect right after a reconnect)"),
-            Map.entry("a completed disconnect is reported by DAT_CONNECTION_EVENT_DISCONNECTED",
+                            + "reported (an RDMA READ with an invalid rkey on a connection ending; a graceful "
+                            + "disconnect right after a reconnect)"),
+            Map.entry(
+                    "a completed disconnect is reported by DAT_CONNECTION_EVENT_DISCONNECTED",
                     "open: dat_ep_disconnect(ABRUPT) while the peer's RDMA WRITE with an invalid rkey breaks "
-                    + "the connection reports BROKEN; the model allows BROKEN only when it saw the break first"),
-            Map.entry("a connection broken by",
+                            + "the connection reports BROKEN; the model allows BROKEN only when it saw the break first"),
+            Map.entry(
+                    "a connection broken by",
                     "open: the converse: DISCONNECTED where the model, having seen the break first, expects "
-                    + "BROKEN"),
-            Map.entry("returns the EP's state",
+                            + "BROKEN"),
+            Map.entry(
+                    "returns the EP's state",
                     "open: dat_ep_get_status shows DISCONNECTED or DISCONNECT_PENDING where the model still has "
-                    + "an earlier state, after an RDMA with an invalid rkey breaks a connection not yet "
-                    + "established on the passive side"),
-            Map.entry("nmore counts the events left on the queue",
+                            + "an earlier state, after an RDMA with an invalid rkey breaks a connection not yet "
+                            + "established on the passive side"),
+            Map.entry(
+                    "nmore counts the events left on the queue",
                     "open: dat_evd_wait's nmore counts one more event than the model has queued (an event the "
-                    + "model does not expect yet)"),
-            Map.entry("a message for an EP of the SRQ completes one of the SRQ's buffers",
+                            + "model does not expect yet)"),
+            Map.entry(
+                    "a message for an EP of the SRQ completes one of the SRQ's buffers",
                     "open: an SRQ receive completes with DAT_DTO_ERR_LOCAL_PROTECTION where the model expects "
-                    + "success"),
-            Map.entry("a DTO posted while the connection ends is completed unsuccessfully",
+                            + "success"),
+            Map.entry(
+                    "a DTO posted while the connection ends is completed unsuccessfully",
                     "open: a DTO posted as the connection ends completes successfully; the model holds the "
-                    + "connection already ended for it"),
-            Map.entry("the request carries the entire private data of dat_ep_connect and the requester's address",
+                            + "connection already ended for it"),
+            Map.entry(
+                    "the request carries the entire private data of dat_ep_connect and the requester's address",
                     "open: with three IAs, a connection request's remote address is another IA than the model "
-                    + "matched it to"),
-            Map.entry("in CONNECTED the request is posted; its completion comes on request_evd",
+                            + "matched it to"),
+            Map.entry(
+                    "in CONNECTED the request is posted; its completion comes on request_evd",
                     "open, not triaged (seeds 405, 408, 425, ...): a post in CONNECTED fails or completes "
-                    + "otherwise than the model holds"),
-            Map.entry("a receive buffer's LMR lacks local read",
+                            + "otherwise than the model holds"),
+            Map.entry(
+                    "a receive buffer's LMR lacks local read",
                     "open, not triaged: the LMR privilege a receive buffer needs (the page says local read; "
-                    + "the model and sim-provider disagree)"),
-            Map.entry("an LMR of local_iov lacks the LOCAL_READ privilege",
+                            + "the model and sim-provider disagree)"),
+            Map.entry(
+                    "an LMR of local_iov lacks the LOCAL_READ privilege",
                     "open, not triaged: DAT_PRIVILEGES_VIOLATION for a local_iov LMR without LOCAL_READ"),
-            Map.entry("an LMR of local_iov lacks the LOCAL_WRITE privilege",
+            Map.entry(
+                    "an LMR of local_iov lacks the LOCAL_WRITE privilege",
                     "open, not triaged: DAT_PRIVILEGES_VIOLATION for a local_iov LMR without LOCAL_WRITE"),
-            Map.entry("a rejected request is reported by DAT_CONNECTION_EVENT_PEER_REJECTED",
+            Map.entry(
+                    "a rejected request is reported by DAT_CONNECTION_EVENT_PEER_REJECTED",
                     "open, not triaged: the event of a rejected request"),
-            Map.entry("the completion carries the cookie and a status the pages allow",
+            Map.entry(
+                    "the completion carries the cookie and a status the pages allow",
                     "open, not triaged: a completion status the model does not allow at that point"),
-            Map.entry("the EP must be Idle (UNCONNECTED)",
+            Map.entry(
+                    "the EP must be Idle (UNCONNECTED)",
                     "open, not triaged: an EP the model holds CONNECTED accepted where it must be UNCONNECTED"),
-            Map.entry("the Send completes on request_evd with its cookie",
-                    "open, not triaged: a Send's completion"),
-            Map.entry("the RDMA Write completes and the remote buffer holds the local bytes",
+            Map.entry("the Send completes on request_evd with its cookie", "open, not triaged: a Send's completion"),
+            Map.entry(
+                    "the RDMA Write completes and the remote buffer holds the local bytes",
                     "open, not triaged: an RDMA Write's completion or bytes"),
-            Map.entry("the Endpoint is created in the Unconnected state",
+            Map.entry(
+                    "the Endpoint is created in the Unconnected state",
                     "open, not triaged: a new EP's state as first queried"),
-            Map.entry("the EP's state is one its history allows",
+            Map.entry(
+                    "the EP's state is one its history allows",
                     "open, not triaged: an EP state the model's history does not allow"),
-            Map.entry("nbufs_allocated counts the receives the EP holds",
+            Map.entry(
+                    "nbufs_allocated counts the receives the EP holds",
                     "open, not triaged: dat_ep_recv_query's nbufs_allocated"));
 
     static SuiteConfig.Builder sim(String template) {
@@ -115,8 +135,9 @@ class SimProviderConformanceTest {
     @Test
     // beyond the build's 10 m default: about 3 min on two idle cores, far more under load
     @Timeout(value = 40, unit = TimeUnit.MINUTES)
-    @DisplayName("dat_*(3DAT) and ep-state-machine.md: every check holds for sim-provider over 1,000 seeds x 200 actions "
-            + "on the deterministic fabric")
+    @DisplayName(
+            "dat_*(3DAT) and ep-state-machine.md: every check holds for sim-provider over 1,000 seeds x 200 actions "
+                    + "on the deterministic fabric")
     void shouldConformWhenDeterministic() throws Exception {
         int seeds = Integer.getInteger("conform.seeds", 1000);
         int actions = Integer.getInteger("conform.actions", 200);
@@ -131,7 +152,10 @@ class SimProviderConformanceTest {
                 int n = (int) Math.min(per, seeds - (long) i * per);
                 if (n > 0) {
                     parts.add(pool.submit(() -> ConformanceSuite.run(sim("sim:cd{run}/ia{ia}?seed={seed}")
-                            .firstSeed(first).seeds(n).actions(actions).build())));
+                            .firstSeed(first)
+                            .seeds(n)
+                            .actions(actions)
+                            .build())));
                 }
             }
             List<SuiteReport> reports = new ArrayList<>();
@@ -151,8 +175,13 @@ class SimProviderConformanceTest {
         int seeds = Integer.getInteger("conform.threadedSeeds", 10);
         long t0 = System.nanoTime();
         // real time: a replay is not exact and an awaited event costs a real wait, so failures are not shrunk
-        SuiteReport r = ConformanceSuite.run(sim("sim:ct{run}/ia{ia}?mode=threaded&seed={seed}").firstSeed(5001)
-                .seeds(seeds).actions(60).mode(SuiteConfig.Mode.THREADED).shrink(false).build());
+        SuiteReport r = ConformanceSuite.run(sim("sim:ct{run}/ia{ia}?mode=threaded&seed={seed}")
+                .firstSeed(5001)
+                .seeds(seeds)
+                .actions(60)
+                .mode(SuiteConfig.Mode.THREADED)
+                .shrink(false)
+                .build());
         record("threaded", List.of(r), seeds, 60, t0);
         assertPassed(List.of(r));
     }
@@ -162,8 +191,13 @@ class SimProviderConformanceTest {
     void shouldConformWhenTcp() {
         int seeds = Integer.getInteger("conform.tcpSeeds", 5);
         long t0 = System.nanoTime();
-        SuiteReport r = ConformanceSuite.run(sim("simtcp:127.0.0.1:0?node=tc{run}n{ia}&seed={seed}").firstSeed(7001)
-                .seeds(seeds).actions(60).mode(SuiteConfig.Mode.TCP).shrink(false).build());
+        SuiteReport r = ConformanceSuite.run(sim("simtcp:127.0.0.1:0?node=tc{run}n{ia}&seed={seed}")
+                .firstSeed(7001)
+                .seeds(seeds)
+                .actions(60)
+                .mode(SuiteConfig.Mode.TCP)
+                .shrink(false)
+                .build());
         record("tcp loopback", List.of(r), seeds, 60, t0);
         assertPassed(List.of(r));
     }
@@ -174,17 +208,26 @@ class SimProviderConformanceTest {
     void shouldConformWhenLinksAreFaulty(FaultProfile profile) {
         int seeds = Integer.getInteger("conform.profileSeeds", 12);
         long t0 = System.nanoTime();
-        SuiteReport r = ConformanceSuite.run(sim("sim:cf{run}/ia{ia}?seed={seed}").firstSeed(9001).seeds(seeds)
-                .actions(120).profile(profile).build());
-        record("deterministic, " + profile.name().toLowerCase(Locale.ROOT) + " (" + profile.options() + ")",
-                List.of(r), seeds, 120, t0);
+        SuiteReport r = ConformanceSuite.run(sim("sim:cf{run}/ia{ia}?seed={seed}")
+                .firstSeed(9001)
+                .seeds(seeds)
+                .actions(120)
+                .profile(profile)
+                .build());
+        record(
+                "deterministic, " + profile.name().toLowerCase(Locale.ROOT) + " (" + profile.options() + ")",
+                List.of(r),
+                seeds,
+                120,
+                t0);
         assertPassed(List.of(r));
     }
 
     @Test
     @DisplayName("a seed replays exactly on the deterministic fabric: the same sequence, verdict and fabric trace")
     void shouldReplayExactlyWhenSeedRepeats() {
-        SuiteConfig config = sim("sim:cr{run}/ia{ia}?seed={seed}&traceDigest=true").build();
+        SuiteConfig config =
+                sim("sim:cr{run}/ia{ia}?seed={seed}&traceDigest=true").build();
         RunSettings settings = ConformanceSuite.settings(config, config.template());
         for (long seed = 21; seed <= 23; seed++) {
             ConformanceSuite.Outcome a = ConformanceSuite.generate(settings, seed, 120);
@@ -207,8 +250,13 @@ class SimProviderConformanceTest {
         List<String> full = new ArrayList<>();
         for (SuiteReport r : reports) {
             for (Failure f : r.failures()) {
-                lines.append("\n").append(f.summary()).append(" (shrunk ").append(f.actionsBefore()).append(" -> ")
-                        .append(f.actionsAfter()).append(")");
+                lines.append("\n")
+                        .append(f.summary())
+                        .append(" (shrunk ")
+                        .append(f.actionsBefore())
+                        .append(" -> ")
+                        .append(f.actionsAfter())
+                        .append(")");
                 full.add("## " + f.summary());
                 full.add("");
                 full.add("Shrunk from " + f.actionsBefore() + " to " + f.actionsAfter() + " actions; trace: "
@@ -224,15 +272,20 @@ class SimProviderConformanceTest {
             synchronized (SimProviderConformanceTest.class) {
                 try {
                     Files.createDirectories(REPORT);
-                    Files.write(REPORT.resolve("failures.md"), full, java.nio.file.StandardOpenOption.CREATE,
+                    Files.write(
+                            REPORT.resolve("failures.md"),
+                            full,
+                            java.nio.file.StandardOpenOption.CREATE,
                             java.nio.file.StandardOpenOption.APPEND);
                 } catch (IOException e) {
                     throw new UncheckedIOException(e);
                 }
             }
         }
-        assertTrue(lines.length() == 0, "sim-provider failed the conformance suite (replay tests in "
-                + REPORT.resolve("failures.md") + "):" + lines);
+        assertTrue(
+                lines.length() == 0,
+                "sim-provider failed the conformance suite (replay tests in " + REPORT.resolve("failures.md") + "):"
+                        + lines);
     }
 
     private static SuiteReport get(Future<SuiteReport> f) throws InterruptedException {
@@ -255,8 +308,16 @@ class SimProviderConformanceTest {
                 deviations.add(d.rule());
             }
         }
-        RUNS.add(String.format(Locale.ROOT, "| %s | %d x %d | %d | %.1f s | %d | %s |", config, seeds, actions, executed,
-                (System.nanoTime() - t0) / 1e9, failing, String.join("; ", deviations)));
+        RUNS.add(String.format(
+                Locale.ROOT,
+                "| %s | %d x %d | %d | %.1f s | %d | %s |",
+                config,
+                seeds,
+                actions,
+                executed,
+                (System.nanoTime() - t0) / 1e9,
+                failing,
+                String.join("; ", deviations)));
     }
 
     @AfterAll
@@ -264,7 +325,8 @@ class SimProviderConformanceTest {
         List<String> runs = new ArrayList<>();
         runs.add("# Conformance runs against sim-provider");
         runs.add("");
-        runs.add("| configuration | seeds x actions | actions executed | wall time | failing seeds | known deviations seen |");
+        runs.add(
+                "| configuration | seeds x actions | actions executed | wall time | failing seeds | known deviations seen |");
         runs.add("|---|---|---|---|---|---|");
         runs.addAll(RUNS);
         runs.add("");
@@ -276,7 +338,10 @@ class SimProviderConformanceTest {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        MatrixWriter.write(COVERAGE, REPORT, "sim-provider, all configurations of this run:\n\n"
-                + String.join("\n", runs.subList(2, 4 + RUNS.size())));
+        MatrixWriter.write(
+                COVERAGE,
+                REPORT,
+                "sim-provider, all configurations of this run:\n\n"
+                        + String.join("\n", runs.subList(2, 4 + RUNS.size())));
     }
 }

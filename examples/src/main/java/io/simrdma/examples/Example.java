@@ -28,8 +28,7 @@ public interface Example {
      * @param pcap   where to write a capture of its packets, or null
      * @param ladder print the packet ladder of the run
      */
-    record Context(PrintWriter out, Path pcap, boolean ladder) {
-    }
+    record Context(PrintWriter out, Path pcap, boolean ladder) {}
 
     /** A check of an example failed. */
     final class ExampleFailure extends RuntimeException {

@@ -10,11 +10,16 @@ import java.util.Optional;
  */
 public final class Examples {
 
-    private static final List<Example> ALL = List.of(new RcPingPong(), new RpingVerbs(), new RpingDat(),
-            new WriteImmDoorbell(), new AtomicCounter(), new SrqServer(), new FaultLab());
+    private static final List<Example> ALL = List.of(
+            new RcPingPong(),
+            new RpingVerbs(),
+            new RpingDat(),
+            new WriteImmDoorbell(),
+            new AtomicCounter(),
+            new SrqServer(),
+            new FaultLab());
 
-    private Examples() {
-    }
+    private Examples() {}
 
     /** Every example. */
     public static List<Example> all() {

@@ -10,7 +10,6 @@ import io.simrdma.fabric.RecvWr;
 import io.simrdma.fabric.SendFlag;
 import io.simrdma.fabric.SendWr;
 import io.simrdma.fabric.WrOpcode;
-
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -45,28 +44,40 @@ final class FaultLab implements Example {
             QueuePair qa = a.qp();
             QueuePair qb = b.qp();
             // timeout 10: the ACK timer waits 4.096 us x 2^10 = 4.2 ms; RNR timer code 1 = 10 us
-            RcConnect.connect(qa, qb, RcConnect.Options.defaults().withTimeout(10).withMinRnrTimer(1));
+            RcConnect.connect(
+                    qa, qb, RcConnect.Options.defaults().withTimeout(10).withMinRnrTimer(1));
             Link link = lab.fabric.link(a.device, b.device);
 
             // 1. lose the 2nd packet of a 4-packet RDMA WRITE
-            link.addFault(FaultRule.drop(PacketMatcher.nth(2, PacketMatcher.requests())).times(1));
-            qa.postSend(new SendWr().wrId(1).opcode(WrOpcode.RDMA_WRITE).sge(a.mr, 0, 4096)
-                    .remote(b.mr.address(), b.mr.rkey()).flag(SendFlag.SIGNALED));
+            link.addFault(FaultRule.drop(PacketMatcher.nth(2, PacketMatcher.requests()))
+                    .times(1));
+            qa.postSend(new SendWr()
+                    .wrId(1)
+                    .opcode(WrOpcode.RDMA_WRITE)
+                    .sge(a.mr, 0, 4096)
+                    .remote(b.mr.address(), b.mr.rkey())
+                    .flag(SendFlag.SIGNALED));
             a.await();
             lab.say("1. RDMA WRITE of 4096 bytes done despite the lost packet");
             link.clearFaults();
 
             // 2. lose the ACK of a one-packet RDMA WRITE
             link.addFault(FaultRule.drop(PacketMatcher.acks()).times(1));
-            qa.postSend(new SendWr().wrId(2).opcode(WrOpcode.RDMA_WRITE).sge(a.mr, 0, 1024)
-                    .remote(b.mr.address(), b.mr.rkey()).flag(SendFlag.SIGNALED));
+            qa.postSend(new SendWr()
+                    .wrId(2)
+                    .opcode(WrOpcode.RDMA_WRITE)
+                    .sge(a.mr, 0, 1024)
+                    .remote(b.mr.address(), b.mr.rkey())
+                    .flag(SendFlag.SIGNALED));
             a.await();
             lab.say("2. RDMA WRITE of 1024 bytes done after an ACK timeout");
             link.clearFaults();
 
             // 3. SEND before b posts a receive; b posts it 30 us later
-            qa.postSend(new SendWr().wrId(3).opcode(WrOpcode.SEND).sge(a.mr, 0, 64).flag(SendFlag.SIGNALED));
-            Lab.check(!a.cq.awaitCompletions(1, 30, TimeUnit.MICROSECONDS), "the SEND completed with no receive posted");
+            qa.postSend(
+                    new SendWr().wrId(3).opcode(WrOpcode.SEND).sge(a.mr, 0, 64).flag(SendFlag.SIGNALED));
+            Lab.check(
+                    !a.cq.awaitCompletions(1, 30, TimeUnit.MICROSECONDS), "the SEND completed with no receive posted");
             qb.postRecv(new RecvWr().wrId(4).sge(b.mr, 0, 64));
             b.await();
             a.await();

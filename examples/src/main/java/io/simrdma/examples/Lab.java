@@ -19,7 +19,6 @@ import io.simrdma.fabric.capture.PacketCapture;
 import io.simrdma.fabric.view.Ladder;
 import io.simrdma.fabric.view.RunRecording;
 import io.simrdma.provider.SimProvider;
-
 import java.io.PrintWriter;
 import java.nio.ByteBuffer;
 import java.util.EnumSet;
@@ -33,8 +32,8 @@ import java.util.concurrent.TimeUnit;
 final class Lab implements AutoCloseable {
 
     /** Every right a region can give: local write, remote write, read and atomics. */
-    static final Set<AccessFlag> ALL = EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE,
-            AccessFlag.REMOTE_READ, AccessFlag.REMOTE_ATOMIC);
+    static final Set<AccessFlag> ALL = EnumSet.of(
+            AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_READ, AccessFlag.REMOTE_ATOMIC);
 
     final Fabric fabric;
     private final Example.Context context;
@@ -93,10 +92,10 @@ final class Lab implements AutoCloseable {
 
         Host(String name, int bytes) {
             device = fabric.createDevice(DeviceConfig.named(name).maxMtu(Mtu.MTU_1024));
-            pd = device.allocPd();                       // ibv_alloc_pd
-            cq = device.createCq(64);                    // ibv_create_cq
-            buf = ByteBuffer.allocateDirect(bytes);      // the application's memory ...
-            mr = pd.registerMemory(buf, ALL);            // ... registered: ibv_reg_mr gives an lkey and an rkey
+            pd = device.allocPd(); // ibv_alloc_pd
+            cq = device.createCq(64); // ibv_create_cq
+            buf = ByteBuffer.allocateDirect(bytes); // the application's memory ...
+            mr = pd.registerMemory(buf, ALL); // ... registered: ibv_reg_mr gives an lkey and an rkey
         }
 
         /** An RC queue pair whose sends and receives complete on this host's CQ (ibv_create_qp). */

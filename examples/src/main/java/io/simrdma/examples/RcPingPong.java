@@ -58,29 +58,39 @@ final class RcPingPong implements Example {
                 sqp.postRecv(new RecvWr().wrId(i).sge(server.mr, SIZE, SIZE));
                 cqp.postRecv(new RecvWr().wrId(i).sge(client.mr, SIZE, SIZE));
                 client.buf.put(0, (byte) ('a' + i));
-                cqp.postSend(new SendWr().wrId(100 + i).opcode(WrOpcode.SEND).sge(client.mr, 0, SIZE)
+                cqp.postSend(new SendWr()
+                        .wrId(100 + i)
+                        .opcode(WrOpcode.SEND)
+                        .sge(client.mr, 0, SIZE)
                         .flag(SendFlag.SIGNALED));
-                WorkCompletion got = server.await();                 // the ping arrives ...
+                WorkCompletion got = server.await(); // the ping arrives ...
                 Lab.check(got.byteLen() == SIZE && server.buf.get(SIZE) == 'a' + i, "ping " + i + " corrupted");
                 server.buf.put(0, server.buf.get(SIZE));
-                sqp.postSend(new SendWr().wrId(200 + i).opcode(WrOpcode.SEND).sge(server.mr, 0, SIZE)
-                        .flag(SendFlag.SIGNALED));                  // ... and goes back as the pong
+                sqp.postSend(new SendWr()
+                        .wrId(200 + i)
+                        .opcode(WrOpcode.SEND)
+                        .sge(server.mr, 0, SIZE)
+                        .flag(SendFlag.SIGNALED)); // ... and goes back as the pong
                 server.await();
-                client.await();                                     // the ping's send completion
-                client.await();                                     // the pong
+                client.await(); // the ping's send completion
+                client.await(); // the pong
                 Lab.check(client.buf.get(SIZE) == 'a' + i, "pong " + i + " corrupted");
             }
             double micros = (lab.fabric.now() - start) / 1000.0;
-            lab.say(String.format("%d bytes in %.3f us = %.1f Mbit/sec", 2L * ITERS * SIZE, micros,
-                    2.0 * ITERS * SIZE * 8 / micros));
+            lab.say(String.format(
+                    "%d bytes in %.3f us = %.1f Mbit/sec", 2L * ITERS * SIZE, micros, 2.0 * ITERS * SIZE * 8 / micros));
             lab.say(String.format("%d iters in %.3f us = %.3f us/iter", ITERS, micros, micros / ITERS));
         }
     }
 
     private static void print(Lab lab, String who, RcConnect.Endpoint local, RcConnect.Endpoint remote) {
-        lab.out().printf("%s:  local address:  QPN 0x%06x, PSN 0x%06x, GID %s%n", who, local.qpn(), local.psn(),
-                local.gid());
-        lab.out().printf("%s:  remote address: QPN 0x%06x, PSN 0x%06x, GID %s%n", who, remote.qpn(), remote.psn(),
-                remote.gid());
+        lab.out()
+                .printf(
+                        "%s:  local address:  QPN 0x%06x, PSN 0x%06x, GID %s%n",
+                        who, local.qpn(), local.psn(), local.gid());
+        lab.out()
+                .printf(
+                        "%s:  remote address: QPN 0x%06x, PSN 0x%06x, GID %s%n",
+                        who, remote.qpn(), remote.psn(), remote.gid());
     }
 }

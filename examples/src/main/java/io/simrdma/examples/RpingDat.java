@@ -10,8 +10,8 @@ import io.simrdma.dat.DatEvent;
 import io.simrdma.dat.DtoCompletionEvent;
 import io.simrdma.dat.DtoCompletionStatus;
 import io.simrdma.dat.Endpoint;
-import io.simrdma.dat.EventDispatcher;
 import io.simrdma.dat.EvdFlag;
+import io.simrdma.dat.EventDispatcher;
 import io.simrdma.dat.InterfaceAdapter;
 import io.simrdma.dat.LmrTriplet;
 import io.simrdma.dat.LocalMemoryRegion;
@@ -22,7 +22,6 @@ import io.simrdma.dat.Qos;
 import io.simrdma.dat.RegionDescription;
 import io.simrdma.dat.RmrTriplet;
 import io.simrdma.dat.Timeout;
-
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.EnumSet;
@@ -56,13 +55,17 @@ final class RpingDat implements Example {
         final Endpoint ep;
 
         Side(String iaName, boolean passive) {
-            ia = Dat.openIa(iaName, 8);                                               // dat_ia_open
-            pz = ia.createPz();                                                       // dat_pz_create
-            dto = ia.createEvd(16, null, EnumSet.of(EvdFlag.DTO));                    // completions
-            conn = ia.createEvd(4, null, passive ? EnumSet.of(EvdFlag.CONNECTION, EvdFlag.CR)
-                    : EnumSet.of(EvdFlag.CONNECTION));                                // connection events
+            ia = Dat.openIa(iaName, 8); // dat_ia_open
+            pz = ia.createPz(); // dat_pz_create
+            dto = ia.createEvd(16, null, EnumSet.of(EvdFlag.DTO)); // completions
+            conn = ia.createEvd(
+                    4,
+                    null,
+                    passive
+                            ? EnumSet.of(EvdFlag.CONNECTION, EvdFlag.CR)
+                            : EnumSet.of(EvdFlag.CONNECTION)); // connection events
             lmr = ia.createLmr(new RegionDescription.Virtual(buf), pz, MemoryPrivilege.all()); // dat_lmr_create
-            ep = ia.createEndpoint(pz, dto, dto, conn, null);                         // dat_ep_create
+            ep = ia.createEndpoint(pz, dto, dto, conn, null); // dat_ep_create
         }
 
         LmrTriplet iov(int offset, int length) {
@@ -73,7 +76,8 @@ final class RpingDat implements Example {
         DtoCompletionEvent done(long cookie) {
             DatEvent e = dto.waitForEvent(Timeout.ofMillis(5000), 1).event().orElseThrow();
             DtoCompletionEvent d = e.asDtoCompletion();
-            Lab.check(d.status() == DtoCompletionStatus.SUCCESS && d.userCookie() == cookie,
+            Lab.check(
+                    d.status() == DtoCompletionStatus.SUCCESS && d.userCookie() == cookie,
                     "expected a successful completion of cookie " + cookie + ", got " + d);
             return d;
         }
@@ -86,7 +90,9 @@ final class RpingDat implements Example {
         }
 
         RmrTriplet peerBuffer() {
-            return new RmrTriplet(buf.getInt(RpingVerbs.RECV_INFO + 8), buf.getLong(RpingVerbs.RECV_INFO),
+            return new RmrTriplet(
+                    buf.getInt(RpingVerbs.RECV_INFO + 8),
+                    buf.getLong(RpingVerbs.RECV_INFO),
                     buf.getInt(RpingVerbs.RECV_INFO + 12));
         }
     }
@@ -95,19 +101,32 @@ final class RpingDat implements Example {
     public void run(Context context) {
         Side server = new Side("sim:rping-dat/server?seed=3", true);
         Side client = new Side("sim:rping-dat/client", false);
-        Lab.Watch watch = Lab.Watch.dat(server.ia, name(), context);               // --pcap, --ladder
+        Lab.Watch watch = Lab.Watch.dat(server.ia, name(), context); // --pcap, --ladder
         try {
             int size = RpingVerbs.SIZE;
-            server.ia.createPsp(7174, server.conn, PspFlag.CONSUMER);                 // dat_psp_create
-            client.ep.connect(server.ia.query().iaAttributes().iaAddress(), 7174, Timeout.ofMillis(5000), null,
-                    Qos.BEST_EFFORT, EnumSet.noneOf(ConnectFlag.class));              // dat_ep_connect
-            ConnectionRequestEvent cr = server.conn.waitForEvent(Timeout.ofMillis(5000), 1).event().orElseThrow()
+            server.ia.createPsp(7174, server.conn, PspFlag.CONSUMER); // dat_psp_create
+            client.ep.connect(
+                    server.ia.query().iaAttributes().iaAddress(),
+                    7174,
+                    Timeout.ofMillis(5000),
+                    null,
+                    Qos.BEST_EFFORT,
+                    EnumSet.noneOf(ConnectFlag.class)); // dat_ep_connect
+            ConnectionRequestEvent cr = server.conn
+                    .waitForEvent(Timeout.ofMillis(5000), 1)
+                    .event()
+                    .orElseThrow()
                     .asConnectionRequest();
-            cr.cr().accept(server.ep, null);                                          // dat_cr_accept
-            ConnectionEvent up = client.conn.waitForEvent(Timeout.ofMillis(5000), 1).event().orElseThrow()
+            cr.cr().accept(server.ep, null); // dat_cr_accept
+            ConnectionEvent up = client.conn
+                    .waitForEvent(Timeout.ofMillis(5000), 1)
+                    .event()
+                    .orElseThrow()
                     .asConnectionEvent();
             server.conn.waitForEvent(Timeout.ofMillis(5000), 1).event().orElseThrow();
-            context.out().println("client: " + up.eventNumber() + ", endpoint " + client.ep.query().state());
+            context.out()
+                    .println("client: " + up.eventNumber() + ", endpoint "
+                            + client.ep.query().state());
 
             EnumSet<CompletionFlag> flags = CompletionFlag.defaults();
             for (int i = 0; i < RpingVerbs.COUNT; i++) {
@@ -149,18 +168,24 @@ final class RpingDat implements Example {
                 client.done(2);
 
                 // 5. client: sink equals source
-                Lab.check(client.buf.slice(RpingVerbs.SOURCE, size).equals(client.buf.slice(RpingVerbs.SINK, size)),
+                Lab.check(
+                        client.buf.slice(RpingVerbs.SOURCE, size).equals(client.buf.slice(RpingVerbs.SINK, size)),
                         "iteration " + i + ": sink differs from source");
                 context.out().println("client: ping data: " + ping);
             }
-            client.ep.disconnect(CloseFlag.GRACEFUL);                                  // dat_ep_disconnect
-            ConnectionEvent bye = client.conn.waitForEvent(Timeout.ofMillis(5000), 1).event().orElseThrow()
+            client.ep.disconnect(CloseFlag.GRACEFUL); // dat_ep_disconnect
+            ConnectionEvent bye = client.conn
+                    .waitForEvent(Timeout.ofMillis(5000), 1)
+                    .event()
+                    .orElseThrow()
                     .asConnectionEvent();
-            context.out().println("client: " + bye.eventNumber() + ", endpoint " + client.ep.query().state());
-            server.conn.waitForEvent(Timeout.ofMillis(5000), 1).event().orElseThrow();      // the server's DISCONNECTED
+            context.out()
+                    .println("client: " + bye.eventNumber() + ", endpoint "
+                            + client.ep.query().state());
+            server.conn.waitForEvent(Timeout.ofMillis(5000), 1).event().orElseThrow(); // the server's DISCONNECTED
         } finally {
             watch.close();
-            client.ia.close(CloseFlag.ABRUPT);                                         // dat_ia_close frees the rest
+            client.ia.close(CloseFlag.ABRUPT); // dat_ia_close frees the rest
             server.ia.close(CloseFlag.ABRUPT);
         }
         context.out().flush();

@@ -14,7 +14,6 @@ import io.simrdma.fabric.cm.CmId;
 import io.simrdma.fabric.cm.ConnParam;
 import io.simrdma.fabric.cm.PortSpace;
 import io.simrdma.fabric.cm.RdmaCm;
-
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
 
@@ -34,10 +33,10 @@ final class RpingVerbs implements Example {
     static final int SIZE = 64;
     static final int COUNT = 3;
     // Offsets in each host's registered buffer.
-    static final int RECV_INFO = 0;     // where a rping_rdma_info message arrives
-    static final int SEND_INFO = 16;    // where one is built before it is sent
-    static final int SOURCE = 64;       // client: the ping data; server: where it reads it to
-    static final int SINK = 256;        // client: where the server writes it back
+    static final int RECV_INFO = 0; // where a rping_rdma_info message arrives
+    static final int SEND_INFO = 16; // where one is built before it is sent
+    static final int SOURCE = 64; // client: the ping data; server: where it reads it to
+    static final int SINK = 256; // client: where the server writes it back
 
     @Override
     public String name() {
@@ -95,7 +94,10 @@ final class RpingVerbs implements Example {
                 // 1. client -> server: "my source buffer is here" (rping_rdma_info: addr, rkey, size)
                 info(client, client.mr.address() + SOURCE, client.mr.rkey(), SIZE);
                 cqp.postRecv(new RecvWr().wrId(2).sge(client.mr, RECV_INFO, 16));
-                cqp.postSend(new SendWr().wrId(3).opcode(WrOpcode.SEND).sge(client.mr, SEND_INFO, 16)
+                cqp.postSend(new SendWr()
+                        .wrId(3)
+                        .opcode(WrOpcode.SEND)
+                        .sge(client.mr, SEND_INFO, 16)
                         .flag(SendFlag.SIGNALED));
                 server.await();
                 client.await();
@@ -104,12 +106,19 @@ final class RpingVerbs implements Example {
                 int len = server.buf.getInt(RECV_INFO + 12);
 
                 // 2. server: RDMA READ the client's source, then SEND "go ahead"
-                sqp.postSend(new SendWr().wrId(4).opcode(WrOpcode.RDMA_READ).sge(server.mr, SOURCE, len)
-                        .remote(addr, rkey).flag(SendFlag.SIGNALED));
+                sqp.postSend(new SendWr()
+                        .wrId(4)
+                        .opcode(WrOpcode.RDMA_READ)
+                        .sge(server.mr, SOURCE, len)
+                        .remote(addr, rkey)
+                        .flag(SendFlag.SIGNALED));
                 server.await();
                 sqp.postRecv(new RecvWr().wrId(1).sge(server.mr, RECV_INFO, 16));
                 info(server, server.mr.address() + SOURCE, server.mr.rkey(), len);
-                sqp.postSend(new SendWr().wrId(5).opcode(WrOpcode.SEND).sge(server.mr, SEND_INFO, 16)
+                sqp.postSend(new SendWr()
+                        .wrId(5)
+                        .opcode(WrOpcode.SEND)
+                        .sge(server.mr, SEND_INFO, 16)
                         .flag(SendFlag.SIGNALED));
                 server.await();
                 client.await();
@@ -117,23 +126,33 @@ final class RpingVerbs implements Example {
                 // 3. client -> server: "my sink buffer is here"
                 cqp.postRecv(new RecvWr().wrId(2).sge(client.mr, RECV_INFO, 16));
                 info(client, client.mr.address() + SINK, client.mr.rkey(), SIZE);
-                cqp.postSend(new SendWr().wrId(6).opcode(WrOpcode.SEND).sge(client.mr, SEND_INFO, 16)
+                cqp.postSend(new SendWr()
+                        .wrId(6)
+                        .opcode(WrOpcode.SEND)
+                        .sge(client.mr, SEND_INFO, 16)
                         .flag(SendFlag.SIGNALED));
                 server.await();
                 client.await();
 
                 // 4. server: RDMA WRITE what it read into the client's sink, then SEND "done"
-                sqp.postSend(new SendWr().wrId(7).opcode(WrOpcode.RDMA_WRITE).sge(server.mr, SOURCE, len)
+                sqp.postSend(new SendWr()
+                        .wrId(7)
+                        .opcode(WrOpcode.RDMA_WRITE)
+                        .sge(server.mr, SOURCE, len)
                         .remote(server.buf.getLong(RECV_INFO), server.buf.getInt(RECV_INFO + 8))
                         .flag(SendFlag.SIGNALED));
                 server.await();
-                sqp.postSend(new SendWr().wrId(8).opcode(WrOpcode.SEND).sge(server.mr, SEND_INFO, 16)
+                sqp.postSend(new SendWr()
+                        .wrId(8)
+                        .opcode(WrOpcode.SEND)
+                        .sge(server.mr, SEND_INFO, 16)
                         .flag(SendFlag.SIGNALED));
                 server.await();
                 client.await();
 
                 // 5. client: the sink must equal the source (rping -V)
-                Lab.check(client.buf.slice(SOURCE, SIZE).equals(client.buf.slice(SINK, SIZE)),
+                Lab.check(
+                        client.buf.slice(SOURCE, SIZE).equals(client.buf.slice(SINK, SIZE)),
                         "iteration " + i + ": sink differs from source");
                 lab.say("ping data: " + ping);
             }

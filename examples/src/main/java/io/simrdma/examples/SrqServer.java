@@ -9,7 +9,6 @@ import io.simrdma.fabric.SharedReceiveQueue;
 import io.simrdma.fabric.SrqAttr;
 import io.simrdma.fabric.WorkCompletion;
 import io.simrdma.fabric.WrOpcode;
-
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -50,7 +49,7 @@ final class SrqServer implements Example {
             for (int c = 0; c < CLIENTS; c++) {
                 Lab.Host h = lab.host("client" + c, SLOT * MESSAGES);
                 QueuePair mine = h.qp();
-                QueuePair theirs = server.qp(srq);                          // the server's QP takes receives from the SRQ
+                QueuePair theirs = server.qp(srq); // the server's QP takes receives from the SRQ
                 RcConnect.connect(mine, theirs);
                 clients.add(h);
                 qps.add(mine);
@@ -64,8 +63,12 @@ final class SrqServer implements Example {
                     // they are posted, so a buffer must stay untouched until its send completes
                     byte[] text = ("hello " + m + " from client" + c).getBytes(StandardCharsets.US_ASCII);
                     clients.get(c).buf.put(m * SLOT, text);
-                    qps.get(c).postSend(new SendWr().wrId(m).opcode(WrOpcode.SEND)
-                            .sge(clients.get(c).mr, (long) m * SLOT, text.length).flag(SendFlag.SIGNALED));
+                    qps.get(c)
+                            .postSend(new SendWr()
+                                    .wrId(m)
+                                    .opcode(WrOpcode.SEND)
+                                    .sge(clients.get(c).mr, (long) m * SLOT, text.length)
+                                    .flag(SendFlag.SIGNALED));
                 }
             }
             int[] perClient = new int[CLIENTS];

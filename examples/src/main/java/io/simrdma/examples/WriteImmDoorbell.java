@@ -8,7 +8,6 @@ import io.simrdma.fabric.SendWr;
 import io.simrdma.fabric.WcOpcode;
 import io.simrdma.fabric.WorkCompletion;
 import io.simrdma.fabric.WrOpcode;
-
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -50,9 +49,13 @@ final class WriteImmDoorbell implements Example {
                 sqp.postRecv(new RecvWr().wrId(slot));
                 byte[] msg = ("message " + slot + " for the ring").getBytes(StandardCharsets.US_ASCII);
                 client.buf.put(0, msg);
-                cqp.postSend(new SendWr().wrId(slot).opcode(WrOpcode.RDMA_WRITE_WITH_IMM)
-                        .sge(client.mr, 0, msg.length).remote(ring + (long) slot * SLOT, rkey)
-                        .immData(slot).flag(SendFlag.SIGNALED));
+                cqp.postSend(new SendWr()
+                        .wrId(slot)
+                        .opcode(WrOpcode.RDMA_WRITE_WITH_IMM)
+                        .sge(client.mr, 0, msg.length)
+                        .remote(ring + (long) slot * SLOT, rkey)
+                        .immData(slot)
+                        .flag(SendFlag.SIGNALED));
                 WorkCompletion doorbell = server.await();
                 Lab.check(doorbell.opcode() == WcOpcode.RECV_RDMA_WITH_IMM, "expected RECV_RDMA_WITH_IMM: " + doorbell);
                 int rung = doorbell.immData();
@@ -60,7 +63,8 @@ final class WriteImmDoorbell implements Example {
                 server.buf.get(rung * SLOT, got);
                 lab.say("server: " + doorbell.opcode() + ", immediate " + rung + ", " + doorbell.byteLen()
                         + " bytes in slot " + rung + ": \"" + new String(got, StandardCharsets.US_ASCII) + "\"");
-                Lab.check(new String(got, StandardCharsets.US_ASCII).equals("message " + slot + " for the ring"),
+                Lab.check(
+                        new String(got, StandardCharsets.US_ASCII).equals("message " + slot + " for the ring"),
                         "slot " + slot + " holds the wrong bytes");
                 client.await();
             }

@@ -1,12 +1,9 @@
 package io.simrdma.examples;
 
-import io.simrdma.testsupport.ExternalTool;
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.simrdma.testsupport.ExternalTool;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
@@ -14,9 +11,11 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * {@code ./simrdma example NAME --ladder --pcap FILE}: every example, verbs and DAT, prints its
@@ -51,8 +50,10 @@ class ExamplesObservationTest {
         }
         ExternalTool.Result r = ExternalTool.run(60, cmd);
         assertEquals(0, r.exitCode(), "tshark failed: " + r.err());
-        return Arrays.stream(r.out().split("\n")).filter(l -> !l.isEmpty())
-                .map(l -> Arrays.copyOf(l.split("\\|", -1), fields.length)).toList();
+        return Arrays.stream(r.out().split("\n"))
+                .filter(l -> !l.isEmpty())
+                .map(l -> Arrays.copyOf(l.split("\\|", -1), fields.length))
+                .toList();
     }
 
     @ParameterizedTest(name = "{0}")
@@ -83,7 +84,8 @@ class ExamplesObservationTest {
         String out = run("fault-lab", pcap);
         List<String[]> rows = tshark(pcap, "infiniband.bth.opcode", "infiniband.aeth.syndrome", "frame.comment");
         assertTrue(rows.stream().anyMatch(r -> r[1].equals("96")), "a PSN sequence error NAK (syndrome 0x60)");
-        assertTrue(rows.stream().anyMatch(r -> !r[1].isEmpty() && (Integer.parseInt(r[1]) & 0xE0) == 0x20),
+        assertTrue(
+                rows.stream().anyMatch(r -> !r[1].isEmpty() && (Integer.parseInt(r[1]) & 0xE0) == 0x20),
                 "an RNR NAK (syndrome 001xxxxx)");
         assertTrue(rows.stream().anyMatch(r -> r[2].startsWith("retransmission")), "a retransmission, commented");
         assertTrue(rows.stream().anyMatch(r -> r[2].contains("dropped by")), "a drop, commented with its rule");

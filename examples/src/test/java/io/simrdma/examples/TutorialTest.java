@@ -1,7 +1,7 @@
 package io.simrdma.examples;
 
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -11,9 +11,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
 
 /**
  * docs/tutorial.md shows each example's output between {@code <!-- output: NAME -->} and
@@ -22,8 +21,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class TutorialTest {
 
-    private static final Pattern BLOCK = Pattern.compile("<!-- output: ([a-z-]+) -->\\n```text\\n(.*?)```\\n<!-- /output -->",
-            Pattern.DOTALL);
+    private static final Pattern BLOCK =
+            Pattern.compile("<!-- output: ([a-z-]+) -->\\n```text\\n(.*?)```\\n<!-- /output -->", Pattern.DOTALL);
 
     @Test
     @DisplayName("the tutorial shows every example, each with the output it prints today")
@@ -41,8 +40,10 @@ class TutorialTest {
             if (!output.equals(m.group(2))) {
                 stale.add(name);
             }
-            m.appendReplacement(rewritten, Matcher.quoteReplacement("<!-- output: " + name + " -->\n```text\n" + output
-                    + "```\n<!-- /output -->"));
+            m.appendReplacement(
+                    rewritten,
+                    Matcher.quoteReplacement(
+                            "<!-- output: " + name + " -->\n```text\n" + output + "```\n<!-- /output -->"));
         }
         m.appendTail(rewritten);
         if (Boolean.getBoolean("tutorial.write")) {
@@ -52,8 +53,11 @@ class TutorialTest {
         List<String> all = new ArrayList<>();
         Examples.all().forEach(e -> all.add(e.name()));
         assertTrue(shown.containsAll(all), "the tutorial shows every example: shown " + shown + ", examples " + all);
-        assertEquals(List.of(), stale, "examples whose output in docs/tutorial.md is stale (run the test with "
-                + "-Dtutorial.write=true and read the diff)");
+        assertEquals(
+                List.of(),
+                stale,
+                "examples whose output in docs/tutorial.md is stale (run the test with "
+                        + "-Dtutorial.write=true and read the diff)");
     }
 
     private static Path tutorial() {

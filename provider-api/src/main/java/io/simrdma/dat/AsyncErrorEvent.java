@@ -28,8 +28,8 @@ public record AsyncErrorEvent(EventDispatcher evd, EventNumber eventNumber, DatH
         Checks.notNull(reason, "reason");
         HandleType type = handle.handleType();
         if (type != reason.objectType()) {
-            throw DatException.invalidParameter("reason " + reason + " is for " + reason.objectType()
-                    + " handles, not " + type);
+            throw DatException.invalidParameter(
+                    "reason " + reason + " is for " + reason.objectType() + " handles, not " + type);
         }
     }
 }

@@ -8,8 +8,8 @@ package io.simrdma.dat;
  *
  * <p>Thread safety: immutable.
  */
-public sealed interface AsyncEvdRequest permits AsyncEvdRequest.Create, AsyncEvdRequest.Use,
-        AsyncEvdRequest.ExistsElsewhere {
+public sealed interface AsyncEvdRequest
+        permits AsyncEvdRequest.Create, AsyncEvdRequest.Use, AsyncEvdRequest.ExistsElsewhere {
 
     /** Have the provider create the asynchronous EVD with a queue of at least {@code minQlen} events. */
     static AsyncEvdRequest create(int minQlen) {

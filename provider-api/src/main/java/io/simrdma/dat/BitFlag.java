@@ -42,8 +42,8 @@ public interface BitFlag {
             }
         }
         if (seen != bits) {
-            throw DatException.invalidParameter(String.format("undefined %s bits 0x%X",
-                    type.getSimpleName(), bits & ~seen));
+            throw DatException.invalidParameter(
+                    String.format("undefined %s bits 0x%X", type.getSimpleName(), bits & ~seen));
         }
         return set;
     }

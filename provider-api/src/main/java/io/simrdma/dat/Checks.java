@@ -9,8 +9,7 @@ import java.util.Set;
 /** Argument checks shared by the records of this package; each failure is DAT_INVALID_PARAMETER. */
 final class Checks {
 
-    private Checks() {
-    }
+    private Checks() {}
 
     static <T> T notNull(T value, String what) {
         if (value == null) {

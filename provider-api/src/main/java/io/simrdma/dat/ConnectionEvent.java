@@ -23,8 +23,9 @@ import java.util.Arrays;
  *        credentials, another fabric, another protocol version); null otherwise. Not part of the
  *        C API: {@code DAT_CONNECTION_EVENT_DATA} has no such field.
  */
-public record ConnectionEvent(EventDispatcher evd, EventNumber eventNumber, Endpoint ep, byte[] privateData,
-                              String reason) implements DatEvent {
+public record ConnectionEvent(
+        EventDispatcher evd, EventNumber eventNumber, Endpoint ep, byte[] privateData, String reason)
+        implements DatEvent {
 
     /**
      * @throws DatException {@code DAT_INVALID_PARAMETER} for a null component or an event number
@@ -60,8 +61,12 @@ public record ConnectionEvent(EventDispatcher evd, EventNumber eventNumber, Endp
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof ConnectionEvent c && evd.equals(c.evd) && eventNumber == c.eventNumber && ep.equals(c.ep)
-                && Arrays.equals(privateData, c.privateData) && java.util.Objects.equals(reason, c.reason);
+        return o instanceof ConnectionEvent c
+                && evd.equals(c.evd)
+                && eventNumber == c.eventNumber
+                && ep.equals(c.ep)
+                && Arrays.equals(privateData, c.privateData)
+                && java.util.Objects.equals(reason, c.reason);
     }
 
     @Override

@@ -17,8 +17,13 @@ import java.util.Optional;
  * @param connQual the connection qualifier the service point received it on
  * @param cr the Connection Request
  */
-public record ConnectionRequestEvent(EventDispatcher evd, Optional<ServicePoint> servicePoint,
-        SocketAddress localIaAddress, long connQual, ConnectionRequest cr) implements DatEvent {
+public record ConnectionRequestEvent(
+        EventDispatcher evd,
+        Optional<ServicePoint> servicePoint,
+        SocketAddress localIaAddress,
+        long connQual,
+        ConnectionRequest cr)
+        implements DatEvent {
 
     /**
      * @throws DatException {@code DAT_INVALID_PARAMETER} for a null component

@@ -21,8 +21,8 @@ import java.util.Optional;
  * @param localEp the EP that can accept: provider-created (PSP with {@link PspFlag#PROVIDER}) or the
  *        RSP's EP; empty ({@code DAT_HANDLE_NULL}) when the consumer supplies one
  */
-public record CrParams(SocketAddress remoteIaAddress, long remotePortQual, byte[] privateData,
-        Optional<Endpoint> localEp) {
+public record CrParams(
+        SocketAddress remoteIaAddress, long remotePortQual, byte[] privateData, Optional<Endpoint> localEp) {
 
     /**
      * @throws DatException {@code DAT_INVALID_PARAMETER} for a null address or endpoint option
@@ -46,15 +46,17 @@ public record CrParams(SocketAddress remoteIaAddress, long remotePortQual, byte[
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof CrParams c && remoteIaAddress.equals(c.remoteIaAddress)
+        return o instanceof CrParams c
+                && remoteIaAddress.equals(c.remoteIaAddress)
                 && remotePortQual == c.remotePortQual
-                && Arrays.equals(privateData, c.privateData) && localEp.equals(c.localEp);
+                && Arrays.equals(privateData, c.privateData)
+                && localEp.equals(c.localEp);
     }
 
     @Override
     public int hashCode() {
-        return ((remoteIaAddress.hashCode() * 31 + Long.hashCode(remotePortQual)) * 31
-                + Arrays.hashCode(privateData)) * 31
+        return ((remoteIaAddress.hashCode() * 31 + Long.hashCode(remotePortQual)) * 31 + Arrays.hashCode(privateData))
+                        * 31
                 + localEp.hashCode();
     }
 

@@ -63,8 +63,7 @@ public final class Dat {
     private static final Object DEFAULT_LOCK = new Object();
     private static DatRegistry defaultRegistry;
 
-    private Dat() {
-    }
+    private Dat() {}
 
     /**
      * The process-wide registry: providers found with {@link java.util.ServiceLoader} and the

@@ -149,8 +149,11 @@ public final class DatConf {
                 DatConfEntry entry = entry(fields, source, lineNumber);
                 for (DatConfEntry other : entries) {
                     if (other.providerInfo().equals(entry.providerInfo())) {
-                        throw error(source, lineNumber, "duplicate entry for IA name '" + entry.iaName()
-                                + "' (same version and thread safety as line " + other.lineNumber() + ")");
+                        throw error(
+                                source,
+                                lineNumber,
+                                "duplicate entry for IA name '" + entry.iaName()
+                                        + "' (same version and thread safety as line " + other.lineNumber() + ")");
                     }
                 }
                 entries.add(entry);
@@ -172,8 +175,11 @@ public final class DatConf {
         try (Reader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
             return parse(r, file.toString());
         } catch (IOException e) {
-            throw new DatException(DatReturnType.INTERNAL_ERROR, DatReturnSubtype.NO_SUBTYPE,
-                    "the DAT static registry " + file + " is missing or unreadable", e);
+            throw new DatException(
+                    DatReturnType.INTERNAL_ERROR,
+                    DatReturnSubtype.NO_SUBTYPE,
+                    "the DAT static registry " + file + " is missing or unreadable",
+                    e);
         }
     }
 
@@ -186,7 +192,10 @@ public final class DatConf {
     public static DatConf locate() {
         ClassLoader loader = Thread.currentThread().getContextClassLoader();
         String home = System.getProperty("user.home");
-        return locate(System::getProperty, System::getenv, loader != null ? loader : DatConf.class.getClassLoader(),
+        return locate(
+                System::getProperty,
+                System::getenv,
+                loader != null ? loader : DatConf.class.getClassLoader(),
                 home != null ? Path.of(home) : null);
     }
 
@@ -200,8 +209,11 @@ public final class DatConf {
      * @throws DatException {@code DAT_INTERNAL_ERROR} if the file named by the property or the
      *         variable cannot be read, {@code DAT_INVALID_PARAMETER} for a malformed line
      */
-    public static DatConf locate(UnaryOperator<String> systemProperty, UnaryOperator<String> environment,
-            ClassLoader loader, Path userHome) {
+    public static DatConf locate(
+            UnaryOperator<String> systemProperty,
+            UnaryOperator<String> environment,
+            ClassLoader loader,
+            Path userHome) {
         Checks.notNull(systemProperty, "systemProperty");
         Checks.notNull(environment, "environment");
         Checks.notNull(loader, "loader");
@@ -270,8 +282,12 @@ public final class DatConf {
 
     private static DatConfEntry entry(List<String> f, String source, int lineNumber) {
         if (f.size() != FIELDS) {
-            throw error(source, lineNumber, "expected " + FIELDS + " fields (<ia-name> <api-version> <thread-safety>"
-                    + " <default> <provider> <provider-version> <ia-params> <platform-params>), found " + f.size());
+            throw error(
+                    source,
+                    lineNumber,
+                    "expected " + FIELDS + " fields (<ia-name> <api-version> <thread-safety>"
+                            + " <default> <provider> <provider-version> <ia-params> <platform-params>), found "
+                            + f.size());
         }
         Matcher api = API_VERSION.matcher(f.get(1));
         if (!api.matches()) {
@@ -284,9 +300,19 @@ public final class DatConf {
             throw error(source, lineNumber, "provider-version '" + f.get(5) + "' is not [<id>.]<major>.<minor>");
         }
         try {
-            return new DatConfEntry(f.get(0), Integer.parseInt(api.group(1)), Integer.parseInt(api.group(2)),
-                    threadSafe, isDefault, f.get(4), pv.group(1) == null ? "" : pv.group(1),
-                    Integer.parseInt(pv.group(2)), Integer.parseInt(pv.group(3)), f.get(6), f.get(7), lineNumber);
+            return new DatConfEntry(
+                    f.get(0),
+                    Integer.parseInt(api.group(1)),
+                    Integer.parseInt(api.group(2)),
+                    threadSafe,
+                    isDefault,
+                    f.get(4),
+                    pv.group(1) == null ? "" : pv.group(1),
+                    Integer.parseInt(pv.group(2)),
+                    Integer.parseInt(pv.group(3)),
+                    f.get(6),
+                    f.get(7),
+                    lineNumber);
         } catch (DatException e) {
             throw error(source, lineNumber, e.detail());
         }
@@ -303,8 +329,11 @@ public final class DatConf {
     }
 
     private static DatException cannotRead(String source, IOException e) {
-        return new DatException(DatReturnType.INTERNAL_ERROR, DatReturnSubtype.NO_SUBTYPE,
-                "cannot read the DAT static registry " + source, e);
+        return new DatException(
+                DatReturnType.INTERNAL_ERROR,
+                DatReturnSubtype.NO_SUBTYPE,
+                "cannot read the DAT static registry " + source,
+                e);
     }
 
     private static DatException error(String source, int lineNumber, String problem) {

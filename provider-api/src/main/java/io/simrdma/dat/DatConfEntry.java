@@ -19,9 +19,19 @@ package io.simrdma.dat;
  * @param platformParams platform parameters; recorded, not interpreted
  * @param lineNumber the 1-based line of the entry in its file
  */
-public record DatConfEntry(String iaName, int apiVersionMajor, int apiVersionMinor, boolean threadSafe,
-        boolean defaultEntry, String providerName, String providerVersionId, int providerVersionMajor,
-        int providerVersionMinor, String iaParams, String platformParams, int lineNumber) {
+public record DatConfEntry(
+        String iaName,
+        int apiVersionMajor,
+        int apiVersionMinor,
+        boolean threadSafe,
+        boolean defaultEntry,
+        String providerName,
+        String providerVersionId,
+        int providerVersionMajor,
+        int providerVersionMinor,
+        String iaParams,
+        String platformParams,
+        int lineNumber) {
 
     /**
      * @throws DatException {@code DAT_INVALID_PARAMETER} for a null component, an invalid IA name, an

@@ -33,8 +33,13 @@ package io.simrdma.dat;
  *
  * <p>Thread safety: every event is immutable.
  */
-public sealed interface DatEvent permits DtoCompletionEvent, RmrBindCompletionEvent, ConnectionRequestEvent,
-        ConnectionEvent, AsyncErrorEvent, SoftwareEvent {
+public sealed interface DatEvent
+        permits DtoCompletionEvent,
+                RmrBindCompletionEvent,
+                ConnectionRequestEvent,
+                ConnectionEvent,
+                AsyncErrorEvent,
+                SoftwareEvent {
 
     /** The event number ({@code event_number}). */
     EventNumber eventNumber();
@@ -120,7 +125,8 @@ public sealed interface DatEvent permits DtoCompletionEvent, RmrBindCompletionEv
 
     private static IllegalStateException notA(Class<? extends DatEvent> expected, DatEvent actual) {
         EventNumber n = actual.eventNumber();
-        return new IllegalStateException(String.format("expected a %s, but the event is a %s (%s, 0x%05X)",
+        return new IllegalStateException(String.format(
+                "expected a %s, but the event is a %s (%s, 0x%05X)",
                 expected.getSimpleName(), actual.getClass().getSimpleName(), n, n.value()));
     }
 }

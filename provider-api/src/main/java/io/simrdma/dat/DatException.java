@@ -67,8 +67,8 @@ public final class DatException extends RuntimeException {
             throw new IllegalArgumentException("DAT_SUCCESS is not a failure");
         }
         if (!subtype.canQualify(type)) {
-            throw new IllegalArgumentException(subtype.cName() + " qualifies " + subtype.qualifies().cName()
-                    + ", not " + type.cName());
+            throw new IllegalArgumentException(
+                    subtype.cName() + " qualifies " + subtype.qualifies().cName() + ", not " + type.cName());
         }
         DatErrorText text = Dat.strerror(type, subtype);
         StringBuilder sb = new StringBuilder(text.majorMessage());

@@ -2,7 +2,6 @@ package io.simrdma.dat;
 
 import io.simrdma.dat.spi.DatProvider;
 import io.simrdma.dat.spi.IaOpenRequest;
-
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Iterator;
@@ -59,11 +58,9 @@ public final class DatRegistry implements AutoCloseable {
         }
     }
 
-    private record Initialized(DatProvider provider, ProviderInfo info, Optional<String> instanceData) {
-    }
+    private record Initialized(DatProvider provider, ProviderInfo info, Optional<String> instanceData) {}
 
-    private record Resolution(DatProvider provider, ProviderInfo info, Optional<String> instanceData) {
-    }
+    private record Resolution(DatProvider provider, ProviderInfo info, Optional<String> instanceData) {}
 
     private DatRegistry(DatConf staticRegistry, Map<String, DatProvider> providers) {
         this.staticRegistry = staticRegistry;
@@ -90,8 +87,11 @@ public final class DatRegistry implements AutoCloseable {
                 }
                 p = it.next();
             } catch (ServiceConfigurationError e) {
-                throw new DatException(DatReturnType.INTERNAL_ERROR, DatReturnSubtype.NO_SUBTYPE,
-                        "a DAT provider could not be loaded: " + e.getMessage(), e);
+                throw new DatException(
+                        DatReturnType.INTERNAL_ERROR,
+                        DatReturnSubtype.NO_SUBTYPE,
+                        "a DAT provider could not be loaded: " + e.getMessage(),
+                        e);
             }
             Checks.notNull(p, "provider");
             String name = p.name();
@@ -100,9 +100,11 @@ public final class DatRegistry implements AutoCloseable {
             }
             DatProvider previous = byName.putIfAbsent(name, p);
             if (previous != null) {
-                throw new DatException(DatReturnType.PROVIDER_ALREADY_REGISTERED, DatReturnSubtype.NO_SUBTYPE,
-                        "providers " + previous.getClass().getName() + " and " + p.getClass().getName()
-                                + " are both named '" + name + "'");
+                throw new DatException(
+                        DatReturnType.PROVIDER_ALREADY_REGISTERED,
+                        DatReturnSubtype.NO_SUBTYPE,
+                        "providers " + previous.getClass().getName() + " and "
+                                + p.getClass().getName() + " are both named '" + name + "'");
             }
         }
         return new DatRegistry(staticRegistry, Collections.unmodifiableMap(byName));
@@ -182,7 +184,9 @@ public final class DatRegistry implements AutoCloseable {
                         + "' must not register another IA name ('" + info.iaName() + "')");
             }
             if (dynamic.containsKey(info.iaName())) {
-                throw new DatException(DatReturnType.PROVIDER_ALREADY_REGISTERED, DatReturnSubtype.NO_SUBTYPE,
+                throw new DatException(
+                        DatReturnType.PROVIDER_ALREADY_REGISTERED,
+                        DatReturnSubtype.NO_SUBTYPE,
                         "IA name '" + info.iaName() + "' is already registered");
             }
             DatProvider known = providers.get(provider.name());
@@ -191,7 +195,9 @@ public final class DatRegistry implements AutoCloseable {
                 clash |= r.provider != provider && r.provider.name().equals(provider.name());
             }
             if (clash) {
-                throw new DatException(DatReturnType.PROVIDER_ALREADY_REGISTERED, DatReturnSubtype.NO_SUBTYPE,
+                throw new DatException(
+                        DatReturnType.PROVIDER_ALREADY_REGISTERED,
+                        DatReturnSubtype.NO_SUBTYPE,
                         "another provider is named '" + provider.name() + "'");
             }
             dynamic.put(info.iaName(), new Registration(provider, info));
@@ -277,7 +283,9 @@ public final class DatRegistry implements AutoCloseable {
                 initialize(name, r);
                 reg = dynamic.get(name);
                 if (reg == null) {
-                    throw new DatException(DatReturnType.PROVIDER_NOT_FOUND, DatReturnSubtype.NAME_NOT_REGISTERED,
+                    throw new DatException(
+                            DatReturnType.PROVIDER_NOT_FOUND,
+                            DatReturnSubtype.NAME_NOT_REGISTERED,
                             "provider '" + r.provider().name() + "' did not register IA name '" + name
                                     + "' in dat_provider_init");
                 }
@@ -288,8 +296,16 @@ public final class DatRegistry implements AutoCloseable {
             reg.openCount++;
         }
         CloseListener listener = new CloseListener(reg);
-        IaOpenRequest request = new IaOpenRequest(name, roAware, params.asyncEvd(), params.versionMajor(),
-                params.versionMinor(), params.threadSafe(), reg.info, instanceData, listener);
+        IaOpenRequest request = new IaOpenRequest(
+                name,
+                roAware,
+                params.asyncEvd(),
+                params.versionMajor(),
+                params.versionMinor(),
+                params.threadSafe(),
+                reg.info,
+                instanceData,
+                listener);
         InterfaceAdapter ia;
         try {
             ia = reg.provider.openIa(request);
@@ -298,12 +314,17 @@ public final class DatRegistry implements AutoCloseable {
             throw e;
         } catch (RuntimeException e) {
             listener.run();
-            throw new DatException(DatReturnType.INTERNAL_ERROR, DatReturnSubtype.NO_SUBTYPE,
-                    "provider '" + reg.provider.name() + "' failed to open IA '" + name + "'", e);
+            throw new DatException(
+                    DatReturnType.INTERNAL_ERROR,
+                    DatReturnSubtype.NO_SUBTYPE,
+                    "provider '" + reg.provider.name() + "' failed to open IA '" + name + "'",
+                    e);
         }
         if (ia == null) {
             listener.run();
-            throw new DatException(DatReturnType.INTERNAL_ERROR, DatReturnSubtype.NO_SUBTYPE,
+            throw new DatException(
+                    DatReturnType.INTERNAL_ERROR,
+                    DatReturnSubtype.NO_SUBTYPE,
                     "provider '" + reg.provider.name() + "' returned no IA for '" + name + "'");
         }
         return ia;
@@ -336,8 +357,11 @@ public final class DatRegistry implements AutoCloseable {
             } catch (DatException e) {
                 throw e;
             } catch (RuntimeException e) {
-                throw new DatException(DatReturnType.INTERNAL_ERROR, DatReturnSubtype.NO_SUBTYPE,
-                        "dat_provider_fini of '" + init.provider().name() + "' for '" + iaName + "' failed", e);
+                throw new DatException(
+                        DatReturnType.INTERNAL_ERROR,
+                        DatReturnSubtype.NO_SUBTYPE,
+                        "dat_provider_fini of '" + init.provider().name() + "' for '" + iaName + "' failed",
+                        e);
             } finally {
                 // dat_provider_fini: "If it does not, the Registry might remove the entry itself."
                 removeLeftover(iaName, init.provider());
@@ -386,7 +410,9 @@ public final class DatRegistry implements AutoCloseable {
             DatConfEntry entry = select(entries, params);
             DatProvider provider = providers.get(entry.providerName());
             if (provider == null) {
-                throw new DatException(DatReturnType.PROVIDER_NOT_FOUND, DatReturnSubtype.NAME_NOT_REGISTERED,
+                throw new DatException(
+                        DatReturnType.PROVIDER_NOT_FOUND,
+                        DatReturnSubtype.NAME_NOT_REGISTERED,
                         staticRegistry.source() + ":" + entry.lineNumber() + " maps IA name '" + name
                                 + "' to provider '" + entry.providerName() + "', which is not on the class path");
             }
@@ -397,17 +423,22 @@ public final class DatRegistry implements AutoCloseable {
             try {
                 serves = provider.serves(name);
             } catch (RuntimeException e) {
-                throw new DatException(DatReturnType.INTERNAL_ERROR, DatReturnSubtype.NO_SUBTYPE,
-                        "provider '" + provider.name() + "' failed to answer serves('" + name + "')", e);
+                throw new DatException(
+                        DatReturnType.INTERNAL_ERROR,
+                        DatReturnSubtype.NO_SUBTYPE,
+                        "provider '" + provider.name() + "' failed to answer serves('" + name + "')",
+                        e);
             }
             if (serves) {
-                ProviderInfo info = new ProviderInfo(name, provider.daplVersionMajor(), provider.daplVersionMinor(),
-                        provider.isThreadSafe());
+                ProviderInfo info = new ProviderInfo(
+                        name, provider.daplVersionMajor(), provider.daplVersionMinor(), provider.isThreadSafe());
                 checkVersion(info, params);
                 return new Resolution(provider, info, Optional.empty());
             }
         }
-        throw new DatException(DatReturnType.PROVIDER_NOT_FOUND, DatReturnSubtype.NAME_NOT_REGISTERED,
+        throw new DatException(
+                DatReturnType.PROVIDER_NOT_FOUND,
+                DatReturnSubtype.NAME_NOT_REGISTERED,
                 "no provider serves IA name '" + name + "'");
     }
 
@@ -459,14 +490,19 @@ public final class DatRegistry implements AutoCloseable {
 
     /** {@code DAT_PROVIDER_IN_USE}: instances of {@code iaName}, registered as {@code r}, are open. */
     private static DatException inUse(Registration r, String iaName) {
-        return new DatException(DatReturnType.PROVIDER_IN_USE, DatReturnSubtype.NO_SUBTYPE,
+        return new DatException(
+                DatReturnType.PROVIDER_IN_USE,
+                DatReturnSubtype.NO_SUBTYPE,
                 r.openCount + " instance(s) of IA '" + iaName + "' are open");
     }
 
     private static DatException notFound(DatReturnSubtype subtype, String name, IaOpenParams params) {
-        return new DatException(DatReturnType.PROVIDER_NOT_FOUND, subtype, "no entry for IA name '" + name
-                + "' with DAT " + params.versionMajor() + "." + params.versionMinor() + "+ and "
-                + (params.threadSafe() ? "threadsafe" : "nonthreadsafe"));
+        return new DatException(
+                DatReturnType.PROVIDER_NOT_FOUND,
+                subtype,
+                "no entry for IA name '" + name
+                        + "' with DAT " + params.versionMajor() + "." + params.versionMinor() + "+ and "
+                        + (params.threadSafe() ? "threadsafe" : "nonthreadsafe"));
     }
 
     private void initialize(String name, Resolution r) {
@@ -478,8 +514,11 @@ public final class DatRegistry implements AutoCloseable {
             throw e;
         } catch (RuntimeException e) {
             removeLeftover(name, r.provider());
-            throw new DatException(DatReturnType.INTERNAL_ERROR, DatReturnSubtype.NO_SUBTYPE,
-                    "dat_provider_init of '" + r.provider().name() + "' for '" + name + "' failed", e);
+            throw new DatException(
+                    DatReturnType.INTERNAL_ERROR,
+                    DatReturnSubtype.NO_SUBTYPE,
+                    "dat_provider_init of '" + r.provider().name() + "' for '" + name + "' failed",
+                    e);
         } finally {
             initInProgress = null;
         }

@@ -267,7 +267,9 @@ public enum DatReturnSubtype {
         if (index < VALUES.length) {
             return VALUES[index];
         }
-        throw new DatException(DatReturnType.INVALID_PARAMETER, NO_SUBTYPE,
+        throw new DatException(
+                DatReturnType.INVALID_PARAMETER,
+                NO_SUBTYPE,
                 String.format("undefined DAT_RETURN subtype bits 0x%04X", index));
     }
 }

@@ -41,8 +41,8 @@ public enum DatReturnType {
     /** {@code DAT_PRIVILEGES_VIOLATION}: a missing memory privilege or an invalid LMR. */
     PRIVILEGES_VIOLATION(0x000B0000, "Privileges violation for local or remote memory access."),
     /** {@code DAT_PROTECTION_VIOLATION}: a Protection Zone mismatch. */
-    PROTECTION_VIOLATION(0x000C0000,
-            "Protection violation for local or remote memory access (Protection Zone mismatch)."),
+    PROTECTION_VIOLATION(
+            0x000C0000, "Protection violation for local or remote memory access (Protection Zone mismatch)."),
     /** {@code DAT_QUEUE_EMPTY}. */
     QUEUE_EMPTY(0x000D0000, "The queue was empty, or the operation timed out without a notification."),
     /** {@code DAT_QUEUE_FULL}. */
@@ -114,7 +114,9 @@ public enum DatReturnType {
         if (index == NOT_IMPLEMENTED.value >>> 16) {
             return NOT_IMPLEMENTED;
         }
-        throw new DatException(INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE,
+        throw new DatException(
+                INVALID_PARAMETER,
+                DatReturnSubtype.NO_SUBTYPE,
                 String.format("undefined DAT_RETURN type bits 0x%08X", code & Dat.TYPE_MASK));
     }
 }

@@ -13,8 +13,9 @@ package io.simrdma.dat;
  * @param transferredLength bytes transferred ({@code transfered_length}); not defined unless the
  *        status is {@link DtoCompletionStatus#SUCCESS}
  */
-public record DtoCompletionEvent(EventDispatcher evd, Endpoint ep, long userCookie, DtoCompletionStatus status,
-        long transferredLength) implements DatEvent {
+public record DtoCompletionEvent(
+        EventDispatcher evd, Endpoint ep, long userCookie, DtoCompletionStatus status, long transferredLength)
+        implements DatEvent {
 
     /**
      * @throws DatException {@code DAT_INVALID_PARAMETER} for a null component or a negative length

@@ -57,8 +57,13 @@ public interface Endpoint extends FreeableHandle {
      *         {@code DAT_MODEL_NOT_SUPPORTED} (qos), {@code DAT_INVALID_HANDLE},
      *         {@code DAT_INSUFFICIENT_RESOURCES}
      */
-    void connect(SocketAddress remoteIaAddress, long remoteConnQual, Timeout timeout, byte[] privateData,
-            Qos qos, Set<ConnectFlag> connectFlags);
+    void connect(
+            SocketAddress remoteIaAddress,
+            long remoteConnQual,
+            Timeout timeout,
+            byte[] privateData,
+            Qos qos,
+            Set<ConnectFlag> connectFlags);
 
     /**
      * Requests a connection to the same remote end as the connected local EP {@code dupEp}.
@@ -150,8 +155,8 @@ public interface Endpoint extends FreeableHandle {
      *         {@code DAT_PROTECTION_VIOLATION}, {@code DAT_PRIVILEGES_VIOLATION} (LMR without local
      *         write), {@code DAT_INVALID_HANDLE}, {@code DAT_INSUFFICIENT_RESOURCES}
      */
-    void postRdmaRead(List<LmrTriplet> localIov, long userCookie, RmrTriplet remoteBuffer,
-            Set<CompletionFlag> completionFlags);
+    void postRdmaRead(
+            List<LmrTriplet> localIov, long userCookie, RmrTriplet remoteBuffer, Set<CompletionFlag> completionFlags);
 
     /**
      * Writes the data of {@code localIov} into the remote buffer {@code remoteBuffer}. Corresponds to
@@ -163,8 +168,8 @@ public interface Endpoint extends FreeableHandle {
      *         {@code DAT_PROTECTION_VIOLATION}, {@code DAT_PRIVILEGES_VIOLATION} (LMR without local
      *         read), {@code DAT_INVALID_HANDLE}, {@code DAT_INSUFFICIENT_RESOURCES}
      */
-    void postRdmaWrite(List<LmrTriplet> localIov, long userCookie, RmrTriplet remoteBuffer,
-            Set<CompletionFlag> completionFlags);
+    void postRdmaWrite(
+            List<LmrTriplet> localIov, long userCookie, RmrTriplet remoteBuffer, Set<CompletionFlag> completionFlags);
 
     /**
      * The receive buffers the EP holds and their span. Corresponds to {@code dat_ep_recv_query()}.

@@ -33,10 +33,23 @@ import java.util.Set;
  * @param transportSpecific transport-specific attributes
  * @param providerSpecific provider-specific attributes
  */
-public record EpAttributes(ServiceType serviceType, long maxMessageSize, long maxRdmaSize, Qos qos,
-        Set<CompletionFlag> recvCompletionFlags, Set<CompletionFlag> requestCompletionFlags, int maxRecvDtos,
-        int maxRequestDtos, int maxRecvIov, int maxRequestIov, int maxRdmaReadIn, int maxRdmaReadOut, int srqSoftHw,
-        int maxRdmaReadIov, int maxRdmaWriteIov, List<NamedAttribute> transportSpecific,
+public record EpAttributes(
+        ServiceType serviceType,
+        long maxMessageSize,
+        long maxRdmaSize,
+        Qos qos,
+        Set<CompletionFlag> recvCompletionFlags,
+        Set<CompletionFlag> requestCompletionFlags,
+        int maxRecvDtos,
+        int maxRequestDtos,
+        int maxRecvIov,
+        int maxRequestIov,
+        int maxRdmaReadIn,
+        int maxRdmaReadOut,
+        int srqSoftHw,
+        int maxRdmaReadIov,
+        int maxRdmaWriteIov,
+        List<NamedAttribute> transportSpecific,
         List<NamedAttribute> providerSpecific) {
 
     /**
@@ -119,8 +132,7 @@ public record EpAttributes(ServiceType serviceType, long maxMessageSize, long ma
         private List<NamedAttribute> transportSpecific = List.of();
         private List<NamedAttribute> providerSpecific = List.of();
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /** @see EpAttributes#serviceType() */
         public Builder serviceType(ServiceType v) {
@@ -230,9 +242,24 @@ public record EpAttributes(ServiceType serviceType, long maxMessageSize, long ma
          * @throws DatException {@code DAT_INVALID_PARAMETER} as the record's constructor
          */
         public EpAttributes build() {
-            return new EpAttributes(serviceType, maxMessageSize, maxRdmaSize, qos, recvCompletionFlags,
-                    requestCompletionFlags, maxRecvDtos, maxRequestDtos, maxRecvIov, maxRequestIov, maxRdmaReadIn,
-                    maxRdmaReadOut, srqSoftHw, maxRdmaReadIov, maxRdmaWriteIov, transportSpecific, providerSpecific);
+            return new EpAttributes(
+                    serviceType,
+                    maxMessageSize,
+                    maxRdmaSize,
+                    qos,
+                    recvCompletionFlags,
+                    requestCompletionFlags,
+                    maxRecvDtos,
+                    maxRequestDtos,
+                    maxRecvIov,
+                    maxRequestIov,
+                    maxRdmaReadIn,
+                    maxRdmaReadOut,
+                    srqSoftHw,
+                    maxRdmaReadIov,
+                    maxRdmaWriteIov,
+                    transportSpecific,
+                    providerSpecific);
         }
     }
 }

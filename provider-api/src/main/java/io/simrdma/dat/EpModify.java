@@ -29,8 +29,13 @@ public final class EpModify {
     private final EventDispatcher connectEvd;
     private final EpAttributes values;
 
-    private EpModify(Set<EpParamField> fields, ProtectionZone pz, EventDispatcher recvEvd, EventDispatcher requestEvd,
-            EventDispatcher connectEvd, EpAttributes values) {
+    private EpModify(
+            Set<EpParamField> fields,
+            ProtectionZone pz,
+            EventDispatcher recvEvd,
+            EventDispatcher requestEvd,
+            EventDispatcher connectEvd,
+            EpAttributes values) {
         EnumSet<EpParamField> copy = EnumSet.noneOf(EpParamField.class);
         copy.addAll(fields);
         this.fields = Collections.unmodifiableSet(copy);
@@ -64,8 +69,13 @@ public final class EpModify {
         }
         pairUp(normalized, EpParamField.EP_ATTR_NUM_TRANSPORT_ATTR, EpParamField.EP_ATTR_TRANSPORT_SPECIFIC_ATTR);
         pairUp(normalized, EpParamField.EP_ATTR_NUM_PROVIDER_ATTR, EpParamField.EP_ATTR_PROVIDER_SPECIFIC_ATTR);
-        return new EpModify(normalized, params.pz().orElse(null), params.recvEvd().orElse(null),
-                params.requestEvd().orElse(null), params.connectEvd().orElse(null), params.attributes());
+        return new EpModify(
+                normalized,
+                params.pz().orElse(null),
+                params.recvEvd().orElse(null),
+                params.requestEvd().orElse(null),
+                params.connectEvd().orElse(null),
+                params.attributes());
     }
 
     private static void pairUp(EnumSet<EpParamField> set, EpParamField a, EpParamField b) {
@@ -143,9 +153,9 @@ public final class EpModify {
                 case EP_ATTR_MAX_RDMA_READ_IOV -> b.maxRdmaReadIov(values.maxRdmaReadIov());
                 case EP_ATTR_MAX_RDMA_WRITE_IOV -> b.maxRdmaWriteIov(values.maxRdmaWriteIov());
                 case EP_ATTR_NUM_TRANSPORT_ATTR, EP_ATTR_TRANSPORT_SPECIFIC_ATTR ->
-                        b.transportSpecific(values.transportSpecific());
+                    b.transportSpecific(values.transportSpecific());
                 case EP_ATTR_NUM_PROVIDER_ATTR, EP_ATTR_PROVIDER_SPECIFIC_ATTR ->
-                        b.providerSpecific(values.providerSpecific());
+                    b.providerSpecific(values.providerSpecific());
                 default -> {
                     // handles: not attributes
                 }
@@ -172,8 +182,7 @@ public final class EpModify {
         private EventDispatcher requestEvd;
         private EventDispatcher connectEvd;
 
-        private Builder() {
-        }
+        private Builder() {}
 
         private Builder set(EpParamField f) {
             fields.add(f);

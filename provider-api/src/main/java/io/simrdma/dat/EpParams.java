@@ -28,10 +28,19 @@ import java.util.OptionalLong;
  * @param srq the SRQ of an EP created with one
  * @param attributes the EP attributes
  */
-public record EpParams(InterfaceAdapter ia, EndpointState state, Optional<SocketAddress> localIaAddress,
-        OptionalLong localPortQual, Optional<SocketAddress> remoteIaAddress, OptionalLong remotePortQual,
-        Optional<ProtectionZone> pz, Optional<EventDispatcher> recvEvd, Optional<EventDispatcher> requestEvd,
-        Optional<EventDispatcher> connectEvd, Optional<SharedReceiveQueue> srq, EpAttributes attributes) {
+public record EpParams(
+        InterfaceAdapter ia,
+        EndpointState state,
+        Optional<SocketAddress> localIaAddress,
+        OptionalLong localPortQual,
+        Optional<SocketAddress> remoteIaAddress,
+        OptionalLong remotePortQual,
+        Optional<ProtectionZone> pz,
+        Optional<EventDispatcher> recvEvd,
+        Optional<EventDispatcher> requestEvd,
+        Optional<EventDispatcher> connectEvd,
+        Optional<SharedReceiveQueue> srq,
+        EpAttributes attributes) {
 
     /**
      * @throws DatException {@code DAT_INVALID_PARAMETER} for a null component

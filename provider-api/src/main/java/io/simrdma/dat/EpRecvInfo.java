@@ -21,8 +21,8 @@ public record EpRecvInfo(int nbufsAllocated, int bufsAllocSpan) {
         Checks.countOrUnknown(nbufsAllocated, "nbufsAllocated");
         Checks.countOrUnknown(bufsAllocSpan, "bufsAllocSpan");
         if (nbufsAllocated >= 0 && bufsAllocSpan >= 0 && bufsAllocSpan < nbufsAllocated) {
-            throw DatException.invalidParameter("span " + bufsAllocSpan + " is less than the " + nbufsAllocated
-                    + " buffers in it");
+            throw DatException.invalidParameter(
+                    "span " + bufsAllocSpan + " is less than the " + nbufsAllocated + " buffers in it");
         }
     }
 }

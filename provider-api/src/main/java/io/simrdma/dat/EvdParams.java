@@ -18,7 +18,11 @@ import java.util.Set;
  * @param cno the CNO the EVD notifies; empty if none
  * @param flags the event streams the EVD accepts
  */
-public record EvdParams(InterfaceAdapter ia, int qlen, Set<EvdState> state, Optional<ConsumerNotificationObject> cno,
+public record EvdParams(
+        InterfaceAdapter ia,
+        int qlen,
+        Set<EvdState> state,
+        Optional<ConsumerNotificationObject> cno,
         Set<EvdFlag> flags) {
 
     /**
@@ -66,8 +70,8 @@ public record EvdParams(InterfaceAdapter ia, int qlen, Set<EvdState> state, Opti
 
     /** A state set of one value per sub-state; {@code config} may be null. */
     public static Set<EvdState> stateOf(boolean enabled, boolean waitable, EvdState config) {
-        EnumSet<EvdState> s = EnumSet.of(enabled ? EvdState.ENABLED : EvdState.DISABLED,
-                waitable ? EvdState.WAITABLE : EvdState.UNWAITABLE);
+        EnumSet<EvdState> s = EnumSet.of(
+                enabled ? EvdState.ENABLED : EvdState.DISABLED, waitable ? EvdState.WAITABLE : EvdState.UNWAITABLE);
         if (config != null) {
             s.add(config);
         }

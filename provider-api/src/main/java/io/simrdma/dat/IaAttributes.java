@@ -46,14 +46,40 @@ import java.util.List;
  * @param transportAttributes transport-specific attributes ({@code num_transport_attr} is the size)
  * @param vendorAttributes vendor-specific attributes ({@code num_vendor_attr} is the size)
  */
-public record IaAttributes(String adapterName, String vendorName, int hardwareVersionMajor, int hardwareVersionMinor,
-        int firmwareVersionMajor, int firmwareVersionMinor, SocketAddress iaAddress, int maxEps, int maxDtoPerEp,
-        int maxRdmaReadPerEpIn, int maxRdmaReadPerEpOut, int maxEvds, int maxEvdQlen, int maxIovSegmentsPerDto,
-        int maxLmrs, long maxLmrBlockSize, long maxLmrVirtualAddress, int maxPzs, long maxMessageSize,
-        long maxRdmaSize, int maxRmrs, long maxRmrTargetAddress, int maxSrqs, int maxEpPerSrq, int maxRecvPerSrq,
-        int maxIovSegmentsPerRdmaRead, int maxIovSegmentsPerRdmaWrite, int maxRdmaReadIn, int maxRdmaReadOut,
-        boolean maxRdmaReadPerEpInGuaranteed, boolean maxRdmaReadPerEpOutGuaranteed,
-        List<NamedAttribute> transportAttributes, List<NamedAttribute> vendorAttributes) {
+public record IaAttributes(
+        String adapterName,
+        String vendorName,
+        int hardwareVersionMajor,
+        int hardwareVersionMinor,
+        int firmwareVersionMajor,
+        int firmwareVersionMinor,
+        SocketAddress iaAddress,
+        int maxEps,
+        int maxDtoPerEp,
+        int maxRdmaReadPerEpIn,
+        int maxRdmaReadPerEpOut,
+        int maxEvds,
+        int maxEvdQlen,
+        int maxIovSegmentsPerDto,
+        int maxLmrs,
+        long maxLmrBlockSize,
+        long maxLmrVirtualAddress,
+        int maxPzs,
+        long maxMessageSize,
+        long maxRdmaSize,
+        int maxRmrs,
+        long maxRmrTargetAddress,
+        int maxSrqs,
+        int maxEpPerSrq,
+        int maxRecvPerSrq,
+        int maxIovSegmentsPerRdmaRead,
+        int maxIovSegmentsPerRdmaWrite,
+        int maxRdmaReadIn,
+        int maxRdmaReadOut,
+        boolean maxRdmaReadPerEpInGuaranteed,
+        boolean maxRdmaReadPerEpOutGuaranteed,
+        List<NamedAttribute> transportAttributes,
+        List<NamedAttribute> vendorAttributes) {
 
     /**
      * @throws DatException {@code DAT_INVALID_PARAMETER} for a null component or a negative count
@@ -171,8 +197,7 @@ public record IaAttributes(String adapterName, String vendorName, int hardwareVe
         private List<NamedAttribute> transportAttributes = List.of();
         private List<NamedAttribute> vendorAttributes = List.of();
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /** @see IaAttributes#adapterName() */
         public Builder adapterName(String v) {
@@ -378,12 +403,39 @@ public record IaAttributes(String adapterName, String vendorName, int hardwareVe
          * @throws DatException {@code DAT_INVALID_PARAMETER} as the record's constructor
          */
         public IaAttributes build() {
-            return new IaAttributes(adapterName, vendorName, hardwareVersionMajor, hardwareVersionMinor,
-                    firmwareVersionMajor, firmwareVersionMinor, iaAddress, maxEps, maxDtoPerEp, maxRdmaReadPerEpIn,
-                    maxRdmaReadPerEpOut, maxEvds, maxEvdQlen, maxIovSegmentsPerDto, maxLmrs, maxLmrBlockSize,
-                    maxLmrVirtualAddress, maxPzs, maxMessageSize, maxRdmaSize, maxRmrs, maxRmrTargetAddress, maxSrqs,
-                    maxEpPerSrq, maxRecvPerSrq, maxIovSegmentsPerRdmaRead, maxIovSegmentsPerRdmaWrite, maxRdmaReadIn,
-                    maxRdmaReadOut, maxRdmaReadPerEpInGuaranteed, maxRdmaReadPerEpOutGuaranteed, transportAttributes,
+            return new IaAttributes(
+                    adapterName,
+                    vendorName,
+                    hardwareVersionMajor,
+                    hardwareVersionMinor,
+                    firmwareVersionMajor,
+                    firmwareVersionMinor,
+                    iaAddress,
+                    maxEps,
+                    maxDtoPerEp,
+                    maxRdmaReadPerEpIn,
+                    maxRdmaReadPerEpOut,
+                    maxEvds,
+                    maxEvdQlen,
+                    maxIovSegmentsPerDto,
+                    maxLmrs,
+                    maxLmrBlockSize,
+                    maxLmrVirtualAddress,
+                    maxPzs,
+                    maxMessageSize,
+                    maxRdmaSize,
+                    maxRmrs,
+                    maxRmrTargetAddress,
+                    maxSrqs,
+                    maxEpPerSrq,
+                    maxRecvPerSrq,
+                    maxIovSegmentsPerRdmaRead,
+                    maxIovSegmentsPerRdmaWrite,
+                    maxRdmaReadIn,
+                    maxRdmaReadOut,
+                    maxRdmaReadPerEpInGuaranteed,
+                    maxRdmaReadPerEpOutGuaranteed,
+                    transportAttributes,
                     vendorAttributes);
         }
     }

@@ -18,8 +18,8 @@ package io.simrdma.dat;
  * @param versionMinor the least DAT minor version asked for
  * @param threadSafe whether a thread-safe provider is asked for
  */
-public record IaOpenParams(String iaName, AsyncEvdRequest asyncEvd, int versionMajor, int versionMinor,
-        boolean threadSafe) {
+public record IaOpenParams(
+        String iaName, AsyncEvdRequest asyncEvd, int versionMajor, int versionMinor, boolean threadSafe) {
 
     /**
      * @throws DatException {@code DAT_INVALID_PARAMETER} for a null, blank or too long name (more

@@ -13,8 +13,8 @@ import java.util.Optional;
  * @param iaAttributes the IA attributes
  * @param providerAttributes the provider attributes
  */
-public record IaQueryResult(Optional<EventDispatcher> asyncEvd, IaAttributes iaAttributes,
-        ProviderAttributes providerAttributes) {
+public record IaQueryResult(
+        Optional<EventDispatcher> asyncEvd, IaAttributes iaAttributes, ProviderAttributes providerAttributes) {
 
     /**
      * @throws DatException {@code DAT_INVALID_PARAMETER} for a null component

@@ -121,8 +121,12 @@ public interface InterfaceAdapter extends DatHandle, AutoCloseable {
      *         or a combination, for example completion flags that do not match another stream of the
      *         same EVD), {@code DAT_MODEL_NOT_SUPPORTED}, {@code DAT_INSUFFICIENT_RESOURCES}
      */
-    Endpoint createEndpoint(ProtectionZone pz, EventDispatcher recvEvd, EventDispatcher requestEvd,
-            EventDispatcher connectEvd, EpAttributes attributes);
+    Endpoint createEndpoint(
+            ProtectionZone pz,
+            EventDispatcher recvEvd,
+            EventDispatcher requestEvd,
+            EventDispatcher connectEvd,
+            EpAttributes attributes);
 
     /**
      * Creates an Endpoint in {@link EndpointState#UNCONNECTED} whose receive buffers come from
@@ -133,8 +137,13 @@ public interface InterfaceAdapter extends DatHandle, AutoCloseable {
      *         PZ other than the SRQ's when {@link ProviderAttributes#srqEpPzDifferenceSupported()} is
      *         false), {@code DAT_MODEL_NOT_SUPPORTED}, {@code DAT_INSUFFICIENT_RESOURCES}
      */
-    Endpoint createEndpointWithSrq(ProtectionZone pz, EventDispatcher recvEvd, EventDispatcher requestEvd,
-            EventDispatcher connectEvd, SharedReceiveQueue srq, EpAttributes attributes);
+    Endpoint createEndpointWithSrq(
+            ProtectionZone pz,
+            EventDispatcher recvEvd,
+            EventDispatcher requestEvd,
+            EventDispatcher connectEvd,
+            SharedReceiveQueue srq,
+            EpAttributes attributes);
 
     /**
      * Creates a persistent Public Service Point listening on {@code connQual}; connection requests

@@ -20,9 +20,17 @@ import java.util.Set;
  * @param registeredSize the registered size in bytes
  * @param registeredAddress the registered address
  */
-public record LmrParams(InterfaceAdapter ia, MemoryType memType, RegionDescription region, long length,
-        ProtectionZone pz, Set<MemoryPrivilege> privileges, int lmrContext, OptionalInt rmrContext,
-        long registeredSize, long registeredAddress) {
+public record LmrParams(
+        InterfaceAdapter ia,
+        MemoryType memType,
+        RegionDescription region,
+        long length,
+        ProtectionZone pz,
+        Set<MemoryPrivilege> privileges,
+        int lmrContext,
+        OptionalInt rmrContext,
+        long registeredSize,
+        long registeredAddress) {
 
     /**
      * @throws DatException {@code DAT_INVALID_PARAMETER} for a null component, a memory type other
@@ -33,8 +41,8 @@ public record LmrParams(InterfaceAdapter ia, MemoryType memType, RegionDescripti
         Checks.notNull(memType, "memType");
         Checks.notNull(region, "region");
         if (memType != region.memType()) {
-            throw DatException.invalidParameter("memType " + memType + " differs from the region's "
-                    + region.memType());
+            throw DatException.invalidParameter(
+                    "memType " + memType + " differs from the region's " + region.memType());
         }
         Checks.nonNegative(length, "length");
         Checks.notNull(pz, "pz");

@@ -47,14 +47,33 @@ import java.util.Set;
  * @param maxIaInstances simrdma extension, not in {@code DAT_PROVIDER_ATTR}: the most IA instances the provider has
  *         open at once (more fail with DAT_INSUFFICIENT_RESOURCES); {@link Integer#MAX_VALUE} for no limit
  */
-public record ProviderAttributes(String providerName, int providerVersionMajor, int providerVersionMinor,
-        int daplVersionMajor, int daplVersionMinor, Set<MemoryType> lmrMemTypesSupported,
-        IovOwnership iovOwnershipOnReturn, Set<Qos> qosSupported, Set<CompletionFlag> completionFlagsSupported,
-        boolean threadSafe, int maxPrivateDataSize, boolean supportsMultipath, PspEpCreator epCreator,
-        PzSupport pzSupport, int optimalBufferAlignment, EvdStreamMerging evdStreamMerging, boolean srqSupported,
-        int srqWatermarksSupported, boolean srqEpPzDifferenceSupported, int srqInfoSupported, int epRecvInfoSupported,
-        boolean lmrSyncRequired, boolean dtoAsyncReturnGuaranteed, boolean rdmaWriteForRdmaReadRequired,
-        List<NamedAttribute> providerSpecificAttributes, int maxIaInstances) {
+public record ProviderAttributes(
+        String providerName,
+        int providerVersionMajor,
+        int providerVersionMinor,
+        int daplVersionMajor,
+        int daplVersionMinor,
+        Set<MemoryType> lmrMemTypesSupported,
+        IovOwnership iovOwnershipOnReturn,
+        Set<Qos> qosSupported,
+        Set<CompletionFlag> completionFlagsSupported,
+        boolean threadSafe,
+        int maxPrivateDataSize,
+        boolean supportsMultipath,
+        PspEpCreator epCreator,
+        PzSupport pzSupport,
+        int optimalBufferAlignment,
+        EvdStreamMerging evdStreamMerging,
+        boolean srqSupported,
+        int srqWatermarksSupported,
+        boolean srqEpPzDifferenceSupported,
+        int srqInfoSupported,
+        int epRecvInfoSupported,
+        boolean lmrSyncRequired,
+        boolean dtoAsyncReturnGuaranteed,
+        boolean rdmaWriteForRdmaReadRequired,
+        List<NamedAttribute> providerSpecificAttributes,
+        int maxIaInstances) {
 
     /**
      * @throws DatException {@code DAT_INVALID_PARAMETER} for a null component, a negative count, a
@@ -63,8 +82,8 @@ public record ProviderAttributes(String providerName, int providerVersionMajor, 
     public ProviderAttributes {
         Checks.notNull(providerName, "providerName");
         if (maxPrivateDataSize < 64) {
-            throw DatException.invalidParameter("maxPrivateDataSize " + maxPrivateDataSize
-                    + " is below the 64 bytes dat_ia_query requires");
+            throw DatException.invalidParameter(
+                    "maxPrivateDataSize " + maxPrivateDataSize + " is below the 64 bytes dat_ia_query requires");
         }
         if (optimalBufferAlignment <= 0 || Dat.OPTIMAL_ALIGNMENT % optimalBufferAlignment != 0) {
             throw DatException.invalidParameter("optimalBufferAlignment " + optimalBufferAlignment
@@ -80,8 +99,8 @@ public record ProviderAttributes(String providerName, int providerVersionMajor, 
         lmrMemTypesSupported = Checks.enumSet(lmrMemTypesSupported, MemoryType.class, "lmrMemTypesSupported");
         Checks.notNull(iovOwnershipOnReturn, "iovOwnershipOnReturn");
         qosSupported = Checks.enumSet(qosSupported, Qos.class, "qosSupported");
-        completionFlagsSupported = Checks.enumSet(completionFlagsSupported, CompletionFlag.class,
-                "completionFlagsSupported");
+        completionFlagsSupported =
+                Checks.enumSet(completionFlagsSupported, CompletionFlag.class, "completionFlagsSupported");
         Checks.notNull(epCreator, "epCreator");
         Checks.notNull(pzSupport, "pzSupport");
         Checks.notNull(evdStreamMerging, "evdStreamMerging");
@@ -147,8 +166,8 @@ public record ProviderAttributes(String providerName, int providerVersionMajor, 
         private int providerVersionMinor = 0;
         private int daplVersionMajor = Dat.VERSION_MAJOR;
         private int daplVersionMinor = Dat.VERSION_MINOR;
-        private Set<MemoryType> lmrMemTypesSupported = EnumSet.of(MemoryType.VIRTUAL, MemoryType.LMR,
-                MemoryType.SHARED_VIRTUAL);
+        private Set<MemoryType> lmrMemTypesSupported =
+                EnumSet.of(MemoryType.VIRTUAL, MemoryType.LMR, MemoryType.SHARED_VIRTUAL);
         private IovOwnership iovOwnershipOnReturn = IovOwnership.CONSUMER;
         private Set<Qos> qosSupported = EnumSet.of(Qos.BEST_EFFORT);
         private Set<CompletionFlag> completionFlagsSupported = EnumSet.noneOf(CompletionFlag.class);
@@ -170,8 +189,7 @@ public record ProviderAttributes(String providerName, int providerVersionMajor, 
         private List<NamedAttribute> providerSpecificAttributes = List.of();
         private int maxIaInstances = Integer.MAX_VALUE;
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /** @see ProviderAttributes#providerName() */
         public Builder providerName(String v) {
@@ -335,12 +353,33 @@ public record ProviderAttributes(String providerName, int providerVersionMajor, 
          * @throws DatException {@code DAT_INVALID_PARAMETER} as the record's constructor
          */
         public ProviderAttributes build() {
-            return new ProviderAttributes(providerName, providerVersionMajor, providerVersionMinor, daplVersionMajor,
-                    daplVersionMinor, lmrMemTypesSupported, iovOwnershipOnReturn, qosSupported,
-                    completionFlagsSupported, threadSafe, maxPrivateDataSize, supportsMultipath, epCreator, pzSupport,
-                    optimalBufferAlignment, evdStreamMerging, srqSupported, srqWatermarksSupported,
-                    srqEpPzDifferenceSupported, srqInfoSupported, epRecvInfoSupported, lmrSyncRequired,
-                    dtoAsyncReturnGuaranteed, rdmaWriteForRdmaReadRequired, providerSpecificAttributes, maxIaInstances);
+            return new ProviderAttributes(
+                    providerName,
+                    providerVersionMajor,
+                    providerVersionMinor,
+                    daplVersionMajor,
+                    daplVersionMinor,
+                    lmrMemTypesSupported,
+                    iovOwnershipOnReturn,
+                    qosSupported,
+                    completionFlagsSupported,
+                    threadSafe,
+                    maxPrivateDataSize,
+                    supportsMultipath,
+                    epCreator,
+                    pzSupport,
+                    optimalBufferAlignment,
+                    evdStreamMerging,
+                    srqSupported,
+                    srqWatermarksSupported,
+                    srqEpPzDifferenceSupported,
+                    srqInfoSupported,
+                    epRecvInfoSupported,
+                    lmrSyncRequired,
+                    dtoAsyncReturnGuaranteed,
+                    rdmaWriteForRdmaReadRequired,
+                    providerSpecificAttributes,
+                    maxIaInstances);
         }
     }
 }

@@ -23,8 +23,8 @@ public record ProviderList(List<ProviderInfo> providers, int totalCount) {
     public ProviderList {
         providers = Checks.list(providers, "providers");
         if (totalCount < providers.size()) {
-            throw DatException.invalidParameter("totalCount " + totalCount + " is less than the " + providers.size()
-                    + " entries returned");
+            throw DatException.invalidParameter(
+                    "totalCount " + totalCount + " is less than the " + providers.size() + " entries returned");
         }
     }
 

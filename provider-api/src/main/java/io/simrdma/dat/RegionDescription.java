@@ -17,8 +17,8 @@ import java.util.Arrays;
  *
  * <p>Thread safety: the records are immutable; the buffers they refer to are the consumer's.
  */
-public sealed interface RegionDescription permits RegionDescription.Virtual, RegionDescription.Lmr,
-        RegionDescription.SharedVirtual {
+public sealed interface RegionDescription
+        permits RegionDescription.Virtual, RegionDescription.Lmr, RegionDescription.SharedVirtual {
 
     /** The memory type of this description. */
     MemoryType memType();
@@ -105,8 +105,8 @@ public sealed interface RegionDescription permits RegionDescription.Virtual, Reg
         public SharedVirtual {
             Checks.notNull(cookie, "LMR cookie");
             if (cookie.length != Dat.LMR_COOKIE_SIZE) {
-                throw DatException.invalidParameter("LMR cookie has " + cookie.length + " bytes, not "
-                        + Dat.LMR_COOKIE_SIZE);
+                throw DatException.invalidParameter(
+                        "LMR cookie has " + cookie.length + " bytes, not " + Dat.LMR_COOKIE_SIZE);
             }
             cookie = cookie.clone();
             checkRange(buffer, offset, length);
@@ -131,8 +131,11 @@ public sealed interface RegionDescription permits RegionDescription.Virtual, Reg
         /** Equal if the cookies have the same bytes and both name the same range of the same buffer object. */
         @Override
         public boolean equals(Object o) {
-            return o instanceof SharedVirtual s && Arrays.equals(cookie, s.cookie) && buffer == s.buffer
-                    && offset == s.offset && length == s.length;
+            return o instanceof SharedVirtual s
+                    && Arrays.equals(cookie, s.cookie)
+                    && buffer == s.buffer
+                    && offset == s.offset
+                    && length == s.length;
         }
 
         @Override
@@ -150,8 +153,8 @@ public sealed interface RegionDescription permits RegionDescription.Virtual, Reg
     private static void checkRange(ByteBuffer buffer, int offset, int length) {
         Checks.notNull(buffer, "region buffer");
         if (offset < 0 || length < 0 || offset > buffer.capacity() - length) {
-            throw DatException.invalidParameter("region [" + offset + ", +" + length + ") is outside the buffer's "
-                    + buffer.capacity() + " bytes");
+            throw DatException.invalidParameter(
+                    "region [" + offset + ", +" + length + ") is outside the buffer's " + buffer.capacity() + " bytes");
         }
     }
 }

@@ -29,7 +29,11 @@ public interface RemoteMemoryRegion extends FreeableHandle {
      *         read), {@code DAT_PROTECTION_VIOLATION}, {@code DAT_MODEL_NOT_SUPPORTED},
      *         {@code DAT_INSUFFICIENT_RESOURCES}
      */
-    int bind(LmrTriplet lmrTriplet, Set<MemoryPrivilege> privileges, Endpoint ep, long userCookie,
+    int bind(
+            LmrTriplet lmrTriplet,
+            Set<MemoryPrivilege> privileges,
+            Endpoint ep,
+            long userCookie,
             Set<CompletionFlag> completionFlags);
 
     /**

@@ -13,8 +13,8 @@ package io.simrdma.dat;
  *        {@link DtoCompletionStatus#SUCCESS}, {@code DAT_RMR_BIND_FAILURE} is
  *        {@link DtoCompletionStatus#ERR_FLUSHED})
  */
-public record RmrBindCompletionEvent(EventDispatcher evd, RemoteMemoryRegion rmr, long userCookie,
-        DtoCompletionStatus status) implements DatEvent {
+public record RmrBindCompletionEvent(
+        EventDispatcher evd, RemoteMemoryRegion rmr, long userCookie, DtoCompletionStatus status) implements DatEvent {
 
     /**
      * @throws DatException {@code DAT_INVALID_PARAMETER} for a null component

@@ -16,8 +16,15 @@ package io.simrdma.dat;
  * @param availableDtoCount buffers on the SRQ that EPs may take, or {@link Dat#VALUE_UNKNOWN}
  * @param outstandingDtoCount entries not free for new posts, or {@link Dat#VALUE_UNKNOWN}
  */
-public record SrqParams(InterfaceAdapter ia, SrqState state, ProtectionZone pz, int maxRecvDtos, int maxRecvIov,
-        int lowWatermark, int availableDtoCount, int outstandingDtoCount) {
+public record SrqParams(
+        InterfaceAdapter ia,
+        SrqState state,
+        ProtectionZone pz,
+        int maxRecvDtos,
+        int maxRecvIov,
+        int lowWatermark,
+        int availableDtoCount,
+        int outstandingDtoCount) {
 
     /**
      * @throws DatException {@code DAT_INVALID_PARAMETER} for a null component, a negative size, or a

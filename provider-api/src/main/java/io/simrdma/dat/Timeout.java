@@ -47,7 +47,8 @@ public record Timeout(long micros) {
 
     /** A timeout of {@code duration}, rounded down to whole microseconds. */
     public static Timeout of(Duration duration) {
-        if (duration == null || duration.isNegative()
+        if (duration == null
+                || duration.isNegative()
                 || duration.compareTo(Duration.ofNanos(INFINITE_MICROS * 1000)) > 0) {
             throw DatException.invalidParameter("timeout " + duration + " is outside the DAT_TIMEOUT range");
         }

@@ -109,4 +109,3 @@
  * <p>Thread safety: each type states its own; handles follow {@link io.simrdma.dat.DatHandle}.
  */
 package io.simrdma.dat;
-

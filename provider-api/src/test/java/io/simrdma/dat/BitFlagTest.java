@@ -1,12 +1,11 @@
 package io.simrdma.dat;
 
-import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.util.EnumSet;
 import java.util.Set;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
+import org.junit.jupiter.api.Test;
 
 class BitFlagTest {
 
@@ -18,7 +17,8 @@ class BitFlagTest {
 
     @Test
     void shouldGiveSetWhenWordHasOnlyKnownBits() {
-        assertEquals(EnumSet.of(CompletionFlag.SUPPRESS, CompletionFlag.BARRIER_FENCE),
+        assertEquals(
+                EnumSet.of(CompletionFlag.SUPPRESS, CompletionFlag.BARRIER_FENCE),
                 BitFlag.fromBits(CompletionFlag.class, 0x09));
         assertEquals(EnumSet.allOf(EpParamField.class), BitFlag.fromBits(EpParamField.class, 0x7FFFF7FFL));
         assertEquals(EnumSet.noneOf(EvdFlag.class), BitFlag.fromBits(EvdFlag.class, 0));

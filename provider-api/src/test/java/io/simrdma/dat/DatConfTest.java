@@ -1,7 +1,10 @@
 package io.simrdma.dat;
 
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.net.URL;
@@ -10,12 +13,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertSame;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class DatConfTest {
 
@@ -33,7 +32,8 @@ class DatConfTest {
         DatConf conf = DatConf.parse(LINE + "\n", "t.conf");
         assertEquals(1, conf.entries().size());
         DatConfEntry e = conf.entries().get(0);
-        assertEquals(new DatConfEntry("sim0", 1, 2, true, true, "simrdma", "simrdma", 0, 1, "sim:fabric0/dev0", "", 1), e);
+        assertEquals(
+                new DatConfEntry("sim0", 1, 2, true, true, "simrdma", "simrdma", 0, 1, "sim:fabric0/dev0", "", 1), e);
         assertEquals(new ProviderInfo("sim0", 1, 2, true), e.providerInfo());
         assertEquals("t.conf", conf.source());
     }
@@ -69,54 +69,76 @@ class DatConfTest {
     void shouldNameSourceAndLineWhenFieldCountIsWrong() {
         DatException e = parseError("# c\nsim0 u1.2 threadsafe default simrdma\n");
         assertEquals(DatReturnType.INVALID_PARAMETER, e.type());
-        assertEquals("DAT_INVALID_PARAMETER: t.conf:2: expected 8 fields (<ia-name> <api-version> <thread-safety>"
-                + " <default> <provider> <provider-version> <ia-params> <platform-params>), found 5", e.getMessage());
-        assertEquals("t.conf:1: expected 8 fields (<ia-name> <api-version> <thread-safety> <default> <provider>"
-                + " <provider-version> <ia-params> <platform-params>), found 9", parseError(LINE + " extra").detail());
+        assertEquals(
+                "DAT_INVALID_PARAMETER: t.conf:2: expected 8 fields (<ia-name> <api-version> <thread-safety>"
+                        + " <default> <provider> <provider-version> <ia-params> <platform-params>), found 5",
+                e.getMessage());
+        assertEquals(
+                "t.conf:1: expected 8 fields (<ia-name> <api-version> <thread-safety> <default> <provider>"
+                        + " <provider-version> <ia-params> <platform-params>), found 9",
+                parseError(LINE + " extra").detail());
     }
 
     @Test
     void shouldRejectApiVersionWhenNotUMajorDotMinor() {
-        assertEquals("t.conf:1: api-version '1.2' is not u<major>.<minor>",
+        assertEquals(
+                "t.conf:1: api-version '1.2' is not u<major>.<minor>",
                 parseError(LINE.replace("u1.2", "1.2")).detail());
-        assertEquals("t.conf:1: api-version 'k1.2' is not u<major>.<minor>",
+        assertEquals(
+                "t.conf:1: api-version 'k1.2' is not u<major>.<minor>",
                 parseError(LINE.replace("u1.2", "k1.2")).detail());
     }
 
     @Test
     void shouldRejectKeywordWhenNeitherAllowedValue() {
-        assertEquals("t.conf:1: thread-safety 'safe' is neither threadsafe nor nonthreadsafe",
+        assertEquals(
+                "t.conf:1: thread-safety 'safe' is neither threadsafe nor nonthreadsafe",
                 parseError(LINE.replace("threadsafe", "safe")).detail());
-        assertEquals("t.conf:1: default 'yes' is neither default nor nondefault",
+        assertEquals(
+                "t.conf:1: default 'yes' is neither default nor nondefault",
                 parseError(LINE.replace(" default ", " yes ")).detail());
     }
 
     @Test
     void shouldRejectProviderVersionWhenNumbersAreMissing() {
-        assertEquals("t.conf:1: provider-version 'simrdma' is not [<id>.]<major>.<minor>",
+        assertEquals(
+                "t.conf:1: provider-version 'simrdma' is not [<id>.]<major>.<minor>",
                 parseError(LINE.replace("simrdma.0.1", "simrdma")).detail());
     }
 
     @Test
     void shouldRejectLineWhenQuoteIsUnterminatedOrMisplaced() {
         String open = "sim0 u1.2 threadsafe default simrdma simrdma.0.1 \"x y";
-        assertEquals("t.conf:1: unterminated quoted field at column 50", parseError(open).detail());
+        assertEquals(
+                "t.conf:1: unterminated quoted field at column 50",
+                parseError(open).detail());
         assertEquals(49, open.indexOf('"'));
-        assertEquals("t.conf:1: quote inside a field at column 4", parseError("sim\"0\" u1.2").detail());
-        assertEquals("t.conf:1: no space after the quoted field ending at column 3", parseError("\"a\"b").detail());
+        assertEquals(
+                "t.conf:1: quote inside a field at column 4",
+                parseError("sim\"0\" u1.2").detail());
+        assertEquals(
+                "t.conf:1: no space after the quoted field ending at column 3",
+                parseError("\"a\"b").detail());
     }
 
     @Test
     void shouldRejectSecondEntryWhenNameVersionAndThreadSafetyRepeat() {
-        assertEquals("t.conf:2: duplicate entry for IA name 'sim0' (same version and thread safety as line 1)",
-                parseError(LINE + "\n" + LINE.replace("simrdma.0.1", "simrdma.0.2")).detail());
-        assertEquals(2, DatConf.parse(LINE + "\n" + LINE.replace("u1.2", "u1.3"), "t.conf").entriesFor("sim0").size());
+        assertEquals(
+                "t.conf:2: duplicate entry for IA name 'sim0' (same version and thread safety as line 1)",
+                parseError(LINE + "\n" + LINE.replace("simrdma.0.1", "simrdma.0.2"))
+                        .detail());
+        assertEquals(
+                2,
+                DatConf.parse(LINE + "\n" + LINE.replace("u1.2", "u1.3"), "t.conf")
+                        .entriesFor("sim0")
+                        .size());
     }
 
     @Test
     void shouldRejectIaNameWhenTooLong() {
         String name = "n".repeat(256);
-        assertEquals("t.conf:1: IA name has 256 characters; at most 255 fit DAT_NAME_MAX_LENGTH",
+        assertEquals(
+                "t.conf:1: IA name has 256 characters; at most 255 fit DAT_NAME_MAX_LENGTH",
                 parseError(LINE.replace("sim0", name)).detail());
     }
 
@@ -125,8 +147,8 @@ class DatConfTest {
         Path file = Files.writeString(dir.resolve("a.conf"), LINE);
         Files.writeString(dir.resolve(".dat.conf"), LINE.replace("sim0", "home0"));
         try (URLClassLoader empty = new URLClassLoader(new URL[0], null)) {
-            DatConf conf = DatConf.locate(Map.of("dat.conf", file.toString())::get,
-                    Map.of("DAT_OVERRIDE", "/nonexistent")::get, empty, dir);
+            DatConf conf = DatConf.locate(
+                    Map.of("dat.conf", file.toString())::get, Map.of("DAT_OVERRIDE", "/nonexistent")::get, empty, dir);
             assertEquals(file.toString(), conf.source());
             assertEquals("sim0", conf.entries().get(0).iaName());
         }
@@ -175,7 +197,8 @@ class DatConfTest {
     void shouldFailWithInternalErrorWhenNamedFileIsMissing() throws IOException {
         String missing = dir.resolve("missing.conf").toString();
         try (URLClassLoader empty = new URLClassLoader(new URL[0], null)) {
-            DatException e = assertThrows(DatException.class,
+            DatException e = assertThrows(
+                    DatException.class,
                     () -> DatConf.locate(k -> null, Map.of("DAT_OVERRIDE", missing)::get, empty, dir));
             assertEquals(DatReturnType.INTERNAL_ERROR, e.type());
             assertEquals("the DAT static registry " + missing + " is missing or unreadable", e.detail());

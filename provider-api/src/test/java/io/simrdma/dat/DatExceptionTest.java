@@ -1,12 +1,12 @@
 package io.simrdma.dat;
 
-import org.junit.jupiter.api.Test;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import org.junit.jupiter.api.Test;
 
 class DatExceptionTest {
 
@@ -58,15 +58,16 @@ class DatExceptionTest {
 
     @Test
     void shouldRejectSubtypeWhenItQualifiesAnotherType() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class,
                 () -> new DatException(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_HANDLE_EP));
         assertEquals("DAT_INVALID_HANDLE_EP qualifies DAT_INVALID_HANDLE, not DAT_INVALID_STATE", e.getMessage());
     }
 
     @Test
     void shouldRejectSuccessWhenUsedAsFailure() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> new DatException(DatReturnType.SUCCESS));
+        IllegalArgumentException e =
+                assertThrows(IllegalArgumentException.class, () -> new DatException(DatReturnType.SUCCESS));
         assertEquals("DAT_SUCCESS is not a failure", e.getMessage());
     }
 

@@ -1,21 +1,20 @@
 package io.simrdma.dat;
 
-import io.simrdma.dat.fake.FakeInterfaceAdapter;
-import io.simrdma.dat.fake.FakeProvider;
-import io.simrdma.dat.spi.DatProvider;
-import io.simrdma.dat.spi.IaOpenRequest;
-import org.junit.jupiter.api.Test;
-
-import java.util.List;
-import java.util.Optional;
-import java.util.ServiceLoader;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.simrdma.dat.fake.FakeInterfaceAdapter;
+import io.simrdma.dat.fake.FakeProvider;
+import io.simrdma.dat.spi.DatProvider;
+import io.simrdma.dat.spi.IaOpenRequest;
+import java.util.List;
+import java.util.Optional;
+import java.util.ServiceLoader;
+import org.junit.jupiter.api.Test;
 
 class DatRegistryTest {
 
@@ -78,8 +77,8 @@ class DatRegistryTest {
         DatException e = assertThrows(DatException.class, () -> registry.openIa("other:x", 1));
         assertEquals(DatReturnType.PROVIDER_NOT_FOUND, e.type());
         assertEquals(DatReturnSubtype.NAME_NOT_REGISTERED, e.subtype());
-        assertEquals("DAT_PROVIDER_NOT_FOUND DAT_NAME_NOT_REGISTERED: no provider serves IA name 'other:x'",
-                e.getMessage());
+        assertEquals(
+                "DAT_PROVIDER_NOT_FOUND DAT_NAME_NOT_REGISTERED: no provider serves IA name 'other:x'", e.getMessage());
         assertEquals(0x800A0062, e.code());
         assertEquals(List.of(), fake.calls);
     }
@@ -102,14 +101,23 @@ class DatRegistryTest {
 
     @Test
     void shouldNameTheMismatchWhenVersionOrThreadSafetyDiffers() {
-        assertFails(DatReturnType.PROVIDER_NOT_FOUND, DatReturnSubtype.MAJOR_NOT_FOUND,
+        assertFails(
+                DatReturnType.PROVIDER_NOT_FOUND,
+                DatReturnSubtype.MAJOR_NOT_FOUND,
                 () -> registry(ENTRY.replace("u1.2", "u2.0"), fake).openIa("ib0", 4));
-        assertFails(DatReturnType.PROVIDER_NOT_FOUND, DatReturnSubtype.THREAD_SAFETY_NOT_FOUND,
-                () -> registry(ENTRY.replace("threadsafe", "nonthreadsafe"), fake).openIa("ib0", 4));
-        assertFails(DatReturnType.PROVIDER_NOT_FOUND, DatReturnSubtype.MINOR_NOT_FOUND,
+        assertFails(
+                DatReturnType.PROVIDER_NOT_FOUND,
+                DatReturnSubtype.THREAD_SAFETY_NOT_FOUND,
+                () -> registry(ENTRY.replace("threadsafe", "nonthreadsafe"), fake)
+                        .openIa("ib0", 4));
+        assertFails(
+                DatReturnType.PROVIDER_NOT_FOUND,
+                DatReturnSubtype.MINOR_NOT_FOUND,
                 () -> registry(ENTRY.replace("u1.2", "u1.1"), fake).openIa("ib0", 4));
         FakeProvider old = new FakeProvider("old", false, 1, 2);
-        assertFails(DatReturnType.PROVIDER_NOT_FOUND, DatReturnSubtype.THREAD_SAFETY_NOT_FOUND,
+        assertFails(
+                DatReturnType.PROVIDER_NOT_FOUND,
+                DatReturnSubtype.THREAD_SAFETY_NOT_FOUND,
                 () -> registry("", old).openIa("old:x", 4));
         assertEquals(List.of(), old.calls);
         assertEquals(List.of(), fake.calls);
@@ -142,16 +150,21 @@ class DatRegistryTest {
         DatRegistry registry = registry("", fake);
         ProviderInfo info = new ProviderInfo("ia0", 1, 2, true);
         registry.addProvider(fake, info);
-        assertFails(DatReturnType.PROVIDER_ALREADY_REGISTERED, DatReturnSubtype.NO_SUBTYPE,
+        assertFails(
+                DatReturnType.PROVIDER_ALREADY_REGISTERED,
+                DatReturnSubtype.NO_SUBTYPE,
                 () -> registry.addProvider(fake, info));
-        assertFails(DatReturnType.PROVIDER_ALREADY_REGISTERED, DatReturnSubtype.NO_SUBTYPE,
+        assertFails(
+                DatReturnType.PROVIDER_ALREADY_REGISTERED,
+                DatReturnSubtype.NO_SUBTYPE,
                 () -> registry.addProvider(new FakeProvider("other"), new ProviderInfo("ia0", 1, 1, false)));
     }
 
     @Test
     void shouldRejectAddWhenAnotherProviderHasSameName() {
         DatRegistry registry = registry("", fake);
-        DatException e = assertThrows(DatException.class,
+        DatException e = assertThrows(
+                DatException.class,
                 () -> registry.addProvider(new FakeProvider(), new ProviderInfo("ia1", 1, 2, true)));
         assertEquals(DatReturnType.PROVIDER_ALREADY_REGISTERED, e.type());
         assertEquals("another provider is named 'fake'", e.detail());
@@ -161,12 +174,18 @@ class DatRegistryTest {
     void shouldRejectRemovalWhenProviderIsNotRegistered() {
         DatRegistry registry = registry("", fake);
         ProviderInfo info = new ProviderInfo("ia0", 1, 2, true);
-        assertFails(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE,
+        assertFails(
+                DatReturnType.INVALID_PARAMETER,
+                DatReturnSubtype.NO_SUBTYPE,
                 () -> registry.removeProvider(fake, info));
         registry.addProvider(fake, info);
-        assertFails(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE,
+        assertFails(
+                DatReturnType.INVALID_PARAMETER,
+                DatReturnSubtype.NO_SUBTYPE,
                 () -> registry.removeProvider(new FakeProvider("other"), info));
-        assertFails(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE,
+        assertFails(
+                DatReturnType.INVALID_PARAMETER,
+                DatReturnSubtype.NO_SUBTYPE,
                 () -> registry.removeProvider(fake, new ProviderInfo("ia0", 1, 2, false)));
         registry.removeProvider(fake, info);
         assertFalse(registry.isRegistered(fake, info));
@@ -201,8 +220,10 @@ class DatRegistryTest {
         DatRegistry registry = registry(ENTRY + "\nib1 u1.2 nonthreadsafe nondefault fake 0.1 \"\" \"\"", fake);
         registry.openIa("ib0", 1);
         registry.addProvider(fake, new ProviderInfo("extra", 1, 2, true));
-        List<ProviderInfo> expected = List.of(new ProviderInfo("ib0", 1, 2, true),
-                new ProviderInfo("ib1", 1, 2, false), new ProviderInfo("extra", 1, 2, true));
+        List<ProviderInfo> expected = List.of(
+                new ProviderInfo("ib0", 1, 2, true),
+                new ProviderInfo("ib1", 1, 2, false),
+                new ProviderInfo("extra", 1, 2, true));
         assertEquals(expected, registry.listProviders());
         ProviderList all = registry.listProviders(10);
         assertEquals(expected, all.providers());
@@ -235,7 +256,8 @@ class DatRegistryTest {
         assertFalse(registry.isRegistered(fake, new ProviderInfo("fake:a", 1, 2, true)));
         assertFails(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE, () -> registry.unload("fake:a"));
         registry.openIa("fake:a", 2);
-        assertEquals(List.of("init fake:a null", "open fake:a", "fini fake:a", "init fake:a null", "open fake:a"),
+        assertEquals(
+                List.of("init fake:a null", "open fake:a", "fini fake:a", "init fake:a null", "open fake:a"),
                 fake.calls);
     }
 
@@ -258,13 +280,20 @@ class DatRegistryTest {
         assertEquals(List.of("init ib0 dev=0 port=1", "open ib0", "init fake:b null", "open fake:b"), fake.calls);
         open.close();
         registry.close();
-        assertEquals(List.of("init ib0 dev=0 port=1", "open ib0", "init fake:b null", "open fake:b", "fini ib0",
-                "fini fake:b"), fake.calls);
+        assertEquals(
+                List.of(
+                        "init ib0 dev=0 port=1",
+                        "open ib0",
+                        "init fake:b null",
+                        "open fake:b",
+                        "fini ib0",
+                        "fini fake:b"),
+                fake.calls);
     }
 
     @Test
     void shouldFailOpenWhenInitDoesNotRegister() {
-        fake.initBehaviour = (self, registry, info, data) -> { };
+        fake.initBehaviour = (self, registry, info, data) -> {};
         DatRegistry registry = registry("", fake);
         DatException e = assertThrows(DatException.class, () -> registry.openIa("fake:a", 1));
         assertEquals(DatReturnSubtype.NAME_NOT_REGISTERED, e.subtype());
@@ -273,8 +302,8 @@ class DatRegistryTest {
 
     @Test
     void shouldRejectOtherNameWhenInitRegistersIt() {
-        fake.initBehaviour = (self, registry, info, data) -> registry.addProvider(self,
-                new ProviderInfo("fake:other", 1, 2, true));
+        fake.initBehaviour =
+                (self, registry, info, data) -> registry.addProvider(self, new ProviderInfo("fake:other", 1, 2, true));
         DatRegistry registry = registry("", fake);
         DatException e = assertThrows(DatException.class, () -> registry.openIa("fake:a", 1));
         assertEquals(DatReturnType.INVALID_PARAMETER, e.type());
@@ -323,7 +352,9 @@ class DatRegistryTest {
             throw new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_DEVICE);
         };
         DatRegistry registry = registry("", fake);
-        assertFails(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_DEVICE,
+        assertFails(
+                DatReturnType.INSUFFICIENT_RESOURCES,
+                DatReturnSubtype.RESOURCE_DEVICE,
                 () -> registry.openIa("fake:a", 1));
         assertEquals(0, registry.openInstances("fake:a"));
         registry.removeProvider(fake, new ProviderInfo("fake:a", 1, 2, true));
@@ -331,8 +362,8 @@ class DatRegistryTest {
 
     @Test
     void shouldRejectRegistryWhenTwoProvidersShareName() {
-        DatException e = assertThrows(DatException.class,
-                () -> DatRegistry.create(DatConf.empty(), List.of(fake, new FakeProvider())));
+        DatException e = assertThrows(
+                DatException.class, () -> DatRegistry.create(DatConf.empty(), List.of(fake, new FakeProvider())));
         assertEquals(DatReturnType.PROVIDER_ALREADY_REGISTERED, e.type());
     }
 

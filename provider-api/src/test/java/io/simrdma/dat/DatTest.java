@@ -1,9 +1,9 @@
 package io.simrdma.dat;
 
-import org.junit.jupiter.api.Test;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import org.junit.jupiter.api.Test;
 
 class DatTest {
 
@@ -14,7 +14,8 @@ class DatTest {
 
     @Test
     void shouldGiveTypeAndSubtypeNamesWhenCodeIsAnError() {
-        assertEquals(new DatErrorText("DAT_INVALID_STATE", "DAT_INVALID_STATE_EP_UNCONNECTED"), Dat.strerror(0x8007002E));
+        assertEquals(
+                new DatErrorText("DAT_INVALID_STATE", "DAT_INVALID_STATE_EP_UNCONNECTED"), Dat.strerror(0x8007002E));
         assertEquals(new DatErrorText("DAT_PROVIDER_NOT_FOUND", "DAT_NAME_NOT_REGISTERED"), Dat.strerror(0x800A0062));
     }
 
@@ -58,7 +59,8 @@ class DatTest {
 
     @Test
     void shouldConvertTypeAndSubtypeWhenGivenAsEnums() {
-        assertEquals(new DatErrorText("DAT_INVALID_HANDLE", "DAT_INVALID_HANDLE_EVD_ASYNC"),
+        assertEquals(
+                new DatErrorText("DAT_INVALID_HANDLE", "DAT_INVALID_HANDLE_EVD_ASYNC"),
                 Dat.strerror(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_EVD_ASYNC));
     }
 

@@ -1,15 +1,14 @@
 package io.simrdma.dat;
 
-import org.junit.jupiter.api.Test;
-
-import java.util.EnumSet;
-import java.util.Optional;
-import java.util.Set;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.EnumSet;
+import java.util.Optional;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
 
 class EvdParamsTest {
 
@@ -28,12 +27,15 @@ class EvdParamsTest {
 
     @Test
     void shouldRejectStateWhenSubStateHasTwoValues() {
-        DatException e = assertThrows(DatException.class,
-                () -> params(EnumSet.of(EvdState.ENABLED, EvdState.DISABLED, EvdState.WAITABLE)));
-        assertEquals("DAT_INVALID_PARAMETER: EVD state [ENABLED, DISABLED, WAITABLE] holds 2 values of ENABLEMENT",
+        DatException e = assertThrows(
+                DatException.class, () -> params(EnumSet.of(EvdState.ENABLED, EvdState.DISABLED, EvdState.WAITABLE)));
+        assertEquals(
+                "DAT_INVALID_PARAMETER: EVD state [ENABLED, DISABLED, WAITABLE] holds 2 values of ENABLEMENT",
                 e.getMessage());
-        assertThrows(DatException.class, () -> params(EnumSet.of(EvdState.ENABLED, EvdState.WAITABLE,
-                EvdState.CONFIG_NOTIFY, EvdState.CONFIG_SOLICITED)));
+        assertThrows(
+                DatException.class,
+                () -> params(EnumSet.of(
+                        EvdState.ENABLED, EvdState.WAITABLE, EvdState.CONFIG_NOTIFY, EvdState.CONFIG_SOLICITED)));
     }
 
     @Test

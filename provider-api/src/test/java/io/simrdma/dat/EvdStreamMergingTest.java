@@ -1,13 +1,12 @@
 package io.simrdma.dat;
 
-import org.junit.jupiter.api.Test;
-
-import java.util.EnumSet;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.EnumSet;
+import org.junit.jupiter.api.Test;
 
 class EvdStreamMergingTest {
 

@@ -6,8 +6,7 @@ import java.lang.reflect.Proxy;
 /** Stand-in handles for tests of records and events: they know their type and context, nothing else. */
 public final class Fakes {
 
-    private Fakes() {
-    }
+    private Fakes() {}
 
     /** A handle of interface {@code type} answering handleType, the consumer context, equals and hashCode. */
     public static <T extends DatHandle> T handle(Class<T> type, HandleType handleType) {
@@ -22,8 +21,10 @@ public final class Fakes {
             case "equals" -> proxy == args[0];
             case "hashCode" -> System.identityHashCode(proxy);
             case "toString" -> "fake " + type.getSimpleName();
-            default -> throw new DatException(DatReturnType.MODEL_NOT_SUPPORTED, "fake " + type.getSimpleName()
-                    + " has no " + method.getName());
+            default ->
+                throw new DatException(
+                        DatReturnType.MODEL_NOT_SUPPORTED,
+                        "fake " + type.getSimpleName() + " has no " + method.getName());
         };
         return type.cast(Proxy.newProxyInstance(Fakes.class.getClassLoader(), new Class<?>[] {type}, h));
     }

@@ -1,14 +1,13 @@
 package io.simrdma.dat;
 
-import org.junit.jupiter.api.Test;
-
-import java.nio.ByteBuffer;
-
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.nio.ByteBuffer;
+import org.junit.jupiter.api.Test;
 
 class RegionDescriptionTest {
 
@@ -23,7 +22,10 @@ class RegionDescriptionTest {
         assertSame(MemoryType.VIRTUAL, v.memType());
         assertEquals(v, new RegionDescription.Virtual(direct, 8, 32));
         assertNotEquals(v, new RegionDescription.Virtual(direct));
-        assertNotEquals(v, new RegionDescription.Virtual(ByteBuffer.allocateDirect(64).position(8).limit(40)));
+        assertNotEquals(
+                v,
+                new RegionDescription.Virtual(
+                        ByteBuffer.allocateDirect(64).position(8).limit(40)));
     }
 
     @Test
@@ -59,8 +61,8 @@ class RegionDescriptionTest {
 
     @Test
     void shouldRejectCookieWhenNot40Bytes() {
-        DatException e = assertThrows(DatException.class,
-                () -> new RegionDescription.SharedVirtual(new byte[39], ByteBuffer.allocate(1)));
+        DatException e = assertThrows(
+                DatException.class, () -> new RegionDescription.SharedVirtual(new byte[39], ByteBuffer.allocate(1)));
         assertEquals("DAT_INVALID_PARAMETER: LMR cookie has 39 bytes, not 40", e.getMessage());
     }
 }

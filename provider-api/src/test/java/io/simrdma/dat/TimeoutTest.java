@@ -1,13 +1,12 @@
 package io.simrdma.dat;
 
-import org.junit.jupiter.api.Test;
-
-import java.time.Duration;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
 
 class TimeoutTest {
 
@@ -30,9 +29,13 @@ class TimeoutTest {
 
     @Test
     void shouldRejectValueWhenOutsideUnsigned32Bits() {
-        assertEquals(DatReturnType.INVALID_PARAMETER, assertThrows(DatException.class, () -> Timeout.ofMicros(-1)).type());
-        assertEquals("DAT_INVALID_PARAMETER: timeout 4294967296 us is outside 0..0xFFFFFFFF",
-                assertThrows(DatException.class, () -> Timeout.ofMicros(0x1_0000_0000L)).getMessage());
+        assertEquals(
+                DatReturnType.INVALID_PARAMETER,
+                assertThrows(DatException.class, () -> Timeout.ofMicros(-1)).type());
+        assertEquals(
+                "DAT_INVALID_PARAMETER: timeout 4294967296 us is outside 0..0xFFFFFFFF",
+                assertThrows(DatException.class, () -> Timeout.ofMicros(0x1_0000_0000L))
+                        .getMessage());
         assertThrows(DatException.class, () -> Timeout.ofMillis(4_294_968));
         assertThrows(DatException.class, () -> Timeout.of(Duration.ofSeconds(-1)));
         assertThrows(DatException.class, () -> Timeout.of(null));

@@ -1,9 +1,9 @@
 package io.simrdma.dat;
 
-import org.junit.jupiter.api.Test;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import org.junit.jupiter.api.Test;
 
 class TripletTest {
 
@@ -25,9 +25,11 @@ class TripletTest {
 
     @Test
     void shouldRejectSegmentWhenLengthIsNegative() {
-        assertEquals("DAT_INVALID_PARAMETER: segment length -1 is negative",
+        assertEquals(
+                "DAT_INVALID_PARAMETER: segment length -1 is negative",
                 assertThrows(DatException.class, () -> new LmrTriplet(1, 0, -1)).getMessage());
-        assertEquals(DatReturnType.INVALID_PARAMETER,
+        assertEquals(
+                DatReturnType.INVALID_PARAMETER,
                 assertThrows(DatException.class, () -> new RmrTriplet(1, 0, -5)).type());
     }
 }

@@ -1,14 +1,13 @@
 package io.simrdma.dat;
 
-import org.junit.jupiter.api.Test;
-
-import java.util.Optional;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
 
 class WaitResultTest {
 
@@ -33,13 +32,15 @@ class WaitResultTest {
 
     @Test
     void shouldRejectEvdResultWhenStatusAndEventDisagree() {
-        assertThrows(DatException.class,
-                () -> new EvdWaitResult(DatReturnType.SUCCESS, Optional.empty(), 0));
-        assertThrows(DatException.class, () -> new EvdWaitResult(DatReturnType.TIMEOUT_EXPIRED,
-                Optional.of(new SoftwareEvent(Fakes.evd(), null)), 0));
-        assertEquals("DAT_INVALID_PARAMETER: a wait result is SUCCESS or TIMEOUT_EXPIRED, not ABORT",
-                assertThrows(DatException.class,
-                        () -> new EvdWaitResult(DatReturnType.ABORT, Optional.empty(), 0)).getMessage());
+        assertThrows(DatException.class, () -> new EvdWaitResult(DatReturnType.SUCCESS, Optional.empty(), 0));
+        assertThrows(
+                DatException.class,
+                () -> new EvdWaitResult(
+                        DatReturnType.TIMEOUT_EXPIRED, Optional.of(new SoftwareEvent(Fakes.evd(), null)), 0));
+        assertEquals(
+                "DAT_INVALID_PARAMETER: a wait result is SUCCESS or TIMEOUT_EXPIRED, not ABORT",
+                assertThrows(DatException.class, () -> new EvdWaitResult(DatReturnType.ABORT, Optional.empty(), 0))
+                        .getMessage());
         assertThrows(DatException.class, () -> EvdWaitResult.timedOut(-1));
     }
 

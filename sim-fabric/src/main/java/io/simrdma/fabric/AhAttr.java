@@ -1,7 +1,6 @@
 package io.simrdma.fabric;
 
 import io.simrdma.fabric.wire.Gid;
-
 import java.util.Objects;
 
 /**

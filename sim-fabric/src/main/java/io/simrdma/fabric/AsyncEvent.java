@@ -14,8 +14,8 @@ package io.simrdma.fabric;
  * @param portNum   the port, for port events (1)
  * @param timeNanos when it was raised, on the fabric's clock
  */
-public record AsyncEvent(AsyncEventType type, QueuePair qp, CompletionQueue cq, SharedReceiveQueue srq,
-                         int portNum, long timeNanos) {
+public record AsyncEvent(
+        AsyncEventType type, QueuePair qp, CompletionQueue cq, SharedReceiveQueue srq, int portNum, long timeNanos) {
 
     @Override
     public String toString() {

@@ -22,7 +22,11 @@ public enum AsyncEventType {
 
     /** What an event is about. */
     public enum Element {
-        QP, CQ, SRQ, PORT, DEVICE
+        QP,
+        CQ,
+        SRQ,
+        PORT,
+        DEVICE
     }
 
     private final String text;

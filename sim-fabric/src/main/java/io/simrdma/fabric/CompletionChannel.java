@@ -1,6 +1,5 @@
 package io.simrdma.fabric;
 
-import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
 
 /**

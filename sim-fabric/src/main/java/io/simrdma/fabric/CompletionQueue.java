@@ -1,7 +1,6 @@
 package io.simrdma.fabric;
 
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A completion queue (ibv_create_cq(3)): holds work completions until the application polls

@@ -2,12 +2,6 @@ package io.simrdma.fabric;
 
 import io.simrdma.fabric.sched.EngineExecutor;
 import io.simrdma.fabric.wire.Gid;
-
-import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.Iterator;
-import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -130,7 +124,6 @@ public interface Device extends AutoCloseable {
     /** True once closed. */
     boolean isClosed();
 
-
     /**
      * Installs the handler for QP1 management datagrams (one per device: the connection manager
      * claims it).
@@ -189,8 +182,7 @@ public interface Device extends AutoCloseable {
          * Called on the device's executor; {@code cause} is a sentence a person can act on. The
          * default does nothing.
          */
-        default void onUnreachable(Gid destination, String cause) {
-        }
+        default void onUnreachable(Gid destination, String cause) {}
     }
 
     /** Observes queue pair state changes of a device, on its engine thread. */

@@ -42,15 +42,42 @@ package io.simrdma.fabric;
  *                        other limits, and by {@link Device#numCompVectors()})
  */
 public record DeviceAttributes(
-        String fwVer, long nodeGuid, long sysImageGuid, long maxMrSize, long pageSizeCap, int vendorId,
-        int vendorPartId, int hwVer, int maxQp, int maxQpWr, int maxSge, int maxSgeRd, int maxCq, int maxCqe,
-        int maxMr, int maxPd, int maxQpRdAtom, int maxResRdAtom, int maxQpInitRdAtom, int maxMw, int maxSrq,
-        int maxSrqWr, int maxSrqSge, int maxPkeys, int maxInlineData, int localCaAckDelay, int physPortCnt,
-        AtomicCap atomicCap, java.util.Set<DeviceCapability> capabilities, int numCompVectors) {
+        String fwVer,
+        long nodeGuid,
+        long sysImageGuid,
+        long maxMrSize,
+        long pageSizeCap,
+        int vendorId,
+        int vendorPartId,
+        int hwVer,
+        int maxQp,
+        int maxQpWr,
+        int maxSge,
+        int maxSgeRd,
+        int maxCq,
+        int maxCqe,
+        int maxMr,
+        int maxPd,
+        int maxQpRdAtom,
+        int maxResRdAtom,
+        int maxQpInitRdAtom,
+        int maxMw,
+        int maxSrq,
+        int maxSrqWr,
+        int maxSrqSge,
+        int maxPkeys,
+        int maxInlineData,
+        int localCaAckDelay,
+        int physPortCnt,
+        AtomicCap atomicCap,
+        java.util.Set<DeviceCapability> capabilities,
+        int numCompVectors) {
 
     public DeviceAttributes {
-        capabilities = java.util.Collections.unmodifiableSet(capabilities.isEmpty()
-                ? java.util.EnumSet.noneOf(DeviceCapability.class) : java.util.EnumSet.copyOf(capabilities));
+        capabilities = java.util.Collections.unmodifiableSet(
+                capabilities.isEmpty()
+                        ? java.util.EnumSet.noneOf(DeviceCapability.class)
+                        : java.util.EnumSet.copyOf(capabilities));
     }
 
     /** device_cap_flags as the C mask (the OR of {@link DeviceCapability#bit()}). */

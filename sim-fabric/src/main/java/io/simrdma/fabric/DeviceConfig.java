@@ -1,7 +1,6 @@
 package io.simrdma.fabric;
 
 import io.simrdma.fabric.wire.Gid;
-
 import java.util.Objects;
 
 /**
@@ -250,15 +249,43 @@ public final class DeviceConfig {
             throw new IllegalArgumentException("negative limit in " + name);
         }
         if (mrSize <= 0 || mrSize > Integer.MAX_VALUE) {
-            throw new IllegalArgumentException("maxMrSize must be in 1.." + Integer.MAX_VALUE + " (a ByteBuffer's limit)");
+            throw new IllegalArgumentException(
+                    "maxMrSize must be in 1.." + Integer.MAX_VALUE + " (a ByteBuffer's limit)");
         }
         if (maxUnackedPsns > (1 << 22)) {
             throw new IllegalArgumentException("maxUnackedPsns must stay below 2^22 to keep PSN comparisons sound");
         }
-        return new DeviceAttributes(l.fwVer(), assignedGuid, assignedGuid, mrSize, 4096L, l.vendorId(),
-                l.vendorPartId(), l.hwVer(), qp, qpWr, sge, sgeRd, cq, cqe, mr, pd, qpRdAtom, resRdAtom,
-                qpInitRdAtom, mw, srq, srqWr, srqSge, l.maxPkeys(), inline, l.localCaAckDelay(), 1,
-                profile.atomicCap(), profile.capabilities(), compVectors);
+        return new DeviceAttributes(
+                l.fwVer(),
+                assignedGuid,
+                assignedGuid,
+                mrSize,
+                4096L,
+                l.vendorId(),
+                l.vendorPartId(),
+                l.hwVer(),
+                qp,
+                qpWr,
+                sge,
+                sgeRd,
+                cq,
+                cqe,
+                mr,
+                pd,
+                qpRdAtom,
+                resRdAtom,
+                qpInitRdAtom,
+                mw,
+                srq,
+                srqWr,
+                srqSge,
+                l.maxPkeys(),
+                inline,
+                l.localCaAckDelay(),
+                1,
+                profile.atomicCap(),
+                profile.capabilities(),
+                compVectors);
     }
 
     private static int or(Integer set, int profileValue) {

@@ -189,11 +189,32 @@ public final class DeviceProfile {
      * @param numCompVectors  completion vectors (ibv_context's num_comp_vectors): a CQ's
      *                        comp_vector must be in 0..numCompVectors-1 (ibv_create_cq(3))
      */
-    public record Limits(String fwVer, int vendorId, int vendorPartId, int hwVer, long maxMrSize, int maxQp,
-                         int maxQpWr, int maxSge, int maxSgeRd, int maxCq, int maxCqe, int maxMr, int maxPd,
-                         int maxQpRdAtom, int maxResRdAtom, int maxQpInitRdAtom, int maxMw, int maxSrq, int maxSrqWr,
-                         int maxSrqSge, int maxInlineData, int maxPkeys, int localCaAckDelay, Mtu maxMtu,
-                         int numCompVectors) {
+    public record Limits(
+            String fwVer,
+            int vendorId,
+            int vendorPartId,
+            int hwVer,
+            long maxMrSize,
+            int maxQp,
+            int maxQpWr,
+            int maxSge,
+            int maxSgeRd,
+            int maxCq,
+            int maxCqe,
+            int maxMr,
+            int maxPd,
+            int maxQpRdAtom,
+            int maxResRdAtom,
+            int maxQpInitRdAtom,
+            int maxMw,
+            int maxSrq,
+            int maxSrqWr,
+            int maxSrqSge,
+            int maxInlineData,
+            int maxPkeys,
+            int localCaAckDelay,
+            Mtu maxMtu,
+            int numCompVectors) {
 
         public Limits {
             Objects.requireNonNull(fwVer, "fwVer");
@@ -265,41 +286,78 @@ public final class DeviceProfile {
     public static final DeviceProfile DEFAULT;
 
     static {
-        IBTA = builder("ibta", "the InfiniBand Architecture specification and the libibverbs man pages: strictest, everything supported")
-                .postSendBeforeRts(PostBeforeRts.REFUSE_EINVAL,
+        IBTA = builder(
+                        "ibta",
+                        "the InfiniBand Architecture specification and the libibverbs man pages: strictest, everything supported")
+                .postSendBeforeRts(
+                        PostBeforeRts.REFUSE_EINVAL,
                         "IBA 10.3.1 (QP states: a send posted in RESET, INIT or RTR is an immediate error)")
-                .postRecvInReset(PostRecvInReset.REFUSE_EINVAL,
-                        "IBA C10-97.2.1, as rdma-core's rxe provider cites it")
-                .remoteQpInError(RemoteQpInError.SILENT,
+                .postRecvInReset(PostRecvInReset.REFUSE_EINVAL, "IBA C10-97.2.1, as rdma-core's rxe provider cites it")
+                .remoteQpInError(
+                        RemoteQpInError.SILENT,
                         "IBA 10.3.1: a QP in Error discards incoming packets; the requester's retries run out")
-                .sendInvalidateError(InvalidateError.SILENT,
+                .sendInvalidateError(
+                        InvalidateError.SILENT,
                         "IBA 10.6.7.2.6, the class J responder error rxe implements: no NAK, the receiver's QP goes to ERR")
-                .sendInvalidateRecvStatus(WcStatus.LOC_ACCESS_ERR,
+                .sendInvalidateRecvStatus(
+                        WcStatus.LOC_ACCESS_ERR,
                         "ibv_poll_cq(3): a protection error on the receiver's side of a remote operation")
-                .cqOverrun(CqOverrun.ERROR, "IBA 11.6.3 (CQ overrun is an affiliated asynchronous error, CQ_ERR); ibv_poll_cq(3)")
+                .cqOverrun(
+                        CqOverrun.ERROR,
+                        "IBA 11.6.3 (CQ overrun is an affiliated asynchronous error, CQ_ERR); ibv_poll_cq(3)")
                 .zeroLengthMr(true, "ibv_reg_mr(3) and IBA 10.6 set no lower bound on a region's length")
                 .atomics(true, "IBA 9.4.5; optional, every profile but siw has them")
-                .atomicArguments(AtomicArguments.AT_COMPLETION,
+                .atomicArguments(
+                        AtomicArguments.AT_COMPLETION,
                         "IBA 9.4.5, 9.7.5.2.1: checked at execution, a local length error or the responder's NAK")
                 .immediateData(true, "IBA 9.4: SEND and RDMA WRITE with immediate")
                 .sendWithInvalidate(true, "IBA 10.6.7.2.6")
                 .memoryWindows(EnumSet.allOf(MwType.class), "IBA 10.6.7, ibv_alloc_mw(3): types 1 and 2")
                 .qpTypes(EnumSet.allOf(QpType.class), "IBA 9.8: RC, UC and UD")
-                .udOversizedSend(UdOversizedSend.DISCARD,
+                .udOversizedSend(
+                        UdOversizedSend.DISCARD,
                         "IBA C10-93.1.1: no packet is emitted for a UD message over the MTU, and no error generated")
                 .unsupportedOperation(Errno.EINVAL, "ibv_post_send(3): an invalid WR is EINVAL")
-                .limits(new Limits("simrdma 0.1", 0x0002c9, 0x5352, 1, Integer.MAX_VALUE, 1024, 16384, 32, 32, 1024,
-                                65535, 65536, 1024, 128, 128 * 1024, 128, 65536, 1024, 16384, 32, 512, 1, 15, Mtu.MTU_4096, 4),
+                .limits(
+                        new Limits(
+                                "simrdma 0.1",
+                                0x0002c9,
+                                0x5352,
+                                1,
+                                Integer.MAX_VALUE,
+                                1024,
+                                16384,
+                                32,
+                                32,
+                                1024,
+                                65535,
+                                65536,
+                                1024,
+                                128,
+                                128 * 1024,
+                                128,
+                                65536,
+                                1024,
+                                16384,
+                                32,
+                                512,
+                                1,
+                                15,
+                                Mtu.MTU_4096,
+                                4),
                         "simrdma's own defaults, a small Soft-RoCE-like device on a 4-CPU host")
                 .build();
 
         MLX5 = builder("mlx5", "a ConnectX-5 with rdma-core's mlx5 provider: lenient posting, its limits")
-                .postSendBeforeRts(PostBeforeRts.HOLD_UNTIL_RTS,
+                .postSendBeforeRts(
+                        PostBeforeRts.HOLD_UNTIL_RTS,
                         "providers/mlx5/qp.c: _mlx5_post_send writes the WQE and rings the doorbell without a state check; the hardware runs the send queue from RTS")
                 .postRecvInReset(PostRecvInReset.HOLD, "providers/mlx5/qp.c: mlx5_post_recv has no state check")
-                .remoteQpInError(RemoteQpInError.SILENT,
+                .remoteQpInError(
+                        RemoteQpInError.SILENT,
                         "as IBA: a requester whose peer QP failed reports 'transport retry counter exceeded', IBV_WC_RETRY_EXC_ERR")
-                .sendInvalidateError(InvalidateError.NAK_REMOTE_ACCESS,
+                .sendInvalidateError(
+                        InvalidateError.NAK_REMOTE_ACCESS,
                         "modelled: ConnectX answers a key violation in a request with a Remote Access Error NAK; no public source states this case")
                 .sendInvalidateRecvStatus(WcStatus.LOC_ACCESS_ERR, "modelled, as ibta")
                 .cqOverrun(CqOverrun.ERROR, "modelled as IBA: mlx5 raises IBV_EVENT_CQ_ERR on an overrun")
@@ -310,65 +368,153 @@ public final class DeviceProfile {
                 .sendWithInvalidate(true, "IBV_DEVICE_MEM_MGT_EXTENSIONS")
                 .memoryWindows(EnumSet.allOf(MwType.class), "IBV_DEVICE_MEM_WINDOW, IBV_DEVICE_MEM_WINDOW_TYPE_2B")
                 .qpTypes(EnumSet.allOf(QpType.class), "mlx5_ib creates RC, UC and UD QPs")
-                .udOversizedSend(UdOversizedSend.LOC_LEN_ERR,
+                .udOversizedSend(
+                        UdOversizedSend.LOC_LEN_ERR,
                         "modelled: ConnectX completes a UD send over the MTU with a local length error (IBV_WC_LOC_LEN_ERR)")
-                .unsupportedOperation(Errno.EOPNOTSUPP, "providers/mlx5/qp.c: atomics on a QP without them are EOPNOTSUPP")
-                .limits(new Limits("16.35.2000", 0x02c9, 4119, 0, Integer.MAX_VALUE, 262144, 32768, 30, 30, 16777216,
-                                4194303, 16777216, 16777216, 16, 4194304, 16, 16777216, 8388608, 32767, 31, 988, 128, 16,
-                                Mtu.MTU_4096, 16),
+                .unsupportedOperation(
+                        Errno.EOPNOTSUPP, "providers/mlx5/qp.c: atomics on a QP without them are EOPNOTSUPP")
+                .limits(
+                        new Limits(
+                                "16.35.2000",
+                                0x02c9,
+                                4119,
+                                0,
+                                Integer.MAX_VALUE,
+                                262144,
+                                32768,
+                                30,
+                                30,
+                                16777216,
+                                4194303,
+                                16777216,
+                                16777216,
+                                16,
+                                4194304,
+                                16,
+                                16777216,
+                                8388608,
+                                32767,
+                                31,
+                                988,
+                                128,
+                                16,
+                                Mtu.MTU_4096,
+                                16),
                         "ibv_devinfo -v of ConnectX-4/5 (MT4115, MT4119); RC max_inline_data 988 as libfabric #3790 reports; one completion vector per completion EQ, one EQ per core of a 16-core host (mlx5_comp_vectors_max)")
                 .build();
 
         RXE = builder("rxe", "Soft-RoCE (rdma_rxe, rdma-core's rxe provider) with its known deviations")
-                .postSendBeforeRts(PostBeforeRts.REFUSE_EINVAL,
+                .postSendBeforeRts(
+                        PostBeforeRts.REFUSE_EINVAL,
                         "rxe_verbs.c rxe_post_send: 'qp not ready to send', EINVAL; the user-space provider has queued the WQE by then, modelled as a plain refusal")
-                .postRecvInReset(PostRecvInReset.REFUSE_EINVAL, "providers/rxe/rxe.c rxe_post_recv: RESET is EINVAL, C10-97.2.1")
-                .remoteQpInError(RemoteQpInError.SILENT,
+                .postRecvInReset(
+                        PostRecvInReset.REFUSE_EINVAL, "providers/rxe/rxe.c rxe_post_recv: RESET is EINVAL, C10-97.2.1")
+                .remoteQpInError(
+                        RemoteQpInError.SILENT,
                         "rxe_resp.c drains the requests of a QP in ERR; rxe_recv.c drops them before RTR")
-                .sendInvalidateError(InvalidateError.SILENT,
+                .sendInvalidateError(
+                        InvalidateError.SILENT,
                         "rxe_resp.c RESPST_ERR_INVALIDATE_RKEY, class J: the receive completes in error, the SEND is acknowledged")
                 .sendInvalidateRecvStatus(WcStatus.REM_INV_REQ_ERR, "rxe_resp.c: IB_WC_REM_INV_REQ_ERR")
-                .cqOverrun(CqOverrun.LOSE_COMPLETION,
+                .cqOverrun(
+                        CqOverrun.LOSE_COMPLETION,
                         "rxe_cq.c rxe_cq_post: CQ_ERR, the completion is dropped, the CQ stays usable; rxe_resp.c moves the QP to ERR (class G), rxe_comp.c does not")
                 .zeroLengthMr(false, "ib_umem_get (drivers/infiniband/core/umem.c): zero pages is EINVAL")
                 .atomics(true, "rxe: atomic_cap ATOMIC_HCA")
-                .atomicArguments(AtomicArguments.AT_POST,
+                .atomicArguments(
+                        AtomicArguments.AT_POST,
                         "providers/rxe/rxe.c validate_send_wr: length < 8 or remote_addr & 7 is EINVAL")
                 .immediateData(true, "rxe supports SEND and RDMA WRITE with immediate")
                 .sendWithInvalidate(true, "rxe_resp.c invalidate_rkey")
                 .memoryWindows(EnumSet.allOf(MwType.class), "rxe_mw.c: types 1 and 2")
                 .qpTypes(EnumSet.allOf(QpType.class), "rxe_qp.c rxe_qp_chk_init: RC, UC, UD (and GSI)")
-                .udOversizedSend(UdOversizedSend.DISCARD,
+                .udOversizedSend(
+                        UdOversizedSend.DISCARD,
                         "rxe_req.c: a UD payload over the MTU is a faked successful send, citing C10-93.1.1")
                 .unsupportedOperation(Errno.EINVAL, "rxe: an opcode it lacks is EINVAL")
-                .limits(new Limits("0.0.0", 0xFFFFFF, 0, 0, Integer.MAX_VALUE, 1048576, 1048576, 32, 32, 1048576, 32767,
-                                1048576, 1048576, 128, 258048, 128, 4096, 1048576, 1048576, 27, 512, 64, 15, Mtu.MTU_4096, 4),
+                .limits(
+                        new Limits(
+                                "0.0.0",
+                                0xFFFFFF,
+                                0,
+                                0,
+                                Integer.MAX_VALUE,
+                                1048576,
+                                1048576,
+                                32,
+                                32,
+                                1048576,
+                                32767,
+                                1048576,
+                                1048576,
+                                128,
+                                258048,
+                                128,
+                                4096,
+                                1048576,
+                                1048576,
+                                27,
+                                512,
+                                64,
+                                15,
+                                Mtu.MTU_4096,
+                                4),
                         "rxe_param.h; rxe_verbs.c: num_comp_vectors = num_possible_cpus(), a 4-CPU host")
                 .build();
 
         SIW = builder("siw", "SoftiWARP (siw): no atomics, no immediate data, no memory windows")
-                .postSendBeforeRts(PostBeforeRts.REFUSE_ENOTCONN,
-                        "siw_verbs.c siw_post_send: a QP not in RTS is ENOTCONN")
-                .postRecvInReset(PostRecvInReset.HOLD, "providers/siw/siw.c siw_post_recv writes the RQ without a state check")
-                .remoteQpInError(RemoteQpInError.NAK_REMOTE_OPERATIONAL,
+                .postSendBeforeRts(
+                        PostBeforeRts.REFUSE_ENOTCONN, "siw_verbs.c siw_post_send: a QP not in RTS is ENOTCONN")
+                .postRecvInReset(
+                        PostRecvInReset.HOLD, "providers/siw/siw.c siw_post_recv writes the RQ without a state check")
+                .remoteQpInError(
+                        RemoteQpInError.NAK_REMOTE_OPERATIONAL,
                         "modelled: an iWARP QP in error ends its stream with a Terminate message, RFC 5040 section 7, instead of staying silent")
-                .sendInvalidateError(InvalidateError.SILENT,
+                .sendInvalidateError(
+                        InvalidateError.SILENT,
                         "siw_qp_rx.c: a Terminate follows, but the SEND completed at the sender when it was transmitted")
                 .sendInvalidateRecvStatus(WcStatus.REM_INV_REQ_ERR, "siw_qp_rx.c: SIW_WC_REM_INV_REQ_ERR")
-                .cqOverrun(CqOverrun.STALL,
+                .cqOverrun(
+                        CqOverrun.STALL,
                         "siw_qp.c siw_sqe_complete: CQ_ERR, and the WQE is not recycled; modelled as a stall that ends when room is polled free")
                 .zeroLengthMr(false, "siw_verbs.c siw_reg_user_mr: length 0 is EINVAL")
                 .atomics(false, "siw: atomic_cap ATOMIC_NONE; providers/siw/siw.c maps the atomic opcodes to none")
                 .atomicArguments(AtomicArguments.AT_COMPLETION, "irrelevant: no atomics")
                 .immediateData(false, "providers/siw/siw.c maps SEND_WITH_IMM and RDMA_WRITE_WITH_IMM to none")
                 .sendWithInvalidate(true, "SIW_OP_SEND_REMOTE_INV")
-                .memoryWindows(EnumSet.noneOf(MwType.class),
+                .memoryWindows(
+                        EnumSet.noneOf(MwType.class),
                         "siw.h SIW_MAX_MW 0; no alloc_mw, so libibverbs fails it with EOPNOTSUPP; BIND_MW and LOCAL_INV map to none")
                 .qpTypes(EnumSet.of(QpType.RC), "siw_verbs.c siw_create_qp: only RC, anything else is EOPNOTSUPP")
                 .udOversizedSend(UdOversizedSend.DISCARD, "irrelevant: no UD QPs")
                 .unsupportedOperation(Errno.EINVAL, "providers/siw/siw.c push_send_wqe: 'opcode unsupported', EINVAL")
-                .limits(new Limits("0.0.0", 0x626d74, 0, 0, Integer.MAX_VALUE, 102400, 32768, 6, 1, 102400, 3276800,
-                                1024000, 102400, 128, 128 * 102400, 128, 0, 102400, 327680, 6, 80, 1, 0, Mtu.MTU_4096, 4),
+                .limits(
+                        new Limits(
+                                "0.0.0",
+                                0x626d74,
+                                0,
+                                0,
+                                Integer.MAX_VALUE,
+                                102400,
+                                32768,
+                                6,
+                                1,
+                                102400,
+                                3276800,
+                                1024000,
+                                102400,
+                                128,
+                                128 * 102400,
+                                128,
+                                0,
+                                102400,
+                                327680,
+                                6,
+                                80,
+                                1,
+                                0,
+                                Mtu.MTU_4096,
+                                4),
                         "siw.h; siw-abi.h: SIW_MAX_SGE 6, inline 80 bytes; siw_main.c: num_comp_vectors = num_possible_cpus(), a 4-CPU host")
                 .build();
 
@@ -552,8 +698,12 @@ public final class DeviceProfile {
 
     /** ibv_query_device(3) device_cap_flags: what every simrdma device does, plus what this profile adds. */
     public Set<DeviceCapability> capabilities() {
-        EnumSet<DeviceCapability> c = EnumSet.of(DeviceCapability.PORT_ACTIVE_EVENT, DeviceCapability.SYS_IMAGE_GUID,
-                DeviceCapability.RC_RNR_NAK_GEN, DeviceCapability.SRQ_RESIZE, DeviceCapability.N_NOTIFY_CQ);
+        EnumSet<DeviceCapability> c = EnumSet.of(
+                DeviceCapability.PORT_ACTIVE_EVENT,
+                DeviceCapability.SYS_IMAGE_GUID,
+                DeviceCapability.RC_RNR_NAK_GEN,
+                DeviceCapability.SRQ_RESIZE,
+                DeviceCapability.N_NOTIFY_CQ);
         if (supports(MwType.TYPE_1)) {
             c.add(DeviceCapability.MEM_WINDOW);
         }
@@ -614,7 +764,8 @@ public final class DeviceProfile {
         /** @throws IllegalArgumentException for SUCCESS or WR_FLUSH_ERR, which are not errors of the receive */
         public Builder sendInvalidateRecvStatus(WcStatus v, String source) {
             if (v == WcStatus.SUCCESS || v == WcStatus.WR_FLUSH_ERR) {
-                throw new IllegalArgumentException("the receive of a failed SEND with invalidate completes in error, not " + v);
+                throw new IllegalArgumentException(
+                        "the receive of a failed SEND with invalidate completes in error, not " + v);
             }
             return set(Setting.SEND_INVALIDATE_RECV_STATUS, v, source);
         }
@@ -644,8 +795,10 @@ public final class DeviceProfile {
         }
 
         public Builder memoryWindows(Set<MwType> v, String source) {
-            return set(Setting.MEMORY_WINDOWS, Collections.unmodifiableSet(v.isEmpty() ? EnumSet.noneOf(MwType.class)
-                    : EnumSet.copyOf(v)), source);
+            return set(
+                    Setting.MEMORY_WINDOWS,
+                    Collections.unmodifiableSet(v.isEmpty() ? EnumSet.noneOf(MwType.class) : EnumSet.copyOf(v)),
+                    source);
         }
 
         /** @throws IllegalArgumentException for a set without RC, which every device has */
@@ -663,7 +816,8 @@ public final class DeviceProfile {
         /** @throws IllegalArgumentException for an errno other than EINVAL or EOPNOTSUPP */
         public Builder unsupportedOperation(Errno v, String source) {
             if (v != Errno.EINVAL && v != Errno.EOPNOTSUPP) {
-                throw new IllegalArgumentException("an unsupported operation fails with EINVAL or EOPNOTSUPP, not " + v);
+                throw new IllegalArgumentException(
+                        "an unsupported operation fails with EINVAL or EOPNOTSUPP, not " + v);
             }
             return set(Setting.UNSUPPORTED_OPERATION, v, source);
         }
@@ -687,8 +841,9 @@ public final class DeviceProfile {
             boolean windows = !((Set<?>) choices.get(Setting.MEMORY_WINDOWS).value()).isEmpty();
             int maxMw = ((Limits) choices.get(Setting.LIMITS).value()).maxMw();
             if (windows != (maxMw > 0)) {
-                throw new IllegalArgumentException("profile " + name + ": max_mw " + maxMw + " contradicts memory windows "
-                        + choices.get(Setting.MEMORY_WINDOWS).valueText());
+                throw new IllegalArgumentException(
+                        "profile " + name + ": max_mw " + maxMw + " contradicts memory windows "
+                                + choices.get(Setting.MEMORY_WINDOWS).valueText());
             }
             return new DeviceProfile(name, summary, choices);
         }

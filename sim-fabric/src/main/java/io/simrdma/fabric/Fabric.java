@@ -1,20 +1,12 @@
 package io.simrdma.fabric;
 
-import io.simrdma.fabric.internal.device.FabricImpl;
 import io.simrdma.fabric.sched.DeterministicScheduler;
 import io.simrdma.fabric.sched.EngineExecutor;
 import io.simrdma.fabric.sched.IdleStrategy;
 import io.simrdma.fabric.sched.Scheduler;
 import io.simrdma.fabric.wire.Gid;
-
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
-import java.util.SplittableRandom;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A simulated RDMA fabric: devices (simulated HCAs), the links between them, a clock and a
@@ -146,8 +138,7 @@ public interface Fabric extends AutoCloseable {
         private IdleStrategy idleStrategy = IdleStrategy.backoff();
         private FabricObserver observer;
 
-        private Builder() {
-        }
+        private Builder() {}
 
         public Builder name(String n) {
             this.name = Objects.requireNonNull(n, "name");

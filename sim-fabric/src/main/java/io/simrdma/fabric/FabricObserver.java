@@ -50,42 +50,36 @@ public interface FabricObserver {
      * {@link MemoryWindow}, {@link CompletionQueue}, {@link CompletionChannel}, {@link QueuePair}
      * or {@link SharedReceiveQueue}. On the creating thread.
      */
-    default void created(Object object) {
-    }
+    default void created(Object object) {}
 
     /**
      * The application destroyed a verbs object (deallocated, deregistered, destroyed). On the
      * destroying thread, after the verb succeeded; the object's accessors still answer (a
      * destroyed CQ's {@link CompletionQueue#size()} counts the completions nobody polled).
      */
-    default void destroyed(Object object) {
-    }
+    default void destroyed(Object object) {}
 
     /** {@code wr} was queued on {@code qp}'s send queue (one call per WR of a posted chain). Posting thread. */
-    default void sendPosted(QueuePair qp, SendWr wr) {
-    }
+    default void sendPosted(QueuePair qp, SendWr wr) {}
 
     /**
      * {@code wr} was queued on a receive queue: {@code qp}'s, or, when {@code qp} is null,
      * {@code srq}'s. Posting thread.
      */
-    default void recvPosted(QueuePair qp, SharedReceiveQueue srq, RecvWr wr) {
-    }
+    default void recvPosted(QueuePair qp, SharedReceiveQueue srq, RecvWr wr) {}
 
     /**
      * {@code qp}'s responder took its oldest receive (from its receive queue, or the oldest of its
      * SRQ) for a message that starts arriving: the device writes into it from now on. Engine thread.
      */
-    default void recvStarted(QueuePair qp) {
-    }
+    default void recvStarted(QueuePair qp) {}
 
     /**
      * The oldest send WR of {@code qp} was retired: the device is done with its memory.
      * {@code completion} is true if a completion entry follows (signaled, sq_sig_all, or an
      * error). Engine thread.
      */
-    default void sendRetired(QueuePair qp, long wrId, WcStatus status, boolean completion) {
-    }
+    default void sendRetired(QueuePair qp, long wrId, WcStatus status, boolean completion) {}
 
     /**
      * The receive {@code wrId} of {@code qp} completed (success, error or flush): the device is
@@ -93,8 +87,7 @@ public interface FabricObserver {
      * scatter list; a {@link WcOpcode#RECV_RDMA_WITH_IMM} wrote none of them (its bytes went to
      * the RDMA WRITE's target). Engine thread.
      */
-    default void recvCompleted(QueuePair qp, long wrId, WcStatus status, WcOpcode opcode, int byteLength) {
-    }
+    default void recvCompleted(QueuePair qp, long wrId, WcStatus status, WcOpcode opcode, int byteLength) {}
 
     /**
      * The device wrote {@code length} bytes of {@code mr} from {@code offset} (an index of
@@ -103,10 +96,8 @@ public interface FabricObserver {
      * here. Engine thread, after the bytes are written; a checker compares them with what the
      * application wrote.
      */
-    default void deviceWrote(MemoryRegion mr, int offset, int length) {
-    }
+    default void deviceWrote(MemoryRegion mr, int offset, int length) {}
 
     /** {@code qp} moved to RESET: every WR it had posted is gone without a completion. Engine thread. */
-    default void queuesDiscarded(QueuePair qp) {
-    }
+    default void queuesDiscarded(QueuePair qp) {}
 }

@@ -3,7 +3,6 @@ package io.simrdma.fabric;
 import io.simrdma.fabric.sched.Scheduler;
 import io.simrdma.fabric.sched.WaitSignal;
 import io.simrdma.fabric.wire.Packet;
-
 import java.util.Arrays;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
@@ -76,8 +75,16 @@ public final class FaultRule {
     private volatile WaitSignal signal;
     private Scheduler signalScheduler;
 
-    private FaultRule(Action action, PacketMatcher matcher, double probability, long nanos, long maxHits,
-                      long fromNanos, long untilNanos, PacketRewrite rewrite, FaultGate gate) {
+    private FaultRule(
+            Action action,
+            PacketMatcher matcher,
+            double probability,
+            long nanos,
+            long maxHits,
+            long fromNanos,
+            long untilNanos,
+            PacketRewrite rewrite,
+            FaultGate gate) {
         this.action = Objects.requireNonNull(action, "action");
         this.matcher = Objects.requireNonNull(matcher, "matcher");
         if (!(probability >= 0 && probability <= 1)) {
@@ -105,8 +112,8 @@ public final class FaultRule {
     }
 
     private static FaultRule of(Action action, PacketMatcher matcher, double probability, long nanos) {
-        return new FaultRule(action, matcher, probability, nanos, Long.MAX_VALUE, Long.MIN_VALUE, Long.MAX_VALUE,
-                null, null);
+        return new FaultRule(
+                action, matcher, probability, nanos, Long.MAX_VALUE, Long.MIN_VALUE, Long.MAX_VALUE, null, null);
     }
 
     /** Drops every matching packet. */
@@ -144,8 +151,16 @@ public final class FaultRule {
      * changes is left alone and is not a hit). The packet leaves with a correct ICRC.
      */
     public static FaultRule rewrite(PacketMatcher matcher, PacketRewrite rewrite) {
-        return new FaultRule(Action.REWRITE, matcher, 1.0, 0, Long.MAX_VALUE, Long.MIN_VALUE, Long.MAX_VALUE,
-                Objects.requireNonNull(rewrite, "rewrite"), null);
+        return new FaultRule(
+                Action.REWRITE,
+                matcher,
+                1.0,
+                0,
+                Long.MAX_VALUE,
+                Long.MIN_VALUE,
+                Long.MAX_VALUE,
+                Objects.requireNonNull(rewrite, "rewrite"),
+                null);
     }
 
     /**
@@ -153,7 +168,15 @@ public final class FaultRule {
      * them in order. Once the gate is open the rule lets packets pass (and does not count them).
      */
     public static FaultRule hold(PacketMatcher matcher, FaultGate gate) {
-        return new FaultRule(Action.HOLD, matcher, 1.0, 0, Long.MAX_VALUE, Long.MIN_VALUE, Long.MAX_VALUE, null,
+        return new FaultRule(
+                Action.HOLD,
+                matcher,
+                1.0,
+                0,
+                Long.MAX_VALUE,
+                Long.MIN_VALUE,
+                Long.MAX_VALUE,
+                null,
                 Objects.requireNonNull(gate, "gate"));
     }
 
@@ -304,7 +327,11 @@ public final class FaultRule {
             sb.append(' ').append(nanos).append("ns");
         }
         if (fromNanos != Long.MIN_VALUE || untilNanos != Long.MAX_VALUE) {
-            sb.append(" during [").append(fromNanos).append(", ").append(untilNanos).append(")ns");
+            sb.append(" during [")
+                    .append(fromNanos)
+                    .append(", ")
+                    .append(untilNanos)
+                    .append(")ns");
         }
         if (maxHits < Long.MAX_VALUE) {
             sb.append(", max ").append(maxHits);
@@ -328,7 +355,11 @@ public final class FaultRule {
             sb.append(", ").append(nanos).append("ns");
         }
         if (fromNanos != Long.MIN_VALUE || untilNanos != Long.MAX_VALUE) {
-            sb.append(", during [").append(fromNanos).append(", ").append(untilNanos).append(')');
+            sb.append(", during [")
+                    .append(fromNanos)
+                    .append(", ")
+                    .append(untilNanos)
+                    .append(')');
         }
         if (maxHits < Long.MAX_VALUE) {
             sb.append(", max ").append(maxHits);

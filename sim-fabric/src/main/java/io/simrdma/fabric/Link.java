@@ -1,7 +1,6 @@
 package io.simrdma.fabric;
 
 import io.simrdma.fabric.wire.Packet;
-
 import java.util.List;
 
 /**
@@ -84,13 +83,19 @@ public interface Link {
      * @param rewritten  packets a REWRITE fault changed
      * @param held       packets a HOLD fault kept back (until a time or a gate)
      */
-    record LinkStats(long sent, long delivered, long dropped, long duplicated, long delayed, long corrupted,
-                     long rewritten, long held) {
+    record LinkStats(
+            long sent,
+            long delivered,
+            long dropped,
+            long duplicated,
+            long delayed,
+            long corrupted,
+            long rewritten,
+            long held) {
 
         /** Counts of a direction no rewrite or hold touched. */
         public LinkStats(long sent, long delivered, long dropped, long duplicated, long delayed, long corrupted) {
             this(sent, delivered, dropped, duplicated, delayed, corrupted, 0, 0);
         }
     }
-
 }

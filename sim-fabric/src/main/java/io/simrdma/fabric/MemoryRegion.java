@@ -72,8 +72,8 @@ public interface MemoryRegion {
      *                        EBUSY while a memory window is bound to the region; ENOENT if the
      *                        region or the new PD is gone
      */
-    void reregister(java.util.Set<ReregFlag> flags, ProtectionDomain pd, ByteBuffer buffer,
-                    java.util.Set<AccessFlag> access);
+    void reregister(
+            java.util.Set<ReregFlag> flags, ProtectionDomain pd, ByteBuffer buffer, java.util.Set<AccessFlag> access);
 
     /**
      * Deregisters the region (ibv_dereg_mr(3)). Work still referring to it afterwards fails with

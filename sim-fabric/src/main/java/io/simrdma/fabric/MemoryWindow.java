@@ -1,7 +1,5 @@
 package io.simrdma.fabric;
 
-
-
 /**
  * A memory window (struct ibv_mw): a remotely accessible window onto part of a memory region,
  * with its own R_Key and rights (ibv_alloc_mw(3), ibv_bind_mw(3)).

@@ -4,7 +4,6 @@ import io.simrdma.fabric.wire.Aeth;
 import io.simrdma.fabric.wire.Gid;
 import io.simrdma.fabric.wire.Opcode;
 import io.simrdma.fabric.wire.Packet;
-
 import java.util.EnumSet;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;

@@ -3,7 +3,6 @@ package io.simrdma.fabric;
 import io.simrdma.fabric.wire.Aeth;
 import io.simrdma.fabric.wire.Opcode;
 import io.simrdma.fabric.wire.Packet;
-
 import java.util.Objects;
 
 /**

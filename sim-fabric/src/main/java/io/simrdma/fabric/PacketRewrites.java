@@ -10,8 +10,7 @@ import io.simrdma.fabric.wire.Psn;
 /** The {@link PacketRewrite}s its factories make, one record per field, each printing what it sets. */
 final class PacketRewrites {
 
-    private PacketRewrites() {
-    }
+    private PacketRewrites() {}
 
     record Chain(PacketRewrite first, PacketRewrite next) implements PacketRewrite {
         @Override

@@ -14,6 +14,5 @@ package io.simrdma.fabric;
  * @param pkeyTblLen P_Key table length (1: the default P_Key 0xFFFF)
  * @param linkLayer  "Ethernet"
  */
-public record PortAttributes(PortState state, Mtu maxMtu, Mtu activeMtu, int gidTblLen, long maxMsgSz,
-                             int pkeyTblLen, String linkLayer) {
-}
+public record PortAttributes(
+        PortState state, Mtu maxMtu, Mtu activeMtu, int gidTblLen, long maxMsgSz, int pkeyTblLen, String linkLayer) {}

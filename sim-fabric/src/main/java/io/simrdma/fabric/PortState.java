@@ -6,5 +6,8 @@ package io.simrdma.fabric;
  * <p>Thread safety: immutable.
  */
 public enum PortState {
-    DOWN, INIT, ARMED, ACTIVE
+    DOWN,
+    INIT,
+    ARMED,
+    ACTIVE
 }

@@ -1,7 +1,6 @@
 package io.simrdma.fabric;
 
 import java.nio.ByteBuffer;
-import java.util.Objects;
 import java.util.Set;
 
 /**

@@ -56,7 +56,6 @@ public final class QpAttr {
         return mask.contains(m);
     }
 
-
     /** Move the QP to this state. */
     public QpAttr state(QpState s) {
         this.state = s;
@@ -284,7 +283,7 @@ public final class QpAttr {
 
     @Override
     public String toString() {
-        return "QpAttr" + mask + "[state=" + state + ", mtu=" + pathMtu + ", destQpn=" + destQpn
-                + ", rqPsn=" + rqPsn + ", sqPsn=" + sqPsn + "]";
+        return "QpAttr" + mask + "[state=" + state + ", mtu=" + pathMtu + ", destQpn=" + destQpn + ", rqPsn=" + rqPsn
+                + ", sqPsn=" + sqPsn + "]";
     }
 }

@@ -6,5 +6,11 @@ package io.simrdma.fabric;
  * <p>Thread safety: immutable.
  */
 public enum QpState {
-    RESET, INIT, RTR, RTS, SQD, SQE, ERR
+    RESET,
+    INIT,
+    RTR,
+    RTS,
+    SQD,
+    SQE,
+    ERR
 }

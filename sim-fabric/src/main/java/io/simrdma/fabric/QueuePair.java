@@ -81,8 +81,14 @@ public interface QueuePair {
      * @throws VerbsException EINVAL for a type 2 window, a non-zero length without a region, or a
      *                        QP state that does not allow posting; ENOMEM when the send queue is full
      */
-    int bindMw(MemoryWindow mw, MemoryRegion mr, long addr, long length, Set<AccessFlag> access,
-                      long wrId, Set<SendFlag> flags);
+    int bindMw(
+            MemoryWindow mw,
+            MemoryRegion mr,
+            long addr,
+            long length,
+            Set<AccessFlag> access,
+            long wrId,
+            Set<SendFlag> flags);
 
     /**
      * Posts a chain of receive work requests (ibv_post_recv(3)), stopping at the first that fails.

@@ -1,7 +1,6 @@
 package io.simrdma.fabric;
 
 import io.simrdma.fabric.wire.Gid;
-
 import java.util.EnumSet;
 import java.util.Objects;
 import java.util.Set;
@@ -50,8 +49,7 @@ import java.util.Set;
  */
 public final class RcConnect {
 
-    private RcConnect() {
-    }
+    private RcConnect() {}
 
     /**
      * What one side tells the other out of band (ibv_rc_pingpong's {@code struct pingpong_dest}):
@@ -88,8 +86,15 @@ public final class RcConnect {
      * @param maxRdAtomic  RDMA READs and atomics this side may have outstanding (max_rd_atomic)
      * @param maxDestRdAtomic RDMA READs and atomics this side accepts at once (max_dest_rd_atomic)
      */
-    public record Options(Set<AccessFlag> access, Mtu pathMtu, int timeout, int retryCnt, int rnrRetry,
-                          int minRnrTimer, int maxRdAtomic, int maxDestRdAtomic) {
+    public record Options(
+            Set<AccessFlag> access,
+            Mtu pathMtu,
+            int timeout,
+            int retryCnt,
+            int rnrRetry,
+            int minRnrTimer,
+            int maxRdAtomic,
+            int maxDestRdAtomic) {
 
         public Options {
             access = Set.copyOf(Objects.requireNonNull(access, "access"));
@@ -104,8 +109,15 @@ public final class RcConnect {
 
         /** ibv_rc_pingpong's attributes, with RDMA access allowed (see {@link RcConnect}). */
         public static Options defaults() {
-            return new Options(EnumSet.of(AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_READ, AccessFlag.REMOTE_ATOMIC),
-                    Mtu.MTU_1024, 14, 7, 7, 12, 1, 1);
+            return new Options(
+                    EnumSet.of(AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_READ, AccessFlag.REMOTE_ATOMIC),
+                    Mtu.MTU_1024,
+                    14,
+                    7,
+                    7,
+                    12,
+                    1,
+                    1);
         }
 
         public Options withAccess(Set<AccessFlag> a) {
@@ -195,12 +207,21 @@ public final class RcConnect {
 
     private static void toRtr(QueuePair qp, Endpoint remote, Options o) {
         if (qp.qpType() == QpType.UC) {
-            qp.modify(new QpAttr().state(QpState.RTR).av(AhAttr.to(remote.gid())).pathMtu(o.pathMtu())
-                    .destQpn(remote.qpn()).rqPsn(remote.psn()));
+            qp.modify(new QpAttr()
+                    .state(QpState.RTR)
+                    .av(AhAttr.to(remote.gid()))
+                    .pathMtu(o.pathMtu())
+                    .destQpn(remote.qpn())
+                    .rqPsn(remote.psn()));
             return;
         }
-        qp.modify(new QpAttr().state(QpState.RTR).av(AhAttr.to(remote.gid())).pathMtu(o.pathMtu())
-                .destQpn(remote.qpn()).rqPsn(remote.psn()).maxDestRdAtomic(o.maxDestRdAtomic())
+        qp.modify(new QpAttr()
+                .state(QpState.RTR)
+                .av(AhAttr.to(remote.gid()))
+                .pathMtu(o.pathMtu())
+                .destQpn(remote.qpn())
+                .rqPsn(remote.psn())
+                .maxDestRdAtomic(o.maxDestRdAtomic())
                 .minRnrTimer(o.minRnrTimer()));
     }
 
@@ -209,8 +230,13 @@ public final class RcConnect {
             qp.modify(new QpAttr().state(QpState.RTS).sqPsn(psn));
             return;
         }
-        qp.modify(new QpAttr().state(QpState.RTS).sqPsn(psn).timeout(o.timeout()).retryCnt(o.retryCnt())
-                .rnrRetry(o.rnrRetry()).maxRdAtomic(o.maxRdAtomic()));
+        qp.modify(new QpAttr()
+                .state(QpState.RTS)
+                .sqPsn(psn)
+                .timeout(o.timeout())
+                .retryCnt(o.retryCnt())
+                .rnrRetry(o.rnrRetry())
+                .maxRdAtomic(o.maxRdAtomic()));
     }
 
     /** A first PSN that differs between QPs and replays: a mix of the device GUID and the QP number. */

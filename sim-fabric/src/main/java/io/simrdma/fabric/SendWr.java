@@ -293,6 +293,7 @@ public final class SendWr {
 
     @Override
     public String toString() {
-        return "SendWr[" + opcode + ", wrId=" + wrId + ", flags=0x" + Integer.toHexString(flags) + ", sges=" + sges + "]";
+        return "SendWr[" + opcode + ", wrId=" + wrId + ", flags=0x" + Integer.toHexString(flags) + ", sges=" + sges
+                + "]";
     }
 }

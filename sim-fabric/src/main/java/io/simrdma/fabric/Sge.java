@@ -35,7 +35,7 @@ public final class Sge {
 
     @Override
     public String toString() {
-        return "Sge[addr=0x" + Long.toHexString(addr) + ", length=" + Integer.toUnsignedString(length)
-                + ", lkey=0x" + Integer.toHexString(lkey) + "]";
+        return "Sge[addr=0x" + Long.toHexString(addr) + ", length=" + Integer.toUnsignedString(length) + ", lkey=0x"
+                + Integer.toHexString(lkey) + "]";
     }
 }

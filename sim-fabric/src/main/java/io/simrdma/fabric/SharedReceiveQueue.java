@@ -1,7 +1,6 @@
 package io.simrdma.fabric;
 
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A shared receive queue (ibv_create_srq(3)): receive WQEs that any QP created with it consumes,

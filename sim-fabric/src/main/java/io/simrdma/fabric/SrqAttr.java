@@ -10,5 +10,4 @@ package io.simrdma.fabric;
  * @param srqLimit low watermark: when the number of posted WRs drops below it, a one-shot
  *                 SRQ_LIMIT_REACHED event is raised; 0 means disarmed
  */
-public record SrqAttr(int maxWr, int maxSge, int srqLimit) {
-}
+public record SrqAttr(int maxWr, int maxSge, int srqLimit) {}

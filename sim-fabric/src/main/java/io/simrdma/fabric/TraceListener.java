@@ -24,20 +24,16 @@ public interface TraceListener {
      * @param to     receiving device (null if there is no route)
      * @param packet the packet; valid only during the call
      */
-    default void onPacket(PacketEvent event, DropReason reason, long time, Device from, Device to, Packet packet) {
-    }
+    default void onPacket(PacketEvent event, DropReason reason, long time, Device from, Device to, Packet packet) {}
 
     /** A QP changed state, by a modify call or by the engine (an error). */
-    default void onQpStateChange(long time, QueuePair qp, QpState from, QpState to) {
-    }
+    default void onQpStateChange(long time, QueuePair qp, QpState from, QpState to) {}
 
     /** A link went down or came up. */
-    default void onLinkStateChange(long time, Link link, boolean up) {
-    }
+    default void onLinkStateChange(long time, Link link, boolean up) {}
 
     /** An async event was raised. */
-    default void onAsyncEvent(long time, Device device, AsyncEvent event) {
-    }
+    default void onAsyncEvent(long time, Device device, AsyncEvent event) {}
 
     /**
      * A fault rule of a link fired on a packet. Called once per rule that fired, before the
@@ -52,8 +48,7 @@ public interface TraceListener {
      * @param to     receiving device (null for a device in another JVM)
      * @param packet the packet (as the rule left it); valid only during the call
      */
-    default void onFaultRule(long time, FaultRule rule, Device from, Device to, Packet packet) {
-    }
+    default void onFaultRule(long time, FaultRule rule, Device from, Device to, Packet packet) {}
 
     /**
      * A work completion was added to a completion queue (the entry ibv_poll_cq(3) will return).
@@ -67,9 +62,8 @@ public interface TraceListener {
      * @param opcode  its opcode
      * @param byteLen bytes transferred (receives)
      */
-    default void onCompletion(long time, CompletionQueue cq, int qpNum, long wrId, WcStatus status, WcOpcode opcode,
-                              int byteLen) {
-    }
+    default void onCompletion(
+            long time, CompletionQueue cq, int qpNum, long wrId, WcStatus status, WcOpcode opcode, int byteLen) {}
 
     /**
      * An object of a layer above verbs changed state, as that layer reported it through
@@ -81,6 +75,5 @@ public interface TraceListener {
      * @param from   the state it left
      * @param to     the state it entered
      */
-    default void onStateChange(long time, Device device, String object, String from, String to) {
-    }
+    default void onStateChange(long time, Device device, String object, String from, String to) {}
 }

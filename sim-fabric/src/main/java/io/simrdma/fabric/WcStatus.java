@@ -31,7 +31,6 @@ public enum WcStatus {
 
     private final String text;
 
-
     WcStatus(String text) {
         this.text = text;
     }

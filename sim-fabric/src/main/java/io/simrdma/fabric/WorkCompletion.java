@@ -105,8 +105,16 @@ public final class WorkCompletion {
      * Sets every field: how a completion queue writes a completion into the application's object
      * (a poll fills the caller's array, as ibv_poll_cq(3) fills struct ibv_wc).
      */
-    public WorkCompletion set(long wrId, WcStatus status, WcOpcode opcode, int byteLen, int immOrInvRkey, int qpNum,
-                              int srcQp, int wcFlags, int vendorErr) {
+    public WorkCompletion set(
+            long wrId,
+            WcStatus status,
+            WcOpcode opcode,
+            int byteLen,
+            int immOrInvRkey,
+            int qpNum,
+            int srcQp,
+            int wcFlags,
+            int vendorErr) {
         this.wrId = wrId;
         this.status = status;
         this.opcode = opcode;
@@ -134,7 +142,8 @@ public final class WorkCompletion {
 
     @Override
     public String toString() {
-        StringBuilder sb = new StringBuilder("WC[wrId=").append(wrId).append(", ").append(status);
+        StringBuilder sb =
+                new StringBuilder("WC[wrId=").append(wrId).append(", ").append(status);
         if (status == WcStatus.SUCCESS) {
             sb.append(", ").append(opcode).append(", len=").append(Integer.toUnsignedString(byteLen));
             if (hasFlag(WcFlag.WITH_IMM)) {

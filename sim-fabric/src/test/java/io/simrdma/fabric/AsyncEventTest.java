@@ -1,18 +1,5 @@
 package io.simrdma.fabric;
 
-import io.simrdma.fabric.ControlPlaneFixture.Mode;
-import io.simrdma.fabric.ControlPlaneFixture.Node;
-import io.simrdma.fabric.sched.DeterministicScheduler;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
-
-import java.util.EnumMap;
-import java.util.Map;
-import java.util.concurrent.TimeUnit;
-
 import static io.simrdma.fabric.ControlPlaneFixture.assertStatus;
 import static io.simrdma.fabric.ControlPlaneFixture.connect;
 import static io.simrdma.fabric.ControlPlaneFixture.expectEvent;
@@ -26,6 +13,18 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.simrdma.fabric.ControlPlaneFixture.Mode;
+import io.simrdma.fabric.ControlPlaneFixture.Node;
+import io.simrdma.fabric.sched.DeterministicScheduler;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Asynchronous events (ibv_get_async_event(3), ibv_event_type_str(3)): which verbs situations
@@ -80,9 +79,14 @@ class AsyncEventTest {
         assertEquals(AsyncEventType.Element.SRQ, AsyncEventType.SRQ_ERR.element());
         assertEquals(AsyncEventType.Element.PORT, AsyncEventType.PORT_ERR.element());
         assertEquals(AsyncEventType.Element.DEVICE, AsyncEventType.DEVICE_FATAL.element());
-        for (AsyncEventType t : new AsyncEventType[] {AsyncEventType.QP_FATAL, AsyncEventType.QP_REQ_ERR,
-                AsyncEventType.QP_ACCESS_ERR, AsyncEventType.COMM_EST, AsyncEventType.SQ_DRAINED,
-                AsyncEventType.QP_LAST_WQE_REACHED}) {
+        for (AsyncEventType t : new AsyncEventType[] {
+            AsyncEventType.QP_FATAL,
+            AsyncEventType.QP_REQ_ERR,
+            AsyncEventType.QP_ACCESS_ERR,
+            AsyncEventType.COMM_EST,
+            AsyncEventType.SQ_DRAINED,
+            AsyncEventType.QP_LAST_WQE_REACHED
+        }) {
             assertEquals(AsyncEventType.Element.QP, t.element(), t.name());
         }
     }
@@ -125,7 +129,8 @@ class AsyncEventTest {
     }
 
     @Test
-    @DisplayName("ibv_modify_qp(3) en_sqd_async_notify: SQ_DRAINED only once the message in progress is acknowledged; query shows sq_draining until then")
+    @DisplayName(
+            "ibv_modify_qp(3) en_sqd_async_notify: SQ_DRAINED only once the message in progress is acknowledged; query shows sq_draining until then")
     void shouldRaiseSqDrainedOnlyWhenInFlightMessageDrained() {
         setUp(Fabric.deterministic(11));
         connect(qa, qb);
@@ -193,7 +198,8 @@ class AsyncEventTest {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    @DisplayName("ibv_modify_qp(3): RTS -> SQD with notification raises SQ_DRAINED and SQD -> RTS completes work posted meanwhile")
+    @DisplayName(
+            "ibv_modify_qp(3): RTS -> SQD with notification raises SQ_DRAINED and SQD -> RTS completes work posted meanwhile")
     void shouldDrainAndResumeWhenMovedThroughSqd(Mode mode) {
         setUp(mode.fabric());
         connect(qa, qb);
@@ -211,7 +217,8 @@ class AsyncEventTest {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    @DisplayName("ibv_get_async_event(3): PORT_ERR when the port goes down, PORT_ACTIVE when it comes back, once per change; ibv_query_port(3) follows")
+    @DisplayName(
+            "ibv_get_async_event(3): PORT_ERR when the port goes down, PORT_ACTIVE when it comes back, once per change; ibv_query_port(3) follows")
     void shouldRaisePortEventsWhenPortStateChanges(Mode mode) {
         setUp(mode.fabric());
         b.dev.setPortActive(false);
@@ -253,7 +260,8 @@ class AsyncEventTest {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    @DisplayName("IBA 9.9.3.1: an RDMA WRITE with a bad R_Key raises QP_ACCESS_ERR on the responder, which moves to ERR")
+    @DisplayName(
+            "IBA 9.9.3.1: an RDMA WRITE with a bad R_Key raises QP_ACCESS_ERR on the responder, which moves to ERR")
     void shouldRaiseQpAccessErrOnResponderWhenRkeyBad(Mode mode) {
         setUp(mode.fabric());
         connect(qa, qb);

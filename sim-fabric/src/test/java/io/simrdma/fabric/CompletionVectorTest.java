@@ -1,15 +1,5 @@
 package io.simrdma.fabric;
 
-import io.simrdma.fabric.ControlPlaneFixture.Mode;
-import io.simrdma.fabric.ControlPlaneFixture.Node;
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
-import org.junit.jupiter.params.provider.MethodSource;
-
-import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
-
 import static io.simrdma.fabric.ControlPlaneFixture.WAIT_MS;
 import static io.simrdma.fabric.ControlPlaneFixture.assertErrno;
 import static io.simrdma.fabric.ControlPlaneFixture.connect;
@@ -17,6 +7,15 @@ import static io.simrdma.fabric.ControlPlaneFixture.write;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.simrdma.fabric.ControlPlaneFixture.Mode;
+import io.simrdma.fabric.ControlPlaneFixture.Node;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Completion vectors: ibv_context's num_comp_vectors and ibv_create_cq(3)'s comp_vector, which
@@ -32,7 +31,8 @@ class CompletionVectorTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("shipped")
-    @DisplayName("num_comp_vectors: the device reports its profile's completion vectors, in ibv_query_device's attributes too")
+    @DisplayName(
+            "num_comp_vectors: the device reports its profile's completion vectors, in ibv_query_device's attributes too")
     void shouldReportProfileCompVectorsWhenDeviceIsQueried(DeviceProfile p) {
         try (Fabric f = Fabric.deterministic(1)) {
             Device d = f.createDevice(DeviceConfig.named("d").profile(p));
@@ -45,7 +45,8 @@ class CompletionVectorTest {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    @DisplayName("ibv_create_cq(3): comp_vector 0..num_comp_vectors-1 is accepted and kept; a CQ on the last vector completes work")
+    @DisplayName(
+            "ibv_create_cq(3): comp_vector 0..num_comp_vectors-1 is accepted and kept; a CQ on the last vector completes work")
     void shouldCreateCqOnEveryVectorWhenVectorIsInRange(Mode mode) {
         try (Fabric f = mode.fabric()) {
             Device ad = f.createDevice(DeviceConfig.named("a").numCompVectors(3));
@@ -80,7 +81,8 @@ class CompletionVectorTest {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    @DisplayName("ibv_create_cq(3): a comp_vector below zero or not less than num_comp_vectors is EINVAL and creates no CQ")
+    @DisplayName(
+            "ibv_create_cq(3): a comp_vector below zero or not less than num_comp_vectors is EINVAL and creates no CQ")
     void shouldRefuseWithEinvalWhenVectorIsOutOfRange(Mode mode) {
         try (Fabric f = mode.fabric()) {
             Device d = f.createDevice(DeviceConfig.named("a").numCompVectors(2).maxCq(1));
@@ -96,10 +98,12 @@ class CompletionVectorTest {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    @DisplayName("DeviceConfig: a device without completion vectors cannot be configured (num_comp_vectors is at least 1)")
+    @DisplayName(
+            "DeviceConfig: a device without completion vectors cannot be configured (num_comp_vectors is at least 1)")
     void shouldRefuseConfigurationWhenCompVectorsAreNotPositive(Mode mode) {
         try (Fabric f = mode.fabric()) {
-            IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+            IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(
+                    IllegalArgumentException.class,
                     () -> f.createDevice(DeviceConfig.named("a").numCompVectors(0)));
             assertTrue(e.getMessage().contains("numCompVectors"), e.getMessage());
         }

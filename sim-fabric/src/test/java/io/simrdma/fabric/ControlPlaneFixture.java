@@ -1,15 +1,14 @@
 package io.simrdma.fabric;
 
-import org.junit.jupiter.api.function.Executable;
-
-import java.nio.ByteBuffer;
-import java.util.EnumSet;
-import java.util.concurrent.TimeUnit;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.ByteBuffer;
+import java.util.EnumSet;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.function.Executable;
 
 /**
  * Helpers of the control-plane tests (ControlPlane*Test, Cq*Test, Srq*Test, MemoryWindow*Test,
@@ -21,23 +20,27 @@ final class ControlPlaneFixture {
     /** Deadline of every wait that is expected to succeed: fabric time (virtual or real). */
     static final long WAIT_MS = 5_000;
 
-    static final EnumSet<AccessFlag> ALL = EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE,
-            AccessFlag.REMOTE_READ, AccessFlag.REMOTE_ATOMIC, AccessFlag.MW_BIND);
+    static final EnumSet<AccessFlag> ALL = EnumSet.of(
+            AccessFlag.LOCAL_WRITE,
+            AccessFlag.REMOTE_WRITE,
+            AccessFlag.REMOTE_READ,
+            AccessFlag.REMOTE_ATOMIC,
+            AccessFlag.MW_BIND);
 
-    static final EnumSet<AccessFlag> QP_ACCESS = EnumSet.of(AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_READ,
-            AccessFlag.REMOTE_ATOMIC);
+    static final EnumSet<AccessFlag> QP_ACCESS =
+            EnumSet.of(AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_READ, AccessFlag.REMOTE_ATOMIC);
 
     /** The two schedulers every scheduler-independent contract runs on. */
     enum Mode {
-        DETERMINISTIC, THREADED;
+        DETERMINISTIC,
+        THREADED;
 
         Fabric fabric() {
             return this == DETERMINISTIC ? Fabric.deterministic(0x5EED) : Fabric.threaded();
         }
     }
 
-    private ControlPlaneFixture() {
-    }
+    private ControlPlaneFixture() {}
 
     /** A device with a PD, a CQ and a 64 KiB buffer registered with every right. */
     static final class Node {
@@ -160,12 +163,23 @@ final class ControlPlaneFixture {
     }
 
     static void toRtr(QueuePair qp, QueuePair peer) {
-        qp.modify(new QpAttr().state(QpState.RTR).av(AhAttr.to(peer.device().gid())).pathMtu(Mtu.MTU_1024)
-                .destQpn(peer.qpNum()).rqPsn(psnOf(peer)).maxDestRdAtomic(4).minRnrTimer(1));
+        qp.modify(new QpAttr()
+                .state(QpState.RTR)
+                .av(AhAttr.to(peer.device().gid()))
+                .pathMtu(Mtu.MTU_1024)
+                .destQpn(peer.qpNum())
+                .rqPsn(psnOf(peer))
+                .maxDestRdAtomic(4)
+                .minRnrTimer(1));
     }
 
     static void toRts(QueuePair qp) {
-        qp.modify(new QpAttr().state(QpState.RTS).sqPsn(psnOf(qp)).timeout(14).retryCnt(7).rnrRetry(7)
+        qp.modify(new QpAttr()
+                .state(QpState.RTS)
+                .sqPsn(psnOf(qp))
+                .timeout(14)
+                .retryCnt(7)
+                .rnrRetry(7)
                 .maxRdAtomic(4));
     }
 
@@ -177,7 +191,8 @@ final class ControlPlaneFixture {
     /** Waits for and polls exactly one completion. */
     static WorkCompletion pollOne(CompletionQueue cq) {
         WorkCompletion[] wc = WorkCompletion.array(1);
-        assertTrue(cq.awaitCompletions(1, WAIT_MS, TimeUnit.MILLISECONDS),
+        assertTrue(
+                cq.awaitCompletions(1, WAIT_MS, TimeUnit.MILLISECONDS),
                 "no completion on " + cq + " within " + WAIT_MS + " ms of fabric time");
         assertEquals(1, cq.poll(wc, 1));
         return wc[0];
@@ -214,19 +229,31 @@ final class ControlPlaneFixture {
 
     /** A signaled SEND of {@code len} bytes at {@code offset} of the node's region. */
     static SendWr send(Node n, long wrId, int offset, int len) {
-        return new SendWr().wrId(wrId).opcode(WrOpcode.SEND).sge(n.mr, offset, len).flag(SendFlag.SIGNALED);
+        return new SendWr()
+                .wrId(wrId)
+                .opcode(WrOpcode.SEND)
+                .sge(n.mr, offset, len)
+                .flag(SendFlag.SIGNALED);
     }
 
     /** A signaled RDMA WRITE from the node's region to {@code remoteAddr} through {@code rkey}. */
     static SendWr write(Node n, long wrId, int offset, int len, long remoteAddr, int rkey) {
-        return new SendWr().wrId(wrId).opcode(WrOpcode.RDMA_WRITE).sge(n.mr, offset, len)
-                .remote(remoteAddr, rkey).flag(SendFlag.SIGNALED);
+        return new SendWr()
+                .wrId(wrId)
+                .opcode(WrOpcode.RDMA_WRITE)
+                .sge(n.mr, offset, len)
+                .remote(remoteAddr, rkey)
+                .flag(SendFlag.SIGNALED);
     }
 
     /** A signaled RDMA READ into the node's region from {@code remoteAddr} through {@code rkey}. */
     static SendWr read(Node n, long wrId, int offset, int len, long remoteAddr, int rkey) {
-        return new SendWr().wrId(wrId).opcode(WrOpcode.RDMA_READ).sge(n.mr, offset, len)
-                .remote(remoteAddr, rkey).flag(SendFlag.SIGNALED);
+        return new SendWr()
+                .wrId(wrId)
+                .opcode(WrOpcode.RDMA_READ)
+                .sge(n.mr, offset, len)
+                .remote(remoteAddr, rkey)
+                .flag(SendFlag.SIGNALED);
     }
 
     static RecvWr recv(Node n, long wrId, int offset, int len) {

@@ -1,15 +1,5 @@
 package io.simrdma.fabric;
 
-import io.simrdma.fabric.ControlPlaneFixture.Mode;
-import io.simrdma.fabric.ControlPlaneFixture.Node;
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
-
-import java.nio.ByteBuffer;
-import java.util.EnumSet;
-import java.util.concurrent.TimeUnit;
-
 import static io.simrdma.fabric.ControlPlaneFixture.ALL;
 import static io.simrdma.fabric.ControlPlaneFixture.assertErrno;
 import static io.simrdma.fabric.ControlPlaneFixture.assertStatus;
@@ -24,6 +14,15 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.simrdma.fabric.ControlPlaneFixture.Mode;
+import io.simrdma.fabric.ControlPlaneFixture.Node;
+import java.nio.ByteBuffer;
+import java.util.EnumSet;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Destroy rules of the verbs objects, with the exact errno: an object in use by another is
@@ -62,7 +61,8 @@ class ControlPlaneLifecycleTest {
             pd.dealloc();
             assertErrno(Errno.ENOENT, pd::dealloc);
             assertErrno(Errno.ENOENT, () -> pd.createQp(QpInitAttr.rc(cq, cq)));
-            assertErrno(Errno.ENOENT, () -> pd.registerMemory(ByteBuffer.allocate(8), EnumSet.noneOf(AccessFlag.class)));
+            assertErrno(
+                    Errno.ENOENT, () -> pd.registerMemory(ByteBuffer.allocate(8), EnumSet.noneOf(AccessFlag.class)));
         }
     }
 
@@ -70,7 +70,8 @@ class ControlPlaneLifecycleTest {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    @DisplayName("stale handles (uverbs: a freed handle is no longer found): freeing a PD, MR, MW, CQ, completion channel or SRQ a second time is ENOENT")
+    @DisplayName(
+            "stale handles (uverbs: a freed handle is no longer found): freeing a PD, MR, MW, CQ, completion channel or SRQ a second time is ENOENT")
     void shouldFailWithEnoentWhenObjectIsFreedTwice(Mode mode) {
         try (Fabric f = mode.fabric()) {
             Device d = f.createDevice("d");
@@ -103,7 +104,8 @@ class ControlPlaneLifecycleTest {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    @DisplayName("ibv_destroy_qp(3): a destroyed QP is a stale handle: query, modify, post send, post receive, bind and destroy all fail with ENOENT")
+    @DisplayName(
+            "ibv_destroy_qp(3): a destroyed QP is a stale handle: query, modify, post send, post receive, bind and destroy all fail with ENOENT")
     void shouldFailEveryQpCallWithEnoentWhenQpWasDestroyed(Mode mode) {
         try (Fabric f = mode.fabric()) {
             Node a = Node.of(f, "a");
@@ -119,13 +121,29 @@ class ControlPlaneLifecycleTest {
             assertEquals(0, s.badIndex(), "bad_wr of a post to a destroyed QP");
             PostException r = (PostException) assertErrno(Errno.ENOENT, () -> qa.postRecv(recv(a, 2, 0, 8)));
             assertEquals(0, r.badIndex());
-            assertErrno(Errno.ENOENT, () -> qa.bindMw(mw, a.mr, a.addr(0), 64, EnumSet.of(AccessFlag.REMOTE_READ), 3,
-                    EnumSet.of(SendFlag.SIGNALED)));
+            assertErrno(
+                    Errno.ENOENT,
+                    () -> qa.bindMw(
+                            mw,
+                            a.mr,
+                            a.addr(0),
+                            64,
+                            EnumSet.of(AccessFlag.REMOTE_READ),
+                            3,
+                            EnumSet.of(SendFlag.SIGNALED)));
             assertErrno(Errno.ENOENT, qa::destroy);
             assertEquals(0, a.cq.size(), "nothing reached the CQ");
             mw.dealloc();
-            assertErrno(Errno.ENOENT, () -> qb.bindMw(mw, b.mr, b.addr(0), 64, EnumSet.of(AccessFlag.REMOTE_READ), 4,
-                    EnumSet.of(SendFlag.SIGNALED)));
+            assertErrno(
+                    Errno.ENOENT,
+                    () -> qb.bindMw(
+                            mw,
+                            b.mr,
+                            b.addr(0),
+                            64,
+                            EnumSet.of(AccessFlag.REMOTE_READ),
+                            4,
+                            EnumSet.of(SendFlag.SIGNALED)));
         }
     }
 
@@ -179,7 +197,8 @@ class ControlPlaneLifecycleTest {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    @DisplayName("ibv_get_cq_event(3): destroying a CQ waits for its events to be acknowledged (EBUSY until ibv_ack_cq_events)")
+    @DisplayName(
+            "ibv_get_cq_event(3): destroying a CQ waits for its events to be acknowledged (EBUSY until ibv_ack_cq_events)")
     void shouldRefuseCqDestroyWhenCqEventsUnacknowledged(Mode mode) {
         try (Fabric f = mode.fabric()) {
             Node a = Node.withChannel(f, "a", 16);
@@ -278,7 +297,8 @@ class ControlPlaneLifecycleTest {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    @DisplayName("ibv_get_async_event(3): ibv_destroy_qp is EBUSY while a retrieved event of the QP is not acknowledged")
+    @DisplayName(
+            "ibv_get_async_event(3): ibv_destroy_qp is EBUSY while a retrieved event of the QP is not acknowledged")
     void shouldRefuseQpDestroyWhenRetrievedEventUnacknowledged(Mode mode) {
         try (Fabric f = mode.fabric()) {
             Node a = Node.of(f, "a");
@@ -317,7 +337,8 @@ class ControlPlaneLifecycleTest {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    @DisplayName("ibv_get_async_event(3): CQ_ERR retrieved and not acknowledged makes ibv_destroy_cq EBUSY; unretrieved it is discarded")
+    @DisplayName(
+            "ibv_get_async_event(3): CQ_ERR retrieved and not acknowledged makes ibv_destroy_cq EBUSY; unretrieved it is discarded")
     void shouldHoldCqDestroyWhenCqErrorEventUnacknowledged(Mode mode) {
         try (Fabric f = mode.fabric()) {
             for (boolean retrieve : new boolean[] {true, false}) {
@@ -351,7 +372,8 @@ class ControlPlaneLifecycleTest {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    @DisplayName("ibv_get_async_event(3): ibv_destroy_srq is EBUSY while SRQ_LIMIT_REACHED is retrieved and not acknowledged; unretrieved it is discarded")
+    @DisplayName(
+            "ibv_get_async_event(3): ibv_destroy_srq is EBUSY while SRQ_LIMIT_REACHED is retrieved and not acknowledged; unretrieved it is discarded")
     void shouldHoldSrqDestroyWhenLimitEventUnacknowledged(Mode mode) {
         try (Fabric f = mode.fabric()) {
             for (boolean retrieve : new boolean[] {true, false}) {
@@ -378,7 +400,8 @@ class ControlPlaneLifecycleTest {
                 } else {
                     srq.destroy();
                     b.dev.setPortActive(false);
-                    assertEquals(AsyncEventType.PORT_ERR, nextEvent(b.dev).type(), "SRQ_LIMIT_REACHED went with its SRQ");
+                    assertEquals(
+                            AsyncEventType.PORT_ERR, nextEvent(b.dev).type(), "SRQ_LIMIT_REACHED went with its SRQ");
                 }
             }
         }

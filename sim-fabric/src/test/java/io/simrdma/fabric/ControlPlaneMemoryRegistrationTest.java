@@ -1,14 +1,5 @@
 package io.simrdma.fabric;
 
-import io.simrdma.fabric.ControlPlaneFixture.Mode;
-import io.simrdma.fabric.ControlPlaneFixture.Node;
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
-
-import java.nio.ByteBuffer;
-import java.util.EnumSet;
-
 import static io.simrdma.fabric.AccessFlag.LOCAL_WRITE;
 import static io.simrdma.fabric.AccessFlag.MW_BIND;
 import static io.simrdma.fabric.AccessFlag.REMOTE_ATOMIC;
@@ -23,6 +14,14 @@ import static io.simrdma.fabric.ControlPlaneFixture.write;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.simrdma.fabric.ControlPlaneFixture.Mode;
+import io.simrdma.fabric.ControlPlaneFixture.Node;
+import java.nio.ByteBuffer;
+import java.util.EnumSet;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Memory registration (ibv_reg_mr(3)): the access flag rules, read-only and empty buffers, and
@@ -41,10 +40,16 @@ class ControlPlaneMemoryRegistrationTest {
             assertErrno(Errno.EINVAL, () -> pd.registerMemory(b, EnumSet.of(REMOTE_ATOMIC)));
             assertErrno(Errno.EINVAL, () -> pd.registerMemory(b, EnumSet.of(REMOTE_READ, REMOTE_WRITE, MW_BIND)));
             // Local read access is always enabled; REMOTE_READ needs nothing else.
-            assertEquals(EnumSet.noneOf(AccessFlag.class), pd.registerMemory(b, EnumSet.noneOf(AccessFlag.class)).access());
-            assertEquals(EnumSet.of(REMOTE_READ), pd.registerMemory(b, EnumSet.of(REMOTE_READ)).access());
-            assertEquals(EnumSet.of(LOCAL_WRITE, REMOTE_WRITE, REMOTE_ATOMIC),
-                    pd.registerMemory(b, EnumSet.of(LOCAL_WRITE, REMOTE_WRITE, REMOTE_ATOMIC)).access());
+            assertEquals(
+                    EnumSet.noneOf(AccessFlag.class),
+                    pd.registerMemory(b, EnumSet.noneOf(AccessFlag.class)).access());
+            assertEquals(
+                    EnumSet.of(REMOTE_READ),
+                    pd.registerMemory(b, EnumSet.of(REMOTE_READ)).access());
+            assertEquals(
+                    EnumSet.of(LOCAL_WRITE, REMOTE_WRITE, REMOTE_ATOMIC),
+                    pd.registerMemory(b, EnumSet.of(LOCAL_WRITE, REMOTE_WRITE, REMOTE_ATOMIC))
+                            .access());
         }
     }
 
@@ -64,7 +69,8 @@ class ControlPlaneMemoryRegistrationTest {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    @DisplayName("ibv_reg_mr(3) / IBA 10.6.2: an empty buffer registers a zero-length region; its keys serve zero-length SENDs, WRITEs and READs, and refuse a single byte")
+    @DisplayName(
+            "ibv_reg_mr(3) / IBA 10.6.2: an empty buffer registers a zero-length region; its keys serve zero-length SENDs, WRITEs and READs, and refuse a single byte")
     void shouldRegisterZeroLengthRegionWhenBufferIsEmpty(Mode mode) {
         try (ControlPlaneFixture.Pairs p = new ControlPlaneFixture.Pairs(mode)) {
             ByteBuffer full = ByteBuffer.allocate(32);
@@ -76,19 +82,34 @@ class ControlPlaneMemoryRegistrationTest {
             assertTrue(none.isValid());
             assertNotEquals(none.lkey(), emptyB.lkey());
             p.qb1.postRecv(ControlPlaneFixture.recv(p.b, 1, 0, 64));
-            p.qa1.postSend(new SendWr().wrId(2).opcode(WrOpcode.SEND).sge(none.address(), 0, none.lkey())
+            p.qa1.postSend(new SendWr()
+                    .wrId(2)
+                    .opcode(WrOpcode.SEND)
+                    .sge(none.address(), 0, none.lkey())
                     .flag(SendFlag.SIGNALED));
             assertStatus(WcStatus.SUCCESS, pollOne(p.a.cq));
             assertEquals(0, assertStatus(WcStatus.SUCCESS, pollOne(p.b.cq)).byteLen());
-            p.qa1.postSend(new SendWr().wrId(3).opcode(WrOpcode.RDMA_WRITE).sge(none.address(), 0, none.lkey())
-                    .remote(emptyB.address(), emptyB.rkey()).flag(SendFlag.SIGNALED));
+            p.qa1.postSend(new SendWr()
+                    .wrId(3)
+                    .opcode(WrOpcode.RDMA_WRITE)
+                    .sge(none.address(), 0, none.lkey())
+                    .remote(emptyB.address(), emptyB.rkey())
+                    .flag(SendFlag.SIGNALED));
             assertStatus(WcStatus.SUCCESS, pollOne(p.a.cq));
-            p.qa1.postSend(new SendWr().wrId(4).opcode(WrOpcode.RDMA_READ).sge(none.address(), 0, none.lkey())
-                    .remote(emptyB.address(), emptyB.rkey()).flag(SendFlag.SIGNALED));
+            p.qa1.postSend(new SendWr()
+                    .wrId(4)
+                    .opcode(WrOpcode.RDMA_READ)
+                    .sge(none.address(), 0, none.lkey())
+                    .remote(emptyB.address(), emptyB.rkey())
+                    .flag(SendFlag.SIGNALED));
             assertStatus(WcStatus.SUCCESS, pollOne(p.a.cq));
             // One byte through the empty region's R_Key lies outside it.
-            p.qa2.postSend(new SendWr().wrId(5).opcode(WrOpcode.RDMA_WRITE).sge(p.a.mr, 0, 1)
-                    .remote(emptyB.address(), emptyB.rkey()).flag(SendFlag.SIGNALED));
+            p.qa2.postSend(new SendWr()
+                    .wrId(5)
+                    .opcode(WrOpcode.RDMA_WRITE)
+                    .sge(p.a.mr, 0, 1)
+                    .remote(emptyB.address(), emptyB.rkey())
+                    .flag(SendFlag.SIGNALED));
             assertStatus(WcStatus.REM_ACCESS_ERR, pollOne(p.a.cq));
             none.deregister();
             emptyB.deregister();
@@ -98,7 +119,8 @@ class ControlPlaneMemoryRegistrationTest {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    @DisplayName("ibv_reg_mr(3): the region is the buffer's bytes from position to limit, accessed in place (a write lands in it, later changes are read remotely)")
+    @DisplayName(
+            "ibv_reg_mr(3): the region is the buffer's bytes from position to limit, accessed in place (a write lands in it, later changes are read remotely)")
     void shouldAccessBufferInPlaceFromPositionToLimitWhenRegistered(Mode mode) {
         try (Fabric f = mode.fabric()) {
             Node a = Node.of(f, "a");
@@ -133,7 +155,8 @@ class ControlPlaneMemoryRegistrationTest {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    @DisplayName("ibv_reg_mr(3) IBV_ACCESS_ZERO_BASED / ibv_reg_mr_iova: remote addresses start at 0 or at the chosen iova")
+    @DisplayName(
+            "ibv_reg_mr(3) IBV_ACCESS_ZERO_BASED / ibv_reg_mr_iova: remote addresses start at 0 or at the chosen iova")
     void shouldAddressRegionFromZeroOrIovaWhenRequested(Mode mode) {
         try (Fabric f = mode.fabric()) {
             Node a = Node.of(f, "a");
@@ -159,7 +182,8 @@ class ControlPlaneMemoryRegistrationTest {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    @DisplayName("IBA 10.6.3.1: a region registered after another was deregistered gets a fresh key; the old key does not reach it")
+    @DisplayName(
+            "IBA 10.6.3.1: a region registered after another was deregistered gets a fresh key; the old key does not reach it")
     void shouldNotReachNewRegionWhenOldKeyUsed(Mode mode) {
         try (Fabric f = mode.fabric()) {
             Node a = Node.of(f, "a");
@@ -183,7 +207,8 @@ class ControlPlaneMemoryRegistrationTest {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    @DisplayName("ibv_dereg_mr: the keys of a deregistered region stop working locally (LOC_PROT_ERR) and remotely (REM_ACCESS_ERR)")
+    @DisplayName(
+            "ibv_dereg_mr: the keys of a deregistered region stop working locally (LOC_PROT_ERR) and remotely (REM_ACCESS_ERR)")
     void shouldRejectKeysWhenRegionDeregistered(Mode mode) {
         try (Fabric f = mode.fabric()) {
             Node a = Node.of(f, "a");
@@ -191,8 +216,12 @@ class ControlPlaneMemoryRegistrationTest {
             QueuePair qa = a.connectedTo(b);
             MemoryRegion local = a.pd.registerMemory(ByteBuffer.allocate(64), EnumSet.of(LOCAL_WRITE));
             local.deregister();
-            qa.postSend(new SendWr().wrId(1).opcode(WrOpcode.RDMA_WRITE).sge(local, 0, 8)
-                    .remote(b.addr(0), b.mr.rkey()).flag(SendFlag.SIGNALED));
+            qa.postSend(new SendWr()
+                    .wrId(1)
+                    .opcode(WrOpcode.RDMA_WRITE)
+                    .sge(local, 0, 8)
+                    .remote(b.addr(0), b.mr.rkey())
+                    .flag(SendFlag.SIGNALED));
             assertStatus(WcStatus.LOC_PROT_ERR, pollOne(a.cq));
         }
         try (Fabric f = mode.fabric()) {

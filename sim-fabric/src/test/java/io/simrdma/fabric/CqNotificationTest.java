@@ -1,15 +1,5 @@
 package io.simrdma.fabric;
 
-import io.simrdma.fabric.ControlPlaneFixture.Mode;
-import io.simrdma.fabric.ControlPlaneFixture.Node;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
-
-import java.util.concurrent.TimeUnit;
-
 import static io.simrdma.fabric.ControlPlaneFixture.WAIT_MS;
 import static io.simrdma.fabric.ControlPlaneFixture.assertErrno;
 import static io.simrdma.fabric.ControlPlaneFixture.assertStatus;
@@ -22,6 +12,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.simrdma.fabric.ControlPlaneFixture.Mode;
+import io.simrdma.fabric.ControlPlaneFixture.Node;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * CQ notification (ibv_req_notify_cq(3), ibv_get_cq_event(3)): a request is one-shot, "next"
@@ -93,7 +92,8 @@ class CqNotificationTest {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    @DisplayName("ibv_get_cq_event(3): a channel holds at most one unread event per CQ: armed and completed again before the event is read, the CQ queues no second event; once read, the next arm fires again")
+    @DisplayName(
+            "ibv_get_cq_event(3): a channel holds at most one unread event per CQ: armed and completed again before the event is read, the CQ queues no second event; once read, the next arm fires again")
     void shouldQueueOneEventPerCqWhenRearmedBeforeEventIsRead(Mode mode) {
         setUp(mode);
         CompletionChannel ch = b.cq.channel();
@@ -116,7 +116,8 @@ class CqNotificationTest {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    @DisplayName("ibv_get_cq_event(3): the one-unread-event rule is per CQ: two CQs on one channel each queue their event")
+    @DisplayName(
+            "ibv_get_cq_event(3): the one-unread-event rule is per CQ: two CQs on one channel each queue their event")
     void shouldQueueOneEventPerCqWhenTwoCqsShareAChannel(Mode mode) {
         setUp(mode);
         CompletionChannel ch = b.cq.channel();
@@ -134,7 +135,8 @@ class CqNotificationTest {
         sendAndWait(3, false);
         CompletionQueue first = event(b);
         CompletionQueue second = event(b);
-        assertTrue((first == b.cq && second == other) || (first == other && second == b.cq),
+        assertTrue(
+                (first == b.cq && second == other) || (first == other && second == b.cq),
                 "one event of each CQ: " + first + ", " + second);
         assertNull(ch.pollCqEvent(), "no second event of b.cq");
         b.cq.ackEvents(1);
@@ -148,7 +150,8 @@ class CqNotificationTest {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    @DisplayName("ibv_req_notify_cq(3): solicited_only fires for a receive with the solicited bit, not for an unsolicited one")
+    @DisplayName(
+            "ibv_req_notify_cq(3): solicited_only fires for a receive with the solicited bit, not for an unsolicited one")
     void shouldFireSolicitedOnlyRequestWhenSolicitedSendArrives(Mode mode) {
         setUp(mode);
         CompletionChannel ch = b.cq.channel();
@@ -163,7 +166,8 @@ class CqNotificationTest {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    @DisplayName("ibv_req_notify_cq(3): a successful send completion is unsolicited; an error completion fires a solicited-only request")
+    @DisplayName(
+            "ibv_req_notify_cq(3): a successful send completion is unsolicited; an error completion fires a solicited-only request")
     void shouldFireSolicitedOnlyRequestWhenErrorCompletionArrives(Mode mode) {
         setUp(mode);
         CompletionChannel ch = a.cq.channel();
@@ -192,7 +196,8 @@ class CqNotificationTest {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    @DisplayName("ibv_req_notify_cq(3): completions already in the CQ when the request is made do not fire it; the next one does")
+    @DisplayName(
+            "ibv_req_notify_cq(3): completions already in the CQ when the request is made do not fire it; the next one does")
     void shouldIgnoreOldCompletionsWhenRequestMadeAfterThem(Mode mode) {
         setUp(mode);
         sendAndWait(1, true);
@@ -218,7 +223,8 @@ class CqNotificationTest {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    @DisplayName("ibv_get_cq_event(3): every event must be acknowledged before the CQ can be destroyed; acks cannot exceed events")
+    @DisplayName(
+            "ibv_get_cq_event(3): every event must be acknowledged before the CQ can be destroyed; acks cannot exceed events")
     void shouldCountAcknowledgementsWhenEventsAcked(Mode mode) {
         setUp(mode);
         b.cq.requestNotify(false);

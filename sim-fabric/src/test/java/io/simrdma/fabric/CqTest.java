@@ -1,22 +1,20 @@
 package io.simrdma.fabric;
 
-import io.simrdma.fabric.ControlPlaneFixture.Mode;
-import io.simrdma.fabric.ControlPlaneFixture.Node;
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
-
-import java.util.concurrent.TimeUnit;
-
 import static io.simrdma.fabric.ControlPlaneFixture.WAIT_MS;
 import static io.simrdma.fabric.ControlPlaneFixture.assertErrno;
 import static io.simrdma.fabric.ControlPlaneFixture.connect;
 import static io.simrdma.fabric.ControlPlaneFixture.nextEvent;
-import static io.simrdma.fabric.ControlPlaneFixture.write;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.simrdma.fabric.ControlPlaneFixture.Mode;
+import io.simrdma.fabric.ControlPlaneFixture.Node;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Completion queues (ibv_poll_cq(3), ibv_resize_cq(3)): polling in batches into reusable
@@ -39,8 +37,12 @@ class CqTest {
     private static void writes(QueuePair qa, QueuePair qb, MemoryRegion src, MemoryRegion dst, long firstId, int n) {
         SendWr head = null;
         for (int i = n - 1; i >= 0; i--) {
-            SendWr w = new SendWr().wrId(firstId + i).opcode(WrOpcode.RDMA_WRITE).sge(src, 8L * i, 8)
-                    .remote(dst.address() + 8L * i, dst.rkey()).flag(SendFlag.SIGNALED);
+            SendWr w = new SendWr()
+                    .wrId(firstId + i)
+                    .opcode(WrOpcode.RDMA_WRITE)
+                    .sge(src, 8L * i, 8)
+                    .remote(dst.address() + 8L * i, dst.rkey())
+                    .flag(SendFlag.SIGNALED);
             head = w.next(head);
         }
         qa.postSend(head);
@@ -52,7 +54,8 @@ class CqTest {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    @DisplayName("ibv_poll_cq(3): polls at most num_entries, oldest first, into the same WorkCompletion objects each time")
+    @DisplayName(
+            "ibv_poll_cq(3): polls at most num_entries, oldest first, into the same WorkCompletion objects each time")
     void shouldPollInBatchesIntoReusableArrayWhenManyCompletionsWait(Mode mode) {
         try (Fabric f = mode.fabric()) {
             QueuePair[] q = pair(f, 16);
@@ -109,7 +112,8 @@ class CqTest {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    @DisplayName("ibv_resize_cq(3): a resize keeps waiting completions in order, also when they wrapped around the ring")
+    @DisplayName(
+            "ibv_resize_cq(3): a resize keeps waiting completions in order, also when they wrapped around the ring")
     void shouldKeepCompletionsWhenResized(Mode mode) {
         try (Fabric f = mode.fabric()) {
             QueuePair[] q = pair(f, 4);
@@ -165,7 +169,8 @@ class CqTest {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    @DisplayName("ibv_poll_cq(3) / ibv_get_async_event(3): an overrun CQ raises CQ_ERR, every poll fails (EIO), the QP moves to ERR")
+    @DisplayName(
+            "ibv_poll_cq(3) / ibv_get_async_event(3): an overrun CQ raises CQ_ERR, every poll fails (EIO), the QP moves to ERR")
     void shouldRaiseCqErrAndFailPollsWhenCqOverruns(Mode mode) {
         try (Fabric f = mode.fabric()) {
             QueuePair[] q = pair(f, 2);

@@ -1,20 +1,19 @@
 package io.simrdma.fabric;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
 import io.simrdma.fabric.sched.ThreadedScheduler;
 import io.simrdma.fabric.wire.Opcode;
 import io.simrdma.fabric.wire.Packet;
-import org.junit.jupiter.params.provider.Arguments;
-
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import java.util.stream.Stream;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
+import org.junit.jupiter.params.provider.Arguments;
 
 /**
  * Helpers shared by the data-path tests (DataPathTest, ScatterGatherTest, MtuSegmentationTest, ...):
@@ -33,8 +32,7 @@ final class DataPathSupport {
      */
     static final long TIMEOUT_MS = 20_000;
 
-    private DataPathSupport() {
-    }
+    private DataPathSupport() {}
 
     /** The schedulers every scheduler-independent test runs under ("one contract, every backend"). */
     static Stream<String> schedulers() {
@@ -173,8 +171,17 @@ final class DataPathSupport {
     static final class PacketLog implements TraceListener {
 
         /** One recorded event. {@code from} is null for DELIVERED and DROPPED at a port; {@code to} names the port. */
-        record Entry(int seq, PacketEvent event, long time, String from, String to, Opcode opcode, int psn,
-                     int payload, int destQp, boolean ackReq) {
+        record Entry(
+                int seq,
+                PacketEvent event,
+                long time,
+                String from,
+                String to,
+                Opcode opcode,
+                int psn,
+                int payload,
+                int destQp,
+                boolean ackReq) {
             boolean request() {
                 return opcode.isRequest();
             }
@@ -197,9 +204,17 @@ final class DataPathSupport {
         @Override
         public void onPacket(PacketEvent event, DropReason reason, long time, Device from, Device to, Packet packet) {
             synchronized (entries) {
-                entries.add(new Entry(entries.size(), event, time, from == null ? null : from.name(),
-                        to == null ? null : to.name(), packet.opcode(), packet.psn(), packet.payloadLength(),
-                        packet.destQp(), packet.ackReq()));
+                entries.add(new Entry(
+                        entries.size(),
+                        event,
+                        time,
+                        from == null ? null : from.name(),
+                        to == null ? null : to.name(),
+                        packet.opcode(),
+                        packet.psn(),
+                        packet.payloadLength(),
+                        packet.destQp(),
+                        packet.ackReq()));
             }
         }
 
@@ -245,7 +260,8 @@ final class DataPathSupport {
                 return;
             }
             for (Entry e : all()) {
-                assertTrue(e.event() == PacketEvent.SENT || e.event() == PacketEvent.DELIVERED,
+                assertTrue(
+                        e.event() == PacketEvent.SENT || e.event() == PacketEvent.DELIVERED,
                         () -> "unexpected packet event on a clean link: " + e);
             }
         }

@@ -1,14 +1,13 @@
 package io.simrdma.fabric;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.simrdma.fabric.wire.Aeth;
 import io.simrdma.fabric.wire.Opcode;
 import io.simrdma.fabric.wire.Packet;
 import io.simrdma.fabric.wire.Psn;
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
-
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -18,10 +17,10 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * "The same seed gives the same run, proved by a test that compares a hash of the full event
@@ -56,12 +55,15 @@ class DeterminismTest {
         }
 
         @Override
-        public synchronized void onPacket(PacketEvent event, DropReason reason, long time, Device from, Device to,
-                                          Packet packet) {
+        public synchronized void onPacket(
+                PacketEvent event, DropReason reason, long time, Device from, Device to, Packet packet) {
             packetEvents++;
             byEvent.merge(event, 1L, Long::sum);
             scratch.clear();
-            scratch.put((byte) 'P').putLong(time).putInt(event.ordinal()).putInt(reason == null ? -1 : reason.ordinal());
+            scratch.put((byte) 'P')
+                    .putLong(time)
+                    .putInt(event.ordinal())
+                    .putInt(reason == null ? -1 : reason.ordinal());
             putName(from == null ? null : from.name());
             putName(to == null ? null : to.name());
             int hl = packet.headerLength();
@@ -96,8 +98,10 @@ class DeterminismTest {
             scratch.clear();
             scratch.put((byte) 'A').putLong(time);
             putName(device.name());
-            scratch.putInt(event.type().ordinal()).putLong(event.timeNanos())
-                    .putInt(event.qp() == null ? -1 : event.qp().qpNum()).putInt(event.portNum());
+            scratch.putInt(event.type().ordinal())
+                    .putLong(event.timeNanos())
+                    .putInt(event.qp() == null ? -1 : event.qp().qpNum())
+                    .putInt(event.portNum());
             update();
         }
 
@@ -124,14 +128,26 @@ class DeterminismTest {
     }
 
     /** What one run produced. */
-    record Run(String traceHash, long finalTime, long steps, Map<Counter, Long> aQp, Map<Counter, Long> bQp,
-               Map<Counter, Long> aDev, Map<Counter, Long> bDev, List<String> completions, String memoryHash,
-               long packetEvents, long stateChanges, long asyncEvents, long linkChanges, Map<PacketEvent, Long> byEvent) {
-    }
+    record Run(
+            String traceHash,
+            long finalTime,
+            long steps,
+            Map<Counter, Long> aQp,
+            Map<Counter, Long> bQp,
+            Map<Counter, Long> aDev,
+            Map<Counter, Long> bDev,
+            List<String> completions,
+            String memoryHash,
+            long packetEvents,
+            long stateChanges,
+            long asyncEvents,
+            long linkChanges,
+            Map<PacketEvent, Long> byEvent) {}
 
     /** The random faults of {@link #run}: loss, duplication, reordering, delay and corruption. */
     private static void randomFaults(RcPair p) {
-        p.link().addFault(FaultRule.drop(PacketMatcher.any(), 0.08))
+        p.link()
+                .addFault(FaultRule.drop(PacketMatcher.any(), 0.08))
                 .addFault(FaultRule.duplicate(PacketMatcher.any(), 0.08))
                 .addFault(FaultRule.reorder(PacketMatcher.any(), 0.15, 10_000))
                 .addFault(FaultRule.delay(PacketMatcher.responses(), 0.1, 25_000))
@@ -148,14 +164,20 @@ class DeterminismTest {
         FaultGate acks = new FaultGate("acks");
         FaultRule secondAck = FaultRule.observe(PacketMatcher.nth(2, PacketMatcher.acks()));
         acks.openOnHit(secondAck);
-        l.addFault(FaultRule.rewrite(PacketMatcher.readResponses(), PacketRewrite.psnShift(1)).times(3))
+        l.addFault(FaultRule.rewrite(PacketMatcher.readResponses(), PacketRewrite.psnShift(1))
+                        .times(3))
                 .addFault(secondAck)
                 .addFault(FaultRule.hold(PacketMatcher.acks(), acks))
                 .addFault(FaultRule.holdUntil(PacketMatcher.any(), 300_000))
                 .addFault(FaultRule.drop(PacketMatcher.any(), 0.1).during(400_000, 900_000))
                 .addFault(FaultRule.drop(PacketMatcher.nth(5, PacketMatcher.naks())));
-        l.inject(p.b.dev, Packet.allocate(Opcode.RC_ACKNOWLEDGE).destQp(p.a.qp.qpNum()).pkey(0xFFFF)
-                .psn(Psn.add(p.psnA, -1)).aeth(Aeth.ack(Aeth.CREDITS_INVALID), 0));
+        l.inject(
+                p.b.dev,
+                Packet.allocate(Opcode.RC_ACKNOWLEDGE)
+                        .destQp(p.a.qp.qpNum())
+                        .pkey(0xFFFF)
+                        .psn(Psn.add(p.psnA, -1))
+                        .aeth(Aeth.ack(Aeth.CREDITS_INVALID), 0));
     }
 
     private static Run run(long seed) {
@@ -193,10 +215,21 @@ class DeterminismTest {
             MessageDigest md = sha256();
             md.update(p.a.buf.duplicate().clear());
             md.update(p.b.buf.duplicate().clear());
-            return new Run(h.hex(), p.fabric.now(), p.fabric.deterministicScheduler().steps(),
-                    p.a.qp.counters().snapshot(), p.b.qp.counters().snapshot(), p.a.dev.counters().snapshot(),
-                    p.b.dev.counters().snapshot(), completions, HexFormat.of().formatHex(md.digest()), h.packetEvents,
-                    h.stateChanges, h.asyncEvents, h.linkChanges, Map.copyOf(h.byEvent));
+            return new Run(
+                    h.hex(),
+                    p.fabric.now(),
+                    p.fabric.deterministicScheduler().steps(),
+                    p.a.qp.counters().snapshot(),
+                    p.b.qp.counters().snapshot(),
+                    p.a.dev.counters().snapshot(),
+                    p.b.dev.counters().snapshot(),
+                    completions,
+                    HexFormat.of().formatHex(md.digest()),
+                    h.packetEvents,
+                    h.stateChanges,
+                    h.asyncEvents,
+                    h.linkChanges,
+                    Map.copyOf(h.byEvent));
         }
     }
 
@@ -227,7 +260,8 @@ class DeterminismTest {
 
         // The trace is not trivial: faults and recovery happened and every kind of event was hashed.
         assertTrue(first.packetEvents() > 200, "packet events: " + first.packetEvents());
-        assertTrue(first.aQp().get(Counter.RETRANSMITTED_PACKETS) > 0, first.aQp().toString());
+        assertTrue(
+                first.aQp().get(Counter.RETRANSMITTED_PACKETS) > 0, first.aQp().toString());
         assertTrue(first.bQp().get(Counter.RNR_NAK_SENT) > 0, "late receives: " + first.bQp());
         assertTrue(first.stateChanges() >= 6, "RESET->INIT->RTR->RTS for two QPs: " + first.stateChanges());
         assertEquals(2, first.asyncEvents(), "PORT_ERR and PORT_ACTIVE");
@@ -235,7 +269,8 @@ class DeterminismTest {
     }
 
     @Test
-    @DisplayName("Scripted faults replay too: rewrites, holds on gates and until a time, windows, counted drops and an injected packet give the same trace for the same seed")
+    @DisplayName(
+            "Scripted faults replay too: rewrites, holds on gates and until a time, windows, counted drops and an injected packet give the same trace for the same seed")
     void shouldProduceIdenticalTraceHashWhenScriptedFaultsRunTwiceWithTheSameSeed() {
         Run first = run(9, true);
         Run second = run(9, true);
@@ -247,10 +282,12 @@ class DeterminismTest {
         assertEquals(first.completions(), second.completions(), "completions");
         assertEquals(first.memoryHash(), second.memoryHash(), "registered memory after the run");
         assertEquals(first.byEvent(), second.byEvent());
-        for (PacketEvent e : List.of(PacketEvent.REWRITTEN, PacketEvent.HELD, PacketEvent.RELEASED, PacketEvent.INJECTED)) {
+        for (PacketEvent e :
+                List.of(PacketEvent.REWRITTEN, PacketEvent.HELD, PacketEvent.RELEASED, PacketEvent.INJECTED)) {
             assertTrue(first.byEvent().getOrDefault(e, 0L) > 0, "the script produced " + e + ": " + first.byEvent());
         }
-        assertTrue(first.aQp().get(Counter.RETRANSMITTED_PACKETS) > 0, first.aQp().toString());
+        assertTrue(
+                first.aQp().get(Counter.RETRANSMITTED_PACKETS) > 0, first.aQp().toString());
     }
 
     @Test
@@ -260,7 +297,10 @@ class DeterminismTest {
         Run b = run(2);
         assertNotEquals(a.traceHash(), b.traceHash());
         // Different fault decisions: at least the amount of work differs.
-        assertTrue(a.steps() != b.steps() || a.finalTime() != b.finalTime() || !a.aQp().equals(b.aQp()),
+        assertTrue(
+                a.steps() != b.steps()
+                        || a.finalTime() != b.finalTime()
+                        || !a.aQp().equals(b.aQp()),
                 "two seeds ran exactly the same schedule");
         // Both still complete every WR exactly once (checked inside run) with the same data.
         assertEquals(a.completions().size(), b.completions().size());

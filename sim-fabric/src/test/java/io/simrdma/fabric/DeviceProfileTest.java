@@ -1,9 +1,10 @@
 package io.simrdma.fabric;
 
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -12,12 +13,10 @@ import java.nio.file.Path;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.stream.Stream;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertSame;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The device profile table ({@link DeviceProfile}): every shipped profile gives every setting a
@@ -47,7 +46,8 @@ class DeviceProfileTest {
     }
 
     @Test
-    @DisplayName("profiles are found by name, case-insensitively; an unknown name lists the known ones; ibta is the default")
+    @DisplayName(
+            "profiles are found by name, case-insensitively; an unknown name lists the known ones; ibta is the default")
     void shouldFindShippedProfilesByNameWhenLookedUp() {
         assertSame(DeviceProfile.IBTA, DeviceProfile.named("ibta"));
         assertSame(DeviceProfile.MLX5, DeviceProfile.named("MLX5"));
@@ -60,26 +60,41 @@ class DeviceProfileTest {
     }
 
     @Test
-    @DisplayName("a profile built without a value for every setting, or with max_mw contradicting its memory windows, is refused")
+    @DisplayName(
+            "a profile built without a value for every setting, or with max_mw contradicting its memory windows, is refused")
     void shouldRefuseProfileWhenASettingIsMissingOrContradicted() {
-        IllegalStateException missing = assertThrows(IllegalStateException.class,
-                () -> DeviceProfile.builder("half", "incomplete").cqOverrun(DeviceProfile.CqOverrun.ERROR, "x").build());
+        IllegalStateException missing = assertThrows(
+                IllegalStateException.class,
+                () -> DeviceProfile.builder("half", "incomplete")
+                        .cqOverrun(DeviceProfile.CqOverrun.ERROR, "x")
+                        .build());
         assertTrue(missing.getMessage().contains("POST_SEND_BEFORE_RTS"), missing.getMessage());
-        assertThrows(IllegalArgumentException.class, () -> DeviceProfile.IBTA.derive("no-mw", "windows off, max_mw kept")
-                .memoryWindows(EnumSet.noneOf(MwType.class), "test").build());
-        assertThrows(IllegalArgumentException.class, () -> DeviceProfile.IBTA.derive("bad", "bad status")
-                .sendInvalidateRecvStatus(WcStatus.SUCCESS, "test"));
-        assertThrows(IllegalArgumentException.class, () -> DeviceProfile.IBTA.derive("bad", "bad errno")
-                .unsupportedOperation(Errno.EIO, "test"));
-        DeviceProfile derived = DeviceProfile.SIW.derive("siw-stall-error", "siw with IBA overrun")
-                .cqOverrun(DeviceProfile.CqOverrun.ERROR, "test").build();
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> DeviceProfile.IBTA
+                        .derive("no-mw", "windows off, max_mw kept")
+                        .memoryWindows(EnumSet.noneOf(MwType.class), "test")
+                        .build());
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> DeviceProfile.IBTA
+                        .derive("bad", "bad status")
+                        .sendInvalidateRecvStatus(WcStatus.SUCCESS, "test"));
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> DeviceProfile.IBTA.derive("bad", "bad errno").unsupportedOperation(Errno.EIO, "test"));
+        DeviceProfile derived = DeviceProfile.SIW
+                .derive("siw-stall-error", "siw with IBA overrun")
+                .cqOverrun(DeviceProfile.CqOverrun.ERROR, "test")
+                .build();
         assertEquals(DeviceProfile.CqOverrun.ERROR, derived.cqOverrun());
         assertFalse(derived.atomics(), "the rest is siw's");
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("shipped")
-    @DisplayName("ibv_query_device(3): a device reports its profile's limits, identity, atomic_cap and device_cap_flags")
+    @DisplayName(
+            "ibv_query_device(3): a device reports its profile's limits, identity, atomic_cap and device_cap_flags")
     void shouldReportProfileLimitsAndCapabilitiesWhenDeviceIsQueried(DeviceProfile p) {
         try (Fabric f = Fabric.deterministic(1)) {
             Device d = f.createDevice(DeviceConfig.named("d").profile(p));
@@ -120,17 +135,21 @@ class DeviceProfileTest {
     }
 
     @Test
-    @DisplayName("siw reports atomic_cap ATOMIC_NONE, max_mw 0, no MEM_WINDOW flags; mlx5 reports ConnectX-5's limits (max_sge 30, max_cqe 4194303)")
+    @DisplayName(
+            "siw reports atomic_cap ATOMIC_NONE, max_mw 0, no MEM_WINDOW flags; mlx5 reports ConnectX-5's limits (max_sge 30, max_cqe 4194303)")
     void shouldReportSiwWithoutAtomicsAndWindowsAndMlx5WithItsLimitsWhenQueried() {
         try (Fabric f = Fabric.deterministic(1)) {
-            DeviceAttributes siw = f.createDevice(DeviceConfig.named("s").profile(DeviceProfile.SIW)).query();
+            DeviceAttributes siw = f.createDevice(DeviceConfig.named("s").profile(DeviceProfile.SIW))
+                    .query();
             assertEquals(AtomicCap.NONE, siw.atomicCap());
             assertEquals(0, siw.maxMw());
             assertEquals(1, siw.maxSgeRd(), "iWARP: one SGE per RDMA READ");
             assertFalse(siw.capabilities().contains(DeviceCapability.MEM_WINDOW));
             assertFalse(siw.capabilities().contains(DeviceCapability.MEM_WINDOW_TYPE_2B));
-            assertTrue(siw.capabilities().contains(DeviceCapability.MEM_MGT_EXTENSIONS), "siw has SEND with invalidate");
-            DeviceAttributes mlx5 = f.createDevice(DeviceConfig.named("m").profile(DeviceProfile.MLX5)).query();
+            assertTrue(
+                    siw.capabilities().contains(DeviceCapability.MEM_MGT_EXTENSIONS), "siw has SEND with invalidate");
+            DeviceAttributes mlx5 = f.createDevice(DeviceConfig.named("m").profile(DeviceProfile.MLX5))
+                    .query();
             assertEquals(AtomicCap.HCA, mlx5.atomicCap());
             assertEquals(30, mlx5.maxSge());
             assertEquals(4194303, mlx5.maxCqe());
@@ -139,16 +158,27 @@ class DeviceProfileTest {
     }
 
     @Test
-    @DisplayName("DeviceConfig: a limit set on the configuration overrides the profile's, whether set before or after the profile")
+    @DisplayName(
+            "DeviceConfig: a limit set on the configuration overrides the profile's, whether set before or after the profile")
     void shouldPreferConfiguredLimitWhenSetBeforeOrAfterProfile() {
-        DeviceAttributes before = DeviceConfig.named("a").maxQp(4).maxMtu(Mtu.MTU_1024).profile(DeviceProfile.MLX5)
+        DeviceAttributes before = DeviceConfig.named("a")
+                .maxQp(4)
+                .maxMtu(Mtu.MTU_1024)
+                .profile(DeviceProfile.MLX5)
                 .attributes(1);
-        DeviceAttributes after = DeviceConfig.named("b").profile(DeviceProfile.MLX5).maxQp(4).attributes(2);
+        DeviceAttributes after =
+                DeviceConfig.named("b").profile(DeviceProfile.MLX5).maxQp(4).attributes(2);
         assertEquals(4, before.maxQp());
         assertEquals(4, after.maxQp());
         assertEquals(30, before.maxSge(), "the rest is the profile's");
-        assertEquals(Mtu.MTU_1024, DeviceConfig.named("c").maxMtu(Mtu.MTU_1024).profile(DeviceProfile.SIW).maxMtu());
-        assertEquals(Mtu.MTU_4096, DeviceConfig.named("d").profile(DeviceProfile.SIW).maxMtu());
+        assertEquals(
+                Mtu.MTU_1024,
+                DeviceConfig.named("c")
+                        .maxMtu(Mtu.MTU_1024)
+                        .profile(DeviceProfile.SIW)
+                        .maxMtu());
+        assertEquals(
+                Mtu.MTU_4096, DeviceConfig.named("d").profile(DeviceProfile.SIW).maxMtu());
     }
 
     // ------------------------------------------------------------------ the README's table
@@ -166,7 +196,11 @@ class DeviceProfileTest {
             sb.append("| ").append(s.title()).append(" |");
             for (DeviceProfile p : profiles) {
                 DeviceProfile.Choice c = p.choice(s);
-                sb.append(" **").append(c.valueText()).append("**: ").append(c.source()).append(" |");
+                sb.append(" **")
+                        .append(c.valueText())
+                        .append("**: ")
+                        .append(c.source())
+                        .append(" |");
             }
             sb.append('\n');
         }
@@ -174,7 +208,8 @@ class DeviceProfileTest {
     }
 
     @Test
-    @DisplayName("README.md's Device profiles table is the profiles' table: every setting, every shipped profile, value and source")
+    @DisplayName(
+            "README.md's Device profiles table is the profiles' table: every setting, every shipped profile, value and source")
     void shouldMatchReadmeTableWhenProfilesChange() throws IOException {
         String readme = Files.readString(Path.of("..", "README.md"), StandardCharsets.UTF_8);
         int b = readme.indexOf("<!-- profiles:begin -->");
@@ -182,6 +217,7 @@ class DeviceProfileTest {
         assertTrue(b >= 0 && e > b, "README.md lacks the profiles table markers");
         String table = readme.substring(readme.indexOf('\n', b) + 1, e);
         String expected = markdownTable(DeviceProfile.shipped());
-        assertEquals(expected, table, "README.md's profile table differs from DeviceProfile; it should read:\n" + expected);
+        assertEquals(
+                expected, table, "README.md's profile table differs from DeviceProfile; it should read:\n" + expected);
     }
 }

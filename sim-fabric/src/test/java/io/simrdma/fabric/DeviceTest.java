@@ -1,22 +1,21 @@
 package io.simrdma.fabric;
 
-import io.simrdma.fabric.ControlPlaneFixture.Mode;
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
-
-import java.nio.ByteBuffer;
-import java.util.ArrayList;
-import java.util.EnumSet;
-import java.util.List;
-
 import static io.simrdma.fabric.ControlPlaneFixture.assertErrno;
 import static io.simrdma.fabric.ControlPlaneFixture.connect;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.simrdma.fabric.ControlPlaneFixture.Mode;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Device attributes and limits (ibv_query_device(3), ibv_query_port(3)): what DeviceConfig sets
@@ -28,9 +27,25 @@ class DeviceTest {
     private static final EnumSet<AccessFlag> RW = EnumSet.of(AccessFlag.LOCAL_WRITE);
 
     private static DeviceConfig small(String name) {
-        return DeviceConfig.named(name).guid(0x1122334455667788L).maxQp(3).maxQpWr(32).maxSge(3).maxSgeRd(2)
-                .maxCq(2).maxCqe(64).maxMr(2).maxPd(2).maxQpRdAtom(5).maxQpInitRdAtom(6).maxResRdAtom(50)
-                .maxMw(2).maxSrq(2).maxSrqWr(16).maxSrqSge(2).maxInlineData(40).maxMtu(Mtu.MTU_2048)
+        return DeviceConfig.named(name)
+                .guid(0x1122334455667788L)
+                .maxQp(3)
+                .maxQpWr(32)
+                .maxSge(3)
+                .maxSgeRd(2)
+                .maxCq(2)
+                .maxCqe(64)
+                .maxMr(2)
+                .maxPd(2)
+                .maxQpRdAtom(5)
+                .maxQpInitRdAtom(6)
+                .maxResRdAtom(50)
+                .maxMw(2)
+                .maxSrq(2)
+                .maxSrqWr(16)
+                .maxSrqSge(2)
+                .maxInlineData(40)
+                .maxMtu(Mtu.MTU_2048)
                 .maxMrSize(8192);
     }
 
@@ -86,9 +101,11 @@ class DeviceTest {
     @DisplayName("DeviceConfig is validated once: a limit of 0 is refused when the device is created")
     void shouldRefuseDeviceWhenALimitIsNotPositive() {
         try (Fabric f = Fabric.deterministic(1)) {
-            org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+            org.junit.jupiter.api.Assertions.assertThrows(
+                    IllegalArgumentException.class,
                     () -> f.createDevice(DeviceConfig.named("d").maxQp(0)));
-            org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+            org.junit.jupiter.api.Assertions.assertThrows(
+                    IllegalArgumentException.class,
                     () -> f.createDevice(DeviceConfig.named("d").maxMrSize(0)));
             assertNotNull(f.createDevice(DeviceConfig.named("d")));
         }
@@ -205,7 +222,8 @@ class DeviceTest {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    @DisplayName("ibv_create_qp(3): max_send_wr/max_recv_wr beyond max_qp_wr, SGEs beyond max_sge, inline beyond max_inline_data are EINVAL")
+    @DisplayName(
+            "ibv_create_qp(3): max_send_wr/max_recv_wr beyond max_qp_wr, SGEs beyond max_sge, inline beyond max_inline_data are EINVAL")
     void shouldFailWithEinvalWhenQpCapsExceedLimits(Mode mode) {
         try (Fabric f = mode.fabric()) {
             Device d = f.createDevice(small("d"));
@@ -226,7 +244,8 @@ class DeviceTest {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    @DisplayName("ibv_create_qp(3): max_send_wr 0 makes a receive-only QP: it is created, connects and receives; a send posted to it is ENOMEM")
+    @DisplayName(
+            "ibv_create_qp(3): max_send_wr 0 makes a receive-only QP: it is created, connects and receives; a send posted to it is ENOMEM")
     void shouldCreateReceiveOnlyQpWhenMaxSendWrIsZero(Mode mode) {
         try (Fabric f = mode.fabric()) {
             ControlPlaneFixture.Node a = ControlPlaneFixture.Node.of(f, "a");
@@ -243,8 +262,8 @@ class DeviceTest {
             WorkCompletion r = ControlPlaneFixture.assertStatus(WcStatus.SUCCESS, ControlPlaneFixture.pollOne(b.cq));
             assertEquals(1, r.wrId());
             assertEquals(42, b.buf.getLong(0));
-            PostException e = org.junit.jupiter.api.Assertions.assertThrows(PostException.class,
-                    () -> qb.postSend(ControlPlaneFixture.send(b, 3, 0, 8)));
+            PostException e = org.junit.jupiter.api.Assertions.assertThrows(
+                    PostException.class, () -> qb.postSend(ControlPlaneFixture.send(b, 3, 0, 8)));
             assertEquals(Errno.ENOMEM, e.errno(), e.getMessage());
             assertEquals(0, e.badIndex());
             assertEquals(0, qb.sendQueueDepth());
@@ -272,7 +291,8 @@ class DeviceTest {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    @DisplayName("ibv_modify_qp(3): max_rd_atomic beyond max_qp_init_rd_atom, max_dest_rd_atomic beyond max_qp_rd_atom are EINVAL")
+    @DisplayName(
+            "ibv_modify_qp(3): max_rd_atomic beyond max_qp_init_rd_atom, max_dest_rd_atomic beyond max_qp_rd_atom are EINVAL")
     void shouldFailWithEinvalWhenRdAtomicBeyondDeviceLimits(Mode mode) {
         try (Fabric f = mode.fabric()) {
             Device a = f.createDevice(small("a"));
@@ -283,13 +303,23 @@ class DeviceTest {
             QueuePair x = a.allocPd().createQp(QpInitAttr.rc(ca, ca).caps(caps));
             QueuePair y = b.allocPd().createQp(QpInitAttr.rc(cb, cb).caps(caps));
             ControlPlaneFixture.toInit(x);
-            QpAttr rtr = new QpAttr().state(QpState.RTR).av(AhAttr.to(b.gid())).pathMtu(Mtu.MTU_1024)
-                    .destQpn(y.qpNum()).rqPsn(0).minRnrTimer(1);
+            QpAttr rtr = new QpAttr()
+                    .state(QpState.RTR)
+                    .av(AhAttr.to(b.gid()))
+                    .pathMtu(Mtu.MTU_1024)
+                    .destQpn(y.qpNum())
+                    .rqPsn(0)
+                    .minRnrTimer(1);
             assertErrno(Errno.EINVAL, () -> x.modify(rtr.maxDestRdAtomic(6)));
             assertEquals(QpState.INIT, x.state());
             x.modify(rtr.maxDestRdAtomic(5));
             assertEquals(QpState.RTR, x.state());
-            QpAttr rts = new QpAttr().state(QpState.RTS).sqPsn(0).timeout(14).retryCnt(7).rnrRetry(7);
+            QpAttr rts = new QpAttr()
+                    .state(QpState.RTS)
+                    .sqPsn(0)
+                    .timeout(14)
+                    .retryCnt(7)
+                    .rnrRetry(7);
             assertErrno(Errno.EINVAL, () -> x.modify(rts.maxRdAtomic(7)));
             assertEquals(QpState.RTR, x.state());
             x.modify(rts.maxRdAtomic(6));
@@ -302,7 +332,8 @@ class DeviceTest {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    @DisplayName("ibv_post_send(3): an RDMA READ may have at most max_sge_rd SGEs, other WRs max_send_sge (EINVAL beyond)")
+    @DisplayName(
+            "ibv_post_send(3): an RDMA READ may have at most max_sge_rd SGEs, other WRs max_send_sge (EINVAL beyond)")
     void shouldFailWithEinvalWhenReadHasMoreSgesThanMaxSgeRd(Mode mode) {
         try (Fabric f = mode.fabric()) {
             Device a = f.createDevice(small("a"));
@@ -315,11 +346,21 @@ class DeviceTest {
             QueuePair y = b.allocPd().createQp(QpInitAttr.rc(cb, cb).caps(caps));
             connect(x, y);
             MemoryRegion mr = pa.registerMemory(ByteBuffer.allocate(4096), ControlPlaneFixture.ALL);
-            SendWr read = new SendWr().opcode(WrOpcode.RDMA_READ).sge(mr, 0, 8).sge(mr, 8, 8).sge(mr, 16, 8)
+            SendWr read = new SendWr()
+                    .opcode(WrOpcode.RDMA_READ)
+                    .sge(mr, 0, 8)
+                    .sge(mr, 8, 8)
+                    .sge(mr, 16, 8)
                     .remote(0x1000, 1);
-            PostException e = org.junit.jupiter.api.Assertions.assertThrows(PostException.class, () -> x.postSend(read));
+            PostException e =
+                    org.junit.jupiter.api.Assertions.assertThrows(PostException.class, () -> x.postSend(read));
             assertEquals(Errno.EINVAL, e.errno());
-            SendWr send4 = new SendWr().opcode(WrOpcode.SEND).sge(mr, 0, 8).sge(mr, 8, 8).sge(mr, 16, 8).sge(mr, 24, 8);
+            SendWr send4 = new SendWr()
+                    .opcode(WrOpcode.SEND)
+                    .sge(mr, 0, 8)
+                    .sge(mr, 8, 8)
+                    .sge(mr, 16, 8)
+                    .sge(mr, 24, 8);
             assertErrno(Errno.EINVAL, () -> x.postSend(send4));
             assertEquals(0, ca.size());
         }
@@ -334,8 +375,13 @@ class DeviceTest {
             CompletionQueue ca = a.createCq(8);
             QueuePair x = a.allocPd().createQp(QpInitAttr.rc(ca, ca));
             ControlPlaneFixture.toInit(x);
-            QpAttr rtr = new QpAttr().state(QpState.RTR).av(AhAttr.to(a.gid())).destQpn(x.qpNum()).rqPsn(0)
-                    .maxDestRdAtomic(1).minRnrTimer(1);
+            QpAttr rtr = new QpAttr()
+                    .state(QpState.RTR)
+                    .av(AhAttr.to(a.gid()))
+                    .destQpn(x.qpNum())
+                    .rqPsn(0)
+                    .maxDestRdAtomic(1)
+                    .minRnrTimer(1);
             assertErrno(Errno.EINVAL, () -> x.modify(rtr.pathMtu(Mtu.MTU_2048)));
             assertEquals(QpState.INIT, x.state());
             x.modify(rtr.pathMtu(Mtu.MTU_1024));
@@ -393,7 +439,9 @@ class DeviceTest {
         assertTrue(b.isClosed());
         assertTrue(f.devices().isEmpty());
         assertFalse(mr.isValid(), "the fabric deregistered the region");
-        assertErrno(Errno.ENOENT, () -> x.postSend(new SendWr().opcode(WrOpcode.SEND).flag(SendFlag.SIGNALED)));
+        assertErrno(
+                Errno.ENOENT,
+                () -> x.postSend(new SendWr().opcode(WrOpcode.SEND).flag(SendFlag.SIGNALED)));
         assertErrno(Errno.ENOENT, () -> y.postRecv(new RecvWr().wrId(2)));
         assertErrno(Errno.ENOENT, () -> x.modify(new QpAttr().state(QpState.ERR)));
         assertErrno(Errno.ENOENT, () -> ca.poll(WorkCompletion.array(1)));

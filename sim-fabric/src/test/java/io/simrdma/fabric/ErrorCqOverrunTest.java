@@ -1,11 +1,5 @@
 package io.simrdma.fabric;
 
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
-
-import java.util.concurrent.TimeUnit;
-
 import static io.simrdma.fabric.ErrorPathSupport.await;
 import static io.simrdma.fabric.ErrorPathSupport.awaitState;
 import static io.simrdma.fabric.ErrorPathSupport.expect;
@@ -15,6 +9,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * CQ overrun (ibv_poll_cq(3), ibv_get_async_event(3)) under the default device profile (ibta,
@@ -33,8 +32,13 @@ class ErrorCqOverrunTest {
             RcPair.fill(p.a.buf, 0, 64, 1);
             SendWr chain = null;
             for (int i = 3; i >= 1; i--) {
-                chain = new SendWr().wrId(i).opcode(WrOpcode.RDMA_WRITE).sge(p.a.mr, 0, 64)
-                        .remote(p.b.addr(i * 64L), p.b.mr.rkey()).flag(SendFlag.SIGNALED).next(chain);
+                chain = new SendWr()
+                        .wrId(i)
+                        .opcode(WrOpcode.RDMA_WRITE)
+                        .sge(p.a.mr, 0, 64)
+                        .remote(p.b.addr(i * 64L), p.b.mr.rkey())
+                        .flag(SendFlag.SIGNALED)
+                        .next(chain);
             }
             p.a.qp.postSend(chain);
 
@@ -48,8 +52,12 @@ class ErrorCqOverrunTest {
             RcPair.assertBytes(p.a.buf, 0, p.b.buf, 192, 64);
             assertEquals(QpState.RTS, p.b.qp.state());
             // posting to the QP in ERR is accepted; its flush completion is lost like every later one
-            p.a.qp.postSend(new SendWr().wrId(4).opcode(WrOpcode.RDMA_WRITE).sge(p.a.mr, 0, 8)
-                    .remote(p.b.addr(0), p.b.mr.rkey()).flag(SendFlag.SIGNALED));
+            p.a.qp.postSend(new SendWr()
+                    .wrId(4)
+                    .opcode(WrOpcode.RDMA_WRITE)
+                    .sge(p.a.mr, 0, 8)
+                    .remote(p.b.addr(0), p.b.mr.rkey())
+                    .flag(SendFlag.SIGNALED));
             assertThrows(VerbsException.class, () -> p.a.cq.poll(WorkCompletion.array(1)));
         }
     }
@@ -67,13 +75,24 @@ class ErrorCqOverrunTest {
             }
             // one SEND at a time, so that the sender's CQ (also 2 entries) never overruns
             for (int i = 1; i <= 2; i++) {
-                p.a.qp.postSend(new SendWr().wrId(i).opcode(WrOpcode.SEND).sge(p.a.mr, 0, 32).flag(SendFlag.SIGNALED));
+                p.a.qp.postSend(new SendWr()
+                        .wrId(i)
+                        .opcode(WrOpcode.SEND)
+                        .sge(p.a.mr, 0, 32)
+                        .flag(SendFlag.SIGNALED));
                 expect(p.a, i, WcStatus.SUCCESS);
             }
-            p.a.qp.postSend(new SendWr().wrId(3).opcode(WrOpcode.SEND).sge(p.a.mr, 0, 32).flag(SendFlag.SIGNALED));
+            p.a.qp.postSend(new SendWr()
+                    .wrId(3)
+                    .opcode(WrOpcode.SEND)
+                    .sge(p.a.mr, 0, 32)
+                    .flag(SendFlag.SIGNALED));
             expectEvent(p.b.dev, AsyncEventType.CQ_ERR, p.b.cq);
             assertTrue(p.b.cq.isInError());
-            assertEquals(Errno.EIO, assertThrows(VerbsException.class, () -> p.b.cq.poll(WorkCompletion.array(1))).errno());
+            assertEquals(
+                    Errno.EIO,
+                    assertThrows(VerbsException.class, () -> p.b.cq.poll(WorkCompletion.array(1)))
+                            .errno());
             awaitState(p.fabric, p.b.qp, QpState.ERR);
             // the receiver's QP died before acknowledging: the sender retries in vain
             expect(p.a, 3, WcStatus.RETRY_EXC_ERR);

@@ -1,7 +1,10 @@
 package io.simrdma.fabric;
 
-import io.simrdma.fabric.wire.Packet;
-import org.junit.jupiter.params.provider.Arguments;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -9,12 +12,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
+import org.junit.jupiter.params.provider.Arguments;
 
 /**
  * Shared helpers of the error-path tests (ProtectionErrorTest, ErrorReceiveTest, RnrTest, ...):
@@ -27,10 +25,10 @@ final class ErrorPathSupport {
 
     /** The two scheduler modes a scheduler-independent contract runs on. */
     static final String DET = "det";
+
     static final String THREADED = "threaded";
 
-    private ErrorPathSupport() {
-    }
+    private ErrorPathSupport() {}
 
     /** Both modes with each of {@code values}: the arguments (mode, value) of a parameterized test. */
     static Stream<Arguments> modesWith(Object... values) {
@@ -65,7 +63,8 @@ final class ErrorPathSupport {
 
     /** Asserts that no completion arrives on {@code s} within {@code millis} (fabric time). */
     static void assertNoCompletion(RcPair.Side s, long millis) {
-        assertFalse(s.cq.awaitCompletions(1, millis, TimeUnit.MILLISECONDS),
+        assertFalse(
+                s.cq.awaitCompletions(1, millis, TimeUnit.MILLISECONDS),
                 "unexpected completion on " + s.dev.name() + " (" + s.cq.size() + " waiting)");
     }
 
@@ -119,25 +118,29 @@ final class ErrorPathSupport {
     static void assertUntouched(ByteBuffer b, int from, int len, byte v, String what) {
         for (int i = 0; i < len; i++) {
             if (b.get(from + i) != v) {
-                fail(what + ": byte at index " + (from + i) + " was changed to " + b.get(from + i) + " (canary " + v + ")");
+                fail(what + ": byte at index " + (from + i) + " was changed to " + b.get(from + i) + " (canary " + v
+                        + ")");
             }
         }
     }
 
     /** Records packet and QP-state events with their fabric time. */
     static final class Recorder implements TraceListener {
-        record PacketRecord(PacketEvent event, long time, Device from, int opcode, int psn) {
-        }
+        record PacketRecord(PacketEvent event, long time, Device from, int opcode, int psn) {}
 
-        record StateRecord(long time, QueuePair qp, QpState from, QpState to) {
-        }
+        record StateRecord(long time, QueuePair qp, QpState from, QpState to) {}
 
         final List<PacketRecord> packets = new ArrayList<>();
         final List<StateRecord> states = new ArrayList<>();
 
         @Override
-        public synchronized void onPacket(PacketEvent event, DropReason reason, long time, Device from, Device to,
-                                          io.simrdma.fabric.wire.Packet packet) {
+        public synchronized void onPacket(
+                PacketEvent event,
+                DropReason reason,
+                long time,
+                Device from,
+                Device to,
+                io.simrdma.fabric.wire.Packet packet) {
             packets.add(new PacketRecord(event, time, from, packet.opcode().value(), packet.psn()));
         }
 
@@ -167,12 +170,15 @@ final class ErrorPathSupport {
         }
 
         synchronized long count(PacketEvent e, Device from, int opcode) {
-            return packets.stream().filter(r -> r.event == e && r.from == from && r.opcode == opcode).count();
+            return packets.stream()
+                    .filter(r -> r.event == e && r.from == from && r.opcode == opcode)
+                    .count();
         }
 
         /** Packets of {@code opcode} with {@code psn} that {@code from} put on the link as event {@code e}. */
         synchronized long count(PacketEvent e, Device from, int opcode, int psn) {
-            return packets.stream().filter(r -> r.event == e && r.from == from && r.opcode == opcode && r.psn == psn)
+            return packets.stream()
+                    .filter(r -> r.event == e && r.from == from && r.opcode == opcode && r.psn == psn)
                     .count();
         }
     }

@@ -1,15 +1,5 @@
 package io.simrdma.fabric;
 
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.Arguments;
-import org.junit.jupiter.params.provider.MethodSource;
-import org.junit.jupiter.params.provider.ValueSource;
-
-import java.nio.ByteBuffer;
-import java.util.EnumSet;
-import java.util.stream.Stream;
-
 import static io.simrdma.fabric.ErrorPathSupport.CANARY;
 import static io.simrdma.fabric.ErrorPathSupport.assertNoEvent;
 import static io.simrdma.fabric.ErrorPathSupport.assertUntouched;
@@ -18,6 +8,15 @@ import static io.simrdma.fabric.ErrorPathSupport.expect;
 import static io.simrdma.fabric.ErrorPathSupport.fill;
 import static io.simrdma.fabric.ErrorPathSupport.pair;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.nio.ByteBuffer;
+import java.util.EnumSet;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Errors found by the responder while consuming a receive WQE (IBA 9.9.3.1, class C for RC): the
@@ -34,15 +33,26 @@ class ErrorReceiveTest {
 
     @ParameterizedTest(name = "{0}: {2} bytes into {1}")
     @MethodSource("tooSmall")
-    @DisplayName("IBA 9.7.5.2.1 / ibv_poll_cq(3): a SEND longer than the receive buffer: receiver LOC_LEN_ERR, sender REM_INV_REQ_ERR")
+    @DisplayName(
+            "IBA 9.7.5.2.1 / ibv_poll_cq(3): a SEND longer than the receive buffer: receiver LOC_LEN_ERR, sender REM_INV_REQ_ERR")
     void shouldCompleteLocLenErrAndRemInvReqErrWhenReceiveBufferIsTooSmall(String mode, int recvLen, int msgLen) {
         try (RcPair p = pair(mode).connect()) {
             fill(p.b.buf, 0, 8192, CANARY);
             RcPair.fill(p.a.buf, 0, msgLen, 11);
-            p.b.qp.postRecv(new RecvWr().wrId(50).sge(p.b.mr, 1024, recvLen)
+            p.b.qp.postRecv(new RecvWr()
+                    .wrId(50)
+                    .sge(p.b.mr, 1024, recvLen)
                     .next(new RecvWr().wrId(51).sge(p.b.mr, 6000, 2000)));
-            p.a.qp.postSend(new SendWr().wrId(1).opcode(WrOpcode.SEND).sge(p.a.mr, 0, msgLen).flag(SendFlag.SIGNALED)
-                    .next(new SendWr().wrId(2).opcode(WrOpcode.SEND).sge(p.a.mr, 0, 10).flag(SendFlag.SIGNALED)));
+            p.a.qp.postSend(new SendWr()
+                    .wrId(1)
+                    .opcode(WrOpcode.SEND)
+                    .sge(p.a.mr, 0, msgLen)
+                    .flag(SendFlag.SIGNALED)
+                    .next(new SendWr()
+                            .wrId(2)
+                            .opcode(WrOpcode.SEND)
+                            .sge(p.a.mr, 0, 10)
+                            .flag(SendFlag.SIGNALED)));
 
             expect(p.b, 50, WcStatus.LOC_LEN_ERR);
             expect(p.b, 51, WcStatus.WR_FLUSH_ERR);
@@ -131,7 +141,11 @@ class ErrorReceiveTest {
             p.b.qp.postRecv(new RecvWr().wrId(51).sge(p.b.mr, 0, 1000));
             RcPair.fill(p.a.buf, 0, 200, 12);
             // 200 bytes: the message fills the whole SGE, so even its last byte would be placed
-            p.a.qp.postSend(new SendWr().wrId(1).opcode(WrOpcode.SEND).sge(p.a.mr, 0, 200).flag(SendFlag.SIGNALED)
+            p.a.qp.postSend(new SendWr()
+                    .wrId(1)
+                    .opcode(WrOpcode.SEND)
+                    .sge(p.a.mr, 0, 200)
+                    .flag(SendFlag.SIGNALED)
                     .next(new SendWr().wrId(2).opcode(WrOpcode.SEND).sge(p.a.mr, 0, 10)));
 
             expect(p.b, 50, WcStatus.LOC_PROT_ERR);
@@ -149,14 +163,27 @@ class ErrorReceiveTest {
 
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {ErrorPathSupport.DET, ErrorPathSupport.THREADED})
-    @DisplayName("ibv_poll_cq(3) IBV_WC_LOC_ACCESS_ERR / IBA 9.7.5.2.1: an RDMA WRITE with immediate through a bad R_Key: the receive WQE it consumed completes LOC_ACCESS_ERR (a local error), the sender REM_ACCESS_ERR")
+    @DisplayName(
+            "ibv_poll_cq(3) IBV_WC_LOC_ACCESS_ERR / IBA 9.7.5.2.1: an RDMA WRITE with immediate through a bad R_Key: the receive WQE it consumed completes LOC_ACCESS_ERR (a local error), the sender REM_ACCESS_ERR")
     void shouldCompleteReceiveLocAccessErrWhenWriteWithImmediateRkeyIsBad(String mode) {
         try (RcPair p = pair(mode).connect()) {
             fill(p.b.buf, 0, 8192, CANARY);
-            p.b.qp.postRecv(new RecvWr().wrId(50).sge(p.b.mr, 0, 64).next(new RecvWr().wrId(51).sge(p.b.mr, 64, 64)));
-            p.a.qp.postSend(new SendWr().wrId(1).opcode(WrOpcode.RDMA_WRITE_WITH_IMM).immData(7).sge(p.a.mr, 0, 64)
-                    .remote(p.b.addr(1024), p.b.mr.rkey() ^ 0x1).flag(SendFlag.SIGNALED)
-                    .next(new SendWr().wrId(2).opcode(WrOpcode.SEND).sge(p.a.mr, 0, 10).flag(SendFlag.SIGNALED)));
+            p.b.qp.postRecv(new RecvWr()
+                    .wrId(50)
+                    .sge(p.b.mr, 0, 64)
+                    .next(new RecvWr().wrId(51).sge(p.b.mr, 64, 64)));
+            p.a.qp.postSend(new SendWr()
+                    .wrId(1)
+                    .opcode(WrOpcode.RDMA_WRITE_WITH_IMM)
+                    .immData(7)
+                    .sge(p.a.mr, 0, 64)
+                    .remote(p.b.addr(1024), p.b.mr.rkey() ^ 0x1)
+                    .flag(SendFlag.SIGNALED)
+                    .next(new SendWr()
+                            .wrId(2)
+                            .opcode(WrOpcode.SEND)
+                            .sge(p.a.mr, 0, 10)
+                            .flag(SendFlag.SIGNALED)));
 
             WorkCompletion r = expect(p.b, 50, WcStatus.LOC_ACCESS_ERR);
             assertEquals(0, r.wcFlags(), "an error completion reports no immediate data: " + r);

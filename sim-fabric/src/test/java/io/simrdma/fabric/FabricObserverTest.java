@@ -1,16 +1,5 @@
 package io.simrdma.fabric;
 
-import io.simrdma.fabric.ControlPlaneFixture.Mode;
-import io.simrdma.fabric.ControlPlaneFixture.Node;
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
-
-import java.nio.ByteBuffer;
-import java.util.ArrayList;
-import java.util.List;
-
 import static io.simrdma.fabric.ControlPlaneFixture.WAIT_MS;
 import static io.simrdma.fabric.ControlPlaneFixture.connect;
 import static io.simrdma.fabric.ControlPlaneFixture.pollOne;
@@ -19,6 +8,16 @@ import static io.simrdma.fabric.ControlPlaneFixture.send;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.simrdma.fabric.ControlPlaneFixture.Mode;
+import io.simrdma.fabric.ControlPlaneFixture.Node;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * {@link FabricObserver}: what a test tool sees of the life of verbs objects and of the memory a
@@ -110,7 +109,8 @@ class FabricObserverTest {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    @DisplayName("ibv_alloc_pd/ibv_reg_mr/ibv_create_cq/ibv_create_qp and their destroy verbs are reported once each, after they succeed")
+    @DisplayName(
+            "ibv_alloc_pd/ibv_reg_mr/ibv_create_cq/ibv_create_qp and their destroy verbs are reported once each, after they succeed")
     void shouldReportCreationAndDestructionWhenVerbsSucceed(Mode mode) {
         Recorder r = new Recorder();
         try (Fabric f = fabric(mode, r)) {
@@ -121,16 +121,26 @@ class FabricObserverTest {
             MemoryRegion mr = pd.registerMemory(ByteBuffer.allocate(4096), ControlPlaneFixture.ALL);
             QueuePair qp = pd.createQp(QpInitAttr.rc(cq, cq));
             SharedReceiveQueue srq = pd.createSrq(new SrqAttr(4, 1, 0), null);
-            assertEquals(List.of("created channel", "created cq", "created pd", "created mr", "created qp", "created srq"),
-                    r.take(), "creations in order");
+            assertEquals(
+                    List.of("created channel", "created cq", "created pd", "created mr", "created qp", "created srq"),
+                    r.take(),
+                    "creations in order");
             srq.destroy();
             qp.destroy();
             mr.deregister();
             pd.dealloc();
             cq.destroy();
             ch.destroy();
-            assertEquals(List.of("destroyed srq", "destroyed qp", "destroyed mr", "destroyed pd", "destroyed cq",
-                    "destroyed channel"), r.take(), "destructions in order");
+            assertEquals(
+                    List.of(
+                            "destroyed srq",
+                            "destroyed qp",
+                            "destroyed mr",
+                            "destroyed pd",
+                            "destroyed cq",
+                            "destroyed channel"),
+                    r.take(),
+                    "destructions in order");
             // A verb that fails is not reported: the PD is gone already.
             org.junit.jupiter.api.Assertions.assertThrows(VerbsException.class, pd::dealloc);
             assertEquals(List.of(), r.take(), "a failed dealloc reports nothing");
@@ -139,7 +149,8 @@ class FabricObserverTest {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    @DisplayName("ibv_post_send/ibv_post_recv: posts, the start of a receive, and the retirement of each WR are reported; unsignaled WRs retire without a completion (IBA 10.8.3)")
+    @DisplayName(
+            "ibv_post_send/ibv_post_recv: posts, the start of a receive, and the retirement of each WR are reported; unsignaled WRs retire without a completion (IBA 10.8.3)")
     void shouldReportPostsAndRetirementsWhenMessagesFlow(Mode mode) {
         Recorder r = new Recorder();
         try (Fabric f = fabric(mode, r)) {
@@ -159,19 +170,29 @@ class FabricObserverTest {
             ControlPlaneFixture.settle(f);
             List<String> seen = r.take();
             seen.removeIf(s -> s.startsWith("created"));
-            assertEquals(List.of("recvPosted 21 qp", "recvPosted 22 qp", "sendPosted 11 SEND", "sendPosted 12 SEND"),
-                    seen.subList(0, 4), "posts, in posting order: " + seen);
+            assertEquals(
+                    List.of("recvPosted 21 qp", "recvPosted 22 qp", "sendPosted 11 SEND", "sendPosted 12 SEND"),
+                    seen.subList(0, 4),
+                    "posts, in posting order: " + seen);
             List<String> engine = seen.subList(4, seen.size());
-            assertEquals(List.of("sendRetired 11 SUCCESS false", "sendRetired 12 SUCCESS true"),
-                    engine.stream().filter(s -> s.startsWith("sendRetired")).toList(), "send retirements: " + seen);
-            assertEquals(List.of("recvStarted", "recvCompleted 21 SUCCESS RECV 100", "recvStarted",
+            assertEquals(
+                    List.of("sendRetired 11 SUCCESS false", "sendRetired 12 SUCCESS true"),
+                    engine.stream().filter(s -> s.startsWith("sendRetired")).toList(),
+                    "send retirements: " + seen);
+            assertEquals(
+                    List.of(
+                            "recvStarted",
+                            "recvCompleted 21 SUCCESS RECV 100",
+                            "recvStarted",
                             "recvCompleted 22 SUCCESS RECV 50"),
-                    engine.stream().filter(s -> s.startsWith("recv")).toList(), "receive hand-backs: " + seen);
+                    engine.stream().filter(s -> s.startsWith("recv")).toList(),
+                    "receive hand-backs: " + seen);
         }
     }
 
     @Test
-    @DisplayName("ibv_modify_qp(3) to RESET discards the posted WRs without completions; flushed receives of a QP in ERR are reported as completed")
+    @DisplayName(
+            "ibv_modify_qp(3) to RESET discards the posted WRs without completions; flushed receives of a QP in ERR are reported as completed")
     void shouldReportDiscardAndFlushWhenQpIsReset() {
         Recorder r = new Recorder();
         try (Fabric f = fabric(Mode.DETERMINISTIC, r)) {
@@ -193,7 +214,8 @@ class FabricObserverTest {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    @DisplayName("the device's writes into memory are reported per packet: a 2-packet receive, a READ response, a peer's RDMA WRITE")
+    @DisplayName(
+            "the device's writes into memory are reported per packet: a 2-packet receive, a READ response, a peer's RDMA WRITE")
     void shouldReportDeviceWritesWhenDataLands(Mode mode) {
         Recorder r = new Recorder();
         try (Fabric f = fabric(mode, r)) {
@@ -201,7 +223,7 @@ class FabricObserverTest {
             Node b = Node.of(f, "b");
             QueuePair qa = a.qp();
             QueuePair qb = b.qp();
-            connect(qa, qb);   // path MTU 1024
+            connect(qa, qb); // path MTU 1024
             qb.postRecv(recv(b, 1, 100, 2000));
             qa.postSend(send(a, 2, 0, 1500));
             pollOne(a.cq);
@@ -211,14 +233,21 @@ class FabricObserverTest {
             qa.postSend(ControlPlaneFixture.write(a, 4, 0, 16, b.mr.address() + 5000, b.mr.rkey()));
             pollOne(a.cq);
             ControlPlaneFixture.settle(f);
-            List<String> writes = r.take().stream().filter(s -> s.startsWith("deviceWrote")).toList();
-            assertEquals(List.of("deviceWrote " + b.mr.lkey() + " 100 1024", "deviceWrote " + b.mr.lkey() + " 1124 476",
-                    "deviceWrote " + a.mr.lkey() + " 4000 10", "deviceWrote " + b.mr.lkey() + " 5000 16"), writes);
+            List<String> writes =
+                    r.take().stream().filter(s -> s.startsWith("deviceWrote")).toList();
+            assertEquals(
+                    List.of(
+                            "deviceWrote " + b.mr.lkey() + " 100 1024",
+                            "deviceWrote " + b.mr.lkey() + " 1124 476",
+                            "deviceWrote " + a.mr.lkey() + " 4000 10",
+                            "deviceWrote " + b.mr.lkey() + " 5000 16"),
+                    writes);
         }
     }
 
     @Test
-    @DisplayName("MemoryRegion.buffer(): a view of the registered bytes, index 0 at the region's address, shared with the application")
+    @DisplayName(
+            "MemoryRegion.buffer(): a view of the registered bytes, index 0 at the region's address, shared with the application")
     void shouldShareBytesWhenBufferViewIsTaken() {
         try (Fabric f = Fabric.deterministic(1)) {
             Device d = f.createDevice("a");

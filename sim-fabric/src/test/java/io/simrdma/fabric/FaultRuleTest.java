@@ -1,26 +1,25 @@
 package io.simrdma.fabric;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.simrdma.fabric.internal.link.LinkImpl;
 import io.simrdma.fabric.wire.Aeth;
 import io.simrdma.fabric.wire.HeaderType;
 import io.simrdma.fabric.wire.Opcode;
 import io.simrdma.fabric.wire.Packet;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
-
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
 
 /**
  * The scripted faults of a link (ARCHITECTURE.md "Faults", issue 10 "a packet-level peer"):
@@ -35,19 +34,36 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class FaultRuleTest {
 
     /** One trace event, copied out of the pooled packet. */
-    record Ev(long time, PacketEvent event, DropReason reason, String to, Opcode opcode, int psn, int destQp,
-              boolean icrc, boolean icrcValid, int syndrome) {
-    }
+    record Ev(
+            long time,
+            PacketEvent event,
+            DropReason reason,
+            String to,
+            Opcode opcode,
+            int psn,
+            int destQp,
+            boolean icrc,
+            boolean icrcValid,
+            int syndrome) {}
 
     /** Records packet events. */
     static final class Recorder implements TraceListener {
         final List<Ev> events = new ArrayList<>();
 
         @Override
-        public synchronized void onPacket(PacketEvent event, DropReason reason, long time, Device from, Device to,
-                                          Packet p) {
-            events.add(new Ev(time, event, reason, to == null ? null : to.name(), p.opcode(), p.psn(), p.destQp(),
-                    p.icrcPresent(), p.icrcValid(), p.opcode().has(HeaderType.AETH) ? p.aethSyndrome() : -1));
+        public synchronized void onPacket(
+                PacketEvent event, DropReason reason, long time, Device from, Device to, Packet p) {
+            events.add(new Ev(
+                    time,
+                    event,
+                    reason,
+                    to == null ? null : to.name(),
+                    p.opcode(),
+                    p.psn(),
+                    p.destQp(),
+                    p.icrcPresent(),
+                    p.icrcValid(),
+                    p.opcode().has(HeaderType.AETH) ? p.aethSyndrome() : -1));
         }
 
         synchronized List<Ev> of(PacketEvent e) {
@@ -60,15 +76,22 @@ class FaultRuleTest {
 
         /** PSNs of the packets a fault rule dropped. */
         synchronized List<Integer> faultDrops() {
-            return events.stream().filter(x -> x.reason() == DropReason.FAULT).map(Ev::psn).collect(Collectors.toList());
+            return events.stream()
+                    .filter(x -> x.reason() == DropReason.FAULT)
+                    .map(Ev::psn)
+                    .collect(Collectors.toList());
         }
 
         synchronized List<Ev> badIcrc() {
-            return events.stream().filter(x -> x.reason() == DropReason.BAD_ICRC).collect(Collectors.toList());
+            return events.stream()
+                    .filter(x -> x.reason() == DropReason.BAD_ICRC)
+                    .collect(Collectors.toList());
         }
 
         Ev delivered(int psn) {
-            List<Ev> l = of(PacketEvent.DELIVERED).stream().filter(x -> x.psn() == psn).collect(Collectors.toList());
+            List<Ev> l = of(PacketEvent.DELIVERED).stream()
+                    .filter(x -> x.psn() == psn)
+                    .collect(Collectors.toList());
             assertEquals(1, l.size(), "deliveries of psn " + psn + ": " + l);
             return l.get(0);
         }
@@ -84,7 +107,10 @@ class FaultRuleTest {
 
     /** A deterministic fabric whose link a-b has 1 us latency and no serialization. */
     private void fabric(long seed) {
-        fabric = Fabric.builder().deterministic(seed).defaultLink(new LinkConfig(LATENCY, 0)).build();
+        fabric = Fabric.builder()
+                .deterministic(seed)
+                .defaultLink(new LinkConfig(LATENCY, 0))
+                .build();
         a = fabric.createDevice("a");
         b = fabric.createDevice("b");
         link = fabric.link(a, b);
@@ -169,7 +195,8 @@ class FaultRuleTest {
     @DisplayName("A rewrite of a header the packet lacks leaves it alone and is not a hit")
     void shouldNotFireWhenThePacketLacksTheRewrittenHeader() {
         fabric(3);
-        FaultRule reth = FaultRule.rewrite(PacketMatcher.any(), PacketRewrite.rethRkey(0xBAD)).times(1);
+        FaultRule reth = FaultRule.rewrite(PacketMatcher.any(), PacketRewrite.rethRkey(0xBAD))
+                .times(1);
         FaultRule aeth = FaultRule.rewrite(PacketMatcher.any(), PacketRewrite.nak(Aeth.NakCode.INVALID_REQUEST));
         link.addFault(reth).addFault(aeth);
         send(a, packet(Opcode.RC_SEND_ONLY, 1, 0x11, 8));
@@ -265,7 +292,8 @@ class FaultRuleTest {
         fabric = null;
         assertEquals(2, s.held());
         assertEquals(2, s.dropped(), "dropped when the fabric closed");
-        assertEquals(List.of(DropReason.CLOSED, DropReason.CLOSED),
+        assertEquals(
+                List.of(DropReason.CLOSED, DropReason.CLOSED),
                 rec.of(PacketEvent.DROPPED).stream().map(Ev::reason).collect(Collectors.toList()));
     }
 
@@ -318,7 +346,11 @@ class FaultRuleTest {
             FaultRule tap = FaultRule.observe(PacketMatcher.acks().and(PacketMatcher.toQp(p.a.qp)));
             p.link().addFault(tap);
             p.b.qp.postRecv(new RecvWr().wrId(1).sge(p.b.mr, 0, 64));
-            p.a.qp.postSend(new SendWr().wrId(2).opcode(WrOpcode.SEND).sge(p.a.mr, 0, 64).flag(SendFlag.SIGNALED));
+            p.a.qp.postSend(new SendWr()
+                    .wrId(2)
+                    .opcode(WrOpcode.SEND)
+                    .sge(p.a.mr, 0, 64)
+                    .flag(SendFlag.SIGNALED));
             assertTrue(tap.awaitHits(p.fabric, 1, 20, TimeUnit.SECONDS), "the ACK of the SEND: " + tap);
             assertEquals(WcStatus.SUCCESS, p.a.poll().status());
         }
@@ -359,8 +391,10 @@ class FaultRuleTest {
                 }
                 assertTrue(PacketMatcher.acks().matches(ack, 1));
                 assertFalse(PacketMatcher.acks().matches(nak, 1));
-                assertTrue(PacketMatcher.naks().matches(nak, 1) && PacketMatcher.naks().matches(rnr, 1));
-                assertFalse(PacketMatcher.naks().matches(ack, 1) || PacketMatcher.naks().matches(readResp, 1));
+                assertTrue(PacketMatcher.naks().matches(nak, 1)
+                        && PacketMatcher.naks().matches(rnr, 1));
+                assertFalse(PacketMatcher.naks().matches(ack, 1)
+                        || PacketMatcher.naks().matches(readResp, 1));
                 assertTrue(PacketMatcher.readRequests().matches(readReq, 1));
                 assertFalse(PacketMatcher.readRequests().matches(readResp, 1));
                 assertTrue(PacketMatcher.readResponses().matches(readResp, 1));
@@ -383,7 +417,8 @@ class FaultRuleTest {
     }
 
     @Test
-    @DisplayName("Loopback: two QPs of one device; nth(2, readResponses().and(toQp(x))) drops x's 2nd READ response and nothing of y's")
+    @DisplayName(
+            "Loopback: two QPs of one device; nth(2, readResponses().and(toQp(x))) drops x's 2nd READ response and nothing of y's")
     void shouldTargetOneQpOfALoopbackConnectionWhenMatchingPerKindAndQp() {
         try (RcPair p = RcPair.deterministic(14)) {
             QueuePair x = p.a.qp;
@@ -392,22 +427,33 @@ class FaultRuleTest {
             Link loop = p.fabric.link(p.a.dev, p.a.dev);
             Recorder r = new Recorder();
             p.fabric.addTraceListener(r);
-            FaultRule rule = FaultRule.drop(PacketMatcher.nth(2, PacketMatcher.readResponses().and(PacketMatcher.toQp(x))));
+            FaultRule rule = FaultRule.drop(
+                    PacketMatcher.nth(2, PacketMatcher.readResponses().and(PacketMatcher.toQp(x))));
             loop.addFault(rule);
             RcPair.fill(p.a.buf, 0, 4096, 14);
             // y reads first (its responses go to y: not counted), then x reads the same bytes
-            y.postSend(new SendWr().wrId(1).opcode(WrOpcode.RDMA_READ).sge(p.a.mr, 16_384, 4096)
-                    .remote(p.a.addr(0), p.a.mr.rkey()).flag(SendFlag.SIGNALED));
+            y.postSend(new SendWr()
+                    .wrId(1)
+                    .opcode(WrOpcode.RDMA_READ)
+                    .sge(p.a.mr, 16_384, 4096)
+                    .remote(p.a.addr(0), p.a.mr.rkey())
+                    .flag(SendFlag.SIGNALED));
             assertEquals(WcStatus.SUCCESS, p.a.poll().status());
-            x.postSend(new SendWr().wrId(2).opcode(WrOpcode.RDMA_READ).sge(p.a.mr, 8192, 4096)
-                    .remote(p.a.addr(0), p.a.mr.rkey()).flag(SendFlag.SIGNALED));
+            x.postSend(new SendWr()
+                    .wrId(2)
+                    .opcode(WrOpcode.RDMA_READ)
+                    .sge(p.a.mr, 8192, 4096)
+                    .remote(p.a.addr(0), p.a.mr.rkey())
+                    .flag(SendFlag.SIGNALED));
             WorkCompletion wc = p.a.poll();
             assertEquals(2, wc.wrId());
             assertEquals(WcStatus.SUCCESS, wc.status(), "recovered from the lost response: " + wc);
             RcPair.assertBytes(p.a.buf, 0, p.a.buf, 8192, 4096);
             RcPair.assertBytes(p.a.buf, 0, p.a.buf, 16_384, 4096);
             assertEquals(1, rule.hits());
-            List<Ev> lost = r.events.stream().filter(e -> e.reason() == DropReason.FAULT).collect(Collectors.toList());
+            List<Ev> lost = r.events.stream()
+                    .filter(e -> e.reason() == DropReason.FAULT)
+                    .collect(Collectors.toList());
             assertEquals(1, lost.size(), lost.toString());
             assertEquals(Opcode.RC_RDMA_READ_RESPONSE_MIDDLE, lost.get(0).opcode());
             assertEquals(0x101, lost.get(0).psn(), "x's second response");
@@ -424,7 +470,9 @@ class FaultRuleTest {
         FaultRule dropAll = FaultRule.drop(PacketMatcher.any());
         link.addFault(dropAll);
         fabric.deterministicScheduler().advanceTime(3_000);
-        Packet crafted = Packet.allocate(Opcode.RC_ACKNOWLEDGE).destQp(0x22).psn(77)
+        Packet crafted = Packet.allocate(Opcode.RC_ACKNOWLEDGE)
+                .destQp(0x22)
+                .psn(77)
                 .aeth(Aeth.nak(Aeth.NakCode.PSN_SEQUENCE_ERROR), 5);
         link.inject(b, crafted);
         send(b, packet(Opcode.RC_ACKNOWLEDGE, 78, 0x22, 0));
@@ -460,12 +508,16 @@ class FaultRuleTest {
     @Test
     @DisplayName("New rules validate their arguments once and describe themselves")
     void shouldRejectInvalidArgumentsWhenBuildingScriptedRules() {
-        assertThrows(IllegalArgumentException.class, () -> FaultRule.drop(PacketMatcher.any()).during(5, 5));
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> FaultRule.drop(PacketMatcher.any()).during(5, 5));
         assertThrows(NullPointerException.class, () -> FaultRule.rewrite(PacketMatcher.any(), null));
         assertThrows(NullPointerException.class, () -> FaultRule.hold(PacketMatcher.any(), null));
         assertThrows(IllegalArgumentException.class, () -> PacketRewrite.payload(-1, new byte[1]));
-        FaultRule r = FaultRule.rewrite(PacketMatcher.any(), PacketRewrite.psn(3).andThen(PacketRewrite.aethMsn(9)))
-                .times(2).during(0, 100);
+        FaultRule r = FaultRule.rewrite(
+                        PacketMatcher.any(), PacketRewrite.psn(3).andThen(PacketRewrite.aethMsn(9)))
+                .times(2)
+                .during(0, 100);
         assertEquals(FaultRule.Action.REWRITE, r.action());
         assertEquals("FaultRule[REWRITE psn=3, aeth.msn=9, p=1.0, during [0, 100), max 2, hits=0]", r.toString());
         FaultGate g = new FaultGate("g");
@@ -473,6 +525,8 @@ class FaultRuleTest {
         assertEquals("FaultRule[HOLD on g (closed), p=1.0, hits=0]", h.toString());
         assertEquals(g, h.gate());
         assertNull(h.rewrite());
-        assertEquals("FaultRule[HOLD until 500ns, p=1.0, hits=0]", FaultRule.holdUntil(PacketMatcher.any(), 500).toString());
+        assertEquals(
+                "FaultRule[HOLD until 500ns, p=1.0, hits=0]",
+                FaultRule.holdUntil(PacketMatcher.any(), 500).toString());
     }
 }

@@ -1,19 +1,5 @@
 package io.simrdma.fabric;
 
-import io.simrdma.fabric.DataPathSupport.PacketLog.Entry;
-import io.simrdma.fabric.DataPathSupport.PacketLog;
-import io.simrdma.fabric.wire.Opcode;
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.Arguments;
-import org.junit.jupiter.params.provider.MethodSource;
-
-import java.util.ArrayList;
-import java.util.List;
-import java.util.SplittableRandom;
-import java.util.stream.Stream;
-
 import static io.simrdma.fabric.DataPathSupport.assertBytes;
 import static io.simrdma.fabric.DataPathSupport.assertEngineHealthy;
 import static io.simrdma.fabric.DataPathSupport.assertSuccess;
@@ -24,6 +10,19 @@ import static io.simrdma.fabric.DataPathSupport.poll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
+
+import io.simrdma.fabric.DataPathSupport.PacketLog;
+import io.simrdma.fabric.DataPathSupport.PacketLog.Entry;
+import io.simrdma.fabric.wire.Opcode;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * IBV_SEND_FENCE (ibv_post_send(3); IBA 10.8.3.3: a fenced WR does not begin until every prior
@@ -42,7 +41,8 @@ class FenceAndRdAtomicTest {
 
     /** The response that ends a READ or an atomic. */
     private static boolean finalReadOrAtomicResponse(Opcode op) {
-        return op == Opcode.RC_RDMA_READ_RESPONSE_LAST || op == Opcode.RC_RDMA_READ_RESPONSE_ONLY
+        return op == Opcode.RC_RDMA_READ_RESPONSE_LAST
+                || op == Opcode.RC_RDMA_READ_RESPONSE_ONLY
                 || op == Opcode.RC_ATOMIC_ACKNOWLEDGE;
     }
 
@@ -71,24 +71,35 @@ class FenceAndRdAtomicTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource(SCHEDULERS)
-    @DisplayName("FENCE after an RDMA READ: the fenced WRITE's first packet leaves after the READ's last response arrived, and carries the read data")
+    @DisplayName(
+            "FENCE after an RDMA READ: the fenced WRITE's first packet leaves after the READ's last response arrived, and carries the read data")
     void shouldSendFencedWriteAfterReadResponseWhenFenceFollowsRead(String mode) {
         try (RcPair p = DataPathSupport.pair(mode).connect()) {
             PacketLog log = PacketLog.attach(p.fabric);
             fill(p.b.buf, 0, 8192, 31);
             fill(p.a.buf, 10_000, 8192, 32); // stale contents of the READ's target
             // READ 8 KiB of b into a[10000..), then a fenced WRITE of that same local range to b[30000..).
-            p.a.qp.postSend(new SendWr().wrId(1).opcode(WrOpcode.RDMA_READ).sge(p.a.mr, 10_000, 8192)
-                    .remote(p.b.addr(0), p.b.mr.rkey()).flag(SendFlag.SIGNALED)
-                    .next(new SendWr().wrId(2).opcode(WrOpcode.RDMA_WRITE).sge(p.a.mr, 10_000, 8192)
-                            .remote(p.b.addr(30_000), p.b.mr.rkey()).flag(SendFlag.FENCE).flag(SendFlag.SIGNALED)));
+            p.a.qp.postSend(new SendWr()
+                    .wrId(1)
+                    .opcode(WrOpcode.RDMA_READ)
+                    .sge(p.a.mr, 10_000, 8192)
+                    .remote(p.b.addr(0), p.b.mr.rkey())
+                    .flag(SendFlag.SIGNALED)
+                    .next(new SendWr()
+                            .wrId(2)
+                            .opcode(WrOpcode.RDMA_WRITE)
+                            .sge(p.a.mr, 10_000, 8192)
+                            .remote(p.b.addr(30_000), p.b.mr.rkey())
+                            .flag(SendFlag.FENCE)
+                            .flag(SendFlag.SIGNALED)));
             expect(p.a.cq, 1, WcOpcode.RDMA_READ);
             expect(p.a.cq, 2, WcOpcode.RDMA_WRITE);
 
             List<Entry> all = log.all();
             Entry response = firstDeliveredToA(log, Opcode.RC_RDMA_READ_RESPONSE_LAST);
             Entry write = firstSentByA(log, Opcode.RC_RDMA_WRITE_FIRST);
-            assertTrue(indexOf(all, write) > indexOf(all, response),
+            assertTrue(
+                    indexOf(all, write) > indexOf(all, response),
                     () -> "fenced WRITE " + write + " was sent before the READ response " + response + " arrived");
             assertBytes("READ", p.b.buf, 0, p.a.buf, 10_000, 8192);
             assertBytes("fenced WRITE carries the data the READ fetched", p.b.buf, 0, p.b.buf, 30_000, 8192);
@@ -98,17 +109,26 @@ class FenceAndRdAtomicTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource(SCHEDULERS)
-    @DisplayName("FENCE after an atomic: the fenced SEND leaves after the atomic acknowledge arrived and carries the fetched value")
+    @DisplayName(
+            "FENCE after an atomic: the fenced SEND leaves after the atomic acknowledge arrived and carries the fetched value")
     void shouldSendFencedSendAfterAtomicResponseWhenFenceFollowsAtomic(String mode) {
         try (RcPair p = DataPathSupport.pair(mode).connect()) {
             PacketLog log = PacketLog.attach(p.fabric);
             p.b.buf.putLong(4000, 0x0A0B_0C0D_0E0F_1011L);
             p.a.buf.putLong(800, -1L);
             p.b.qp.postRecv(new RecvWr().wrId(7).sge(p.b.mr, 9000, 64));
-            p.a.qp.postSend(new SendWr().wrId(1).opcode(WrOpcode.ATOMIC_FETCH_AND_ADD).sge(p.a.mr, 800, 8)
-                    .remote(p.b.addr(4000), p.b.mr.rkey()).atomic(1, 0)
-                    .next(new SendWr().wrId(2).opcode(WrOpcode.SEND).sge(p.a.mr, 800, 8)
-                            .flag(SendFlag.FENCE).flag(SendFlag.SIGNALED)));
+            p.a.qp.postSend(new SendWr()
+                    .wrId(1)
+                    .opcode(WrOpcode.ATOMIC_FETCH_AND_ADD)
+                    .sge(p.a.mr, 800, 8)
+                    .remote(p.b.addr(4000), p.b.mr.rkey())
+                    .atomic(1, 0)
+                    .next(new SendWr()
+                            .wrId(2)
+                            .opcode(WrOpcode.SEND)
+                            .sge(p.a.mr, 800, 8)
+                            .flag(SendFlag.FENCE)
+                            .flag(SendFlag.SIGNALED)));
             expect(p.a.cq, 2, WcOpcode.SEND);
             WorkCompletion r = expect(p.b.cq, 7, WcOpcode.RECV);
             assertEquals(8, r.byteLen());
@@ -116,7 +136,8 @@ class FenceAndRdAtomicTest {
             List<Entry> all = log.all();
             Entry ack = firstDeliveredToA(log, Opcode.RC_ATOMIC_ACKNOWLEDGE);
             Entry send = firstSentByA(log, Opcode.RC_SEND_ONLY);
-            assertTrue(indexOf(all, send) > indexOf(all, ack),
+            assertTrue(
+                    indexOf(all, send) > indexOf(all, ack),
                     () -> "fenced SEND " + send + " was sent before the atomic acknowledge " + ack + " arrived");
             assertEquals(0x0A0B_0C0D_0E0F_1011L, p.b.buf.getLong(9000), "the SEND carried the fetched value");
             assertEquals(0x0A0B_0C0D_0E0F_1012L, p.b.buf.getLong(4000));
@@ -125,15 +146,24 @@ class FenceAndRdAtomicTest {
     }
 
     @Test
-    @DisplayName("Without FENCE (deterministic, 1 us links) the WRITE leaves before the READ response arrives: the fence tests above can fail")
+    @DisplayName(
+            "Without FENCE (deterministic, 1 us links) the WRITE leaves before the READ response arrives: the fence tests above can fail")
     void shouldNotWaitForReadWhenNoFence() {
         try (RcPair p = DataPathSupport.pair(DataPathSupport.DETERMINISTIC).connect()) {
             PacketLog log = PacketLog.attach(p.fabric);
             fill(p.b.buf, 0, 8192, 33);
-            p.a.qp.postSend(new SendWr().wrId(1).opcode(WrOpcode.RDMA_READ).sge(p.a.mr, 10_000, 8192)
-                    .remote(p.b.addr(0), p.b.mr.rkey()).flag(SendFlag.SIGNALED)
-                    .next(new SendWr().wrId(2).opcode(WrOpcode.RDMA_WRITE).sge(p.a.mr, 20_000, 8192)
-                            .remote(p.b.addr(30_000), p.b.mr.rkey()).flag(SendFlag.SIGNALED)));
+            p.a.qp.postSend(new SendWr()
+                    .wrId(1)
+                    .opcode(WrOpcode.RDMA_READ)
+                    .sge(p.a.mr, 10_000, 8192)
+                    .remote(p.b.addr(0), p.b.mr.rkey())
+                    .flag(SendFlag.SIGNALED)
+                    .next(new SendWr()
+                            .wrId(2)
+                            .opcode(WrOpcode.RDMA_WRITE)
+                            .sge(p.a.mr, 20_000, 8192)
+                            .remote(p.b.addr(30_000), p.b.mr.rkey())
+                            .flag(SendFlag.SIGNALED)));
             expect(p.a.cq, 1, WcOpcode.RDMA_READ);
             expect(p.a.cq, 2, WcOpcode.RDMA_WRITE);
             List<Entry> all = log.all();
@@ -144,16 +174,25 @@ class FenceAndRdAtomicTest {
     }
 
     @Test
-    @DisplayName("FENCE waits only for READs and atomics (deterministic): a fenced SEND after a SEND leaves before that SEND's ACK arrives")
+    @DisplayName(
+            "FENCE waits only for READs and atomics (deterministic): a fenced SEND after a SEND leaves before that SEND's ACK arrives")
     void shouldNotWaitForSendAcknowledgementWhenFencedAfterSend() {
         try (RcPair p = DataPathSupport.pair(DataPathSupport.DETERMINISTIC).connect()) {
             PacketLog log = PacketLog.attach(p.fabric);
             p.b.qp.postRecv(new RecvWr().wrId(1).sge(p.b.mr, 0, 4096));
             p.b.qp.postRecv(new RecvWr().wrId(2).sge(p.b.mr, 4096, 4096));
             fill(p.a.buf, 0, 200, 34);
-            p.a.qp.postSend(new SendWr().wrId(1).opcode(WrOpcode.SEND).sge(p.a.mr, 0, 100).flag(SendFlag.SIGNALED)
-                    .next(new SendWr().wrId(2).opcode(WrOpcode.SEND).sge(p.a.mr, 100, 100)
-                            .flag(SendFlag.FENCE).flag(SendFlag.SIGNALED)));
+            p.a.qp.postSend(new SendWr()
+                    .wrId(1)
+                    .opcode(WrOpcode.SEND)
+                    .sge(p.a.mr, 0, 100)
+                    .flag(SendFlag.SIGNALED)
+                    .next(new SendWr()
+                            .wrId(2)
+                            .opcode(WrOpcode.SEND)
+                            .sge(p.a.mr, 100, 100)
+                            .flag(SendFlag.FENCE)
+                            .flag(SendFlag.SIGNALED)));
             expect(p.a.cq, 1, WcOpcode.SEND);
             expect(p.a.cq, 2, WcOpcode.SEND);
             expect(p.b.cq, 1, WcOpcode.RECV);
@@ -161,8 +200,10 @@ class FenceAndRdAtomicTest {
             List<Entry> all = log.all();
             List<Entry> sends = log.sent("a", op -> op == Opcode.RC_SEND_ONLY);
             assertEquals(2, sends.size());
-            Entry firstAck = log.delivered("a", op -> op == Opcode.RC_ACKNOWLEDGE).get(0);
-            assertTrue(indexOf(all, sends.get(1)) < indexOf(all, firstAck),
+            Entry firstAck =
+                    log.delivered("a", op -> op == Opcode.RC_ACKNOWLEDGE).get(0);
+            assertTrue(
+                    indexOf(all, sends.get(1)) < indexOf(all, firstAck),
                     () -> "the fenced SEND waited for an acknowledgement: " + all);
             assertBytes("second SEND", p.a.buf, 100, p.b.buf, 4096, 100);
         }
@@ -174,7 +215,8 @@ class FenceAndRdAtomicTest {
 
     @ParameterizedTest(name = "{0} max_rd_atomic={1}")
     @MethodSource("depths")
-    @DisplayName("max_rd_atomic N: at most N READ/atomic requests are outstanding (trace), N are reached, and every result is right")
+    @DisplayName(
+            "max_rd_atomic N: at most N READ/atomic requests are outstanding (trace), N are reached, and every result is right")
     void shouldLimitOutstandingReadsAndAtomicsWhenMaxRdAtomicIsSet(String mode, int depth) {
         try (RcPair p = DataPathSupport.pair(mode)) {
             p.maxRdAtomic = depth;
@@ -190,12 +232,15 @@ class FenceAndRdAtomicTest {
             for (int i = 0; i < n; i++) {
                 SendWr wr = new SendWr().wrId(i).flag(SendFlag.SIGNALED);
                 if (i % 4 == 3) {
-                    wr.opcode(WrOpcode.ATOMIC_FETCH_AND_ADD).sge(p.a.mr, 60_000 + 8L * i, 8)
-                            .remote(p.b.addr(40_000), p.b.mr.rkey()).atomic(1, 0);
+                    wr.opcode(WrOpcode.ATOMIC_FETCH_AND_ADD)
+                            .sge(p.a.mr, 60_000 + 8L * i, 8)
+                            .remote(p.b.addr(40_000), p.b.mr.rkey())
+                            .atomic(1, 0);
                     adds++;
                 } else {
                     sizes[i] = 1 + rnd.nextInt(2048);
-                    wr.opcode(WrOpcode.RDMA_READ).sge(p.a.mr, 2048L * i, sizes[i])
+                    wr.opcode(WrOpcode.RDMA_READ)
+                            .sge(p.a.mr, 2048L * i, sizes[i])
                             .remote(p.b.addr(2048L * i), p.b.mr.rkey());
                 }
                 wrs.add(wr);
@@ -225,8 +270,10 @@ class FenceAndRdAtomicTest {
                                 + depth + ": " + log.all());
                     }
                     max = Math.max(max, outstanding);
-                } else if (e.event() == PacketEvent.DELIVERED && "a".equals(e.to())
-                        && finalReadOrAtomicResponse(e.opcode()) && answered.add(e.psn())) {
+                } else if (e.event() == PacketEvent.DELIVERED
+                        && "a".equals(e.to())
+                        && finalReadOrAtomicResponse(e.opcode())
+                        && answered.add(e.psn())) {
                     // (a response answered again after a real-time retry is counted once)
                     outstanding--;
                 }
@@ -240,7 +287,8 @@ class FenceAndRdAtomicTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource(SCHEDULERS)
-    @DisplayName("FENCE, repeated: 8 x (READ b->a, fenced WRITE of the same bytes a->b) in one post; every block arrives as read, never stale")
+    @DisplayName(
+            "FENCE, repeated: 8 x (READ b->a, fenced WRITE of the same bytes a->b) in one post; every block arrives as read, never stale")
     void shouldCopyEveryBlockThroughLocalBufferWhenReadAndFencedWriteAlternate(String mode) {
         try (RcPair p = DataPathSupport.pair(mode).connect()) {
             int blocks = 8;
@@ -250,11 +298,18 @@ class FenceAndRdAtomicTest {
             List<SendWr> wrs = new ArrayList<>(2 * blocks);
             for (int i = 0; i < blocks; i++) {
                 long stage = 30_000L + (long) i * len;
-                SendWr read = new SendWr().wrId(2L * i).opcode(WrOpcode.RDMA_READ).sge(p.a.mr, stage, len)
+                SendWr read = new SendWr()
+                        .wrId(2L * i)
+                        .opcode(WrOpcode.RDMA_READ)
+                        .sge(p.a.mr, stage, len)
                         .remote(p.b.addr((long) i * len), p.b.mr.rkey());
-                SendWr write = new SendWr().wrId(2L * i + 1).opcode(WrOpcode.RDMA_WRITE).sge(p.a.mr, stage, len)
+                SendWr write = new SendWr()
+                        .wrId(2L * i + 1)
+                        .opcode(WrOpcode.RDMA_WRITE)
+                        .sge(p.a.mr, stage, len)
                         .remote(p.b.addr(32_768L + (long) i * len), p.b.mr.rkey())
-                        .flag(SendFlag.FENCE).flag(SendFlag.SIGNALED);
+                        .flag(SendFlag.FENCE)
+                        .flag(SendFlag.SIGNALED);
                 wrs.add(read);
                 wrs.add(write);
             }

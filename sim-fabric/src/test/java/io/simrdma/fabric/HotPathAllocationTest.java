@@ -1,12 +1,11 @@
 package io.simrdma.fabric;
 
-import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.management.ManagementFactory;
 import java.util.concurrent.TimeUnit;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
 
 /**
  * The hot path allocates nothing per packet in steady state (the engine issue's rule). Counted, not
@@ -51,7 +50,8 @@ class HotPathAllocationTest {
             int rounds = 2_000;
             long before = allocatedBytes();
             run(p, wr, rwr, wc, rounds, send);
-            long perPacket = (allocatedBytes() - before) / (rounds * 17L); // 16 data packets + 1 ACK (or 16 responses + 1 request)
+            long perPacket = (allocatedBytes() - before)
+                    / (rounds * 17L); // 16 data packets + 1 ACK (or 16 responses + 1 request)
             assertTrue(perPacket < 8, op + ": " + perPacket + " bytes allocated per packet in steady state");
         }
     }
@@ -76,8 +76,16 @@ class HotPathAllocationTest {
      * engine runs until idle after each post (nothing waits with a deadline: a UC or UD send
      * completes before its packet is delivered, so the round has no single completion to wait for).
      */
-    private static void runUnreliable(Fabric f, QueuePair qa, CompletionQueue ca, QueuePair qb, CompletionQueue cb,
-                                      SendWr wr, RecvWr rwr, WorkCompletion[] wc, int rounds) {
+    private static void runUnreliable(
+            Fabric f,
+            QueuePair qa,
+            CompletionQueue ca,
+            QueuePair qb,
+            CompletionQueue cb,
+            SendWr wr,
+            RecvWr rwr,
+            WorkCompletion[] wc,
+            int rounds) {
         for (int i = 0; i < rounds; i++) {
             qb.postRecv(rwr);
             qa.postSend(wr);
@@ -108,7 +116,8 @@ class HotPathAllocationTest {
     void shouldNotAllocatePerPacketWhenSendingUcMessagesInSteadyState() {
         try (UcQueuePairTest.UcPair p = new UcQueuePairTest.UcPair(Fabric.deterministic(6))) {
             int len = 16 * 1024; // 16 packets at MTU 1024
-            SendWr wr = new SendWr().wrId(1).opcode(WrOpcode.SEND).sge(p.ma, 0, len).flag(SendFlag.SIGNALED);
+            SendWr wr =
+                    new SendWr().wrId(1).opcode(WrOpcode.SEND).sge(p.ma, 0, len).flag(SendFlag.SIGNALED);
             RecvWr rwr = new RecvWr().wrId(2).sge(p.mb, 0, len);
             WorkCompletion[] wc = WorkCompletion.array(1);
             runUnreliable(p.fabric, p.qa, p.ca, p.qb, p.cb, wr, rwr, wc, 2_000);

@@ -1,15 +1,5 @@
 package io.simrdma.fabric;
 
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.Arguments;
-import org.junit.jupiter.params.provider.MethodSource;
-
-import java.nio.ByteBuffer;
-import java.util.EnumSet;
-import java.util.List;
-import java.util.stream.Stream;
-
 import static io.simrdma.fabric.DataPathSupport.assertBytes;
 import static io.simrdma.fabric.DataPathSupport.assertCqEmpty;
 import static io.simrdma.fabric.DataPathSupport.assertEngineHealthy;
@@ -20,6 +10,15 @@ import static io.simrdma.fabric.DataPathSupport.fill;
 import static io.simrdma.fabric.DataPathSupport.fillConstant;
 import static io.simrdma.fabric.DataPathSupport.poll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.nio.ByteBuffer;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * IBV_SEND_INLINE (ibv_post_send(3): "the buffer can be reused immediately after the call
@@ -32,13 +31,14 @@ class InlineAndSignalingTest {
     private static final String SCHEDULERS = "io.simrdma.fabric.DataPathSupport#schedulers";
 
     static Stream<Arguments> inlineCases() {
-        return DataPathSupport.schedulersWith(WrOpcode.SEND, WrOpcode.SEND_WITH_IMM, WrOpcode.RDMA_WRITE,
-                WrOpcode.RDMA_WRITE_WITH_IMM);
+        return DataPathSupport.schedulersWith(
+                WrOpcode.SEND, WrOpcode.SEND_WITH_IMM, WrOpcode.RDMA_WRITE, WrOpcode.RDMA_WRITE_WITH_IMM);
     }
 
     @ParameterizedTest(name = "{0} {1}")
     @MethodSource("inlineCases")
-    @DisplayName("INLINE: the source may be overwritten right after postSend returns; the peer gets the bytes as posted (1..512 bytes, 1..3 SGEs, 1..2 packets)")
+    @DisplayName(
+            "INLINE: the source may be overwritten right after postSend returns; the peer gets the bytes as posted (1..512 bytes, 1..3 SGEs, 1..2 packets)")
     void shouldDeliverPostedBytesWhenInlineSourceOverwrittenAfterPost(String mode, WrOpcode op) {
         try (RcPair p = DataPathSupport.pair(mode, new QpCaps(16, 16, 4, 4, 512), 64, false)) {
             p.mtu = Mtu.MTU_256;
@@ -48,7 +48,11 @@ class InlineAndSignalingTest {
             for (int[] sges : sgeSets) {
                 wrId++;
                 int total = 0;
-                SendWr wr = new SendWr().wrId(wrId).opcode(op).immData((int) wrId).flag(SendFlag.INLINE)
+                SendWr wr = new SendWr()
+                        .wrId(wrId)
+                        .opcode(op)
+                        .immData((int) wrId)
+                        .flag(SendFlag.INLINE)
                         .flag(SendFlag.SIGNALED);
                 int at = 1000;
                 for (int len : sges) {
@@ -79,8 +83,7 @@ class InlineAndSignalingTest {
 
                 String what = op + " INLINE of " + total + " bytes";
                 if (op.isSend() || op == WrOpcode.RDMA_WRITE_WITH_IMM) {
-                    WorkCompletion r = expect(p.b.cq, wrId,
-                            op.isSend() ? WcOpcode.RECV : WcOpcode.RECV_RDMA_WITH_IMM);
+                    WorkCompletion r = expect(p.b.cq, wrId, op.isSend() ? WcOpcode.RECV : WcOpcode.RECV_RDMA_WITH_IMM);
                     assertEquals(total, r.byteLen(), what + ": byte_len");
                     if (op == WrOpcode.SEND_WITH_IMM || op == WrOpcode.RDMA_WRITE_WITH_IMM) {
                         assertEquals((int) wrId, r.immData(), what + ": imm_data");
@@ -99,17 +102,23 @@ class InlineAndSignalingTest {
 
     @ParameterizedTest(name = "{0} {1}")
     @MethodSource("inlineSendAndWrite")
-    @DisplayName("ibv_post_send(3) IBV_SEND_INLINE: \"The L_Key will not be checked\": SGEs with a garbage L_Key, or one of another PD's region, still send the bytes at their addresses")
+    @DisplayName(
+            "ibv_post_send(3) IBV_SEND_INLINE: \"The L_Key will not be checked\": SGEs with a garbage L_Key, or one of another PD's region, still send the bytes at their addresses")
     void shouldSendInlineBytesWhenSgeLkeyIsArbitrary(String mode, WrOpcode op) {
-        try (RcPair p = DataPathSupport.pair(mode, new QpCaps(16, 16, 4, 4, 256), 64, false).connect()) {
+        try (RcPair p = DataPathSupport.pair(mode, new QpCaps(16, 16, 4, 4, 256), 64, false)
+                .connect()) {
             ProtectionDomain otherPd = p.a.dev.allocPd();
             ByteBuffer otherBuf = ByteBuffer.allocate(4096);
             MemoryRegion other = otherPd.registerMemory(otherBuf, EnumSet.of(AccessFlag.LOCAL_WRITE));
             fill(p.a.buf, 100, 40, 1);
             fill(otherBuf, 200, 30, 2);
-            SendWr wr = new SendWr().wrId(1).opcode(op).flag(SendFlag.INLINE).flag(SendFlag.SIGNALED)
-                    .sge(p.a.addr(100), 40, 0xDEAD_BEEF)             // a key that names nothing
-                    .sge(other.address() + 200, 30, p.a.mr.lkey());   // a key of another region and PD
+            SendWr wr = new SendWr()
+                    .wrId(1)
+                    .opcode(op)
+                    .flag(SendFlag.INLINE)
+                    .flag(SendFlag.SIGNALED)
+                    .sge(p.a.addr(100), 40, 0xDEAD_BEEF) // a key that names nothing
+                    .sge(other.address() + 200, 30, p.a.mr.lkey()); // a key of another region and PD
             int dst = 8192;
             if (op.isSend()) {
                 p.b.qp.postRecv(new RecvWr().wrId(2).sge(p.b.mr, dst, 1024));
@@ -129,12 +138,19 @@ class InlineAndSignalingTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource(SCHEDULERS)
-    @DisplayName("IBV_SEND_INLINE: an SGE whose address lies in no registered region of the device fails the post with EINVAL (the simulation has no memory outside regions)")
+    @DisplayName(
+            "IBV_SEND_INLINE: an SGE whose address lies in no registered region of the device fails the post with EINVAL (the simulation has no memory outside regions)")
     void shouldFailPostWithEinvalWhenInlineAddressIsInNoRegion(String mode) {
-        try (RcPair p = DataPathSupport.pair(mode, new QpCaps(16, 16, 4, 4, 256), 64, false).connect()) {
-            SendWr wr = new SendWr().wrId(1).opcode(WrOpcode.SEND).flag(SendFlag.INLINE).flag(SendFlag.SIGNALED)
+        try (RcPair p = DataPathSupport.pair(mode, new QpCaps(16, 16, 4, 4, 256), 64, false)
+                .connect()) {
+            SendWr wr = new SendWr()
+                    .wrId(1)
+                    .opcode(WrOpcode.SEND)
+                    .flag(SendFlag.INLINE)
+                    .flag(SendFlag.SIGNALED)
                     .sge(p.a.addr(RcPair.BUF - 8), 16, p.a.mr.lkey()); // runs 8 bytes past the region
-            PostException e = org.junit.jupiter.api.Assertions.assertThrows(PostException.class, () -> p.a.qp.postSend(wr));
+            PostException e =
+                    org.junit.jupiter.api.Assertions.assertThrows(PostException.class, () -> p.a.qp.postSend(wr));
             assertEquals(Errno.EINVAL, e.errno(), e.getMessage());
             assertEquals(0, e.badIndex(), "bad_wr is the first WR");
             assertEquals(0, p.a.qp.sendQueueDepth(), "nothing was queued");
@@ -144,9 +160,11 @@ class InlineAndSignalingTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource(SCHEDULERS)
-    @DisplayName("INLINE: one source buffer rewritten before every post; each of 48 messages (send queue of 4, slots reused) keeps its own bytes")
+    @DisplayName(
+            "INLINE: one source buffer rewritten before every post; each of 48 messages (send queue of 4, slots reused) keeps its own bytes")
     void shouldKeepEachMessageWhenOneInlineSourceIsRewrittenForEveryPost(String mode) {
-        try (RcPair p = DataPathSupport.pair(mode, new QpCaps(4, 64, 2, 2, 64), 128, false).connect()) {
+        try (RcPair p = DataPathSupport.pair(mode, new QpCaps(4, 64, 2, 2, 64), 128, false)
+                .connect()) {
             int n = 48;
             int len = 60;
             for (int i = 0; i < n; i++) {
@@ -155,7 +173,12 @@ class InlineAndSignalingTest {
             SendWr wr = new SendWr();
             for (int i = 0; i < n; i++) {
                 fill(p.a.buf, 0, len, 5000 + i);
-                wr.clear().wrId(i).opcode(WrOpcode.SEND).sge(p.a.mr, 0, len).flag(SendFlag.INLINE).flag(SendFlag.SIGNALED);
+                wr.clear()
+                        .wrId(i)
+                        .opcode(WrOpcode.SEND)
+                        .sge(p.a.mr, 0, len)
+                        .flag(SendFlag.INLINE)
+                        .flag(SendFlag.SIGNALED);
                 p.a.qp.postSend(wr);
                 if (i % 4 == 3) {
                     List<WorkCompletion> done = poll(p.a.cq, 4);
@@ -177,7 +200,8 @@ class InlineAndSignalingTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource(SCHEDULERS)
-    @DisplayName("sq_sig_all = 0: unsignaled SENDs complete nothing; the signaled WR after them is the first completion; all data arrives")
+    @DisplayName(
+            "sq_sig_all = 0: unsignaled SENDs complete nothing; the signaled WR after them is the first completion; all data arrives")
     void shouldCompleteOnlySignaledWrWhenSqSigAllIsFalse(String mode) {
         try (RcPair p = DataPathSupport.pair(mode).connect()) {
             int n = 6;
@@ -200,8 +224,12 @@ class InlineAndSignalingTest {
                 assertBytes("message " + i, p.a.buf, 1000 * i, p.b.buf, 1000 * i, 700 + i);
             }
             // Nothing else: a later signaled WR is the very next completion.
-            p.a.qp.postSend(new SendWr().wrId(999).opcode(WrOpcode.RDMA_WRITE).sge(p.a.mr, 0, 8)
-                    .remote(p.b.addr(60_000), p.b.mr.rkey()).flag(SendFlag.SIGNALED));
+            p.a.qp.postSend(new SendWr()
+                    .wrId(999)
+                    .opcode(WrOpcode.RDMA_WRITE)
+                    .sge(p.a.mr, 0, 8)
+                    .remote(p.b.addr(60_000), p.b.mr.rkey())
+                    .flag(SendFlag.SIGNALED));
             expect(p.a.cq, 999, WcOpcode.RDMA_WRITE);
             assertCqEmpty(p.fabric, p.a.cq);
             assertEngineHealthy(p.fabric);
@@ -210,9 +238,11 @@ class InlineAndSignalingTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource(SCHEDULERS)
-    @DisplayName("Unsignaled WRs are retired: with max_send_wr 4, 300 rounds of 3 unsignaled + 1 signaled WRITE never find the queue full")
+    @DisplayName(
+            "Unsignaled WRs are retired: with max_send_wr 4, 300 rounds of 3 unsignaled + 1 signaled WRITE never find the queue full")
     void shouldFreeSlotsOfUnsignaledWrsWhenLaterSignaledWrCompletes(String mode) {
-        try (RcPair p = DataPathSupport.pair(mode, new QpCaps(4, 4, 1, 1, 0), 16, false).connect()) {
+        try (RcPair p =
+                DataPathSupport.pair(mode, new QpCaps(4, 4, 1, 1, 0), 16, false).connect()) {
             int rounds = 300;
             fill(p.a.buf, 0, 4 * 64, 22);
             SendWr wr = new SendWr();
@@ -220,7 +250,10 @@ class InlineAndSignalingTest {
                 for (int k = 0; k < 4; k++) {
                     int slot = (r * 4 + k) % 1000;
                     // A PostException (ENOMEM: send queue full) here means unsignaled WQEs were not retired.
-                    wr.clear().wrId(r * 4L + k).opcode(WrOpcode.RDMA_WRITE).sge(p.a.mr, 64L * k, 64)
+                    wr.clear()
+                            .wrId(r * 4L + k)
+                            .opcode(WrOpcode.RDMA_WRITE)
+                            .sge(p.a.mr, 64L * k, 64)
                             .remote(p.b.addr(64L * slot), p.b.mr.rkey());
                     if (k == 3) {
                         wr.flag(SendFlag.SIGNALED);
@@ -231,7 +264,13 @@ class InlineAndSignalingTest {
                 assertSuccess(c, r * 4L + 3, WcOpcode.RDMA_WRITE);
             }
             for (int k = 0; k < 4; k++) {
-                assertBytes("write " + k + " of the last round", p.a.buf, 64 * k, p.b.buf, 64 * ((rounds - 1) * 4 + k) % 64000, 64);
+                assertBytes(
+                        "write " + k + " of the last round",
+                        p.a.buf,
+                        64 * k,
+                        p.b.buf,
+                        64 * ((rounds - 1) * 4 + k) % 64000,
+                        64);
             }
             assertCqEmpty(p.fabric, p.a.cq);
             assertEngineHealthy(p.fabric);
@@ -250,13 +289,25 @@ class InlineAndSignalingTest {
             fill(p.b.buf, 8192, 4096, 24);
             p.b.buf.putLong(16_000, 5);
             y.postRecv(new RecvWr().wrId(1).sge(p.b.mr, 0, 4096));
-            x.postSend(new SendWr().wrId(10).opcode(WrOpcode.SEND).sge(p.a.mr, 0, 1500)
-                    .next(new SendWr().wrId(11).opcode(WrOpcode.RDMA_WRITE).sge(p.a.mr, 0, 2000)
+            x.postSend(new SendWr()
+                    .wrId(10)
+                    .opcode(WrOpcode.SEND)
+                    .sge(p.a.mr, 0, 1500)
+                    .next(new SendWr()
+                            .wrId(11)
+                            .opcode(WrOpcode.RDMA_WRITE)
+                            .sge(p.a.mr, 0, 2000)
                             .remote(p.b.addr(4096), p.b.mr.rkey())
-                            .next(new SendWr().wrId(12).opcode(WrOpcode.RDMA_READ).sge(p.a.mr, 20_000, 4096)
+                            .next(new SendWr()
+                                    .wrId(12)
+                                    .opcode(WrOpcode.RDMA_READ)
+                                    .sge(p.a.mr, 20_000, 4096)
                                     .remote(p.b.addr(8192), p.b.mr.rkey())
-                                    .next(new SendWr().wrId(13).opcode(WrOpcode.ATOMIC_FETCH_AND_ADD)
-                                            .sge(p.a.mr, 30_000, 8).remote(p.b.addr(16_000), p.b.mr.rkey())
+                                    .next(new SendWr()
+                                            .wrId(13)
+                                            .opcode(WrOpcode.ATOMIC_FETCH_AND_ADD)
+                                            .sge(p.a.mr, 30_000, 8)
+                                            .remote(p.b.addr(16_000), p.b.mr.rkey())
                                             .atomic(1, 0)))));
             List<WorkCompletion> wcs = poll(p.a.cq, 4);
             assertSuccess(wcs.get(0), 10, WcOpcode.SEND);
@@ -280,18 +331,30 @@ class InlineAndSignalingTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource(SCHEDULERS)
-    @DisplayName("Unsignaled READ and atomic: when a later signaled WR completes, their results are already in local memory")
+    @DisplayName(
+            "Unsignaled READ and atomic: when a later signaled WR completes, their results are already in local memory")
     void shouldHaveUnsignaledReadAndAtomicResultsWhenLaterSignaledWrCompletes(String mode) {
         try (RcPair p = DataPathSupport.pair(mode).connect()) {
             fill(p.b.buf, 0, 9000, 25);
             p.b.buf.putLong(40_000, 1000);
             p.a.buf.putLong(50_000, -1);
-            p.a.qp.postSend(new SendWr().wrId(1).opcode(WrOpcode.RDMA_READ).sge(p.a.mr, 10_000, 9000)
+            p.a.qp.postSend(new SendWr()
+                    .wrId(1)
+                    .opcode(WrOpcode.RDMA_READ)
+                    .sge(p.a.mr, 10_000, 9000)
                     .remote(p.b.addr(0), p.b.mr.rkey())
-                    .next(new SendWr().wrId(2).opcode(WrOpcode.ATOMIC_CMP_AND_SWP).sge(p.a.mr, 50_000, 8)
-                            .remote(p.b.addr(40_000), p.b.mr.rkey()).atomic(1000, 2000)
-                            .next(new SendWr().wrId(3).opcode(WrOpcode.RDMA_WRITE).sge(p.a.mr, 0, 16)
-                                    .remote(p.b.addr(60_000), p.b.mr.rkey()).flag(SendFlag.SIGNALED))));
+                    .next(new SendWr()
+                            .wrId(2)
+                            .opcode(WrOpcode.ATOMIC_CMP_AND_SWP)
+                            .sge(p.a.mr, 50_000, 8)
+                            .remote(p.b.addr(40_000), p.b.mr.rkey())
+                            .atomic(1000, 2000)
+                            .next(new SendWr()
+                                    .wrId(3)
+                                    .opcode(WrOpcode.RDMA_WRITE)
+                                    .sge(p.a.mr, 0, 16)
+                                    .remote(p.b.addr(60_000), p.b.mr.rkey())
+                                    .flag(SendFlag.SIGNALED))));
             expect(p.a.cq, 3, WcOpcode.RDMA_WRITE);
             assertBytes("unsignaled READ", p.b.buf, 0, p.a.buf, 10_000, 9000);
             assertEquals(1000, p.a.buf.getLong(50_000), "unsignaled CMP_AND_SWP result");

@@ -1,5 +1,8 @@
 package io.simrdma.fabric;
 
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.library.Architectures;
@@ -7,9 +10,6 @@ import io.simrdma.fabric.internal.device.FabricImpl;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
-
-import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
-import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
 /**
  * sim-fabric's rooms and the one-way imports between them (drawn in the README's module map):
@@ -46,37 +46,65 @@ class LayeringTest {
     @Test
     @DisplayName("imports run one way: API <- internal layers <- device <- tcp; cm uses only the API")
     void shouldKeepEveryImportAlongTheLayering() {
-        Architectures.layeredArchitecture().consideringOnlyDependenciesInLayers()
-                .layer("Wire").definedBy("io.simrdma.fabric.wire..")
-                .layer("Sched").definedBy("io.simrdma.fabric.sched..")
-                .layer("Api").definedBy("io.simrdma.fabric")
-                .layer("Common").definedBy("io.simrdma.fabric.internal")
-                .layer("Memory").definedBy("io.simrdma.fabric.internal.mem..")
-                .layer("Completion").definedBy("io.simrdma.fabric.internal.cq..")
-                .layer("Link").definedBy("io.simrdma.fabric.internal.link..")
-                .layer("Rc").definedBy("io.simrdma.fabric.internal.rc..")
-                .layer("Unreliable").definedBy("io.simrdma.fabric.internal.ucud..")
-                .layer("Device").definedBy("io.simrdma.fabric.internal.device..")
-                .layer("Cm").definedBy("io.simrdma.fabric.cm..")
-                .layer("Tcp").definedBy("io.simrdma.fabric.tcp..")
-                .layer("Capture").definedBy("io.simrdma.fabric.capture..")
-                .layer("View").definedBy("io.simrdma.fabric.view..")
-
-                .whereLayer("Wire").mayOnlyAccessLayers("Sched")
-                .whereLayer("Sched").mayNotAccessAnyLayer()
-                .whereLayer("Api").mayOnlyAccessLayers("Wire", "Sched")
-                .whereLayer("Common").mayOnlyAccessLayers("Api", "Wire", "Sched")
-                .whereLayer("Memory").mayOnlyAccessLayers("Common", "Api", "Wire", "Sched")
-                .whereLayer("Completion").mayOnlyAccessLayers("Common", "Api", "Wire", "Sched")
-                .whereLayer("Link").mayOnlyAccessLayers("Common", "Api", "Wire", "Sched")
-                .whereLayer("Rc").mayOnlyAccessLayers("Memory", "Completion", "Link", "Common", "Api", "Wire", "Sched")
-                .whereLayer("Unreliable").mayOnlyAccessLayers("Rc", "Memory", "Completion", "Link", "Common", "Api", "Wire", "Sched")
-                .whereLayer("Device").mayOnlyAccessLayers("Rc", "Unreliable", "Memory", "Completion", "Link", "Common", "Api",
-                        "Wire", "Sched")
-                .whereLayer("Cm").mayOnlyAccessLayers("Api", "Wire", "Sched")
-                .whereLayer("Tcp").mayOnlyAccessLayers("Device", "Link", "Common", "Api", "Wire", "Sched")
-                .whereLayer("Capture").mayOnlyAccessLayers("Api", "Wire", "Sched")
-                .whereLayer("View").mayOnlyAccessLayers("Capture", "Api", "Wire", "Sched")
+        Architectures.layeredArchitecture()
+                .consideringOnlyDependenciesInLayers()
+                .layer("Wire")
+                .definedBy("io.simrdma.fabric.wire..")
+                .layer("Sched")
+                .definedBy("io.simrdma.fabric.sched..")
+                .layer("Api")
+                .definedBy("io.simrdma.fabric")
+                .layer("Common")
+                .definedBy("io.simrdma.fabric.internal")
+                .layer("Memory")
+                .definedBy("io.simrdma.fabric.internal.mem..")
+                .layer("Completion")
+                .definedBy("io.simrdma.fabric.internal.cq..")
+                .layer("Link")
+                .definedBy("io.simrdma.fabric.internal.link..")
+                .layer("Rc")
+                .definedBy("io.simrdma.fabric.internal.rc..")
+                .layer("Unreliable")
+                .definedBy("io.simrdma.fabric.internal.ucud..")
+                .layer("Device")
+                .definedBy("io.simrdma.fabric.internal.device..")
+                .layer("Cm")
+                .definedBy("io.simrdma.fabric.cm..")
+                .layer("Tcp")
+                .definedBy("io.simrdma.fabric.tcp..")
+                .layer("Capture")
+                .definedBy("io.simrdma.fabric.capture..")
+                .layer("View")
+                .definedBy("io.simrdma.fabric.view..")
+                .whereLayer("Wire")
+                .mayOnlyAccessLayers("Sched")
+                .whereLayer("Sched")
+                .mayNotAccessAnyLayer()
+                .whereLayer("Api")
+                .mayOnlyAccessLayers("Wire", "Sched")
+                .whereLayer("Common")
+                .mayOnlyAccessLayers("Api", "Wire", "Sched")
+                .whereLayer("Memory")
+                .mayOnlyAccessLayers("Common", "Api", "Wire", "Sched")
+                .whereLayer("Completion")
+                .mayOnlyAccessLayers("Common", "Api", "Wire", "Sched")
+                .whereLayer("Link")
+                .mayOnlyAccessLayers("Common", "Api", "Wire", "Sched")
+                .whereLayer("Rc")
+                .mayOnlyAccessLayers("Memory", "Completion", "Link", "Common", "Api", "Wire", "Sched")
+                .whereLayer("Unreliable")
+                .mayOnlyAccessLayers("Rc", "Memory", "Completion", "Link", "Common", "Api", "Wire", "Sched")
+                .whereLayer("Device")
+                .mayOnlyAccessLayers(
+                        "Rc", "Unreliable", "Memory", "Completion", "Link", "Common", "Api", "Wire", "Sched")
+                .whereLayer("Cm")
+                .mayOnlyAccessLayers("Api", "Wire", "Sched")
+                .whereLayer("Tcp")
+                .mayOnlyAccessLayers("Device", "Link", "Common", "Api", "Wire", "Sched")
+                .whereLayer("Capture")
+                .mayOnlyAccessLayers("Api", "Wire", "Sched")
+                .whereLayer("View")
+                .mayOnlyAccessLayers("Capture", "Api", "Wire", "Sched")
                 .ignoreDependency(Fabric.Builder.class, FabricImpl.class)
                 .check(main);
     }
@@ -84,7 +112,9 @@ class LayeringTest {
     @Test
     @DisplayName("no package of sim-fabric depends on itself through another")
     void shouldHaveNoPackageCycles() {
-        slices().matching("io.simrdma.(**)").should().beFreeOfCycles()
+        slices().matching("io.simrdma.(**)")
+                .should()
+                .beFreeOfCycles()
                 .ignoreDependency(Fabric.Builder.class, FabricImpl.class)
                 .check(main);
     }
@@ -92,8 +122,11 @@ class LayeringTest {
     @Test
     @DisplayName("the verbs API package holds interfaces, values and exceptions, never an engine class")
     void shouldKeepImplementationsOutOfTheApiPackage() {
-        noClasses().that().resideInAPackage("io.simrdma.fabric")
-                .should().haveSimpleNameEndingWith("Impl")
+        noClasses()
+                .that()
+                .resideInAPackage("io.simrdma.fabric")
+                .should()
+                .haveSimpleNameEndingWith("Impl")
                 .check(main);
     }
 }

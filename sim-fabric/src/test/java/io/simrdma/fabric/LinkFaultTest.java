@@ -1,24 +1,23 @@
 package io.simrdma.fabric;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.simrdma.fabric.internal.link.LinkImpl;
 import io.simrdma.fabric.wire.Opcode;
 import io.simrdma.fabric.wire.Packet;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
-
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
 
 /**
  * Links and their fault rules (ARCHITECTURE.md "Links", "Faults"): which packets a
@@ -32,9 +31,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class LinkFaultTest {
 
     /** One trace event, copied out of the pooled packet. */
-    record Ev(long time, PacketEvent event, DropReason reason, String from, String to, Opcode opcode, int psn,
-              int destQp) {
-    }
+    record Ev(
+            long time,
+            PacketEvent event,
+            DropReason reason,
+            String from,
+            String to,
+            Opcode opcode,
+            int psn,
+            int destQp) {}
 
     /** Records packet and link events. */
     static final class Recorder implements TraceListener {
@@ -43,8 +48,15 @@ class LinkFaultTest {
 
         @Override
         public void onPacket(PacketEvent event, DropReason reason, long time, Device from, Device to, Packet p) {
-            events.add(new Ev(time, event, reason, from == null ? null : from.name(), to == null ? null : to.name(),
-                    p.opcode(), p.psn(), p.destQp()));
+            events.add(new Ev(
+                    time,
+                    event,
+                    reason,
+                    from == null ? null : from.name(),
+                    to == null ? null : to.name(),
+                    p.opcode(),
+                    p.psn(),
+                    p.destQp()));
         }
 
         @Override
@@ -68,7 +80,8 @@ class LinkFaultTest {
          */
         List<Ev> droppedEvents() {
             synchronized (events) {
-                return events.stream().filter(x -> x.event() == PacketEvent.DROPPED && x.reason() != DropReason.UNKNOWN_QP)
+                return events.stream()
+                        .filter(x -> x.event() == PacketEvent.DROPPED && x.reason() != DropReason.UNKNOWN_QP)
                         .collect(Collectors.toList());
             }
         }
@@ -78,7 +91,9 @@ class LinkFaultTest {
         }
 
         Ev delivered(int psn) {
-            List<Ev> l = of(PacketEvent.DELIVERED).stream().filter(x -> x.psn() == psn).collect(Collectors.toList());
+            List<Ev> l = of(PacketEvent.DELIVERED).stream()
+                    .filter(x -> x.psn() == psn)
+                    .collect(Collectors.toList());
             assertEquals(1, l.size(), "deliveries of psn " + psn + ": " + l);
             return l.get(0);
         }
@@ -204,7 +219,8 @@ class LinkFaultTest {
                 p.route(a.gid(), b.gid());
                 // A UD packet to QP1 is a MAD; to any other QP, a UD QP's datagram: a request.
                 p.destQp(op.isUd() ? Device.GSI_QPN : 0x42);
-                assertEquals(op.isRequest() && !op.isUd(), PacketMatcher.requests().matches(p, 1), op.toString());
+                assertEquals(
+                        op.isRequest() && !op.isUd(), PacketMatcher.requests().matches(p, 1), op.toString());
                 assertEquals(op.isResponse(), PacketMatcher.responses().matches(p, 1), op.toString());
                 assertEquals(op.isUd(), PacketMatcher.managementDatagrams().matches(p, 1), op.toString());
                 if (op.isUd()) {
@@ -217,9 +233,14 @@ class LinkFaultTest {
                 assertTrue(PacketMatcher.from(a).matches(p, 1));
                 assertFalse(PacketMatcher.from(b).matches(p, 1));
                 // Every RC packet is exactly one of request or response.
-                assertTrue(op.isUd() || PacketMatcher.requests().or(PacketMatcher.responses()).matches(p, 1));
-                assertFalse(PacketMatcher.requests().and(PacketMatcher.responses()).matches(p, 1));
-                assertEquals(!op.isResponse(), PacketMatcher.responses().negate().matches(p, 1));
+                assertTrue(op.isUd()
+                        || PacketMatcher.requests()
+                                .or(PacketMatcher.responses())
+                                .matches(p, 1));
+                assertFalse(
+                        PacketMatcher.requests().and(PacketMatcher.responses()).matches(p, 1));
+                assertEquals(
+                        !op.isResponse(), PacketMatcher.responses().negate().matches(p, 1));
             } finally {
                 p.release();
             }
@@ -257,7 +278,8 @@ class LinkFaultTest {
     }
 
     @Test
-    @DisplayName("A probability is applied per packet from the seeded source: about p of them, the same ones for the same seed")
+    @DisplayName(
+            "A probability is applied per packet from the seeded source: about p of them, the same ones for the same seed")
     void shouldDropAboutPAndTheSamePacketsWhenTheSeedIsTheSame() {
         List<Integer> first = null;
         for (int run = 0; run < 2; run++) {
@@ -313,7 +335,8 @@ class LinkFaultTest {
         FaultRule drop = FaultRule.drop(PacketMatcher.psn(1), 1.0);
         FaultRule late = FaultRule.delay(PacketMatcher.psn(1), 1.0, 100);
         link.addFault(dup).addFault(drop).addFault(late);
-        link.addFault(FaultRule.delay(PacketMatcher.psn(2), 1.0, 100)).addFault(FaultRule.delay(PacketMatcher.psn(2), 1.0, 250));
+        link.addFault(FaultRule.delay(PacketMatcher.psn(2), 1.0, 100))
+                .addFault(FaultRule.delay(PacketMatcher.psn(2), 1.0, 250));
         send(1);
         send(2);
         runIdle();
@@ -334,7 +357,9 @@ class LinkFaultTest {
         assertThrows(IllegalArgumentException.class, () -> FaultRule.delay(PacketMatcher.any(), 1, 0));
         assertThrows(IllegalArgumentException.class, () -> FaultRule.reorder(PacketMatcher.any(), 1, 0));
         assertThrows(IllegalArgumentException.class, () -> FaultRule.delay(PacketMatcher.any(), 1, -5));
-        assertThrows(IllegalArgumentException.class, () -> FaultRule.drop(PacketMatcher.any(), 1).times(0));
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> FaultRule.drop(PacketMatcher.any(), 1).times(0));
         assertThrows(NullPointerException.class, () -> FaultRule.drop(null, 1));
         FaultRule r = FaultRule.reorder(PacketMatcher.any(), 0.25, 10);
         assertEquals(FaultRule.Action.REORDER, r.action());
@@ -354,7 +379,9 @@ class LinkFaultTest {
         send(a, Opcode.RC_RDMA_WRITE_ONLY, 12, 0x11, 100);
         runIdle();
         assertEquals(List.of(10, 11, 11, 12), rec.psns(PacketEvent.DELIVERED));
-        List<Ev> copies = rec.of(PacketEvent.DELIVERED).stream().filter(e -> e.psn() == 11).collect(Collectors.toList());
+        List<Ev> copies = rec.of(PacketEvent.DELIVERED).stream()
+                .filter(e -> e.psn() == 11)
+                .collect(Collectors.toList());
         assertEquals(copies.get(0).time(), copies.get(1).time());
         assertEquals(1_000, copies.get(0).time());
         assertEquals(List.of(11), rec.psns(PacketEvent.DUPLICATED));
@@ -431,7 +458,8 @@ class LinkFaultTest {
         }
         ByteBuffer copy = ByteBuffer.allocate(64).put(src.duplicate()).clear();
         for (int psn = 0; psn < 50; psn++) {
-            Packet p = Packet.allocate(Opcode.RC_SEND_ONLY).psn(psn).destQp(0x11).pkey(0xFFFF);
+            Packet p =
+                    Packet.allocate(Opcode.RC_SEND_ONLY).psn(psn).destQp(0x11).pkey(0xFFFF);
             p.addSegment(src, 0, 64).updatePadCount().route(a.gid(), b.gid());
             a.executor().call(() -> {
                 ((LinkImpl) link).transmit(a, p);
@@ -441,7 +469,9 @@ class LinkFaultTest {
         runIdle();
         assertEquals(copy, src, "corruption never touches the sender's memory");
         assertEquals(50, rec.of(PacketEvent.CORRUPTED).size());
-        long badIcrc = rec.droppedEvents().stream().filter(e -> e.reason() == DropReason.BAD_ICRC).count();
+        long badIcrc = rec.droppedEvents().stream()
+                .filter(e -> e.reason() == DropReason.BAD_ICRC)
+                .count();
         // Only a flip of BTH byte 4 (FECN, BECN, reserved: masked out of the ICRC) goes unnoticed:
         // 8 of the 608 bits of these packets.
         assertTrue(badIcrc >= 45, "BAD_ICRC drops: " + badIcrc);
@@ -473,10 +503,14 @@ class LinkFaultTest {
         assertEquals(List.of("10000 down a<->b", "30000 up a<->b"), rec.linkChanges);
         List<Ev> dropped = rec.droppedEvents();
         assertEquals(2, dropped.size(), dropped.toString());
-        assertEquals(new Ev(15_000, PacketEvent.DROPPED, DropReason.LINK_DOWN, "a", "b", Opcode.RC_SEND_ONLY, 1, 0x11),
-                dropped.get(0), "lost on arrival");
-        assertEquals(new Ev(20_000, PacketEvent.DROPPED, DropReason.LINK_DOWN, "a", "b", Opcode.RC_SEND_ONLY, 2, 0x11),
-                dropped.get(1), "lost when sent");
+        assertEquals(
+                new Ev(15_000, PacketEvent.DROPPED, DropReason.LINK_DOWN, "a", "b", Opcode.RC_SEND_ONLY, 1, 0x11),
+                dropped.get(0),
+                "lost on arrival");
+        assertEquals(
+                new Ev(20_000, PacketEvent.DROPPED, DropReason.LINK_DOWN, "a", "b", Opcode.RC_SEND_ONLY, 2, 0x11),
+                dropped.get(1),
+                "lost when sent");
         assertEquals(40_000, rec.delivered(3).time());
         assertEquals(new Link.LinkStats(3, 1, 2, 0, 0, 0), link.stats(a));
     }
@@ -493,8 +527,9 @@ class LinkFaultTest {
         runIdle();
         assertEquals(List.of("500 down a<->b", "800 up a<->b"), rec.linkChanges);
         assertEquals(List.of(1, 2), rec.dropped(), "both were on the wire at 500 ns");
-        assertTrue(rec.droppedEvents().stream()
-                .allMatch(e -> e.reason() == DropReason.LINK_DOWN && e.time() == 1_000), rec.events.toString());
+        assertTrue(
+                rec.droppedEvents().stream().allMatch(e -> e.reason() == DropReason.LINK_DOWN && e.time() == 1_000),
+                rec.events.toString());
         send(3);
         runIdle();
         assertEquals(List.of(3), rec.psns(PacketEvent.DELIVERED), "sent after the link came back");
@@ -525,7 +560,8 @@ class LinkFaultTest {
     // ------------------------------------------------------------------ timing and stats
 
     @Test
-    @DisplayName("LinkConfig: arrival = start of transmission + (frame bytes x 8 / bandwidth) + latency, back to back per direction")
+    @DisplayName(
+            "LinkConfig: arrival = start of transmission + (frame bytes x 8 / bandwidth) + latency, back to back per direction")
     void shouldAddLatencyAndSerializationWhenBandwidthIsFinite() {
         // 8 Gb/s: one byte per nanosecond. Frame = 12 BTH + 1000 payload + 0 pad + 4 ICRC + 46 RoCEv2 overhead.
         fabric(15, new LinkConfig(2_000, 8_000_000_000L));
@@ -603,14 +639,20 @@ class LinkFaultTest {
         try (RcPair p = new RcPair(Fabric.deterministic(18))) {
             p.timeout = 8;
             p.connect();
-            FaultRule rule = FaultRule.drop(PacketMatcher.psn(p.psnA + 1).and(PacketMatcher.requests()), 1.0).times(1);
+            FaultRule rule = FaultRule.drop(PacketMatcher.psn(p.psnA + 1).and(PacketMatcher.requests()), 1.0)
+                    .times(1);
             p.link().addFault(rule);
             Recorder r = new Recorder();
             p.fabric.addTraceListener(r);
             RcPair.fill(p.a.buf, 0, 3000, 5);
             p.b.qp.postRecv(new RecvWr().wrId(1).sge(p.b.mr, 0, 4096));
-            p.a.qp.postSend(new SendWr().wrId(2).opcode(WrOpcode.SEND).sge(p.a.mr, 0, 3000).flag(SendFlag.SIGNALED));
-            assertEquals(WcStatus.SUCCESS, p.a.poll(TimeUnit.SECONDS.toMillis(1)).status());
+            p.a.qp.postSend(new SendWr()
+                    .wrId(2)
+                    .opcode(WrOpcode.SEND)
+                    .sge(p.a.mr, 0, 3000)
+                    .flag(SendFlag.SIGNALED));
+            assertEquals(
+                    WcStatus.SUCCESS, p.a.poll(TimeUnit.SECONDS.toMillis(1)).status());
             assertEquals(WcStatus.SUCCESS, p.b.poll(10).status());
             RcPair.assertBytes(p.a.buf, 0, p.b.buf, 0, 3000);
             assertEquals(1, rule.hits());

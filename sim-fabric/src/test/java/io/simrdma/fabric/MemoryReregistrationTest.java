@@ -1,15 +1,5 @@
 package io.simrdma.fabric;
 
-import io.simrdma.fabric.ControlPlaneFixture.Mode;
-import io.simrdma.fabric.ControlPlaneFixture.Pairs;
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
-
-import java.nio.ByteBuffer;
-import java.util.EnumSet;
-import java.util.Set;
-
 import static io.simrdma.fabric.AccessFlag.LOCAL_WRITE;
 import static io.simrdma.fabric.AccessFlag.REMOTE_READ;
 import static io.simrdma.fabric.AccessFlag.REMOTE_WRITE;
@@ -23,6 +13,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 
+import io.simrdma.fabric.ControlPlaneFixture.Mode;
+import io.simrdma.fabric.ControlPlaneFixture.Pairs;
+import java.nio.ByteBuffer;
+import java.util.EnumSet;
+import java.util.Set;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
 /**
  * ibv_rereg_mr(3): "conceptually, this call performs the functions deregister memory region
  * followed by register memory region": translation, PD and access change, the keys are those of a
@@ -34,7 +33,8 @@ class MemoryReregistrationTest {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    @DisplayName("ibv_rereg_mr(3) IBV_REREG_MR_CHANGE_TRANSLATION: the region covers the new buffer at a new address under new keys; the old R_Key names nothing")
+    @DisplayName(
+            "ibv_rereg_mr(3) IBV_REREG_MR_CHANGE_TRANSLATION: the region covers the new buffer at a new address under new keys; the old R_Key names nothing")
     void shouldMoveRegionAndChangeKeysWhenTranslationChanges(Mode mode) {
         try (Pairs p = new Pairs(mode)) {
             ByteBuffer first = ByteBuffer.allocate(256);
@@ -61,7 +61,8 @@ class MemoryReregistrationTest {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    @DisplayName("ibv_rereg_mr(3) IBV_REREG_MR_CHANGE_ACCESS: the new rights apply to remote access at once (read-only region: WRITE is a remote access error)")
+    @DisplayName(
+            "ibv_rereg_mr(3) IBV_REREG_MR_CHANGE_ACCESS: the new rights apply to remote access at once (read-only region: WRITE is a remote access error)")
     void shouldApplyNewRightsWhenAccessChanges(Mode mode) {
         try (Pairs p = new Pairs(mode)) {
             ByteBuffer buf = ByteBuffer.allocate(256);
@@ -77,7 +78,8 @@ class MemoryReregistrationTest {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    @DisplayName("ibv_rereg_mr(3) IBV_REREG_MR_CHANGE_PD: the region serves QPs of the new PD only (IBA 10.6.3: the key's PD must be the QP's)")
+    @DisplayName(
+            "ibv_rereg_mr(3) IBV_REREG_MR_CHANGE_PD: the region serves QPs of the new PD only (IBA 10.6.3: the key's PD must be the QP's)")
     void shouldServeNewPdOnlyWhenPdChanges(Mode mode) {
         try (Pairs p = new Pairs(mode)) {
             ProtectionDomain other = p.b.dev.allocPd();
@@ -93,20 +95,30 @@ class MemoryReregistrationTest {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    @DisplayName("ibv_rereg_mr(3) IBV_REREG_MR_ERR_INPUT: no flag, access without CHANGE_ACCESS, translation to nothing, a PD of another device, remote write without local write: EINVAL, the old region still works")
+    @DisplayName(
+            "ibv_rereg_mr(3) IBV_REREG_MR_ERR_INPUT: no flag, access without CHANGE_ACCESS, translation to nothing, a PD of another device, remote write without local write: EINVAL, the old region still works")
     void shouldFailWithEinvalAndKeepRegionWhenInputIsBad(Mode mode) {
         try (Pairs p = new Pairs(mode)) {
             MemoryRegion mr = p.b.pd.registerMemory(ByteBuffer.allocate(256), RW);
             int key = mr.rkey();
             assertErrno(Errno.EINVAL, () -> mr.reregister(EnumSet.noneOf(ReregFlag.class), null, null, null));
-            assertErrno(Errno.EINVAL, () -> mr.reregister(EnumSet.of(CHANGE_PD), p.b.pd, null, EnumSet.of(LOCAL_WRITE)));
+            assertErrno(
+                    Errno.EINVAL, () -> mr.reregister(EnumSet.of(CHANGE_PD), p.b.pd, null, EnumSet.of(LOCAL_WRITE)));
             assertErrno(Errno.EINVAL, () -> mr.reregister(EnumSet.of(CHANGE_TRANSLATION), null, null, null));
-            assertErrno(Errno.EINVAL, () -> mr.reregister(EnumSet.of(CHANGE_TRANSLATION), null, ByteBuffer.allocate(0), null));
+            assertErrno(
+                    Errno.EINVAL,
+                    () -> mr.reregister(EnumSet.of(CHANGE_TRANSLATION), null, ByteBuffer.allocate(0), null));
             assertErrno(Errno.EINVAL, () -> mr.reregister(EnumSet.of(CHANGE_PD), p.a.pd, null, null));
             assertErrno(Errno.EINVAL, () -> mr.reregister(EnumSet.of(CHANGE_PD), null, null, null));
-            assertErrno(Errno.EINVAL, () -> mr.reregister(EnumSet.of(CHANGE_ACCESS), null, null, EnumSet.of(REMOTE_WRITE)));
-            assertErrno(Errno.EACCES, () -> mr.reregister(EnumSet.of(CHANGE_TRANSLATION), null,
-                    ByteBuffer.allocate(64).asReadOnlyBuffer(), null));
+            assertErrno(
+                    Errno.EINVAL, () -> mr.reregister(EnumSet.of(CHANGE_ACCESS), null, null, EnumSet.of(REMOTE_WRITE)));
+            assertErrno(
+                    Errno.EACCES,
+                    () -> mr.reregister(
+                            EnumSet.of(CHANGE_TRANSLATION),
+                            null,
+                            ByteBuffer.allocate(64).asReadOnlyBuffer(),
+                            null));
             assertEquals(key, mr.rkey(), "a failed re-registration changes nothing");
             assertStatus(WcStatus.SUCCESS, p.write(p.qa1, mr.address(), key, 16, 6));
         }
@@ -114,7 +126,8 @@ class MemoryReregistrationTest {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    @DisplayName("ibv_rereg_mr(3) / uverbs: a region with a memory window bound is busy (EBUSY); after the window is gone it re-registers")
+    @DisplayName(
+            "ibv_rereg_mr(3) / uverbs: a region with a memory window bound is busy (EBUSY); after the window is gone it re-registers")
     void shouldFailWithEbusyWhenWindowIsBound(Mode mode) {
         try (Pairs p = new Pairs(mode)) {
             MemoryWindow mw = p.b.pd.allocMw(MwType.TYPE_1);

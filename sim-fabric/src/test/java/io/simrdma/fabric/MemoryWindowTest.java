@@ -1,19 +1,5 @@
 package io.simrdma.fabric;
 
-import io.simrdma.fabric.ControlPlaneFixture.Mode;
-import io.simrdma.fabric.ControlPlaneFixture.Pairs;
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.Arguments;
-import org.junit.jupiter.params.provider.EnumSource;
-import org.junit.jupiter.params.provider.MethodSource;
-
-import java.nio.ByteBuffer;
-import java.util.EnumSet;
-import java.util.Set;
-import java.util.stream.Stream;
-
 import static io.simrdma.fabric.AccessFlag.LOCAL_WRITE;
 import static io.simrdma.fabric.AccessFlag.MW_BIND;
 import static io.simrdma.fabric.AccessFlag.REMOTE_ATOMIC;
@@ -28,6 +14,19 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.simrdma.fabric.ControlPlaneFixture.Mode;
+import io.simrdma.fabric.ControlPlaneFixture.Pairs;
+import java.nio.ByteBuffer;
+import java.util.EnumSet;
+import java.util.Set;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Type 1 memory windows (ibv_alloc_mw(3), ibv_bind_mw(3), ibv_inc_rkey(3)): bound with
@@ -61,7 +60,8 @@ class MemoryWindowTest {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    @DisplayName("ibv_bind_mw(3): returns the window's new R_Key at once (only its low 8 bits change); RDMA through it works within its range")
+    @DisplayName(
+            "ibv_bind_mw(3): returns the window's new R_Key at once (only its low 8 bits change); RDMA through it works within its range")
     void shouldReturnNewRkeyAndAllowAccessWhenType1Bound(Mode mode) {
         try (Pairs p = new Pairs(mode)) {
             MemoryWindow mw = p.b.pd.allocMw(MwType.TYPE_1);
@@ -89,24 +89,42 @@ class MemoryWindowTest {
 
     static Stream<Arguments> outsideWindow() {
         // window: [4096, 4096 + 1024) of target, bound with the given rights
-        return Stream.of(Mode.values()).flatMap(m -> Stream.of(
-                Arguments.of(m, "ends past the window", RW, WrOpcode.RDMA_WRITE, 4096 + 1020, 8),
-                Arguments.of(m, "starts before the window", RW, WrOpcode.RDMA_WRITE, 4095, 8),
-                Arguments.of(m, "read past the window", RW, WrOpcode.RDMA_READ, 4096 + 1024, 1),
-                Arguments.of(m, "write to a read-only window", EnumSet.of(REMOTE_READ), WrOpcode.RDMA_WRITE, 4096, 8),
-                Arguments.of(m, "read of a write-only window", EnumSet.of(REMOTE_WRITE), WrOpcode.RDMA_READ, 4096, 8),
-                Arguments.of(m, "atomic without REMOTE_ATOMIC", RW, WrOpcode.ATOMIC_FETCH_AND_ADD, 4096, 8)));
+        return Stream.of(Mode.values())
+                .flatMap(m -> Stream.of(
+                        Arguments.of(m, "ends past the window", RW, WrOpcode.RDMA_WRITE, 4096 + 1020, 8),
+                        Arguments.of(m, "starts before the window", RW, WrOpcode.RDMA_WRITE, 4095, 8),
+                        Arguments.of(m, "read past the window", RW, WrOpcode.RDMA_READ, 4096 + 1024, 1),
+                        Arguments.of(
+                                m,
+                                "write to a read-only window",
+                                EnumSet.of(REMOTE_READ),
+                                WrOpcode.RDMA_WRITE,
+                                4096,
+                                8),
+                        Arguments.of(
+                                m,
+                                "read of a write-only window",
+                                EnumSet.of(REMOTE_WRITE),
+                                WrOpcode.RDMA_READ,
+                                4096,
+                                8),
+                        Arguments.of(m, "atomic without REMOTE_ATOMIC", RW, WrOpcode.ATOMIC_FETCH_AND_ADD, 4096, 8)));
     }
 
     @ParameterizedTest(name = "{0}: {1}")
     @MethodSource("outsideWindow")
-    @DisplayName("IBA 10.6.7 / ibv_bind_mw(3): access outside the window's range or rights is a remote access error and touches nothing")
-    void shouldFailWithRemoteAccessErrorWhenOutsideWindow(Mode mode, String what, Set<AccessFlag> access, WrOpcode op,
-                                                          int offset, int len) {
+    @DisplayName(
+            "IBA 10.6.7 / ibv_bind_mw(3): access outside the window's range or rights is a remote access error and touches nothing")
+    void shouldFailWithRemoteAccessErrorWhenOutsideWindow(
+            Mode mode, String what, Set<AccessFlag> access, WrOpcode op, int offset, int len) {
         try (Pairs p = new Pairs(mode)) {
             MemoryWindow mw = p.b.pd.allocMw(MwType.TYPE_1);
             int key = bind(p, mw, p.target, p.t(4096), 1024, access);
-            SendWr wr = new SendWr().wrId(9).opcode(op).sge(p.a.mr, 0, len).remote(p.t(offset), key)
+            SendWr wr = new SendWr()
+                    .wrId(9)
+                    .opcode(op)
+                    .sge(p.a.mr, 0, len)
+                    .remote(p.t(offset), key)
                     .flag(SendFlag.SIGNALED);
             if (op.isAtomic()) {
                 wr.atomic(1, 0);
@@ -158,7 +176,8 @@ class MemoryWindowTest {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    @DisplayName("ibv_alloc_mw(3): a zero-length ibv_bind_mw invalidates a type 1 window; its region can then be deregistered")
+    @DisplayName(
+            "ibv_alloc_mw(3): a zero-length ibv_bind_mw invalidates a type 1 window; its region can then be deregistered")
     void shouldUnbindWhenBoundWithZeroLength(Mode mode) {
         try (Pairs p = new Pairs(mode)) {
             MemoryWindow mw = p.b.pd.allocMw(MwType.TYPE_1);
@@ -173,7 +192,8 @@ class MemoryWindowTest {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    @DisplayName("ibv_bind_mw(3): an unbinding (zero-length) bind needs no region; a bind of some length without one is EINVAL")
+    @DisplayName(
+            "ibv_bind_mw(3): an unbinding (zero-length) bind needs no region; a bind of some length without one is EINVAL")
     void shouldUnbindWithoutRegionWhenLengthZero(Mode mode) {
         try (Pairs p = new Pairs(mode)) {
             MemoryWindow mw = p.b.pd.allocMw(MwType.TYPE_1);
@@ -188,7 +208,8 @@ class MemoryWindowTest {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    @DisplayName("ibv_alloc_mw(3): ibv_dealloc_mw unbinds the window (its key stops working, the region can go); a second dealloc is ENOENT (a stale handle)")
+    @DisplayName(
+            "ibv_alloc_mw(3): ibv_dealloc_mw unbinds the window (its key stops working, the region can go); a second dealloc is ENOENT (a stale handle)")
     void shouldUnbindWhenDeallocated(Mode mode) {
         try (Pairs p = new Pairs(mode)) {
             MemoryWindow mw = p.b.pd.allocMw(MwType.TYPE_1);
@@ -202,7 +223,8 @@ class MemoryWindowTest {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    @DisplayName("IBA o10-36.2.2: a type 1 window cannot be zero based; the bind fails with MW_BIND_ERR and the QP moves to ERR")
+    @DisplayName(
+            "IBA o10-36.2.2: a type 1 window cannot be zero based; the bind fails with MW_BIND_ERR and the QP moves to ERR")
     void shouldFailBindWhenType1WindowIsZeroBased(Mode mode) {
         try (Pairs p = new Pairs(mode)) {
             MemoryWindow mw = p.b.pd.allocMw(MwType.TYPE_1);
@@ -215,11 +237,12 @@ class MemoryWindowTest {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    @DisplayName("ibv_bind_mw(3): a region registered without MW_BIND cannot have windows (MW_BIND_ERR), and the QP moves to ERR")
+    @DisplayName(
+            "ibv_bind_mw(3): a region registered without MW_BIND cannot have windows (MW_BIND_ERR), and the QP moves to ERR")
     void shouldFailBindWhenRegionLacksMwBind(Mode mode) {
         try (Pairs p = new Pairs(mode)) {
-            MemoryRegion noBind = p.b.pd.registerMemory(ByteBuffer.allocate(4096),
-                    EnumSet.of(LOCAL_WRITE, REMOTE_WRITE, REMOTE_READ));
+            MemoryRegion noBind = p.b.pd.registerMemory(
+                    ByteBuffer.allocate(4096), EnumSet.of(LOCAL_WRITE, REMOTE_WRITE, REMOTE_READ));
             MemoryWindow mw = p.b.pd.allocMw(MwType.TYPE_1);
             p.qb1.bindMw(mw, noBind, noBind.address(), 1024, RW, 5, SIGNALED);
             WorkCompletion wc = assertStatus(WcStatus.MW_BIND_ERR, pollOne(p.b.cq));
@@ -231,11 +254,13 @@ class MemoryWindowTest {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    @DisplayName("ibv_bind_mw(3): REMOTE_WRITE or REMOTE_ATOMIC on a window needs LOCAL_WRITE on the region (MW_BIND_ERR); REMOTE_READ does not")
+    @DisplayName(
+            "ibv_bind_mw(3): REMOTE_WRITE or REMOTE_ATOMIC on a window needs LOCAL_WRITE on the region (MW_BIND_ERR); REMOTE_READ does not")
     void shouldFailBindWhenRemoteWriteWithoutLocalWrite(Mode mode) {
         for (EnumSet<AccessFlag> access : java.util.List.of(EnumSet.of(REMOTE_WRITE), EnumSet.of(REMOTE_ATOMIC))) {
             try (Pairs p = new Pairs(mode)) {
-                MemoryRegion readOnly = p.b.pd.registerMemory(ByteBuffer.allocate(4096), EnumSet.of(REMOTE_READ, MW_BIND));
+                MemoryRegion readOnly =
+                        p.b.pd.registerMemory(ByteBuffer.allocate(4096), EnumSet.of(REMOTE_READ, MW_BIND));
                 MemoryWindow mw = p.b.pd.allocMw(MwType.TYPE_1);
                 int key = bind(p, mw, readOnly, readOnly.address(), 1024, EnumSet.of(REMOTE_READ));
                 assertStatus(WcStatus.SUCCESS, p.read(p.qa1, readOnly.address(), key, 8, 1));
@@ -247,7 +272,8 @@ class MemoryWindowTest {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    @DisplayName("ibv_bind_mw(3): binds type 1 windows only (EINVAL for type 2); BIND_MW through ibv_post_send is for type 2 only (EINVAL for type 1)")
+    @DisplayName(
+            "ibv_bind_mw(3): binds type 1 windows only (EINVAL for type 2); BIND_MW through ibv_post_send is for type 2 only (EINVAL for type 1)")
     void shouldRefuseWrongBindVerbForWindowType(Mode mode) {
         try (Pairs p = new Pairs(mode)) {
             MemoryWindow t1 = p.b.pd.allocMw(MwType.TYPE_1);
@@ -255,7 +281,10 @@ class MemoryWindowTest {
             int t2Key = t2.rkey();
             assertErrno(Errno.EINVAL, () -> p.qb1.bindMw(t2, p.target, p.t(0), 64, RW, 1, SIGNALED));
             assertEquals(t2Key, t2.rkey());
-            SendWr wr = new SendWr().wrId(2).opcode(WrOpcode.BIND_MW).flag(SendFlag.SIGNALED)
+            SendWr wr = new SendWr()
+                    .wrId(2)
+                    .opcode(WrOpcode.BIND_MW)
+                    .flag(SendFlag.SIGNALED)
                     .bind(t1, MemoryWindow.incrementRkey(t1.rkey()), p.target, p.t(0), 64, RW);
             PostException e = assertThrows(PostException.class, () -> p.qb1.postSend(wr));
             assertEquals(Errno.EINVAL, e.errno());

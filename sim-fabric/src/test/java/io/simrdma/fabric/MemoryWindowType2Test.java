@@ -1,18 +1,5 @@
 package io.simrdma.fabric;
 
-import io.simrdma.fabric.ControlPlaneFixture.Mode;
-import io.simrdma.fabric.ControlPlaneFixture.Pairs;
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.Arguments;
-import org.junit.jupiter.params.provider.EnumSource;
-import org.junit.jupiter.params.provider.MethodSource;
-
-import java.nio.ByteBuffer;
-import java.util.EnumSet;
-import java.util.Set;
-import java.util.stream.Stream;
-
 import static io.simrdma.fabric.AccessFlag.LOCAL_WRITE;
 import static io.simrdma.fabric.AccessFlag.MW_BIND;
 import static io.simrdma.fabric.AccessFlag.REMOTE_READ;
@@ -24,6 +11,18 @@ import static io.simrdma.fabric.ControlPlaneFixture.pollOne;
 import static io.simrdma.fabric.ControlPlaneFixture.recv;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.simrdma.fabric.ControlPlaneFixture.Mode;
+import io.simrdma.fabric.ControlPlaneFixture.Pairs;
+import java.nio.ByteBuffer;
+import java.util.EnumSet;
+import java.util.Set;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Type 2 memory windows (ibv_alloc_mw(3), ibv_post_send(3) IBV_WR_BIND_MW, IBV_WR_LOCAL_INV,
@@ -37,9 +36,12 @@ class MemoryWindowType2Test {
 
     private static final EnumSet<AccessFlag> RW = EnumSet.of(REMOTE_READ, REMOTE_WRITE);
 
-    private static SendWr bindWr(MemoryWindow mw, int key, MemoryRegion mr, long addr, long len, Set<AccessFlag> access,
-                                 long wrId) {
-        return new SendWr().wrId(wrId).opcode(WrOpcode.BIND_MW).flag(SendFlag.SIGNALED)
+    private static SendWr bindWr(
+            MemoryWindow mw, int key, MemoryRegion mr, long addr, long len, Set<AccessFlag> access, long wrId) {
+        return new SendWr()
+                .wrId(wrId)
+                .opcode(WrOpcode.BIND_MW)
+                .flag(SendFlag.SIGNALED)
                 .bind(mw, key, mr, addr, len, access);
     }
 
@@ -56,13 +58,18 @@ class MemoryWindowType2Test {
 
     /** Posts a LOCAL_INV of {@code key} on qb1 and returns its completion. */
     private static WorkCompletion localInv(Pairs p, int key) {
-        p.qb1.postSend(new SendWr().wrId(41).opcode(WrOpcode.LOCAL_INV).invalidateRkey(key).flag(SendFlag.SIGNALED));
+        p.qb1.postSend(new SendWr()
+                .wrId(41)
+                .opcode(WrOpcode.LOCAL_INV)
+                .invalidateRkey(key)
+                .flag(SendFlag.SIGNALED));
         return pollOne(p.b.cq);
     }
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    @DisplayName("ibv_alloc_mw(3): a type 2 window is bound by a posted BIND_MW with the chosen R_Key; RDMA through it works")
+    @DisplayName(
+            "ibv_alloc_mw(3): a type 2 window is bound by a posted BIND_MW with the chosen R_Key; RDMA through it works")
     void shouldBindWithChosenRkeyWhenBindMwPosted(Mode mode) {
         try (Pairs p = new Pairs(mode)) {
             MemoryWindow mw = p.b.pd.allocMw(MwType.TYPE_2);
@@ -95,7 +102,8 @@ class MemoryWindowType2Test {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    @DisplayName("IBA o10-37.2.40 (rxe_check_bind_mw): a type 2 window is not bound or unbound by a zero-length BIND_MW (MW_BIND_ERR); LOCAL_INV unbinds it")
+    @DisplayName(
+            "IBA o10-37.2.40 (rxe_check_bind_mw): a type 2 window is not bound or unbound by a zero-length BIND_MW (MW_BIND_ERR); LOCAL_INV unbinds it")
     void shouldFailBindWhenType2LengthZero(Mode mode) {
         try (Pairs p = new Pairs(mode)) {
             MemoryWindow unbound = p.b.pd.allocMw(MwType.TYPE_2);
@@ -112,7 +120,8 @@ class MemoryWindowType2Test {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    @DisplayName("IBA 10.6.7.2: a type 2 window serves only the QP it is bound to; through another QP of the PD it is a remote access error")
+    @DisplayName(
+            "IBA 10.6.7.2: a type 2 window serves only the QP it is bound to; through another QP of the PD it is a remote access error")
     void shouldServeOnlyBoundQpWhenType2(Mode mode) {
         try (Pairs p = new Pairs(mode)) {
             MemoryWindow mw = p.b.pd.allocMw(MwType.TYPE_2);
@@ -125,7 +134,8 @@ class MemoryWindowType2Test {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    @DisplayName("ibv_post_send(3) IBV_WR_LOCAL_INV: invalidates a bound type 2 window; its key stops working and it can be bound again")
+    @DisplayName(
+            "ibv_post_send(3) IBV_WR_LOCAL_INV: invalidates a bound type 2 window; its key stops working and it can be bound again")
     void shouldInvalidateWhenLocalInvPosted(Mode mode) {
         try (Pairs p = new Pairs(mode)) {
             MemoryWindow mw = p.b.pd.allocMw(MwType.TYPE_2);
@@ -143,12 +153,17 @@ class MemoryWindowType2Test {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    @DisplayName("IBA 10.6.7.2.5: a type 2 window is invalidated only through the QP it is bound to; LOCAL_INV from another QP fails with MW_BIND_ERR")
+    @DisplayName(
+            "IBA 10.6.7.2.5: a type 2 window is invalidated only through the QP it is bound to; LOCAL_INV from another QP fails with MW_BIND_ERR")
     void shouldFailLocalInvWhenPostedOnAnotherQp(Mode mode) {
         try (Pairs p = new Pairs(mode)) {
             MemoryWindow mw = p.b.pd.allocMw(MwType.TYPE_2);
             int key = bind(p, mw, 0, 1024, RW);
-            p.qb2.postSend(new SendWr().wrId(42).opcode(WrOpcode.LOCAL_INV).invalidateRkey(key).flag(SendFlag.SIGNALED));
+            p.qb2.postSend(new SendWr()
+                    .wrId(42)
+                    .opcode(WrOpcode.LOCAL_INV)
+                    .invalidateRkey(key)
+                    .flag(SendFlag.SIGNALED));
             WorkCompletion wc = assertStatus(WcStatus.MW_BIND_ERR, pollOne(p.b.cq));
             assertEquals(42, wc.wrId());
             assertStatus(WcStatus.SUCCESS, p.write(p.qa1, p.t(0), key, 8, 1));
@@ -157,12 +172,14 @@ class MemoryWindowType2Test {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    @DisplayName("ibv_destroy_qp(3): a QP with a type 2 window bound to it cannot be destroyed (EBUSY) until the window is invalidated")
+    @DisplayName(
+            "ibv_destroy_qp(3): a QP with a type 2 window bound to it cannot be destroyed (EBUSY) until the window is invalidated")
     void shouldRefuseQpDestroyWhenType2WindowBound(Mode mode) {
         try (Pairs p = new Pairs(mode)) {
             MemoryWindow mw = p.b.pd.allocMw(MwType.TYPE_2);
             int key = bind(p, mw, 0, 1024, RW);
-            VerbsException e = org.junit.jupiter.api.Assertions.assertThrows(VerbsException.class, () -> p.qb1.destroy());
+            VerbsException e =
+                    org.junit.jupiter.api.Assertions.assertThrows(VerbsException.class, () -> p.qb1.destroy());
             assertEquals(Errno.EBUSY, e.errno());
             assertStatus(WcStatus.SUCCESS, localInv(p, key));
             p.qb1.destroy();
@@ -171,14 +188,19 @@ class MemoryWindowType2Test {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    @DisplayName("ibv_post_send(3) IBV_WR_SEND_WITH_INV: the peer's SEND invalidates the window; the receive reports the key with IBV_WC_WITH_INV")
+    @DisplayName(
+            "ibv_post_send(3) IBV_WR_SEND_WITH_INV: the peer's SEND invalidates the window; the receive reports the key with IBV_WC_WITH_INV")
     void shouldInvalidateWhenPeerSendsWithInvalidate(Mode mode) {
         try (Pairs p = new Pairs(mode)) {
             MemoryWindow mw = p.b.pd.allocMw(MwType.TYPE_2);
             int key = bind(p, mw, 0, 1024, RW);
             p.qb1.postRecv(recv(p.b, 50, 0, 64));
-            p.qa1.postSend(new SendWr().wrId(51).opcode(WrOpcode.SEND_WITH_INV).sge(p.a.mr, 0, 16)
-                    .invalidateRkey(key).flag(SendFlag.SIGNALED));
+            p.qa1.postSend(new SendWr()
+                    .wrId(51)
+                    .opcode(WrOpcode.SEND_WITH_INV)
+                    .sge(p.a.mr, 0, 16)
+                    .invalidateRkey(key)
+                    .flag(SendFlag.SIGNALED));
             WorkCompletion r = assertStatus(WcStatus.SUCCESS, pollOne(p.b.cq));
             assertEquals(50, r.wrId());
             assertEquals(WcOpcode.RECV, r.opcode());
@@ -203,14 +225,16 @@ class MemoryWindowType2Test {
     }
 
     static Stream<Arguments> notInvalidatable() {
-        return Stream.of(Mode.values()).flatMap(m -> Stream.of(NotInvalidatable.values())
-                .map(k -> Arguments.of(m, k)));
+        return Stream.of(Mode.values())
+                .flatMap(m -> Stream.of(NotInvalidatable.values()).map(k -> Arguments.of(m, k)));
     }
 
     @ParameterizedTest(name = "{0} {1}")
     @MethodSource("notInvalidatable")
-    @DisplayName("IBA 10.6.7.2.6 (class J, rxe_resp.c): a SEND with invalidate of an R_Key that cannot be invalidated: the receive completes in error (LOC_ACCESS_ERR under ibta), the receiver's QP enters ERR; no NAK, the sender's SEND succeeds; nothing is invalidated")
-    void shouldFailReceiveAndKeepKeyWhenSendWithInvalidateNamesKeyThatCannotBeInvalidated(Mode mode, NotInvalidatable kind) {
+    @DisplayName(
+            "IBA 10.6.7.2.6 (class J, rxe_resp.c): a SEND with invalidate of an R_Key that cannot be invalidated: the receive completes in error (LOC_ACCESS_ERR under ibta), the receiver's QP enters ERR; no NAK, the sender's SEND succeeds; nothing is invalidated")
+    void shouldFailReceiveAndKeepKeyWhenSendWithInvalidateNamesKeyThatCannotBeInvalidated(
+            Mode mode, NotInvalidatable kind) {
         try (Pairs p = new Pairs(mode)) {
             int key;
             QueuePair through; // a QP pair through which the key must still work afterwards
@@ -240,15 +264,20 @@ class MemoryWindowType2Test {
                 }
             }
             p.qb1.postRecv(recv(p.b, 50, 0, 64));
-            p.qa1.postSend(new SendWr().wrId(51).opcode(WrOpcode.SEND_WITH_INV).sge(p.a.mr, 0, 16)
-                    .invalidateRkey(key).flag(SendFlag.SIGNALED));
+            p.qa1.postSend(new SendWr()
+                    .wrId(51)
+                    .opcode(WrOpcode.SEND_WITH_INV)
+                    .sge(p.a.mr, 0, 16)
+                    .invalidateRkey(key)
+                    .flag(SendFlag.SIGNALED));
             WorkCompletion r = assertStatus(WcStatus.LOC_ACCESS_ERR, pollOne(p.b.cq));
             assertEquals(50, r.wrId());
             assertEquals(p.qb1.qpNum(), r.qpNum());
             WorkCompletion s = assertStatus(WcStatus.SUCCESS, pollOne(p.a.cq));
             assertEquals(51, s.wrId(), "the SEND was acknowledged, not NAKed");
             assertTrue(ErrorPathSupport.await(p.fabric, () -> p.qb1.state() == QpState.ERR, 5_000), "qb1 in ERR");
-            long naks = p.qb1.counters().get(Counter.NAK_REM_ACCESS_SENT) + p.qb1.counters().get(Counter.NAK_INV_REQ_SENT)
+            long naks = p.qb1.counters().get(Counter.NAK_REM_ACCESS_SENT)
+                    + p.qb1.counters().get(Counter.NAK_INV_REQ_SENT)
                     + p.qb1.counters().get(Counter.NAK_REM_OP_SENT);
             assertEquals(0, naks, "no NAK left qb1");
             if (through != null) {
@@ -259,7 +288,8 @@ class MemoryWindowType2Test {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    @DisplayName("IBA 10.6.7.2: a bound type 2 window cannot be bound again before it is invalidated (MW_BIND_ERR); it stays bound as it was")
+    @DisplayName(
+            "IBA 10.6.7.2: a bound type 2 window cannot be bound again before it is invalidated (MW_BIND_ERR); it stays bound as it was")
     void shouldFailBindWhenType2AlreadyBound(Mode mode) {
         try (Pairs p = new Pairs(mode)) {
             MemoryWindow mw = p.b.pd.allocMw(MwType.TYPE_2);
@@ -276,23 +306,32 @@ class MemoryWindowType2Test {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    @DisplayName("ibv_bind_mw(3): without MW_BIND on the region, or REMOTE_WRITE on a region without LOCAL_WRITE, the bind fails (MW_BIND_ERR)")
+    @DisplayName(
+            "ibv_bind_mw(3): without MW_BIND on the region, or REMOTE_WRITE on a region without LOCAL_WRITE, the bind fails (MW_BIND_ERR)")
     void shouldFailBindWhenRegionRightsInsufficient(Mode mode) {
         try (Pairs p = new Pairs(mode)) {
-            MemoryRegion noBind = p.b.pd.registerMemory(ByteBuffer.allocate(1024), EnumSet.of(LOCAL_WRITE, REMOTE_WRITE));
+            MemoryRegion noBind =
+                    p.b.pd.registerMemory(ByteBuffer.allocate(1024), EnumSet.of(LOCAL_WRITE, REMOTE_WRITE));
             MemoryWindow mw = p.b.pd.allocMw(MwType.TYPE_2);
             p.qb1.postSend(bindWr(mw, MemoryWindow.incrementRkey(mw.rkey()), noBind, noBind.address(), 64, RW, 43));
             assertStatus(WcStatus.MW_BIND_ERR, pollOne(p.b.cq));
         }
         try (Pairs p = new Pairs(mode)) {
-            MemoryRegion noLocalWrite = p.b.pd.registerMemory(ByteBuffer.allocate(1024), EnumSet.of(REMOTE_READ, MW_BIND));
+            MemoryRegion noLocalWrite =
+                    p.b.pd.registerMemory(ByteBuffer.allocate(1024), EnumSet.of(REMOTE_READ, MW_BIND));
             MemoryWindow mw = p.b.pd.allocMw(MwType.TYPE_2);
             int key = MemoryWindow.incrementRkey(mw.rkey());
             p.qb1.postSend(bindWr(mw, key, noLocalWrite, noLocalWrite.address(), 64, EnumSet.of(REMOTE_READ), 44));
             assertStatus(WcStatus.SUCCESS, pollOne(p.b.cq));
             assertStatus(WcStatus.SUCCESS, localInv(p, key));
-            p.qb1.postSend(bindWr(mw, MemoryWindow.incrementRkey(key), noLocalWrite, noLocalWrite.address(), 64,
-                    EnumSet.of(REMOTE_WRITE), 45));
+            p.qb1.postSend(bindWr(
+                    mw,
+                    MemoryWindow.incrementRkey(key),
+                    noLocalWrite,
+                    noLocalWrite.address(),
+                    64,
+                    EnumSet.of(REMOTE_WRITE),
+                    45));
             assertStatus(WcStatus.MW_BIND_ERR, pollOne(p.b.cq));
             noLocalWrite.deregister();
         }
@@ -314,7 +353,8 @@ class MemoryWindowType2Test {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    @DisplayName("IBA 10.6.7 ZERO_BASED: a zero-based type 2 window is addressed by offsets; beyond its length is a remote access error")
+    @DisplayName(
+            "IBA 10.6.7 ZERO_BASED: a zero-based type 2 window is addressed by offsets; beyond its length is a remote access error")
     void shouldAddressByOffsetWhenType2ZeroBased(Mode mode) {
         try (Pairs p = new Pairs(mode)) {
             MemoryWindow mw = p.b.pd.allocMw(MwType.TYPE_2);

@@ -1,19 +1,18 @@
 package io.simrdma.fabric;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
 import io.simrdma.fabric.internal.rc.RcQueuePair;
 import io.simrdma.fabric.sched.DeterministicScheduler;
 import io.simrdma.fabric.wire.Packet;
-
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * Test helper for the reliability and determinism tests: a mixed RC workload over an
@@ -43,6 +42,7 @@ final class MixedWorkload {
         final int src;
         /** Offset of the destination (WRITE: responder buffer; READ and atomics: requester buffer). */
         final int dst;
+
         final int imm;
         final long compareAdd;
         final long swap;
@@ -171,8 +171,8 @@ final class MixedWorkload {
         bRecvs.get(recv++).consumer = wimm;
         aSends.add(wimm);
         // CmpSwp that adds 7 if it runs exactly once after the first FetchAdd.
-        aSends.add(new SendSpec(7, WrOpcode.ATOMIC_CMP_AND_SWP, 8, 0, 62 * 1024 + 8, 0, COUNTER_START + 5,
-                COUNTER_START + 12));
+        aSends.add(new SendSpec(
+                7, WrOpcode.ATOMIC_CMP_AND_SWP, 8, 0, 62 * 1024 + 8, 0, COUNTER_START + 5, COUNTER_START + 12));
         recv = aSend(8, WrOpcode.SEND, 0, 0, recv);
         aSends.add(new SendSpec(9, WrOpcode.RDMA_READ, 3 * 1024 + 17, bAlloc(3 * 1024 + 17), 44 * 1024, 0, 0, 0));
         aSends.add(new SendSpec(10, WrOpcode.ATOMIC_FETCH_AND_ADD, 8, 0, 62 * 1024 + 16, 0, 11, 0));
@@ -274,7 +274,11 @@ final class MixedWorkload {
         SendWr head = null;
         for (int i = specs.size() - 1; i >= 0; i--) {
             SendSpec w = specs.get(i);
-            SendWr wr = new SendWr().wrId(w.wrId).opcode(w.op).flag(SendFlag.SIGNALED).next(head);
+            SendWr wr = new SendWr()
+                    .wrId(w.wrId)
+                    .opcode(w.op)
+                    .flag(SendFlag.SIGNALED)
+                    .next(head);
             switch (w.op) {
                 case SEND:
                 case SEND_WITH_IMM:
@@ -285,14 +289,18 @@ final class MixedWorkload {
                     break;
                 case RDMA_WRITE:
                 case RDMA_WRITE_WITH_IMM:
-                    wr.sge(me.mr, w.src, w.len).remote(peer.addr(w.dst), peer.mr.rkey()).immData(w.imm);
+                    wr.sge(me.mr, w.src, w.len)
+                            .remote(peer.addr(w.dst), peer.mr.rkey())
+                            .immData(w.imm);
                     break;
                 case RDMA_READ:
                     wr.sge(me.mr, w.dst, w.len).remote(peer.addr(w.src), peer.mr.rkey());
                     break;
                 case ATOMIC_FETCH_AND_ADD:
                 case ATOMIC_CMP_AND_SWP:
-                    wr.sge(me.mr, w.dst, 8).remote(peer.addr(counterOff), peer.mr.rkey()).atomic(w.compareAdd, w.swap);
+                    wr.sge(me.mr, w.dst, 8)
+                            .remote(peer.addr(counterOff), peer.mr.rkey())
+                            .atomic(w.compareAdd, w.swap);
                     break;
                 default:
                     throw new IllegalArgumentException(w.op.toString());
@@ -422,7 +430,8 @@ final class MixedWorkload {
     String describe() {
         return "a sends " + seen.aSend + ", b recvs " + seen.bRecv + ", b sends " + seen.bSend + ", a recvs "
                 + seen.aRecv + "; a " + p.a.qp + " " + p.a.qp.counters() + engineState(p.a.qp) + "; b " + p.b.qp + " "
-                + p.b.qp.counters() + engineState(p.b.qp) + "; link a " + p.link().stats(p.a.dev) + " b "
+                + p.b.qp.counters() + engineState(p.b.qp) + "; link a "
+                + p.link().stats(p.a.dev) + " b "
                 + p.link().stats(p.b.dev) + "; devices a " + p.a.dev.counters() + " b " + p.b.dev.counters()
                 + "; trace drops " + trace.drops + " at t=" + p.fabric.now();
     }
@@ -495,7 +504,8 @@ final class MixedWorkload {
         List<SendSpec> atomics = atomics();
         int mustHaveRun = 0;
         for (int i = 0; i < seen.aSend.size(); i++) {
-            if (seen.aSend.get(i).status() == WcStatus.SUCCESS && aSends.get(i).op.isAtomic()) {
+            if (seen.aSend.get(i).status() == WcStatus.SUCCESS
+                    && aSends.get(i).op.isAtomic()) {
                 mustHaveRun = atomics.indexOf(aSends.get(i)) + 1;
             }
         }
@@ -504,8 +514,10 @@ final class MixedWorkload {
         for (int k = mustHaveRun; k <= atomics.size(); k++) {
             possible.add(counterAfter(atomics.subList(0, k)));
         }
-        assertTrue(possible.contains(actual), "counter " + actual + " is not the result of running a prefix of "
-                + "the atomics once each (possible: " + possible + ") in " + ctx);
+        assertTrue(
+                possible.contains(actual),
+                "counter " + actual + " is not the result of running a prefix of " + "the atomics once each (possible: "
+                        + possible + ") in " + ctx);
         for (int i = 0; i < seen.aSend.size(); i++) {
             SendSpec w = aSends.get(i);
             if (w.op.isAtomic() && seen.aSend.get(i).status() == WcStatus.SUCCESS) {
@@ -526,9 +538,13 @@ final class MixedWorkload {
         while (i < wcs.size() && wcs.get(i).status() == WcStatus.WR_FLUSH_ERR) {
             i++;
         }
-        assertEquals(wcs.size(), i, "after the SUCCESS prefix only one RETRY_EXC_ERR and then WR_FLUSH_ERR may follow: "
-                + wcs + " in " + ctx);
-        if (firstFlush < wcs.size() || (send && firstFlush > 0 && wcs.get(firstFlush - 1).status() != WcStatus.SUCCESS)) {
+        assertEquals(
+                wcs.size(),
+                i,
+                "after the SUCCESS prefix only one RETRY_EXC_ERR and then WR_FLUSH_ERR may follow: " + wcs + " in "
+                        + ctx);
+        if (firstFlush < wcs.size()
+                || (send && firstFlush > 0 && wcs.get(firstFlush - 1).status() != WcStatus.SUCCESS)) {
             assertEquals(QpState.ERR, qp.state(), "a QP that flushed must be in ERR: " + ctx);
         }
     }
@@ -540,8 +556,13 @@ final class MixedWorkload {
         }
     }
 
-    private void assertRecvs(List<RecvSpec> specs, List<WorkCompletion> wcs, RcPair.Side me, RcPair.Side peer,
-                             int expected, String ctx) {
+    private void assertRecvs(
+            List<RecvSpec> specs,
+            List<WorkCompletion> wcs,
+            RcPair.Side me,
+            RcPair.Side peer,
+            int expected,
+            String ctx) {
         assertEquals(expected, wcs.size(), () -> "receive completions exactly once: " + ctx);
         for (int i = 0; i < expected; i++) {
             RecvSpec r = specs.get(i);
@@ -552,8 +573,8 @@ final class MixedWorkload {
         }
     }
 
-    private void assertRecvPrefix(List<RecvSpec> specs, List<WorkCompletion> wcs, RcPair.Side me, RcPair.Side peer,
-                                  String ctx) {
+    private void assertRecvPrefix(
+            List<RecvSpec> specs, List<WorkCompletion> wcs, RcPair.Side me, RcPair.Side peer, String ctx) {
         assertTrue(wcs.size() <= specs.size(), ctx);
         for (int i = 0; i < wcs.size(); i++) {
             assertEquals(specs.get(i).wrId, wcs.get(i).wrId(), "receive completions in post order: " + ctx);
@@ -626,7 +647,9 @@ final class MixedWorkload {
     private void assertAtomics(String ctx) {
         List<SendSpec> atomics = atomics();
         // 1000 + 5 (FetchAdd) + 7 (CmpSwp 1005 -> 1012) + 11 (FetchAdd) = 1023, only if each ran once.
-        assertEquals(COUNTER_START + 5 + 7 + 11, p.b.buf.getLong(counterOff),
+        assertEquals(
+                COUNTER_START + 5 + 7 + 11,
+                p.b.buf.getLong(counterOff),
                 "counter = start + sum of the adds: no atomic ran twice or was lost; " + ctx);
         for (SendSpec w : atomics) {
             assertAtomicOriginal(w, atomics, ctx);
@@ -635,7 +658,9 @@ final class MixedWorkload {
 
     private void assertAtomicOriginal(SendSpec w, List<SendSpec> atomics, String ctx) {
         long expectedOriginal = counterAfter(atomics.subList(0, atomics.indexOf(w)));
-        assertEquals(expectedOriginal, p.a.buf.getLong(w.dst),
+        assertEquals(
+                expectedOriginal,
+                p.a.buf.getLong(w.dst),
                 "original value returned by " + w + " (a replay must return the saved value); " + ctx);
     }
 

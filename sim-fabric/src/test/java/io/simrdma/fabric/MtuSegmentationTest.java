@@ -1,19 +1,5 @@
 package io.simrdma.fabric;
 
-import io.simrdma.fabric.DataPathSupport.PacketLog.Entry;
-import io.simrdma.fabric.DataPathSupport.PacketLog;
-import io.simrdma.fabric.wire.Opcode;
-import io.simrdma.fabric.wire.Psn;
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.Arguments;
-import org.junit.jupiter.params.provider.MethodSource;
-
-import java.nio.ByteBuffer;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.stream.Stream;
-
 import static io.simrdma.fabric.DataPathSupport.assertBytes;
 import static io.simrdma.fabric.DataPathSupport.assertConstant;
 import static io.simrdma.fabric.DataPathSupport.assertCqEmpty;
@@ -23,6 +9,19 @@ import static io.simrdma.fabric.DataPathSupport.fill;
 import static io.simrdma.fabric.DataPathSupport.fillConstant;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.simrdma.fabric.DataPathSupport.PacketLog;
+import io.simrdma.fabric.DataPathSupport.PacketLog.Entry;
+import io.simrdma.fabric.wire.Opcode;
+import io.simrdma.fabric.wire.Psn;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * MTU segmentation (IBA 9.7.4.1.3: every packet of a multi-packet message but the last carries
@@ -89,7 +88,8 @@ class MtuSegmentationTest {
 
     @ParameterizedTest(name = "{0} {1} {2}")
     @MethodSource("cases")
-    @DisplayName("Messages of 0, 1, MTU-1, MTU, MTU+1, 5 MTU+7 bytes and 1 MiB are segmented at the path MTU and arrive intact")
+    @DisplayName(
+            "Messages of 0, 1, MTU-1, MTU, MTU+1, 5 MTU+7 bytes and 1 MiB are segmented at the path MTU and arrive intact")
     void shouldSegmentAtPathMtuAndDeliverIntactWhenMessageSizeVaries(String mode, Mtu mtu, WrOpcode op) {
         try (RcPair p = DataPathSupport.pair(mode)) {
             p.mtu = mtu;
@@ -108,7 +108,8 @@ class MtuSegmentationTest {
                 // Zero bytes are posted twice: without any SGE and with one empty SGE.
                 int variants = n == 0 ? 2 : 1;
                 for (int v = 0; v < variants; v++) {
-                    String what = op + " of " + n + " bytes at MTU " + m + (n == 0 ? (v == 0 ? ", no SGE" : ", one empty SGE") : "");
+                    String what = op + " of " + n + " bytes at MTU " + m
+                            + (n == 0 ? (v == 0 ? ", no SGE" : ", one empty SGE") : "");
                     boolean read = op == WrOpcode.RDMA_READ;
                     ByteBuffer src = read ? bBig : aBig;
                     ByteBuffer dst = read ? aBig : bBig;
@@ -142,8 +143,10 @@ class MtuSegmentationTest {
                         c = expect(p.a.cq, wrId, op.completionOpcode());
                     } catch (AssertionError e) {
                         List<Entry> all = log.all();
-                        throw new AssertionError(what + ": " + e.getMessage() + "; last packets: "
-                                + all.subList(Math.max(0, all.size() - 8), all.size()), e);
+                        throw new AssertionError(
+                                what + ": " + e.getMessage() + "; last packets: "
+                                        + all.subList(Math.max(0, all.size() - 8), all.size()),
+                                e);
                     }
                     if (read) {
                         assertEquals(n, c.byteLen(), what + ": RDMA READ byte_len");

@@ -1,22 +1,21 @@
 package io.simrdma.fabric;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.netty.buffer.PooledByteBufAllocator;
 import io.simrdma.fabric.wire.Aeth;
 import io.simrdma.fabric.wire.HeaderType;
 import io.simrdma.fabric.wire.Opcode;
 import io.simrdma.fabric.wire.Packet;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
-
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
-
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
 
 /**
  * Each {@link PacketRewrite} changes exactly its field (IBA 9.2 header layout: BTH, RETH, AETH,
@@ -100,7 +99,9 @@ class PacketRewriteTest {
     @Test
     @DisplayName("Opcode: headers both opcodes carry keep their values, new ones are zero, BTH fields stay")
     void shouldKeepCommonHeadersWhenRewritingTheOpcode() {
-        Packet p = packet(Opcode.RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE).reth(0xABC, 5, 64).immediate(0x5150);
+        Packet p = packet(Opcode.RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE)
+                .reth(0xABC, 5, 64)
+                .immediate(0x5150);
         rewrite(PacketRewrite.opcode(Opcode.RC_SEND_ONLY_WITH_IMMEDIATE), p);
         assertEquals(Opcode.RC_SEND_ONLY_WITH_IMMEDIATE, p.opcode());
         assertEquals(Opcode.RC_SEND_ONLY_WITH_IMMEDIATE.value(), p.headerByte(0) & 0xFF);
@@ -162,7 +163,8 @@ class PacketRewriteTest {
     @DisplayName("andThen applies the second change to the packet as the first left it")
     void shouldApplyBothInOrderWhenChained() {
         Packet p = packet(Opcode.RC_RDMA_READ_RESPONSE_MIDDLE);
-        PacketRewrite r = PacketRewrite.opcode(Opcode.RC_ACKNOWLEDGE).andThen(PacketRewrite.nak(Aeth.NakCode.INVALID_REQUEST));
+        PacketRewrite r =
+                PacketRewrite.opcode(Opcode.RC_ACKNOWLEDGE).andThen(PacketRewrite.nak(Aeth.NakCode.INVALID_REQUEST));
         assertTrue(r.appliesTo(p), "the chain applies where its first change does");
         r.apply(p);
         assertEquals(Opcode.RC_ACKNOWLEDGE, p.opcode());

@@ -1,22 +1,5 @@
 package io.simrdma.fabric;
 
-import io.simrdma.fabric.DataPathSupport.PacketLog.Entry;
-import io.simrdma.fabric.DataPathSupport.PacketLog;
-import io.simrdma.fabric.wire.Gid;
-import io.simrdma.fabric.wire.Opcode;
-import io.simrdma.fabric.wire.Psn;
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.Arguments;
-import org.junit.jupiter.params.provider.MethodSource;
-
-import java.nio.ByteBuffer;
-import java.util.ArrayList;
-import java.util.EnumSet;
-import java.util.List;
-import java.util.SplittableRandom;
-import java.util.stream.Stream;
-
 import static io.simrdma.fabric.DataPathSupport.assertBytes;
 import static io.simrdma.fabric.DataPathSupport.assertEngineHealthy;
 import static io.simrdma.fabric.DataPathSupport.assertSuccess;
@@ -25,6 +8,22 @@ import static io.simrdma.fabric.DataPathSupport.fill;
 import static io.simrdma.fabric.DataPathSupport.poll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.simrdma.fabric.DataPathSupport.PacketLog;
+import io.simrdma.fabric.DataPathSupport.PacketLog.Entry;
+import io.simrdma.fabric.wire.Gid;
+import io.simrdma.fabric.wire.Opcode;
+import io.simrdma.fabric.wire.Psn;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Connecting RC queue pairs by hand, the way ibv_rc_pingpong(1) does: each side creates its QP,
@@ -55,8 +54,8 @@ class PingpongConnectTest {
             for (int i = 0; i < 16; i++) {
                 raw[i] = (byte) Integer.parseInt(f[3].substring(2 * i, 2 * i + 2), 16);
             }
-            return new Dest(Integer.parseInt(f[0], 16), Integer.parseInt(f[1], 16), Integer.parseInt(f[2], 16),
-                    Gid.of(raw));
+            return new Dest(
+                    Integer.parseInt(f[0], 16), Integer.parseInt(f[1], 16), Integer.parseInt(f[2], 16), Gid.of(raw));
         }
     }
 
@@ -81,7 +80,11 @@ class PingpongConnectTest {
             mr = pd.registerMemory(buf, EnumSet.of(AccessFlag.LOCAL_WRITE));
             cq = dev.createCq(RX_DEPTH + 1);
             qp = pd.createQp(QpInitAttr.rc(cq, cq).caps(new QpCaps(1, RX_DEPTH, 1, 1, 0)));
-            qp.modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).port(1).accessFlags(EnumSet.noneOf(AccessFlag.class)));
+            qp.modify(new QpAttr()
+                    .state(QpState.INIT)
+                    .pkeyIndex(0)
+                    .port(1)
+                    .accessFlags(EnumSet.noneOf(AccessFlag.class)));
             psn = rnd.nextInt() & 0xFFFFFF; // lrand48() & 0xffffff
         }
 
@@ -95,9 +98,21 @@ class PingpongConnectTest {
 
         /** pp_connect_ctx: RTR with the remote's QPN, PSN and GID, then RTS with our PSN. */
         void connect(Dest rem, Mtu mtu) {
-            qp.modify(new QpAttr().state(QpState.RTR).pathMtu(mtu).destQpn(rem.qpn()).rqPsn(rem.psn())
-                    .maxDestRdAtomic(1).minRnrTimer(12).av(AhAttr.to(rem.gid())));
-            qp.modify(new QpAttr().state(QpState.RTS).timeout(14).retryCnt(7).rnrRetry(7).sqPsn(psn).maxRdAtomic(1));
+            qp.modify(new QpAttr()
+                    .state(QpState.RTR)
+                    .pathMtu(mtu)
+                    .destQpn(rem.qpn())
+                    .rqPsn(rem.psn())
+                    .maxDestRdAtomic(1)
+                    .minRnrTimer(12)
+                    .av(AhAttr.to(rem.gid())));
+            qp.modify(new QpAttr()
+                    .state(QpState.RTS)
+                    .timeout(14)
+                    .retryCnt(7)
+                    .rnrRetry(7)
+                    .sqPsn(psn)
+                    .maxRdAtomic(1));
         }
 
         void postRecv(long wrId) {
@@ -105,7 +120,11 @@ class PingpongConnectTest {
         }
 
         void send(long wrId) {
-            qp.postSend(new SendWr().wrId(wrId).opcode(WrOpcode.SEND).sge(mr, 0, size).flag(SendFlag.SIGNALED));
+            qp.postSend(new SendWr()
+                    .wrId(wrId)
+                    .opcode(WrOpcode.SEND)
+                    .sge(mr, 0, size)
+                    .flag(SendFlag.SIGNALED));
         }
     }
 
@@ -124,14 +143,16 @@ class PingpongConnectTest {
         }
         List<WorkCompletion> out = new ArrayList<>();
         WorkCompletion[] wc = WorkCompletion.array(n);
-        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(DataPathSupport.TIMEOUT_MS);
+        long deadline =
+                System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(DataPathSupport.TIMEOUT_MS);
         while (out.size() < n) {
             int got = cq.poll(wc, n - out.size());
             for (int i = 0; i < got; i++) {
                 out.add(new WorkCompletion().copyFrom(wc[i]));
             }
             if (got == 0) {
-                assertTrue(System.nanoTime() - deadline < 0, () -> "busy-polling " + cq + ": " + out.size() + " of " + n);
+                assertTrue(
+                        System.nanoTime() - deadline < 0, () -> "busy-polling " + cq + ": " + out.size() + " of " + n);
                 Thread.onSpinWait();
             }
         }
@@ -140,7 +161,8 @@ class PingpongConnectTest {
 
     @ParameterizedTest(name = "{0} {1}")
     @MethodSource("pingpongModes")
-    @DisplayName("ibv_rc_pingpong(1): QPN/PSN/GID exchanged as text, INIT/RTR/RTS by hand; 200 ping-pongs of 4096 bytes arrive intact")
+    @DisplayName(
+            "ibv_rc_pingpong(1): QPN/PSN/GID exchanged as text, INIT/RTR/RTS by hand; 200 ping-pongs of 4096 bytes arrive intact")
     void shouldPingPongWhenConnectedByHandLikeRcPingpong(String mode, String how) {
         try (Fabric fabric = DataPathSupport.fabric(mode)) {
             SplittableRandom rnd = new SplittableRandom(DataPathSupport.SEED);
@@ -210,7 +232,8 @@ class PingpongConnectTest {
 
     @ParameterizedTest(name = "{0} psn=0x{1}")
     @MethodSource("wrapStarts")
-    @DisplayName("PSNs starting just below 2^24 wrap to 0 (IBA 9.7.1): READ responses, SEND/WRITE segments and atomics across the wrap, both directions")
+    @DisplayName(
+            "PSNs starting just below 2^24 wrap to 0 (IBA 9.7.1): READ responses, SEND/WRITE segments and atomics across the wrap, both directions")
     void shouldCarryTrafficAcrossPsnWrapWhenStartingNearTop(String mode, int start) {
         try (RcPair p = DataPathSupport.pair(mode)) {
             p.mtu = Mtu.MTU_256;
@@ -220,8 +243,12 @@ class PingpongConnectTest {
             PacketLog log = PacketLog.attach(p.fabric);
             // A READ of 32 MTUs first: its response PSNs straddle the wrap.
             fill(p.b.buf, 0, 8192, 41);
-            p.a.qp.postSend(new SendWr().wrId(1).opcode(WrOpcode.RDMA_READ).sge(p.a.mr, 0, 8192)
-                    .remote(p.b.addr(0), p.b.mr.rkey()).flag(SendFlag.SIGNALED));
+            p.a.qp.postSend(new SendWr()
+                    .wrId(1)
+                    .opcode(WrOpcode.RDMA_READ)
+                    .sge(p.a.mr, 0, 8192)
+                    .remote(p.b.addr(0), p.b.mr.rkey())
+                    .flag(SendFlag.SIGNALED));
             expect(p.a.cq, 1, WcOpcode.RDMA_READ);
             assertBytes("READ across the wrap", p.b.buf, 0, p.a.buf, 0, 8192);
 
@@ -236,18 +263,36 @@ class PingpongConnectTest {
             }
             for (int i = 0; i < 10; i++) {
                 int len = 700 + 31 * i;
-                p.a.qp.postSend(new SendWr().wrId(100 + i).opcode(WrOpcode.SEND).sge(p.a.mr, 10_000 + i, len)
+                p.a.qp.postSend(new SendWr()
+                        .wrId(100 + i)
+                        .opcode(WrOpcode.SEND)
+                        .sge(p.a.mr, 10_000 + i, len)
                         .flag(SendFlag.SIGNALED)
-                        .next(new SendWr().wrId(200 + i).opcode(WrOpcode.RDMA_WRITE).sge(p.a.mr, 10_000, 5000)
+                        .next(new SendWr()
+                                .wrId(200 + i)
+                                .opcode(WrOpcode.RDMA_WRITE)
+                                .sge(p.a.mr, 10_000, 5000)
                                 .remote(p.b.addr(40_000), p.b.mr.rkey())
-                                .next(new SendWr().wrId(300 + i).opcode(WrOpcode.ATOMIC_FETCH_AND_ADD)
-                                        .sge(p.a.mr, 21_000 + 8L * i, 8).remote(p.b.addr(20_000), p.b.mr.rkey())
-                                        .atomic(1, 0).flag(SendFlag.SIGNALED))));
-                p.b.qp.postSend(new SendWr().wrId(100 + i).opcode(WrOpcode.SEND_WITH_IMM).immData(i)
-                        .sge(p.b.mr, 10_000 + i, len).flag(SendFlag.SIGNALED)
-                        .next(new SendWr().wrId(300 + i).opcode(WrOpcode.ATOMIC_CMP_AND_SWP)
-                                .sge(p.b.mr, 21_000 + 8L * i, 8).remote(p.a.addr(20_000), p.a.mr.rkey())
-                                .atomic(i, i + 1).flag(SendFlag.SIGNALED)));
+                                .next(new SendWr()
+                                        .wrId(300 + i)
+                                        .opcode(WrOpcode.ATOMIC_FETCH_AND_ADD)
+                                        .sge(p.a.mr, 21_000 + 8L * i, 8)
+                                        .remote(p.b.addr(20_000), p.b.mr.rkey())
+                                        .atomic(1, 0)
+                                        .flag(SendFlag.SIGNALED))));
+                p.b.qp.postSend(new SendWr()
+                        .wrId(100 + i)
+                        .opcode(WrOpcode.SEND_WITH_IMM)
+                        .immData(i)
+                        .sge(p.b.mr, 10_000 + i, len)
+                        .flag(SendFlag.SIGNALED)
+                        .next(new SendWr()
+                                .wrId(300 + i)
+                                .opcode(WrOpcode.ATOMIC_CMP_AND_SWP)
+                                .sge(p.b.mr, 21_000 + 8L * i, 8)
+                                .remote(p.a.addr(20_000), p.a.mr.rkey())
+                                .atomic(i, i + 1)
+                                .flag(SendFlag.SIGNALED)));
                 // Each CQ serves both queues of its QP: the receive and the two send completions
                 // interleave in any order, each queue's own completions in order.
                 List<WorkCompletion> atA = poll(p.a.cq, 3);
@@ -315,15 +360,31 @@ class PingpongConnectTest {
 
         QueuePair qp() {
             QueuePair qp = pd.createQp(QpInitAttr.rc(cq, cq));
-            qp.modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).port(1).accessFlags(
-                    EnumSet.of(AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_READ, AccessFlag.REMOTE_ATOMIC)));
+            qp.modify(new QpAttr()
+                    .state(QpState.INIT)
+                    .pkeyIndex(0)
+                    .port(1)
+                    .accessFlags(
+                            EnumSet.of(AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_READ, AccessFlag.REMOTE_ATOMIC)));
             return qp;
         }
 
         static void connect(QueuePair qp, QueuePair peer, int myPsn, int peerPsn) {
-            qp.modify(new QpAttr().state(QpState.RTR).av(AhAttr.to(peer.device().gid())).pathMtu(Mtu.MTU_1024)
-                    .destQpn(peer.qpNum()).rqPsn(peerPsn).maxDestRdAtomic(4).minRnrTimer(1));
-            qp.modify(new QpAttr().state(QpState.RTS).sqPsn(myPsn).timeout(14).retryCnt(7).rnrRetry(7).maxRdAtomic(4));
+            qp.modify(new QpAttr()
+                    .state(QpState.RTR)
+                    .av(AhAttr.to(peer.device().gid()))
+                    .pathMtu(Mtu.MTU_1024)
+                    .destQpn(peer.qpNum())
+                    .rqPsn(peerPsn)
+                    .maxDestRdAtomic(4)
+                    .minRnrTimer(1));
+            qp.modify(new QpAttr()
+                    .state(QpState.RTS)
+                    .sqPsn(myPsn)
+                    .timeout(14)
+                    .retryCnt(7)
+                    .rnrRetry(7)
+                    .maxRdAtomic(4));
         }
 
         long addr(long off) {
@@ -341,10 +402,18 @@ class PingpongConnectTest {
         lo.buf.putLong(base + 14_000, 7);
         y.postRecv(new RecvWr().wrId(base + 1).sge(lo.mr, base + 8000, 6000));
         y.postRecv(new RecvWr().wrId(base + 2).sge(lo.mr, base + 15_000, 16));
-        x.postSend(new SendWr().wrId(1).opcode(WrOpcode.SEND_WITH_IMM).immData(base).sge(lo.mr, base, 6000)
+        x.postSend(new SendWr()
+                .wrId(1)
+                .opcode(WrOpcode.SEND_WITH_IMM)
+                .immData(base)
+                .sge(lo.mr, base, 6000)
                 .flag(SendFlag.SIGNALED)
-                .next(new SendWr().wrId(2).opcode(WrOpcode.RDMA_WRITE_WITH_IMM).immData(base + 1)
-                        .sge(lo.mr, base, 3000).remote(lo.addr(base + 22_000L), lo.mr.rkey())
+                .next(new SendWr()
+                        .wrId(2)
+                        .opcode(WrOpcode.RDMA_WRITE_WITH_IMM)
+                        .immData(base + 1)
+                        .sge(lo.mr, base, 3000)
+                        .remote(lo.addr(base + 22_000L), lo.mr.rkey())
                         .flag(SendFlag.SIGNALED)));
         // One CQ serves every QP of the device: receive and send completions interleave.
         List<WorkCompletion> wcs = poll(lo.cq, 4);
@@ -363,10 +432,19 @@ class PingpongConnectTest {
         assertEquals(x.qpNum(), sends(wcs).get(0).qpNum());
         assertBytes("loopback SEND", lo.buf, base, lo.buf, base + 8000, 6000);
         assertBytes("loopback WRITE", lo.buf, base, lo.buf, base + 22_000, 3000);
-        x.postSend(new SendWr().wrId(3).opcode(WrOpcode.RDMA_READ).sge(lo.mr, base + 16_000, 6000)
-                .remote(lo.addr(base), lo.mr.rkey()).flag(SendFlag.SIGNALED)
-                .next(new SendWr().wrId(4).opcode(WrOpcode.ATOMIC_FETCH_AND_ADD).sge(lo.mr, base + 14_008, 8)
-                        .remote(lo.addr(base + 14_000), lo.mr.rkey()).atomic(5, 0).flag(SendFlag.SIGNALED)));
+        x.postSend(new SendWr()
+                .wrId(3)
+                .opcode(WrOpcode.RDMA_READ)
+                .sge(lo.mr, base + 16_000, 6000)
+                .remote(lo.addr(base), lo.mr.rkey())
+                .flag(SendFlag.SIGNALED)
+                .next(new SendWr()
+                        .wrId(4)
+                        .opcode(WrOpcode.ATOMIC_FETCH_AND_ADD)
+                        .sge(lo.mr, base + 14_008, 8)
+                        .remote(lo.addr(base + 14_000), lo.mr.rkey())
+                        .atomic(5, 0)
+                        .flag(SendFlag.SIGNALED)));
         expect(x.sendCq(), 3, WcOpcode.RDMA_READ);
         expect(x.sendCq(), 4, WcOpcode.FETCH_ADD);
         assertBytes("loopback READ", lo.buf, base, lo.buf, base + 16_000, 6000);
@@ -376,7 +454,8 @@ class PingpongConnectTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource(SCHEDULERS)
-    @DisplayName("Loopback: two QPs of one device connected to each other (av = the device's own GID) carry every opcode both ways")
+    @DisplayName(
+            "Loopback: two QPs of one device connected to each other (av = the device's own GID) carry every opcode both ways")
     void shouldCarryEveryOpcodeWhenTwoQpsOfOneDeviceAreConnected(String mode) {
         try (Fabric fabric = DataPathSupport.fabric(mode)) {
             Loopback lo = new Loopback(fabric);
@@ -386,14 +465,16 @@ class PingpongConnectTest {
             Loopback.connect(y, x, 0x200, 0x100);
             exerciseLoopback(lo, x, y, 0);
             exerciseLoopback(lo, y, x, 30_000);
-            assertTrue(fabric.link(lo.dev, lo.dev).stats(lo.dev).delivered() > 0, "traffic went over the loopback link");
+            assertTrue(
+                    fabric.link(lo.dev, lo.dev).stats(lo.dev).delivered() > 0, "traffic went over the loopback link");
             assertEngineHealthy(fabric);
         }
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource(SCHEDULERS)
-    @DisplayName("Loopback: a QP connected to itself (dest_qp_num = its own QPN) sends to its own receive queue and reads its own region")
+    @DisplayName(
+            "Loopback: a QP connected to itself (dest_qp_num = its own QPN) sends to its own receive queue and reads its own region")
     void shouldCarryEveryOpcodeWhenQpIsConnectedToItself(String mode) {
         try (Fabric fabric = DataPathSupport.fabric(mode)) {
             Loopback lo = new Loopback(fabric);

@@ -1,22 +1,21 @@
 package io.simrdma.fabric;
 
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.Arguments;
-import org.junit.jupiter.params.provider.MethodSource;
-
-import java.nio.ByteBuffer;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.SplittableRandom;
-import java.util.stream.Stream;
-
 import static io.simrdma.fabric.DataPathSupport.assertBytes;
 import static io.simrdma.fabric.DataPathSupport.assertCqEmpty;
 import static io.simrdma.fabric.DataPathSupport.assertEngineHealthy;
 import static io.simrdma.fabric.DataPathSupport.fill;
 import static io.simrdma.fabric.DataPathSupport.poll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Completion order (IBA 10.8.5 / ibv_post_send(3), ibv_post_recv(3)): on an RC QP the send
@@ -30,21 +29,36 @@ class PostOrderTest {
 
     private static final int BIG = 2 * 1024 * 1024;
     private static final int SRC = 64 * 1024;
-    private static final WrOpcode[] OPS = {WrOpcode.SEND, WrOpcode.SEND_WITH_IMM, WrOpcode.RDMA_WRITE,
-        WrOpcode.RDMA_WRITE_WITH_IMM, WrOpcode.RDMA_READ, WrOpcode.ATOMIC_CMP_AND_SWP, WrOpcode.ATOMIC_FETCH_AND_ADD};
+    private static final WrOpcode[] OPS = {
+        WrOpcode.SEND,
+        WrOpcode.SEND_WITH_IMM,
+        WrOpcode.RDMA_WRITE,
+        WrOpcode.RDMA_WRITE_WITH_IMM,
+        WrOpcode.RDMA_READ,
+        WrOpcode.ATOMIC_CMP_AND_SWP,
+        WrOpcode.ATOMIC_FETCH_AND_ADD
+    };
 
     static Stream<Arguments> cases() {
         return DataPathSupport.schedulersWith(1L, 2L, 3L);
     }
 
     /** One posted WR and where its data went. */
-    private record Op(long wrId, WrOpcode opcode, int length, boolean signaled, int srcOffset, int dstOffset,
-                      int recvIndex, int imm, long operand) {
-    }
+    private record Op(
+            long wrId,
+            WrOpcode opcode,
+            int length,
+            boolean signaled,
+            int srcOffset,
+            int dstOffset,
+            int recvIndex,
+            int imm,
+            long operand) {}
 
     @ParameterizedTest(name = "{0} seed {1}")
     @MethodSource("cases")
-    @DisplayName("300 mixed WRs: send completions in post order, receive completions in receive post order, all data intact")
+    @DisplayName(
+            "300 mixed WRs: send completions in post order, receive completions in receive post order, all data intact")
     void shouldCompleteInPostOrderWhenManyMixedWrsArePosted(String mode, long seed) {
         SplittableRandom rnd = new SplittableRandom(seed);
         try (RcPair p = DataPathSupport.pair(mode, new QpCaps(512, 512, 1, 1, 0), 2048, false)) {
@@ -95,7 +109,8 @@ class PostOrderTest {
             for (Op o : ops) {
                 if (o.recvIndex() >= 0) {
                     boolean send = o.opcode().isSend();
-                    p.b.qp.postRecv(new RecvWr().wrId(o.recvIndex())
+                    p.b.qp.postRecv(new RecvWr()
+                            .wrId(o.recvIndex())
                             .sge(bMr, send ? o.dstOffset() : BIG - 8, send ? Math.max(o.length(), 8) : 8));
                 }
             }
@@ -170,11 +185,14 @@ class PostOrderTest {
                 wr.sge(aMr, o.dstOffset(), o.length()).remote(bMr.address() + o.srcOffset(), bMr.rkey());
                 break;
             case ATOMIC_FETCH_AND_ADD:
-                wr.sge(aMr, o.dstOffset(), 8).remote(bMr.address() + SRC, bMr.rkey()).atomic(o.operand(), 0);
+                wr.sge(aMr, o.dstOffset(), 8)
+                        .remote(bMr.address() + SRC, bMr.rkey())
+                        .atomic(o.operand(), 0);
                 break;
             case ATOMIC_CMP_AND_SWP:
                 // Compare with the word's value on even WR ids (swapped), with something else on odd ones.
-                wr.sge(aMr, o.dstOffset(), 8).remote(bMr.address() + o.srcOffset(), bMr.rkey())
+                wr.sge(aMr, o.dstOffset(), 8)
+                        .remote(bMr.address() + o.srcOffset(), bMr.rkey())
                         .atomic(o.wrId() % 2 == 0 ? o.wrId() : -1, o.operand());
                 break;
             case RDMA_WRITE:

@@ -1,13 +1,5 @@
 package io.simrdma.fabric;
 
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.Arguments;
-import org.junit.jupiter.params.provider.MethodSource;
-
-import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
-
 import static io.simrdma.fabric.ErrorPathSupport.assertNoEvent;
 import static io.simrdma.fabric.ErrorPathSupport.awaitState;
 import static io.simrdma.fabric.ErrorPathSupport.expect;
@@ -17,6 +9,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Device profiles, a completion arriving at a full CQ (DeviceProfile CQ_OVERRUN): ERROR (IBA,
@@ -30,8 +29,12 @@ class ProfileCqOverrunTest {
     private static void writes(RcPair p, int first, int n, boolean signaled) {
         SendWr chain = null;
         for (int i = first + n - 1; i >= first; i--) {
-            SendWr w = new SendWr().wrId(i).opcode(WrOpcode.RDMA_WRITE).sge(p.a.mr, 0, 64)
-                    .remote(p.b.addr(i * 64L), p.b.mr.rkey()).next(chain);
+            SendWr w = new SendWr()
+                    .wrId(i)
+                    .opcode(WrOpcode.RDMA_WRITE)
+                    .sge(p.a.mr, 0, 64)
+                    .remote(p.b.addr(i * 64L), p.b.mr.rkey())
+                    .next(chain);
             chain = signaled ? w.flag(SendFlag.SIGNALED) : w;
         }
         p.a.qp.postSend(chain);
@@ -43,7 +46,8 @@ class ProfileCqOverrunTest {
 
     @ParameterizedTest(name = "{0} {1}")
     @MethodSource("erroring")
-    @DisplayName("CQ_OVERRUN = ERROR (IBA 11.6.3; mlx5): a 3rd completion for a send CQ of 2: CQ_ERR, polls fail with EIO, the QP enters ERR")
+    @DisplayName(
+            "CQ_OVERRUN = ERROR (IBA 11.6.3; mlx5): a 3rd completion for a send CQ of 2: CQ_ERR, polls fail with EIO, the QP enters ERR")
     void shouldPutCqAndQpInErrorWhenCqOverrunIsError(String mode, DeviceProfile profile) {
         try (RcPair p = pair(mode, profile, profile, 2).connect()) {
             writes(p, 1, 3, true);
@@ -57,12 +61,14 @@ class ProfileCqOverrunTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("io.simrdma.fabric.ProfileSupport#modes")
-    @DisplayName("CQ_OVERRUN = LOSE_COMPLETION (rxe_cq.c, rxe_comp.c): a send completion that finds the CQ full is lost; CQ_ERR; the CQ stays usable and the QP in RTS")
+    @DisplayName(
+            "CQ_OVERRUN = LOSE_COMPLETION (rxe_cq.c, rxe_comp.c): a send completion that finds the CQ full is lost; CQ_ERR; the CQ stays usable and the QP in RTS")
     void shouldLoseSendCompletionAndKeepGoingWhenCqOverrunLosesIt(String mode) {
         try (RcPair p = pair(mode, DeviceProfile.RXE, DeviceProfile.RXE, 2).connect()) {
             writes(p, 1, 3, true);
             expectEvent(p.a.dev, AsyncEventType.CQ_ERR, p.a.cq);
-            assertTrue(ErrorPathSupport.await(p.fabric, () -> p.a.qp.sendQueueDepth() == 0, 5_000), "all three retired");
+            assertTrue(
+                    ErrorPathSupport.await(p.fabric, () -> p.a.qp.sendQueueDepth() == 0, 5_000), "all three retired");
             assertFalse(p.a.cq.isInError(), "the CQ stays usable");
             WorkCompletion[] wc = WorkCompletion.array(4);
             assertEquals(2, p.a.cq.poll(wc, 4), "the third completion was lost");
@@ -77,7 +83,8 @@ class ProfileCqOverrunTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("io.simrdma.fabric.ProfileSupport#modes")
-    @DisplayName("CQ_OVERRUN = LOSE_COMPLETION (rxe_resp.c, class G): a receive completion that finds the CQ full is lost and the receiver's QP enters ERR; the CQ stays usable")
+    @DisplayName(
+            "CQ_OVERRUN = LOSE_COMPLETION (rxe_resp.c, class G): a receive completion that finds the CQ full is lost and the receiver's QP enters ERR; the CQ stays usable")
     void shouldLoseReceiveCompletionAndFailQpWhenCqOverrunLosesIt(String mode) {
         try (RcPair p = pair(mode, DeviceProfile.RXE, DeviceProfile.RXE, 2)) {
             p.retryCnt = 1;
@@ -102,7 +109,8 @@ class ProfileCqOverrunTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("io.simrdma.fabric.ProfileSupport#modes")
-    @DisplayName("CQ_OVERRUN = STALL (siw_qp.c, modelled): a send CQ of 2 given 4 completions raises CQ_ERR once and stalls the QP; once polled, the rest arrive in order and the QP goes on")
+    @DisplayName(
+            "CQ_OVERRUN = STALL (siw_qp.c, modelled): a send CQ of 2 given 4 completions raises CQ_ERR once and stalls the QP; once polled, the rest arrive in order and the QP goes on")
     void shouldStallQpUntilRoomIsPolledWhenCqOverrunStalls(String mode) {
         try (RcPair p = pair(mode, DeviceProfile.SIW, DeviceProfile.SIW, 2).connect()) {
             writes(p, 1, 4, true);
@@ -126,7 +134,8 @@ class ProfileCqOverrunTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("io.simrdma.fabric.ProfileSupport#modes")
-    @DisplayName("CQ_OVERRUN = STALL: a receiver whose CQ is full stops taking messages; the sender's next SEND waits (and is retried) until the receiver polls room free, then arrives")
+    @DisplayName(
+            "CQ_OVERRUN = STALL: a receiver whose CQ is full stops taking messages; the sender's next SEND waits (and is retried) until the receiver polls room free, then arrives")
     void shouldHoldIncomingMessagesWhileReceiverIsStalled(String mode) {
         try (RcPair p = pair(mode, DeviceProfile.SIW, DeviceProfile.SIW, 2).connect()) {
             for (int i = 1; i <= 4; i++) {
@@ -134,14 +143,23 @@ class ProfileCqOverrunTest {
             }
             for (int i = 1; i <= 3; i++) {
                 p.a.buf.putLong(0, i);
-                p.a.qp.postSend(new SendWr().wrId(i).opcode(WrOpcode.SEND).sge(p.a.mr, 0, 8).flag(SendFlag.INLINE));
+                p.a.qp.postSend(new SendWr()
+                        .wrId(i)
+                        .opcode(WrOpcode.SEND)
+                        .sge(p.a.mr, 0, 8)
+                        .flag(SendFlag.INLINE));
             }
             expectEvent(p.b.dev, AsyncEventType.CQ_ERR, p.b.cq);
             assertTrue(p.b.cq.awaitCompletions(2, 5, TimeUnit.SECONDS));
             p.a.buf.putLong(0, 4);
-            p.a.qp.postSend(new SendWr().wrId(4).opcode(WrOpcode.SEND).sge(p.a.mr, 0, 8).flag(SendFlag.INLINE)
+            p.a.qp.postSend(new SendWr()
+                    .wrId(4)
+                    .opcode(WrOpcode.SEND)
+                    .sge(p.a.mr, 0, 8)
+                    .flag(SendFlag.INLINE)
                     .flag(SendFlag.SIGNALED));
-            assertFalse(p.b.cq.awaitCompletions(3, 100, TimeUnit.MILLISECONDS), "the stalled receiver takes nothing more");
+            assertFalse(
+                    p.b.cq.awaitCompletions(3, 100, TimeUnit.MILLISECONDS), "the stalled receiver takes nothing more");
             WorkCompletion[] wc = WorkCompletion.array(2);
             assertEquals(2, p.b.cq.poll(wc, 2));
             assertEquals(51, wc[0].wrId());

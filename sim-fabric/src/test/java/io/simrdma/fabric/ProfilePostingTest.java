@@ -1,17 +1,16 @@
 package io.simrdma.fabric;
 
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.Arguments;
-import org.junit.jupiter.params.provider.MethodSource;
-
-import java.util.stream.Stream;
-
 import static io.simrdma.fabric.ErrorPathSupport.assertNoCompletion;
 import static io.simrdma.fabric.ErrorPathSupport.expect;
 import static io.simrdma.fabric.ProfileSupport.pair;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.util.stream.Stream;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Device profiles, posting before the QP is ready (DeviceProfile POST_SEND_BEFORE_RTS,
@@ -22,19 +21,25 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 class ProfilePostingTest {
 
     static Stream<Arguments> refusingSends() {
-        return Stream.of(ErrorPathSupport.DET, ErrorPathSupport.THREADED).flatMap(m -> Stream.of(
-                Arguments.of(m, DeviceProfile.IBTA, Errno.EINVAL),
-                Arguments.of(m, DeviceProfile.RXE, Errno.EINVAL),
-                Arguments.of(m, DeviceProfile.SIW, Errno.ENOTCONN)));
+        return Stream.of(ErrorPathSupport.DET, ErrorPathSupport.THREADED)
+                .flatMap(m -> Stream.of(
+                        Arguments.of(m, DeviceProfile.IBTA, Errno.EINVAL),
+                        Arguments.of(m, DeviceProfile.RXE, Errno.EINVAL),
+                        Arguments.of(m, DeviceProfile.SIW, Errno.ENOTCONN)));
     }
 
     private static SendWr send(RcPair p, long wrId, int offset) {
-        return new SendWr().wrId(wrId).opcode(WrOpcode.SEND).sge(p.a.mr, offset, 8).flag(SendFlag.SIGNALED);
+        return new SendWr()
+                .wrId(wrId)
+                .opcode(WrOpcode.SEND)
+                .sge(p.a.mr, offset, 8)
+                .flag(SendFlag.SIGNALED);
     }
 
     @ParameterizedTest(name = "{0} {1}")
     @MethodSource("refusingSends")
-    @DisplayName("POST_SEND_BEFORE_RTS = REFUSE_EINVAL (ibta: IBA 10.3.1; rxe: rxe_post_send) / REFUSE_ENOTCONN (siw_post_send): a send posted in RESET, INIT or RTR fails with that errno and nothing is queued")
+    @DisplayName(
+            "POST_SEND_BEFORE_RTS = REFUSE_EINVAL (ibta: IBA 10.3.1; rxe: rxe_post_send) / REFUSE_ENOTCONN (siw_post_send): a send posted in RESET, INIT or RTR fails with that errno and nothing is queued")
     void shouldRefusePostSendWithProfileErrnoWhenQpIsNotYetInRts(String mode, DeviceProfile profile, Errno errno) {
         try (RcPair p = pair(mode, profile)) {
             assertRefused(p, errno, 1, QpState.RESET);
@@ -66,7 +71,8 @@ class ProfilePostingTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("io.simrdma.fabric.ProfileSupport#modes")
-    @DisplayName("POST_SEND_BEFORE_RTS = HOLD_UNTIL_RTS (mlx5: _mlx5_post_send checks no state): sends posted in RESET, INIT and RTR succeed, wait, and run in order once the QP is in RTS")
+    @DisplayName(
+            "POST_SEND_BEFORE_RTS = HOLD_UNTIL_RTS (mlx5: _mlx5_post_send checks no state): sends posted in RESET, INIT and RTR succeed, wait, and run in order once the QP is in RTS")
     void shouldHoldPostedSendsUntilRtsWhenProfileIsMlx5(String mode) {
         try (RcPair p = pair(mode, DeviceProfile.MLX5)) {
             for (int i = 0; i < 4; i++) {
@@ -95,7 +101,8 @@ class ProfilePostingTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("io.simrdma.fabric.ProfileSupport#modes")
-    @DisplayName("POST_SEND_BEFORE_RTS = DROP (a profile derived for it): a send posted in INIT succeeds and is never executed; no completion, nothing queued")
+    @DisplayName(
+            "POST_SEND_BEFORE_RTS = DROP (a profile derived for it): a send posted in INIT succeeds and is never executed; no completion, nothing queued")
     void shouldDropPostedSendWhenProfileDropsBeforeRts(String mode) {
         try (RcPair p = pair(mode, ProfileSupport.DROPPING)) {
             p.toInit(p.a.qp);
@@ -118,14 +125,16 @@ class ProfilePostingTest {
     }
 
     static Stream<Arguments> recvInReset() {
-        return Stream.of(ErrorPathSupport.DET, ErrorPathSupport.THREADED).flatMap(m -> Stream.of(
-                Arguments.of(m, DeviceProfile.IBTA, false), Arguments.of(m, DeviceProfile.RXE, false),
-                Arguments.of(m, DeviceProfile.MLX5, true), Arguments.of(m, DeviceProfile.SIW, true)));
+        return Stream.of(ErrorPathSupport.DET, ErrorPathSupport.THREADED)
+                .flatMap(m -> Stream.of(
+                        Arguments.of(m, DeviceProfile.IBTA, false), Arguments.of(m, DeviceProfile.RXE, false),
+                        Arguments.of(m, DeviceProfile.MLX5, true), Arguments.of(m, DeviceProfile.SIW, true)));
     }
 
     @ParameterizedTest(name = "{0} {1}")
     @MethodSource("recvInReset")
-    @DisplayName("POST_RECV_IN_RESET = REFUSE_EINVAL (ibta: C10-97.2.1; rxe_post_recv) / HOLD (mlx5_post_recv, siw_post_recv check no state): a receive posted in RESET fails, or waits and later takes a message")
+    @DisplayName(
+            "POST_RECV_IN_RESET = REFUSE_EINVAL (ibta: C10-97.2.1; rxe_post_recv) / HOLD (mlx5_post_recv, siw_post_recv check no state): a receive posted in RESET fails, or waits and later takes a message")
     void shouldRefuseOrHoldPostRecvInResetAsProfileSays(String mode, DeviceProfile profile, boolean held) {
         try (RcPair p = pair(mode, profile)) {
             RecvWr r = new RecvWr().wrId(90).sge(p.b.mr, 0, 64);

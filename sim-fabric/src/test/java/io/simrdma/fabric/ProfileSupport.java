@@ -1,8 +1,7 @@
 package io.simrdma.fabric;
 
-import org.junit.jupiter.params.provider.Arguments;
-
 import java.util.stream.Stream;
+import org.junit.jupiter.params.provider.Arguments;
 
 /**
  * Helpers of the device profile tests (Profile*Test): pairs whose devices have given profiles,
@@ -10,8 +9,7 @@ import java.util.stream.Stream;
  */
 final class ProfileSupport {
 
-    private ProfileSupport() {
-    }
+    private ProfileSupport() {}
 
     /** The two scheduler modes (ErrorPathSupport's names). */
     static Stream<String> modes() {
@@ -38,18 +36,26 @@ final class ProfileSupport {
     }
 
     /** ibta with a send posted before RTS dropped (accepted, never executed). */
-    static final DeviceProfile DROPPING = DeviceProfile.IBTA.derive("ibta-drop", "ibta, dropping sends posted before RTS")
-            .postSendBeforeRts(DeviceProfile.PostBeforeRts.DROP, "test").build();
+    static final DeviceProfile DROPPING = DeviceProfile.IBTA
+            .derive("ibta-drop", "ibta, dropping sends posted before RTS")
+            .postSendBeforeRts(DeviceProfile.PostBeforeRts.DROP, "test")
+            .build();
 
     /** ibta whose QPs in ERR NAK requests as invalid. */
-    static final DeviceProfile NAK_INVALID = DeviceProfile.IBTA.derive("ibta-nak", "ibta, NAKing requests to a QP in ERR")
-            .remoteQpInError(DeviceProfile.RemoteQpInError.NAK_INVALID_REQUEST, "test").build();
+    static final DeviceProfile NAK_INVALID = DeviceProfile.IBTA
+            .derive("ibta-nak", "ibta, NAKing requests to a QP in ERR")
+            .remoteQpInError(DeviceProfile.RemoteQpInError.NAK_INVALID_REQUEST, "test")
+            .build();
 
     /** mlx5 without atomics (an mlx5 QP created without them fails atomics with EOPNOTSUPP). */
-    static final DeviceProfile MLX5_NO_ATOMICS = DeviceProfile.MLX5.derive("mlx5-noatomic", "mlx5 without atomics")
-            .atomics(false, "test").build();
+    static final DeviceProfile MLX5_NO_ATOMICS = DeviceProfile.MLX5
+            .derive("mlx5-noatomic", "mlx5 without atomics")
+            .atomics(false, "test")
+            .build();
 
     /** ibta with type 1 windows only. */
-    static final DeviceProfile TYPE_1_ONLY = DeviceProfile.IBTA.derive("ibta-mw1", "ibta with type 1 windows only")
-            .memoryWindows(java.util.EnumSet.of(MwType.TYPE_1), "test").build();
+    static final DeviceProfile TYPE_1_ONLY = DeviceProfile.IBTA
+            .derive("ibta-mw1", "ibta with type 1 windows only")
+            .memoryWindows(java.util.EnumSet.of(MwType.TYPE_1), "test")
+            .build();
 }

@@ -1,16 +1,5 @@
 package io.simrdma.fabric;
 
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.Arguments;
-import org.junit.jupiter.params.provider.EnumSource;
-import org.junit.jupiter.params.provider.MethodSource;
-import org.junit.jupiter.params.provider.ValueSource;
-
-import java.nio.ByteBuffer;
-import java.util.EnumSet;
-import java.util.stream.Stream;
-
 import static io.simrdma.fabric.ErrorPathSupport.CANARY;
 import static io.simrdma.fabric.ErrorPathSupport.assertNoEvent;
 import static io.simrdma.fabric.ErrorPathSupport.assertUntouched;
@@ -22,6 +11,16 @@ import static io.simrdma.fabric.ErrorPathSupport.pair;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
+import java.nio.ByteBuffer;
+import java.util.EnumSet;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
 /**
  * Memory protection (IBA 10.6; ibv_reg_mr(3)): every local and remote access is checked against
  * key, PD, access rights and bounds before a byte moves. A failed check is a completion status
@@ -32,7 +31,9 @@ class ProtectionErrorTest {
 
     /** Remote operations checked against an R_Key. */
     enum Op {
-        WRITE(AccessFlag.REMOTE_WRITE), READ(AccessFlag.REMOTE_READ), CMP_SWAP(AccessFlag.REMOTE_ATOMIC),
+        WRITE(AccessFlag.REMOTE_WRITE),
+        READ(AccessFlag.REMOTE_READ),
+        CMP_SWAP(AccessFlag.REMOTE_ATOMIC),
         FETCH_ADD(AccessFlag.REMOTE_ATOMIC);
 
         final AccessFlag right;
@@ -47,7 +48,10 @@ class ProtectionErrorTest {
 
         /** A signaled WR of this op between local [mr+off, +len) and remote [raddr, +len). */
         SendWr wr(long wrId, MemoryRegion local, long off, int len, long raddr, int rkey) {
-            SendWr w = new SendWr().wrId(wrId).sge(local, off, atomic() ? 8 : len).remote(raddr, rkey)
+            SendWr w = new SendWr()
+                    .wrId(wrId)
+                    .sge(local, off, atomic() ? 8 : len)
+                    .remote(raddr, rkey)
                     .flag(SendFlag.SIGNALED);
             switch (this) {
                 case WRITE:
@@ -79,8 +83,12 @@ class ProtectionErrorTest {
 
     /** A good RDMA WRITE of 16 bytes to b's region, to follow a failing WR and be flushed. */
     private static SendWr goodWrite(RcPair p, long wrId) {
-        return new SendWr().wrId(wrId).opcode(WrOpcode.RDMA_WRITE).sge(p.a.mr, 60_000, 16)
-                .remote(p.b.addr(60_000), p.b.mr.rkey()).flag(SendFlag.SIGNALED);
+        return new SendWr()
+                .wrId(wrId)
+                .opcode(WrOpcode.RDMA_WRITE)
+                .sge(p.a.mr, 60_000, 16)
+                .remote(p.b.addr(60_000), p.b.mr.rkey())
+                .flag(SendFlag.SIGNALED);
     }
 
     /**
@@ -112,14 +120,22 @@ class ProtectionErrorTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"det", "threaded"})
-    @DisplayName("IBA 10.6.3.1: a SEND whose L_Key names no region completes LOC_PROT_ERR, the QP enters ERR, later WRs flush")
+    @DisplayName(
+            "IBA 10.6.3.1: a SEND whose L_Key names no region completes LOC_PROT_ERR, the QP enters ERR, later WRs flush")
     void shouldCompleteLocProtErrAndFlushLaterWrsWhenSendLkeyIsBad(String mode) {
         try (RcPair p = pair(mode).connect()) {
             p.b.qp.postRecv(new RecvWr().wrId(100).sge(p.b.mr, 0, 4096));
             fill(p.b.buf, 0, RcPair.BUF, CANARY);
-            SendWr bad = new SendWr().wrId(1).opcode(WrOpcode.SEND).sge(p.a.addr(0), 64, p.a.mr.lkey() ^ 0x1)
+            SendWr bad = new SendWr()
+                    .wrId(1)
+                    .opcode(WrOpcode.SEND)
+                    .sge(p.a.addr(0), 64, p.a.mr.lkey() ^ 0x1)
                     .flag(SendFlag.SIGNALED);
-            SendWr later1 = new SendWr().wrId(2).opcode(WrOpcode.SEND).sge(p.a.mr, 0, 64).flag(SendFlag.SIGNALED);
+            SendWr later1 = new SendWr()
+                    .wrId(2)
+                    .opcode(WrOpcode.SEND)
+                    .sge(p.a.mr, 0, 64)
+                    .flag(SendFlag.SIGNALED);
             SendWr later2 = new SendWr().wrId(3).opcode(WrOpcode.SEND).sge(p.a.mr, 0, 64);
             p.a.qp.postSend(bad.next(later1.next(later2)));
 
@@ -127,7 +143,10 @@ class ProtectionErrorTest {
             expect(p.a, 2, WcStatus.WR_FLUSH_ERR);
             expect(p.a, 3, WcStatus.WR_FLUSH_ERR); // flushed WRs complete even when unsignaled
             awaitState(p.fabric, p.a.qp, QpState.ERR);
-            assertEquals(0, p.a.qp.counters().get(Counter.PACKETS_SENT), "nothing may be sent after a local protection error");
+            assertEquals(
+                    0,
+                    p.a.qp.counters().get(Counter.PACKETS_SENT),
+                    "nothing may be sent after a local protection error");
             assertEquals(QpState.RTS, p.b.qp.state(), "the responder never saw a packet");
             assertUntouched(p.b.buf, 0, RcPair.BUF, CANARY, "receiver memory");
         }
@@ -142,8 +161,13 @@ class ProtectionErrorTest {
             ByteBuffer src = ByteBuffer.allocate(256);
             MemoryRegion foreign = other.registerMemory(src, RcPair.ALL);
             fill(p.b.buf, 0, RcPair.BUF, CANARY);
-            p.a.qp.postSend(new SendWr().wrId(7).opcode(WrOpcode.RDMA_WRITE).sge(foreign, 0, 64)
-                    .remote(p.b.addr(0), p.b.mr.rkey()).flag(SendFlag.SIGNALED).next(goodWrite(p, 8)));
+            p.a.qp.postSend(new SendWr()
+                    .wrId(7)
+                    .opcode(WrOpcode.RDMA_WRITE)
+                    .sge(foreign, 0, 64)
+                    .remote(p.b.addr(0), p.b.mr.rkey())
+                    .flag(SendFlag.SIGNALED)
+                    .next(goodWrite(p, 8)));
             expect(p.a, 7, WcStatus.LOC_PROT_ERR);
             expect(p.a, 8, WcStatus.WR_FLUSH_ERR);
             awaitState(p.fabric, p.a.qp, QpState.ERR);
@@ -153,16 +177,25 @@ class ProtectionErrorTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"det", "threaded"})
-    @DisplayName("ibv_reg_mr(3): local read access is always enabled: a region registered with no rights can be sent from")
+    @DisplayName(
+            "ibv_reg_mr(3): local read access is always enabled: a region registered with no rights can be sent from")
     void shouldSendFromARegionRegisteredWithoutAnyRight(String mode) {
         try (RcPair p = pair(mode).connect()) {
             ByteBuffer src = ByteBuffer.allocate(512);
             RcPair.fill(src, 0, 512, 13);
             MemoryRegion noRights = p.a.pd.registerMemory(src.asReadOnlyBuffer(), EnumSet.noneOf(AccessFlag.class));
             p.b.qp.postRecv(new RecvWr().wrId(100).sge(p.b.mr, 0, 1024));
-            p.a.qp.postSend(new SendWr().wrId(1).opcode(WrOpcode.SEND).sge(noRights, 0, 300).flag(SendFlag.SIGNALED)
-                    .next(new SendWr().wrId(2).opcode(WrOpcode.RDMA_WRITE).sge(noRights, 300, 212)
-                            .remote(p.b.addr(2048), p.b.mr.rkey()).flag(SendFlag.SIGNALED)));
+            p.a.qp.postSend(new SendWr()
+                    .wrId(1)
+                    .opcode(WrOpcode.SEND)
+                    .sge(noRights, 0, 300)
+                    .flag(SendFlag.SIGNALED)
+                    .next(new SendWr()
+                            .wrId(2)
+                            .opcode(WrOpcode.RDMA_WRITE)
+                            .sge(noRights, 300, 212)
+                            .remote(p.b.addr(2048), p.b.mr.rkey())
+                            .flag(SendFlag.SIGNALED)));
             expect(p.a, 1, WcStatus.SUCCESS);
             expect(p.a, 2, WcStatus.SUCCESS);
             expect(p.b, 100, WcStatus.SUCCESS);
@@ -173,15 +206,20 @@ class ProtectionErrorTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"det", "threaded"})
-    @DisplayName("ibv_reg_mr(3) / IBA 10.6.3.1: the local target of an RDMA READ needs LOCAL_WRITE; it is checked when the response is written: the READ goes out, then LOC_PROT_ERR, nothing written")
+    @DisplayName(
+            "ibv_reg_mr(3) / IBA 10.6.3.1: the local target of an RDMA READ needs LOCAL_WRITE; it is checked when the response is written: the READ goes out, then LOC_PROT_ERR, nothing written")
     void shouldCompleteLocProtErrWhenReadTargetLacksLocalWrite(String mode) {
         try (RcPair p = pair(mode).connect()) {
             ByteBuffer dst = ByteBuffer.allocate(512);
             fill(dst, 0, 512, CANARY);
             MemoryRegion readOnly = p.a.pd.registerMemory(dst, EnumSet.of(AccessFlag.REMOTE_READ));
             // The WRITE after it is fenced, so that it waits for the READ and is flushed unsent.
-            p.a.qp.postSend(new SendWr().wrId(1).opcode(WrOpcode.RDMA_READ).sge(readOnly, 128, 256)
-                    .remote(p.b.addr(0), p.b.mr.rkey()).flag(SendFlag.SIGNALED)
+            p.a.qp.postSend(new SendWr()
+                    .wrId(1)
+                    .opcode(WrOpcode.RDMA_READ)
+                    .sge(readOnly, 128, 256)
+                    .remote(p.b.addr(0), p.b.mr.rkey())
+                    .flag(SendFlag.SIGNALED)
                     .next(goodWrite(p, 2).flag(SendFlag.FENCE)));
             expect(p.a, 1, WcStatus.LOC_PROT_ERR);
             expect(p.a, 2, WcStatus.WR_FLUSH_ERR);
@@ -195,7 +233,8 @@ class ProtectionErrorTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"det", "threaded"})
-    @DisplayName("ibv_reg_mr(3) / IBA 10.6.3.1: the local result buffer of an atomic needs LOCAL_WRITE; checked when the result comes back: the responder executes it, the requester completes LOC_PROT_ERR")
+    @DisplayName(
+            "ibv_reg_mr(3) / IBA 10.6.3.1: the local result buffer of an atomic needs LOCAL_WRITE; checked when the result comes back: the responder executes it, the requester completes LOC_PROT_ERR")
     void shouldCompleteLocProtErrWhenAtomicResultBufferLacksLocalWrite(String mode) {
         try (RcPair p = pair(mode).connect()) {
             ByteBuffer dst = ByteBuffer.allocate(64);
@@ -215,12 +254,17 @@ class ProtectionErrorTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"det", "threaded"})
-    @DisplayName("IBA 10.6.3 / rxe_comp.c: an RDMA READ with a bad R_Key and a bad L_Key completes REM_ACCESS_ERR: the remote check comes first")
+    @DisplayName(
+            "IBA 10.6.3 / rxe_comp.c: an RDMA READ with a bad R_Key and a bad L_Key completes REM_ACCESS_ERR: the remote check comes first")
     void shouldCompleteRemAccessErrWhenReadHasBadRkeyAndBadLkey(String mode) {
         try (RcPair p = pair(mode).connect()) {
             fill(p.a.buf, 0, 1024, CANARY);
-            p.a.qp.postSend(new SendWr().wrId(1).opcode(WrOpcode.RDMA_READ).sge(p.a.addr(0), 256, p.a.mr.lkey() ^ 0x1)
-                    .remote(p.b.addr(0), p.b.mr.rkey() ^ 0x1).flag(SendFlag.SIGNALED));
+            p.a.qp.postSend(new SendWr()
+                    .wrId(1)
+                    .opcode(WrOpcode.RDMA_READ)
+                    .sge(p.a.addr(0), 256, p.a.mr.lkey() ^ 0x1)
+                    .remote(p.b.addr(0), p.b.mr.rkey() ^ 0x1)
+                    .flag(SendFlag.SIGNALED));
             expect(p.a, 1, WcStatus.REM_ACCESS_ERR);
             assertUntouched(p.a.buf, 0, 1024, CANARY, "a's memory");
             expectEvent(p.b.dev, AsyncEventType.QP_ACCESS_ERR, p.b.qp);
@@ -231,13 +275,18 @@ class ProtectionErrorTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"det", "threaded"})
-    @DisplayName("IBA 10.6.3.1 / rxe_comp.c: a CMP_SWAP whose L_Key names nothing is executed by the responder (remote memory swaps); the requester completes LOC_PROT_ERR")
+    @DisplayName(
+            "IBA 10.6.3.1 / rxe_comp.c: a CMP_SWAP whose L_Key names nothing is executed by the responder (remote memory swaps); the requester completes LOC_PROT_ERR")
     void shouldExecuteCmpSwapRemotelyAndCompleteLocProtErrWhenLkeyIsBad(String mode) {
         try (RcPair p = pair(mode).connect()) {
             fill(p.a.buf, 0, 1024, CANARY);
             p.b.buf.putLong(128, CANARY_LONG);
-            SendWr wr = new SendWr().wrId(1).opcode(WrOpcode.ATOMIC_CMP_AND_SWP).sge(p.a.addr(512), 8, 0x0BAD_0000)
-                    .remote(p.b.addr(128), p.b.mr.rkey()).atomic(CANARY_LONG, 0x1111_2222_3333_4444L)
+            SendWr wr = new SendWr()
+                    .wrId(1)
+                    .opcode(WrOpcode.ATOMIC_CMP_AND_SWP)
+                    .sge(p.a.addr(512), 8, 0x0BAD_0000)
+                    .remote(p.b.addr(128), p.b.mr.rkey())
+                    .atomic(CANARY_LONG, 0x1111_2222_3333_4444L)
                     .flag(SendFlag.SIGNALED);
             p.a.qp.postSend(wr.next(goodWrite(p, 2).flag(SendFlag.FENCE)));
             expect(p.a, 1, WcStatus.LOC_PROT_ERR);
@@ -261,8 +310,12 @@ class ProtectionErrorTest {
             long addr = gone.address();
             gone.deregister();
             fill(p.b.buf, 0, RcPair.BUF, CANARY);
-            p.a.qp.postSend(new SendWr().wrId(3).opcode(WrOpcode.RDMA_WRITE).sge(addr, 64, lkey)
-                    .remote(p.b.addr(0), p.b.mr.rkey()).flag(SendFlag.SIGNALED));
+            p.a.qp.postSend(new SendWr()
+                    .wrId(3)
+                    .opcode(WrOpcode.RDMA_WRITE)
+                    .sge(addr, 64, lkey)
+                    .remote(p.b.addr(0), p.b.mr.rkey())
+                    .flag(SendFlag.SIGNALED));
             expect(p.a, 3, WcStatus.LOC_PROT_ERR);
             assertUntouched(p.b.buf, 0, RcPair.BUF, CANARY, "remote memory");
         }
@@ -272,7 +325,8 @@ class ProtectionErrorTest {
 
     @ParameterizedTest(name = "{0} {1}")
     @MethodSource("modesAndOps")
-    @DisplayName("IBA 10.6.3.2, 9.7.5.2.1: a bad R_Key is NAKed: requester REM_ACCESS_ERR, responder ERR + QP_ACCESS_ERR")
+    @DisplayName(
+            "IBA 10.6.3.2, 9.7.5.2.1: a bad R_Key is NAKed: requester REM_ACCESS_ERR, responder ERR + QP_ACCESS_ERR")
     void shouldCompleteRemAccessErrAndRaiseQpAccessErrWhenRkeyIsBad(String mode, Op op) {
         try (RcPair p = pair(mode).connect()) {
             fill(p.b.buf, 0, RcPair.BUF, CANARY);
@@ -304,8 +358,8 @@ class ProtectionErrorTest {
     @DisplayName("ibv_reg_mr(3): a region registered without the operation's REMOTE_* right refuses it: REM_ACCESS_ERR")
     void shouldCompleteRemAccessErrWhenRegionLacksTheRemoteRight(String mode, Op op) {
         try (RcPair p = pair(mode).connect()) {
-            EnumSet<AccessFlag> rights = EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE,
-                    AccessFlag.REMOTE_READ, AccessFlag.REMOTE_ATOMIC);
+            EnumSet<AccessFlag> rights = EnumSet.of(
+                    AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_READ, AccessFlag.REMOTE_ATOMIC);
             rights.remove(op.right);
             ByteBuffer target = ByteBuffer.allocate(1024);
             fill(target, 0, 1024, CANARY);
@@ -319,7 +373,8 @@ class ProtectionErrorTest {
 
     @ParameterizedTest(name = "{0} {1}")
     @MethodSource("modesAndOps")
-    @DisplayName("ibv_modify_qp(3) qp_access_flags: a QP not enabled for the operation NAKs it: REM_INV_REQ_ERR, QP_REQ_ERR")
+    @DisplayName(
+            "ibv_modify_qp(3) qp_access_flags: a QP not enabled for the operation NAKs it: REM_INV_REQ_ERR, QP_REQ_ERR")
     void shouldCompleteRemInvReqErrWhenQpAccessFlagsLackTheRemoteRight(String mode, Op op) {
         try (RcPair p = pair(mode)) {
             p.qpAccess = EnumSet.of(AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_READ, AccessFlag.REMOTE_ATOMIC);
@@ -340,7 +395,8 @@ class ProtectionErrorTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"det", "threaded"})
-    @DisplayName("ibv_dereg_mr(3): a deregistered region's R_Key fails, even after its key slot is reused by a new region")
+    @DisplayName(
+            "ibv_dereg_mr(3): a deregistered region's R_Key fails, even after its key slot is reused by a new region")
     void shouldCompleteRemAccessErrWhenRkeyWasDeregistered(String mode) {
         try (RcPair p = pair(mode).connect()) {
             ByteBuffer oldBuf = ByteBuffer.allocate(1024);
@@ -352,11 +408,13 @@ class ProtectionErrorTest {
             long oldAddr = old.address();
             old.deregister();
             MemoryRegion fresh = p.b.pd.registerMemory(newBuf, RcPair.ALL, oldAddr);
-            assertEquals(oldRkey >>> 8, fresh.rkey() >>> 8, "the new region reuses the key index (ibv_inc_rkey(3) tag)");
+            assertEquals(
+                    oldRkey >>> 8, fresh.rkey() >>> 8, "the new region reuses the key index (ibv_inc_rkey(3) tag)");
             assertNotEquals(oldRkey, fresh.rkey(), "a reused key index gets a new tag");
 
             RcPair.fill(p.a.buf, 0, 512, 9);
-            p.a.qp.postSend(Op.WRITE.wr(1, p.a.mr, 0, 512, oldAddr + 256, oldRkey).next(goodWrite(p, 2)));
+            p.a.qp.postSend(
+                    Op.WRITE.wr(1, p.a.mr, 0, 512, oldAddr + 256, oldRkey).next(goodWrite(p, 2)));
             assertRemoteAccessError(p, 1, 2);
             assertUntouched(oldBuf, 0, 1024, CANARY, "deregistered region");
             assertUntouched(newBuf, 0, 1024, CANARY, "region that reuses the key index at the same address");
@@ -393,7 +451,8 @@ class ProtectionErrorTest {
 
     @ParameterizedTest(name = "{0} {1} {2}")
     @MethodSource("boundsCases")
-    @DisplayName("IBA 10.6.3.2: an access one byte outside the region is refused as a whole; no byte inside or around moves")
+    @DisplayName(
+            "IBA 10.6.3.2: an access one byte outside the region is refused as a whole; no byte inside or around moves")
     void shouldRefuseRemoteAccessOneByteOutsideTheRegion(String mode, Op op, Edge edge) {
         try (RcPair p = pair(mode).connect()) {
             ByteBuffer backing = ByteBuffer.allocate(1024);
@@ -418,7 +477,8 @@ class ProtectionErrorTest {
 
     @ParameterizedTest(name = "{0} {1}")
     @MethodSource("modesAndOps")
-    @DisplayName("IBA 10.6.3.2: accesses that exactly reach the first and the last byte of the region succeed (the bound is exact)")
+    @DisplayName(
+            "IBA 10.6.3.2: accesses that exactly reach the first and the last byte of the region succeed (the bound is exact)")
     void shouldAllowAccessesThatExactlyReachTheRegionEdges(String mode, Op op) {
         try (RcPair p = pair(mode).connect()) {
             ByteBuffer backing = ByteBuffer.allocate(1024);
@@ -459,7 +519,8 @@ class ProtectionErrorTest {
                     break;
             }
             if (op.atomic()) {
-                assertUntouched(backing, AT + 248, REGION - 248, CANARY, "the region's last 4 bytes (no atomic covers them)");
+                assertUntouched(
+                        backing, AT + 248, REGION - 248, CANARY, "the region's last 4 bytes (no atomic covers them)");
             }
             assertEquals(QpState.RTS, p.b.qp.state());
         }
@@ -483,7 +544,8 @@ class ProtectionErrorTest {
 
     @ParameterizedTest(name = "{0} {1} {2}")
     @MethodSource("localBoundsCases")
-    @DisplayName("IBA 10.6.3.1: a local SGE one byte outside its region: LOC_PROT_ERR, no byte moved on either side (a SEND or WRITE sends nothing; a READ is refused when its response arrives)")
+    @DisplayName(
+            "IBA 10.6.3.1: a local SGE one byte outside its region: LOC_PROT_ERR, no byte moved on either side (a SEND or WRITE sends nothing; a READ is refused when its response arrives)")
     void shouldCompleteLocProtErrWhenALocalSgeIsOneByteOutsideItsRegion(String mode, LocalSge kind, Edge edge) {
         try (RcPair p = pair(mode).connect()) {
             ByteBuffer backing = ByteBuffer.allocate(1024);
@@ -499,7 +561,9 @@ class ProtectionErrorTest {
                     wr.opcode(WrOpcode.SEND).sge(addr, len, local.lkey());
                     break;
                 case SECOND_WRITE_SOURCE:
-                    wr.opcode(WrOpcode.RDMA_WRITE).sge(x + 8, 16, local.lkey()).sge(addr, len, local.lkey())
+                    wr.opcode(WrOpcode.RDMA_WRITE)
+                            .sge(x + 8, 16, local.lkey())
+                            .sge(addr, len, local.lkey())
                             .remote(p.b.addr(1024), p.b.mr.rkey());
                     break;
                 default:
@@ -514,7 +578,9 @@ class ProtectionErrorTest {
             expect(p.a, 1, WcStatus.LOC_PROT_ERR);
             expect(p.a, 2, WcStatus.WR_FLUSH_ERR);
             awaitState(p.fabric, p.a.qp, QpState.ERR);
-            assertEquals(read ? 1 : 0, p.a.qp.counters().get(Counter.PACKETS_SENT),
+            assertEquals(
+                    read ? 1 : 0,
+                    p.a.qp.counters().get(Counter.PACKETS_SENT),
                     read ? "only the READ request is sent" : "nothing may be sent");
             assertUntouched(backing, 0, 1024, CANARY, kind + " " + edge + ": local region and its surroundings");
             assertUntouched(p.b.buf, 0, RcPair.BUF, CANARY, kind + " " + edge + ": remote memory");
@@ -525,7 +591,8 @@ class ProtectionErrorTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"det", "threaded"})
-    @DisplayName("IBA 10.6.3.2: a WRITE through one region's R_Key may not run into the adjacent region registered right after it")
+    @DisplayName(
+            "IBA 10.6.3.2: a WRITE through one region's R_Key may not run into the adjacent region registered right after it")
     void shouldRefuseWriteThatStraddlesIntoAnAdjacentRegion(String mode) {
         try (RcPair p = pair(mode).connect()) {
             ByteBuffer first = ByteBuffer.allocate(256);
@@ -546,13 +613,15 @@ class ProtectionErrorTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"det", "threaded"})
-    @DisplayName("IBA 10.6.3.2: a multi-packet WRITE whose last byte is out of bounds writes nothing, not even its first packets")
+    @DisplayName(
+            "IBA 10.6.3.2: a multi-packet WRITE whose last byte is out of bounds writes nothing, not even its first packets")
     void shouldRefuseMultiPacketWriteWhoseEndIsOutOfBounds(String mode) {
         try (RcPair p = pair(mode).connect()) {
             ByteBuffer backing = ByteBuffer.allocate(8192);
             MemoryRegion r = boundedRegion(p.b.pd, backing, 1024, 4000);
             RcPair.fill(p.a.buf, 0, 4001, 8);
-            p.a.qp.postSend(Op.WRITE.wr(1, p.a.mr, 0, 4001, r.address(), r.rkey()).next(goodWrite(p, 2)));
+            p.a.qp.postSend(
+                    Op.WRITE.wr(1, p.a.mr, 0, 4001, r.address(), r.rkey()).next(goodWrite(p, 2)));
             assertRemoteAccessError(p, 1, 2);
             assertUntouched(backing, 0, 8192, CANARY, "region of a refused 4-packet WRITE");
         }
@@ -600,15 +669,20 @@ class ProtectionErrorTest {
                     wr = Op.WRITE.wr(1, p.a.mr, 2048, 32, p.b.mr.address() + Long.MIN_VALUE, rkey);
                     break;
                 case ZERO_BASED_OFFSET_WRAPS: {
-                    MemoryRegion zb = p.b.pd.registerMemory(p.b.buf.duplicate().position(0).limit(4096),
+                    MemoryRegion zb = p.b.pd.registerMemory(
+                            p.b.buf.duplicate().position(0).limit(4096),
                             EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE, AccessFlag.ZERO_BASED));
                     assertEquals(0, zb.address());
                     wr = Op.WRITE.wr(1, p.a.mr, 2048, 16, -8L, zb.rkey());
                     break;
                 }
                 default:
-                    wr = new SendWr().wrId(1).opcode(WrOpcode.RDMA_WRITE).sge(-16L, 32, p.a.mr.lkey())
-                            .remote(p.b.addr(0), rkey).flag(SendFlag.SIGNALED);
+                    wr = new SendWr()
+                            .wrId(1)
+                            .opcode(WrOpcode.RDMA_WRITE)
+                            .sge(-16L, 32, p.a.mr.lkey())
+                            .remote(p.b.addr(0), rkey)
+                            .flag(SendFlag.SIGNALED);
                     expected = WcStatus.LOC_PROT_ERR;
                     break;
             }
@@ -625,7 +699,8 @@ class ProtectionErrorTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"det", "threaded"})
-    @DisplayName("ibv_reg_mr_iova: a region whose range crosses 2^63 is checked in unsigned arithmetic: inside works, past the end fails")
+    @DisplayName(
+            "ibv_reg_mr_iova: a region whose range crosses 2^63 is checked in unsigned arithmetic: inside works, past the end fails")
     void shouldCheckBoundsInUnsignedArithmeticForRegionCrossingTwoToThe63(String mode) {
         try (RcPair p = pair(mode).connect()) {
             ByteBuffer backing = ByteBuffer.allocate(256);

@@ -1,23 +1,5 @@
 package io.simrdma.fabric;
 
-import io.simrdma.fabric.internal.rc.QpTransitions;
-import io.simrdma.fabric.wire.Gid;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.Arguments;
-import org.junit.jupiter.params.provider.MethodSource;
-
-import java.util.ArrayList;
-import java.util.EnumMap;
-import java.util.EnumSet;
-import java.util.List;
-import java.util.Map;
-import java.util.Set;
-import java.util.function.Consumer;
-import java.util.stream.Stream;
-
 import static io.simrdma.fabric.QpAttrMask.ACCESS_FLAGS;
 import static io.simrdma.fabric.QpAttrMask.ALT_PATH;
 import static io.simrdma.fabric.QpAttrMask.AV;
@@ -49,6 +31,23 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.simrdma.fabric.internal.rc.QpTransitions;
+import io.simrdma.fabric.wire.Gid;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Consumer;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
 /**
  * The RC queue pair state machine of ibv_modify_qp(3) and IBA 11.2.5.2 (table 91), checked
  * against a table written here from those sources, over every (from, to) pair of the 7 states:
@@ -62,8 +61,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 class QpStateMachineTest {
 
     /** Required and optional attributes of a transition (STATE itself excluded). */
-    record Rule(Set<QpAttrMask> required, Set<QpAttrMask> optional) {
-    }
+    record Rule(Set<QpAttrMask> required, Set<QpAttrMask> optional) {}
 
     private static final Set<QpAttrMask> NONE = EnumSet.noneOf(QpAttrMask.class);
 
@@ -83,15 +81,36 @@ class QpStateMachineTest {
         }
         spec(RESET, INIT, EnumSet.of(PKEY_INDEX, PORT, ACCESS_FLAGS), NONE);
         spec(INIT, INIT, NONE, EnumSet.of(PKEY_INDEX, PORT, ACCESS_FLAGS));
-        spec(INIT, RTR, EnumSet.of(AV, PATH_MTU, DEST_QPN, RQ_PSN, MAX_DEST_RD_ATOMIC, MIN_RNR_TIMER),
+        spec(
+                INIT,
+                RTR,
+                EnumSet.of(AV, PATH_MTU, DEST_QPN, RQ_PSN, MAX_DEST_RD_ATOMIC, MIN_RNR_TIMER),
                 EnumSet.of(ALT_PATH, ACCESS_FLAGS, PKEY_INDEX));
-        spec(RTR, RTS, EnumSet.of(SQ_PSN, MAX_QP_RD_ATOMIC, RETRY_CNT, RNR_RETRY, TIMEOUT),
+        spec(
+                RTR,
+                RTS,
+                EnumSet.of(SQ_PSN, MAX_QP_RD_ATOMIC, RETRY_CNT, RNR_RETRY, TIMEOUT),
                 EnumSet.of(CUR_STATE, ALT_PATH, ACCESS_FLAGS, MIN_RNR_TIMER, PATH_MIG_STATE));
         spec(RTS, RTS, NONE, EnumSet.of(CUR_STATE, ACCESS_FLAGS, ALT_PATH, PATH_MIG_STATE, MIN_RNR_TIMER));
         spec(RTS, SQD, NONE, EnumSet.of(EN_SQD_ASYNC_NOTIFY));
         spec(SQD, RTS, NONE, EnumSet.of(CUR_STATE, ALT_PATH, ACCESS_FLAGS, MIN_RNR_TIMER, PATH_MIG_STATE));
-        spec(SQD, SQD, NONE, EnumSet.of(PORT, AV, TIMEOUT, RETRY_CNT, RNR_RETRY, MAX_QP_RD_ATOMIC,
-                MAX_DEST_RD_ATOMIC, ALT_PATH, ACCESS_FLAGS, PKEY_INDEX, MIN_RNR_TIMER, PATH_MIG_STATE));
+        spec(
+                SQD,
+                SQD,
+                NONE,
+                EnumSet.of(
+                        PORT,
+                        AV,
+                        TIMEOUT,
+                        RETRY_CNT,
+                        RNR_RETRY,
+                        MAX_QP_RD_ATOMIC,
+                        MAX_DEST_RD_ATOMIC,
+                        ALT_PATH,
+                        ACCESS_FLAGS,
+                        PKEY_INDEX,
+                        MIN_RNR_TIMER,
+                        PATH_MIG_STATE));
         spec(SQE, RTS, NONE, NONE); // optional attributes not checked: unreachable for RC
     }
 
@@ -113,7 +132,8 @@ class QpStateMachineTest {
     /** A device whose port MTU is 1024 and whose initiator/responder depths are 8/16. */
     private void open(boolean threaded) {
         fabric = threaded ? Fabric.threaded() : Fabric.deterministic(7);
-        dev = fabric.createDevice(DeviceConfig.named("a").maxMtu(Mtu.MTU_1024).maxQpInitRdAtom(8).maxQpRdAtom(16));
+        dev = fabric.createDevice(
+                DeviceConfig.named("a").maxMtu(Mtu.MTU_1024).maxQpInitRdAtom(8).maxQpRdAtom(16));
         peer = fabric.createDevice("b");
         pd = dev.allocPd();
         cq = dev.createCq(64);
@@ -132,7 +152,8 @@ class QpStateMachineTest {
 
     /** Attribute values: those a QP is set up with, and different ones a probing modify uses. */
     enum Values {
-        SETUP, PROBE
+        SETUP,
+        PROBE
     }
 
     /** Sets attribute {@code m} of {@code a} to a valid value of {@code v}. */
@@ -146,8 +167,10 @@ class QpStateMachineTest {
                 a.enSqdAsyncNotify(!s);
                 break;
             case ACCESS_FLAGS:
-                a.accessFlags(s ? EnumSet.of(AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_READ, AccessFlag.REMOTE_ATOMIC)
-                        : EnumSet.of(AccessFlag.REMOTE_READ));
+                a.accessFlags(
+                        s
+                                ? EnumSet.of(AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_READ, AccessFlag.REMOTE_ATOMIC)
+                                : EnumSet.of(AccessFlag.REMOTE_READ));
                 break;
             case PKEY_INDEX:
                 a.pkeyIndex(0);
@@ -247,14 +270,48 @@ class QpStateMachineTest {
     }
 
     /** Everything query() reports, to compare before and after a failed modify. */
-    record Snapshot(QpState state, QpState curState, Set<AccessFlag> access, int pkeyIndex, int port, AhAttr av, Mtu mtu,
-                    int timeout, int retryCnt, int rnrRetry, int rqPsn, int maxRdAtomic, int minRnrTimer, int sqPsn,
-                    int maxDestRdAtomic, int destQpn, boolean sqdNotify, boolean sqDraining, QpCaps cap) {
+    record Snapshot(
+            QpState state,
+            QpState curState,
+            Set<AccessFlag> access,
+            int pkeyIndex,
+            int port,
+            AhAttr av,
+            Mtu mtu,
+            int timeout,
+            int retryCnt,
+            int rnrRetry,
+            int rqPsn,
+            int maxRdAtomic,
+            int minRnrTimer,
+            int sqPsn,
+            int maxDestRdAtomic,
+            int destQpn,
+            boolean sqdNotify,
+            boolean sqDraining,
+            QpCaps cap) {
         static Snapshot of(QueuePair qp) {
             QpAttr q = qp.query();
-            return new Snapshot(q.state(), q.curState(), q.accessFlags(), q.pkeyIndex(), q.port(), q.av(), q.pathMtu(),
-                    q.timeout(), q.retryCnt(), q.rnrRetry(), q.rqPsn(), q.maxRdAtomic(), q.minRnrTimer(), q.sqPsn(),
-                    q.maxDestRdAtomic(), q.destQpn(), q.enSqdAsyncNotify(), q.sqDraining(), q.cap());
+            return new Snapshot(
+                    q.state(),
+                    q.curState(),
+                    q.accessFlags(),
+                    q.pkeyIndex(),
+                    q.port(),
+                    q.av(),
+                    q.pathMtu(),
+                    q.timeout(),
+                    q.retryCnt(),
+                    q.rnrRetry(),
+                    q.rqPsn(),
+                    q.maxRdAtomic(),
+                    q.minRnrTimer(),
+                    q.sqPsn(),
+                    q.maxDestRdAtomic(),
+                    q.destQpn(),
+                    q.enSqdAsyncNotify(),
+                    q.sqDraining(),
+                    q.cap());
         }
     }
 
@@ -313,7 +370,8 @@ class QpStateMachineTest {
 
     @ParameterizedTest(name = "{0} -> {1}")
     @MethodSource("allPairs")
-    @DisplayName("IBA 11.2.5.2 table 91 / ibv_modify_qp(3): QpTransitions holds exactly the legal transitions and their attributes")
+    @DisplayName(
+            "IBA 11.2.5.2 table 91 / ibv_modify_qp(3): QpTransitions holds exactly the legal transitions and their attributes")
     void shouldMatchTheSpecTableForEveryPairOfStates(QpState from, QpState to) {
         Rule expected = SPEC.get(from).get(to);
         QpTransitions.Rule actual = QpTransitions.rule(from, to);
@@ -344,7 +402,8 @@ class QpStateMachineTest {
 
     @ParameterizedTest(name = "{0} {1} -> {2}")
     @MethodSource("reachablePairs")
-    @DisplayName("ibv_modify_qp(3): a legal transition with its required attributes succeeds; an illegal one is EINVAL and changes nothing")
+    @DisplayName(
+            "ibv_modify_qp(3): a legal transition with its required attributes succeeds; an illegal one is EINVAL and changes nothing")
     void shouldSucceedForLegalTransitionsAndRefuseIllegalOnes(String mode, QpState from, QpState to) {
         open(mode.equals(ErrorPathSupport.THREADED));
         QueuePair qp = qpIn(from);
@@ -353,8 +412,21 @@ class QpStateMachineTest {
             assertRefusedAndUnchanged(qp, new QpAttr().state(to), "illegal " + from + " -> " + to);
             // not even with every attribute the other transitions use
             QpAttr all = new QpAttr().state(to);
-            for (QpAttrMask m : EnumSet.of(PKEY_INDEX, PORT, ACCESS_FLAGS, AV, PATH_MTU, DEST_QPN, RQ_PSN,
-                    MAX_DEST_RD_ATOMIC, MIN_RNR_TIMER, SQ_PSN, TIMEOUT, RETRY_CNT, RNR_RETRY, MAX_QP_RD_ATOMIC)) {
+            for (QpAttrMask m : EnumSet.of(
+                    PKEY_INDEX,
+                    PORT,
+                    ACCESS_FLAGS,
+                    AV,
+                    PATH_MTU,
+                    DEST_QPN,
+                    RQ_PSN,
+                    MAX_DEST_RD_ATOMIC,
+                    MIN_RNR_TIMER,
+                    SQ_PSN,
+                    TIMEOUT,
+                    RETRY_CNT,
+                    RNR_RETRY,
+                    MAX_QP_RD_ATOMIC)) {
                 set(all, m, Values.PROBE, from);
             }
             assertRefusedAndUnchanged(qp, all, "illegal " + from + " -> " + to + " with attributes");
@@ -415,7 +487,8 @@ class QpStateMachineTest {
 
     @ParameterizedTest(name = "{0} -> {1} with {2}")
     @MethodSource("unaccepted")
-    @DisplayName("IBA 11.2.5.2: an attribute the transition does not accept (QKEY, CAP, RATE_LIMIT, ...) is EINVAL and changes nothing")
+    @DisplayName(
+            "IBA 11.2.5.2: an attribute the transition does not accept (QKEY, CAP, RATE_LIMIT, ...) is EINVAL and changes nothing")
     void shouldRefuseAnAttributeTheTransitionDoesNotAccept(QpState from, QpState to, QpAttrMask extra) {
         open(false);
         QueuePair qp = qpIn(from);
@@ -434,7 +507,8 @@ class QpStateMachineTest {
 
     @ParameterizedTest(name = "{0} -> {1} with {2}")
     @MethodSource("optionalAccepted")
-    @DisplayName("IBA 11.2.5.2: an optional attribute is applied; alternate-path ones are EINVAL without IBV_DEVICE_AUTO_PATH_MIG")
+    @DisplayName(
+            "IBA 11.2.5.2: an optional attribute is applied; alternate-path ones are EINVAL without IBV_DEVICE_AUTO_PATH_MIG")
     void shouldApplyOptionalAttributesExceptUnsupportedPathMigration(QpState from, QpState to, QpAttrMask optional) {
         open(false);
         QueuePair qp = qpIn(from);
@@ -558,7 +632,8 @@ class QpStateMachineTest {
     // ------------------------------------------------------------------ other rules
 
     @Test
-    @DisplayName("ibv_modify_qp(3): without IBV_QP_STATE the QP stays in its state: RTS -> RTS is legal, RTR -> RTR is not")
+    @DisplayName(
+            "ibv_modify_qp(3): without IBV_QP_STATE the QP stays in its state: RTS -> RTS is legal, RTR -> RTR is not")
     void shouldTreatAModifyWithoutStateAsATransitionToTheCurrentState() {
         open(false);
         QueuePair rts = qpIn(RTS);
@@ -574,7 +649,8 @@ class QpStateMachineTest {
     }
 
     @Test
-    @DisplayName("ibv_modify_qp(3): QKEY, ALT_PATH, CAP and RATE_LIMIT are refused for RC at every step of the connection")
+    @DisplayName(
+            "ibv_modify_qp(3): QKEY, ALT_PATH, CAP and RATE_LIMIT are refused for RC at every step of the connection")
     void shouldRefuseQkeyAltPathCapAndRateLimitForRc() {
         open(false);
         for (QpAttrMask m : List.of(QpAttrMask.QKEY, ALT_PATH, QpAttrMask.CAP, QpAttrMask.RATE_LIMIT)) {
@@ -595,12 +671,21 @@ class QpStateMachineTest {
     void shouldKeepAConnectedQpWorkingAfterAFailedModify() {
         try (RcPair p = ErrorPathSupport.pair(ErrorPathSupport.DET).connect()) {
             Snapshot before = Snapshot.of(p.a.qp);
-            VerbsException e = assertThrows(VerbsException.class, () -> p.a.qp.modify(new QpAttr().state(RTS)
-                    .minRnrTimer(5).accessFlags(EnumSet.of(AccessFlag.REMOTE_READ)).timeout(3)));
+            VerbsException e = assertThrows(
+                    VerbsException.class,
+                    () -> p.a.qp.modify(new QpAttr()
+                            .state(RTS)
+                            .minRnrTimer(5)
+                            .accessFlags(EnumSet.of(AccessFlag.REMOTE_READ))
+                            .timeout(3)));
             assertEquals(Errno.EINVAL, e.errno()); // TIMEOUT is not accepted RTS -> RTS
             assertEquals(before, Snapshot.of(p.a.qp));
             p.b.qp.postRecv(new RecvWr().wrId(1).sge(p.b.mr, 0, 64));
-            p.a.qp.postSend(new SendWr().wrId(2).opcode(WrOpcode.SEND).sge(p.a.mr, 0, 64).flag(SendFlag.SIGNALED));
+            p.a.qp.postSend(new SendWr()
+                    .wrId(2)
+                    .opcode(WrOpcode.SEND)
+                    .sge(p.a.mr, 0, 64)
+                    .flag(SendFlag.SIGNALED));
             ErrorPathSupport.expect(p.a, 2, WcStatus.SUCCESS);
             ErrorPathSupport.expect(p.b, 1, WcStatus.SUCCESS);
         }

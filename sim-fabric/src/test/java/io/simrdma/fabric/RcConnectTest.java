@@ -1,13 +1,5 @@
 package io.simrdma.fabric;
 
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
-
-import java.nio.ByteBuffer;
-import java.util.EnumSet;
-
 import static io.simrdma.fabric.DataPathSupport.assertBytes;
 import static io.simrdma.fabric.DataPathSupport.assertSuccess;
 import static io.simrdma.fabric.DataPathSupport.fill;
@@ -16,6 +8,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import java.nio.ByteBuffer;
+import java.util.EnumSet;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
 /**
  * {@link RcConnect}: two RC QPs connected out of band in one call, with ibv_rc_pingpong(1)'s
  * attributes (ibv_modify_qp(3): RESET, INIT, RTR, RTS), or each side from the other's endpoint.
@@ -23,8 +22,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 class RcConnectTest {
 
     private static final String SCHEDULERS = "io.simrdma.fabric.DataPathSupport#schedulers";
-    private static final EnumSet<AccessFlag> ALL = EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE,
-            AccessFlag.REMOTE_READ, AccessFlag.REMOTE_ATOMIC);
+    private static final EnumSet<AccessFlag> ALL = EnumSet.of(
+            AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_READ, AccessFlag.REMOTE_ATOMIC);
 
     /** One side: device, PD, CQ, QP and a registered buffer. */
     private record Side(Device dev, CompletionQueue cq, QueuePair qp, ByteBuffer buf, MemoryRegion mr) {
@@ -51,7 +50,11 @@ class RcConnectTest {
 
             fill(a.buf(), 0, 4096, 11);
             b.qp().postRecv(new RecvWr().wrId(2).sge(b.mr(), 0, 4096));
-            a.qp().postSend(new SendWr().wrId(1).opcode(WrOpcode.SEND).sge(a.mr(), 0, 4096).flag(SendFlag.SIGNALED));
+            a.qp().postSend(new SendWr()
+                    .wrId(1)
+                    .opcode(WrOpcode.SEND)
+                    .sge(a.mr(), 0, 4096)
+                    .flag(SendFlag.SIGNALED));
             assertSuccess(poll(a.cq()), 1, WcOpcode.SEND);
             WorkCompletion recv = poll(b.cq());
             assertSuccess(recv, 2, WcOpcode.RECV);
@@ -61,7 +64,8 @@ class RcConnectTest {
     }
 
     @Test
-    @DisplayName("RcConnect.Options.defaults(): ibv_rc_pingpong's mtu 1024, timeout 14, retry 7/7, min_rnr_timer 12, rd_atomic 1")
+    @DisplayName(
+            "RcConnect.Options.defaults(): ibv_rc_pingpong's mtu 1024, timeout 14, retry 7/7, min_rnr_timer 12, rd_atomic 1")
     void shouldSetPingpongAttributesWhenConnectingWithDefaults() {
         try (Fabric f = Fabric.deterministic(1)) {
             Side a = Side.open(f, "a");
@@ -77,22 +81,26 @@ class RcConnectTest {
             assertEquals(1, q.maxDestRdAtomic(), "max_dest_rd_atomic");
             assertEquals(b.qp().qpNum(), q.destQpn(), "dest_qp_num");
             assertEquals(b.dev().gid(), q.av().dgid(), "ah_attr.dgid");
-            assertEquals(EnumSet.of(AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_READ, AccessFlag.REMOTE_ATOMIC),
-                    q.accessFlags(), "qp_access_flags");
+            assertEquals(
+                    EnumSet.of(AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_READ, AccessFlag.REMOTE_ATOMIC),
+                    q.accessFlags(),
+                    "qp_access_flags");
             assertEquals(b.qp().query().rqPsn(), q.sqPsn(), "a's first PSN is the one b expects");
         }
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource(SCHEDULERS)
-    @DisplayName("ibv_rc_pingpong(1): endpoints exchanged out of band, each side connects its own QP; an RDMA WRITE lands")
+    @DisplayName(
+            "ibv_rc_pingpong(1): endpoints exchanged out of band, each side connects its own QP; an RDMA WRITE lands")
     void shouldConnectEachSideFromThePeersEndpoint(String mode) {
         try (Fabric f = DataPathSupport.fabric(mode)) {
             Side a = Side.open(f, "a");
             Side b = Side.open(f, "b");
             RcConnect.Endpoint ea = RcConnect.Endpoint.of(a.qp(), 0x10);
             RcConnect.Endpoint eb = RcConnect.Endpoint.of(b.qp(), 0xFFFFF0);
-            RcConnect.Options o = RcConnect.Options.defaults().withPathMtu(Mtu.MTU_256).withRdAtomic(4);
+            RcConnect.Options o =
+                    RcConnect.Options.defaults().withPathMtu(Mtu.MTU_256).withRdAtomic(4);
             RcConnect.connect(a.qp(), ea.psn(), eb, o);
             RcConnect.connect(b.qp(), eb.psn(), ea, o);
             assertEquals(0x10, a.qp().query().sqPsn(), "sq_psn is the PSN a announced");
@@ -100,15 +108,20 @@ class RcConnectTest {
             assertEquals(Mtu.MTU_256, b.qp().query().pathMtu(), "options apply");
 
             fill(a.buf(), 0, 3000, 5);
-            a.qp().postSend(new SendWr().wrId(9).opcode(WrOpcode.RDMA_WRITE).sge(a.mr(), 0, 3000)
-                    .remote(b.mr().address(), b.mr().rkey()).flag(SendFlag.SIGNALED));
+            a.qp().postSend(new SendWr()
+                    .wrId(9)
+                    .opcode(WrOpcode.RDMA_WRITE)
+                    .sge(a.mr(), 0, 3000)
+                    .remote(b.mr().address(), b.mr().rkey())
+                    .flag(SendFlag.SIGNALED));
             assertSuccess(poll(a.cq()), 9, WcOpcode.RDMA_WRITE);
             assertBytes("RDMA WRITE payload across the PSN wrap", a.buf(), 0, b.buf(), 0, 3000);
         }
     }
 
     @Test
-    @DisplayName("ibv_modify_qp(3): connecting a QP that is not in RESET fails with EINVAL (RTS -> INIT is not a transition)")
+    @DisplayName(
+            "ibv_modify_qp(3): connecting a QP that is not in RESET fails with EINVAL (RTS -> INIT is not a transition)")
     void shouldRefuseAQpThatIsAlreadyConnected() {
         try (Fabric f = Fabric.deterministic(1)) {
             Side a = Side.open(f, "a");
@@ -141,11 +154,14 @@ class RcConnectTest {
     @Test
     @DisplayName("RcConnect.Options: an attribute out of its ibv_modify_qp(3) range is EINVAL, named")
     void shouldRefuseOptionsOutOfRange() {
-        VerbsException e = assertThrows(VerbsException.class, () -> RcConnect.Options.defaults().withRetryCnt(8));
+        VerbsException e = assertThrows(
+                VerbsException.class, () -> RcConnect.Options.defaults().withRetryCnt(8));
         assertEquals(Errno.EINVAL, e.errno());
         assertEquals("EINVAL: retry_cnt 8 not in 0..7", e.getMessage());
         assertThrows(VerbsException.class, () -> RcConnect.Options.defaults().withTimeout(32));
-        assertThrows(VerbsException.class, () -> new RcConnect.Endpoint(io.simrdma.fabric.wire.Gid.parse("::1"), 1, 1 << 24));
+        assertThrows(
+                VerbsException.class,
+                () -> new RcConnect.Endpoint(io.simrdma.fabric.wire.Gid.parse("::1"), 1, 1 << 24));
     }
 
     @Test

@@ -1,13 +1,13 @@
 package io.simrdma.fabric;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
 import java.nio.ByteBuffer;
 import java.util.EnumSet;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * Test fixture: a fabric with two devices, each with a PD, a CQ, a QP and a registered buffer,
@@ -17,8 +17,12 @@ import static org.junit.jupiter.api.Assertions.fail;
 final class RcPair implements AutoCloseable {
 
     static final int BUF = 64 * 1024;
-    static final EnumSet<AccessFlag> ALL = EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE,
-            AccessFlag.REMOTE_READ, AccessFlag.REMOTE_ATOMIC, AccessFlag.MW_BIND);
+    static final EnumSet<AccessFlag> ALL = EnumSet.of(
+            AccessFlag.LOCAL_WRITE,
+            AccessFlag.REMOTE_WRITE,
+            AccessFlag.REMOTE_READ,
+            AccessFlag.REMOTE_ATOMIC,
+            AccessFlag.MW_BIND);
 
     /** One end. */
     static final class Side {
@@ -31,7 +35,8 @@ final class RcPair implements AutoCloseable {
 
         WorkCompletion poll(long timeoutMillis) {
             WorkCompletion[] wc = WorkCompletion.array(1);
-            assertTrue(cq.awaitCompletions(1, timeoutMillis, TimeUnit.MILLISECONDS),
+            assertTrue(
+                    cq.awaitCompletions(1, timeoutMillis, TimeUnit.MILLISECONDS),
                     "no completion on " + dev.name() + " within " + timeoutMillis + " ms of fabric time");
             assertEquals(1, cq.poll(wc, 1));
             return wc[0];
@@ -52,6 +57,7 @@ final class RcPair implements AutoCloseable {
 
     /** Connection parameters; tests change them before {@link #connect()}. */
     Mtu mtu = Mtu.MTU_1024;
+
     int timeout = 14;
     int retryCnt = 7;
     int rnrRetry = 7;
@@ -59,7 +65,8 @@ final class RcPair implements AutoCloseable {
     int maxRdAtomic = 4;
     int psnA = 0x123;
     int psnB = 0xABCDE;
-    EnumSet<AccessFlag> qpAccess = EnumSet.of(AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_READ, AccessFlag.REMOTE_ATOMIC);
+    EnumSet<AccessFlag> qpAccess =
+            EnumSet.of(AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_READ, AccessFlag.REMOTE_ATOMIC);
 
     RcPair(Fabric fabric) {
         this(fabric, QpCaps.defaults(), 1024, false);
@@ -119,13 +126,24 @@ final class RcPair implements AutoCloseable {
     }
 
     void toRtr(QueuePair qp, Device peer, int peerQpn, int peerPsn) {
-        qp.modify(new QpAttr().state(QpState.RTR).av(AhAttr.to(peer.gid())).pathMtu(mtu).destQpn(peerQpn)
-                .rqPsn(peerPsn).maxDestRdAtomic(maxRdAtomic).minRnrTimer(minRnrTimer));
+        qp.modify(new QpAttr()
+                .state(QpState.RTR)
+                .av(AhAttr.to(peer.gid()))
+                .pathMtu(mtu)
+                .destQpn(peerQpn)
+                .rqPsn(peerPsn)
+                .maxDestRdAtomic(maxRdAtomic)
+                .minRnrTimer(minRnrTimer));
     }
 
     void toRts(QueuePair qp, int myPsn) {
-        qp.modify(new QpAttr().state(QpState.RTS).sqPsn(myPsn).timeout(timeout).retryCnt(retryCnt)
-                .rnrRetry(rnrRetry).maxRdAtomic(maxRdAtomic));
+        qp.modify(new QpAttr()
+                .state(QpState.RTS)
+                .sqPsn(myPsn)
+                .timeout(timeout)
+                .retryCnt(retryCnt)
+                .rnrRetry(rnrRetry)
+                .maxRdAtomic(maxRdAtomic));
     }
 
     Link link() {

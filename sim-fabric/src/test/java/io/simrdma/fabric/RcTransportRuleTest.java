@@ -1,24 +1,5 @@
 package io.simrdma.fabric;
 
-import io.simrdma.fabric.wire.Aeth;
-import io.simrdma.fabric.wire.HeaderType;
-import io.simrdma.fabric.wire.Opcode;
-import io.simrdma.fabric.wire.Packet;
-import io.simrdma.fabric.wire.Psn;
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.Arguments;
-import org.junit.jupiter.params.provider.MethodSource;
-import org.junit.jupiter.params.provider.ValueSource;
-
-import java.nio.ByteBuffer;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.function.Predicate;
-import java.util.stream.Collectors;
-import java.util.stream.Stream;
-
 import static io.simrdma.fabric.ErrorPathSupport.DET;
 import static io.simrdma.fabric.ErrorPathSupport.assertNoCompletion;
 import static io.simrdma.fabric.ErrorPathSupport.awaitState;
@@ -27,6 +8,24 @@ import static io.simrdma.fabric.ErrorPathSupport.modesWith;
 import static io.simrdma.fabric.ErrorPathSupport.pair;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.simrdma.fabric.wire.Aeth;
+import io.simrdma.fabric.wire.HeaderType;
+import io.simrdma.fabric.wire.Opcode;
+import io.simrdma.fabric.wire.Packet;
+import io.simrdma.fabric.wire.Psn;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Predicate;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The classic RC transport cases, each produced by a scripted fault (a rewritten, dropped or
@@ -40,18 +39,22 @@ class RcTransportRuleTest {
     private static final int MTU = 1024;
 
     /** One packet event, copied out of the pooled packet. */
-    record Pkt(PacketEvent event, String from, Opcode opcode, int psn, boolean retx, long va, long len, int syndrome) {
-    }
+    record Pkt(PacketEvent event, String from, Opcode opcode, int psn, boolean retx, long va, long len, int syndrome) {}
 
     /** Records every packet event with the fields these rules are about. */
     static final class Wire implements TraceListener {
         final List<Pkt> events = new ArrayList<>();
 
         @Override
-        public synchronized void onPacket(PacketEvent event, DropReason reason, long time, Device from, Device to,
-                                          Packet p) {
+        public synchronized void onPacket(
+                PacketEvent event, DropReason reason, long time, Device from, Device to, Packet p) {
             Opcode op = p.opcode();
-            events.add(new Pkt(event, from == null ? null : from.name(), op, p.psn(), p.retransmission(),
+            events.add(new Pkt(
+                    event,
+                    from == null ? null : from.name(),
+                    op,
+                    p.psn(),
+                    p.retransmission(),
                     op.has(HeaderType.RETH) ? p.rethVa() : -1,
                     op.has(HeaderType.RETH) ? Integer.toUnsignedLong(p.rethLength()) : -1,
                     op.has(HeaderType.AETH) ? p.aethSyndrome() : -1));
@@ -60,12 +63,14 @@ class RcTransportRuleTest {
         synchronized List<Pkt> sent(String from, Predicate<Pkt> which) {
             return events.stream()
                     .filter(e -> (e.event() == PacketEvent.SENT || e.event() == PacketEvent.RETRANSMITTED)
-                            && from.equals(e.from()) && which.test(e))
+                            && from.equals(e.from())
+                            && which.test(e))
                     .collect(Collectors.toList());
         }
 
         synchronized List<Pkt> retransmitted(String from) {
-            return events.stream().filter(e -> e.event() == PacketEvent.RETRANSMITTED && from.equals(e.from()))
+            return events.stream()
+                    .filter(e -> e.event() == PacketEvent.RETRANSMITTED && from.equals(e.from()))
                     .collect(Collectors.toList());
         }
     }
@@ -93,21 +98,28 @@ class RcTransportRuleTest {
     }
 
     private static long naksSent(QueuePair qp) {
-        return count(qp, Counter.NAK_SEQ_ERR_SENT) + count(qp, Counter.NAK_INV_REQ_SENT)
-                + count(qp, Counter.NAK_REM_ACCESS_SENT) + count(qp, Counter.NAK_REM_OP_SENT)
+        return count(qp, Counter.NAK_SEQ_ERR_SENT)
+                + count(qp, Counter.NAK_INV_REQ_SENT)
+                + count(qp, Counter.NAK_REM_ACCESS_SENT)
+                + count(qp, Counter.NAK_REM_OP_SENT)
                 + count(qp, Counter.RNR_NAK_SENT);
     }
 
     private static void postRead(RcPair p, long wrId, int len) {
-        p.a.qp.postSend(new SendWr().wrId(wrId).opcode(WrOpcode.RDMA_READ).sge(p.a.mr, 0, len)
-                .remote(p.b.addr(0), p.b.mr.rkey()).flag(SendFlag.SIGNALED));
+        p.a.qp.postSend(new SendWr()
+                .wrId(wrId)
+                .opcode(WrOpcode.RDMA_READ)
+                .sge(p.a.mr, 0, len)
+                .remote(p.b.addr(0), p.b.mr.rkey())
+                .flag(SendFlag.SIGNALED));
     }
 
     // ------------------------------------------------------------------ implied NAK
 
     @ParameterizedTest
     @ValueSource(strings = {"det", "threaded"})
-    @DisplayName("IBA 9.7.5.1 implied NAK: a READ response numbered ahead of the expected PSN makes the requester send the READ again; it completes with the data")
+    @DisplayName(
+            "IBA 9.7.5.1 implied NAK: a READ response numbered ahead of the expected PSN makes the requester send the READ again; it completes with the data")
     void shouldResendTheReadAndCompleteWhenAResponseIsNumberedAheadOfTheExpectedPsn(String mode) {
         try (RcPair p = quietPair(mode)) {
             p.connect();
@@ -131,26 +143,34 @@ class RcTransportRuleTest {
             assertEquals(1, count(p.b.qp, Counter.DUPLICATE_REQUESTS), "answered again, not executed again");
             assertEquals(0, naksSent(p.b.qp));
             if (mode.equals(DET)) {
-                assertEquals(0, count(p.a.qp, Counter.RETRY_TIMEOUTS), "retried at once, without waiting for the ACK timeout");
+                assertEquals(
+                        0,
+                        count(p.a.qp, Counter.RETRY_TIMEOUTS),
+                        "retried at once, without waiting for the ACK timeout");
             }
         }
     }
 
     @ParameterizedTest
     @ValueSource(strings = {"det", "threaded"})
-    @DisplayName("IBA 9.7.6.1.3 with the implied NAK: retry_cnt 0 leaves no retry: the READ completes RETRY_EXC_ERR and the requester goes to ERR")
+    @DisplayName(
+            "IBA 9.7.6.1.3 with the implied NAK: retry_cnt 0 leaves no retry: the READ completes RETRY_EXC_ERR and the requester goes to ERR")
     void shouldFailTheReadWithRetryExcErrWhenAResponseIsAheadAndRetryCntIsZero(String mode) {
         try (RcPair p = quietPair(mode)) {
             p.retryCnt = 0;
             p.connect();
             Wire w = wire(p);
-            p.link().addFault(FaultRule.rewrite(
-                    PacketMatcher.nth(1, PacketMatcher.readResponses().and(PacketMatcher.toQp(p.a.qp))),
-                    PacketRewrite.psnShift(1)));
+            p.link()
+                    .addFault(FaultRule.rewrite(
+                            PacketMatcher.nth(1, PacketMatcher.readResponses().and(PacketMatcher.toQp(p.a.qp))),
+                            PacketRewrite.psnShift(1)));
             postRead(p, 1, 4 * MTU);
             expect(p.a, 1, WcStatus.RETRY_EXC_ERR);
             awaitState(p.fabric, p.a.qp, QpState.ERR);
-            assertEquals(1, w.sent("a", e -> e.opcode() == Opcode.RC_RDMA_READ_REQUEST).size(), "never sent again");
+            assertEquals(
+                    1,
+                    w.sent("a", e -> e.opcode() == Opcode.RC_RDMA_READ_REQUEST).size(),
+                    "never sent again");
             assertEquals(QpState.RTS, p.b.qp.state(), "the responder did nothing wrong");
         }
     }
@@ -163,18 +183,27 @@ class RcTransportRuleTest {
 
     @ParameterizedTest(name = "{0}: the ACK of a SEND arrives as {1}")
     @MethodSource("unexpectedResponses")
-    @DisplayName("IBA 9.9.2 (unexpected opcode) / ibv_poll_cq(3) IBV_WC_BAD_RESP_ERR: a response the outstanding SEND cannot take fails it and moves the requester to ERR")
+    @DisplayName(
+            "IBA 9.9.2 (unexpected opcode) / ibv_poll_cq(3) IBV_WC_BAD_RESP_ERR: a response the outstanding SEND cannot take fails it and moves the requester to ERR")
     void shouldCompleteBadRespErrWhenTheResponseOpcodeDoesNotFitTheRequest(String mode, Opcode opcode) {
         try (RcPair p = pair(mode)) {
             p.connect();
-            FaultRule rule = FaultRule.rewrite(PacketMatcher.acks().and(PacketMatcher.toQp(p.a.qp)),
-                    PacketRewrite.opcode(opcode)).times(1);
+            FaultRule rule = FaultRule.rewrite(
+                            PacketMatcher.acks().and(PacketMatcher.toQp(p.a.qp)), PacketRewrite.opcode(opcode))
+                    .times(1);
             p.link().addFault(rule);
             p.b.qp.postRecv(new RecvWr().wrId(10).sge(p.b.mr, 0, 256));
-            p.a.qp.postSend(new SendWr().wrId(1).opcode(WrOpcode.SEND).sge(p.a.mr, 0, 64).flag(SendFlag.SIGNALED));
+            p.a.qp.postSend(new SendWr()
+                    .wrId(1)
+                    .opcode(WrOpcode.SEND)
+                    .sge(p.a.mr, 0, 64)
+                    .flag(SendFlag.SIGNALED));
             expect(p.a, 1, WcStatus.BAD_RESP_ERR);
             awaitState(p.fabric, p.a.qp, QpState.ERR);
-            p.a.qp.postSend(new SendWr().wrId(2).opcode(WrOpcode.RDMA_WRITE).sge(p.a.mr, 0, 64)
+            p.a.qp.postSend(new SendWr()
+                    .wrId(2)
+                    .opcode(WrOpcode.RDMA_WRITE)
+                    .sge(p.a.mr, 0, 64)
                     .remote(p.b.addr(1024), p.b.mr.rkey()));
             expect(p.a, 2, WcStatus.WR_FLUSH_ERR);
             expect(p.b, 10, WcStatus.SUCCESS);
@@ -186,12 +215,16 @@ class RcTransportRuleTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"det", "threaded"})
-    @DisplayName("IBA 9.9.2 / ibv_poll_cq(3) IBV_WC_BAD_RESP_ERR: a READ response Middle where First or Only is due fails the READ; the requester goes to ERR")
+    @DisplayName(
+            "IBA 9.9.2 / ibv_poll_cq(3) IBV_WC_BAD_RESP_ERR: a READ response Middle where First or Only is due fails the READ; the requester goes to ERR")
     void shouldCompleteBadRespErrWhenAReadResponseMiddleArrivesWithoutFirst(String mode) {
         try (RcPair p = pair(mode)) {
             p.connect();
-            p.link().addFault(FaultRule.rewrite(PacketMatcher.opcode(Opcode.RC_RDMA_READ_RESPONSE_ONLY),
-                    PacketRewrite.opcode(Opcode.RC_RDMA_READ_RESPONSE_MIDDLE)).times(1));
+            p.link()
+                    .addFault(FaultRule.rewrite(
+                                    PacketMatcher.opcode(Opcode.RC_RDMA_READ_RESPONSE_ONLY),
+                                    PacketRewrite.opcode(Opcode.RC_RDMA_READ_RESPONSE_MIDDLE))
+                            .times(1));
             RcPair.fill(p.b.buf, 0, 512, 8);
             RcPair.fill(p.a.buf, 0, 512, 9);
             postRead(p, 1, 512);
@@ -208,7 +241,8 @@ class RcTransportRuleTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"det", "threaded"})
-    @DisplayName("IBA 9.7.5.2.2 / 9.7.6.1.3: a requester starting ahead of the responder's expected PSN is never accepted; after retry_cnt retries it is in ERR, the responder still RTS")
+    @DisplayName(
+            "IBA 9.7.5.2.2 / 9.7.6.1.3: a requester starting ahead of the responder's expected PSN is never accepted; after retry_cnt retries it is in ERR, the responder still RTS")
     void shouldExhaustRetriesWhileTheResponderStaysRtsWhenTheRequesterStartsAtTheWrongPsn(String mode) {
         try (RcPair p = pair(mode)) {
             p.timeout = 8; // 1.05 ms
@@ -225,18 +259,25 @@ class RcTransportRuleTest {
             FaultRule requests = FaultRule.observe(PacketMatcher.requests().and(PacketMatcher.toQp(p.b.qp)));
             p.link().addFault(requests);
             p.b.qp.postRecv(new RecvWr().wrId(10).sge(p.b.mr, 0, 256));
-            p.a.qp.postSend(new SendWr().wrId(1).opcode(WrOpcode.SEND).sge(p.a.mr, 0, 64).flag(SendFlag.SIGNALED));
+            p.a.qp.postSend(new SendWr()
+                    .wrId(1)
+                    .opcode(WrOpcode.SEND)
+                    .sge(p.a.mr, 0, 64)
+                    .flag(SendFlag.SIGNALED));
             expect(p.a, 1, WcStatus.RETRY_EXC_ERR);
             awaitState(p.fabric, p.a.qp, QpState.ERR);
             assertEquals(p.retryCnt + 1, requests.hits(), "the SEND and retry_cnt retries");
             assertEquals(p.retryCnt + 1, count(p.a.qp, Counter.RETRY_TIMEOUTS));
-            assertEquals(p.retryCnt + 1, count(p.b.qp, Counter.OUT_OF_SEQUENCE), "every copy is ahead of the expected PSN");
+            assertEquals(
+                    p.retryCnt + 1, count(p.b.qp, Counter.OUT_OF_SEQUENCE), "every copy is ahead of the expected PSN");
             assertEquals(1, count(p.b.qp, Counter.NAK_SEQ_ERR_SENT), "one sequence error NAK per gap");
             assertEquals(QpState.RTS, p.b.qp.state());
             assertNoCompletion(p.b, 5);
             if (mode.equals(DET)) {
                 long ackTimeout = 4096L << p.timeout; // 4.096 us x 2^timeout
-                assertEquals((p.retryCnt + 1) * ackTimeout, rec.entered(p.a.qp, QpState.ERR) - rec.firstSent(p.a.dev),
+                assertEquals(
+                        (p.retryCnt + 1) * ackTimeout,
+                        rec.entered(p.a.qp, QpState.ERR) - rec.firstSent(p.a.dev),
                         "(retry_cnt + 1) ACK timeouts from the first send");
             }
         }
@@ -246,28 +287,40 @@ class RcTransportRuleTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"det", "threaded"})
-    @DisplayName("IBA 9.7.5.1.2 go-back-N: a PSN sequence error NAK naming a PSN inside a multi-packet WRITE resends exactly from that PSN, as WRITE Middle, Middle, Last")
+    @DisplayName(
+            "IBA 9.7.5.1.2 go-back-N: a PSN sequence error NAK naming a PSN inside a multi-packet WRITE resends exactly from that PSN, as WRITE Middle, Middle, Last")
     void shouldResendExactlyFromTheNakedPsnWhenANakNamesAPsnInsideAWrite(String mode) {
         try (RcPair p = quietPair(mode)) {
             p.connect();
             Wire w = wire(p);
             int nakPsn = Psn.add(p.psnA, 1);
-            FaultRule nak = FaultRule.rewrite(PacketMatcher.acks().and(PacketMatcher.toQp(p.a.qp)),
-                    PacketRewrite.psn(nakPsn).andThen(PacketRewrite.nak(Aeth.NakCode.PSN_SEQUENCE_ERROR))).times(1);
+            FaultRule nak = FaultRule.rewrite(
+                            PacketMatcher.acks().and(PacketMatcher.toQp(p.a.qp)),
+                            PacketRewrite.psn(nakPsn).andThen(PacketRewrite.nak(Aeth.NakCode.PSN_SEQUENCE_ERROR)))
+                    .times(1);
             p.link().addFault(nak);
             RcPair.fill(p.a.buf, 0, 4 * MTU, 3);
-            p.a.qp.postSend(new SendWr().wrId(1).opcode(WrOpcode.RDMA_WRITE).sge(p.a.mr, 0, 4 * MTU)
-                    .remote(p.b.addr(8192), p.b.mr.rkey()).flag(SendFlag.SIGNALED));
+            p.a.qp.postSend(new SendWr()
+                    .wrId(1)
+                    .opcode(WrOpcode.RDMA_WRITE)
+                    .sge(p.a.mr, 0, 4 * MTU)
+                    .remote(p.b.addr(8192), p.b.mr.rkey())
+                    .flag(SendFlag.SIGNALED));
             expect(p.a, 1, WcStatus.SUCCESS);
             RcPair.assertBytes(p.a.buf, 0, p.b.buf, 8192, 4 * MTU);
             assertEquals(1, nak.hits());
             List<Pkt> again = w.retransmitted("a");
-            assertEquals(List.of(Opcode.RC_RDMA_WRITE_MIDDLE, Opcode.RC_RDMA_WRITE_MIDDLE, Opcode.RC_RDMA_WRITE_LAST),
-                    again.stream().map(Pkt::opcode).collect(Collectors.toList()), again.toString());
-            assertEquals(List.of(nakPsn, Psn.add(p.psnA, 2), Psn.add(p.psnA, 3)),
-                    again.stream().map(Pkt::psn).collect(Collectors.toList()), "from the NAKed PSN, nothing before it");
+            assertEquals(
+                    List.of(Opcode.RC_RDMA_WRITE_MIDDLE, Opcode.RC_RDMA_WRITE_MIDDLE, Opcode.RC_RDMA_WRITE_LAST),
+                    again.stream().map(Pkt::opcode).collect(Collectors.toList()),
+                    again.toString());
+            assertEquals(
+                    List.of(nakPsn, Psn.add(p.psnA, 2), Psn.add(p.psnA, 3)),
+                    again.stream().map(Pkt::psn).collect(Collectors.toList()),
+                    "from the NAKed PSN, nothing before it");
             assertEquals(1, count(p.a.qp, Counter.NAK_SEQ_ERR_RECEIVED));
-            assertEquals(3, count(p.b.qp, Counter.DUPLICATE_REQUESTS), "already received: acknowledged, not written twice");
+            assertEquals(
+                    3, count(p.b.qp, Counter.DUPLICATE_REQUESTS), "already received: acknowledged, not written twice");
         }
     }
 
@@ -275,12 +328,14 @@ class RcTransportRuleTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"det", "threaded"})
-    @DisplayName("IBA 9.7.5.1.5: a duplicate READ whose PSN lies inside an earlier READ's range is answered from that PSN (First, Last), without a NAK")
+    @DisplayName(
+            "IBA 9.7.5.1.5: a duplicate READ whose PSN lies inside an earlier READ's range is answered from that PSN (First, Last), without a NAK")
     void shouldAnswerFromThatPsnWithoutANakWhenARetriedReadStartsInsideTheEarlierRead(String mode) {
         try (RcPair p = quietPair(mode)) {
             p.connect();
             Wire w = wire(p);
-            FaultRule lose = FaultRule.drop(PacketMatcher.nth(3, PacketMatcher.readResponses().and(PacketMatcher.toQp(p.a.qp))));
+            FaultRule lose = FaultRule.drop(
+                    PacketMatcher.nth(3, PacketMatcher.readResponses().and(PacketMatcher.toQp(p.a.qp))));
             p.link().addFault(lose);
             RcPair.fill(p.b.buf, 0, 4 * MTU, 4);
             postRead(p, 1, 4 * MTU);
@@ -296,9 +351,13 @@ class RcTransportRuleTest {
             List<Pkt> answers = w.sent("b", e -> e.opcode().isRead() && Psn.compare(e.psn(), inside) >= 0);
             // the original Last (psn + 3) and then the new answer: First at the PSN asked for, Last
             List<Pkt> replay = answers.subList(answers.size() - 2, answers.size());
-            assertEquals(List.of(Opcode.RC_RDMA_READ_RESPONSE_FIRST, Opcode.RC_RDMA_READ_RESPONSE_LAST),
-                    replay.stream().map(Pkt::opcode).collect(Collectors.toList()), answers.toString());
-            assertEquals(List.of(inside, Psn.add(p.psnA, 3)), replay.stream().map(Pkt::psn).collect(Collectors.toList()));
+            assertEquals(
+                    List.of(Opcode.RC_RDMA_READ_RESPONSE_FIRST, Opcode.RC_RDMA_READ_RESPONSE_LAST),
+                    replay.stream().map(Pkt::opcode).collect(Collectors.toList()),
+                    answers.toString());
+            assertEquals(
+                    List.of(inside, Psn.add(p.psnA, 3)),
+                    replay.stream().map(Pkt::psn).collect(Collectors.toList()));
             assertEquals(0, naksSent(p.b.qp), "no NAK");
             assertEquals(1, count(p.b.qp, Counter.DUPLICATE_REQUESTS));
             assertEquals(QpState.RTS, p.b.qp.state());
@@ -323,7 +382,8 @@ class RcTransportRuleTest {
      */
     @ParameterizedTest(name = "{0}: a READ of {1} packets")
     @MethodSource("readRestartedWhereTheCompleterMoved")
-    @DisplayName("IBA 9.7.5.1.2 / 9.7.5.1.5: a READ resent from a PSN inside it is answered from that PSN starting with First or Only, and the requester takes that answer even when it accepted responses between asking for the retry and resending")
+    @DisplayName(
+            "IBA 9.7.5.1.2 / 9.7.5.1.5: a READ resent from a PSN inside it is answered from that PSN starting with First or Only, and the requester takes that answer even when it accepted responses between asking for the retry and resending")
     void shouldCompleteTheReadWhenItIsResentFromWhereLateResponsesMovedTheCompleter(String mode, int packets) {
         try (RcPair p = quietPair(mode)) {
             p.connect();
@@ -332,7 +392,8 @@ class RcTransportRuleTest {
             FaultGate lastSent = new FaultGate("READ response Last sent");
             FaultRule holdFirst = FaultRule.hold(
                     PacketMatcher.nth(1, PacketMatcher.readResponses().and(PacketMatcher.toQp(p.a.qp))), lastSent);
-            FaultRule last = FaultRule.observe(PacketMatcher.opcode(Opcode.RC_RDMA_READ_RESPONSE_LAST)).times(1);
+            FaultRule last = FaultRule.observe(PacketMatcher.opcode(Opcode.RC_RDMA_READ_RESPONSE_LAST))
+                    .times(1);
             lastSent.openOnHit(last);
             p.link().addFault(holdFirst).addFault(last);
             int len = packets * MTU - 100;
@@ -363,7 +424,8 @@ class RcTransportRuleTest {
     }
 
     @Test
-    @DisplayName("IBA 9.7.5.1.5: an injected duplicate READ inside a completed READ is answered from its PSN (First, Middle, Last) and the requester ignores the answers")
+    @DisplayName(
+            "IBA 9.7.5.1.5: an injected duplicate READ inside a completed READ is answered from its PSN (First, Middle, Last) and the requester ignores the answers")
     void shouldAnswerAnInjectedDuplicateReadFromItsPsnWhenItLiesInsideAnEarlierRead() {
         try (RcPair p = pair(DET)) {
             p.connect();
@@ -372,14 +434,22 @@ class RcTransportRuleTest {
             expect(p.a, 1, WcStatus.SUCCESS);
             Wire w = wire(p);
             int inside = Psn.add(p.psnA, 1);
-            Packet dup = Packet.allocate(Opcode.RC_RDMA_READ_REQUEST).destQp(p.b.qp.qpNum()).pkey(0xFFFF).psn(inside)
+            Packet dup = Packet.allocate(Opcode.RC_RDMA_READ_REQUEST)
+                    .destQp(p.b.qp.qpNum())
+                    .pkey(0xFFFF)
+                    .psn(inside)
                     .reth(p.b.addr(MTU), p.b.mr.rkey(), 3 * MTU);
             p.link().inject(p.a.dev, dup);
             p.fabric.deterministicScheduler().runUntilIdle();
             List<Pkt> answers = w.sent("b", e -> e.opcode().isRead());
-            assertEquals(List.of(Opcode.RC_RDMA_READ_RESPONSE_FIRST, Opcode.RC_RDMA_READ_RESPONSE_MIDDLE,
-                    Opcode.RC_RDMA_READ_RESPONSE_LAST), answers.stream().map(Pkt::opcode).collect(Collectors.toList()));
-            assertEquals(List.of(inside, Psn.add(inside, 1), Psn.add(inside, 2)),
+            assertEquals(
+                    List.of(
+                            Opcode.RC_RDMA_READ_RESPONSE_FIRST,
+                            Opcode.RC_RDMA_READ_RESPONSE_MIDDLE,
+                            Opcode.RC_RDMA_READ_RESPONSE_LAST),
+                    answers.stream().map(Pkt::opcode).collect(Collectors.toList()));
+            assertEquals(
+                    List.of(inside, Psn.add(inside, 1), Psn.add(inside, 2)),
                     answers.stream().map(Pkt::psn).collect(Collectors.toList()));
             assertEquals(0, naksSent(p.b.qp));
             assertEquals(3, count(p.a.qp, Counter.DUPLICATE_RESPONSES), "answers nobody asked for are ignored");
@@ -396,21 +466,28 @@ class RcTransportRuleTest {
 
     @ParameterizedTest(name = "{0}: the second packet of a SEND arrives as {1}")
     @MethodSource("outOfSequence")
-    @DisplayName("IBA 9.7.5.1.4 opcode sequence check: an opcode out of sequence inside a message is NAKed invalid request (class C); the responder goes to ERR")
+    @DisplayName(
+            "IBA 9.7.5.1.4 opcode sequence check: an opcode out of sequence inside a message is NAKed invalid request (class C); the responder goes to ERR")
     void shouldNakInvalidRequestAndMoveTheResponderToErrWhenAnOpcodeIsOutOfSequence(String mode, Opcode opcode) {
         try (RcPair p = pair(mode)) {
             p.connect();
             Wire w = wire(p);
-            p.link().addFault(FaultRule.rewrite(
-                    PacketMatcher.nth(2, PacketMatcher.requests().and(PacketMatcher.toQp(p.b.qp))),
-                    PacketRewrite.opcode(opcode)));
+            p.link()
+                    .addFault(FaultRule.rewrite(
+                            PacketMatcher.nth(2, PacketMatcher.requests().and(PacketMatcher.toQp(p.b.qp))),
+                            PacketRewrite.opcode(opcode)));
             p.b.qp.postRecv(new RecvWr().wrId(10).sge(p.b.mr, 0, 4 * MTU));
-            p.a.qp.postSend(new SendWr().wrId(1).opcode(WrOpcode.SEND).sge(p.a.mr, 0, 3 * MTU).flag(SendFlag.SIGNALED));
+            p.a.qp.postSend(new SendWr()
+                    .wrId(1)
+                    .opcode(WrOpcode.SEND)
+                    .sge(p.a.mr, 0, 3 * MTU)
+                    .flag(SendFlag.SIGNALED));
             expect(p.a, 1, WcStatus.REM_INV_REQ_ERR);
             expect(p.b, 10, WcStatus.REM_INV_REQ_ERR);
             awaitState(p.fabric, p.b.qp, QpState.ERR);
             awaitState(p.fabric, p.a.qp, QpState.ERR);
-            List<Pkt> naks = w.sent("b", e -> e.opcode() == Opcode.RC_ACKNOWLEDGE && Aeth.kind(e.syndrome()) == Aeth.Kind.NAK);
+            List<Pkt> naks =
+                    w.sent("b", e -> e.opcode() == Opcode.RC_ACKNOWLEDGE && Aeth.kind(e.syndrome()) == Aeth.Kind.NAK);
             assertEquals(1, naks.size(), naks.toString());
             assertEquals(Aeth.nak(Aeth.NakCode.INVALID_REQUEST), naks.get(0).syndrome());
             assertEquals(Psn.add(p.psnA, 1), naks.get(0).psn(), "the NAK names the offending packet");

@@ -1,26 +1,25 @@
 package io.simrdma.fabric;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.simrdma.fabric.internal.rc.RcQueuePair;
 import io.simrdma.fabric.wire.Aeth;
 import io.simrdma.fabric.wire.HeaderType;
 import io.simrdma.fabric.wire.Opcode;
 import io.simrdma.fabric.wire.Packet;
 import io.simrdma.fabric.wire.Psn;
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.Arguments;
-import org.junit.jupiter.params.provider.MethodSource;
-
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Reliability of the RC transport under faults: "seeded runs with loss up to 30%, duplication,
@@ -59,14 +58,21 @@ class ReliabilityTest {
         double[] oneWay = {0.01, 0.05, 0.10, 0.20, 0.30};
         int t = 8;
         for (double loss : oneWay) {
-            l.add(new Profile("request loss " + pct(loss), k -> k.addFault(FaultRule.drop(PacketMatcher.requests(), loss)),
-                    t, loss >= 0.2));
-            l.add(new Profile("response loss " + pct(loss),
-                    k -> k.addFault(FaultRule.drop(PacketMatcher.responses(), loss)), 20 - t, loss >= 0.2));
+            l.add(new Profile(
+                    "request loss " + pct(loss),
+                    k -> k.addFault(FaultRule.drop(PacketMatcher.requests(), loss)),
+                    t,
+                    loss >= 0.2));
+            l.add(new Profile(
+                    "response loss " + pct(loss),
+                    k -> k.addFault(FaultRule.drop(PacketMatcher.responses(), loss)),
+                    20 - t,
+                    loss >= 0.2));
             t = t == 12 ? 8 : t + 1;
         }
         for (double loss : new double[] {0.05, 0.10, 0.15}) {
-            l.add(profile("loss both ways " + pct(loss), 10, k -> k.addFault(FaultRule.drop(PacketMatcher.any(), loss))));
+            l.add(profile(
+                    "loss both ways " + pct(loss), 10, k -> k.addFault(FaultRule.drop(PacketMatcher.any(), loss))));
         }
         return l;
     }
@@ -75,25 +81,34 @@ class ReliabilityTest {
     static List<Profile> otherProfiles() {
         List<Profile> l = new ArrayList<>();
         l.add(profile("duplicate 20%", 9, k -> k.addFault(FaultRule.duplicate(PacketMatcher.any(), 0.2))));
-        l.add(profile("duplicate responses 50%", 9, k -> k.addFault(FaultRule.duplicate(PacketMatcher.responses(), 0.5))));
-        l.add(profile("reorder 30% within 20us", 10,
-                k -> k.addFault(FaultRule.reorder(PacketMatcher.any(), 0.3, 20_000))));
+        l.add(profile(
+                "duplicate responses 50%", 9, k -> k.addFault(FaultRule.duplicate(PacketMatcher.responses(), 0.5))));
+        l.add(profile(
+                "reorder 30% within 20us", 10, k -> k.addFault(FaultRule.reorder(PacketMatcher.any(), 0.3, 20_000))));
         l.add(profile("delay 20% by 40us", 11, k -> k.addFault(FaultRule.delay(PacketMatcher.any(), 0.2, 40_000))));
-        l.add(profile("delay beyond the ACK timeout", 8,
+        l.add(profile(
+                "delay beyond the ACK timeout",
+                8,
                 k -> k.addFault(FaultRule.delay(PacketMatcher.any(), 0.05, 3_000_000))));
         l.add(profile("corrupt 20%", 12, k -> k.addFault(FaultRule.corrupt(PacketMatcher.any(), 0.2))));
-        l.add(profile("loss 10% + duplicate 10% + reorder 20% + corrupt 5%", 10, k -> k
-                .addFault(FaultRule.drop(PacketMatcher.any(), 0.10))
-                .addFault(FaultRule.duplicate(PacketMatcher.any(), 0.10))
-                .addFault(FaultRule.reorder(PacketMatcher.any(), 0.2, 30_000))
-                .addFault(FaultRule.corrupt(PacketMatcher.any(), 0.05))));
-        l.add(heavyLoss("response loss 20% + delay 30% + duplicate requests 20%", 9, k -> k
-                .addFault(FaultRule.drop(PacketMatcher.responses(), 0.20))
-                .addFault(FaultRule.delay(PacketMatcher.any(), 0.3, 15_000))
-                .addFault(FaultRule.duplicate(PacketMatcher.requests(), 0.2))));
-        l.add(heavyLoss("request loss 30% + reorder responses 30%", 11, k -> k
-                .addFault(FaultRule.drop(PacketMatcher.requests(), 0.30))
-                .addFault(FaultRule.reorder(PacketMatcher.responses(), 0.3, 10_000))));
+        l.add(profile(
+                "loss 10% + duplicate 10% + reorder 20% + corrupt 5%",
+                10,
+                k -> k.addFault(FaultRule.drop(PacketMatcher.any(), 0.10))
+                        .addFault(FaultRule.duplicate(PacketMatcher.any(), 0.10))
+                        .addFault(FaultRule.reorder(PacketMatcher.any(), 0.2, 30_000))
+                        .addFault(FaultRule.corrupt(PacketMatcher.any(), 0.05))));
+        l.add(heavyLoss(
+                "response loss 20% + delay 30% + duplicate requests 20%",
+                9,
+                k -> k.addFault(FaultRule.drop(PacketMatcher.responses(), 0.20))
+                        .addFault(FaultRule.delay(PacketMatcher.any(), 0.3, 15_000))
+                        .addFault(FaultRule.duplicate(PacketMatcher.requests(), 0.2))));
+        l.add(heavyLoss(
+                "request loss 30% + reorder responses 30%",
+                11,
+                k -> k.addFault(FaultRule.drop(PacketMatcher.requests(), 0.30))
+                        .addFault(FaultRule.reorder(PacketMatcher.responses(), 0.3, 10_000))));
         return l;
     }
 
@@ -149,11 +164,15 @@ class ReliabilityTest {
             boolean lateReceives = variant % 4 == 3;
             MixedWorkload w = new MixedWorkload(p, seed).post(lateReceives ? 300_000 : 0);
             w.runUntil(w::allDone, VIRTUAL_DEADLINE);
-            assertEquals(0, w.settle(TimeUnit.SECONDS.toNanos(2)),
+            assertEquals(
+                    0,
+                    w.settle(TimeUnit.SECONDS.toNanos(2)),
                     () -> "no completion may follow the last expected one: " + w.describe());
             w.assertEveryWrSucceededOnce();
             assertFaultsHadEffect(profile, w);
-            if (lateReceives && w.trace.event(PacketEvent.DROPPED) == 0 && !profile.name().contains("beyond")) {
+            if (lateReceives
+                    && w.trace.event(PacketEvent.DROPPED) == 0
+                    && !profile.name().contains("beyond")) {
                 // The first SEND reached b before any receive WR was posted.
                 assertTrue(p.b.qp.counters().get(Counter.RNR_NAK_SENT) > 0, w.describe());
                 assertTrue(p.a.qp.counters().get(Counter.RNR_RETRIES) > 0, w.describe());
@@ -190,7 +209,8 @@ class ReliabilityTest {
                 case DUPLICATE:
                     assertTrue(ab.duplicated() + ba.duplicated() > 0, ctx);
                     // Duplicated requests are answered, not executed again; duplicated responses ignored.
-                    assertTrue(w.qpCounter(Counter.DUPLICATE_REQUESTS) + w.qpCounter(Counter.DUPLICATE_RESPONSES) > 0,
+                    assertTrue(
+                            w.qpCounter(Counter.DUPLICATE_REQUESTS) + w.qpCounter(Counter.DUPLICATE_RESPONSES) > 0,
                             ctx);
                     break;
                 case DELAY:
@@ -206,7 +226,9 @@ class ReliabilityTest {
         }
         // The ICRC catches corrupted packets at the receiving port (IBA 7.8.1); only a flip of the
         // masked BTH byte 4 passes, harmlessly. Every BAD_ICRC drop is an invalid packet.
-        assertEquals(w.trace.drop(DropReason.BAD_ICRC), w.deviceCounter(Counter.INVALID_PACKETS),
+        assertEquals(
+                w.trace.drop(DropReason.BAD_ICRC),
+                w.deviceCounter(Counter.INVALID_PACKETS),
                 "every BAD_ICRC drop counts as an invalid packet: " + ctx);
         if (ab.corrupted() + ba.corrupted() >= 3) {
             assertTrue(w.trace.drop(DropReason.BAD_ICRC) > 0, ctx);
@@ -218,7 +240,6 @@ class ReliabilityTest {
         // and stale responses count as duplicates, never as invalid packets.
         assertEquals(0, w.qpCounter(Counter.INVALID_PACKETS), "QP-level invalid packets: " + ctx);
     }
-
 
     /**
      * 30% loss on both directions. A single-packet exchange (READ request + response, atomic +
@@ -277,22 +298,31 @@ class ReliabilityTest {
 
     static Stream<Arguments> threadedRuns() {
         List<Arguments> args = new ArrayList<>();
-        args.add(Arguments.of(heavyLoss("request loss 20%", 12,
-                k -> k.addFault(FaultRule.drop(PacketMatcher.requests(), 0.2))), 11L));
-        args.add(Arguments.of(heavyLoss("response loss 20%", 12,
-                k -> k.addFault(FaultRule.drop(PacketMatcher.responses(), 0.2))), 12L));
-        args.add(Arguments.of(profile("loss both ways 10%", 12,
-                k -> k.addFault(FaultRule.drop(PacketMatcher.any(), 0.1))), 13L));
-        args.add(Arguments.of(profile("duplicate 20%", 12,
-                k -> k.addFault(FaultRule.duplicate(PacketMatcher.any(), 0.2))), 14L));
-        args.add(Arguments.of(profile("reorder 30% within 200us", 12,
-                k -> k.addFault(FaultRule.reorder(PacketMatcher.any(), 0.3, 200_000))), 15L));
-        args.add(Arguments.of(profile("corrupt 10%", 12,
-                k -> k.addFault(FaultRule.corrupt(PacketMatcher.any(), 0.1))), 16L));
-        args.add(Arguments.of(profile("loss 10% + duplicate 10% + delay 20%", 12, k -> k
-                .addFault(FaultRule.drop(PacketMatcher.any(), 0.1))
-                .addFault(FaultRule.duplicate(PacketMatcher.any(), 0.1))
-                .addFault(FaultRule.delay(PacketMatcher.any(), 0.2, 100_000))), 17L));
+        args.add(Arguments.of(
+                heavyLoss("request loss 20%", 12, k -> k.addFault(FaultRule.drop(PacketMatcher.requests(), 0.2))),
+                11L));
+        args.add(Arguments.of(
+                heavyLoss("response loss 20%", 12, k -> k.addFault(FaultRule.drop(PacketMatcher.responses(), 0.2))),
+                12L));
+        args.add(Arguments.of(
+                profile("loss both ways 10%", 12, k -> k.addFault(FaultRule.drop(PacketMatcher.any(), 0.1))), 13L));
+        args.add(Arguments.of(
+                profile("duplicate 20%", 12, k -> k.addFault(FaultRule.duplicate(PacketMatcher.any(), 0.2))), 14L));
+        args.add(Arguments.of(
+                profile(
+                        "reorder 30% within 200us",
+                        12, k -> k.addFault(FaultRule.reorder(PacketMatcher.any(), 0.3, 200_000))),
+                15L));
+        args.add(Arguments.of(
+                profile("corrupt 10%", 12, k -> k.addFault(FaultRule.corrupt(PacketMatcher.any(), 0.1))), 16L));
+        args.add(Arguments.of(
+                profile(
+                        "loss 10% + duplicate 10% + delay 20%",
+                        12,
+                        k -> k.addFault(FaultRule.drop(PacketMatcher.any(), 0.1))
+                                .addFault(FaultRule.duplicate(PacketMatcher.any(), 0.1))
+                                .addFault(FaultRule.delay(PacketMatcher.any(), 0.2, 100_000))),
+                17L));
         return args.stream();
     }
 
@@ -309,7 +339,9 @@ class ReliabilityTest {
                 profile.faults().accept(p.link());
                 MixedWorkload w = new MixedWorkload(p, seed + iteration).post();
                 w.runUntil(w::allDone, TimeUnit.SECONDS.toNanos(60));
-                assertEquals(0, w.settle(TimeUnit.MILLISECONDS.toNanos(50)),
+                assertEquals(
+                        0,
+                        w.settle(TimeUnit.MILLISECONDS.toNanos(50)),
                         () -> "no completion may follow the last expected one: " + w.describe());
                 w.assertEveryWrSucceededOnce();
                 assertFaultsHadEffect(profile, w);
@@ -332,7 +364,8 @@ class ReliabilityTest {
             p.psnA = 0xFFFFFF - 100;
             p.connect();
             if (seed != 0) {
-                p.link().addFault(FaultRule.drop(PacketMatcher.any(), 0.05))
+                p.link()
+                        .addFault(FaultRule.drop(PacketMatcher.any(), 0.05))
                         .addFault(FaultRule.reorder(PacketMatcher.any(), 0.1, 5_000));
             }
             int len = 48 * 1024;
@@ -344,11 +377,22 @@ class ReliabilityTest {
             RcPair.fill(bBuf, len, len, seed + 2);
             RcPair.fill(aBuf, 2 * len, len, seed + 3);
             p.b.qp.postRecv(new RecvWr().wrId(50).sge(bMr, 2 * len, len));
-            p.a.qp.postSend(new SendWr().wrId(1).opcode(WrOpcode.RDMA_WRITE).sge(aMr, 0, len)
-                    .remote(bMr.address(), bMr.rkey()).flag(SendFlag.SIGNALED)
-                    .next(new SendWr().wrId(2).opcode(WrOpcode.RDMA_READ).sge(aMr, len, len)
-                            .remote(bMr.address() + len, bMr.rkey()).flag(SendFlag.SIGNALED)
-                            .next(new SendWr().wrId(3).opcode(WrOpcode.SEND).sge(aMr, 2 * len, len)
+            p.a.qp.postSend(new SendWr()
+                    .wrId(1)
+                    .opcode(WrOpcode.RDMA_WRITE)
+                    .sge(aMr, 0, len)
+                    .remote(bMr.address(), bMr.rkey())
+                    .flag(SendFlag.SIGNALED)
+                    .next(new SendWr()
+                            .wrId(2)
+                            .opcode(WrOpcode.RDMA_READ)
+                            .sge(aMr, len, len)
+                            .remote(bMr.address() + len, bMr.rkey())
+                            .flag(SendFlag.SIGNALED)
+                            .next(new SendWr()
+                                    .wrId(3)
+                                    .opcode(WrOpcode.SEND)
+                                    .sge(aMr, 2 * len, len)
                                     .flag(SendFlag.SIGNALED))));
             for (long id = 1; id <= 3; id++) {
                 WorkCompletion wc = p.a.poll(TimeUnit.SECONDS.toMillis(60));
@@ -364,7 +408,9 @@ class ReliabilityTest {
             RcPair.assertBytes(aBuf, 2 * len, bBuf, 2 * len, len);
             assertEquals(QpState.RTS, p.a.qp.state());
             if (seed != 0) {
-                assertTrue(p.a.qp.counters().get(Counter.RETRANSMITTED_PACKETS) > 0, p.a.qp.counters().toString());
+                assertTrue(
+                        p.a.qp.counters().get(Counter.RETRANSMITTED_PACKETS) > 0,
+                        p.a.qp.counters().toString());
             }
         }
     }
@@ -379,37 +425,54 @@ class ReliabilityTest {
      * and never sent again (found by the threaded runs above).
      */
     @Test
-    @DisplayName("IBA 9.7.5.1.2: go-back-N never rewinds behind acknowledged PSNs; late responses do not stall the send queue")
+    @DisplayName(
+            "IBA 9.7.5.1.2: go-back-N never rewinds behind acknowledged PSNs; late responses do not stall the send queue")
     void shouldStartNextMessageWhenLateResponsesCompleteAReadAfterARetryRequest() {
         try (RcPair p = new RcPair(Fabric.deterministic(3))) {
             p.maxRdAtomic = 1;
             p.timeout = 14;
             p.connect();
             // b's own two responses are lost; the test delivers them itself, reordered and duplicated.
-            p.link().addFault(FaultRule.drop(PacketMatcher.opcode(Opcode.RC_RDMA_READ_RESPONSE_FIRST,
-                    Opcode.RC_RDMA_READ_RESPONSE_LAST), 1.0).times(2));
+            p.link()
+                    .addFault(FaultRule.drop(
+                                    PacketMatcher.opcode(
+                                            Opcode.RC_RDMA_READ_RESPONSE_FIRST, Opcode.RC_RDMA_READ_RESPONSE_LAST),
+                                    1.0)
+                            .times(2));
             RcPair.fill(p.b.buf, 4096, 2000, 77);
             p.b.buf.putLong(8192, 40);
-            p.a.qp.postSend(new SendWr().wrId(1).opcode(WrOpcode.RDMA_READ).sge(p.a.mr, 0, 2000)
-                    .remote(p.b.addr(4096), p.b.mr.rkey()).flag(SendFlag.SIGNALED)
-                    .next(new SendWr().wrId(2).opcode(WrOpcode.ATOMIC_FETCH_AND_ADD).sge(p.a.mr, 4096, 8)
-                            .remote(p.b.addr(8192), p.b.mr.rkey()).atomic(2, 0).flag(SendFlag.SIGNALED)));
+            p.a.qp.postSend(new SendWr()
+                    .wrId(1)
+                    .opcode(WrOpcode.RDMA_READ)
+                    .sge(p.a.mr, 0, 2000)
+                    .remote(p.b.addr(4096), p.b.mr.rkey())
+                    .flag(SendFlag.SIGNALED)
+                    .next(new SendWr()
+                            .wrId(2)
+                            .opcode(WrOpcode.ATOMIC_FETCH_AND_ADD)
+                            .sge(p.a.mr, 4096, 8)
+                            .remote(p.b.addr(8192), p.b.mr.rkey())
+                            .atomic(2, 0)
+                            .flag(SendFlag.SIGNALED)));
             var sched = p.fabric.deterministicScheduler();
             sched.advanceTime(20_000);
             assertEquals(2, p.link().stats(p.b.dev).dropped(), "b executed the READ and both responses were lost");
 
             int first = p.psnA;
             p.a.dev.executor().call(() -> {
-                ((RcQueuePair) p.a.qp).completer.enqueue(readResponse(Opcode.RC_RDMA_READ_RESPONSE_LAST,
-                        first + 1, p.b.buf, 4096 + 1024, 976));
-                ((RcQueuePair) p.a.qp).completer.enqueue(readResponse(Opcode.RC_RDMA_READ_RESPONSE_FIRST,
-                        first, p.b.buf, 4096, 1024));
+                ((RcQueuePair) p.a.qp)
+                        .completer.enqueue(
+                                readResponse(Opcode.RC_RDMA_READ_RESPONSE_LAST, first + 1, p.b.buf, 4096 + 1024, 976));
+                ((RcQueuePair) p.a.qp)
+                        .completer.enqueue(
+                                readResponse(Opcode.RC_RDMA_READ_RESPONSE_FIRST, first, p.b.buf, 4096, 1024));
                 return null;
             });
             sched.advanceTime(100);
             p.a.dev.executor().call(() -> {
-                ((RcQueuePair) p.a.qp).completer.enqueue(readResponse(Opcode.RC_RDMA_READ_RESPONSE_LAST,
-                        first + 1, p.b.buf, 4096 + 1024, 976));
+                ((RcQueuePair) p.a.qp)
+                        .completer.enqueue(
+                                readResponse(Opcode.RC_RDMA_READ_RESPONSE_LAST, first + 1, p.b.buf, 4096 + 1024, 976));
                 return null;
             });
 
@@ -423,13 +486,15 @@ class ReliabilityTest {
             assertEquals(WcStatus.SUCCESS, fa.status(), fa.toString());
             assertEquals(40, p.a.buf.getLong(4096));
             assertEquals(42, p.b.buf.getLong(8192));
-            assertEquals(0, p.a.qp.counters().get(Counter.RETRY_TIMEOUTS), p.a.qp.counters().toString());
+            assertEquals(
+                    0,
+                    p.a.qp.counters().get(Counter.RETRY_TIMEOUTS),
+                    p.a.qp.counters().toString());
         }
     }
 
     /** A READ response as b's responder would send it, with its payload referencing b's memory. */
-    private static Packet readResponse(io.simrdma.fabric.wire.Opcode op, int psn,
-                                                             ByteBuffer data, int index, int len) {
+    private static Packet readResponse(io.simrdma.fabric.wire.Opcode op, int psn, ByteBuffer data, int index, int len) {
         Packet r = Packet.allocate(op);
         r.psn(psn & Psn.MASK);
         if (op.has(HeaderType.AETH)) {

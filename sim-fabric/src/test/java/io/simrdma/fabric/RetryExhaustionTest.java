@@ -1,17 +1,5 @@
 package io.simrdma.fabric;
 
-import io.simrdma.fabric.wire.Opcode;
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.Arguments;
-import org.junit.jupiter.params.provider.CsvSource;
-import org.junit.jupiter.params.provider.MethodSource;
-import org.junit.jupiter.params.provider.ValueSource;
-
-import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
-
 import static io.simrdma.fabric.ErrorPathSupport.Recorder;
 import static io.simrdma.fabric.ErrorPathSupport.assertNoCompletion;
 import static io.simrdma.fabric.ErrorPathSupport.await;
@@ -21,6 +9,17 @@ import static io.simrdma.fabric.ErrorPathSupport.pair;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.simrdma.fabric.wire.Opcode;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Transport retries under a partition (IBA 9.7.6.1.3): the local ACK timeout is
@@ -38,7 +37,11 @@ class RetryExhaustionTest {
         }
         SendWr chain = null;
         for (int i = WRS; i >= 1; i--) {
-            chain = new SendWr().wrId(i).opcode(WrOpcode.SEND).sge(p.a.mr, i * 512L, 512).flag(SendFlag.SIGNALED)
+            chain = new SendWr()
+                    .wrId(i)
+                    .opcode(WrOpcode.SEND)
+                    .sge(p.a.mr, i * 512L, 512)
+                    .flag(SendFlag.SIGNALED)
                     .next(chain);
         }
         p.a.qp.postSend(chain);
@@ -58,7 +61,8 @@ class RetryExhaustionTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"det", "threaded"})
-    @DisplayName("IBA 9.7.6.1.3: partitioned, the first WR completes RETRY_EXC_ERR and the rest WR_FLUSH_ERR in post order")
+    @DisplayName(
+            "IBA 9.7.6.1.3: partitioned, the first WR completes RETRY_EXC_ERR and the rest WR_FLUSH_ERR in post order")
     void shouldCompleteFirstWithRetryExcErrAndFlushTheRestInPostOrderWhenPartitioned(String mode) {
         try (RcPair p = pair(mode)) {
             p.timeout = 12; // 16.8 ms
@@ -77,7 +81,8 @@ class RetryExhaustionTest {
 
     @ParameterizedTest(name = "timeout={0} retry_cnt={1}")
     @CsvSource({"1, 0", "5, 3", "10, 7", "14, 7", "20, 1", "31, 0"})
-    @DisplayName("IBA 9.7.6.1.3: from the first send to RETRY_EXC_ERR takes exactly (retry_cnt + 1) x 4.096 us x 2^timeout")
+    @DisplayName(
+            "IBA 9.7.6.1.3: from the first send to RETRY_EXC_ERR takes exactly (retry_cnt + 1) x 4.096 us x 2^timeout")
     void shouldReachRetryExcErrAfterRetryCntPlusOneAckTimeouts(int timeout, int retryCnt) {
         try (RcPair p = pair(ErrorPathSupport.DET)) {
             p.timeout = timeout;
@@ -90,7 +95,8 @@ class RetryExhaustionTest {
             assertTrue(p.a.cq.awaitCompletions(WRS, (retryCnt + 2) * ackTimeoutNanos(timeout), TimeUnit.NANOSECONDS));
             assertExhaustedAndFlushedInOrder(p);
             long elapsed = rec.entered(p.a.qp, QpState.ERR) - rec.firstSent(p.a.dev);
-            assertEquals((retryCnt + 1) * ackTimeoutNanos(timeout), elapsed, "virtual ns from the first send to the error");
+            assertEquals(
+                    (retryCnt + 1) * ackTimeoutNanos(timeout), elapsed, "virtual ns from the first send to the error");
             assertEquals(retryCnt + 1, p.a.qp.counters().get(Counter.RETRY_TIMEOUTS));
             // every retry resends all four one-packet messages (go-back-N)
             assertEquals((long) retryCnt * WRS, p.a.qp.counters().get(Counter.RETRANSMITTED_PACKETS));
@@ -98,7 +104,8 @@ class RetryExhaustionTest {
     }
 
     @Test
-    @DisplayName("Link.downAt: a link that fails while the first packet is in flight; timing counts from that first send")
+    @DisplayName(
+            "Link.downAt: a link that fails while the first packet is in flight; timing counts from that first send")
     void shouldReachRetryExcErrWhenLinkGoesDownAtAScheduledTime() {
         try (RcPair p = pair(ErrorPathSupport.DET)) {
             p.timeout = 9;
@@ -106,7 +113,11 @@ class RetryExhaustionTest {
             p.connect();
             // a first message gets through while the link is up
             p.b.qp.postRecv(new RecvWr().wrId(99).sge(p.b.mr, 8192, 64));
-            p.a.qp.postSend(new SendWr().wrId(0).opcode(WrOpcode.SEND).sge(p.a.mr, 0, 64).flag(SendFlag.SIGNALED));
+            p.a.qp.postSend(new SendWr()
+                    .wrId(0)
+                    .opcode(WrOpcode.SEND)
+                    .sge(p.a.mr, 0, 64)
+                    .flag(SendFlag.SIGNALED));
             expect(p.a, 0, WcStatus.SUCCESS);
             expect(p.b, 99, WcStatus.SUCCESS);
 
@@ -130,10 +141,16 @@ class RetryExhaustionTest {
             p.retryCnt = 1; // the sequence NAK below costs one retry
             p.connect();
             p.link().setUp(false);
-            p.b.qp.postRecv(new RecvWr().wrId(100).sge(p.b.mr, 0, 1024)
+            p.b.qp.postRecv(new RecvWr()
+                    .wrId(100)
+                    .sge(p.b.mr, 0, 1024)
                     .next(new RecvWr().wrId(101).sge(p.b.mr, 1024, 1024)));
             RcPair.fill(p.a.buf, 0, 512, 3);
-            p.a.qp.postSend(new SendWr().wrId(1).opcode(WrOpcode.SEND).sge(p.a.mr, 0, 512).flag(SendFlag.SIGNALED));
+            p.a.qp.postSend(new SendWr()
+                    .wrId(1)
+                    .opcode(WrOpcode.SEND)
+                    .sge(p.a.mr, 0, 512)
+                    .flag(SendFlag.SIGNALED));
             // an hour of virtual time: no timer is even armed
             p.fabric.deterministicScheduler().advanceTime(TimeUnit.HOURS.toNanos(1));
             assertEquals(0, p.fabric.deterministicScheduler().pending(), "no ACK timer may be pending");
@@ -145,7 +162,11 @@ class RetryExhaustionTest {
             // requester go back and both messages arrive, in order
             p.link().setUp(true);
             RcPair.fill(p.a.buf, 512, 512, 4);
-            p.a.qp.postSend(new SendWr().wrId(2).opcode(WrOpcode.SEND).sge(p.a.mr, 512, 512).flag(SendFlag.SIGNALED));
+            p.a.qp.postSend(new SendWr()
+                    .wrId(2)
+                    .opcode(WrOpcode.SEND)
+                    .sge(p.a.mr, 512, 512)
+                    .flag(SendFlag.SIGNALED));
             expect(p.a, 1, WcStatus.SUCCESS);
             expect(p.a, 2, WcStatus.SUCCESS);
             expect(p.b, 100, WcStatus.SUCCESS);
@@ -158,7 +179,8 @@ class RetryExhaustionTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"det", "threaded"})
-    @DisplayName("IBA 9.7.6.1.3: a link that comes back before retry_cnt is exhausted recovers; data arrives intact and in order")
+    @DisplayName(
+            "IBA 9.7.6.1.3: a link that comes back before retry_cnt is exhausted recovers; data arrives intact and in order")
     void shouldRecoverWithDataIntactWhenLinkComesBackBeforeExhaustion(String mode) {
         try (RcPair p = pair(mode)) {
             p.timeout = 12; // 16.8 ms
@@ -169,9 +191,17 @@ class RetryExhaustionTest {
             RcPair.fill(p.a.buf, 0, 10_000, 17);
             RcPair.fill(p.a.buf, 20_000, 3000, 18);
             p.b.qp.postRecv(new RecvWr().wrId(100).sge(p.b.mr, 40_000, 4096));
-            p.a.qp.postSend(new SendWr().wrId(1).opcode(WrOpcode.RDMA_WRITE).sge(p.a.mr, 0, 10_000)
-                    .remote(p.b.addr(0), p.b.mr.rkey()).flag(SendFlag.SIGNALED)
-                    .next(new SendWr().wrId(2).opcode(WrOpcode.SEND).sge(p.a.mr, 20_000, 3000).flag(SendFlag.SIGNALED)));
+            p.a.qp.postSend(new SendWr()
+                    .wrId(1)
+                    .opcode(WrOpcode.RDMA_WRITE)
+                    .sge(p.a.mr, 0, 10_000)
+                    .remote(p.b.addr(0), p.b.mr.rkey())
+                    .flag(SendFlag.SIGNALED)
+                    .next(new SendWr()
+                            .wrId(2)
+                            .opcode(WrOpcode.SEND)
+                            .sge(p.a.mr, 20_000, 3000)
+                            .flag(SendFlag.SIGNALED)));
             if (ErrorPathSupport.deterministic(p)) {
                 // up just before the 3rd timeout: the 3rd retransmission gets through
                 link.upAt(p.fabric.now() + 3 * ackTimeoutNanos(12) - 1_000);
@@ -192,7 +222,10 @@ class RetryExhaustionTest {
             assertTrue(p.a.qp.counters().get(Counter.RETRANSMITTED_PACKETS) > 0);
             if (ErrorPathSupport.deterministic(p)) {
                 assertEquals(3, timeouts);
-                assertEquals(0, p.b.qp.counters().get(Counter.DUPLICATE_REQUESTS), "nothing reached b before the link came back");
+                assertEquals(
+                        0,
+                        p.b.qp.counters().get(Counter.DUPLICATE_REQUESTS),
+                        "nothing reached b before the link came back");
             }
         }
     }
@@ -207,8 +240,12 @@ class RetryExhaustionTest {
             Recorder rec = new Recorder();
             p.fabric.addTraceListener(rec);
             p.link().setUp(false);
-            p.a.qp.postSend(new SendWr().wrId(1).opcode(WrOpcode.RDMA_WRITE).sge(p.a.mr, 0, 3000)
-                    .remote(p.b.addr(0), p.b.mr.rkey()).flag(SendFlag.SIGNALED));
+            p.a.qp.postSend(new SendWr()
+                    .wrId(1)
+                    .opcode(WrOpcode.RDMA_WRITE)
+                    .sge(p.a.mr, 0, 3000)
+                    .remote(p.b.addr(0), p.b.mr.rkey())
+                    .flag(SendFlag.SIGNALED));
             expect(p.a, 1, WcStatus.RETRY_EXC_ERR);
             int first = Opcode.RC_RDMA_WRITE_FIRST.value();
             int middle = Opcode.RC_RDMA_WRITE_MIDDLE.value();
@@ -219,14 +256,20 @@ class RetryExhaustionTest {
             assertEquals(1, rec.count(PacketEvent.RETRANSMITTED, p.a.dev, last, p.psnA + 2));
         }
     }
+
     static Stream<Arguments> modesAndOpcodes() {
-        return ErrorPathSupport.modesWith(WrOpcode.RDMA_WRITE, WrOpcode.RDMA_READ, WrOpcode.ATOMIC_CMP_AND_SWP,
-                WrOpcode.ATOMIC_FETCH_AND_ADD, WrOpcode.SEND_WITH_IMM);
+        return ErrorPathSupport.modesWith(
+                WrOpcode.RDMA_WRITE,
+                WrOpcode.RDMA_READ,
+                WrOpcode.ATOMIC_CMP_AND_SWP,
+                WrOpcode.ATOMIC_FETCH_AND_ADD,
+                WrOpcode.SEND_WITH_IMM);
     }
 
     @ParameterizedTest(name = "{0} {1}")
     @MethodSource("modesAndOpcodes")
-    @DisplayName("IBA 9.7.6.1.3: READs, atomics and writes exhaust their retries the same way; nothing is placed locally")
+    @DisplayName(
+            "IBA 9.7.6.1.3: READs, atomics and writes exhaust their retries the same way; nothing is placed locally")
     void shouldCompleteRetryExcErrForEveryOpcodeWhenPartitioned(String mode, WrOpcode op) {
         try (RcPair p = pair(mode)) {
             p.timeout = 10; // 4.2 ms
@@ -236,9 +279,17 @@ class RetryExhaustionTest {
             ErrorPathSupport.fill(p.a.buf, 0, 4096, ErrorPathSupport.CANARY);
             p.b.qp.postRecv(new RecvWr().wrId(100).sge(p.b.mr, 0, 4096));
             int len = op.isAtomic() ? 8 : 3000;
-            p.a.qp.postSend(new SendWr().wrId(1).opcode(op).sge(p.a.mr, 0, len).remote(p.b.addr(64), p.b.mr.rkey())
-                    .atomic(0, 1).flag(SendFlag.SIGNALED)
-                    .next(new SendWr().wrId(2).opcode(WrOpcode.RDMA_WRITE).sge(p.a.mr, 8192, 8)
+            p.a.qp.postSend(new SendWr()
+                    .wrId(1)
+                    .opcode(op)
+                    .sge(p.a.mr, 0, len)
+                    .remote(p.b.addr(64), p.b.mr.rkey())
+                    .atomic(0, 1)
+                    .flag(SendFlag.SIGNALED)
+                    .next(new SendWr()
+                            .wrId(2)
+                            .opcode(WrOpcode.RDMA_WRITE)
+                            .sge(p.a.mr, 8192, 8)
                             .remote(p.b.addr(0), p.b.mr.rkey())));
             expect(p.a, 1, WcStatus.RETRY_EXC_ERR);
             expect(p.a, 2, WcStatus.WR_FLUSH_ERR); // unsignaled, flushed all the same

@@ -1,18 +1,5 @@
 package io.simrdma.fabric;
 
-import io.simrdma.fabric.wire.Aeth;
-import io.simrdma.fabric.wire.Opcode;
-import io.simrdma.fabric.wire.Packet;
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.Arguments;
-import org.junit.jupiter.params.provider.CsvSource;
-import org.junit.jupiter.params.provider.MethodSource;
-import org.junit.jupiter.params.provider.ValueSource;
-
-import java.util.stream.Stream;
-
 import static io.simrdma.fabric.ErrorPathSupport.Recorder;
 import static io.simrdma.fabric.ErrorPathSupport.assertNoCompletion;
 import static io.simrdma.fabric.ErrorPathSupport.await;
@@ -21,6 +8,18 @@ import static io.simrdma.fabric.ErrorPathSupport.expect;
 import static io.simrdma.fabric.ErrorPathSupport.pair;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.simrdma.fabric.wire.Aeth;
+import io.simrdma.fabric.wire.Opcode;
+import io.simrdma.fabric.wire.Packet;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Receiver Not Ready (IBA 9.7.5.2.8): a SEND that finds no receive WQE is answered with an RNR
@@ -33,7 +32,11 @@ class RnrTest {
     private static final int PAYLOAD = 32; // a multiple of 4: no pad bytes
 
     private static SendWr send(RcPair p, long wrId) {
-        return new SendWr().wrId(wrId).opcode(WrOpcode.SEND).sge(p.a.mr, 0, PAYLOAD).flag(SendFlag.SIGNALED);
+        return new SendWr()
+                .wrId(wrId)
+                .opcode(WrOpcode.SEND)
+                .sge(p.a.mr, 0, PAYLOAD)
+                .flag(SendFlag.SIGNALED);
     }
 
     @ParameterizedTest
@@ -46,7 +49,8 @@ class RnrTest {
             p.connect();
             RcPair.fill(p.a.buf, 0, PAYLOAD, 21);
             p.a.qp.postSend(send(p, 1));
-            assertTrue(await(p.fabric, () -> p.a.qp.counters().get(Counter.RNR_NAK_RECEIVED) >= 3, 5_000),
+            assertTrue(
+                    await(p.fabric, () -> p.a.qp.counters().get(Counter.RNR_NAK_RECEIVED) >= 3, 5_000),
                     "the requester keeps retrying: " + p.a.qp.counters());
             assertEquals(0, p.a.cq.size(), "no completion while the receiver is not ready");
             assertEquals(QpState.RTS, p.a.qp.state());
@@ -73,7 +77,8 @@ class RnrTest {
 
     @ParameterizedTest(name = "{0} rnr_retry={1}")
     @MethodSource("retryCounts")
-    @DisplayName("IBA 9.7.5.2.8: rnr_retry n < 7 gives up after exactly n retries with RNR_RETRY_EXC_ERR; later WRs flush")
+    @DisplayName(
+            "IBA 9.7.5.2.8: rnr_retry n < 7 gives up after exactly n retries with RNR_RETRY_EXC_ERR; later WRs flush")
     void shouldCompleteRnrRetryExcErrAfterExactlyRnrRetryRetries(String mode, int n) {
         try (RcPair p = pair(mode)) {
             p.rnrRetry = n;
@@ -94,7 +99,8 @@ class RnrTest {
             assertEquals(n + 1, p.b.qp.counters().get(Counter.RNR_NAK_SENT), "RNR NAKs sent");
             int sendOnly = Opcode.RC_SEND_ONLY.value();
             assertEquals(1, rec.count(PacketEvent.SENT, p.a.dev, sendOnly, p.psnA), "first transmission of the SEND");
-            assertEquals(n, rec.count(PacketEvent.RETRANSMITTED, p.a.dev, sendOnly, p.psnA), "retransmissions of the SEND");
+            assertEquals(
+                    n, rec.count(PacketEvent.RETRANSMITTED, p.a.dev, sendOnly, p.psnA), "retransmissions of the SEND");
             // RNR is not an error for the responder (IBA 9.7.5.2.8): it stays usable
             assertEquals(QpState.RTS, p.b.qp.state());
             assertNoCompletion(p.b, 10);
@@ -112,7 +118,8 @@ class RnrTest {
      * its RNR NAK, each with latency and serialization) and n waits of the RNR timer.
      */
     static long expectedTimeToRnrError(LinkConfig c, int n, int timerCode) {
-        long roundTrip = 2 * c.latencyNanos() + serialization(c, Opcode.RC_SEND_ONLY, PAYLOAD)
+        long roundTrip = 2 * c.latencyNanos()
+                + serialization(c, Opcode.RC_SEND_ONLY, PAYLOAD)
                 + serialization(c, Opcode.RC_ACKNOWLEDGE, 0);
         return (n + 1) * roundTrip + n * Aeth.rnrTimerNanos(timerCode);
     }
@@ -120,10 +127,10 @@ class RnrTest {
     @ParameterizedTest(name = "rnr_retry={0} min_rnr_timer={1} latency={2}ns bandwidth={3}")
     @CsvSource({
         "0, 1, 1000, 100000000000",
-        "1, 0, 1000, 100000000000",   // code 0 is the longest timer: 655.36 ms
+        "1, 0, 1000, 100000000000", // code 0 is the longest timer: 655.36 ms
         "3, 14, 3000, 10000000000",
         "6, 31, 1000, 100000000000",
-        "2, 5, 0, 0",                  // instant link: only the timer counts
+        "2, 5, 0, 0", // instant link: only the timer counts
         "5, 18, 500, 25000000000",
     })
     @DisplayName("IBA 9.7.5.2.8, table 45: time to RNR_RETRY_EXC_ERR = (n+1) round trips + n x the min_rnr_timer value")
@@ -139,14 +146,17 @@ class RnrTest {
             p.a.qp.postSend(send(p, 1));
             expect(p.a, 1, WcStatus.RNR_RETRY_EXC_ERR);
             long elapsed = rec.entered(p.a.qp, QpState.ERR) - rec.firstSent(p.a.dev);
-            assertEquals(expectedTimeToRnrError(c, n, code), elapsed,
+            assertEquals(
+                    expectedTimeToRnrError(c, n, code),
+                    elapsed,
                     "virtual ns from the first SEND to the error (timer " + Aeth.rnrTimerNanos(code) + " ns)");
             assertEquals(n, p.a.qp.counters().get(Counter.RNR_RETRIES));
         }
     }
 
     @Test
-    @DisplayName("IBA 9.7.5.2.8: the wait is the responder's min_rnr_timer (carried in the NAK), changed RTS->RTS, not the requester's")
+    @DisplayName(
+            "IBA 9.7.5.2.8: the wait is the responder's min_rnr_timer (carried in the NAK), changed RTS->RTS, not the requester's")
     void shouldWaitTheRnrTimerTheResponderAdvertises() {
         try (RcPair p = pair(ErrorPathSupport.DET)) {
             p.rnrRetry = 2;
@@ -163,6 +173,7 @@ class RnrTest {
             assertEquals(expectedTimeToRnrError(p.link().config(), 2, 3), elapsed);
         }
     }
+
     @ParameterizedTest
     @ValueSource(strings = {"det", "threaded"})
     @DisplayName("IBA 9.7.5.1.3: an RNR NAK for a later SEND acknowledges the earlier one, which completes SUCCESS")
@@ -184,7 +195,8 @@ class RnrTest {
     }
 
     @Test
-    @DisplayName("IBA 10.3.1: a SEND waiting out an RNR back-off is flushed by a move to ERR; the RNR timer then does nothing")
+    @DisplayName(
+            "IBA 10.3.1: a SEND waiting out an RNR back-off is flushed by a move to ERR; the RNR timer then does nothing")
     void shouldFlushASendWaitingOutAnRnrBackoff() {
         try (RcPair p = pair(ErrorPathSupport.DET)) {
             p.rnrRetry = 7;

@@ -1,14 +1,5 @@
 package io.simrdma.fabric;
 
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.Arguments;
-import org.junit.jupiter.params.provider.MethodSource;
-
-import java.nio.ByteBuffer;
-import java.util.List;
-import java.util.stream.Stream;
-
 import static io.simrdma.fabric.DataPathSupport.assertBytes;
 import static io.simrdma.fabric.DataPathSupport.assertConstant;
 import static io.simrdma.fabric.DataPathSupport.assertEngineHealthy;
@@ -17,6 +8,14 @@ import static io.simrdma.fabric.DataPathSupport.fill;
 import static io.simrdma.fabric.DataPathSupport.fillConstant;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Scatter/gather lists (struct ibv_sge, ibv_post_send(3) / ibv_post_recv(3)): several SGEs of uneven
@@ -34,8 +33,7 @@ class ScatterGatherTest {
     }
 
     /** One SGE and the buffer behind it. */
-    private record Seg(MemoryRegion mr, ByteBuffer buf, int offset, int length) {
-    }
+    private record Seg(MemoryRegion mr, ByteBuffer buf, int offset, int length) {}
 
     /** Two regions per side: the pair's own, and a second one registered in the same PD. */
     private static final class Sides {
@@ -95,7 +93,8 @@ class ScatterGatherTest {
             Seg s = segs.get(i);
             int n = Math.max(0, Math.min(s.length(), message.capacity() - at));
             assertBytes(what + ", SGE " + i, message, at, s.buf(), s.offset(), n);
-            assertConstant(what + ", SGE " + i + " beyond the message", s.buf(), s.offset() + n, s.length() - n, UNTOUCHED);
+            assertConstant(
+                    what + ", SGE " + i + " beyond the message", s.buf(), s.offset() + n, s.length() - n, UNTOUCHED);
             at += n;
         }
         assertEquals(message.capacity(), at, what + ": the scatter list holds the whole message");
@@ -103,16 +102,24 @@ class ScatterGatherTest {
 
     @ParameterizedTest(name = "{0} {1}")
     @MethodSource("schedulersAndMtus")
-    @DisplayName("SEND: six uneven send SGEs (one empty, two regions) arrive in order in six uneven receive SGEs (the first empty)")
+    @DisplayName(
+            "SEND: six uneven send SGEs (one empty, two regions) arrive in order in six uneven receive SGEs (the first empty)")
     void shouldGatherAndScatterUnevenSgesWhenSend(String mode, Mtu mtu) {
         Sides s = new Sides(mode, mtu);
         try (RcPair p = s.p) {
-            List<Seg> send = List.of(new Seg(p.a.mr, p.a.buf, 5, 1), new Seg(p.a.mr, p.a.buf, 10_000, 1023),
-                    new Seg(s.a2mr, s.a2, 3, 1500), new Seg(p.a.mr, p.a.buf, 20_000, 0),
-                    new Seg(p.a.mr, p.a.buf, 100, 777), new Seg(s.a2mr, s.a2, 8000, 2049));
-            List<Seg> recv = List.of(new Seg(p.b.mr, p.b.buf, 50_000, 0), new Seg(p.b.mr, p.b.buf, 40_000, 700),
+            List<Seg> send = List.of(
+                    new Seg(p.a.mr, p.a.buf, 5, 1),
+                    new Seg(p.a.mr, p.a.buf, 10_000, 1023),
+                    new Seg(s.a2mr, s.a2, 3, 1500),
+                    new Seg(p.a.mr, p.a.buf, 20_000, 0),
+                    new Seg(p.a.mr, p.a.buf, 100, 777),
+                    new Seg(s.a2mr, s.a2, 8000, 2049));
+            List<Seg> recv = List.of(
+                    new Seg(p.b.mr, p.b.buf, 50_000, 0),
+                    new Seg(p.b.mr, p.b.buf, 40_000, 700),
                     new Seg(s.b2mr, s.b2, 1, 2000),
-                    new Seg(p.b.mr, p.b.buf, 7, 1), new Seg(p.b.mr, p.b.buf, 30_000, 1603),
+                    new Seg(p.b.mr, p.b.buf, 7, 1),
+                    new Seg(p.b.mr, p.b.buf, 30_000, 1603),
                     new Seg(s.b2mr, s.b2, 9000, 5000));
             fillSegs(send, 100);
             RecvWr rwr = new RecvWr().wrId(9);
@@ -120,7 +127,8 @@ class ScatterGatherTest {
                 rwr.sge(r.mr(), r.offset(), r.length());
             }
             p.b.qp.postRecv(rwr);
-            p.a.qp.postSend(gather(new SendWr().wrId(1).opcode(WrOpcode.SEND), send).flag(SendFlag.SIGNALED));
+            p.a.qp.postSend(
+                    gather(new SendWr().wrId(1).opcode(WrOpcode.SEND), send).flag(SendFlag.SIGNALED));
 
             WorkCompletion r = expect(p.b.cq, 9, WcOpcode.RECV);
             assertEquals(total(send), r.byteLen());
@@ -138,7 +146,9 @@ class ScatterGatherTest {
         try (RcPair p = s.p) {
             int m = mtu.bytes();
             List<Seg> send = List.of(new Seg(p.a.mr, p.a.buf, 0, m + 1), new Seg(p.a.mr, p.a.buf, 8000, m - 1));
-            List<Seg> recv = List.of(new Seg(p.b.mr, p.b.buf, 1000, m - 1), new Seg(p.b.mr, p.b.buf, 20_000, m + 1),
+            List<Seg> recv = List.of(
+                    new Seg(p.b.mr, p.b.buf, 1000, m - 1),
+                    new Seg(p.b.mr, p.b.buf, 20_000, m + 1),
                     new Seg(p.b.mr, p.b.buf, 40_000, 100));
             fillSegs(send, 200);
             RecvWr rwr = new RecvWr().wrId(1);
@@ -146,8 +156,9 @@ class ScatterGatherTest {
                 rwr.sge(r.mr(), r.offset(), r.length());
             }
             p.b.qp.postRecv(rwr);
-            p.a.qp.postSend(gather(new SendWr().wrId(2).opcode(WrOpcode.SEND_WITH_IMM).immData(7), send)
-                    .flag(SendFlag.SIGNALED));
+            p.a.qp.postSend(
+                    gather(new SendWr().wrId(2).opcode(WrOpcode.SEND_WITH_IMM).immData(7), send)
+                            .flag(SendFlag.SIGNALED));
             WorkCompletion r = expect(p.b.cq, 1, WcOpcode.RECV);
             assertEquals(2 * m, r.byteLen());
             assertTrue(r.hasFlag(WcFlag.WITH_IMM));
@@ -163,22 +174,33 @@ class ScatterGatherTest {
     void shouldGatherIntoContiguousRemoteRangeWhenRdmaWrite(String mode, Mtu mtu) {
         Sides s = new Sides(mode, mtu);
         try (RcPair p = s.p) {
-            List<Seg> send = List.of(new Seg(s.a2mr, s.a2, 77, 333), new Seg(p.a.mr, p.a.buf, 0, 0),
-                    new Seg(p.a.mr, p.a.buf, 1, 4097), new Seg(s.a2mr, s.a2, 5000, 1), new Seg(p.a.mr, p.a.buf, 9000, 2600));
+            List<Seg> send = List.of(
+                    new Seg(s.a2mr, s.a2, 77, 333),
+                    new Seg(p.a.mr, p.a.buf, 0, 0),
+                    new Seg(p.a.mr, p.a.buf, 1, 4097),
+                    new Seg(s.a2mr, s.a2, 5000, 1),
+                    new Seg(p.a.mr, p.a.buf, 9000, 2600));
             fillSegs(send, 300);
             ByteBuffer message = concat(send);
             int len = message.capacity();
 
             p.a.qp.postSend(gather(new SendWr().wrId(1).opcode(WrOpcode.RDMA_WRITE), send)
-                    .remote(p.b.addr(12_345), p.b.mr.rkey()).flag(SendFlag.SIGNALED));
+                    .remote(p.b.addr(12_345), p.b.mr.rkey())
+                    .flag(SendFlag.SIGNALED));
             expect(p.a.cq, 1, WcOpcode.RDMA_WRITE);
             assertBytes("RDMA WRITE", message, 0, p.b.buf, 12_345, len);
             assertConstant("before the written range", p.b.buf, 12_000, 345, UNTOUCHED);
             assertConstant("after the written range", p.b.buf, 12_345 + len, 100, UNTOUCHED);
 
             p.b.qp.postRecv(new RecvWr().wrId(4).sge(p.b.mr, 60_000, 16));
-            p.a.qp.postSend(gather(new SendWr().wrId(2).opcode(WrOpcode.RDMA_WRITE_WITH_IMM).immData(9), send)
-                    .remote(s.b2mr.address() + 100, s.b2mr.rkey()).flag(SendFlag.SIGNALED));
+            p.a.qp.postSend(gather(
+                            new SendWr()
+                                    .wrId(2)
+                                    .opcode(WrOpcode.RDMA_WRITE_WITH_IMM)
+                                    .immData(9),
+                            send)
+                    .remote(s.b2mr.address() + 100, s.b2mr.rkey())
+                    .flag(SendFlag.SIGNALED));
             WorkCompletion r = expect(p.b.cq, 4, WcOpcode.RECV_RDMA_WITH_IMM);
             assertEquals(len, r.byteLen());
             expect(p.a.cq, 2, WcOpcode.RDMA_WRITE);
@@ -193,9 +215,13 @@ class ScatterGatherTest {
     void shouldScatterIntoSeveralLocalSgesWhenRdmaRead(String mode, Mtu mtu) {
         Sides s = new Sides(mode, mtu);
         try (RcPair p = s.p) {
-            List<Seg> local = List.of(new Seg(p.a.mr, p.a.buf, 100, 513), new Seg(s.a2mr, s.a2, 0, 1),
-                    new Seg(p.a.mr, p.a.buf, 30_000, 2047), new Seg(p.a.mr, p.a.buf, 50_000, 0),
-                    new Seg(s.a2mr, s.a2, 4000, 3000), new Seg(p.a.mr, p.a.buf, 2000, 255));
+            List<Seg> local = List.of(
+                    new Seg(p.a.mr, p.a.buf, 100, 513),
+                    new Seg(s.a2mr, s.a2, 0, 1),
+                    new Seg(p.a.mr, p.a.buf, 30_000, 2047),
+                    new Seg(p.a.mr, p.a.buf, 50_000, 0),
+                    new Seg(s.a2mr, s.a2, 4000, 3000),
+                    new Seg(p.a.mr, p.a.buf, 2000, 255));
             int len = total(local);
             fill(p.b.buf, 10_001, len, 400);
             SendWr wr = new SendWr().wrId(3).opcode(WrOpcode.RDMA_READ);

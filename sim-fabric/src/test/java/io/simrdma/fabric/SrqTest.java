@@ -1,15 +1,5 @@
 package io.simrdma.fabric;
 
-import io.simrdma.fabric.ControlPlaneFixture.Mode;
-import io.simrdma.fabric.ControlPlaneFixture.Node;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
-
-import java.util.EnumSet;
-import java.util.concurrent.TimeUnit;
-
 import static io.simrdma.fabric.ControlPlaneFixture.assertErrno;
 import static io.simrdma.fabric.ControlPlaneFixture.assertStatus;
 import static io.simrdma.fabric.ControlPlaneFixture.connect;
@@ -23,6 +13,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import io.simrdma.fabric.ControlPlaneFixture.Mode;
+import io.simrdma.fabric.ControlPlaneFixture.Node;
+import java.util.EnumSet;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Shared receive queues (ibv_create_srq(3), ibv_modify_srq(3), ibv_query_srq(3),
@@ -82,7 +81,8 @@ class SrqTest {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    @DisplayName("ibv_create_srq(3): QPs sharing an SRQ consume its receive WRs in posting order, whichever QP the message comes on")
+    @DisplayName(
+            "ibv_create_srq(3): QPs sharing an SRQ consume its receive WRs in posting order, whichever QP the message comes on")
     void shouldConsumeInPostingOrderWhenTwoQpsShareSrq(Mode mode) {
         setUp(mode, 16);
         postRecvs(1, 4);
@@ -116,17 +116,19 @@ class SrqTest {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    @DisplayName("ibv_post_srq_recv(3): a list stops at the first WR that fails: too many SGEs (EINVAL) or a full SRQ (ENOMEM)")
+    @DisplayName(
+            "ibv_post_srq_recv(3): a list stops at the first WR that fails: too many SGEs (EINVAL) or a full SRQ (ENOMEM)")
     void shouldStopPostingAtFirstBadWrWhenPostingToSrq(Mode mode) {
         setUp(mode, 3);
         RecvWr bad = new RecvWr().wrId(2).sge(b.mr, 0, 8).sge(b.mr, 8, 8).sge(b.mr, 16, 8);
-        PostException e = assertThrows(PostException.class,
-                () -> srq.postRecv(recv(b, 1, 0, 64).next(bad.next(recv(b, 3, 64, 64)))));
+        PostException e = assertThrows(
+                PostException.class, () -> srq.postRecv(recv(b, 1, 0, 64).next(bad.next(recv(b, 3, 64, 64)))));
         assertEquals(Errno.EINVAL, e.errno());
         assertEquals(1, e.badIndex());
         assertSame(bad, e.badWr());
         assertEquals(1, srq.size(), "the WR before the bad one was posted, the ones after it were not");
-        PostException full = assertThrows(PostException.class,
+        PostException full = assertThrows(
+                PostException.class,
                 () -> srq.postRecv(recv(b, 4, 0, 64).next(recv(b, 5, 0, 64).next(recv(b, 6, 0, 64)))));
         assertEquals(Errno.ENOMEM, full.errno());
         assertEquals(2, full.badIndex());
@@ -136,7 +138,8 @@ class SrqTest {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    @DisplayName("ibv_modify_srq(3) IBV_SRQ_MAX_WR: grows and shrinks the SRQ, keeping posted WRs; below the posted count is EINVAL")
+    @DisplayName(
+            "ibv_modify_srq(3) IBV_SRQ_MAX_WR: grows and shrinks the SRQ, keeping posted WRs; below the posted count is EINVAL")
     void shouldResizeWhenMaxWrModified(Mode mode) {
         setUp(mode, 4);
         postRecvs(1, 4);
@@ -163,7 +166,8 @@ class SrqTest {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    @DisplayName("ibv_modify_srq(3) IBV_SRQ_LIMIT: one SRQ_LIMIT_REACHED when the count drops below the limit; the limit then reads 0; re-arming works")
+    @DisplayName(
+            "ibv_modify_srq(3) IBV_SRQ_LIMIT: one SRQ_LIMIT_REACHED when the count drops below the limit; the limit then reads 0; re-arming works")
     void shouldRaiseLimitEventOnceWhenCountDropsBelowLimit(Mode mode) {
         setUp(mode, 8);
         postRecvs(1, 6);
@@ -194,10 +198,14 @@ class SrqTest {
     void shouldChangeNothingWhenAnyModifiedAttributeInvalid(Mode mode) {
         setUp(mode, 8);
         assertErrno(Errno.EINVAL, () -> srq.modify(new SrqAttr(0, 0, 9), EnumSet.of(SrqAttrMask.LIMIT)));
-        assertErrno(Errno.EINVAL, () -> srq.modify(new SrqAttr(4, 0, 6), EnumSet.of(SrqAttrMask.MAX_WR, SrqAttrMask.LIMIT)));
+        assertErrno(
+                Errno.EINVAL,
+                () -> srq.modify(new SrqAttr(4, 0, 6), EnumSet.of(SrqAttrMask.MAX_WR, SrqAttrMask.LIMIT)));
         assertEquals(new SrqAttr(8, 2, 0), srq.query());
         postRecvs(1, 3);
-        assertErrno(Errno.EINVAL, () -> srq.modify(new SrqAttr(2, 0, 1), EnumSet.of(SrqAttrMask.MAX_WR, SrqAttrMask.LIMIT)));
+        assertErrno(
+                Errno.EINVAL,
+                () -> srq.modify(new SrqAttr(2, 0, 1), EnumSet.of(SrqAttrMask.MAX_WR, SrqAttrMask.LIMIT)));
         assertEquals(new SrqAttr(8, 2, 0), srq.query(), "a valid limit is not applied when max_wr is refused");
         srq.modify(new SrqAttr(4, 0, 4), EnumSet.of(SrqAttrMask.MAX_WR, SrqAttrMask.LIMIT));
         assertEquals(new SrqAttr(4, 2, 4), srq.query());
@@ -205,7 +213,8 @@ class SrqTest {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    @DisplayName("ibv_get_async_event(3): QP_LAST_WQE_REACHED when a QP of an SRQ enters ERR; the SRQ keeps its WRs for the other QPs")
+    @DisplayName(
+            "ibv_get_async_event(3): QP_LAST_WQE_REACHED when a QP of an SRQ enters ERR; the SRQ keeps its WRs for the other QPs")
     void shouldRaiseLastWqeReachedWhenSrqQpEntersError(Mode mode) {
         setUp(mode, 8);
         postRecvs(1, 4);
@@ -219,7 +228,8 @@ class SrqTest {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    @DisplayName("IBA 11.6.3: an SRQ QP moved to ERR by a remote access error reports QP_ACCESS_ERR, then QP_LAST_WQE_REACHED")
+    @DisplayName(
+            "IBA 11.6.3: an SRQ QP moved to ERR by a remote access error reports QP_ACCESS_ERR, then QP_LAST_WQE_REACHED")
     void shouldRaiseAccessErrorThenLastWqeWhenSrqQpFailsOnRemoteAccess(Mode mode) {
         setUp(mode, 8);
         postRecvs(1, 2);
@@ -248,7 +258,8 @@ class SrqTest {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    @DisplayName("IBA 10.2.9 / ibv_create_srq(3): a receive WQE from an SRQ is checked against the SRQ's PD; RDMA WRITE targets against the QP's")
+    @DisplayName(
+            "IBA 10.2.9 / ibv_create_srq(3): a receive WQE from an SRQ is checked against the SRQ's PD; RDMA WRITE targets against the QP's")
     void shouldCheckReceiveAgainstSrqPdWhenQpIsInAnotherPd(Mode mode) {
         fabric = mode.fabric();
         a = Node.of(fabric, "a");
@@ -277,7 +288,8 @@ class SrqTest {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    @DisplayName("IBA 10.2.9 / 9.7.5.2.1: a receive WQE of an SRQ whose buffer is in the QP's PD (not the SRQ's): receiver LOC_PROT_ERR, sender REM_OP_ERR")
+    @DisplayName(
+            "IBA 10.2.9 / 9.7.5.2.1: a receive WQE of an SRQ whose buffer is in the QP's PD (not the SRQ's): receiver LOC_PROT_ERR, sender REM_OP_ERR")
     void shouldFailReceiveWithLocProtErrWhenSrqBufferIsInQpPdNotSrqPd(Mode mode) {
         fabric = mode.fabric();
         a = Node.of(fabric, "a");

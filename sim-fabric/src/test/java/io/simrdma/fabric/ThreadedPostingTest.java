@@ -1,7 +1,10 @@
 package io.simrdma.fabric;
 
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
+import static io.simrdma.fabric.DataPathSupport.assertEngineHealthy;
+import static io.simrdma.fabric.DataPathSupport.fill;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -15,13 +18,8 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-
-import static io.simrdma.fabric.DataPathSupport.assertBytes;
-import static io.simrdma.fabric.DataPathSupport.assertEngineHealthy;
-import static io.simrdma.fabric.DataPathSupport.fill;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
 
 /**
  * The threaded scheduler with a multi-threaded application (QueuePair and CompletionQueue are
@@ -43,13 +41,15 @@ class ThreadedPostingTest {
         void start(String name, int n, IndexedBody body) {
             for (int i = 0; i < n; i++) {
                 int index = i;
-                Thread t = new Thread(() -> {
-                    try {
-                        body.run(index);
-                    } catch (Throwable e) {
-                        failures.add(e);
-                    }
-                }, "app-" + name + "-" + i);
+                Thread t = new Thread(
+                        () -> {
+                            try {
+                                body.run(index);
+                            } catch (Throwable e) {
+                                failures.add(e);
+                            }
+                        },
+                        "app-" + name + "-" + i);
                 t.setDaemon(true);
                 threads.add(t);
                 t.start();
@@ -64,8 +64,8 @@ class ThreadedPostingTest {
                 }
             }
             if (!failures.isEmpty()) {
-                AssertionError e = new AssertionError(failures.size() + " application thread(s) failed; first: "
-                        + failures.peek());
+                AssertionError e = new AssertionError(
+                        failures.size() + " application thread(s) failed; first: " + failures.peek());
                 failures.forEach(e::addSuppressed);
                 throw e;
             }
@@ -78,8 +78,12 @@ class ThreadedPostingTest {
     }
 
     /** Polls {@code cq} until {@code total} completions have been taken by all pollers together. */
-    private static void pollUntil(CompletionQueue cq, AtomicInteger taken, int total, long deadline,
-                                  java.util.function.Consumer<WorkCompletion> onCompletion) {
+    private static void pollUntil(
+            CompletionQueue cq,
+            AtomicInteger taken,
+            int total,
+            long deadline,
+            java.util.function.Consumer<WorkCompletion> onCompletion) {
         WorkCompletion[] wcs = WorkCompletion.array(16);
         while (taken.get() < total) {
             if (System.nanoTime() - deadline > 0) {
@@ -102,7 +106,8 @@ class ThreadedPostingTest {
     }
 
     @Test
-    @DisplayName("4 threads post 1000 SEND / SEND with immediate / WRITE with immediate (some INLINE) to one QP, 2 post receives, 5 poll: each completes once, data intact")
+    @DisplayName(
+            "4 threads post 1000 SEND / SEND with immediate / WRITE with immediate (some INLINE) to one QP, 2 post receives, 5 poll: each completes once, data intact")
     void shouldCompleteEveryWrExactlyOnceWhenThreadsPostAndPollConcurrently() throws Exception {
         int posters = 4;
         int perPoster = 250;
@@ -163,7 +168,11 @@ class ThreadedPostingTest {
                     if (!credits[t].tryAcquire(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
                         throw new AssertionError("poster " + t + " got no completion credit before the deadline");
                     }
-                    wr.clear().wrId(id(t, s)).opcode(opOf[m]).immData(m).sge(aMr, (long) m * MSG_SLOT, lenOf[m])
+                    wr.clear()
+                            .wrId(id(t, s))
+                            .opcode(opOf[m])
+                            .immData(m)
+                            .sge(aMr, (long) m * MSG_SLOT, lenOf[m])
                             .flag(SendFlag.SIGNALED);
                     if (inlineOf[m]) {
                         wr.flag(SendFlag.INLINE);
@@ -174,50 +183,59 @@ class ThreadedPostingTest {
                     p.a.qp.postSend(wr);
                 }
             });
-            crew.start("send-poller", 3, x -> pollUntil(p.a.cq, sendTaken, total, deadline, wc -> {
-                long wrId = wc.wrId();
-                int t = (int) (wrId >>> 32);
-                int m = t * perPoster + (int) wrId;
-                if (wc.status() != WcStatus.SUCCESS || wc.opcode() != opOf[m].completionOpcode()) {
-                    problems.add("send completion " + wc + " for message " + m);
-                }
-                sendSeen.merge(wrId, 1, Integer::sum);
-                credits[t].release();
-            }));
-            crew.start("recv-poller", 2, x -> pollUntil(p.b.cq, recvTaken, total, deadline, wc -> {
-                recvSeen.merge(wc.wrId(), 1, Integer::sum);
-                if (wc.status() != WcStatus.SUCCESS || !wc.hasFlag(WcFlag.WITH_IMM) && wc.opcode() != WcOpcode.RECV) {
-                    problems.add("receive completion " + wc);
-                    return;
-                }
-                int m;
-                int at;
-                if (wc.opcode() == WcOpcode.RECV_RDMA_WITH_IMM) {
-                    m = wc.immData();
-                    at = (total + m) * MSG_SLOT;
-                } else {
-                    at = (int) wc.wrId() * MSG_SLOT;
-                    m = bBig.getInt(at);
-                }
-                if (m < 0 || m >= total) {
-                    problems.add("receive completion " + wc + " names no message: " + m);
-                    return;
-                }
-                messageSeen.merge(m, 1, Integer::sum);
-                WcOpcode expected = opOf[m] == WrOpcode.RDMA_WRITE_WITH_IMM ? WcOpcode.RECV_RDMA_WITH_IMM : WcOpcode.RECV;
-                if (wc.opcode() != expected || wc.byteLen() != lenOf[m]
-                        || (opOf[m] != WrOpcode.SEND) != wc.hasFlag(WcFlag.WITH_IMM)
-                        || wc.hasFlag(WcFlag.WITH_IMM) && wc.immData() != m) {
-                    problems.add("receive completion " + wc + " does not match message " + m + " (" + opOf[m] + ", "
-                            + lenOf[m] + " bytes)");
-                }
-                for (int i = 0; i < lenOf[m]; i++) {
-                    if (aBig.get(m * MSG_SLOT + i) != bBig.get(at + i)) {
-                        problems.add("message " + m + " differs at byte " + i);
-                        break;
-                    }
-                }
-            }));
+            crew.start(
+                    "send-poller",
+                    3,
+                    x -> pollUntil(p.a.cq, sendTaken, total, deadline, wc -> {
+                        long wrId = wc.wrId();
+                        int t = (int) (wrId >>> 32);
+                        int m = t * perPoster + (int) wrId;
+                        if (wc.status() != WcStatus.SUCCESS || wc.opcode() != opOf[m].completionOpcode()) {
+                            problems.add("send completion " + wc + " for message " + m);
+                        }
+                        sendSeen.merge(wrId, 1, Integer::sum);
+                        credits[t].release();
+                    }));
+            crew.start(
+                    "recv-poller",
+                    2,
+                    x -> pollUntil(p.b.cq, recvTaken, total, deadline, wc -> {
+                        recvSeen.merge(wc.wrId(), 1, Integer::sum);
+                        if (wc.status() != WcStatus.SUCCESS
+                                || !wc.hasFlag(WcFlag.WITH_IMM) && wc.opcode() != WcOpcode.RECV) {
+                            problems.add("receive completion " + wc);
+                            return;
+                        }
+                        int m;
+                        int at;
+                        if (wc.opcode() == WcOpcode.RECV_RDMA_WITH_IMM) {
+                            m = wc.immData();
+                            at = (total + m) * MSG_SLOT;
+                        } else {
+                            at = (int) wc.wrId() * MSG_SLOT;
+                            m = bBig.getInt(at);
+                        }
+                        if (m < 0 || m >= total) {
+                            problems.add("receive completion " + wc + " names no message: " + m);
+                            return;
+                        }
+                        messageSeen.merge(m, 1, Integer::sum);
+                        WcOpcode expected =
+                                opOf[m] == WrOpcode.RDMA_WRITE_WITH_IMM ? WcOpcode.RECV_RDMA_WITH_IMM : WcOpcode.RECV;
+                        if (wc.opcode() != expected
+                                || wc.byteLen() != lenOf[m]
+                                || (opOf[m] != WrOpcode.SEND) != wc.hasFlag(WcFlag.WITH_IMM)
+                                || wc.hasFlag(WcFlag.WITH_IMM) && wc.immData() != m) {
+                            problems.add("receive completion " + wc + " does not match message " + m + " (" + opOf[m]
+                                    + ", " + lenOf[m] + " bytes)");
+                        }
+                        for (int i = 0; i < lenOf[m]; i++) {
+                            if (aBig.get(m * MSG_SLOT + i) != bBig.get(at + i)) {
+                                problems.add("message " + m + " differs at byte " + i);
+                                break;
+                            }
+                        }
+                    }));
             crew.join(deadline + TimeUnit.SECONDS.toNanos(5));
 
             assertTrue(problems.isEmpty(), () -> problems.size() + " problems, first: " + problems.peek());
@@ -236,7 +254,8 @@ class ThreadedPostingTest {
     }
 
     @Test
-    @DisplayName("4 threads x 200 FETCH_AND_ADD on one remote word, 2 pollers: the word counts every add once and each fetch saw a distinct value")
+    @DisplayName(
+            "4 threads x 200 FETCH_AND_ADD on one remote word, 2 pollers: the word counts every add once and each fetch saw a distinct value")
     void shouldCountEveryAddOnceWhenThreadsIssueFetchAndAddConcurrently() throws Exception {
         int posters = 4;
         int perPoster = 200;
@@ -262,17 +281,25 @@ class ThreadedPostingTest {
                     if (!credits.tryAcquire(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
                         throw new AssertionError("no credit before the deadline");
                     }
-                    p.a.qp.postSend(wr.clear().wrId(m).opcode(WrOpcode.ATOMIC_FETCH_AND_ADD).sge(rmr, 8L * m, 8)
-                            .remote(p.b.addr(4096), p.b.mr.rkey()).atomic(1, 0).flag(SendFlag.SIGNALED));
+                    p.a.qp.postSend(wr.clear()
+                            .wrId(m)
+                            .opcode(WrOpcode.ATOMIC_FETCH_AND_ADD)
+                            .sge(rmr, 8L * m, 8)
+                            .remote(p.b.addr(4096), p.b.mr.rkey())
+                            .atomic(1, 0)
+                            .flag(SendFlag.SIGNALED));
                 }
             });
-            crew.start("poller", 2, x -> pollUntil(p.a.cq, taken, total, deadline, wc -> {
-                if (wc.status() != WcStatus.SUCCESS || wc.opcode() != WcOpcode.FETCH_ADD || wc.byteLen() != 8) {
-                    problems.add(wc.toString());
-                }
-                seen.merge(wc.wrId(), 1, Integer::sum);
-                credits.release();
-            }));
+            crew.start(
+                    "poller",
+                    2,
+                    x -> pollUntil(p.a.cq, taken, total, deadline, wc -> {
+                        if (wc.status() != WcStatus.SUCCESS || wc.opcode() != WcOpcode.FETCH_ADD || wc.byteLen() != 8) {
+                            problems.add(wc.toString());
+                        }
+                        seen.merge(wc.wrId(), 1, Integer::sum);
+                        credits.release();
+                    }));
             crew.join(deadline + TimeUnit.SECONDS.toNanos(5));
 
             assertTrue(problems.isEmpty(), () -> "bad completions: " + problems);

@@ -1,16 +1,5 @@
 package io.simrdma.fabric;
 
-import io.simrdma.fabric.ControlPlaneFixture.Mode;
-import io.simrdma.fabric.wire.Opcode;
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
-
-import java.nio.ByteBuffer;
-import java.util.EnumSet;
-import java.util.concurrent.TimeUnit;
-
 import static io.simrdma.fabric.ControlPlaneFixture.ALL;
 import static io.simrdma.fabric.ControlPlaneFixture.assertErrno;
 import static io.simrdma.fabric.ControlPlaneFixture.assertStatus;
@@ -21,6 +10,16 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.simrdma.fabric.ControlPlaneFixture.Mode;
+import io.simrdma.fabric.wire.Opcode;
+import java.nio.ByteBuffer;
+import java.util.EnumSet;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * UC queue pairs (IBV_QPT_UC; IBA 9.8.3 unreliable connection): SEND and RDMA WRITE without
@@ -61,10 +60,17 @@ class UcQueuePairTest {
 
         /** INIT, RTR, RTS with only the attributes UC needs (IBA 11.2.5.2 table 91, UC column). */
         static void connect(QueuePair qp, QueuePair peer, int sqPsn, int rqPsn) {
-            qp.modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).port(1)
+            qp.modify(new QpAttr()
+                    .state(QpState.INIT)
+                    .pkeyIndex(0)
+                    .port(1)
                     .accessFlags(EnumSet.of(AccessFlag.REMOTE_WRITE)));
-            qp.modify(new QpAttr().state(QpState.RTR).av(AhAttr.to(peer.device().gid())).pathMtu(Mtu.MTU_1024)
-                    .destQpn(peer.qpNum()).rqPsn(rqPsn));
+            qp.modify(new QpAttr()
+                    .state(QpState.RTR)
+                    .av(AhAttr.to(peer.device().gid()))
+                    .pathMtu(Mtu.MTU_1024)
+                    .destQpn(peer.qpNum())
+                    .rqPsn(rqPsn));
             qp.modify(new QpAttr().state(QpState.RTS).sqPsn(sqPsn));
         }
 
@@ -88,12 +94,17 @@ class UcQueuePairTest {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    @DisplayName("IBA 9.8.3: a UC SEND of three MTU packets and an RDMA WRITE with immediate arrive whole; the sender completes without any acknowledgement")
+    @DisplayName(
+            "IBA 9.8.3: a UC SEND of three MTU packets and an RDMA WRITE with immediate arrive whole; the sender completes without any acknowledgement")
     void shouldDeliverSendAndWriteWithImmediateWhenConnected(Mode mode) {
         try (UcPair p = new UcPair(mode.fabric())) {
             p.fill(0, 3000, 5);
             p.qb.postRecv(new RecvWr().wrId(1).sge(p.mb, 0, 4096));
-            p.qa.postSend(new SendWr().wrId(10).opcode(WrOpcode.SEND).sge(p.ma, 0, 3000).flag(SendFlag.SIGNALED));
+            p.qa.postSend(new SendWr()
+                    .wrId(10)
+                    .opcode(WrOpcode.SEND)
+                    .sge(p.ma, 0, 3000)
+                    .flag(SendFlag.SIGNALED));
             WorkCompletion s = assertStatus(WcStatus.SUCCESS, pollOne(p.ca));
             assertEquals(WcOpcode.SEND, s.opcode());
             WorkCompletion r = assertStatus(WcStatus.SUCCESS, pollOne(p.cb));
@@ -105,24 +116,37 @@ class UcQueuePairTest {
 
             p.qb.postRecv(new RecvWr().wrId(2).sge(p.mb, 0, 16));
             p.fill(0, 1500, 9);
-            p.qa.postSend(new SendWr().wrId(11).opcode(WrOpcode.RDMA_WRITE_WITH_IMM).immData(0xCAFE)
-                    .sge(p.ma, 0, 1500).remote(p.mb.address() + 8192, p.mb.rkey()).flag(SendFlag.SIGNALED));
-            assertEquals(WcOpcode.RDMA_WRITE, assertStatus(WcStatus.SUCCESS, pollOne(p.ca)).opcode());
+            p.qa.postSend(new SendWr()
+                    .wrId(11)
+                    .opcode(WrOpcode.RDMA_WRITE_WITH_IMM)
+                    .immData(0xCAFE)
+                    .sge(p.ma, 0, 1500)
+                    .remote(p.mb.address() + 8192, p.mb.rkey())
+                    .flag(SendFlag.SIGNALED));
+            assertEquals(
+                    WcOpcode.RDMA_WRITE,
+                    assertStatus(WcStatus.SUCCESS, pollOne(p.ca)).opcode());
             WorkCompletion w = assertStatus(WcStatus.SUCCESS, pollOne(p.cb));
             assertEquals(WcOpcode.RECV_RDMA_WITH_IMM, w.opcode());
             assertEquals(0xCAFE, w.immData());
             assertTrue(w.hasFlag(WcFlag.WITH_IMM));
             assertArrayEquals(p.bytes(p.ba, 0, 1500), p.bytes(p.bb, 8192, 1500));
-            assertEquals(0, p.qa.counters().get(Counter.ACKS_RECEIVED) + p.qb.counters().get(Counter.ACKS_SENT),
+            assertEquals(
+                    0,
+                    p.qa.counters().get(Counter.ACKS_RECEIVED) + p.qb.counters().get(Counter.ACKS_SENT),
                     "UC sends no acknowledgements");
         }
     }
 
     @Test
-    @DisplayName("IBA 9.8.3: UC has no RDMA READ, no atomics and no SEND with invalidate: ibv_post_send(3) refuses them with EINVAL")
+    @DisplayName(
+            "IBA 9.8.3: UC has no RDMA READ, no atomics and no SEND with invalidate: ibv_post_send(3) refuses them with EINVAL")
     void shouldRefuseReadAndAtomicsWhenPosted() {
         try (UcPair p = new UcPair(Fabric.deterministic(7))) {
-            for (WrOpcode op : EnumSet.of(WrOpcode.RDMA_READ, WrOpcode.ATOMIC_CMP_AND_SWP, WrOpcode.ATOMIC_FETCH_AND_ADD,
+            for (WrOpcode op : EnumSet.of(
+                    WrOpcode.RDMA_READ,
+                    WrOpcode.ATOMIC_CMP_AND_SWP,
+                    WrOpcode.ATOMIC_FETCH_AND_ADD,
                     WrOpcode.SEND_WITH_INV)) {
                 SendWr wr = new SendWr().wrId(1).opcode(op).sge(p.ma, 0, 8).remote(p.mb.address(), p.mb.rkey());
                 PostException e = assertThrows(PostException.class, () -> p.qa.postSend(wr), op.toString());
@@ -134,7 +158,8 @@ class UcQueuePairTest {
     }
 
     @Test
-    @DisplayName("IBA 11.2.5.2 table 91 (UC): RTR needs only AV, path MTU, dest QPN and RQ PSN, RTS only SQ PSN; the RC-only attributes (rd_atomic, RNR timer, timeout, retry counts) are refused with EINVAL")
+    @DisplayName(
+            "IBA 11.2.5.2 table 91 (UC): RTR needs only AV, path MTU, dest QPN and RQ PSN, RTS only SQ PSN; the RC-only attributes (rd_atomic, RNR timer, timeout, retry counts) are refused with EINVAL")
     void shouldFollowUcColumnWhenModified() {
         try (Fabric f = Fabric.deterministic(3)) {
             Device d = f.createDevice("d");
@@ -142,22 +167,64 @@ class UcQueuePairTest {
             CompletionQueue cq = d.createCq(8);
             QueuePair qp = pd.createQp(QpInitAttr.uc(cq, cq));
             assertEquals(QpType.UC, QpType.valueOf("UC"));
-            assertErrno(Errno.EINVAL, () -> qp.modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).port(1).qkey(5)
-                    .accessFlags(EnumSet.noneOf(AccessFlag.class))));
-            qp.modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).port(1).accessFlags(EnumSet.noneOf(AccessFlag.class)));
-            QpAttr rtr = new QpAttr().state(QpState.RTR).av(AhAttr.to(d.gid())).pathMtu(Mtu.MTU_1024).destQpn(0x99).rqPsn(1);
-            assertErrno(Errno.EINVAL, () -> qp.modify(new QpAttr().state(QpState.RTR).av(AhAttr.to(d.gid()))
-                    .pathMtu(Mtu.MTU_1024).destQpn(0x99).rqPsn(1).maxDestRdAtomic(1)));
-            assertErrno(Errno.EINVAL, () -> qp.modify(new QpAttr().state(QpState.RTR).av(AhAttr.to(d.gid()))
-                    .pathMtu(Mtu.MTU_1024).destQpn(0x99).rqPsn(1).minRnrTimer(1)));
-            assertErrno(Errno.EINVAL, () -> qp.modify(new QpAttr().state(QpState.RTR).pathMtu(Mtu.MTU_1024)
-                    .destQpn(0x99).rqPsn(1)));
+            assertErrno(
+                    Errno.EINVAL,
+                    () -> qp.modify(new QpAttr()
+                            .state(QpState.INIT)
+                            .pkeyIndex(0)
+                            .port(1)
+                            .qkey(5)
+                            .accessFlags(EnumSet.noneOf(AccessFlag.class))));
+            qp.modify(new QpAttr()
+                    .state(QpState.INIT)
+                    .pkeyIndex(0)
+                    .port(1)
+                    .accessFlags(EnumSet.noneOf(AccessFlag.class)));
+            QpAttr rtr = new QpAttr()
+                    .state(QpState.RTR)
+                    .av(AhAttr.to(d.gid()))
+                    .pathMtu(Mtu.MTU_1024)
+                    .destQpn(0x99)
+                    .rqPsn(1);
+            assertErrno(
+                    Errno.EINVAL,
+                    () -> qp.modify(new QpAttr()
+                            .state(QpState.RTR)
+                            .av(AhAttr.to(d.gid()))
+                            .pathMtu(Mtu.MTU_1024)
+                            .destQpn(0x99)
+                            .rqPsn(1)
+                            .maxDestRdAtomic(1)));
+            assertErrno(
+                    Errno.EINVAL,
+                    () -> qp.modify(new QpAttr()
+                            .state(QpState.RTR)
+                            .av(AhAttr.to(d.gid()))
+                            .pathMtu(Mtu.MTU_1024)
+                            .destQpn(0x99)
+                            .rqPsn(1)
+                            .minRnrTimer(1)));
+            assertErrno(
+                    Errno.EINVAL,
+                    () -> qp.modify(new QpAttr()
+                            .state(QpState.RTR)
+                            .pathMtu(Mtu.MTU_1024)
+                            .destQpn(0x99)
+                            .rqPsn(1)));
             qp.modify(rtr);
             assertEquals(QpState.RTR, qp.state());
-            assertErrno(Errno.EINVAL, () -> qp.modify(new QpAttr().state(QpState.RTS).sqPsn(1).timeout(14)));
-            assertErrno(Errno.EINVAL, () -> qp.modify(new QpAttr().state(QpState.RTS).sqPsn(1).retryCnt(7)));
-            assertErrno(Errno.EINVAL, () -> qp.modify(new QpAttr().state(QpState.RTS).sqPsn(1).rnrRetry(7)));
-            assertErrno(Errno.EINVAL, () -> qp.modify(new QpAttr().state(QpState.RTS).sqPsn(1).maxRdAtomic(1)));
+            assertErrno(
+                    Errno.EINVAL,
+                    () -> qp.modify(new QpAttr().state(QpState.RTS).sqPsn(1).timeout(14)));
+            assertErrno(
+                    Errno.EINVAL,
+                    () -> qp.modify(new QpAttr().state(QpState.RTS).sqPsn(1).retryCnt(7)));
+            assertErrno(
+                    Errno.EINVAL,
+                    () -> qp.modify(new QpAttr().state(QpState.RTS).sqPsn(1).rnrRetry(7)));
+            assertErrno(
+                    Errno.EINVAL,
+                    () -> qp.modify(new QpAttr().state(QpState.RTS).sqPsn(1).maxRdAtomic(1)));
             assertErrno(Errno.EINVAL, () -> qp.modify(new QpAttr().state(QpState.RTS)));
             qp.modify(new QpAttr().state(QpState.RTS).sqPsn(1));
             assertEquals(QpState.RTS, qp.state());
@@ -170,14 +237,20 @@ class UcQueuePairTest {
     }
 
     @Test
-    @DisplayName("IBA 9.8.3 (UC): a lost middle packet loses its SEND silently: the sender completes SUCCESS, the receiver drops the rest and its receive WQE takes the next message")
+    @DisplayName(
+            "IBA 9.8.3 (UC): a lost middle packet loses its SEND silently: the sender completes SUCCESS, the receiver drops the rest and its receive WQE takes the next message")
     void shouldLoseMessageSilentlyWhenMiddlePacketIsLost() {
         try (UcPair p = new UcPair(Fabric.deterministic(11))) {
-            FaultRule lose = FaultRule.drop(PacketMatcher.opcode(Opcode.UC_SEND_MIDDLE)).times(1);
+            FaultRule lose =
+                    FaultRule.drop(PacketMatcher.opcode(Opcode.UC_SEND_MIDDLE)).times(1);
             p.fabric.link(p.da, p.db).addFault(lose);
             p.qb.postRecv(new RecvWr().wrId(1).sge(p.mb, 0, 4096));
             p.fill(0, 3000, 1);
-            p.qa.postSend(new SendWr().wrId(10).opcode(WrOpcode.SEND).sge(p.ma, 0, 3000).flag(SendFlag.SIGNALED));
+            p.qa.postSend(new SendWr()
+                    .wrId(10)
+                    .opcode(WrOpcode.SEND)
+                    .sge(p.ma, 0, 3000)
+                    .flag(SendFlag.SIGNALED));
             assertStatus(WcStatus.SUCCESS, pollOne(p.ca));
             settle(p.fabric);
             assertEquals(1, lose.hits());
@@ -186,7 +259,11 @@ class UcQueuePairTest {
             assertEquals(1, p.qb.counters().get(Counter.MESSAGES_ABANDONED));
 
             p.fill(0, 100, 50);
-            p.qa.postSend(new SendWr().wrId(11).opcode(WrOpcode.SEND).sge(p.ma, 0, 100).flag(SendFlag.SIGNALED));
+            p.qa.postSend(new SendWr()
+                    .wrId(11)
+                    .opcode(WrOpcode.SEND)
+                    .sge(p.ma, 0, 100)
+                    .flag(SendFlag.SIGNALED));
             assertStatus(WcStatus.SUCCESS, pollOne(p.ca));
             WorkCompletion r = assertStatus(WcStatus.SUCCESS, pollOne(p.cb));
             assertEquals(1, r.wrId(), "the WQE of the lost message serves the next one");
@@ -197,14 +274,20 @@ class UcQueuePairTest {
     }
 
     @Test
-    @DisplayName("IBA 9.8.3 (UC): an RDMA WRITE with a bad R_Key, or a SEND with no receive posted, is dropped at the receiver; the sender still completes SUCCESS and both QPs stay in RTS")
+    @DisplayName(
+            "IBA 9.8.3 (UC): an RDMA WRITE with a bad R_Key, or a SEND with no receive posted, is dropped at the receiver; the sender still completes SUCCESS and both QPs stay in RTS")
     void shouldDropSilentlyWhenRkeyIsBadOrNoReceiveIsPosted() {
         try (UcPair p = new UcPair(Fabric.deterministic(13))) {
             p.fill(0, 64, 3);
-            p.qa.postSend(new SendWr().wrId(1).opcode(WrOpcode.RDMA_WRITE).sge(p.ma, 0, 64)
-                    .remote(p.mb.address(), p.mb.rkey() ^ 0x100).flag(SendFlag.SIGNALED));
+            p.qa.postSend(new SendWr()
+                    .wrId(1)
+                    .opcode(WrOpcode.RDMA_WRITE)
+                    .sge(p.ma, 0, 64)
+                    .remote(p.mb.address(), p.mb.rkey() ^ 0x100)
+                    .flag(SendFlag.SIGNALED));
             assertStatus(WcStatus.SUCCESS, pollOne(p.ca));
-            p.qa.postSend(new SendWr().wrId(2).opcode(WrOpcode.SEND).sge(p.ma, 0, 64).flag(SendFlag.SIGNALED));
+            p.qa.postSend(
+                    new SendWr().wrId(2).opcode(WrOpcode.SEND).sge(p.ma, 0, 64).flag(SendFlag.SIGNALED));
             assertStatus(WcStatus.SUCCESS, pollOne(p.ca));
             settle(p.fabric);
             assertEquals(0, p.bb.get(0), "nothing was written");
@@ -217,7 +300,8 @@ class UcQueuePairTest {
     }
 
     @Test
-    @DisplayName("ibv_create_qp(3) / siw_create_qp: a device whose profile has no UC or UD QPs (siw) refuses them with EOPNOTSUPP")
+    @DisplayName(
+            "ibv_create_qp(3) / siw_create_qp: a device whose profile has no UC or UD QPs (siw) refuses them with EOPNOTSUPP")
     void shouldRefuseUcAndUdWhenProfileLacksThem() {
         try (Fabric f = Fabric.deterministic(1)) {
             Device d = f.createDevice(DeviceConfig.named("s").profile(DeviceProfile.SIW));
@@ -230,7 +314,8 @@ class UcQueuePairTest {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    @DisplayName("RcConnect connects UC QPs with the UC column's attributes only (ibv_modify_qp(3)); a UD QP has no peer: EINVAL")
+    @DisplayName(
+            "RcConnect connects UC QPs with the UC column's attributes only (ibv_modify_qp(3)); a UD QP has no peer: EINVAL")
     void shouldConnectUcQueuePairsWhenUsingRcConnect(Mode mode) {
         try (Fabric f = mode.fabric()) {
             Device a = f.createDevice("a");
@@ -253,10 +338,17 @@ class UcQueuePairTest {
                 src.put(i, (byte) (i * 13));
             }
             qb.postRecv(new RecvWr().wrId(9).sge(md, 0, 0));
-            qa.postSend(new SendWr().wrId(1).opcode(WrOpcode.RDMA_WRITE_WITH_IMM).immData(3).sge(ms, 0, 2500)
-                    .remote(md.address() + 100, md.rkey()).flag(SendFlag.SIGNALED));
+            qa.postSend(new SendWr()
+                    .wrId(1)
+                    .opcode(WrOpcode.RDMA_WRITE_WITH_IMM)
+                    .immData(3)
+                    .sge(ms, 0, 2500)
+                    .remote(md.address() + 100, md.rkey())
+                    .flag(SendFlag.SIGNALED));
             assertStatus(WcStatus.SUCCESS, pollOne(ca));
-            assertEquals(WcOpcode.RECV_RDMA_WITH_IMM, assertStatus(WcStatus.SUCCESS, pollOne(cb)).opcode());
+            assertEquals(
+                    WcOpcode.RECV_RDMA_WITH_IMM,
+                    assertStatus(WcStatus.SUCCESS, pollOne(cb)).opcode());
             byte[] want = new byte[2500];
             src.get(0, want);
             byte[] got = new byte[2500];
@@ -270,19 +362,30 @@ class UcQueuePairTest {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    @DisplayName("ibv_bind_mw(3): 'the QP Transport Service Type must be either UC, RC or XRC_SEND': a type 1 window bound through a UC QP serves a UC WRITE; a UD QP refuses the bind (EINVAL)")
+    @DisplayName(
+            "ibv_bind_mw(3): 'the QP Transport Service Type must be either UC, RC or XRC_SEND': a type 1 window bound through a UC QP serves a UC WRITE; a UD QP refuses the bind (EINVAL)")
     void shouldBindType1WindowWhenPostedOnUcQp(Mode mode) {
         try (UcPair p = new UcPair(mode.fabric())) {
             MemoryWindow mw = p.mb.pd().allocMw(MwType.TYPE_1);
-            int key = p.qb.bindMw(mw, p.mb, p.mb.address() + 1024, 512, EnumSet.of(AccessFlag.REMOTE_WRITE), 5,
+            int key = p.qb.bindMw(
+                    mw,
+                    p.mb,
+                    p.mb.address() + 1024,
+                    512,
+                    EnumSet.of(AccessFlag.REMOTE_WRITE),
+                    5,
                     EnumSet.of(SendFlag.SIGNALED));
             assertEquals(key, mw.rkey());
             WorkCompletion b = assertStatus(WcStatus.SUCCESS, pollOne(p.cb));
             assertEquals(WcOpcode.BIND_MW, b.opcode());
             p.fill(0, 100, 4);
             p.qb.postRecv(new RecvWr().wrId(6).sge(p.mb, 0, 0));
-            p.qa.postSend(new SendWr().wrId(1).opcode(WrOpcode.RDMA_WRITE_WITH_IMM).sge(p.ma, 0, 100)
-                    .remote(p.mb.address() + 1024, key).flag(SendFlag.SIGNALED));
+            p.qa.postSend(new SendWr()
+                    .wrId(1)
+                    .opcode(WrOpcode.RDMA_WRITE_WITH_IMM)
+                    .sge(p.ma, 0, 100)
+                    .remote(p.mb.address() + 1024, key)
+                    .flag(SendFlag.SIGNALED));
             assertStatus(WcStatus.SUCCESS, pollOne(p.ca));
             assertStatus(WcStatus.SUCCESS, pollOne(p.cb));
             assertArrayEquals(p.bytes(p.ba, 0, 100), p.bytes(p.bb, 1024, 100), "written through the window");
@@ -290,32 +393,60 @@ class UcQueuePairTest {
             CompletionQueue cq = p.db.createCq(4);
             QueuePair ud = p.mb.pd().createQp(QpInitAttr.ud(cq, cq));
             MemoryWindow other = p.mb.pd().allocMw(MwType.TYPE_1);
-            assertErrno(Errno.EINVAL, () -> ud.bindMw(other, p.mb, p.mb.address(), 64, EnumSet.of(AccessFlag.REMOTE_READ),
-                    1, EnumSet.of(SendFlag.SIGNALED)));
+            assertErrno(
+                    Errno.EINVAL,
+                    () -> ud.bindMw(
+                            other,
+                            p.mb,
+                            p.mb.address(),
+                            64,
+                            EnumSet.of(AccessFlag.REMOTE_READ),
+                            1,
+                            EnumSet.of(SendFlag.SIGNALED)));
         }
     }
 
     @Test
-    @DisplayName("IBA 10.6.7: a type 2 window bound by a BIND_MW on a UC QP serves that QP's peer, is refused after LOCAL_INV, and holds the QP's destroy (EBUSY) while bound")
+    @DisplayName(
+            "IBA 10.6.7: a type 2 window bound by a BIND_MW on a UC QP serves that QP's peer, is refused after LOCAL_INV, and holds the QP's destroy (EBUSY) while bound")
     void shouldBindAndInvalidateType2WindowWhenPostedOnUcQp() {
         try (UcPair p = new UcPair(Fabric.deterministic(17))) {
             MemoryWindow mw = p.mb.pd().allocMw(MwType.TYPE_2);
             int key = MemoryWindow.incrementRkey(mw.rkey());
-            p.qb.postSend(new SendWr().wrId(1).opcode(WrOpcode.BIND_MW).flag(SendFlag.SIGNALED)
+            p.qb.postSend(new SendWr()
+                    .wrId(1)
+                    .opcode(WrOpcode.BIND_MW)
+                    .flag(SendFlag.SIGNALED)
                     .bind(mw, key, p.mb, p.mb.address(), 256, EnumSet.of(AccessFlag.REMOTE_WRITE)));
-            assertEquals(WcOpcode.BIND_MW, assertStatus(WcStatus.SUCCESS, pollOne(p.cb)).opcode());
+            assertEquals(
+                    WcOpcode.BIND_MW,
+                    assertStatus(WcStatus.SUCCESS, pollOne(p.cb)).opcode());
             assertErrno(Errno.EBUSY, p.qb::destroy);
             p.fill(0, 32, 8);
-            p.qa.postSend(new SendWr().wrId(2).opcode(WrOpcode.RDMA_WRITE).sge(p.ma, 0, 32)
-                    .remote(p.mb.address(), key).flag(SendFlag.SIGNALED));
+            p.qa.postSend(new SendWr()
+                    .wrId(2)
+                    .opcode(WrOpcode.RDMA_WRITE)
+                    .sge(p.ma, 0, 32)
+                    .remote(p.mb.address(), key)
+                    .flag(SendFlag.SIGNALED));
             assertStatus(WcStatus.SUCCESS, pollOne(p.ca));
             settle(p.fabric);
             assertArrayEquals(p.bytes(p.ba, 0, 32), p.bytes(p.bb, 0, 32));
-            p.qb.postSend(new SendWr().wrId(3).opcode(WrOpcode.LOCAL_INV).invalidateRkey(key).flag(SendFlag.SIGNALED));
-            assertEquals(WcOpcode.LOCAL_INV, assertStatus(WcStatus.SUCCESS, pollOne(p.cb)).opcode());
+            p.qb.postSend(new SendWr()
+                    .wrId(3)
+                    .opcode(WrOpcode.LOCAL_INV)
+                    .invalidateRkey(key)
+                    .flag(SendFlag.SIGNALED));
+            assertEquals(
+                    WcOpcode.LOCAL_INV,
+                    assertStatus(WcStatus.SUCCESS, pollOne(p.cb)).opcode());
             p.fill(0, 32, 99);
-            p.qa.postSend(new SendWr().wrId(4).opcode(WrOpcode.RDMA_WRITE).sge(p.ma, 0, 32)
-                    .remote(p.mb.address(), key).flag(SendFlag.SIGNALED));
+            p.qa.postSend(new SendWr()
+                    .wrId(4)
+                    .opcode(WrOpcode.RDMA_WRITE)
+                    .sge(p.ma, 0, 32)
+                    .remote(p.mb.address(), key)
+                    .flag(SendFlag.SIGNALED));
             assertStatus(WcStatus.SUCCESS, pollOne(p.ca));
             settle(p.fabric);
             assertEquals(1, p.qb.counters().get(Counter.MESSAGES_ABANDONED), "the invalidated key dropped the WRITE");

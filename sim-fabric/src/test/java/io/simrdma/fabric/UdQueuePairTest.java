@@ -1,14 +1,5 @@
 package io.simrdma.fabric;
 
-import io.simrdma.fabric.ControlPlaneFixture.Mode;
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
-
-import java.nio.ByteBuffer;
-import java.util.EnumSet;
-
 import static io.simrdma.fabric.ControlPlaneFixture.ALL;
 import static io.simrdma.fabric.ControlPlaneFixture.assertErrno;
 import static io.simrdma.fabric.ControlPlaneFixture.assertStatus;
@@ -19,6 +10,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.simrdma.fabric.ControlPlaneFixture.Mode;
+import java.nio.ByteBuffer;
+import java.util.EnumSet;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * UD queue pairs and address handles (IBV_QPT_UD, ibv_create_ah(3), ibv_post_send(3)'s wr.ud,
@@ -71,7 +70,11 @@ class UdQueuePairTest {
         }
 
         SendWr datagram(long id, int len, int qkey) {
-            return new SendWr().wrId(id).opcode(WrOpcode.SEND).sge(ma, 0, len).ud(toB, qb.qpNum(), qkey)
+            return new SendWr()
+                    .wrId(id)
+                    .opcode(WrOpcode.SEND)
+                    .sge(ma, 0, len)
+                    .ud(toB, qb.qpNum(), qkey)
                     .flag(SendFlag.SIGNALED);
         }
 
@@ -95,12 +98,14 @@ class UdQueuePairTest {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    @DisplayName("ibv_post_recv(3) / ibv_poll_cq(3), UD: the receive buffer holds the 40-byte GRH, then the data; the completion has byte_len 40 + data, src_qp, IBV_WC_GRH, pkey_index 0 and the immediate data")
+    @DisplayName(
+            "ibv_post_recv(3) / ibv_poll_cq(3), UD: the receive buffer holds the 40-byte GRH, then the data; the completion has byte_len 40 + data, src_qp, IBV_WC_GRH, pkey_index 0 and the immediate data")
     void shouldPlaceGrhThenDataWhenDatagramArrives(Mode mode) {
         try (UdPair p = new UdPair(mode.fabric(), DeviceProfile.IBTA)) {
             p.fill(500, 7);
             p.qb.postRecv(new RecvWr().wrId(5).sge(p.mb, 0, 1024 + AddressHandle.GRH_LENGTH));
-            p.qa.postSend(p.datagram(1, 500, QKEY).opcode(WrOpcode.SEND_WITH_IMM).immData(77));
+            p.qa.postSend(
+                    p.datagram(1, 500, QKEY).opcode(WrOpcode.SEND_WITH_IMM).immData(77));
             WorkCompletion s = assertStatus(WcStatus.SUCCESS, pollOne(p.ca));
             assertEquals(WcOpcode.SEND, s.opcode());
             WorkCompletion r = assertStatus(WcStatus.SUCCESS, pollOne(p.cb));
@@ -122,7 +127,8 @@ class UdQueuePairTest {
     }
 
     @Test
-    @DisplayName("IBA 10.2.5 Q_Keys: a datagram whose Q_Key differs from the receiver's is dropped and counted; a WR Q_Key with the high bit set sends the QP's own Q_Key")
+    @DisplayName(
+            "IBA 10.2.5 Q_Keys: a datagram whose Q_Key differs from the receiver's is dropped and counted; a WR Q_Key with the high bit set sends the QP's own Q_Key")
     void shouldDropMismatchedQkeyAndUseQpQkeyWhenHighBitSet() {
         try (UdPair p = new UdPair(Fabric.deterministic(21), DeviceProfile.IBTA)) {
             p.qb.postRecv(new RecvWr().wrId(1).sge(p.mb, 0, 256));
@@ -134,13 +140,16 @@ class UdQueuePairTest {
             assertEquals(0, p.cb.poll(wc, 1), "nothing delivered");
             p.qa.postSend(p.datagram(2, 16, 0x8000_0000));
             assertStatus(WcStatus.SUCCESS, pollOne(p.ca));
-            assertEquals(1, assertStatus(WcStatus.SUCCESS, pollOne(p.cb)).wrId(),
+            assertEquals(
+                    1,
+                    assertStatus(WcStatus.SUCCESS, pollOne(p.cb)).wrId(),
                     "the QP's Q_Key went out and matched; the receive WQE was still there");
         }
     }
 
     @Test
-    @DisplayName("IBA 9.8.4: no receive posted is no RNR on UD: the datagram is dropped silently and counted; the sender completes SUCCESS; both QPs stay in RTS")
+    @DisplayName(
+            "IBA 9.8.4: no receive posted is no RNR on UD: the datagram is dropped silently and counted; the sender completes SUCCESS; both QPs stay in RTS")
     void shouldDropSilentlyWhenNoReceiveIsPosted() {
         try (UdPair p = new UdPair(Fabric.deterministic(22), DeviceProfile.IBTA)) {
             p.qa.postSend(p.datagram(1, 64, QKEY));
@@ -156,7 +165,8 @@ class UdQueuePairTest {
     }
 
     @Test
-    @DisplayName("IBA C10-93.1.1 (ibta, rxe): a UD message over the port MTU emits no packet and reports no error; mlx5: LOC_LEN_ERR, the QP to SQE, later sends flushed until SQE -> RTS")
+    @DisplayName(
+            "IBA C10-93.1.1 (ibta, rxe): a UD message over the port MTU emits no packet and reports no error; mlx5: LOC_LEN_ERR, the QP to SQE, later sends flushed until SQE -> RTS")
     void shouldFollowProfileWhenMessageExceedsMtu() {
         try (UdPair p = new UdPair(Fabric.deterministic(23), DeviceProfile.IBTA)) {
             p.qb.postRecv(new RecvWr().wrId(1).sge(p.mb, 0, 4096));
@@ -167,7 +177,9 @@ class UdQueuePairTest {
             assertEquals(QpState.RTS, p.qa.state());
             p.qa.postSend(p.datagram(2, 1024, QKEY));
             assertStatus(WcStatus.SUCCESS, pollOne(p.ca));
-            assertEquals(AddressHandle.GRH_LENGTH + 1024, assertStatus(WcStatus.SUCCESS, pollOne(p.cb)).byteLen(),
+            assertEquals(
+                    AddressHandle.GRH_LENGTH + 1024,
+                    assertStatus(WcStatus.SUCCESS, pollOne(p.cb)).byteLen(),
                     "exactly the MTU is allowed");
         }
         try (UdPair p = new UdPair(Fabric.deterministic(24), DeviceProfile.MLX5)) {
@@ -184,7 +196,8 @@ class UdQueuePairTest {
     }
 
     @Test
-    @DisplayName("ibv_poll_cq(3): a UD receive too small for the GRH and the data completes IBV_WC_LOC_LEN_ERR and the receiver's QP goes to ERR, where a new receive is flushed")
+    @DisplayName(
+            "ibv_poll_cq(3): a UD receive too small for the GRH and the data completes IBV_WC_LOC_LEN_ERR and the receiver's QP goes to ERR, where a new receive is flushed")
     void shouldCompleteLocLenErrWhenReceiveIsTooSmall() {
         try (UdPair p = new UdPair(Fabric.deterministic(25), DeviceProfile.IBTA)) {
             p.qb.postRecv(new RecvWr().wrId(1).sge(p.mb, 0, 100));
@@ -200,22 +213,38 @@ class UdQueuePairTest {
     }
 
     @Test
-    @DisplayName("IBA 11.2.5.2 table 91 (UD): INIT needs pkey_index, port and qkey; RTR takes no path; RTS needs sq_psn; RC attributes are refused with EINVAL")
+    @DisplayName(
+            "IBA 11.2.5.2 table 91 (UD): INIT needs pkey_index, port and qkey; RTR takes no path; RTS needs sq_psn; RC attributes are refused with EINVAL")
     void shouldFollowUdColumnWhenModified() {
         try (Fabric f = Fabric.deterministic(26)) {
             Device d = f.createDevice("d");
             ProtectionDomain pd = d.allocPd();
             CompletionQueue cq = d.createCq(8);
             QueuePair qp = pd.createQp(QpInitAttr.ud(cq, cq));
-            assertErrno(Errno.EINVAL, () -> qp.modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).port(1)));
-            assertErrno(Errno.EINVAL, () -> qp.modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).port(1).qkey(1)
-                    .accessFlags(EnumSet.noneOf(AccessFlag.class))));
+            assertErrno(
+                    Errno.EINVAL,
+                    () -> qp.modify(
+                            new QpAttr().state(QpState.INIT).pkeyIndex(0).port(1)));
+            assertErrno(
+                    Errno.EINVAL,
+                    () -> qp.modify(new QpAttr()
+                            .state(QpState.INIT)
+                            .pkeyIndex(0)
+                            .port(1)
+                            .qkey(1)
+                            .accessFlags(EnumSet.noneOf(AccessFlag.class))));
             qp.modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).port(1).qkey(1));
-            assertErrno(Errno.EINVAL, () -> qp.modify(new QpAttr().state(QpState.RTR).av(AhAttr.to(d.gid()))));
-            assertErrno(Errno.EINVAL, () -> qp.modify(new QpAttr().state(QpState.RTR).destQpn(5)));
+            assertErrno(
+                    Errno.EINVAL,
+                    () -> qp.modify(new QpAttr().state(QpState.RTR).av(AhAttr.to(d.gid()))));
+            assertErrno(
+                    Errno.EINVAL,
+                    () -> qp.modify(new QpAttr().state(QpState.RTR).destQpn(5)));
             qp.modify(new QpAttr().state(QpState.RTR).qkey(9));
             assertErrno(Errno.EINVAL, () -> qp.modify(new QpAttr().state(QpState.RTS)));
-            assertErrno(Errno.EINVAL, () -> qp.modify(new QpAttr().state(QpState.RTS).sqPsn(0).retryCnt(7)));
+            assertErrno(
+                    Errno.EINVAL,
+                    () -> qp.modify(new QpAttr().state(QpState.RTS).sqPsn(0).retryCnt(7)));
             qp.modify(new QpAttr().state(QpState.RTS).sqPsn(0));
             assertEquals(9, qp.query().qkey());
             assertEquals(QpState.RTS, qp.query().state());
@@ -223,11 +252,13 @@ class UdQueuePairTest {
     }
 
     @Test
-    @DisplayName("ibv_post_send(3), UD: only SEND (with or without immediate); a WR without a live address handle of the QP's PD is EINVAL")
+    @DisplayName(
+            "ibv_post_send(3), UD: only SEND (with or without immediate); a WR without a live address handle of the QP's PD is EINVAL")
     void shouldRefuseBadWorkRequestsWhenPosted() {
         try (UdPair p = new UdPair(Fabric.deterministic(27), DeviceProfile.IBTA)) {
             for (WrOpcode op : EnumSet.of(WrOpcode.RDMA_WRITE, WrOpcode.RDMA_READ, WrOpcode.ATOMIC_FETCH_AND_ADD)) {
-                PostException e = assertThrows(PostException.class,
+                PostException e = assertThrows(
+                        PostException.class,
                         () -> p.qa.postSend(p.datagram(1, 8, QKEY).opcode(op).remote(p.mb.address(), p.mb.rkey())));
                 assertEquals(Errno.EINVAL, e.errno(), op.toString());
             }
@@ -242,7 +273,8 @@ class UdQueuePairTest {
     }
 
     @Test
-    @DisplayName("ibv_create_ah(3): port, sgid_index, SL, flow label, hop limit and traffic class are checked (EINVAL); ibv_destroy_ah twice is ENOENT; the PD is busy while an AH lives")
+    @DisplayName(
+            "ibv_create_ah(3): port, sgid_index, SL, flow label, hop limit and traffic class are checked (EINVAL); ibv_destroy_ah twice is ENOENT; the PD is busy while an AH lives")
     void shouldCheckAttributesWhenCreatingAddressHandle() {
         try (Fabric f = Fabric.deterministic(28)) {
             Device d = f.createDevice("d");
@@ -269,7 +301,8 @@ class UdQueuePairTest {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    @DisplayName("ibv_modify_qp(3) RTS -> SQD with en_sqd_async_notify: IBV_EVENT_SQ_DRAINED (sends complete as they leave); ibv_destroy_qp(3) is EBUSY until the event is acknowledged; SQD -> RTS sends again")
+    @DisplayName(
+            "ibv_modify_qp(3) RTS -> SQD with en_sqd_async_notify: IBV_EVENT_SQ_DRAINED (sends complete as they leave); ibv_destroy_qp(3) is EBUSY until the event is acknowledged; SQD -> RTS sends again")
     void shouldRaiseSqDrainedAndHoldDestroyWhenEventIsUnacknowledged(Mode mode) {
         try (UdPair p = new UdPair(mode.fabric(), DeviceProfile.IBTA)) {
             p.qa.modify(new QpAttr().state(QpState.SQD).enSqdAsyncNotify(true));
@@ -291,7 +324,8 @@ class UdQueuePairTest {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
-    @DisplayName("ibv_create_qp(3) NOTES: a UD QP may take its receives from an SRQ (checked against the SRQ's PD), a UC QP may not (EINVAL); ibv_post_recv on the UD QP itself is EINVAL")
+    @DisplayName(
+            "ibv_create_qp(3) NOTES: a UD QP may take its receives from an SRQ (checked against the SRQ's PD), a UC QP may not (EINVAL); ibv_post_recv on the UD QP itself is EINVAL")
     void shouldReceiveFromSrqWhenUdQpHasOne(Mode mode) {
         try (UdPair p = new UdPair(mode.fabric(), DeviceProfile.IBTA)) {
             ProtectionDomain srqPd = p.db.allocPd();
@@ -303,21 +337,31 @@ class UdQueuePairTest {
             assertEquals(0, viaSrq.caps().maxRecvWr(), "max_recv_wr reads 0 with an SRQ");
             UdPair.toRts(viaSrq, QKEY);
             assertErrno(Errno.EINVAL, () -> viaSrq.postRecv(new RecvWr().wrId(1).sge(p.mb, 0, 64)));
-            assertErrno(Errno.EINVAL, () -> p.pb.createQp(QpInitAttr.uc(p.cb, p.cb).srq(srq)));
+            assertErrno(
+                    Errno.EINVAL, () -> p.pb.createQp(QpInitAttr.uc(p.cb, p.cb).srq(srq)));
             srq.postRecv(new RecvWr().wrId(77).sge(srqMr, 0, 1024));
             p.fill(100, 9);
-            p.qa.postSend(new SendWr().wrId(1).opcode(WrOpcode.SEND).sge(p.ma, 0, 100).ud(p.toB, viaSrq.qpNum(), QKEY)
+            p.qa.postSend(new SendWr()
+                    .wrId(1)
+                    .opcode(WrOpcode.SEND)
+                    .sge(p.ma, 0, 100)
+                    .ud(p.toB, viaSrq.qpNum(), QKEY)
                     .flag(SendFlag.SIGNALED));
             assertStatus(WcStatus.SUCCESS, pollOne(p.ca));
             WorkCompletion r = assertStatus(WcStatus.SUCCESS, pollOne(p.cb));
             assertEquals(77, r.wrId());
             assertEquals(viaSrq.qpNum(), r.qpNum());
             assertEquals(AddressHandle.GRH_LENGTH + 100, r.byteLen());
-            assertArrayEquals(slice(p.ba, 0, 100), slice(srqBuf, AddressHandle.GRH_LENGTH, 100),
+            assertArrayEquals(
+                    slice(p.ba, 0, 100),
+                    slice(srqBuf, AddressHandle.GRH_LENGTH, 100),
                     "written through the SRQ's PD, which is not the QP's");
             viaSrq.modify(new QpAttr().state(QpState.ERR));
-            assertEquals(AsyncEventType.QP_LAST_WQE_REACHED, ControlPlaneFixture.expectEvent(p.db,
-                    AsyncEventType.QP_LAST_WQE_REACHED).type(), "IBA 11.6.3: Last WQE Reached");
+            assertEquals(
+                    AsyncEventType.QP_LAST_WQE_REACHED,
+                    ControlPlaneFixture.expectEvent(p.db, AsyncEventType.QP_LAST_WQE_REACHED)
+                            .type(),
+                    "IBA 11.6.3: Last WQE Reached");
             viaSrq.destroy();
             srq.destroy();
         }

@@ -1,5 +1,7 @@
 package io.simrdma.provider;
 
+import static io.simrdma.provider.SimHandle.range;
+
 import io.simrdma.dat.CompletionFlag;
 import io.simrdma.dat.Dat;
 import io.simrdma.dat.DatException;
@@ -8,12 +10,9 @@ import io.simrdma.dat.EpAttributes;
 import io.simrdma.dat.IaAttributes;
 import io.simrdma.dat.Qos;
 import io.simrdma.dat.ServiceType;
-
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
-
-import static io.simrdma.provider.SimHandle.range;
 
 /**
  * What the sim provider accepts as endpoint attributes ({@code DAT_EP_ATTR}): the defaults that
@@ -33,8 +32,7 @@ final class EpAttributeRules {
     private static final Set<CompletionFlag> REQUEST_EP_FLAGS =
             EnumSet.of(CompletionFlag.UNSIGNALLED, CompletionFlag.EVD_THRESHOLD);
 
-    private EpAttributeRules() {
-    }
+    private EpAttributeRules() {}
 
     /** Default endpoint attributes: what dat_ep_create(3DAT) with NULL attributes gives. */
     static EpAttributes defaults(SimIa ia) {

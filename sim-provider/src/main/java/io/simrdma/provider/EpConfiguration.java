@@ -7,8 +7,8 @@ import io.simrdma.dat.DatReturnType;
 import io.simrdma.dat.EpAttributes;
 import io.simrdma.dat.EpModify;
 import io.simrdma.dat.EpParamField;
-import io.simrdma.dat.EventDispatcher;
 import io.simrdma.dat.EvdFlag;
+import io.simrdma.dat.EventDispatcher;
 import io.simrdma.fabric.AccessFlag;
 import io.simrdma.fabric.QpAttr;
 import io.simrdma.fabric.QpCaps;
@@ -16,11 +16,10 @@ import io.simrdma.fabric.QpInitAttr;
 import io.simrdma.fabric.QpState;
 import io.simrdma.fabric.QueuePair;
 import io.simrdma.fabric.VerbsException;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.util.EnumSet;
 import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * What an endpoint is made of and what dat_ep_modify(3DAT) changes: its PZ, its recv, request and
@@ -182,11 +181,17 @@ final class EpConfiguration {
         }
         EpAttributes a = attrs;
         int sendSge = Math.max(1, Math.max(a.maxRequestIov(), Math.max(a.maxRdmaReadIov(), a.maxRdmaWriteIov())));
-        QpCaps caps = new QpCaps(a.maxRequestDtos(), ep.srq == null ? a.maxRecvDtos() : 1, sendSge,
-                ep.srq == null ? Math.max(1, a.maxRecvIov()) : 1, 0);
+        QpCaps caps = new QpCaps(
+                a.maxRequestDtos(),
+                ep.srq == null ? a.maxRecvDtos() : 1,
+                sendSge,
+                ep.srq == null ? Math.max(1, a.maxRecvIov()) : 1,
+                0);
         DiscardCq discard = recvEvd == null || requestEvd == null ? new DiscardCq(ep.ia) : null;
-        QpInitAttr init = QpInitAttr.rc(requestEvd != null ? requestEvd.cq : discard.cq,
-                recvEvd != null ? recvEvd.cq : discard.cq).caps(caps).context(ep);
+        QpInitAttr init = QpInitAttr.rc(
+                        requestEvd != null ? requestEvd.cq : discard.cq, recvEvd != null ? recvEvd.cq : discard.cq)
+                .caps(caps)
+                .context(ep);
         if (ep.srq != null) {
             init.srq(ep.srq.srq);
         }
@@ -207,8 +212,15 @@ final class EpConfiguration {
 
     /** RESET → INIT: port 1, every access right (the DAT privileges are checked when posting). */
     private static void toInit(QueuePair q) {
-        q.modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).port(1).accessFlags(EnumSet.of(AccessFlag.LOCAL_WRITE,
-                AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_READ, AccessFlag.REMOTE_ATOMIC)));
+        q.modify(new QpAttr()
+                .state(QpState.INIT)
+                .pkeyIndex(0)
+                .port(1)
+                .accessFlags(EnumSet.of(
+                        AccessFlag.LOCAL_WRITE,
+                        AccessFlag.REMOTE_WRITE,
+                        AccessFlag.REMOTE_READ,
+                        AccessFlag.REMOTE_ATOMIC)));
     }
 
     /** Destroys the QP (the endpoint is freed, or a new QP replaces it). Device executor. */
@@ -234,7 +246,9 @@ final class EpConfiguration {
     QueuePair readyQp() {
         QueuePair q = qp;
         if (q == null) {
-            throw new DatException(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EP_NOTREADY,
+            throw new DatException(
+                    DatReturnType.INVALID_STATE,
+                    DatReturnSubtype.INVALID_STATE_EP_NOTREADY,
                     "the endpoint has no PZ yet (dat_ep_modify it first)");
         }
         return q;
@@ -281,7 +295,9 @@ final class EpConfiguration {
             switch (f) {
                 case PZ_HANDLE -> pzChange = true;
                 case EP_ATTR_RECV_COMPLETION_FLAGS -> recvFlagChange = true;
-                case EP_ATTR_NUM_TRANSPORT_ATTR, EP_ATTR_TRANSPORT_SPECIFIC_ATTR, EP_ATTR_NUM_PROVIDER_ATTR,
+                case EP_ATTR_NUM_TRANSPORT_ATTR,
+                        EP_ATTR_TRANSPORT_SPECIFIC_ATTR,
+                        EP_ATTR_NUM_PROVIDER_ATTR,
                         EP_ATTR_PROVIDER_SPECIFIC_ATTR -> specificChange = true;
                 default -> attrChange = true;
             }
@@ -293,23 +309,29 @@ final class EpConfiguration {
             EpStateTable.check(ep.state, EpOp.MODIFY_ATTRIBUTES);
         }
         if (specificChange) {
-            // dat_ep_modify(3DAT): "Can be modified when in Quiescent (unconnected) state"; DAT_INVALID_STATE elsewhere.
+            // dat_ep_modify(3DAT): "Can be modified when in Quiescent (unconnected) state"; DAT_INVALID_STATE
+            // elsewhere.
             EpStateTable.check(ep.state, EpOp.MODIFY_SPECIFIC_ATTRIBUTES);
         }
         if (recvFlagChange) {
             EpStateTable.check(ep.state, EpOp.MODIFY_RECV_FLAGS);
             if (ep.posting.anyRecvPosted()) {
-                throw new DatException(DatReturnType.INVALID_STATE, EpStateTable.subtype(ep.state),
+                throw new DatException(
+                        DatReturnType.INVALID_STATE,
+                        EpStateTable.subtype(ep.state),
                         "recv_completion_flags can change only before any receive is posted (dat_ep_modify(3DAT))");
             }
         }
         SimPz newPz = pzChange ? SimHandle.check(m.pz(), SimPz.class, ep.ia, DatReturnSubtype.INVALID_HANDLE_PZ) : pz;
         SimEvd newRecv = m.contains(EpParamField.RECV_EVD_HANDLE)
-                ? evd(ep.ia, m.recvEvd(), EvdFlag.DTO, DatReturnSubtype.INVALID_HANDLE_EVD_RECV) : recvEvd;
+                ? evd(ep.ia, m.recvEvd(), EvdFlag.DTO, DatReturnSubtype.INVALID_HANDLE_EVD_RECV)
+                : recvEvd;
         SimEvd newRequest = m.contains(EpParamField.REQUEST_EVD_HANDLE)
-                ? evd(ep.ia, m.requestEvd(), EvdFlag.DTO, DatReturnSubtype.INVALID_HANDLE_EVD_REQUEST) : requestEvd;
+                ? evd(ep.ia, m.requestEvd(), EvdFlag.DTO, DatReturnSubtype.INVALID_HANDLE_EVD_REQUEST)
+                : requestEvd;
         SimEvd newConnect = m.contains(EpParamField.CONNECT_EVD_HANDLE)
-                ? evd(ep.ia, m.connectEvd(), EvdFlag.CONNECTION, DatReturnSubtype.INVALID_HANDLE_EVD_CONN) : connectEvd;
+                ? evd(ep.ia, m.connectEvd(), EvdFlag.CONNECTION, DatReturnSubtype.INVALID_HANDLE_EVD_CONN)
+                : connectEvd;
         EpAttributes newAttrs = m.applyTo(attrs);
         try {
             EpAttributeRules.validate(ep.ia, newAttrs, ep.srq);
@@ -326,15 +348,22 @@ final class EpConfiguration {
         removeStreams();
         try {
             checkStreams(newRecv, true, newAttrs.recvCompletionFlags(), null);
-            checkStreams(newRequest, false, newAttrs.requestCompletionFlags(), ownRecvStream(newRecv, newRequest, newAttrs));
+            checkStreams(
+                    newRequest, false, newAttrs.requestCompletionFlags(), ownRecvStream(newRecv, newRequest, newAttrs));
         } catch (DatException e) {
             addStreams();
             throw e;
         }
-        boolean rebuild = qp != null && (newPz != pz || newRecv != recvEvd || newRequest != requestEvd
-                || newAttrs.maxRequestDtos() != attrs.maxRequestDtos() || newAttrs.maxRecvDtos() != attrs.maxRecvDtos()
-                || newAttrs.maxRequestIov() != attrs.maxRequestIov() || newAttrs.maxRecvIov() != attrs.maxRecvIov()
-                || newAttrs.maxRdmaReadIov() != attrs.maxRdmaReadIov() || newAttrs.maxRdmaWriteIov() != attrs.maxRdmaWriteIov());
+        boolean rebuild = qp != null
+                && (newPz != pz
+                        || newRecv != recvEvd
+                        || newRequest != requestEvd
+                        || newAttrs.maxRequestDtos() != attrs.maxRequestDtos()
+                        || newAttrs.maxRecvDtos() != attrs.maxRecvDtos()
+                        || newAttrs.maxRequestIov() != attrs.maxRequestIov()
+                        || newAttrs.maxRecvIov() != attrs.maxRecvIov()
+                        || newAttrs.maxRdmaReadIov() != attrs.maxRdmaReadIov()
+                        || newAttrs.maxRdmaWriteIov() != attrs.maxRdmaWriteIov());
         if (newPz != pz) {
             if (pz != null) {
                 pz.removeUser();

@@ -21,13 +21,12 @@ import io.simrdma.fabric.cm.ConnParam;
 import io.simrdma.fabric.cm.PortSpace;
 import io.simrdma.fabric.cm.RejectReason;
 import io.simrdma.fabric.sched.EngineTimer;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.util.EnumSet;
 import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The connection side of one endpoint: its connection-manager id and the DAT connection state
@@ -62,6 +61,7 @@ final class EpConnection {
     private volatile long localQual = -1;
     /** The RSP that reserved the endpoint (dat_rsp_create(3DAT)) until its request is answered. */
     private SimRsp rsp;
+
     private byte[] connectPrivateData;
     private final EngineTimer connectTimer;
     private final EngineTimer drainTimer;
@@ -95,10 +95,16 @@ final class EpConnection {
     // ------------------------------------------------------------------ connection: active side
 
     /** dat_ep_connect(3DAT). */
-    void connect(SocketAddress remoteIaAddress, long remoteConnQual, Timeout timeout, byte[] privateData, Qos qos,
-                 Set<ConnectFlag> connectFlags) {
+    void connect(
+            SocketAddress remoteIaAddress,
+            long remoteConnQual,
+            Timeout timeout,
+            byte[] privateData,
+            Qos qos,
+            Set<ConnectFlag> connectFlags) {
         ep.checkHandle();
-        InetSocketAddress remote = checkConnectArgs(remoteIaAddress, remoteConnQual, timeout, privateData, qos, connectFlags);
+        InetSocketAddress remote =
+                checkConnectArgs(remoteIaAddress, remoteConnQual, timeout, privateData, qos, connectFlags);
         ep.ia.run(() -> startConnect(EpOp.CONNECT, remote, remoteIaAddress, remoteConnQual, timeout, privateData));
     }
 
@@ -108,16 +114,18 @@ final class EpConnection {
         SimEp other = SimHandle.check(dupEp, SimEp.class, ep.ia, DatReturnSubtype.INVALID_HANDLE_EP);
         EpConnection o = other.connection;
         if (other.state != EndpointState.CONNECTED || o.remoteAddr == null) {
-            throw new DatException(DatReturnType.INVALID_STATE, EpStateTable.subtype(other.state),
+            throw new DatException(
+                    DatReturnType.INVALID_STATE,
+                    EpStateTable.subtype(other.state),
                     "dup_ep_handle must be connected (dat_ep_dup_connect(3DAT))");
         }
-        InetSocketAddress remote = checkConnectArgs(o.remoteAddr, o.remoteQual, timeout, privateData, qos,
-                EnumSet.noneOf(ConnectFlag.class));
+        InetSocketAddress remote = checkConnectArgs(
+                o.remoteAddr, o.remoteQual, timeout, privateData, qos, EnumSet.noneOf(ConnectFlag.class));
         ep.ia.run(() -> startConnect(EpOp.DUP_CONNECT, remote, o.remoteAddr, o.remoteQual, timeout, privateData));
     }
 
-    private InetSocketAddress checkConnectArgs(SocketAddress addr, long qual, Timeout timeout, byte[] pd, Qos qos,
-                                               Set<ConnectFlag> flags) {
+    private InetSocketAddress checkConnectArgs(
+            SocketAddress addr, long qual, Timeout timeout, byte[] pd, Qos qos, Set<ConnectFlag> flags) {
         if (timeout == null || qos == null || flags == null) {
             throw DatException.invalidParameter("timeout, qos and connect flags must not be null");
         }
@@ -126,7 +134,9 @@ final class EpConnection {
             throw DatException.invalidParameter("the connect timeout must be positive (dat_ep_connect(3DAT))");
         }
         if (!(addr instanceof InetSocketAddress isa) || isa.getAddress() == null) {
-            throw new DatException(DatReturnType.INVALID_ADDRESS, DatReturnSubtype.INVALID_ADDRESS_MALFORMED,
+            throw new DatException(
+                    DatReturnType.INVALID_ADDRESS,
+                    DatReturnSubtype.INVALID_ADDRESS_MALFORMED,
                     "the remote IA address must be a resolved socket address (an IA's address from dat_ia_query)");
         }
         SimHandle.range(qual, 1, 0xFFFF, "connection qualifier");
@@ -144,8 +154,8 @@ final class EpConnection {
     }
 
     /** Device executor. */
-    private void startConnect(EpOp op, InetSocketAddress dst, SocketAddress remote, long qual, Timeout timeout,
-                              byte[] privateData) {
+    private void startConnect(
+            EpOp op, InetSocketAddress dst, SocketAddress remote, long qual, Timeout timeout, byte[] privateData) {
         ep.checkHandle();
         EpStateTable.Rule r = EpStateTable.check(ep.state, op);
         ep.config.readyQp();
@@ -157,7 +167,8 @@ final class EpConnection {
         } catch (VerbsException e) {
             ep.ia.router.disown(id);
             id.destroy();
-            throw new DatException(DatReturnType.INVALID_ADDRESS, DatReturnSubtype.INVALID_ADDRESS_UNREACHABLE, e.getMessage());
+            throw new DatException(
+                    DatReturnType.INVALID_ADDRESS, DatReturnSubtype.INVALID_ADDRESS_UNREACHABLE, e.getMessage());
         }
         cmId = id;
         remoteAddr = remote;
@@ -182,7 +193,9 @@ final class EpConnection {
         if (ep.state == EndpointState.ACTIVE_CONNECTION_PENDING) {
             boolean responded = peerResponded();
             safeDisconnect();
-            failActive(responded ? EventNumber.CONNECTION_EVENT_TIMED_OUT : EventNumber.CONNECTION_EVENT_UNREACHABLE, null);
+            failActive(
+                    responded ? EventNumber.CONNECTION_EVENT_TIMED_OUT : EventNumber.CONNECTION_EVENT_UNREACHABLE,
+                    null);
         }
     }
 
@@ -242,8 +255,15 @@ final class EpConnection {
                 if (s == EndpointState.ACTIVE_CONNECTION_PENDING) {
                     cmId.attachQp(ep.config.qp());
                     EpAttributes a = ep.config.attrs();
-                    cmId.connect(new ConnParam(PrivateData.encode(connectPrivateData, (int) localQual), a.maxRdmaReadIn(),
-                            a.maxRdmaReadOut(), false, 7, 7, ep.srq != null, 0));
+                    cmId.connect(new ConnParam(
+                            PrivateData.encode(connectPrivateData, (int) localQual),
+                            a.maxRdmaReadIn(),
+                            a.maxRdmaReadOut(),
+                            false,
+                            7,
+                            7,
+                            ep.srq != null,
+                            0));
                 }
                 break;
             case ADDR_ERROR:
@@ -255,8 +275,11 @@ final class EpConnection {
                     // consumer's timeout expires with no answer. A peer whose CM acknowledged the request (MRA)
                     // did respond: when the CM's own wait for its consumer runs out, the establishment timed out
                     // (dat_ep_connect(3DAT) keeps timeouts out of NON_PEER_REJECTED): TIMED_OUT.
-                    failActive(e.type() == CmEventType.UNREACHABLE && peerResponded()
-                            ? EventNumber.CONNECTION_EVENT_TIMED_OUT : EventNumber.CONNECTION_EVENT_UNREACHABLE, null,
+                    failActive(
+                            e.type() == CmEventType.UNREACHABLE && peerResponded()
+                                    ? EventNumber.CONNECTION_EVENT_TIMED_OUT
+                                    : EventNumber.CONNECTION_EVENT_UNREACHABLE,
+                            null,
                             e.detail());
                 } else if (s == EndpointState.COMPLETION_PENDING) {
                     failPassive();
@@ -267,7 +290,10 @@ final class EpConnection {
                     // dat_ep_connect(3DAT): a reject by the remote consumer is PEER_REJECTED; by anything else
                     // (no listener, no resources) NON_PEER_REJECTED.
                     boolean peer = e.rejectReason() == RejectReason.CONSUMER_DEFINED;
-                    failActive(peer ? EventNumber.CONNECTION_EVENT_PEER_REJECTED : EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED,
+                    failActive(
+                            peer
+                                    ? EventNumber.CONNECTION_EVENT_PEER_REJECTED
+                                    : EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED,
                             peer ? PrivateData.decode(e.privateData()).data() : null);
                 } else if (s == EndpointState.COMPLETION_PENDING) {
                     failPassive();
@@ -284,7 +310,9 @@ final class EpConnection {
                 if (s == EndpointState.ACTIVE_CONNECTION_PENDING) {
                     connectTimer.stop();
                     ep.state(EndpointState.CONNECTED);
-                    post(EventNumber.CONNECTION_EVENT_ESTABLISHED, PrivateData.decode(e.privateData()).data());
+                    post(
+                            EventNumber.CONNECTION_EVENT_ESTABLISHED,
+                            PrivateData.decode(e.privateData()).data());
                 } else if (s == EndpointState.COMPLETION_PENDING) {
                     ep.state(EndpointState.CONNECTED);
                     // dat_evd_wait(3DAT): on the passive side the private data is undefined and its size 0.
@@ -329,7 +357,6 @@ final class EpConnection {
             safeDisconnect();
         }
     }
-
 
     // ------------------------------------------------------------------ connection: passive side
 
@@ -393,9 +420,15 @@ final class EpConnection {
         EpAttributes a = ep.config.attrs();
         // Responder resources: no more than the requester will use (its initiator depth); initiator depth: no
         // more than the requester answers (its responder resources). ConnParam of a request is seen from here.
-        ConnParam p = new ConnParam(PrivateData.encode(privateData, (int) cr.connQual()),
+        ConnParam p = new ConnParam(
+                PrivateData.encode(privateData, (int) cr.connQual()),
                 Math.min(Math.min(a.maxRdmaReadIn(), ep.ia.attributes().maxRdmaReadIn()), req.responderResources()),
-                Math.min(a.maxRdmaReadOut(), req.initiatorDepth()), false, 7, 7, ep.srq != null, 0);
+                Math.min(a.maxRdmaReadOut(), req.initiatorDepth()),
+                false,
+                7,
+                7,
+                ep.srq != null,
+                0);
         child.attachQp(q);
         try {
             child.accept(p);
@@ -532,8 +565,10 @@ final class EpConnection {
         connectTimer.stop();
         drainTimer.stop();
         EndpointState s = ep.state;
-        if (s == EndpointState.CONNECTED || s == EndpointState.DISCONNECT_PENDING
-                || s == EndpointState.ACTIVE_CONNECTION_PENDING || s == EndpointState.COMPLETION_PENDING) {
+        if (s == EndpointState.CONNECTED
+                || s == EndpointState.DISCONNECT_PENDING
+                || s == EndpointState.ACTIVE_CONNECTION_PENDING
+                || s == EndpointState.COMPLETION_PENDING) {
             safeDisconnect();
         }
         releaseCmId();

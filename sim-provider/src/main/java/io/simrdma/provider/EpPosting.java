@@ -24,7 +24,6 @@ import io.simrdma.fabric.Sge;
 import io.simrdma.fabric.VerbsException;
 import io.simrdma.fabric.WorkCompletion;
 import io.simrdma.fabric.WrOpcode;
-
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
@@ -58,7 +57,10 @@ final class EpPosting {
     private static final Set<CompletionFlag> RECV_POST_FLAGS = EnumSet.of(CompletionFlag.UNSIGNALLED);
 
     private enum Kind {
-        SEND, RDMA_READ, RDMA_WRITE, BIND
+        SEND,
+        RDMA_READ,
+        RDMA_WRITE,
+        BIND
     }
 
     /** A request DTO or bind in flight. */
@@ -93,11 +95,13 @@ final class EpPosting {
     private final Object lock = new Object();
     /** The request ring, made at the first request post (an endpoint that never posts holds none); guarded by lock. */
     private ReqSlot[] req;
+
     private int reqSize;
     private int reqHead;
     private int reqTail;
     /** The receive ring, made at the first receive; guarded by lock. */
     private RecvSlot[] recv;
+
     private int recvSize;
     private int recvIov;
     private int recvHead;
@@ -172,7 +176,8 @@ final class EpPosting {
                     "DAT_COMPLETION_UNSIGNALLED_FLAG needs UNSIGNALLED request completion flags on the endpoint");
         }
         if (flags.contains(CompletionFlag.EVD_THRESHOLD)) {
-            throw DatException.invalidParameter("EVD_THRESHOLD is an endpoint receive completion flag, not a post flag");
+            throw DatException.invalidParameter(
+                    "EVD_THRESHOLD is an endpoint receive completion flag, not a post flag");
         }
     }
 
@@ -182,8 +187,8 @@ final class EpPosting {
             // Unsignalled work requests retired without a completion: the QP's depth tells how many are left.
             retireUpTo(reqTail - q.sendQueueDepth());
             if (reqTail - reqHead >= capacity) {
-                throw SimHandle.insufficient(DatReturnSubtype.RESOURCE_MEMORY,
-                        "max_request_dtos (" + capacity + ") are outstanding");
+                throw SimHandle.insufficient(
+                        DatReturnSubtype.RESOURCE_MEMORY, "max_request_dtos (" + capacity + ") are outstanding");
             }
         }
         return reqTail++;
@@ -234,7 +239,8 @@ final class EpPosting {
      * Claims a request slot for {@code cookie} and posts {@code sendWr} (its SGEs and remote buffer
      * set) as {@code opcode}. Holds lock.
      */
-    private void postRequest(QueuePair q, WrOpcode opcode, long cookie, Kind kind, long length, Set<CompletionFlag> flags) {
+    private void postRequest(
+            QueuePair q, WrOpcode opcode, long cookie, Kind kind, long length, Set<CompletionFlag> flags) {
         int seq = claimRequest(q);
         fill(reqSlot(seq), cookie, kind, length, flags);
         sendWr.opcode(opcode).flagBits(sendFlags(flags)).wrId(WrId.of(WrId.REQUEST, ep.id, seq));
@@ -271,31 +277,38 @@ final class EpPosting {
     }
 
     /** dat_ep_post_rdma_read(3DAT). */
-    void postRdmaRead(List<LmrTriplet> localIov, long userCookie, RmrTriplet remoteBuffer, Set<CompletionFlag> completionFlags) {
+    void postRdmaRead(
+            List<LmrTriplet> localIov, long userCookie, RmrTriplet remoteBuffer, Set<CompletionFlag> completionFlags) {
         checkRequest(EpOp.POST_RDMA_READ, completionFlags);
         LocalIov.checkCount(localIov, Math.max(1, ep.config.attrs().maxRdmaReadIov()));
         if (remoteBuffer == null) {
             throw DatException.invalidParameter("remote buffer is null");
         }
         if (remoteBuffer.segmentLength() > ep.config.attrs().maxRdmaSize()) {
-            throw DatException.invalidParameter("RDMA of " + remoteBuffer.segmentLength() + " bytes exceeds max_rdma_size");
+            throw DatException.invalidParameter(
+                    "RDMA of " + remoteBuffer.segmentLength() + " bytes exceeds max_rdma_size");
         }
         QueuePair q = ep.config.readyQp();
         synchronized (lock) {
             sendWr.clear();
-            long total = LocalIov.addReadSegments(ep.ia, ep.config.pz(), localIov, sendWr, remoteBuffer.segmentLength());
+            long total =
+                    LocalIov.addReadSegments(ep.ia, ep.config.pz(), localIov, sendWr, remoteBuffer.segmentLength());
             if (total < remoteBuffer.segmentLength()) {
                 // dat_ep_post_rdma_read(3DAT): the local buffer is too small for the remote data.
-                throw new DatException(DatReturnType.LENGTH_ERROR, "local_iov of " + total + " bytes cannot hold the "
-                        + remoteBuffer.segmentLength() + " bytes read");
+                throw new DatException(
+                        DatReturnType.LENGTH_ERROR,
+                        "local_iov of " + total + " bytes cannot hold the " + remoteBuffer.segmentLength()
+                                + " bytes read");
             }
             sendWr.remote(remoteBuffer.targetAddress(), remoteBuffer.rmrContext());
-            postRequest(q, WrOpcode.RDMA_READ, userCookie, Kind.RDMA_READ, remoteBuffer.segmentLength(), completionFlags);
+            postRequest(
+                    q, WrOpcode.RDMA_READ, userCookie, Kind.RDMA_READ, remoteBuffer.segmentLength(), completionFlags);
         }
     }
 
     /** dat_ep_post_rdma_write(3DAT). */
-    void postRdmaWrite(List<LmrTriplet> localIov, long userCookie, RmrTriplet remoteBuffer, Set<CompletionFlag> completionFlags) {
+    void postRdmaWrite(
+            List<LmrTriplet> localIov, long userCookie, RmrTriplet remoteBuffer, Set<CompletionFlag> completionFlags) {
         checkRequest(EpOp.POST_RDMA_WRITE, completionFlags);
         LocalIov.checkCount(localIov, Math.max(1, ep.config.attrs().maxRdmaWriteIov()));
         if (remoteBuffer == null) {
@@ -307,8 +320,9 @@ final class EpPosting {
             long total = LocalIov.addSegments(ep.ia, ep.config.pz(), localIov, sendWr);
             if (total > remoteBuffer.segmentLength()) {
                 // dat_ep_post_rdma_write(3DAT): the remote buffer is too small for the local data.
-                throw new DatException(DatReturnType.LENGTH_ERROR, "remote buffer of " + remoteBuffer.segmentLength()
-                        + " bytes cannot take " + total + " bytes");
+                throw new DatException(
+                        DatReturnType.LENGTH_ERROR,
+                        "remote buffer of " + remoteBuffer.segmentLength() + " bytes cannot take " + total + " bytes");
             }
             if (total > ep.config.attrs().maxRdmaSize()) {
                 throw DatException.invalidParameter("RDMA of " + total + " bytes exceeds max_rdma_size");
@@ -319,8 +333,13 @@ final class EpPosting {
     }
 
     /** Posts the bind of {@code rmr} (dat_rmr_bind(3DAT)); returns the new rmr_context. */
-    int postBind(SimRmr rmr, SimLmr lmr, LmrTriplet triplet, Set<MemoryPrivilege> privileges, long cookie,
-                 Set<CompletionFlag> flags) {
+    int postBind(
+            SimRmr rmr,
+            SimLmr lmr,
+            LmrTriplet triplet,
+            Set<MemoryPrivilege> privileges,
+            long cookie,
+            Set<CompletionFlag> flags) {
         checkRequest(EpOp.RMR_BIND, flags);
         QueuePair q = ep.config.readyQp();
         EnumSet<AccessFlag> access = EnumSet.noneOf(AccessFlag.class);
@@ -346,8 +365,14 @@ final class EpPosting {
             s.triplet = triplet;
             s.privileges = EnumSet.copyOf(privileges.isEmpty() ? EnumSet.noneOf(MemoryPrivilege.class) : privileges);
             try {
-                int key = q.bindMw(rmr.mw, lmr == null ? null : lmr.mr, triplet.virtualAddress(), triplet.segmentLength(),
-                        access, WrId.of(WrId.REQUEST, ep.id, seq), sf);
+                int key = q.bindMw(
+                        rmr.mw,
+                        lmr == null ? null : lmr.mr,
+                        triplet.virtualAddress(),
+                        triplet.segmentLength(),
+                        access,
+                        WrId.of(WrId.REQUEST, ep.id, seq),
+                        sf);
                 s.newRkey = key;
                 return key;
             } catch (VerbsException e) {
@@ -399,7 +424,8 @@ final class EpPosting {
         synchronized (lock) {
             int max = ep.config.attrs().maxRecvDtos();
             if (recvTail - recvHead >= max) {
-                throw SimHandle.insufficient(DatReturnSubtype.RESOURCE_MEMORY, "max_recv_dtos (" + max + ") receives are posted");
+                throw SimHandle.insufficient(
+                        DatReturnSubtype.RESOURCE_MEMORY, "max_recv_dtos (" + max + ") receives are posted");
             }
             int seq = recvTail;
             RecvSlot s = recvSlot(seq);
@@ -470,8 +496,18 @@ final class EpPosting {
             if (evd == null) {
                 return;
             }
-            evd.deliver(new RmrBindCompletionEvent(evd, rmr, cookie, ok ? st
-                    : st == DtoCompletionStatus.ERR_FLUSHED ? st : DtoCompletionStatus.RMR_OPERATION_FAILED), notify, null);
+            evd.deliver(
+                    new RmrBindCompletionEvent(
+                            evd,
+                            rmr,
+                            cookie,
+                            ok
+                                    ? st
+                                    : st == DtoCompletionStatus.ERR_FLUSHED
+                                            ? st
+                                            : DtoCompletionStatus.RMR_OPERATION_FAILED),
+                    notify,
+                    null);
             return;
         }
         if (evd == null) {
@@ -510,7 +546,10 @@ final class EpPosting {
             }
             return;
         }
-        evd.deliver(new DtoCompletionEvent(evd, ep, cookie, st, ok ? Integer.toUnsignedLong(wc.byteLen()) : 0), notify, reaped);
+        evd.deliver(
+                new DtoCompletionEvent(evd, ep, cookie, st, ok ? Integer.toUnsignedLong(wc.byteLen()) : 0),
+                notify,
+                reaped);
     }
 
     /**
@@ -618,7 +657,8 @@ final class EpPosting {
             } catch (DatException e) {
                 SimEvd recvEvd = ep.config.recvEvd();
                 if (recvEvd != null) {
-                    recvEvd.enqueue(new DtoCompletionEvent(recvEvd, ep, s.cookie, DtoCompletionStatus.ERR_LOCAL_PROTECTION, 0),
+                    recvEvd.enqueue(
+                            new DtoCompletionEvent(recvEvd, ep, s.cookie, DtoCompletionStatus.ERR_LOCAL_PROTECTION, 0),
                             true);
                 }
             }

@@ -1,13 +1,5 @@
 package io.simrdma.provider;
 
-import io.simrdma.dat.DatException;
-import io.simrdma.dat.DatReturnSubtype;
-import io.simrdma.dat.DatReturnType;
-import io.simrdma.dat.EndpointState;
-
-import java.util.EnumMap;
-import java.util.Map;
-
 import static io.simrdma.dat.EndpointState.ACTIVE_CONNECTION_PENDING;
 import static io.simrdma.dat.EndpointState.COMPLETION_PENDING;
 import static io.simrdma.dat.EndpointState.CONNECTED;
@@ -17,6 +9,13 @@ import static io.simrdma.dat.EndpointState.PASSIVE_CONNECTION_PENDING;
 import static io.simrdma.dat.EndpointState.RESERVED;
 import static io.simrdma.dat.EndpointState.TENTATIVE_CONNECTION_PENDING;
 import static io.simrdma.dat.EndpointState.UNCONNECTED;
+
+import io.simrdma.dat.DatException;
+import io.simrdma.dat.DatReturnSubtype;
+import io.simrdma.dat.DatReturnType;
+import io.simrdma.dat.EndpointState;
+import java.util.EnumMap;
+import java.util.Map;
 
 /**
  * The DAT endpoint state machine as one table: for each of the nine states the man pages use and
@@ -52,21 +51,35 @@ final class EpStateTable {
      * @param source the man page(s) the row comes from
      * @param choice for SILENT/CONFLICT cases: the choice made and why; null otherwise
      */
-    record Rule(Kind kind, EndpointState next, String events, String source, String choice) {
-    }
+    record Rule(Kind kind, EndpointState next, String events, String source, String choice) {}
 
     private static final Map<EndpointState, Map<EpOp, Rule>> TABLE = new EnumMap<>(EndpointState.class);
 
     static {
-        EndpointState[] all = {UNCONNECTED, RESERVED, PASSIVE_CONNECTION_PENDING, TENTATIVE_CONNECTION_PENDING,
-            ACTIVE_CONNECTION_PENDING, COMPLETION_PENDING, CONNECTED, DISCONNECT_PENDING, DISCONNECTED};
+        EndpointState[] all = {
+            UNCONNECTED,
+            RESERVED,
+            PASSIVE_CONNECTION_PENDING,
+            TENTATIVE_CONNECTION_PENDING,
+            ACTIVE_CONNECTION_PENDING,
+            COMPLETION_PENDING,
+            CONNECTED,
+            DISCONNECT_PENDING,
+            DISCONNECTED
+        };
         for (EndpointState s : all) {
             TABLE.put(s, new EnumMap<>(EpOp.class));
             // Valid in every state (dat_ep_query, dat_ep_get_status, dat_ep_set_watermark, dat_ep_post_recv).
             allow(s, EpOp.QUERY, null, "none", "dat_ep_query");
             allow(s, EpOp.GET_STATUS, null, "none", "dat_ep_get_status");
             allow(s, EpOp.SET_WATERMARK, null, "none", "dat_ep_set_watermark");
-            rule(s, EpOp.RECV_QUERY, Kind.ALLOW, null, "none", "dat_ep_recv_query",
+            rule(
+                    s,
+                    EpOp.RECV_QUERY,
+                    Kind.ALLOW,
+                    null,
+                    "none",
+                    "dat_ep_recv_query",
                     "S7 SILENT: allowed in every state, as query-like calls are; it only reads counts");
             if (s != DISCONNECTED) {
                 allow(s, EpOp.POST_RECV, null, "DTO completion on recv_evd when a message arrives", "dat_ep_post_recv");
@@ -74,11 +87,24 @@ final class EpStateTable {
         }
 
         // --- 2.1 UNCONNECTED
-        allow(UNCONNECTED, EpOp.CONNECT, ACTIVE_CONNECTION_PENDING,
-                "later ESTABLISHED / PEER_REJECTED / NON_PEER_REJECTED / UNREACHABLE / TIMED_OUT on connect_evd", "dat_ep_connect");
-        rule(UNCONNECTED, EpOp.DUP_CONNECT, Kind.ALLOW, ACTIVE_CONNECTION_PENDING, "as dat_ep_connect", "dat_ep_dup_connect",
+        allow(
+                UNCONNECTED,
+                EpOp.CONNECT,
+                ACTIVE_CONNECTION_PENDING,
+                "later ESTABLISHED / PEER_REJECTED / NON_PEER_REJECTED / UNREACHABLE / TIMED_OUT on connect_evd",
+                "dat_ep_connect");
+        rule(
+                UNCONNECTED,
+                EpOp.DUP_CONNECT,
+                Kind.ALLOW,
+                ACTIVE_CONNECTION_PENDING,
+                "as dat_ep_connect",
+                "dat_ep_dup_connect",
                 "S7 SILENT: valid in UNCONNECTED only, by analogy with dat_ep_connect");
-        refuse(UNCONNECTED, EpOp.DISCONNECT_ABRUPT, "dat_ep_disconnect",
+        refuse(
+                UNCONNECTED,
+                EpOp.DISCONNECT_ABRUPT,
+                "dat_ep_disconnect",
                 "C3 CONFLICT: the page calls disconnecting an UNCONNECTED EP disallowed and lists DAT_INVALID_STATE; refused");
         refuse(UNCONNECTED, EpOp.DISCONNECT_GRACEFUL, "dat_ep_disconnect", "C3 CONFLICT: as abrupt");
         rule(UNCONNECTED, EpOp.RESET, Kind.NOOP, null, "none; pre-posted receives untouched", "dat_ep_reset", null);
@@ -91,10 +117,19 @@ final class EpStateTable {
         refuse(UNCONNECTED, EpOp.POST_RDMA_READ, "dat_ep_post_rdma_read", null);
         refuse(UNCONNECTED, EpOp.POST_RDMA_WRITE, "dat_ep_post_rdma_write", null);
         refuse(UNCONNECTED, EpOp.RMR_BIND, "dat_rmr_bind", null);
-        allow(UNCONNECTED, EpOp.RSP_CREATE, RESERVED, "a later request: DAT_CONNECTION_REQUEST_EVENT on the RSP's evd",
+        allow(
+                UNCONNECTED,
+                EpOp.RSP_CREATE,
+                RESERVED,
+                "a later request: DAT_CONNECTION_REQUEST_EVENT on the RSP's evd",
                 "dat_rsp_create");
-        rule(UNCONNECTED, EpOp.CR_ACCEPT, Kind.ALLOW, COMPLETION_PENDING,
-                "ESTABLISHED or ACCEPT_COMPLETION_ERROR on connect_evd", "dat_cr_accept, dat_psp_create",
+        rule(
+                UNCONNECTED,
+                EpOp.CR_ACCEPT,
+                Kind.ALLOW,
+                COMPLETION_PENDING,
+                "ESTABLISHED or ACCEPT_COMPLETION_ERROR on connect_evd",
+                "dat_cr_accept, dat_psp_create",
                 "S4 SILENT: the state between a successful accept and ESTABLISHED is COMPLETION_PENDING, the one state "
                         + "dat_ep_disconnect and dat_ep_query name for 'during connection establishment'");
         notNamed(UNCONNECTED);
@@ -106,11 +141,17 @@ final class EpStateTable {
         refuse(RESERVED, EpOp.DISCONNECT_GRACEFUL, "dat_ep_disconnect", null);
         refuse(RESERVED, EpOp.RESET, "dat_ep_reset", null);
         refuse(RESERVED, EpOp.FREE, "dat_ep_free", null);
-        refuse(RESERVED, EpOp.MODIFY_PZ, "dat_ep_modify",
+        refuse(
+                RESERVED,
+                EpOp.MODIFY_PZ,
+                "dat_ep_modify",
                 "C10 CONFLICT: the PZ row names only quiescent, UNCONNECTED and TENTATIVE states; refused here");
         allow(RESERVED, EpOp.MODIFY_ATTRIBUTES, null, "none", "dat_ep_modify");
         allow(RESERVED, EpOp.MODIFY_RECV_FLAGS, null, "none (only before any receive is posted)", "dat_ep_modify");
-        refuse(RESERVED, EpOp.MODIFY_SPECIFIC_ATTRIBUTES, "dat_ep_modify",
+        refuse(
+                RESERVED,
+                EpOp.MODIFY_SPECIFIC_ATTRIBUTES,
+                "dat_ep_modify",
                 "transport- and provider-specific attributes \"can be modified when in Quiescent (unconnected) state\"; "
                         + "the quiescent states are UNCONNECTED and TENTATIVE_CONNECTION_PENDING (the PZ row)");
         refuse(RESERVED, EpOp.POST_SEND, "dat_ep_post_send", null);
@@ -118,7 +159,10 @@ final class EpStateTable {
         refuse(RESERVED, EpOp.POST_RDMA_WRITE, "dat_ep_post_rdma_write", null);
         refuse(RESERVED, EpOp.RMR_BIND, "dat_rmr_bind", null);
         refuse(RESERVED, EpOp.RSP_CREATE, "dat_rsp_create", null);
-        refuse(RESERVED, EpOp.CR_ACCEPT, "dat_cr_accept",
+        refuse(
+                RESERVED,
+                EpOp.CR_ACCEPT,
+                "dat_cr_accept",
                 "S2 SILENT: nothing was requested of a RESERVED EP yet; refused with DAT_INVALID_STATE");
         notNamed(RESERVED);
 
@@ -131,16 +175,34 @@ final class EpStateTable {
         refuse(PASSIVE_CONNECTION_PENDING, EpOp.FREE, "dat_ep_free", null);
         refuse(PASSIVE_CONNECTION_PENDING, EpOp.MODIFY_PZ, "dat_ep_modify", "C10 CONFLICT: as RESERVED");
         allow(PASSIVE_CONNECTION_PENDING, EpOp.MODIFY_ATTRIBUTES, null, "none", "dat_ep_modify");
-        allow(PASSIVE_CONNECTION_PENDING, EpOp.MODIFY_RECV_FLAGS, null, "none (only before any receive is posted)", "dat_ep_modify");
-        refuse(PASSIVE_CONNECTION_PENDING, EpOp.MODIFY_SPECIFIC_ATTRIBUTES, "dat_ep_modify", "not quiescent, as RESERVED");
+        allow(
+                PASSIVE_CONNECTION_PENDING,
+                EpOp.MODIFY_RECV_FLAGS,
+                null,
+                "none (only before any receive is posted)",
+                "dat_ep_modify");
+        refuse(
+                PASSIVE_CONNECTION_PENDING,
+                EpOp.MODIFY_SPECIFIC_ATTRIBUTES,
+                "dat_ep_modify",
+                "not quiescent, as RESERVED");
         refuse(PASSIVE_CONNECTION_PENDING, EpOp.POST_SEND, "dat_ep_post_send", null);
         refuse(PASSIVE_CONNECTION_PENDING, EpOp.POST_RDMA_READ, "dat_ep_post_rdma_read", null);
         refuse(PASSIVE_CONNECTION_PENDING, EpOp.POST_RDMA_WRITE, "dat_ep_post_rdma_write", null);
         refuse(PASSIVE_CONNECTION_PENDING, EpOp.RMR_BIND, "dat_rmr_bind", null);
         refuse(PASSIVE_CONNECTION_PENDING, EpOp.RSP_CREATE, "dat_rsp_create", null);
-        allow(PASSIVE_CONNECTION_PENDING, EpOp.CR_ACCEPT, COMPLETION_PENDING,
-                "ESTABLISHED or ACCEPT_COMPLETION_ERROR on connect_evd", "dat_cr_accept, dat_rsp_create");
-        allow(PASSIVE_CONNECTION_PENDING, EpOp.CR_REJECT, UNCONNECTED, "remote: PEER_REJECTED", "dat_cr_reject, dat_rsp_create");
+        allow(
+                PASSIVE_CONNECTION_PENDING,
+                EpOp.CR_ACCEPT,
+                COMPLETION_PENDING,
+                "ESTABLISHED or ACCEPT_COMPLETION_ERROR on connect_evd",
+                "dat_cr_accept, dat_rsp_create");
+        allow(
+                PASSIVE_CONNECTION_PENDING,
+                EpOp.CR_REJECT,
+                UNCONNECTED,
+                "remote: PEER_REJECTED",
+                "dat_cr_reject, dat_rsp_create");
 
         // --- 2.4 TENTATIVE_CONNECTION_PENDING (provider-created EP of a PSP)
         refuse(TENTATIVE_CONNECTION_PENDING, EpOp.CONNECT, "dat_ep_connect", null);
@@ -151,30 +213,65 @@ final class EpStateTable {
         refuse(TENTATIVE_CONNECTION_PENDING, EpOp.FREE, "dat_ep_free", "reject the request instead (dat_cr_reject)");
         allow(TENTATIVE_CONNECTION_PENDING, EpOp.MODIFY_PZ, null, "none", "dat_ep_modify");
         allow(TENTATIVE_CONNECTION_PENDING, EpOp.MODIFY_ATTRIBUTES, null, "none", "dat_ep_modify");
-        allow(TENTATIVE_CONNECTION_PENDING, EpOp.MODIFY_RECV_FLAGS, null, "none (only before any receive is posted)", "dat_ep_modify");
-        allow(TENTATIVE_CONNECTION_PENDING, EpOp.MODIFY_SPECIFIC_ATTRIBUTES, null, "none (a quiescent state)", "dat_ep_modify");
+        allow(
+                TENTATIVE_CONNECTION_PENDING,
+                EpOp.MODIFY_RECV_FLAGS,
+                null,
+                "none (only before any receive is posted)",
+                "dat_ep_modify");
+        allow(
+                TENTATIVE_CONNECTION_PENDING,
+                EpOp.MODIFY_SPECIFIC_ATTRIBUTES,
+                null,
+                "none (a quiescent state)",
+                "dat_ep_modify");
         refuse(TENTATIVE_CONNECTION_PENDING, EpOp.POST_SEND, "dat_ep_post_send", null);
         refuse(TENTATIVE_CONNECTION_PENDING, EpOp.POST_RDMA_READ, "dat_ep_post_rdma_read", null);
         refuse(TENTATIVE_CONNECTION_PENDING, EpOp.POST_RDMA_WRITE, "dat_ep_post_rdma_write", null);
         refuse(TENTATIVE_CONNECTION_PENDING, EpOp.RMR_BIND, "dat_rmr_bind", null);
         refuse(TENTATIVE_CONNECTION_PENDING, EpOp.RSP_CREATE, "dat_rsp_create", null);
-        allow(TENTATIVE_CONNECTION_PENDING, EpOp.CR_ACCEPT, COMPLETION_PENDING,
-                "ESTABLISHED or ACCEPT_COMPLETION_ERROR on connect_evd", "dat_cr_accept");
-        allow(TENTATIVE_CONNECTION_PENDING, EpOp.CR_REJECT, null,
-                "remote: PEER_REJECTED; the EP goes back to the provider (freed)", "dat_cr_reject, dat_ep_free");
+        allow(
+                TENTATIVE_CONNECTION_PENDING,
+                EpOp.CR_ACCEPT,
+                COMPLETION_PENDING,
+                "ESTABLISHED or ACCEPT_COMPLETION_ERROR on connect_evd",
+                "dat_cr_accept");
+        allow(
+                TENTATIVE_CONNECTION_PENDING,
+                EpOp.CR_REJECT,
+                null,
+                "remote: PEER_REJECTED; the EP goes back to the provider (freed)",
+                "dat_cr_reject, dat_ep_free");
 
         // --- 2.5 ACTIVE_CONNECTION_PENDING
         refuse(ACTIVE_CONNECTION_PENDING, EpOp.CONNECT, "dat_ep_connect", null);
         refuse(ACTIVE_CONNECTION_PENDING, EpOp.DUP_CONNECT, "dat_ep_dup_connect", null);
-        rule(ACTIVE_CONNECTION_PENDING, EpOp.DISCONNECT_ABRUPT, Kind.ALLOW, DISCONNECTED,
-                "flushed receives on recv_evd; DISCONNECTED on connect_evd", "dat_ep_disconnect",
+        rule(
+                ACTIVE_CONNECTION_PENDING,
+                EpOp.DISCONNECT_ABRUPT,
+                Kind.ALLOW,
+                DISCONNECTED,
+                "flushed receives on recv_evd; DISCONNECTED on connect_evd",
+                "dat_ep_disconnect",
                 "S1 SILENT: aborting establishment posts DAT_CONNECTION_EVENT_DISCONNECTED so the consumer always gets a "
                         + "final connection event for its connect");
-        rule(ACTIVE_CONNECTION_PENDING, EpOp.DISCONNECT_GRACEFUL, Kind.ALLOW, DISCONNECTED,
-                "as abrupt", "dat_ep_disconnect", "S1 SILENT: as abrupt (the page gives both the same effect here)");
+        rule(
+                ACTIVE_CONNECTION_PENDING,
+                EpOp.DISCONNECT_GRACEFUL,
+                Kind.ALLOW,
+                DISCONNECTED,
+                "as abrupt",
+                "dat_ep_disconnect",
+                "S1 SILENT: as abrupt (the page gives both the same effect here)");
         refuse(ACTIVE_CONNECTION_PENDING, EpOp.RESET, "dat_ep_reset", null);
-        rule(ACTIVE_CONNECTION_PENDING, EpOp.FREE, Kind.ALLOW, null, "the connection attempt is abandoned with a reject",
-                "dat_ep_free", "S1 SILENT: a peer that accepts the abandoned request gets ACCEPT_COMPLETION_ERROR (when the "
+        rule(
+                ACTIVE_CONNECTION_PENDING,
+                EpOp.FREE,
+                Kind.ALLOW,
+                null,
+                "the connection attempt is abandoned with a reject",
+                "dat_ep_free",
+                "S1 SILENT: a peer that accepts the abandoned request gets ACCEPT_COMPLETION_ERROR (when the "
                         + "reject reaches it, or when its REP retries run out: a reject sent before any REP names no "
                         + "connection the passive CM knows, as in ib_cm)");
         refuse(ACTIVE_CONNECTION_PENDING, EpOp.MODIFY_PZ, "dat_ep_modify", null);
@@ -186,27 +283,67 @@ final class EpStateTable {
         refuse(ACTIVE_CONNECTION_PENDING, EpOp.POST_RDMA_WRITE, "dat_ep_post_rdma_write", null);
         refuse(ACTIVE_CONNECTION_PENDING, EpOp.RMR_BIND, "dat_rmr_bind", null);
         refuse(ACTIVE_CONNECTION_PENDING, EpOp.RSP_CREATE, "dat_rsp_create", null);
-        refuse(ACTIVE_CONNECTION_PENDING, EpOp.CR_ACCEPT, "dat_cr_accept", "S2 SILENT: an EP already connecting cannot accept");
+        refuse(
+                ACTIVE_CONNECTION_PENDING,
+                EpOp.CR_ACCEPT,
+                "dat_cr_accept",
+                "S2 SILENT: an EP already connecting cannot accept");
         notNamed(ACTIVE_CONNECTION_PENDING);
 
         // --- 2.6 COMPLETION_PENDING (passive side after accept, before ESTABLISHED; S4/C5)
         refuse(COMPLETION_PENDING, EpOp.CONNECT, "dat_ep_connect", null);
         refuse(COMPLETION_PENDING, EpOp.DUP_CONNECT, "dat_ep_dup_connect", null);
-        allow(COMPLETION_PENDING, EpOp.DISCONNECT_ABRUPT, DISCONNECTED,
-                "flushed receives on recv_evd; DISCONNECTED on connect_evd", "dat_ep_disconnect");
+        allow(
+                COMPLETION_PENDING,
+                EpOp.DISCONNECT_ABRUPT,
+                DISCONNECTED,
+                "flushed receives on recv_evd; DISCONNECTED on connect_evd",
+                "dat_ep_disconnect");
         allow(COMPLETION_PENDING, EpOp.DISCONNECT_GRACEFUL, DISCONNECTED, "as abrupt", "dat_ep_disconnect");
-        rule(COMPLETION_PENDING, EpOp.RESET, Kind.REFUSE, null, "none", "dat_ep_reset",
+        rule(
+                COMPLETION_PENDING,
+                EpOp.RESET,
+                Kind.REFUSE,
+                null,
+                "none",
+                "dat_ep_reset",
                 "C5 SILENT: reset is valid only in DISCONNECTED and UNCONNECTED; refused");
-        rule(COMPLETION_PENDING, EpOp.FREE, Kind.ALLOW, null, "the accepted connection is torn down", "dat_ep_free",
+        rule(
+                COMPLETION_PENDING,
+                EpOp.FREE,
+                Kind.ALLOW,
+                null,
+                "the accepted connection is torn down",
+                "dat_ep_free",
                 "C5 SILENT: dat_ep_free refuses only RESERVED and the two request-pending states; allowed");
         refuse(COMPLETION_PENDING, EpOp.MODIFY_PZ, "dat_ep_modify", null);
         refuse(COMPLETION_PENDING, EpOp.MODIFY_ATTRIBUTES, "dat_ep_modify", null);
         refuse(COMPLETION_PENDING, EpOp.MODIFY_RECV_FLAGS, "dat_ep_modify", null);
         refuse(COMPLETION_PENDING, EpOp.MODIFY_SPECIFIC_ATTRIBUTES, "dat_ep_modify", null);
-        rule(COMPLETION_PENDING, EpOp.POST_SEND, Kind.REFUSE, null, "none", "dat_ep_post_send",
+        rule(
+                COMPLETION_PENDING,
+                EpOp.POST_SEND,
+                Kind.REFUSE,
+                null,
+                "none",
+                "dat_ep_post_send",
                 "C5 SILENT: posts are valid only in CONNECTED and DISCONNECTED; refused");
-        rule(COMPLETION_PENDING, EpOp.POST_RDMA_READ, Kind.REFUSE, null, "none", "dat_ep_post_rdma_read", "C5 SILENT: as send");
-        rule(COMPLETION_PENDING, EpOp.POST_RDMA_WRITE, Kind.REFUSE, null, "none", "dat_ep_post_rdma_write", "C5 SILENT: as send");
+        rule(
+                COMPLETION_PENDING,
+                EpOp.POST_RDMA_READ,
+                Kind.REFUSE,
+                null,
+                "none",
+                "dat_ep_post_rdma_read",
+                "C5 SILENT: as send");
+        rule(
+                COMPLETION_PENDING,
+                EpOp.POST_RDMA_WRITE,
+                Kind.REFUSE,
+                null,
+                "none",
+                "dat_ep_post_rdma_write",
+                "C5 SILENT: as send");
         rule(COMPLETION_PENDING, EpOp.RMR_BIND, Kind.REFUSE, null, "none", "dat_rmr_bind", "C5 SILENT: as send");
         refuse(COMPLETION_PENDING, EpOp.RSP_CREATE, "dat_rsp_create", null);
         refuse(COMPLETION_PENDING, EpOp.CR_ACCEPT, "dat_cr_accept", "S2 SILENT: already accepted");
@@ -215,10 +352,18 @@ final class EpStateTable {
         // --- 2.7 CONNECTED
         refuse(CONNECTED, EpOp.CONNECT, "dat_ep_connect", null);
         refuse(CONNECTED, EpOp.DUP_CONNECT, "dat_ep_dup_connect", null);
-        allow(CONNECTED, EpOp.DISCONNECT_ABRUPT, DISCONNECTED,
-                "flushes on request_evd/recv_evd; DISCONNECTED on connect_evd when done", "dat_ep_disconnect");
-        allow(CONNECTED, EpOp.DISCONNECT_GRACEFUL, DISCONNECT_PENDING,
-                "request DTOs complete first; then DISCONNECTED on connect_evd", "dat_ep_disconnect");
+        allow(
+                CONNECTED,
+                EpOp.DISCONNECT_ABRUPT,
+                DISCONNECTED,
+                "flushes on request_evd/recv_evd; DISCONNECTED on connect_evd when done",
+                "dat_ep_disconnect");
+        allow(
+                CONNECTED,
+                EpOp.DISCONNECT_GRACEFUL,
+                DISCONNECT_PENDING,
+                "request DTOs complete first; then DISCONNECTED on connect_evd",
+                "dat_ep_disconnect");
         refuse(CONNECTED, EpOp.RESET, "dat_ep_reset", null);
         allow(CONNECTED, EpOp.FREE, null, "the connection is torn down abruptly", "dat_ep_free");
         refuse(CONNECTED, EpOp.MODIFY_PZ, "dat_ep_modify", null);
@@ -236,7 +381,12 @@ final class EpStateTable {
         // --- 2.8 DISCONNECT_PENDING
         refuse(DISCONNECT_PENDING, EpOp.CONNECT, "dat_ep_connect", null);
         refuse(DISCONNECT_PENDING, EpOp.DUP_CONNECT, "dat_ep_dup_connect", null);
-        allow(DISCONNECT_PENDING, EpOp.DISCONNECT_ABRUPT, DISCONNECTED, "flushes; DISCONNECTED on connect_evd", "dat_ep_disconnect");
+        allow(
+                DISCONNECT_PENDING,
+                EpOp.DISCONNECT_ABRUPT,
+                DISCONNECTED,
+                "flushes; DISCONNECTED on connect_evd",
+                "dat_ep_disconnect");
         rule(DISCONNECT_PENDING, EpOp.DISCONNECT_GRACEFUL, Kind.NOOP, null, "none", "dat_ep_disconnect", null);
         refuse(DISCONNECT_PENDING, EpOp.RESET, "dat_ep_reset", null);
         allow(DISCONNECT_PENDING, EpOp.FREE, null, "the connection is torn down abruptly", "dat_ep_free");
@@ -255,9 +405,22 @@ final class EpStateTable {
         // --- 2.9 DISCONNECTED
         refuse(DISCONNECTED, EpOp.CONNECT, "dat_ep_connect", "reset first (dat_ep_reset)");
         refuse(DISCONNECTED, EpOp.DUP_CONNECT, "dat_ep_dup_connect", null);
-        rule(DISCONNECTED, EpOp.DISCONNECT_ABRUPT, Kind.NOOP, null, "none", "dat_ep_disconnect",
+        rule(
+                DISCONNECTED,
+                EpOp.DISCONNECT_ABRUPT,
+                Kind.NOOP,
+                null,
+                "none",
+                "dat_ep_disconnect",
                 "C3 CONFLICT: disconnecting a DISCONNECTED EP is a no-op");
-        rule(DISCONNECTED, EpOp.DISCONNECT_GRACEFUL, Kind.NOOP, null, "none", "dat_ep_disconnect", "C3 CONFLICT: as abrupt");
+        rule(
+                DISCONNECTED,
+                EpOp.DISCONNECT_GRACEFUL,
+                Kind.NOOP,
+                null,
+                "none",
+                "dat_ep_disconnect",
+                "C3 CONFLICT: as abrupt");
         allow(DISCONNECTED, EpOp.RESET, UNCONNECTED, "none; completions not yet dequeued may be lost", "dat_ep_reset");
         allow(DISCONNECTED, EpOp.FREE, null, "none", "dat_ep_free");
         refuse(DISCONNECTED, EpOp.MODIFY_PZ, "dat_ep_modify", null);
@@ -280,11 +443,10 @@ final class EpStateTable {
         }
     }
 
-    private EpStateTable() {
-    }
+    private EpStateTable() {}
 
-    private static void rule(EndpointState s, EpOp op, Kind kind, EndpointState next, String events, String source,
-                             String choice) {
+    private static void rule(
+            EndpointState s, EpOp op, Kind kind, EndpointState next, String events, String source, String choice) {
         Rule old = TABLE.get(s).put(op, new Rule(kind, next, events, source, choice));
         if (old != null) {
             throw new IllegalStateException("two rows for " + s + " x " + op);
@@ -309,7 +471,13 @@ final class EpStateTable {
      * an endpoint is in any other state a reject (of whatever request) leaves it alone.
      */
     private static void notNamed(EndpointState s) {
-        rule(s, EpOp.CR_REJECT, Kind.NOOP, null, "none for this endpoint; the requester sees PEER_REJECTED", "dat_cr_reject",
+        rule(
+                s,
+                EpOp.CR_REJECT,
+                Kind.NOOP,
+                null,
+                "none for this endpoint; the requester sees PEER_REJECTED",
+                "dat_cr_reject",
                 "a reject cannot fail on an endpoint's state (dat_cr_reject lists only DAT_INVALID_HANDLE); it does "
                         + "nothing to an endpoint its request does not name as PASSIVE or TENTATIVE");
     }
@@ -330,7 +498,9 @@ final class EpStateTable {
     static Rule check(EndpointState state, EpOp op) {
         Rule r = rule(state, op);
         if (r.kind() == Kind.REFUSE) {
-            throw new DatException(DatReturnType.INVALID_STATE, subtype(state),
+            throw new DatException(
+                    DatReturnType.INVALID_STATE,
+                    subtype(state),
                     op + " is not valid for an endpoint in " + state + " (" + r.source() + ")");
         }
         return r;

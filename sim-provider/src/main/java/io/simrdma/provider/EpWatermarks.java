@@ -88,7 +88,8 @@ final class EpWatermarks {
             ep.ia.postAsync(EventNumber.ASYNC_ERROR_EP_BROKEN, ep, AsyncErrorReason.SRQ_SOFT_HIGH_WATERMARK_EVENT);
         }
         EndpointState s = ep.state;
-        if (hardHw != Dat.WATERMARK_INFINITE && held > hardHw
+        if (hardHw != Dat.WATERMARK_INFINITE
+                && held > hardHw
                 && (s == EndpointState.CONNECTED || s == EndpointState.DISCONNECT_PENDING)) {
             // dat_ep_set_watermark(3DAT): above the hard watermark the connection is broken.
             ep.connection.breakAboveHardWatermark();

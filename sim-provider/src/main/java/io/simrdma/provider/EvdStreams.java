@@ -3,7 +3,6 @@ package io.simrdma.provider;
 import io.simrdma.dat.CompletionFlag;
 import io.simrdma.dat.DatException;
 import io.simrdma.dat.EvdFlag;
-
 import java.util.IdentityHashMap;
 import java.util.Map;
 import java.util.Set;
@@ -50,14 +49,17 @@ final class EvdStreams {
     private final boolean nonDtoStreams;
     /** Each endpoint's stream, or its two streams (a Stream[]) when both go to this EVD. */
     private final Map<Object, Object> byEndpoint = new IdentityHashMap<>();
+
     private int streams;
     private int unsignalled;
     private int solicitedWait;
 
     /** The streams of an EVD created with {@code evdFlags}. */
     EvdStreams(Set<EvdFlag> evdFlags) {
-        this.nonDtoStreams = evdFlags.contains(EvdFlag.CR) || evdFlags.contains(EvdFlag.CONNECTION)
-                || evdFlags.contains(EvdFlag.ASYNC) || evdFlags.contains(EvdFlag.SOFTWARE);
+        this.nonDtoStreams = evdFlags.contains(EvdFlag.CR)
+                || evdFlags.contains(EvdFlag.CONNECTION)
+                || evdFlags.contains(EvdFlag.ASYNC)
+                || evdFlags.contains(EvdFlag.SOFTWARE);
     }
 
     synchronized void add(Stream s) {
@@ -119,7 +121,8 @@ final class EvdStreams {
         boolean u = flags.contains(CompletionFlag.UNSIGNALLED);
         boolean s = recvStream && flags.contains(CompletionFlag.SOLICITED_WAIT);
         if (nonDtoStreams && (u || s)) {
-            throw DatException.invalidParameter("an EVD fed by non-DTO streams takes only threshold-controlled DTO streams");
+            throw DatException.invalidParameter(
+                    "an EVD fed by non-DTO streams takes only threshold-controlled DTO streams");
         }
         int n;
         int nu;
@@ -148,7 +151,8 @@ final class EvdStreams {
     }
 
     private static DatException unsignalledMismatch() {
-        return DatException.invalidParameter("every DTO stream of an EVD with an UNSIGNALLED stream must be UNSIGNALLED");
+        return DatException.invalidParameter(
+                "every DTO stream of an EVD with an UNSIGNALLED stream must be UNSIGNALLED");
     }
 
     private static DatException solicitedMismatch() {

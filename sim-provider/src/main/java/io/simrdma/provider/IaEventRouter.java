@@ -9,14 +9,13 @@ import io.simrdma.fabric.QueuePair;
 import io.simrdma.fabric.WorkCompletion;
 import io.simrdma.fabric.cm.CmEvent;
 import io.simrdma.fabric.cm.CmId;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.util.IdentityHashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The glue from the fabric to the DAT objects of one IA: each thing the fabric reports goes to the
@@ -48,12 +47,14 @@ final class IaEventRouter {
     private final SimIa ia;
     /** Endpoints by id, SRQs by id, endpoints by QP number: read on every completion, without boxing. */
     private final IntTable<SimEp> eps = new IntTable<>();
+
     private final IntTable<SimEp> epsByQpn = new IntTable<>();
     private final IntTable<SimSrq> srqs = new IntTable<>();
     /** The SRQs, for the SRQ limit event (which names the verbs SRQ). */
     private final Set<SimSrq> srqSet = ConcurrentHashMap.newKeySet();
     /** Connection-manager ids of endpoints, service points and requests: device executor only. */
     private final Map<CmId, Object> owners = new IdentityHashMap<>();
+
     private final Consumer<AsyncEvent> asyncListener = this::onDeviceEvent;
     private final Device.QpStateListener qpListener = this::onQpState;
 

@@ -4,7 +4,6 @@ import io.simrdma.dat.DatException;
 import io.simrdma.dat.DatReturnSubtype;
 import io.simrdma.dat.DatReturnType;
 import io.simrdma.fabric.DeviceProfile;
-
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -68,11 +67,13 @@ record IaName(String text, String fabric, String device, Map<String, String> opt
     static final String DEFAULT_TCP_FABRIC = "simrdma";
     /** Options whose values are secrets: never shown. */
     private static final Set<String> SECRET = Set.of("key", "keyFile", "psk", "secret", "password");
+
     private static final Set<String> INT_OPTIONS = union(SimFabrics.LIMITS.keySet(), Set.of("mtu"));
     private static final Set<String> NUMERIC = union(INT_OPTIONS, Set.of("seed"));
-    private static final Set<String> OPTIONS = union(union(NUMERIC, Set.of("mode", "profile", "traceDigest")),
-            LinkFaults.OPTIONS);
-    private static final Set<String> TCP_OPTIONS = union(NUMERIC, Set.of("fabric", "node", "tls", "insecure", "profile"));
+    private static final Set<String> OPTIONS =
+            union(union(NUMERIC, Set.of("mode", "profile", "traceDigest")), LinkFaults.OPTIONS);
+    private static final Set<String> TCP_OPTIONS =
+            union(NUMERIC, Set.of("fabric", "node", "tls", "insecure", "profile"));
 
     private static Set<String> union(Set<String> a, Set<String> b) {
         java.util.HashSet<String> s = new java.util.HashSet<>(a);
@@ -131,7 +132,9 @@ record IaName(String text, String fabric, String device, Map<String, String> opt
      */
     static IaName parse(String name) {
         if (!isSim(name)) {
-            throw new DatException(DatReturnType.PROVIDER_NOT_FOUND, DatReturnSubtype.NAME_NOT_REGISTERED,
+            throw new DatException(
+                    DatReturnType.PROVIDER_NOT_FOUND,
+                    DatReturnSubtype.NAME_NOT_REGISTERED,
                     "'" + redact(name) + "' is not a sim IA name (sim:<fabric>/<device> or simtcp:<host>:<port>)");
         }
         boolean tcp = name.startsWith(TCP_SCHEME);
@@ -143,12 +146,15 @@ record IaName(String text, String fabric, String device, Map<String, String> opt
             uri = new URI("x://" + name.substring(tcp ? TCP_SCHEME.length() : SCHEME.length()));
         } catch (URISyntaxException e) {
             throw DatException.invalidParameter("IA name '" + shown + "' is malformed: " + e.getReason()
-                    + (e.getIndex() >= 0 ? " at character " + (e.getIndex() - 4 + (tcp ? TCP_SCHEME : SCHEME).length()) : ""));
+                    + (e.getIndex() >= 0
+                            ? " at character " + (e.getIndex() - 4 + (tcp ? TCP_SCHEME : SCHEME).length())
+                            : ""));
         }
         if (uri.getRawFragment() != null) {
             throw DatException.invalidParameter("IA name '" + shown + "': '#' is not allowed");
         }
-        Map<String, String> opts = options(shown, uri.getRawQuery(), name.indexOf('?') >= 0, tcp ? TCP_OPTIONS : OPTIONS);
+        Map<String, String> opts =
+                options(shown, uri.getRawQuery(), name.indexOf('?') >= 0, tcp ? TCP_OPTIONS : OPTIONS);
         if (opts.containsKey("profile")) {
             try {
                 DeviceProfile.named(opts.get("profile"));
@@ -162,8 +168,8 @@ record IaName(String text, String fabric, String device, Map<String, String> opt
             String node = opts.getOrDefault("node", uri.getRawAuthority());
             String insecure = opts.get("insecure");
             if (insecure != null && !insecure.equals("true") && !insecure.equals("false")) {
-                throw DatException.invalidParameter("IA name '" + shown + "': option insecure is true or false, not '"
-                        + insecure + "'");
+                throw DatException.invalidParameter(
+                        "IA name '" + shown + "': option insecure is true or false, not '" + insecure + "'");
             }
             return new IaName(name, fabric, node, Collections.unmodifiableMap(opts), listen);
         }
@@ -174,11 +180,15 @@ record IaName(String text, String fabric, String device, Map<String, String> opt
         }
         String mode = opts.getOrDefault("mode", "deterministic");
         if (!mode.equals("deterministic") && !mode.equals("threaded")) {
-            throw DatException.invalidParameter("IA name '" + shown + "': option mode is deterministic or threaded, not '"
-                    + mode + "'");
+            throw DatException.invalidParameter(
+                    "IA name '" + shown + "': option mode is deterministic or threaded, not '" + mode + "'");
         }
-        return new IaName(name, decode(shown, "fabric", authority), decode(shown, "device", path.substring(1)),
-                Collections.unmodifiableMap(opts), null);
+        return new IaName(
+                name,
+                decode(shown, "fabric", authority),
+                decode(shown, "device", path.substring(1)),
+                Collections.unmodifiableMap(opts),
+                null);
     }
 
     private static Map<String, String> options(String shown, String query, boolean hasQuery, Set<String> known) {
@@ -228,11 +238,12 @@ record IaName(String text, String fabric, String device, Map<String, String> opt
         try {
             n = Long.parseLong(v);
         } catch (NumberFormatException e) {
-            throw DatException.invalidParameter("IA name '" + shown + "': option " + k + " needs a number, not '" + v + "'");
+            throw DatException.invalidParameter(
+                    "IA name '" + shown + "': option " + k + " needs a number, not '" + v + "'");
         }
         if (INT_OPTIONS.contains(k) && (n < 1 || n > Integer.MAX_VALUE)) {
-            throw DatException.invalidParameter("IA name '" + shown + "': option " + k + " must be 1 to "
-                    + Integer.MAX_VALUE + ", not " + v);
+            throw DatException.invalidParameter(
+                    "IA name '" + shown + "': option " + k + " must be 1 to " + Integer.MAX_VALUE + ", not " + v);
         }
     }
 
@@ -252,7 +263,8 @@ record IaName(String text, String fabric, String device, Map<String, String> opt
             throw DatException.invalidParameter("IA name '" + shown + "' is not simtcp:<host>:<port>");
         }
         if (uri.getPort() < 0) {
-            throw DatException.invalidParameter("IA name '" + shown + "': a port is needed (simtcp:<host>:<port>, 0 for any)");
+            throw DatException.invalidParameter(
+                    "IA name '" + shown + "': a port is needed (simtcp:<host>:<port>, 0 for any)");
         }
         if (uri.getPort() > 0xFFFF) {
             throw DatException.invalidParameter("IA name '" + shown + "': port must be 0..65535, not " + uri.getPort());

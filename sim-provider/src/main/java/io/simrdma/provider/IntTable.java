@@ -24,6 +24,7 @@ final class IntTable<T> {
     private volatile AtomicReferenceArray<T>[] chunks = newChunks(1);
     /** Entries per chunk; guarded by this. */
     private int[] counts = new int[1];
+
     private int size;
 
     @SuppressWarnings("unchecked")

@@ -7,7 +7,6 @@ import io.simrdma.fabric.FaultRule;
 import io.simrdma.fabric.Link;
 import io.simrdma.fabric.PacketMatcher;
 import io.simrdma.fabric.sched.EngineTimer;
-
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.IdentityHashMap;
@@ -46,7 +45,8 @@ final class LinkFaults {
     private final Map<Link, Boolean> configured = new IdentityHashMap<>();
     private final List<EngineTimer> timers = new ArrayList<>();
 
-    private LinkFaults(double loss, double dup, double reorder, double delay, long flapPeriodNanos, long flapDownNanos) {
+    private LinkFaults(
+            double loss, double dup, double reorder, double delay, long flapPeriodNanos, long flapDownNanos) {
         this.loss = loss;
         this.dup = dup;
         this.reorder = reorder;
@@ -77,8 +77,8 @@ final class LinkFaults {
                 down = -1;
             }
             if (f.length != 2 || period <= 0 || down <= 0 || down >= period) {
-                throw DatException.invalidParameter("IA name option flap must be <period ms>:<down ms> with 0 < down < "
-                        + "period, not " + flap);
+                throw DatException.invalidParameter(
+                        "IA name option flap must be <period ms>:<down ms> with 0 < down < " + "period, not " + flap);
             }
         }
         return new LinkFaults(p(o, "loss"), p(o, "dup"), p(o, "reorder"), p(o, "delay"), period, down);

@@ -7,7 +7,6 @@ import io.simrdma.dat.LmrTriplet;
 import io.simrdma.dat.MemoryPrivilege;
 import io.simrdma.fabric.RecvWr;
 import io.simrdma.fabric.SendWr;
-
 import java.util.List;
 import java.util.RandomAccess;
 
@@ -24,8 +23,7 @@ import java.util.RandomAccess;
  */
 final class LocalIov {
 
-    private LocalIov() {
-    }
+    private LocalIov() {}
 
     /**
      * Checks the number of segments (null is an invalid parameter).
@@ -139,18 +137,21 @@ final class LocalIov {
         }
         SimLmr l = ia.lmr(t.lmrContext());
         if (l == null) {
-            throw new DatException(DatReturnType.PRIVILEGES_VIOLATION,
+            throw new DatException(
+                    DatReturnType.PRIVILEGES_VIOLATION,
                     write ? DatReturnSubtype.PRIVILEGES_WRITE : DatReturnSubtype.PRIVILEGES_READ,
                     "lmr_context 0x" + Integer.toHexString(t.lmrContext()) + " names no LMR of this IA");
         }
         if (l.pz != pz) {
-            throw new DatException(DatReturnType.PROTECTION_VIOLATION,
+            throw new DatException(
+                    DatReturnType.PROTECTION_VIOLATION,
                     write ? DatReturnSubtype.PROTECTION_WRITE : DatReturnSubtype.PROTECTION_READ,
                     "the LMR's PZ is not the endpoint's");
         }
         // C9 CONFLICT: a receive writes local memory, so it needs local write, as RDMA Read does.
         if (write ? !l.has(MemoryPrivilege.LOCAL_WRITE) : !l.has(MemoryPrivilege.LOCAL_READ)) {
-            throw new DatException(DatReturnType.PRIVILEGES_VIOLATION,
+            throw new DatException(
+                    DatReturnType.PRIVILEGES_VIOLATION,
                     write ? DatReturnSubtype.PRIVILEGES_WRITE : DatReturnSubtype.PRIVILEGES_READ,
                     "the LMR lacks local " + (write ? "write" : "read") + " privilege");
         }

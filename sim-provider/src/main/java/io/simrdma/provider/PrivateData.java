@@ -1,7 +1,6 @@
 package io.simrdma.provider;
 
 import io.simrdma.fabric.cm.CmId;
-
 import java.util.Arrays;
 
 /**
@@ -22,11 +21,9 @@ final class PrivateData {
     static final int MAX = CmId.MAX_CONNECT_PRIVATE_DATA_IB - HEADER;
 
     /** Decoded private data and the sender's port qualifier. */
-    record Decoded(byte[] data, int portQual) {
-    }
+    record Decoded(byte[] data, int portQual) {}
 
-    private PrivateData() {
-    }
+    private PrivateData() {}
 
     static byte[] encode(byte[] data, int portQual) {
         byte[] d = data == null ? new byte[0] : data;

@@ -10,7 +10,6 @@ import io.simrdma.dat.HandleType;
 import io.simrdma.dat.Timeout;
 import io.simrdma.dat.WaitProxyAgent;
 import io.simrdma.fabric.sched.WaitSignal;
-
 import java.util.Optional;
 
 /**
@@ -33,6 +32,7 @@ final class SimCno extends SimHandle implements ConsumerNotificationObject {
     private int evds;
     /** Bumped when every associated EVD has been freed: releases the waiters of that moment. */
     private long releases;
+
     private int waiters;
 
     SimCno(SimIa ia, WaitProxyAgent agent) {
@@ -107,11 +107,13 @@ final class SimCno extends SimHandle implements ConsumerNotificationObject {
             waiters++;
         }
         try {
-            signal.await(() -> {
-                synchronized (lock) {
-                    return pending != null || freed || ia.closed || releases != released;
-                }
-            }, nanos);
+            signal.await(
+                    () -> {
+                        synchronized (lock) {
+                            return pending != null || freed || ia.closed || releases != released;
+                        }
+                    },
+                    nanos);
             if (Thread.interrupted()) {
                 // provider-api: the call fails with DAT_INTERRUPTED_CALL and the thread's interrupt status is set again
                 Thread.currentThread().interrupt();
@@ -124,7 +126,8 @@ final class SimCno extends SimHandle implements ConsumerNotificationObject {
                     return CnoWaitResult.notified(e);
                 }
                 if (freed || ia.closed || releases != released) {
-                    // dat_cno_wait(3DAT): waiters are released with a null EVD when the IA closes or every EVD is freed.
+                    // dat_cno_wait(3DAT): waiters are released with a null EVD when the IA closes or every EVD is
+                    // freed.
                     return CnoWaitResult.notified(null);
                 }
                 return CnoWaitResult.timedOut();
@@ -163,8 +166,10 @@ final class SimCno extends SimHandle implements ConsumerNotificationObject {
         checkHandle();
         synchronized (lock) {
             if (evds > 0 || waiters > 0) {
-                throw invalidState(DatReturnSubtype.INVALID_STATE_CNO_IN_USE, evds + " EVD(s) are associated with this CNO and "
-                        + waiters + " thread(s) wait on it (dat_cno_free(3DAT))");
+                throw invalidState(
+                        DatReturnSubtype.INVALID_STATE_CNO_IN_USE,
+                        evds + " EVD(s) are associated with this CNO and " + waiters
+                                + " thread(s) wait on it (dat_cno_free(3DAT))");
             }
             freed = true;
             agent = null;

@@ -13,11 +13,10 @@ import io.simrdma.fabric.cm.CmEvent;
 import io.simrdma.fabric.cm.CmId;
 import io.simrdma.fabric.cm.ConnParam;
 import io.simrdma.fabric.sched.Task;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.net.InetSocketAddress;
 import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A Connection Request (dat_cr_query(3DAT)): the connection-manager id of an arrived request,
@@ -92,8 +91,8 @@ final class SimCr extends SimHandle implements ConnectionRequest {
     public CrParams query() {
         checkHandle();
         SimEp ep = localEp;
-        return new CrParams(remoteAddress, remotePortQual, privateData,
-                Optional.ofNullable(ep == null || ep.freed ? null : ep));
+        return new CrParams(
+                remoteAddress, remotePortQual, privateData, Optional.ofNullable(ep == null || ep.freed ? null : ep));
     }
 
     /** An event of the request's id before it was accepted: anything but the request ends it. Device executor. */
@@ -119,29 +118,35 @@ final class SimCr extends SimHandle implements ConnectionRequest {
     public void accept(Endpoint ep, byte[] data) {
         checkHandle();
         if (data != null && data.length > SimProvider.MAX_PRIVATE_DATA) {
-            throw DatException.invalidParameter("private data of " + data.length + " bytes exceeds max_private_data_size "
-                    + SimProvider.MAX_PRIVATE_DATA + " (dat_cr_accept(3DAT))");
+            throw DatException.invalidParameter(
+                    "private data of " + data.length + " bytes exceeds max_private_data_size "
+                            + SimProvider.MAX_PRIVATE_DATA + " (dat_cr_accept(3DAT))");
         }
         SimEp named = localEp;
         SimEp target;
         if (ep == null) {
             if (named == null || named.freed) {
-                throw new DatException(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_EP,
+                throw new DatException(
+                        DatReturnType.INVALID_HANDLE,
+                        DatReturnSubtype.INVALID_HANDLE_EP,
                         "the request names no endpoint, so dat_cr_accept needs one");
             }
             target = named;
         } else {
             target = SimHandle.check(ep, SimEp.class, ia, DatReturnSubtype.INVALID_HANDLE_EP);
             if (named != null && target != named) {
-                throw DatException.invalidParameter("only the endpoint the service point provided can accept this request");
+                throw DatException.invalidParameter(
+                        "only the endpoint the service point provided can accept this request");
             }
         }
         byte[] copy = data == null ? new byte[0] : data.clone();
         ia.run(() -> {
             checkHandle();
-            if (named == null && (target.state == EndpointState.PASSIVE_CONNECTION_PENDING
-                    || target.state == EndpointState.TENTATIVE_CONNECTION_PENDING)) {
-                // dat_cr_accept(3DAT): an EP another request names (its RSP's, or a provider EP) can accept only that one.
+            if (named == null
+                    && (target.state == EndpointState.PASSIVE_CONNECTION_PENDING
+                            || target.state == EndpointState.TENTATIVE_CONNECTION_PENDING)) {
+                // dat_cr_accept(3DAT): an EP another request names (its RSP's, or a provider EP) can accept only that
+                // one.
                 throw DatException.invalidParameter("the endpoint belongs to another connection request");
             }
             target.connection.accept(this, child, copy);
@@ -195,8 +200,8 @@ final class SimCr extends SimHandle implements ConnectionRequest {
             checkHandle();
             SimServicePoint target = ia.servicePoint(handoffQual);
             if (target == null) {
-                throw DatException.invalidParameter("no service point of this IA listens on " + handoffQual
-                        + " (dat_cr_handoff(3DAT))");
+                throw DatException.invalidParameter(
+                        "no service point of this IA listens on " + handoffQual + " (dat_cr_handoff(3DAT))");
             }
             SimEp ep = localEp;
             SimCr moved = new SimCr(ia, child, request, privateData, remotePortQual, target.qual());

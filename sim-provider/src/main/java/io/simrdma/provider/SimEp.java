@@ -12,8 +12,8 @@ import io.simrdma.dat.EpModify;
 import io.simrdma.dat.EpParams;
 import io.simrdma.dat.EpRecvInfo;
 import io.simrdma.dat.EpStatus;
-import io.simrdma.dat.EventDispatcher;
 import io.simrdma.dat.EvdFlag;
+import io.simrdma.dat.EventDispatcher;
 import io.simrdma.dat.HandleType;
 import io.simrdma.dat.LmrTriplet;
 import io.simrdma.dat.ProtectionZone;
@@ -21,7 +21,6 @@ import io.simrdma.dat.Qos;
 import io.simrdma.dat.RmrTriplet;
 import io.simrdma.dat.Timeout;
 import io.simrdma.fabric.QueuePair;
-
 import java.net.SocketAddress;
 import java.util.List;
 import java.util.Optional;
@@ -56,6 +55,7 @@ final class SimEp extends SimHandle implements Endpoint {
     final boolean providerCreated;
     /** The DAT endpoint state ({@link EpStateTable}); changed on the device executor only. */
     volatile EndpointState state;
+
     final SimSrq srq;
 
     /** PZ, EVDs, attributes and the QP; dat_ep_modify. */
@@ -67,8 +67,15 @@ final class SimEp extends SimHandle implements Endpoint {
     /** Connect, accept, disconnect and their events. */
     final EpConnection connection;
 
-    private SimEp(SimIa ia, SimPz pz, SimEvd recvEvd, SimEvd requestEvd, SimEvd connectEvd, SimSrq srq,
-                  EpAttributes attrs, boolean providerCreated) {
+    private SimEp(
+            SimIa ia,
+            SimPz pz,
+            SimEvd recvEvd,
+            SimEvd requestEvd,
+            SimEvd connectEvd,
+            SimSrq srq,
+            EpAttributes attrs,
+            boolean providerCreated) {
         super(ia, HandleType.EP);
         this.id = ia.newId();
         this.srq = srq;
@@ -93,9 +100,17 @@ final class SimEp extends SimHandle implements Endpoint {
     }
 
     /** dat_ep_create(3DAT) and dat_ep_create_with_srq(3DAT), and the provider's EPs of a PSP. */
-    static SimEp create(SimIa ia, ProtectionZone pzHandle, EventDispatcher recv, EventDispatcher request,
-                        EventDispatcher connect, SimSrq srq, EpAttributes attributes, boolean providerCreated) {
-        SimPz z = providerCreated ? null : SimHandle.check(pzHandle, SimPz.class, ia, DatReturnSubtype.INVALID_HANDLE_PZ);
+    static SimEp create(
+            SimIa ia,
+            ProtectionZone pzHandle,
+            EventDispatcher recv,
+            EventDispatcher request,
+            EventDispatcher connect,
+            SimSrq srq,
+            EpAttributes attributes,
+            boolean providerCreated) {
+        SimPz z =
+                providerCreated ? null : SimHandle.check(pzHandle, SimPz.class, ia, DatReturnSubtype.INVALID_HANDLE_PZ);
         SimEvd r = EpConfiguration.evd(ia, recv, EvdFlag.DTO, DatReturnSubtype.INVALID_HANDLE_EVD_RECV);
         SimEvd q = EpConfiguration.evd(ia, request, EvdFlag.DTO, DatReturnSubtype.INVALID_HANDLE_EVD_REQUEST);
         SimEvd c = EpConfiguration.evd(ia, connect, EvdFlag.CONNECTION, DatReturnSubtype.INVALID_HANDLE_EVD_CONN);
@@ -103,12 +118,14 @@ final class SimEp extends SimHandle implements Endpoint {
         EpAttributeRules.validate(ia, a, srq);
         if (srq != null && z != null && srq.pz != z) {
             // dat_ep_create_with_srq(3DAT): a different PZ needs srq_ep_pz_difference_supported, which is false.
-            throw DatException.invalidParameter("the endpoint's PZ must be the SRQ's (srq_ep_pz_difference_supported is false)");
+            throw DatException.invalidParameter(
+                    "the endpoint's PZ must be the SRQ's (srq_ep_pz_difference_supported is false)");
         }
         EpConfiguration.checkStreams(r, true, a.recvCompletionFlags(), null);
         EpConfiguration.checkStreams(q, false, a.requestCompletionFlags(), EpConfiguration.ownRecvStream(r, q, a));
         if (ia.handleCount(SimEp.class) >= ia.attributes().maxEps()) {
-            throw insufficient(DatReturnSubtype.RESOURCE_TEP, "max_eps (" + ia.attributes().maxEps() + ") reached");
+            throw insufficient(
+                    DatReturnSubtype.RESOURCE_TEP, "max_eps (" + ia.attributes().maxEps() + ") reached");
         }
         SimEp ep = new SimEp(ia, z, r, q, c, srq, a, providerCreated);
         ep.config.attach();
@@ -136,14 +153,14 @@ final class SimEp extends SimHandle implements Endpoint {
     }
 
     @Override
-    public void postRdmaRead(List<LmrTriplet> localIov, long userCookie, RmrTriplet remoteBuffer,
-                             Set<CompletionFlag> completionFlags) {
+    public void postRdmaRead(
+            List<LmrTriplet> localIov, long userCookie, RmrTriplet remoteBuffer, Set<CompletionFlag> completionFlags) {
         posting.postRdmaRead(localIov, userCookie, remoteBuffer, completionFlags);
     }
 
     @Override
-    public void postRdmaWrite(List<LmrTriplet> localIov, long userCookie, RmrTriplet remoteBuffer,
-                              Set<CompletionFlag> completionFlags) {
+    public void postRdmaWrite(
+            List<LmrTriplet> localIov, long userCookie, RmrTriplet remoteBuffer, Set<CompletionFlag> completionFlags) {
         posting.postRdmaWrite(localIov, userCookie, remoteBuffer, completionFlags);
     }
 
@@ -155,8 +172,13 @@ final class SimEp extends SimHandle implements Endpoint {
     // ------------------------------------------------------------------ connection (EpConnection)
 
     @Override
-    public void connect(SocketAddress remoteIaAddress, long remoteConnQual, Timeout timeout, byte[] privateData,
-                        Qos qos, Set<ConnectFlag> connectFlags) {
+    public void connect(
+            SocketAddress remoteIaAddress,
+            long remoteConnQual,
+            Timeout timeout,
+            byte[] privateData,
+            Qos qos,
+            Set<ConnectFlag> connectFlags) {
         connection.connect(remoteIaAddress, remoteConnQual, timeout, privateData, qos, connectFlags);
     }
 
@@ -228,10 +250,19 @@ final class SimEp extends SimHandle implements Endpoint {
         EndpointState s = state;
         long lq = connection.localPortQual();
         long rq = connection.remotePortQual();
-        return new EpParams(ia, s, Optional.of(ia.address()), lq >= 0 ? OptionalLong.of(lq) : OptionalLong.empty(),
-                Optional.ofNullable(connection.remoteAddress()), rq >= 0 ? OptionalLong.of(rq) : OptionalLong.empty(),
-                Optional.ofNullable(config.pz()), Optional.ofNullable(config.recvEvd()), Optional.ofNullable(config.requestEvd()),
-                Optional.ofNullable(config.connectEvd()), Optional.ofNullable(srq), config.attrs());
+        return new EpParams(
+                ia,
+                s,
+                Optional.of(ia.address()),
+                lq >= 0 ? OptionalLong.of(lq) : OptionalLong.empty(),
+                Optional.ofNullable(connection.remoteAddress()),
+                rq >= 0 ? OptionalLong.of(rq) : OptionalLong.empty(),
+                Optional.ofNullable(config.pz()),
+                Optional.ofNullable(config.recvEvd()),
+                Optional.ofNullable(config.requestEvd()),
+                Optional.ofNullable(config.connectEvd()),
+                Optional.ofNullable(srq),
+                config.attrs());
     }
 
     @Override

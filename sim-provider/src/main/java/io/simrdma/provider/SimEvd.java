@@ -7,12 +7,12 @@ import io.simrdma.dat.DatEvent;
 import io.simrdma.dat.DatException;
 import io.simrdma.dat.DatReturnSubtype;
 import io.simrdma.dat.DatReturnType;
-import io.simrdma.dat.EventDispatcher;
-import io.simrdma.dat.EventNumber;
 import io.simrdma.dat.EvdFlag;
 import io.simrdma.dat.EvdParams;
 import io.simrdma.dat.EvdState;
 import io.simrdma.dat.EvdWaitResult;
+import io.simrdma.dat.EventDispatcher;
+import io.simrdma.dat.EventNumber;
 import io.simrdma.dat.HandleType;
 import io.simrdma.dat.SoftwareEvent;
 import io.simrdma.dat.Timeout;
@@ -21,7 +21,6 @@ import io.simrdma.fabric.CompletionQueue;
 import io.simrdma.fabric.VerbsException;
 import io.simrdma.fabric.WorkCompletion;
 import io.simrdma.fabric.sched.WaitSignal;
-
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
@@ -54,6 +53,7 @@ final class SimEvd extends SimHandle implements EventDispatcher {
      * notifies, and what runs when it leaves ({@link #deliver}). Guarded by lock; no allocation per event.
      */
     private DatEvent[] events;
+
     private boolean[] notifies;
     private Runnable[] reapers;
     private int head;
@@ -62,9 +62,11 @@ final class SimEvd extends SimHandle implements EventDispatcher {
     private int waitThreshold;
     /** The condition of dat_evd_wait ({@link #waitOver}), made once: a wait allocates no lambda. */
     private final java.util.function.BooleanSupplier waitCondition = this::waitOver;
+
     private final WaitSignal signal;
     /** The endpoint completion streams feeding this EVD and their flag rules. */
     final EvdStreams streams;
+
     private int qlen;
     private int notifying;
     private SimCno cno;
@@ -76,6 +78,7 @@ final class SimEvd extends SimHandle implements EventDispatcher {
 
     /** The CQ of the DTO and RMR-bind streams, or null. */
     final CompletionQueue cq;
+
     private final CompletionChannel solicited;
     private final WorkCompletion[] polled = WorkCompletion.array(1);
 
@@ -134,7 +137,9 @@ final class SimEvd extends SimHandle implements EventDispatcher {
     /** Checks this is a usable EVD for a stream of {@code kind}; DAT_INVALID_HANDLE with {@code subtype} otherwise. */
     void checkStream(EvdFlag kind, DatReturnSubtype subtype) {
         if (freed || !flags.contains(kind)) {
-            throw new DatException(DatReturnType.INVALID_HANDLE, subtype,
+            throw new DatException(
+                    DatReturnType.INVALID_HANDLE,
+                    subtype,
                     "EVD " + (freed ? "was freed" : "was not created with the " + kind + " stream flag"));
         }
     }
@@ -240,8 +245,10 @@ final class SimEvd extends SimHandle implements EventDispatcher {
     private void overflow() {
         SimEvd async = ia.asyncEvd;
         if (async != null && async != this) {
-            async.enqueue(new AsyncErrorEvent(async, EventNumber.ASYNC_ERROR_EVD_OVERFLOW, this,
-                    AsyncErrorReason.EVD_OVERFLOW_ERROR), true);
+            async.enqueue(
+                    new AsyncErrorEvent(
+                            async, EventNumber.ASYNC_ERROR_EVD_OVERFLOW, this, AsyncErrorReason.EVD_OVERFLOW_ERROR),
+                    true);
         }
     }
 
@@ -254,7 +261,8 @@ final class SimEvd extends SimHandle implements EventDispatcher {
         Runnable reaper;
         synchronized (lock) {
             if (waiting) {
-                throw invalidState(DatReturnSubtype.INVALID_STATE_EVD_WAITER,
+                throw invalidState(
+                        DatReturnSubtype.INVALID_STATE_EVD_WAITER,
                         "a thread waits on this EVD (dat_evd_dequeue(3DAT))");
             }
             reaper = count > 0 ? reapers[head] : null;
@@ -262,7 +270,8 @@ final class SimEvd extends SimHandle implements EventDispatcher {
         }
         // Empty: run engine work on this thread (deterministic: a step; threaded: the device's
         // queued work when its thread is not on it, EngineExecutor.help), as a CQ poll does.
-        if (e == null && (ia.fabric.scheduler().progress() || ia.device.executor().help())) {
+        if (e == null
+                && (ia.fabric.scheduler().progress() || ia.device.executor().help())) {
             synchronized (lock) {
                 reaper = count > 0 ? reapers[head] : null;
                 e = take();
@@ -299,7 +308,9 @@ final class SimEvd extends SimHandle implements EventDispatcher {
         }
         synchronized (lock) {
             if (threshold < 1 || threshold > qlen) {
-                throw new DatException(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.INVALID_ARG3,
+                throw new DatException(
+                        DatReturnType.INVALID_PARAMETER,
+                        DatReturnSubtype.INVALID_ARG3,
                         "threshold " + threshold + " not in 1.." + qlen + " (dat_evd_wait(3DAT))");
             }
             if (!waitable) {
@@ -309,7 +320,8 @@ final class SimEvd extends SimHandle implements EventDispatcher {
                 throw invalidState(DatReturnSubtype.INVALID_STATE_EVD_WAITER, "another thread waits on this EVD");
             }
             if (threshold != 1 && streams.consumerControlled()) {
-                throw invalidState(DatReturnSubtype.INVALID_STATE_EVD_CONFIG_NOTIFY,
+                throw invalidState(
+                        DatReturnSubtype.INVALID_STATE_EVD_CONFIG_NOTIFY,
                         "an UNSIGNALLED or SOLICITED_WAIT stream feeds this EVD: threshold must be 1 (dat_evd_wait(3DAT))");
             }
             waiting = true;
@@ -331,7 +343,8 @@ final class SimEvd extends SimHandle implements EventDispatcher {
                     throw new DatException(DatReturnType.ABORT, "the EVD was freed or its IA closed while waiting");
                 }
                 if (!waitable) {
-                    throw invalidState(DatReturnSubtype.INVALID_STATE_EVD_UNWAITABLE, "EVD made unwaitable while waiting");
+                    throw invalidState(
+                            DatReturnSubtype.INVALID_STATE_EVD_UNWAITABLE, "EVD made unwaitable while waiting");
                 }
                 if (!ready(threshold)) {
                     return EvdWaitResult.timedOut(count);
@@ -373,7 +386,8 @@ final class SimEvd extends SimHandle implements EventDispatcher {
     public void postSoftwareEvent(Object pointer) {
         checkHandle();
         if (!flags.contains(EvdFlag.SOFTWARE)) {
-            throw DatException.invalidParameter("EVD was not created with the software event stream (DAT_EVD_SOFTWARE_FLAG)");
+            throw DatException.invalidParameter(
+                    "EVD was not created with the software event stream (DAT_EVD_SOFTWARE_FLAG)");
         }
         synchronized (lock) {
             if (count >= qlen) {
@@ -389,7 +403,8 @@ final class SimEvd extends SimHandle implements EventDispatcher {
         range(minQlen, 1, ia.attributes().maxEvdQlen(), "EVD length");
         synchronized (lock) {
             if (minQlen < count) {
-                throw invalidState(DatReturnSubtype.INVALID_STATE_EVD_IN_USE,
+                throw invalidState(
+                        DatReturnSubtype.INVALID_STATE_EVD_IN_USE,
                         minQlen + " is below the " + count + " events queued (dat_evd_resize(3DAT))");
             }
             if (cq != null) {
@@ -466,10 +481,13 @@ final class SimEvd extends SimHandle implements EventDispatcher {
     public EvdParams query() {
         checkHandle();
         synchronized (lock) {
-            EvdState config = streams.isEmpty() ? null
-                    : streams.consumerControlled() ? (streams.hasSolicitedWait() ? EvdState.CONFIG_SOLICITED : EvdState.CONFIG_NOTIFY)
-                    : EvdState.CONFIG_THRESHOLD;
-            return new EvdParams(ia, qlen, EvdParams.stateOf(enabled, waitable, config), Optional.ofNullable(cno), flags);
+            EvdState config = streams.isEmpty()
+                    ? null
+                    : streams.consumerControlled()
+                            ? (streams.hasSolicitedWait() ? EvdState.CONFIG_SOLICITED : EvdState.CONFIG_NOTIFY)
+                            : EvdState.CONFIG_THRESHOLD;
+            return new EvdParams(
+                    ia, qlen, EvdParams.stateOf(enabled, waitable, config), Optional.ofNullable(cno), flags);
         }
     }
 
@@ -484,7 +502,8 @@ final class SimEvd extends SimHandle implements EventDispatcher {
         checkHandle();
         synchronized (lock) {
             if (users > 0) {
-                throw invalidState(DatReturnSubtype.INVALID_STATE_EVD_IN_USE,
+                throw invalidState(
+                        DatReturnSubtype.INVALID_STATE_EVD_IN_USE,
                         users + " endpoint(s) or service point(s) still send events here (dat_evd_free(3DAT))");
             }
         }

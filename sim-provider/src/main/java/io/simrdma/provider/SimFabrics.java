@@ -12,7 +12,6 @@ import io.simrdma.fabric.cm.RdmaCm;
 import io.simrdma.fabric.tcp.TcpConfig;
 import io.simrdma.fabric.tcp.TcpNode;
 import io.simrdma.fabric.tcp.TlsCredentials;
-
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
@@ -75,8 +74,7 @@ final class SimFabrics {
     private static final Map<String, Entry> FABRICS = new HashMap<>();
     private static int anonymousNodes;
 
-    private SimFabrics() {
-    }
+    private SimFabrics() {}
 
     static synchronized void register(String name, Fabric fabric) {
         Entry e = FABRICS.get(name);
@@ -104,7 +102,12 @@ final class SimFabrics {
         if (e == null) {
             LinkFaults faults = LinkFaults.of(n);
             boolean digest = n.traceDigest();
-            Fabric f = n.threaded() ? Fabric.builder().name(n.fabric()).threaded().seed(n.seed()).build()
+            Fabric f = n.threaded()
+                    ? Fabric.builder()
+                            .name(n.fabric())
+                            .threaded()
+                            .seed(n.seed())
+                            .build()
                     : Fabric.builder().name(n.fabric()).deterministic(n.seed()).build();
             e = new Entry(n.fabric(), f, null, true);
             e.faults = faults;
@@ -130,8 +133,10 @@ final class SimFabrics {
             e.users++;
             return e;
         }
-        TcpConfig.Builder c = TcpConfig.builder(n.device()).listen(listen.getHostString(), listen.getPort())
-                .device(deviceConfig(n)).insecure(n.insecure());
+        TcpConfig.Builder c = TcpConfig.builder(n.device())
+                .listen(listen.getHostString(), listen.getPort())
+                .device(deviceConfig(n))
+                .insecure(n.insecure());
         String tls = n.options().get("tls");
         if (tls != null) {
             try {
@@ -153,11 +158,16 @@ final class SimFabrics {
         } catch (UncheckedIOException ex) {
             // the message names the address and why: in use, not this host's, no permission
             f.close();
-            throw new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_DEVICE, ex.getMessage(), ex);
+            throw new DatException(
+                    DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_DEVICE, ex.getMessage(), ex);
         } catch (RuntimeException ex) {
             f.close();
-            throw new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_DEVICE,
-                    "cannot start the TCP node on " + listen.getHostString() + ":" + listen.getPort() + ": " + ex.getMessage(), ex);
+            throw new DatException(
+                    DatReturnType.INSUFFICIENT_RESOURCES,
+                    DatReturnSubtype.RESOURCE_DEVICE,
+                    "cannot start the TCP node on " + listen.getHostString() + ":" + listen.getPort() + ": "
+                            + ex.getMessage(),
+                    ex);
         }
         e = new Entry(key, f, node, true);
         e.users = 1;

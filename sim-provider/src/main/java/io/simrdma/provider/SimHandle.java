@@ -54,8 +54,8 @@ abstract class SimHandle implements DatHandle {
     /** @throws DatException DAT_INVALID_HANDLE if freed or its IA is closed */
     final void checkHandle() {
         if (freed || (ia != null && ia != this && ia.closed)) {
-            throw new DatException(DatReturnType.INVALID_HANDLE, invalidHandleSubtype(),
-                    type + " handle was freed or its IA closed");
+            throw new DatException(
+                    DatReturnType.INVALID_HANDLE, invalidHandleSubtype(), type + " handle was freed or its IA closed");
         }
     }
 
@@ -67,12 +67,16 @@ abstract class SimHandle implements DatHandle {
      */
     static <T extends SimHandle> T check(Object handle, Class<T> cls, SimIa ia, DatReturnSubtype subtype) {
         if (!cls.isInstance(handle)) {
-            throw new DatException(DatReturnType.INVALID_HANDLE, subtype,
+            throw new DatException(
+                    DatReturnType.INVALID_HANDLE,
+                    subtype,
                     handle == null ? "null handle" : "not a handle of the sim provider's " + cls.getSimpleName());
         }
         T h = cls.cast(handle);
         if (h.freed || (ia != null && h.ia != ia) || (h.ia != null && h.ia.closed)) {
-            throw new DatException(DatReturnType.INVALID_HANDLE, subtype,
+            throw new DatException(
+                    DatReturnType.INVALID_HANDLE,
+                    subtype,
                     h.freed ? "handle was freed" : "handle belongs to another IA");
         }
         return h;

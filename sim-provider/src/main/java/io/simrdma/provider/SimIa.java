@@ -11,9 +11,9 @@ import io.simrdma.dat.DatReturnSubtype;
 import io.simrdma.dat.DatReturnType;
 import io.simrdma.dat.Endpoint;
 import io.simrdma.dat.EpAttributes;
+import io.simrdma.dat.EvdFlag;
 import io.simrdma.dat.EventDispatcher;
 import io.simrdma.dat.EventNumber;
-import io.simrdma.dat.EvdFlag;
 import io.simrdma.dat.HandleType;
 import io.simrdma.dat.IaAttributes;
 import io.simrdma.dat.IaQueryResult;
@@ -22,8 +22,8 @@ import io.simrdma.dat.LmrTriplet;
 import io.simrdma.dat.LocalMemoryRegion;
 import io.simrdma.dat.MemoryPrivilege;
 import io.simrdma.dat.NamedAttribute;
-import io.simrdma.dat.ProviderAttributes;
 import io.simrdma.dat.ProtectionZone;
+import io.simrdma.dat.ProviderAttributes;
 import io.simrdma.dat.PspFlag;
 import io.simrdma.dat.PublicServicePoint;
 import io.simrdma.dat.RegionDescription;
@@ -42,9 +42,6 @@ import io.simrdma.fabric.cm.CmId;
 import io.simrdma.fabric.cm.RdmaCm;
 import io.simrdma.fabric.tcp.TcpNode;
 import io.simrdma.fabric.wire.Gid;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.lang.invoke.VarHandle;
 import java.net.Inet4Address;
 import java.net.InetAddress;
@@ -57,6 +54,8 @@ import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * An Interface Adapter instance: a DAT view of one simulated device (dat_ia_open(3DAT)). It
@@ -80,6 +79,7 @@ final class SimIa extends SimHandle implements InterfaceAdapter {
     final Fabric fabric;
     /** The fabric's registry entry (released when the IA closes) and, for a simtcp: IA, its TCP node. */
     final SimFabrics.Entry fabricEntry;
+
     final Device device;
     final RdmaCm cm;
     volatile boolean closed;
@@ -91,15 +91,17 @@ final class SimIa extends SimHandle implements InterfaceAdapter {
 
     private final Set<SimHandle> handles = new LinkedHashSet<>();
     /** The kinds of handle an IA limit counts (dat_ia_query(3DAT) max_eps, max_evds, ...). */
-    private static final List<Class<? extends SimHandle>> COUNTED = List.of(SimEp.class, SimEvd.class, SimPz.class,
-            SimLmr.class, SimSrq.class, SimRmr.class);
+    private static final List<Class<? extends SimHandle>> COUNTED =
+            List.of(SimEp.class, SimEvd.class, SimPz.class, SimLmr.class, SimSrq.class, SimRmr.class);
     /** Handles of each kind of {@link #COUNTED}; guarded by the handles' lock. */
     private final int[] counted = new int[COUNTED.size()];
     /** LMRs by the index of their lmr_context (the L_Key's upper 24 bits), read by every post. */
     private final IntTable<SimLmr> lmrs = new IntTable<>();
+
     private final Map<Long, SimServicePoint> servicePoints = new ConcurrentHashMap<>();
     /** Routes completions, connection-manager and device events to the objects of this IA. */
     final IaEventRouter router = new IaEventRouter(this);
+
     private final AtomicInteger nextId = new AtomicInteger(1);
     private CmEventChannel cmChannel;
 
@@ -131,7 +133,9 @@ final class SimIa extends SimHandle implements InterfaceAdapter {
             ownsAsyncEvd = true;
         } else if (a instanceof AsyncEvdRequest.Use u) {
             if (!(u.evd() instanceof SimEvd e) || e.freed || !e.flags().contains(EvdFlag.ASYNC)) {
-                throw new DatException(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_EVD_ASYNC,
+                throw new DatException(
+                        DatReturnType.INVALID_HANDLE,
+                        DatReturnSubtype.INVALID_HANDLE_EVD_ASYNC,
                         "the async EVD must be a live EVD with the async stream");
             }
             asyncEvd = e;
@@ -196,20 +200,26 @@ final class SimIa extends SimHandle implements InterfaceAdapter {
                 return RdmaCm.inetOf(TcpNode.gidOf(remote));
             }
             if (ip.getAddress().length != 16 || !TcpNode.isTcpGid(Gid.of(ip.getAddress()))) {
-                throw unsupportedAddress(remote, "a TCP node's IA reaches TCP nodes: an IPv4 address and port "
-                        + "(dat_ia_query ia_address) or a TCP node's GID");
+                throw unsupportedAddress(
+                        remote,
+                        "a TCP node's IA reaches TCP nodes: an IPv4 address and port "
+                                + "(dat_ia_query ia_address) or a TCP node's GID");
             }
             return ip;
         }
         if (ip instanceof Inet4Address && fabric.device(Gid.parse(ip.getHostAddress())) == null) {
-            throw unsupportedAddress(remote, "the IA addresses of in-process fabric " + fabric.name()
-                    + " are GIDs (IPv6, dat_ia_query ia_address)");
+            throw unsupportedAddress(
+                    remote,
+                    "the IA addresses of in-process fabric " + fabric.name()
+                            + " are GIDs (IPv6, dat_ia_query ia_address)");
         }
         return ip;
     }
 
     private static DatException unsupportedAddress(InetSocketAddress remote, String why) {
-        return new DatException(DatReturnType.INVALID_ADDRESS, DatReturnSubtype.INVALID_ADDRESS_UNSUPPORTED,
+        return new DatException(
+                DatReturnType.INVALID_ADDRESS,
+                DatReturnSubtype.INVALID_ADDRESS_UNSUPPORTED,
                 remote + " cannot be converted to an address of this fabric: " + why + " (dat_ep_connect(3DAT))");
     }
 
@@ -236,10 +246,12 @@ final class SimIa extends SimHandle implements InterfaceAdapter {
         List<SimHandle> all;
         synchronized (handles) {
             if (closed) {
-                throw new DatException(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_IA, "IA already closed");
+                throw new DatException(
+                        DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_IA, "IA already closed");
             }
             if (flag == CloseFlag.GRACEFUL && !handles.isEmpty()) {
-                throw invalidState(DatReturnSubtype.INVALID_STATE_IA_IN_USE,
+                throw invalidState(
+                        DatReturnSubtype.INVALID_STATE_IA_IN_USE,
                         handles.size() + " object(s) of this IA are not freed (dat_ia_close(3DAT) graceful)");
             }
             all = new ArrayList<>(handles);
@@ -248,14 +260,28 @@ final class SimIa extends SimHandle implements InterfaceAdapter {
         // can still arrive on a service point not yet destroyed (threaded fabric) and add a CR: passes
         // repeat until none finds a live handle (a bounded number of times, should a destroy keep failing).
         for (int pass = 0; pass < 4 && !all.isEmpty(); pass++) {
-            for (Class<?> kind : new Class<?>[] {SimCr.class, SimEp.class, SimRsp.class, SimPsp.class, SimRmr.class,
-                    SimLmr.class, SimSrq.class, SimPz.class, SimEvd.class, SimCno.class}) {
+            for (Class<?> kind : new Class<?>[] {
+                SimCr.class,
+                SimEp.class,
+                SimRsp.class,
+                SimPsp.class,
+                SimRmr.class,
+                SimLmr.class,
+                SimSrq.class,
+                SimPz.class,
+                SimEvd.class,
+                SimCno.class
+            }) {
                 for (SimHandle h : all) {
                     if (kind.isInstance(h)) {
                         try {
                             h.destroy();
                         } catch (RuntimeException e) {
-                            LOG.debug("abrupt close of {}: {} not released cleanly: {}", name.redacted(), h, e.getMessage());
+                            LOG.debug(
+                                    "abrupt close of {}: {} not released cleanly: {}",
+                                    name.redacted(),
+                                    h,
+                                    e.getMessage());
                         }
                     }
                 }
@@ -286,7 +312,10 @@ final class SimIa extends SimHandle implements InterfaceAdapter {
         try {
             run(cmChannel::destroy);
         } catch (RuntimeException e) {
-            LOG.debug("abrupt close of {}: connection-manager channel not destroyed: {}", name.redacted(), e.getMessage());
+            LOG.debug(
+                    "abrupt close of {}: connection-manager channel not destroyed: {}",
+                    name.redacted(),
+                    e.getMessage());
         }
         freed = true;
         request.notifyClosed();
@@ -377,7 +406,9 @@ final class SimIa extends SimHandle implements InterfaceAdapter {
             throw DatException.invalidParameter("EVD flags are null");
         }
         if (minQlen < 1 || minQlen > attributes.maxEvdQlen()) {
-            throw new DatException(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.INVALID_ARG2,
+            throw new DatException(
+                    DatReturnType.INVALID_PARAMETER,
+                    DatReturnSubtype.INVALID_ARG2,
                     "EVD length " + minQlen + " not in 1.." + attributes.maxEvdQlen());
         }
         SimCno c = SimHandle.checkOptional(cno, SimCno.class, this, DatReturnSubtype.INVALID_HANDLE_CNO);
@@ -397,7 +428,8 @@ final class SimIa extends SimHandle implements InterfaceAdapter {
     public ProtectionZone createPz() {
         checkOpen();
         if (handleCount(SimPz.class) >= attributes.maxPzs()) {
-            throw insufficient(DatReturnSubtype.RESOURCE_PROTECTION_DOMAIN, "max_pzs (" + attributes.maxPzs() + ") reached");
+            throw insufficient(
+                    DatReturnSubtype.RESOURCE_PROTECTION_DOMAIN, "max_pzs (" + attributes.maxPzs() + ") reached");
         }
         try {
             return remember(new SimPz(this, device.allocPd()));
@@ -414,7 +446,8 @@ final class SimIa extends SimHandle implements InterfaceAdapter {
             throw DatException.invalidParameter("region and privileges must not be null");
         }
         if (handleCount(SimLmr.class) >= attributes.maxLmrs()) {
-            throw insufficient(DatReturnSubtype.RESOURCE_MEMORY_REGION, "max_lmrs (" + attributes.maxLmrs() + ") reached");
+            throw insufficient(
+                    DatReturnSubtype.RESOURCE_MEMORY_REGION, "max_lmrs (" + attributes.maxLmrs() + ") reached");
         }
         SimLmr lmr = SimLmr.create(this, region, z, privileges);
         lmrs.put(lmr.lmrContext() >>> 8, lmr);
@@ -511,19 +544,29 @@ final class SimIa extends SimHandle implements InterfaceAdapter {
     }
 
     @Override
-    public Endpoint createEndpoint(ProtectionZone pz, EventDispatcher recvEvd, EventDispatcher requestEvd,
-                                   EventDispatcher connectEvd, EpAttributes attributes) {
+    public Endpoint createEndpoint(
+            ProtectionZone pz,
+            EventDispatcher recvEvd,
+            EventDispatcher requestEvd,
+            EventDispatcher connectEvd,
+            EpAttributes attributes) {
         checkOpen();
         return remember(SimEp.create(this, pz, recvEvd, requestEvd, connectEvd, null, attributes, false));
     }
 
     @Override
-    public Endpoint createEndpointWithSrq(ProtectionZone pz, EventDispatcher recvEvd, EventDispatcher requestEvd,
-                                          EventDispatcher connectEvd, SharedReceiveQueue srq, EpAttributes attributes) {
+    public Endpoint createEndpointWithSrq(
+            ProtectionZone pz,
+            EventDispatcher recvEvd,
+            EventDispatcher requestEvd,
+            EventDispatcher connectEvd,
+            SharedReceiveQueue srq,
+            EpAttributes attributes) {
         checkOpen();
         SimSrq s = SimHandle.check(srq, SimSrq.class, this, DatReturnSubtype.INVALID_HANDLE_SRQ);
         if (attributes == null) {
-            throw DatException.invalidParameter("dat_ep_create_with_srq needs EP attributes (dat_ep_create_with_srq(3DAT))");
+            throw DatException.invalidParameter(
+                    "dat_ep_create_with_srq needs EP attributes (dat_ep_create_with_srq(3DAT))");
         }
         return remember(SimEp.create(this, pz, recvEvd, requestEvd, connectEvd, s, attributes, false));
     }

@@ -11,7 +11,6 @@ import io.simrdma.fabric.AccessFlag;
 import io.simrdma.fabric.Errno;
 import io.simrdma.fabric.MemoryRegion;
 import io.simrdma.fabric.VerbsException;
-
 import java.nio.ByteBuffer;
 import java.util.EnumSet;
 import java.util.OptionalInt;
@@ -36,10 +35,17 @@ final class SimLmr extends SimHandle implements LocalMemoryRegion {
     private final long length;
     /** RMRs bound to this LMR; changed by binds (engine thread) and RMR frees (consumer threads). */
     final AtomicInteger boundRmrs = new AtomicInteger();
+
     private boolean deregistered;
 
-    private SimLmr(SimIa ia, SimPz pz, MemoryRegion mr, ByteBuffer buffer, RegionDescription region,
-                   EnumSet<MemoryPrivilege> privileges, long length) {
+    private SimLmr(
+            SimIa ia,
+            SimPz pz,
+            MemoryRegion mr,
+            ByteBuffer buffer,
+            RegionDescription region,
+            EnumSet<MemoryPrivilege> privileges,
+            long length) {
         super(ia, HandleType.LMR);
         this.pz = pz;
         this.mr = mr;
@@ -61,10 +67,13 @@ final class SimLmr extends SimHandle implements LocalMemoryRegion {
             view = range(other.buffer, 0, other.buffer.capacity());
         }
         if (view.remaining() == 0) {
-            throw new DatException(io.simrdma.dat.DatReturnType.INVALID_PARAMETER, DatReturnSubtype.INVALID_ARG4,
+            throw new DatException(
+                    io.simrdma.dat.DatReturnType.INVALID_PARAMETER,
+                    DatReturnSubtype.INVALID_ARG4,
                     "an LMR needs a non-empty region (dat_lmr_create(3DAT) length)");
         }
-        EnumSet<MemoryPrivilege> privs = privileges.isEmpty() ? EnumSet.noneOf(MemoryPrivilege.class) : EnumSet.copyOf(privileges);
+        EnumSet<MemoryPrivilege> privs =
+                privileges.isEmpty() ? EnumSet.noneOf(MemoryPrivilege.class) : EnumSet.copyOf(privileges);
         EnumSet<AccessFlag> access = EnumSet.of(AccessFlag.MW_BIND);
         if (privs.contains(MemoryPrivilege.LOCAL_WRITE) || privs.contains(MemoryPrivilege.REMOTE_WRITE)) {
             access.add(AccessFlag.LOCAL_WRITE);
@@ -81,8 +90,11 @@ final class SimLmr extends SimHandle implements LocalMemoryRegion {
             mr = pz.pd.registerMemory(view.duplicate(), access);
         } catch (VerbsException e) {
             if (e.errno() == Errno.EACCES) {
-                // dat_lmr_create(3DAT) lists no privileges violation: the privileges (argument 6) do not fit the region.
-                throw new DatException(io.simrdma.dat.DatReturnType.INVALID_PARAMETER, DatReturnSubtype.INVALID_ARG6,
+                // dat_lmr_create(3DAT) lists no privileges violation: the privileges (argument 6) do not fit the
+                // region.
+                throw new DatException(
+                        io.simrdma.dat.DatReturnType.INVALID_PARAMETER,
+                        DatReturnSubtype.INVALID_ARG6,
                         "a read-only buffer cannot be given write privileges");
             }
             throw ia.resources(e, DatReturnSubtype.RESOURCE_MEMORY_REGION);
@@ -111,7 +123,8 @@ final class SimLmr extends SimHandle implements LocalMemoryRegion {
     @Override
     public OptionalInt rmrContext() {
         return privileges.contains(MemoryPrivilege.REMOTE_READ) || privileges.contains(MemoryPrivilege.REMOTE_WRITE)
-                ? OptionalInt.of(mr.rkey()) : OptionalInt.empty();
+                ? OptionalInt.of(mr.rkey())
+                : OptionalInt.empty();
     }
 
     @Override
@@ -137,8 +150,8 @@ final class SimLmr extends SimHandle implements LocalMemoryRegion {
     @Override
     public LmrParams query() {
         checkHandle();
-        return new LmrParams(ia, region.memType(), region, length, pz, privileges, lmrContext(), rmrContext(),
-                length, mr.address());
+        return new LmrParams(
+                ia, region.memType(), region, length, pz, privileges, lmrContext(), rmrContext(), length, mr.address());
     }
 
     /**
@@ -152,7 +165,8 @@ final class SimLmr extends SimHandle implements LocalMemoryRegion {
         try {
             ia.run(() -> {
                 if (boundRmrs.get() > 0) {
-                    throw invalidState(DatReturnSubtype.INVALID_STATE_LMR_IN_USE,
+                    throw invalidState(
+                            DatReturnSubtype.INVALID_STATE_LMR_IN_USE,
                             boundRmrs.get() + " RMR(s) are bound to this LMR (dat_lmr_free(3DAT))");
                 }
                 try {
@@ -160,7 +174,8 @@ final class SimLmr extends SimHandle implements LocalMemoryRegion {
                 } catch (VerbsException e) {
                     if (e.errno() == Errno.EBUSY) {
                         // A window bound by a bind whose completion was suppressed or is not yet seen.
-                        throw invalidState(DatReturnSubtype.INVALID_STATE_LMR_IN_USE,
+                        throw invalidState(
+                                DatReturnSubtype.INVALID_STATE_LMR_IN_USE,
                                 "an RMR is bound to this LMR (dat_lmr_free(3DAT)): " + e.getMessage());
                     }
                     throw e;

@@ -4,10 +4,10 @@ import io.simrdma.dat.CompletionFlag;
 import io.simrdma.dat.Dat;
 import io.simrdma.dat.DatException;
 import io.simrdma.dat.DatHandle;
-import io.simrdma.dat.EventDispatcher;
 import io.simrdma.dat.DatReturnSubtype;
 import io.simrdma.dat.DatReturnType;
 import io.simrdma.dat.EvdStreamMerging;
+import io.simrdma.dat.EventDispatcher;
 import io.simrdma.dat.InterfaceAdapter;
 import io.simrdma.dat.IovOwnership;
 import io.simrdma.dat.MemoryType;
@@ -20,7 +20,6 @@ import io.simrdma.dat.spi.DatProvider;
 import io.simrdma.dat.spi.IaOpenRequest;
 import io.simrdma.fabric.Device;
 import io.simrdma.fabric.Fabric;
-
 import java.util.EnumSet;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -68,7 +67,9 @@ public final class SimProvider implements DatProvider {
      */
     public static Fabric fabricOf(InterfaceAdapter ia) {
         if (!(ia instanceof SimIa)) {
-            throw new DatException(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_IA,
+            throw new DatException(
+                    DatReturnType.INVALID_HANDLE,
+                    DatReturnSubtype.INVALID_HANDLE_IA,
                     "not an IA of the sim provider: " + ia);
         }
         return ((SimIa) ia).fabric;
@@ -99,7 +100,9 @@ public final class SimProvider implements DatProvider {
      */
     public static List<DatHandle> openHandles(InterfaceAdapter ia) {
         if (!(ia instanceof SimIa sim)) {
-            throw new DatException(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_IA,
+            throw new DatException(
+                    DatReturnType.INVALID_HANDLE,
+                    DatReturnSubtype.INVALID_HANDLE_IA,
                     "not an IA of the sim provider: " + ia);
         }
         return sim.openHandles();
@@ -150,10 +153,13 @@ public final class SimProvider implements DatProvider {
     public InterfaceAdapter openIa(IaOpenRequest request) {
         // A dat.conf entry maps its IA name to a sim name in its ia-params field (DatConf); a sim name
         // resolved by serves() comes without instance data and names itself.
-        IaName name = IaName.parse(request.instanceData().filter(d -> !d.isBlank()).orElse(request.iaName()));
+        IaName name =
+                IaName.parse(request.instanceData().filter(d -> !d.isBlank()).orElse(request.iaName()));
         if (OPEN_IAS.incrementAndGet() > MAX_IA_INSTANCES) {
             OPEN_IAS.decrementAndGet();
-            throw new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_DEVICE,
+            throw new DatException(
+                    DatReturnType.INSUFFICIENT_RESOURCES,
+                    DatReturnSubtype.RESOURCE_DEVICE,
                     "the sim provider has " + MAX_IA_INSTANCES + " IAs open (max_ia_instances)");
         }
         SimFabrics.Entry fabric = null;
@@ -206,7 +212,8 @@ public final class SimProvider implements DatProvider {
                 .lmrSyncRequired(false)
                 .dtoAsyncReturnGuaranteed(false)
                 .rdmaWriteForRdmaReadRequired(false)
-                .providerSpecificAttributes(List.of(new NamedAttribute("simrdma.transport", "IBA RC over a simulated fabric")))
+                .providerSpecificAttributes(
+                        List.of(new NamedAttribute("simrdma.transport", "IBA RC over a simulated fabric")))
                 .maxIaInstances(MAX_IA_INSTANCES)
                 .build();
     }

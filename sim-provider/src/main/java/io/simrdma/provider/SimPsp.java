@@ -75,7 +75,8 @@ final class SimPsp extends SimServicePoint implements PublicServicePoint {
         EpAttributes d = EpAttributeRules.defaults(ia);
         // The request, seen from this side: responder resources = the reads the requester will issue at most;
         // initiator depth = the reads it will answer at most.
-        int in = Math.min(cr.requestParam().responderResources(), ia.attributes().maxRdmaReadIn());
+        int in =
+                Math.min(cr.requestParam().responderResources(), ia.attributes().maxRdmaReadIn());
         int out = Math.min(cr.requestParam().initiatorDepth(), ia.attributes().maxRdmaReadOut());
         return d.toBuilder().maxRdmaReadIn(in).maxRdmaReadOut(out).build();
     }

@@ -7,7 +7,6 @@ import io.simrdma.dat.PzParams;
 import io.simrdma.dat.RemoteMemoryRegion;
 import io.simrdma.fabric.ProtectionDomain;
 import io.simrdma.fabric.VerbsException;
-
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -49,7 +48,9 @@ final class SimPz extends SimHandle implements ProtectionZone {
     public RemoteMemoryRegion createRmr() {
         checkHandle();
         if (ia.handleCount(SimRmr.class) >= ia.attributes().maxRmrs()) {
-            throw insufficient(DatReturnSubtype.RESOURCE_MEMORY_REGION, "max_rmrs (" + ia.attributes().maxRmrs() + ") reached");
+            throw insufficient(
+                    DatReturnSubtype.RESOURCE_MEMORY_REGION,
+                    "max_rmrs (" + ia.attributes().maxRmrs() + ") reached");
         }
         try {
             return ia.remember(new SimRmr(ia, this, pd.allocMw(io.simrdma.fabric.MwType.TYPE_1)));
@@ -67,7 +68,8 @@ final class SimPz extends SimHandle implements ProtectionZone {
     public void free() {
         checkHandle();
         if (users.get() > 0) {
-            throw invalidState(DatReturnSubtype.INVALID_STATE_PZ_IN_USE,
+            throw invalidState(
+                    DatReturnSubtype.INVALID_STATE_PZ_IN_USE,
                     users.get() + " LMR(s), RMR(s), EP(s) or SRQ(s) use this PZ (dat_pz_free(3DAT))");
         }
         destroy();

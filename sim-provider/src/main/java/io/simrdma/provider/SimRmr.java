@@ -13,7 +13,6 @@ import io.simrdma.dat.RmrBinding;
 import io.simrdma.dat.RmrParams;
 import io.simrdma.fabric.MemoryWindow;
 import io.simrdma.fabric.VerbsException;
-
 import java.util.Optional;
 import java.util.Set;
 
@@ -50,8 +49,12 @@ final class SimRmr extends SimHandle implements RemoteMemoryRegion {
      * The completion arrives on the endpoint's request EVD; the new rmr_context is returned now.
      */
     @Override
-    public int bind(LmrTriplet lmrTriplet, Set<MemoryPrivilege> privileges, Endpoint ep, long userCookie,
-                    Set<CompletionFlag> completionFlags) {
+    public int bind(
+            LmrTriplet lmrTriplet,
+            Set<MemoryPrivilege> privileges,
+            Endpoint ep,
+            long userCookie,
+            Set<CompletionFlag> completionFlags) {
         checkHandle();
         if (lmrTriplet == null || privileges == null || completionFlags == null) {
             throw DatException.invalidParameter("triplet, privileges and completion flags must not be null");
@@ -61,17 +64,24 @@ final class SimRmr extends SimHandle implements RemoteMemoryRegion {
         if (lmrTriplet.segmentLength() > 0) {
             lmr = ia.lmr(lmrTriplet.lmrContext());
             if (lmr == null) {
-                throw new DatException(DatReturnType.PRIVILEGES_VIOLATION, DatReturnSubtype.NO_SUBTYPE,
-                        "lmr_context 0x" + Integer.toHexString(lmrTriplet.lmrContext()) + " names no LMR (dat_rmr_bind(3DAT))");
+                throw new DatException(
+                        DatReturnType.PRIVILEGES_VIOLATION,
+                        DatReturnSubtype.NO_SUBTYPE,
+                        "lmr_context 0x" + Integer.toHexString(lmrTriplet.lmrContext())
+                                + " names no LMR (dat_rmr_bind(3DAT))");
             }
             if (lmr.pz != pz || e.config.pz() != pz) {
-                throw new DatException(DatReturnType.PROTECTION_VIOLATION, DatReturnSubtype.NO_SUBTYPE,
+                throw new DatException(
+                        DatReturnType.PROTECTION_VIOLATION,
+                        DatReturnSubtype.NO_SUBTYPE,
                         "the LMR, the RMR and the endpoint must share one PZ (dat_rmr_bind(3DAT))");
             }
             // dat_rmr_bind(3DAT): remote read needs local read, remote write needs local write.
             if ((privileges.contains(MemoryPrivilege.REMOTE_WRITE) && !lmr.has(MemoryPrivilege.LOCAL_WRITE))
                     || (privileges.contains(MemoryPrivilege.REMOTE_READ) && !lmr.has(MemoryPrivilege.LOCAL_READ))) {
-                throw new DatException(DatReturnType.PRIVILEGES_VIOLATION, DatReturnSubtype.NO_SUBTYPE,
+                throw new DatException(
+                        DatReturnType.PRIVILEGES_VIOLATION,
+                        DatReturnSubtype.NO_SUBTYPE,
                         "the LMR lacks the local privilege the remote privileges need (dat_rmr_bind(3DAT))");
             }
             if (!lmr.covers(lmrTriplet.virtualAddress(), lmrTriplet.segmentLength())) {

@@ -23,6 +23,7 @@ final class SimRsp extends SimServicePoint implements ReservedServicePoint {
     private final SimEp ep;
     /** Device executor only. */
     private boolean used;
+
     private boolean epGone;
 
     private SimRsp(SimIa ia, SimEvd evd, SimEp ep) {

@@ -4,8 +4,8 @@ import io.simrdma.dat.ConnectionRequestEvent;
 import io.simrdma.dat.DatException;
 import io.simrdma.dat.DatReturnSubtype;
 import io.simrdma.dat.DatReturnType;
-import io.simrdma.dat.EventDispatcher;
 import io.simrdma.dat.EvdFlag;
+import io.simrdma.dat.EventDispatcher;
 import io.simrdma.dat.HandleType;
 import io.simrdma.dat.ServicePoint;
 import io.simrdma.fabric.Errno;
@@ -14,11 +14,10 @@ import io.simrdma.fabric.cm.CmEvent;
 import io.simrdma.fabric.cm.CmEventType;
 import io.simrdma.fabric.cm.CmId;
 import io.simrdma.fabric.cm.PortSpace;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.net.InetSocketAddress;
 import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * What a Public and a Reserved Service Point share: a listening connection-manager id on the
@@ -85,7 +84,8 @@ abstract class SimServicePoint extends SimHandle implements ServicePoint {
         } catch (VerbsException e) {
             id.destroy();
             if (e.errno() == Errno.EADDRINUSE) {
-                throw new DatException(qual == 0 ? DatReturnType.CONN_QUAL_UNAVAILABLE : DatReturnType.CONN_QUAL_IN_USE,
+                throw new DatException(
+                        qual == 0 ? DatReturnType.CONN_QUAL_UNAVAILABLE : DatReturnType.CONN_QUAL_IN_USE,
                         qual == 0 ? "no connection qualifier is free" : "connection qualifier " + qual + " is in use");
             }
             throw new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.NO_SUBTYPE, e.getMessage());
@@ -142,8 +142,7 @@ abstract class SimServicePoint extends SimHandle implements ServicePoint {
      * PSP nothing: requests already delivered and their endpoints stay, dat_psp_free(3DAT)). Device
      * executor.
      */
-    void stopped() {
-    }
+    void stopped() {}
 
     /** A connection-manager event of the listening id. Device executor. */
     void onCmEvent(CmEvent e) {

@@ -18,7 +18,6 @@ import io.simrdma.fabric.SrqAttr;
 import io.simrdma.fabric.SrqAttrMask;
 import io.simrdma.fabric.VerbsException;
 import io.simrdma.fabric.WorkCompletion;
-
 import java.util.EnumSet;
 import java.util.List;
 
@@ -46,6 +45,7 @@ final class SimSrq extends SimHandle implements SharedReceiveQueue {
     private Slot[] slots;
     /** Free slot numbers, first out first; a ring as long as {@link #slots}. Guarded by lock. */
     private int[] free = new int[0];
+
     private int freeHead;
     private int freeCount;
     private int maxRecvDtos;
@@ -56,9 +56,11 @@ final class SimSrq extends SimHandle implements SharedReceiveQueue {
      * an endpoint, or completed with the completion still on a recv EVD.
      */
     private int outstanding;
+
     private final Runnable reap = this::reaped;
     /** Endpoints using the SRQ (dat_srq_free(3DAT)); guarded by lock. */
     private int eps;
+
     private final RecvWr wr = new RecvWr();
 
     private SimSrq(SimIa ia, SimPz pz, io.simrdma.fabric.SharedReceiveQueue srq, int maxRecvDtos, int maxRecvIov) {
@@ -167,7 +169,8 @@ final class SimSrq extends SimHandle implements SharedReceiveQueue {
             // dat_srq_query(3DAT): an entry whose completion is not reaped yet is not available for new postings.
             int slot = outstanding >= maxRecvDtos ? -1 : freePoll();
             if (slot < 0) {
-                throw insufficient(DatReturnSubtype.RESOURCE_SRQ, "the SRQ holds max_recv_dtos (" + maxRecvDtos + ") receives");
+                throw insufficient(
+                        DatReturnSubtype.RESOURCE_SRQ, "the SRQ holds max_recv_dtos (" + maxRecvDtos + ") receives");
             }
             Slot s = slots[slot];
             s.cookie = userCookie;
@@ -229,11 +232,14 @@ final class SimSrq extends SimHandle implements SharedReceiveQueue {
         ia.run(() -> {
             synchronized (lock) {
                 if (n < 1 || n > ia.attributes().maxRecvPerSrq()) {
-                    throw DatException.invalidParameter(n + " is not in 1..max_recv_per_srq " + ia.attributes().maxRecvPerSrq());
+                    throw DatException.invalidParameter(n + " is not in 1..max_recv_per_srq "
+                            + ia.attributes().maxRecvPerSrq());
                 }
                 if (n < outstanding || n < lowWatermark) {
-                    throw invalidState(DatReturnSubtype.INVALID_STATE_SRQ_IN_USE, n + " is below the " + outstanding
-                            + " outstanding receives or the low watermark " + lowWatermark + " (dat_srq_resize(3DAT))");
+                    throw invalidState(
+                            DatReturnSubtype.INVALID_STATE_SRQ_IN_USE,
+                            n + " is below the " + outstanding + " outstanding receives or the low watermark "
+                                    + lowWatermark + " (dat_srq_resize(3DAT))");
                 }
                 if (n > slots.length) {
                     growSlots(n);
@@ -287,7 +293,8 @@ final class SimSrq extends SimHandle implements SharedReceiveQueue {
     public SrqParams query() {
         checkHandle();
         synchronized (lock) {
-            return new SrqParams(ia, SrqState.OPERATIONAL, pz, maxRecvDtos, maxRecvIov, lowWatermark, available(), outstanding);
+            return new SrqParams(
+                    ia, SrqState.OPERATIONAL, pz, maxRecvDtos, maxRecvIov, lowWatermark, available(), outstanding);
         }
     }
 
@@ -302,7 +309,9 @@ final class SimSrq extends SimHandle implements SharedReceiveQueue {
         checkHandle();
         synchronized (lock) {
             if (eps > 0) {
-                throw new DatException(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_SRQ_IN_USE,
+                throw new DatException(
+                        DatReturnType.INVALID_STATE,
+                        DatReturnSubtype.INVALID_STATE_SRQ_IN_USE,
                         eps + " endpoint(s) use this SRQ (dat_srq_free(3DAT))");
             }
         }

@@ -33,8 +33,7 @@ final class Statuses {
         MAP[WcStatus.RNR_RETRY_EXC_ERR.ordinal()] = DtoCompletionStatus.ERR_RECEIVER_NOT_READY;
     }
 
-    private Statuses() {
-    }
+    private Statuses() {}
 
     /**
      * The DAT status of a verbs completion. A receive flushed after part of its message arrived is

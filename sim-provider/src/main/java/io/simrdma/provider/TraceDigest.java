@@ -9,7 +9,6 @@ import io.simrdma.fabric.QpState;
 import io.simrdma.fabric.QueuePair;
 import io.simrdma.fabric.TraceListener;
 import io.simrdma.fabric.wire.Packet;
-
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -45,8 +44,8 @@ final class TraceDigest implements TraceListener {
     }
 
     @Override
-    public synchronized void onPacket(PacketEvent event, DropReason reason, long time, Device from, Device to,
-                                      Packet packet) {
+    public synchronized void onPacket(
+            PacketEvent event, DropReason reason, long time, Device from, Device to, Packet packet) {
         text("P " + time + " " + event + " " + reason + " " + (from == null ? "-" : from.name()) + " "
                 + (to == null ? "-" : to.name()) + " ");
         int h = packet.headerLength();

@@ -24,10 +24,10 @@ final class WrId {
     static final long RECV = 2L << 62;
     /** A receive posted to an SRQ. */
     static final long SRQ = 3L << 62;
+
     private static final long TAG_MASK = 3L << 62;
 
-    private WrId() {
-    }
+    private WrId() {}
 
     /** The wr_id of slot {@code slot} of {@code owner}, of kind {@code tag}. */
     static long of(long tag, int owner, int slot) {

@@ -1,18 +1,17 @@
 package io.simrdma.provider;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import io.simrdma.dat.Endpoint;
 import io.simrdma.dat.EndpointState;
 import io.simrdma.fabric.cm.CmEventChannel;
 import io.simrdma.fabric.cm.CmId;
 import io.simrdma.fabric.cm.PortSpace;
 import io.simrdma.fabric.cm.RdmaCm;
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
-
 import java.util.ArrayList;
 import java.util.List;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
 
 /**
  * An IA connects more endpoints than the connection manager's ephemeral ports (49152-65535) hold:
@@ -21,7 +20,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 class ActivePortTest {
 
     @Test
-    @DisplayName("dat_ep_connect(3DAT): with every ephemeral port taken the endpoint connects from port 49151 (its local_port_qual)")
+    @DisplayName(
+            "dat_ep_connect(3DAT): with every ephemeral port taken the endpoint connects from port 49151 (its local_port_qual)")
     void shouldConnectFromBelowTheEphemeralRangeWhenItIsFull() {
         try (DatPair pair = DatPair.open(DatPair.Mode.DETERMINISTIC)) {
             SimIa ia = (SimIa) pair.a.ia;
@@ -37,12 +37,15 @@ class ActivePortTest {
                 Endpoint b = pair.b.ep();
                 pair.connect(a, b);
                 assertEquals(EndpointState.CONNECTED, a.query().state(), "the endpoint connected");
-                assertEquals(SimIa.ACTIVE_PORT_HIGH, a.query().localPortQual().orElseThrow(),
+                assertEquals(
+                        SimIa.ACTIVE_PORT_HIGH,
+                        a.query().localPortQual().orElseThrow(),
                         "local_port_qual: the first port below the ephemeral range");
                 Endpoint c = pair.a.ep();
                 Endpoint d = pair.b.ep();
                 pair.connect(c, d);
-                assertEquals(SimIa.ACTIVE_PORT_HIGH - 1, c.query().localPortQual().orElseThrow(), "the next one down");
+                assertEquals(
+                        SimIa.ACTIVE_PORT_HIGH - 1, c.query().localPortQual().orElseThrow(), "the next one down");
             } finally {
                 for (CmId id : taken) {
                     id.destroy();

@@ -1,5 +1,14 @@
 package io.simrdma.provider;
 
+import static io.simrdma.provider.DatPair.WAIT;
+import static io.simrdma.provider.DatPair.assertDat;
+import static io.simrdma.provider.EventTestSupport.await;
+import static io.simrdma.provider.EventTestSupport.awaitWaiter;
+import static io.simrdma.provider.EventTestSupport.startWaiter;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.simrdma.dat.CloseFlag;
 import io.simrdma.dat.CnoParams;
 import io.simrdma.dat.CnoWaitResult;
@@ -10,16 +19,11 @@ import io.simrdma.dat.DatReturnSubtype;
 import io.simrdma.dat.DatReturnType;
 import io.simrdma.dat.DtoCompletionStatus;
 import io.simrdma.dat.Endpoint;
-import io.simrdma.dat.EventDispatcher;
 import io.simrdma.dat.EvdFlag;
+import io.simrdma.dat.EventDispatcher;
 import io.simrdma.dat.InterfaceAdapter;
 import io.simrdma.dat.Timeout;
 import io.simrdma.dat.WaitProxyAgent;
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
-
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumSet;
@@ -27,15 +31,10 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-
-import static io.simrdma.provider.DatPair.WAIT;
-import static io.simrdma.provider.DatPair.assertDat;
-import static io.simrdma.provider.EventTestSupport.await;
-import static io.simrdma.provider.EventTestSupport.awaitWaiter;
-import static io.simrdma.provider.EventTestSupport.startWaiter;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertSame;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Consumer Notification Object tests: dat_cno_create, dat_cno_query, dat_cno_wait,
@@ -63,7 +62,8 @@ class CnoTest {
 
     @ParameterizedTest
     @EnumSource(DatPair.Mode.class)
-    @DisplayName("dat_cno_create(3DAT), dat_cno_query(3DAT): the IA and the agent (none for DAT_OS_WAIT_PROXY_AGENT_NULL)")
+    @DisplayName(
+            "dat_cno_create(3DAT), dat_cno_query(3DAT): the IA and the agent (none for DAT_OS_WAIT_PROXY_AGENT_NULL)")
     void shouldReportAgentWhenQueried(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
             ConsumerNotificationObject plain = p.a.ia.createCno(null);
@@ -115,7 +115,8 @@ class CnoTest {
 
     @ParameterizedTest
     @EnumSource(DatPair.Mode.class)
-    @DisplayName("dat_cno_wait(3DAT), dat_cno_create(3DAT): a DTO completion on an attached EVD wakes the waiter and invokes the agent once")
+    @DisplayName(
+            "dat_cno_wait(3DAT), dat_cno_create(3DAT): a DTO completion on an attached EVD wakes the waiter and invokes the agent once")
     void shouldNotifyWaiterAndAgentWhenAttachedEvdGetsCompletion(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
             RecordingAgent agent = new RecordingAgent();
@@ -138,7 +139,8 @@ class CnoTest {
             EventTestSupport.nextDto(req, a, 42, DtoCompletionStatus.SUCCESS);
 
             other.postSoftwareEvent("again");
-            assertSame(other, cno.waitForNotification(WAIT).evd().orElseThrow(), "a second trigger still wakes waiters");
+            assertSame(
+                    other, cno.waitForNotification(WAIT).evd().orElseThrow(), "a second trigger still wakes waiters");
             assertEquals(1, agent.count(), "the agent was invoked once");
             assertEquals(1, EventTestSupport.nextDto(p.b.dto).userCookie());
         }
@@ -146,7 +148,8 @@ class CnoTest {
 
     @ParameterizedTest
     @EnumSource(DatPair.Mode.class)
-    @DisplayName("dat_cno_modify_agent(3DAT): the new agent gets the next trigger; DAT_OS_WAIT_PROXY_AGENT_NULL removes it")
+    @DisplayName(
+            "dat_cno_modify_agent(3DAT): the new agent gets the next trigger; DAT_OS_WAIT_PROXY_AGENT_NULL removes it")
     void shouldInvokeNewAgentWhenAgentIsModified(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
             RecordingAgent first = new RecordingAgent();
@@ -164,14 +167,16 @@ class CnoTest {
             cno.modifyAgent(null);
             assertEquals(Optional.empty(), cno.query().agent());
             evd.postSoftwareEvent(2);
-            assertSame(evd, cno.waitForNotification(WAIT).evd().orElseThrow(), "local delivery goes on without an agent");
+            assertSame(
+                    evd, cno.waitForNotification(WAIT).evd().orElseThrow(), "local delivery goes on without an agent");
             assertEquals(1, second.count(), "a removed agent is not invoked");
         }
     }
 
     @ParameterizedTest
     @EnumSource(DatPair.Mode.class)
-    @DisplayName("dat_cno_free(3DAT): a CNO an EVD refers to is DAT_INVALID_STATE/DAT_INVALID_STATE_CNO_IN_USE; a freed CNO is an invalid handle")
+    @DisplayName(
+            "dat_cno_free(3DAT): a CNO an EVD refers to is DAT_INVALID_STATE/DAT_INVALID_STATE_CNO_IN_USE; a freed CNO is an invalid handle")
     void shouldRefuseFreeWhenEvdRefersToCno(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
             ConsumerNotificationObject cno = p.a.ia.createCno(null);
@@ -184,7 +189,10 @@ class CnoTest {
             e2.modifyCno(null);
             cno.free();
             assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_CNO, cno::query);
-            assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_CNO, () -> cno.waitForNotification(Timeout.ZERO));
+            assertDat(
+                    DatReturnType.INVALID_HANDLE,
+                    DatReturnSubtype.INVALID_HANDLE_CNO,
+                    () -> cno.waitForNotification(Timeout.ZERO));
             assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_CNO, () -> cno.modifyAgent(null));
             assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_CNO, cno::free);
             assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_CNO, () -> e2.modifyCno(cno));
@@ -193,7 +201,8 @@ class CnoTest {
 
     @ParameterizedTest
     @EnumSource(DatPair.Mode.class)
-    @DisplayName("dat_cno_wait(3DAT): freeing every EVD of the CNO releases it with no EVD and invokes the agent with none; detaching does not")
+    @DisplayName(
+            "dat_cno_wait(3DAT): freeing every EVD of the CNO releases it with no EVD and invokes the agent with none; detaching does not")
     void shouldReleaseWithNoEvdWhenEveryEvdIsFreed(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
             RecordingAgent agent = new RecordingAgent();
@@ -229,7 +238,8 @@ class CnoTest {
     }
 
     @Test
-    @DisplayName("dat_cno_free(3DAT): a CNO a thread is blocked on is DAT_INVALID_STATE; the USAGE recipe (post a software event) unblocks it")
+    @DisplayName(
+            "dat_cno_free(3DAT): a CNO a thread is blocked on is DAT_INVALID_STATE; the USAGE recipe (post a software event) unblocks it")
     void shouldRefuseFreeWhenThreadIsBlockedOnCno() throws Exception {
         try (DatPair p = DatPair.open(DatPair.Mode.THREADED)) {
             ConsumerNotificationObject cno = p.a.ia.createCno(null);
@@ -249,7 +259,8 @@ class CnoTest {
     @Test
     @DisplayName("dat_cno_wait(3DAT): closing the IA releases a blocked waiter and the agent with no EVD")
     void shouldReleaseWaiterAndAgentWhenIaIsClosed() throws Exception {
-        InterfaceAdapter ia = Dat.openIa(ObjectFixtures.iaName(DatPair.Mode.THREADED, ObjectFixtures.fabric("cnotest"), "x", ""), 8);
+        InterfaceAdapter ia =
+                Dat.openIa(ObjectFixtures.iaName(DatPair.Mode.THREADED, ObjectFixtures.fabric("cnotest"), "x", ""), 8);
         try {
             RecordingAgent agent = new RecordingAgent();
             ConsumerNotificationObject cno = ia.createCno(agent);

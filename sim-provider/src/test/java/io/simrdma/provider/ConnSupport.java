@@ -1,5 +1,9 @@
 package io.simrdma.provider;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.simrdma.dat.ConnectFlag;
 import io.simrdma.dat.ConnectionEvent;
 import io.simrdma.dat.ConnectionRequest;
@@ -7,9 +11,9 @@ import io.simrdma.dat.ConnectionRequestEvent;
 import io.simrdma.dat.Endpoint;
 import io.simrdma.dat.EndpointState;
 import io.simrdma.dat.EpModify;
+import io.simrdma.dat.EvdFlag;
 import io.simrdma.dat.EventDispatcher;
 import io.simrdma.dat.EventNumber;
-import io.simrdma.dat.EvdFlag;
 import io.simrdma.dat.PspFlag;
 import io.simrdma.dat.PublicServicePoint;
 import io.simrdma.dat.Qos;
@@ -17,8 +21,6 @@ import io.simrdma.dat.ReservedServicePoint;
 import io.simrdma.dat.ServicePoint;
 import io.simrdma.dat.Timeout;
 import io.simrdma.fabric.Device;
-import org.junit.jupiter.params.provider.Arguments;
-
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
@@ -28,10 +30,7 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.stream.Stream;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertSame;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.params.provider.Arguments;
 
 /**
  * Helpers of the connection and endpoint tests (ConnectionTest, PspTest, RspTest, CrTest,
@@ -44,21 +43,21 @@ final class ConnSupport {
     /** DAT max_private_data_size of the sim provider (provider attributes). */
     static final int MAX_PD = 89;
 
-    private ConnSupport() {
-    }
+    private ConnSupport() {}
 
     /**
      * Each fabric mode with each of {@code cases}, the modes outermost: the arguments of a
      * parameterized test that runs every case on both fabrics (the mode, then the case's own arguments).
      */
     static Stream<Arguments> everyMode(List<Arguments> cases) {
-        return Arrays.stream(DatPair.Mode.values()).flatMap(m -> cases.stream().map(c -> {
-            Object[] rest = c.get();
-            Object[] all = new Object[rest.length + 1];
-            all[0] = m;
-            System.arraycopy(rest, 0, all, 1, rest.length);
-            return Arguments.of(all);
-        }));
+        return Arrays.stream(DatPair.Mode.values())
+                .flatMap(m -> cases.stream().map(c -> {
+                    Object[] rest = c.get();
+                    Object[] all = new Object[rest.length + 1];
+                    all[0] = m;
+                    System.arraycopy(rest, 0, all, 1, rest.length);
+                    return Arguments.of(all);
+                }));
     }
 
     /** An EVD of {@code side} fed by the connection request stream only (a service point's EVD). */
@@ -95,8 +94,13 @@ final class ConnSupport {
      * {@code qual} through a consumer PSP whose requests go to {@code p.b.conn}, and waits for
      * ESTABLISHED on the two endpoints' own connect EVDs; the PSP is freed afterwards.
      */
-    static void establish(DatPair p, Endpoint active, EventDispatcher activeConn, Endpoint passive,
-                          EventDispatcher passiveConn, long qual) {
+    static void establish(
+            DatPair p,
+            Endpoint active,
+            EventDispatcher activeConn,
+            Endpoint passive,
+            EventDispatcher passiveConn,
+            long qual) {
         PublicServicePoint psp = p.b.ia.createPsp(qual, p.b.conn, PspFlag.CONSUMER);
         try {
             connect(active, p.b, qual, null);
@@ -203,7 +207,12 @@ final class ConnSupport {
      * {@code connectEvd}.
      */
     static void equipProviderEndpoint(Endpoint ep, DatPair.Side side, EventDispatcher connectEvd) {
-        ep.modify(EpModify.builder().pz(side.pz).recvEvd(side.dto).requestEvd(side.dto).connectEvd(connectEvd).build());
+        ep.modify(EpModify.builder()
+                .pz(side.pz)
+                .recvEvd(side.dto)
+                .requestEvd(side.dto)
+                .connectEvd(connectEvd)
+                .build());
     }
 
     /** dat_cr_reject(3DAT) of {@code req}; the requester {@code active} (on {@code p.a}) gets PEER_REJECTED. */

@@ -1,5 +1,30 @@
 package io.simrdma.provider;
 
+import static io.simrdma.provider.ConnSupport.MAX_PD;
+import static io.simrdma.provider.ConnSupport.acceptWithNewEndpoint;
+import static io.simrdma.provider.ConnSupport.assertState;
+import static io.simrdma.provider.ConnSupport.bytes;
+import static io.simrdma.provider.ConnSupport.connEvd;
+import static io.simrdma.provider.ConnSupport.connect;
+import static io.simrdma.provider.ConnSupport.establish;
+import static io.simrdma.provider.ConnSupport.expect;
+import static io.simrdma.provider.ConnSupport.expectEstablished;
+import static io.simrdma.provider.ConnSupport.expectRequest;
+import static io.simrdma.provider.ConnSupport.nobody;
+import static io.simrdma.provider.ConnSupport.psp;
+import static io.simrdma.provider.ConnSupport.rejectAndExpect;
+import static io.simrdma.provider.DatPair.assertDat;
+import static io.simrdma.provider.DatPair.next;
+import static io.simrdma.provider.EventTestSupport.assertNoEvent;
+import static io.simrdma.provider.EventTestSupport.completion;
+import static io.simrdma.provider.EventTestSupport.device;
+import static io.simrdma.provider.EventTestSupport.fabric;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.simrdma.dat.AsyncErrorEvent;
 import io.simrdma.dat.CloseFlag;
 import io.simrdma.dat.CompletionFlag;
@@ -22,43 +47,17 @@ import io.simrdma.dat.Qos;
 import io.simrdma.dat.RmrTriplet;
 import io.simrdma.dat.Timeout;
 import io.simrdma.provider.ConnSupport.Listener;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.util.EnumSet;
+import java.util.OptionalLong;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
-
-import java.net.InetSocketAddress;
-import java.net.SocketAddress;
-import java.util.EnumSet;
-import java.util.OptionalLong;
-import java.util.stream.Stream;
-
-import static io.simrdma.provider.ConnSupport.MAX_PD;
-import static io.simrdma.provider.ConnSupport.acceptWithNewEndpoint;
-import static io.simrdma.provider.ConnSupport.assertState;
-import static io.simrdma.provider.ConnSupport.bytes;
-import static io.simrdma.provider.ConnSupport.connEvd;
-import static io.simrdma.provider.ConnSupport.connect;
-import static io.simrdma.provider.ConnSupport.establish;
-import static io.simrdma.provider.ConnSupport.expect;
-import static io.simrdma.provider.ConnSupport.expectEstablished;
-import static io.simrdma.provider.ConnSupport.expectRequest;
-import static io.simrdma.provider.ConnSupport.nobody;
-import static io.simrdma.provider.ConnSupport.psp;
-import static io.simrdma.provider.ConnSupport.rejectAndExpect;
-import static io.simrdma.provider.DatPair.assertDat;
-import static io.simrdma.provider.DatPair.next;
-import static io.simrdma.provider.EventTestSupport.assertNoEvent;
-import static io.simrdma.provider.EventTestSupport.device;
-import static io.simrdma.provider.EventTestSupport.fabric;
-import static io.simrdma.provider.EventTestSupport.completion;
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
-import static org.junit.jupiter.api.Assertions.assertSame;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Connection establishment and teardown of endpoints: every DAT_CONNECTION_EVENT_* number and the
@@ -150,7 +149,9 @@ class ConnectionTest {
             int q = p.qual();
             p.b.ia.createPsp(q, p.b.conn, PspFlag.CONSUMER);
             Endpoint active = p.a.ep();
-            assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE,
+            assertDat(
+                    DatReturnType.INVALID_PARAMETER,
+                    DatReturnSubtype.NO_SUBTYPE,
                     () -> connect(active, p.b, q, bytes(MAX_PD + 1, 0)));
             assertState(EndpointState.UNCONNECTED, active);
             assertNoEvent(p.b.conn);
@@ -204,7 +205,12 @@ class ConnectionTest {
         try (DatPair p = DatPair.open(mode)) {
             Endpoint active = p.a.ep();
             long start = fabric(p).now();
-            active.connect(nobody(p.a), p.qual(), Timeout.ofMillis(60_000), null, Qos.BEST_EFFORT,
+            active.connect(
+                    nobody(p.a),
+                    p.qual(),
+                    Timeout.ofMillis(60_000),
+                    null,
+                    Qos.BEST_EFFORT,
                     EnumSet.noneOf(ConnectFlag.class));
             expect(p.a.conn, EventNumber.CONNECTION_EVENT_UNREACHABLE, active);
             assertState(EndpointState.DISCONNECTED, active);
@@ -226,7 +232,9 @@ class ConnectionTest {
             expectRequest(psp.evd(), psp.sp(), p.b);
             expect(p.a.conn, EventNumber.CONNECTION_EVENT_TIMED_OUT, active);
             long elapsed = fabric(p).now() - start;
-            assertTrue(elapsed >= 1_000_000_000L && elapsed < 2_000_000_000L, "TIMED_OUT after 1 s, not " + elapsed + " ns");
+            assertTrue(
+                    elapsed >= 1_000_000_000L && elapsed < 2_000_000_000L,
+                    "TIMED_OUT after 1 s, not " + elapsed + " ns");
             assertState(EndpointState.DISCONNECTED, active);
             assertNoEvent(p.b.conn);
         }
@@ -259,15 +267,16 @@ class ConnectionTest {
 
     static Stream<Arguments> disconnects() {
         return ConnSupport.everyMode(Stream.of(CloseFlag.values())
-                .flatMap(f -> Stream.of(Arguments.of(f, true), Arguments.of(f, false))).toList());
+                .flatMap(f -> Stream.of(Arguments.of(f, true), Arguments.of(f, false)))
+                .toList());
     }
 
     @ParameterizedTest(name = "{0} {1} from the active side: {2}")
     @MethodSource("disconnects")
     @DisplayName("dat_ep_disconnect(3DAT): graceful and abrupt disconnects, from either side, give DISCONNECTED on "
             + "both connect EVDs; both EPs DISCONNECTED; disconnecting again is a no-op")
-    void shouldReportDisconnectedOnBothSidesWhenEitherSideDisconnects(DatPair.Mode mode, CloseFlag flag,
-                                                                      boolean fromActive) {
+    void shouldReportDisconnectedOnBothSidesWhenEitherSideDisconnects(
+            DatPair.Mode mode, CloseFlag flag, boolean fromActive) {
         try (DatPair p = DatPair.open(mode)) {
             EventDispatcher passiveConn = connEvd(p.b);
             Endpoint active = p.a.ep();
@@ -313,7 +322,10 @@ class ConnectionTest {
         try (DatPair p = DatPair.open(mode)) {
             Endpoint ep = p.a.ep();
             for (CloseFlag f : CloseFlag.values()) {
-                assertDat(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EP_UNCONNECTED, () -> ep.disconnect(f));
+                assertDat(
+                        DatReturnType.INVALID_STATE,
+                        DatReturnSubtype.INVALID_STATE_EP_UNCONNECTED,
+                        () -> ep.disconnect(f));
             }
             assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE, () -> ep.disconnect(null));
             assertState(EndpointState.UNCONNECTED, ep);
@@ -381,37 +393,69 @@ class ConnectionTest {
             Timeout t = DatPair.WAIT;
 
             // DAT_INVALID_ADDRESS: the address cannot be converted to a transport address.
-            assertDat(DatReturnType.INVALID_ADDRESS, DatReturnSubtype.INVALID_ADDRESS_MALFORMED,
+            assertDat(
+                    DatReturnType.INVALID_ADDRESS,
+                    DatReturnSubtype.INVALID_ADDRESS_MALFORMED,
                     () -> ep.connect(null, q, t, null, Qos.BEST_EFFORT, none));
-            assertDat(DatReturnType.INVALID_ADDRESS, DatReturnSubtype.INVALID_ADDRESS_MALFORMED,
-                    () -> ep.connect(InetSocketAddress.createUnresolved("nowhere.invalid", 0), q, t, null, Qos.BEST_EFFORT, none));
-            assertDat(DatReturnType.INVALID_ADDRESS, DatReturnSubtype.INVALID_ADDRESS_MALFORMED,
-                    () -> ep.connect(new SocketAddress() {
-                        private static final long serialVersionUID = 1L;
-                    }, q, t, null, Qos.BEST_EFFORT, none));
+            assertDat(
+                    DatReturnType.INVALID_ADDRESS,
+                    DatReturnSubtype.INVALID_ADDRESS_MALFORMED,
+                    () -> ep.connect(
+                            InetSocketAddress.createUnresolved("nowhere.invalid", 0),
+                            q,
+                            t,
+                            null,
+                            Qos.BEST_EFFORT,
+                            none));
+            assertDat(
+                    DatReturnType.INVALID_ADDRESS,
+                    DatReturnSubtype.INVALID_ADDRESS_MALFORMED,
+                    () -> ep.connect(
+                            new SocketAddress() {
+                                private static final long serialVersionUID = 1L;
+                            },
+                            q,
+                            t,
+                            null,
+                            Qos.BEST_EFFORT,
+                            none));
             // DAT_INVALID_PARAMETER: qualifier outside the IB service ids of the port space.
             for (long bad : new long[] {0, -1, 0x10000, Long.MAX_VALUE}) {
-                assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE,
+                assertDat(
+                        DatReturnType.INVALID_PARAMETER,
+                        DatReturnSubtype.NO_SUBTYPE,
                         () -> ep.connect(b, bad, t, null, Qos.BEST_EFFORT, none));
             }
             // DAT_MODEL_NOT_SUPPORTED: a qos or multipath the provider does not support.
             for (Qos qos : Qos.values()) {
                 if (qos != Qos.BEST_EFFORT) {
-                    assertDat(DatReturnType.MODEL_NOT_SUPPORTED, DatReturnSubtype.NO_SUBTYPE,
+                    assertDat(
+                            DatReturnType.MODEL_NOT_SUPPORTED,
+                            DatReturnSubtype.NO_SUBTYPE,
                             () -> ep.connect(b, q, t, null, qos, none));
                 }
             }
             assertEquals(false, p.a.ia.query().providerAttributes().supportsMultipath());
-            assertDat(DatReturnType.MODEL_NOT_SUPPORTED, DatReturnSubtype.NO_SUBTYPE,
+            assertDat(
+                    DatReturnType.MODEL_NOT_SUPPORTED,
+                    DatReturnSubtype.NO_SUBTYPE,
                     () -> ep.connect(b, q, t, null, Qos.BEST_EFFORT, EnumSet.of(ConnectFlag.MULTIPATH)));
             // DAT_INVALID_PARAMETER: the timeout must be positive; null arguments.
-            assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE,
+            assertDat(
+                    DatReturnType.INVALID_PARAMETER,
+                    DatReturnSubtype.NO_SUBTYPE,
                     () -> ep.connect(b, q, Timeout.ZERO, null, Qos.BEST_EFFORT, none));
-            assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE,
+            assertDat(
+                    DatReturnType.INVALID_PARAMETER,
+                    DatReturnSubtype.NO_SUBTYPE,
                     () -> ep.connect(b, q, null, null, Qos.BEST_EFFORT, none));
-            assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE,
+            assertDat(
+                    DatReturnType.INVALID_PARAMETER,
+                    DatReturnSubtype.NO_SUBTYPE,
                     () -> ep.connect(b, q, t, null, null, none));
-            assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE,
+            assertDat(
+                    DatReturnType.INVALID_PARAMETER,
+                    DatReturnSubtype.NO_SUBTYPE,
                     () -> ep.connect(b, q, t, null, Qos.BEST_EFFORT, null));
 
             assertState(EndpointState.UNCONNECTED, ep);
@@ -433,20 +477,30 @@ class ConnectionTest {
             long q = psp.qual();
             Endpoint ep = p.a.ep();
             connect(ep, p.b, q, null);
-            assertDat(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EP_ACTCONNPENDING,
+            assertDat(
+                    DatReturnType.INVALID_STATE,
+                    DatReturnSubtype.INVALID_STATE_EP_ACTCONNPENDING,
                     () -> connect(ep, p.b, q, null));
-            Endpoint passive = acceptWithNewEndpoint(p, expectRequest(psp.evd(), psp.sp(), p.b).cr(), ep);
-            assertDat(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EP_CONNECTED,
+            Endpoint passive = acceptWithNewEndpoint(
+                    p, expectRequest(psp.evd(), psp.sp(), p.b).cr(), ep);
+            assertDat(
+                    DatReturnType.INVALID_STATE,
+                    DatReturnSubtype.INVALID_STATE_EP_CONNECTED,
                     () -> connect(ep, p.b, q, null));
-            assertDat(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EP_CONNECTED,
+            assertDat(
+                    DatReturnType.INVALID_STATE,
+                    DatReturnSubtype.INVALID_STATE_EP_CONNECTED,
                     () -> connect(passive, p.a, q, null));
             ep.disconnect(CloseFlag.ABRUPT);
             expect(p.a.conn, DISCONNECTED, ep);
             // dat_ep_connect(3DAT): DISCONNECTED needs dat_ep_reset first.
-            assertDat(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EP_DISCONNECTED,
+            assertDat(
+                    DatReturnType.INVALID_STATE,
+                    DatReturnSubtype.INVALID_STATE_EP_DISCONNECTED,
                     () -> connect(ep, p.b, q, null));
             ep.free();
-            assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_EP, () -> connect(ep, p.b, q, null));
+            assertDat(
+                    DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_EP, () -> connect(ep, p.b, q, null));
             assertNoEvent(psp.evd());
         }
     }
@@ -492,23 +546,39 @@ class ConnectionTest {
             p.connect(connected, p.b.ep());
             Endpoint ep = p.a.ep();
             Endpoint idle = p.a.ep();
-            assertDat(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EP_UNCONNECTED,
+            assertDat(
+                    DatReturnType.INVALID_STATE,
+                    DatReturnSubtype.INVALID_STATE_EP_UNCONNECTED,
                     () -> ep.dupConnect(idle, DatPair.WAIT, null, Qos.BEST_EFFORT));
-            assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_EP,
+            assertDat(
+                    DatReturnType.INVALID_HANDLE,
+                    DatReturnSubtype.INVALID_HANDLE_EP,
                     () -> ep.dupConnect(null, DatPair.WAIT, null, Qos.BEST_EFFORT));
             Endpoint freed = p.a.ep();
             freed.free();
-            assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_EP,
+            assertDat(
+                    DatReturnType.INVALID_HANDLE,
+                    DatReturnSubtype.INVALID_HANDLE_EP,
                     () -> ep.dupConnect(freed, DatPair.WAIT, null, Qos.BEST_EFFORT));
-            assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_EP,
+            assertDat(
+                    DatReturnType.INVALID_HANDLE,
+                    DatReturnSubtype.INVALID_HANDLE_EP,
                     () -> freed.dupConnect(connected, DatPair.WAIT, null, Qos.BEST_EFFORT));
-            assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE,
+            assertDat(
+                    DatReturnType.INVALID_PARAMETER,
+                    DatReturnSubtype.NO_SUBTYPE,
                     () -> ep.dupConnect(connected, DatPair.WAIT, bytes(MAX_PD + 1, 0), Qos.BEST_EFFORT));
-            assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE,
+            assertDat(
+                    DatReturnType.INVALID_PARAMETER,
+                    DatReturnSubtype.NO_SUBTYPE,
                     () -> ep.dupConnect(connected, Timeout.ZERO, null, Qos.BEST_EFFORT));
-            assertDat(DatReturnType.MODEL_NOT_SUPPORTED, DatReturnSubtype.NO_SUBTYPE,
+            assertDat(
+                    DatReturnType.MODEL_NOT_SUPPORTED,
+                    DatReturnSubtype.NO_SUBTYPE,
                     () -> ep.dupConnect(connected, DatPair.WAIT, null, Qos.LOW_LATENCY));
-            assertDat(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EP_CONNECTED,
+            assertDat(
+                    DatReturnType.INVALID_STATE,
+                    DatReturnSubtype.INVALID_STATE_EP_CONNECTED,
                     () -> connected.dupConnect(connected, DatPair.WAIT, null, Qos.BEST_EFFORT));
             assertState(EndpointState.UNCONNECTED, ep);
             assertNoEvent(p.a.conn);

@@ -1,27 +1,5 @@
 package io.simrdma.provider;
 
-import io.simrdma.dat.ConnectionRequest;
-import io.simrdma.dat.ConnectionRequestEvent;
-import io.simrdma.dat.CrParams;
-import io.simrdma.dat.DatReturnSubtype;
-import io.simrdma.dat.DatReturnType;
-import io.simrdma.dat.Endpoint;
-import io.simrdma.dat.EndpointState;
-import io.simrdma.dat.EventDispatcher;
-import io.simrdma.dat.EventNumber;
-import io.simrdma.dat.PspFlag;
-import io.simrdma.dat.PublicServicePoint;
-import io.simrdma.dat.ReservedServicePoint;
-import io.simrdma.provider.ConnSupport.Listener;
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
-
-import java.util.HashSet;
-import java.util.Optional;
-import java.util.OptionalLong;
-import java.util.Set;
-
 import static io.simrdma.provider.ConnSupport.MAX_PD;
 import static io.simrdma.provider.ConnSupport.acceptWithNewEndpoint;
 import static io.simrdma.provider.ConnSupport.assertState;
@@ -40,6 +18,27 @@ import static io.simrdma.provider.EventTestSupport.assertNoEvent;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
+
+import io.simrdma.dat.ConnectionRequest;
+import io.simrdma.dat.ConnectionRequestEvent;
+import io.simrdma.dat.CrParams;
+import io.simrdma.dat.DatReturnSubtype;
+import io.simrdma.dat.DatReturnType;
+import io.simrdma.dat.Endpoint;
+import io.simrdma.dat.EndpointState;
+import io.simrdma.dat.EventDispatcher;
+import io.simrdma.dat.EventNumber;
+import io.simrdma.dat.PspFlag;
+import io.simrdma.dat.PublicServicePoint;
+import io.simrdma.dat.ReservedServicePoint;
+import io.simrdma.provider.ConnSupport.Listener;
+import java.util.HashSet;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Connection Requests: dat_cr_query(3DAT), dat_cr_accept(3DAT), dat_cr_reject(3DAT),
@@ -99,13 +98,19 @@ class CrTest {
             Endpoint freed = p.b.ep();
             freed.free();
             assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_EP, () -> cr.accept(freed, null));
-            assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_EP, () -> cr.accept(p.a.ep(), null));
-            assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE,
+            assertDat(
+                    DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_EP, () -> cr.accept(p.a.ep(), null));
+            assertDat(
+                    DatReturnType.INVALID_PARAMETER,
+                    DatReturnSubtype.NO_SUBTYPE,
                     () -> cr.accept(passive, bytes(MAX_PD + 1, 0)));
             assertState(EndpointState.UNCONNECTED, passive);
             Endpoint busy = p.b.ep();
             p.b.ia.createRsp(p.qual(), busy, p.b.conn);
-            assertDat(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EP_RESERVED, () -> cr.accept(busy, null));
+            assertDat(
+                    DatReturnType.INVALID_STATE,
+                    DatReturnSubtype.INVALID_STATE_EP_RESERVED,
+                    () -> cr.accept(busy, null));
             assertState(EndpointState.RESERVED, busy);
 
             assertArrayEquals(bytes(8, 8), cr.query().privateData());
@@ -129,7 +134,10 @@ class CrTest {
             EventDispatcher namedConn = connEvd(p.b);
             equipProviderEndpoint(named, p.b, namedConn);
             Endpoint other = p.b.ep();
-            assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE, () -> req.cr().accept(other, null));
+            assertDat(
+                    DatReturnType.INVALID_PARAMETER,
+                    DatReturnSubtype.NO_SUBTYPE,
+                    () -> req.cr().accept(other, null));
             assertState(EndpointState.UNCONNECTED, other);
             assertState(EndpointState.TENTATIVE_CONNECTION_PENDING, named);
             req.cr().accept(null, null);
@@ -252,8 +260,9 @@ class CrTest {
 
     @ParameterizedTest
     @EnumSource(DatPair.Mode.class)
-    @DisplayName("dat_cr_accept(3DAT): an EP that another request names (its RSP's) cannot accept a consumer PSP's request "
-            + "(DAT_INVALID_PARAMETER, an invalid combination); both requests are then accepted by their own EPs")
+    @DisplayName(
+            "dat_cr_accept(3DAT): an EP that another request names (its RSP's) cannot accept a consumer PSP's request "
+                    + "(DAT_INVALID_PARAMETER, an invalid combination); both requests are then accepted by their own EPs")
     void shouldRefuseAcceptWhenTheEndpointBelongsToAnotherRequest(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
             Endpoint reserved = p.b.ep();
@@ -265,7 +274,10 @@ class CrTest {
             assertState(EndpointState.PASSIVE_CONNECTION_PENDING, reserved);
             ConnectionRequestEvent pspReq = psp.request(toPsp, null);
 
-            assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE, () -> pspReq.cr().accept(reserved, null));
+            assertDat(
+                    DatReturnType.INVALID_PARAMETER,
+                    DatReturnSubtype.NO_SUBTYPE,
+                    () -> pspReq.cr().accept(reserved, null));
             assertState(EndpointState.PASSIVE_CONNECTION_PENDING, reserved);
 
             rspReq.cr().accept(null, null);

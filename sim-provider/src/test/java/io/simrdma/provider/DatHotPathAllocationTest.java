@@ -1,5 +1,8 @@
 package io.simrdma.provider;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.simrdma.dat.CompletionFlag;
 import io.simrdma.dat.DatEvent;
 import io.simrdma.dat.DtoCompletionEvent;
@@ -7,19 +10,15 @@ import io.simrdma.dat.DtoCompletionStatus;
 import io.simrdma.dat.Endpoint;
 import io.simrdma.dat.LmrTriplet;
 import io.simrdma.dat.RmrTriplet;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
-
 import java.lang.management.ManagementFactory;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
 
 /**
  * The DAT data path allocates nothing per DTO in steady state beyond the objects the DAT API hands
@@ -42,6 +41,7 @@ class DatHotPathAllocationTest {
      * structures, about a byte per round spread over a run (sim-fabric's test allows 8 per packet).
      */
     static final int SLACK = 8;
+
     private static final Set<CompletionFlag> SIGNALLED = EnumSet.noneOf(CompletionFlag.class);
     private static final Set<CompletionFlag> SUPPRESSED = EnumSet.of(CompletionFlag.SUPPRESS);
     private static final int BATCH = 16;
@@ -115,19 +115,25 @@ class DatHotPathAllocationTest {
     }
 
     @Test
-    @DisplayName("dat_ep_post_rdma_write(3DAT): RDMA WRITEs with SUPPRESS allocate nothing; a batch of 16 costs one event")
+    @DisplayName(
+            "dat_ep_post_rdma_write(3DAT): RDMA WRITEs with SUPPRESS allocate nothing; a batch of 16 costs one event")
     void shouldAllocateOnlyTheEventWhenWritingInSteadyState() {
         double bytes = perRound(batch(true), 2_000);
-        assertTrue(bytes <= EVENT_BYTES + SLACK, "RDMA WRITE: " + bytes + " bytes allocated per batch of " + BATCH
-                + " DTOs (one with an event); expected at most " + EVENT_BYTES);
+        assertTrue(
+                bytes <= EVENT_BYTES + SLACK,
+                "RDMA WRITE: " + bytes + " bytes allocated per batch of " + BATCH
+                        + " DTOs (one with an event); expected at most " + EVENT_BYTES);
     }
 
     @Test
-    @DisplayName("dat_ep_post_rdma_read(3DAT): RDMA READs with SUPPRESS allocate nothing; a batch of 16 costs one event")
+    @DisplayName(
+            "dat_ep_post_rdma_read(3DAT): RDMA READs with SUPPRESS allocate nothing; a batch of 16 costs one event")
     void shouldAllocateOnlyTheEventWhenReadingInSteadyState() {
         double bytes = perRound(batch(false), 2_000);
-        assertTrue(bytes <= EVENT_BYTES + SLACK, "RDMA READ: " + bytes + " bytes allocated per batch of " + BATCH
-                + " DTOs (one with an event); expected at most " + EVENT_BYTES);
+        assertTrue(
+                bytes <= EVENT_BYTES + SLACK,
+                "RDMA READ: " + bytes + " bytes allocated per batch of " + BATCH
+                        + " DTOs (one with an event); expected at most " + EVENT_BYTES);
     }
 
     @Test
@@ -135,13 +141,17 @@ class DatHotPathAllocationTest {
     void shouldAllocateOnlyTheEventsWhenSendingInSteadyState() {
         List<LmrTriplet> out = pair.a.iov(0, 64);
         List<LmrTriplet> in = pair.b.iov(0, 64);
-        double bytes = perRound(round -> {
-            b.postRecv(in, round, SIGNALLED);
-            a.postSend(out, round, SIGNALLED);
-            assertEquals(round, dequeue(pair.a).userCookie());
-            assertEquals(round, dequeue(pair.b).userCookie());
-        }, 2_000);
-        assertTrue(bytes <= 2 * EVENT_BYTES + SLACK, "SEND/RECV: " + bytes + " bytes allocated per message; expected at most "
-                + 2 * EVENT_BYTES + " (the send's and the receive's events)");
+        double bytes = perRound(
+                round -> {
+                    b.postRecv(in, round, SIGNALLED);
+                    a.postSend(out, round, SIGNALLED);
+                    assertEquals(round, dequeue(pair.a).userCookie());
+                    assertEquals(round, dequeue(pair.b).userCookie());
+                },
+                2_000);
+        assertTrue(
+                bytes <= 2 * EVENT_BYTES + SLACK,
+                "SEND/RECV: " + bytes + " bytes allocated per message; expected at most " + 2 * EVENT_BYTES
+                        + " (the send's and the receive's events)");
     }
 }

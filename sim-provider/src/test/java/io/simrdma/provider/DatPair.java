@@ -1,5 +1,9 @@
 package io.simrdma.provider;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.fail;
+
 import io.simrdma.dat.CloseFlag;
 import io.simrdma.dat.CompletionFlag;
 import io.simrdma.dat.ConnectFlag;
@@ -12,10 +16,10 @@ import io.simrdma.dat.DatReturnSubtype;
 import io.simrdma.dat.DatReturnType;
 import io.simrdma.dat.Endpoint;
 import io.simrdma.dat.EpAttributes;
-import io.simrdma.dat.EventDispatcher;
-import io.simrdma.dat.EventNumber;
 import io.simrdma.dat.EvdFlag;
 import io.simrdma.dat.EvdWaitResult;
+import io.simrdma.dat.EventDispatcher;
+import io.simrdma.dat.EventNumber;
 import io.simrdma.dat.InterfaceAdapter;
 import io.simrdma.dat.LmrTriplet;
 import io.simrdma.dat.LocalMemoryRegion;
@@ -27,17 +31,12 @@ import io.simrdma.dat.Qos;
 import io.simrdma.dat.RegionDescription;
 import io.simrdma.dat.RmrTriplet;
 import io.simrdma.dat.Timeout;
-import org.junit.jupiter.api.function.Executable;
-
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.fail;
+import org.junit.jupiter.api.function.Executable;
 
 /**
  * Test fixture: two IAs ({@link #a}, {@link #b}) on a fabric of their own, each with a PZ, a DTO
@@ -165,8 +164,8 @@ final class DatPair implements AutoCloseable {
      * Connects {@code active} of side {@code sa} to {@code passive} of side {@code sb} through a consumer
      * PSP of qualifier {@code qual}, with the given private data both ways; waits for ESTABLISHED on both sides.
      */
-    static void connect(Side sa, Endpoint active, Side sb, Endpoint passive, int qual, byte[] requestData,
-                        byte[] acceptData) {
+    static void connect(
+            Side sa, Endpoint active, Side sb, Endpoint passive, int qual, byte[] requestData, byte[] acceptData) {
         PublicServicePoint psp = sb.ia.createPsp(qual, sb.conn, PspFlag.CONSUMER);
         try {
             active.connect(sb.address(), qual, WAIT, requestData, Qos.BEST_EFFORT, EnumSet.noneOf(ConnectFlag.class));

@@ -1,48 +1,5 @@
 package io.simrdma.provider;
 
-import io.simrdma.dat.CloseFlag;
-import io.simrdma.dat.CompletionFlag;
-import io.simrdma.dat.ConsumerNotificationObject;
-import io.simrdma.dat.DatReturnSubtype;
-import io.simrdma.dat.DatReturnType;
-import io.simrdma.dat.DtoCompletionEvent;
-import io.simrdma.dat.DtoCompletionStatus;
-import io.simrdma.dat.Endpoint;
-import io.simrdma.dat.EndpointState;
-import io.simrdma.dat.EpAttributes;
-import io.simrdma.dat.EventDispatcher;
-import io.simrdma.dat.EventNumber;
-import io.simrdma.dat.EvdFlag;
-import io.simrdma.dat.EvdWaitResult;
-import io.simrdma.dat.LocalMemoryRegion;
-import io.simrdma.dat.MemoryPrivilege;
-import io.simrdma.dat.RegionDescription;
-import io.simrdma.dat.RmrTriplet;
-import io.simrdma.dat.Timeout;
-import io.simrdma.fabric.FaultRule;
-import io.simrdma.fabric.PacketEvent;
-import io.simrdma.fabric.PacketMatcher;
-import io.simrdma.fabric.WcStatus;
-import io.simrdma.fabric.WorkCompletion;
-import io.simrdma.fabric.wire.Opcode;
-import io.simrdma.provider.ObjectFixtures.Connected;
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
-
-import java.nio.ByteBuffer;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.EnumMap;
-import java.util.EnumSet;
-import java.util.HashSet;
-import java.util.List;
-import java.util.Map;
-import java.util.Optional;
-import java.util.Random;
-import java.util.Set;
-
 import static io.simrdma.provider.DatPair.WAIT;
 import static io.simrdma.provider.DatPair.assertDat;
 import static io.simrdma.provider.DatPair.expectConnection;
@@ -63,6 +20,48 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.simrdma.dat.CloseFlag;
+import io.simrdma.dat.CompletionFlag;
+import io.simrdma.dat.ConsumerNotificationObject;
+import io.simrdma.dat.DatReturnSubtype;
+import io.simrdma.dat.DatReturnType;
+import io.simrdma.dat.DtoCompletionEvent;
+import io.simrdma.dat.DtoCompletionStatus;
+import io.simrdma.dat.Endpoint;
+import io.simrdma.dat.EndpointState;
+import io.simrdma.dat.EpAttributes;
+import io.simrdma.dat.EvdFlag;
+import io.simrdma.dat.EvdWaitResult;
+import io.simrdma.dat.EventDispatcher;
+import io.simrdma.dat.EventNumber;
+import io.simrdma.dat.LocalMemoryRegion;
+import io.simrdma.dat.MemoryPrivilege;
+import io.simrdma.dat.RegionDescription;
+import io.simrdma.dat.RmrTriplet;
+import io.simrdma.dat.Timeout;
+import io.simrdma.fabric.FaultRule;
+import io.simrdma.fabric.PacketEvent;
+import io.simrdma.fabric.PacketMatcher;
+import io.simrdma.fabric.WcStatus;
+import io.simrdma.fabric.WorkCompletion;
+import io.simrdma.fabric.wire.Opcode;
+import io.simrdma.provider.ObjectFixtures.Connected;
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.EnumSet;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import java.util.Set;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * DTO completion tests: dat_ep_post_send(3DAT), dat_ep_post_recv(3DAT), dat_ep_post_rdma_read(3DAT),
@@ -87,7 +86,8 @@ class DtoTest {
 
     @ParameterizedTest
     @EnumSource(DatPair.Mode.class)
-    @DisplayName("dat_ep_post_send/recv/rdma_read/rdma_write(3DAT): DAT_DTO_SUCCESS with the cookie, the transferred length and the data")
+    @DisplayName(
+            "dat_ep_post_send/recv/rdma_read/rdma_write(3DAT): DAT_DTO_SUCCESS with the cookie, the transferred length and the data")
     void shouldCompleteEachDtoWithCookieAndLengthWhenSuccessful(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
             Connected c = connect(p);
@@ -96,27 +96,50 @@ class DtoTest {
 
             c.b().postRecv(p.b.iov(16384, 128), 11, DEFAULT);
             c.a().postSend(p.a.iov(0, 100), 21, DEFAULT);
-            assertEquals(100, nextDto(p.a.dto, c.a(), 21, DtoCompletionStatus.SUCCESS).transferredLength());
-            assertEquals(100, nextDto(p.b.dto, c.b(), 11, DtoCompletionStatus.SUCCESS).transferredLength());
+            assertEquals(
+                    100,
+                    nextDto(p.a.dto, c.a(), 21, DtoCompletionStatus.SUCCESS).transferredLength());
+            assertEquals(
+                    100,
+                    nextDto(p.b.dto, c.b(), 11, DtoCompletionStatus.SUCCESS).transferredLength());
             assertArrayEquals(bytes(p.a.buf, 0, 100), bytes(p.b.buf, 16384, 100));
 
             c.a().postRdmaWrite(p.a.iov(1000, 200), 22, p.b.remote(20000, 256), DEFAULT);
-            assertEquals(200, nextDto(p.a.dto, c.a(), 22, DtoCompletionStatus.SUCCESS).transferredLength());
+            assertEquals(
+                    200,
+                    nextDto(p.a.dto, c.a(), 22, DtoCompletionStatus.SUCCESS).transferredLength());
             assertArrayEquals(bytes(p.a.buf, 1000, 200), bytes(p.b.buf, 20000, 200));
 
             c.a().postRdmaRead(p.a.iov(30000, 400), 23, p.b.remote(8192, 300), DEFAULT);
-            assertEquals(300, nextDto(p.a.dto, c.a(), 23, DtoCompletionStatus.SUCCESS).transferredLength());
+            assertEquals(
+                    300,
+                    nextDto(p.a.dto, c.a(), 23, DtoCompletionStatus.SUCCESS).transferredLength());
             assertArrayEquals(bytes(p.b.buf, 8192, 300), bytes(p.a.buf, 30000, 300));
 
             // A zero-size message (num_segments 0) and a gathered/scattered one.
             c.b().postRecv(List.of(), 12, DEFAULT);
-            c.b().postRecv(List.of(p.b.iov(40000, 10).get(0), p.b.iov(50000, 100).get(0)), 13, DEFAULT);
+            c.b().postRecv(
+                            List.of(
+                                    p.b.iov(40000, 10).get(0),
+                                    p.b.iov(50000, 100).get(0)),
+                            13,
+                            DEFAULT);
             c.a().postSend(List.of(), 24, DEFAULT);
-            c.a().postSend(List.of(p.a.iov(0, 30).get(0), p.a.iov(500, 20).get(0), p.a.iov(900, 5).get(0)), 25, DEFAULT);
-            assertEquals(0, nextDto(p.a.dto, c.a(), 24, DtoCompletionStatus.SUCCESS).transferredLength());
-            assertEquals(55, nextDto(p.a.dto, c.a(), 25, DtoCompletionStatus.SUCCESS).transferredLength());
-            assertEquals(0, nextDto(p.b.dto, c.b(), 12, DtoCompletionStatus.SUCCESS).transferredLength());
-            assertEquals(55, nextDto(p.b.dto, c.b(), 13, DtoCompletionStatus.SUCCESS).transferredLength());
+            c.a().postSend(
+                            List.of(
+                                    p.a.iov(0, 30).get(0),
+                                    p.a.iov(500, 20).get(0),
+                                    p.a.iov(900, 5).get(0)),
+                            25,
+                            DEFAULT);
+            assertEquals(
+                    0, nextDto(p.a.dto, c.a(), 24, DtoCompletionStatus.SUCCESS).transferredLength());
+            assertEquals(
+                    55, nextDto(p.a.dto, c.a(), 25, DtoCompletionStatus.SUCCESS).transferredLength());
+            assertEquals(
+                    0, nextDto(p.b.dto, c.b(), 12, DtoCompletionStatus.SUCCESS).transferredLength());
+            assertEquals(
+                    55, nextDto(p.b.dto, c.b(), 13, DtoCompletionStatus.SUCCESS).transferredLength());
             // dat_ep_post_recv(3DAT): front segments are filled completely, in I/O vector order.
             ByteBuffer expect = ByteBuffer.allocate(55);
             expect.put(bytes(p.a.buf, 0, 30)).put(bytes(p.a.buf, 500, 20)).put(bytes(p.a.buf, 900, 5));
@@ -132,7 +155,8 @@ class DtoTest {
 
     @ParameterizedTest
     @EnumSource(DatPair.Mode.class)
-    @DisplayName("DAT_COMPLETION_SUPPRESS_FLAG (dat_ep_post_send(3DAT)): a successful DTO has no completion, a failed one still does")
+    @DisplayName(
+            "DAT_COMPLETION_SUPPRESS_FLAG (dat_ep_post_send(3DAT)): a successful DTO has no completion, a failed one still does")
     void shouldSuppressOnlySuccessfulCompletionsWhenSuppressFlagIsGiven(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
             Connected c = connect(p);
@@ -161,24 +185,39 @@ class DtoTest {
 
     @ParameterizedTest
     @EnumSource(DatPair.Mode.class)
-    @DisplayName("DAT_COMPLETION_UNSIGNALLED_FLAG (dat_ep_post_send(3DAT), dat_evd_wait(3DAT)): only with an UNSIGNALLED endpoint; queued without waking a waiter or the CNO; errors notify")
+    @DisplayName(
+            "DAT_COMPLETION_UNSIGNALLED_FLAG (dat_ep_post_send(3DAT), dat_evd_wait(3DAT)): only with an UNSIGNALLED endpoint; queued without waking a waiter or the CNO; errors notify")
     void shouldQueueWithoutNotifyingWhenUnsignalledFlagIsGiven(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
             Endpoint plain = p.a.ep();
-            assertDat(DatReturnType.INVALID_PARAMETER, () -> plain.postRecv(p.a.iov(0, 8), 1, flags(CompletionFlag.UNSIGNALLED)));
+            assertDat(
+                    DatReturnType.INVALID_PARAMETER,
+                    () -> plain.postRecv(p.a.iov(0, 8), 1, flags(CompletionFlag.UNSIGNALLED)));
             ConsumerNotificationObject cno = p.a.ia.createCno(null);
             EventDispatcher req = p.a.ia.createEvd(16, cno, EnumSet.of(EvdFlag.DTO));
-            Endpoint a = p.a.ia.createEndpoint(p.a.pz, p.a.dto, req, p.a.conn,
-                    attrs(p.a).requestCompletionFlags(flags(CompletionFlag.UNSIGNALLED)).build());
+            Endpoint a = p.a.ia.createEndpoint(
+                    p.a.pz,
+                    p.a.dto,
+                    req,
+                    p.a.conn,
+                    attrs(p.a)
+                            .requestCompletionFlags(flags(CompletionFlag.UNSIGNALLED))
+                            .build());
             Endpoint b = p.b.ep();
             p.connect(a, b);
             Endpoint plainB = p.b.ep();
             Endpoint plainA2 = p.a.ep();
             p.connect(plainA2, plainB);
             RmrTriplet r = p.b.remote(8192, 8);
-            assertDat(DatReturnType.INVALID_PARAMETER, () -> plainA2.postSend(p.a.iov(0, 8), 1, flags(CompletionFlag.UNSIGNALLED)));
-            assertDat(DatReturnType.INVALID_PARAMETER, () -> plainA2.postRdmaWrite(p.a.iov(0, 8), 1, r, flags(CompletionFlag.UNSIGNALLED)));
-            assertDat(DatReturnType.INVALID_PARAMETER, () -> plainA2.postRdmaRead(p.a.iov(0, 8), 1, r, flags(CompletionFlag.UNSIGNALLED)));
+            assertDat(
+                    DatReturnType.INVALID_PARAMETER,
+                    () -> plainA2.postSend(p.a.iov(0, 8), 1, flags(CompletionFlag.UNSIGNALLED)));
+            assertDat(
+                    DatReturnType.INVALID_PARAMETER,
+                    () -> plainA2.postRdmaWrite(p.a.iov(0, 8), 1, r, flags(CompletionFlag.UNSIGNALLED)));
+            assertDat(
+                    DatReturnType.INVALID_PARAMETER,
+                    () -> plainA2.postRdmaRead(p.a.iov(0, 8), 1, r, flags(CompletionFlag.UNSIGNALLED)));
 
             for (int i = 0; i < 2; i++) {
                 b.postRecv(p.b.iov(1024 * i, 1024), 60 + i, DEFAULT);
@@ -186,15 +225,25 @@ class DtoTest {
             a.postSend(p.a.iov(0, 16), 51, flags(CompletionFlag.UNSIGNALLED));
             awaitQueued(p.a.ia, req, 1);
             EvdWaitResult w = req.waitForEvent(Timeout.ZERO, 1);
-            assertEquals(DatReturnType.TIMEOUT_EXPIRED, w.status(), "an unsignalled completion does not satisfy a waiter");
+            assertEquals(
+                    DatReturnType.TIMEOUT_EXPIRED, w.status(), "an unsignalled completion does not satisfy a waiter");
             assertEquals(1, w.nmore());
-            assertTrue(cno.waitForNotification(Timeout.ZERO).isTimedOut(), "an unsignalled completion does not trigger the CNO");
-            assertDat(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EVD_CONFIG_NOTIFY, () -> req.waitForEvent(Timeout.ZERO, 2));
+            assertTrue(
+                    cno.waitForNotification(Timeout.ZERO).isTimedOut(),
+                    "an unsignalled completion does not trigger the CNO");
+            assertDat(
+                    DatReturnType.INVALID_STATE,
+                    DatReturnSubtype.INVALID_STATE_EVD_CONFIG_NOTIFY,
+                    () -> req.waitForEvent(Timeout.ZERO, 2));
 
             a.postSend(p.a.iov(0, 24), 52, DEFAULT);
-            assertSame(req, cno.waitForNotification(WAIT).evd().orElseThrow(), "a signalled completion triggers the CNO");
+            assertSame(
+                    req, cno.waitForNotification(WAIT).evd().orElseThrow(), "a signalled completion triggers the CNO");
             EvdWaitResult first = req.waitForEvent(WAIT, 1);
-            assertEquals(51, assertInstanceOf(DtoCompletionEvent.class, first.event().orElseThrow()).userCookie(),
+            assertEquals(
+                    51,
+                    assertInstanceOf(DtoCompletionEvent.class, first.event().orElseThrow())
+                            .userCookie(),
                     "the unsignalled completion comes first, in order");
             assertEquals(1, first.nmore());
             assertEquals(16, ((DtoCompletionEvent) first.event().get()).transferredLength());
@@ -211,14 +260,21 @@ class DtoTest {
 
     @ParameterizedTest
     @EnumSource(DatPair.Mode.class)
-    @DisplayName("DAT_COMPLETION_SOLICITED_WAIT_FLAG (dat_ep_post_recv(3DAT), dat_ep_create(3DAT)): only a solicited send's receive notifies")
+    @DisplayName(
+            "DAT_COMPLETION_SOLICITED_WAIT_FLAG (dat_ep_post_recv(3DAT), dat_ep_create(3DAT)): only a solicited send's receive notifies")
     void shouldNotifyReceiverOnlyWhenSendIsSolicited(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
             ConsumerNotificationObject cno = p.b.ia.createCno(null);
             EventDispatcher recv = p.b.ia.createEvd(16, cno, EnumSet.of(EvdFlag.DTO));
             Endpoint a = p.a.ep();
-            Endpoint b = p.b.ia.createEndpoint(p.b.pz, recv, p.b.dto, p.b.conn,
-                    attrs(p.b).recvCompletionFlags(flags(CompletionFlag.SOLICITED_WAIT)).build());
+            Endpoint b = p.b.ia.createEndpoint(
+                    p.b.pz,
+                    recv,
+                    p.b.dto,
+                    p.b.conn,
+                    attrs(p.b)
+                            .recvCompletionFlags(flags(CompletionFlag.SOLICITED_WAIT))
+                            .build());
             p.connect(a, b);
             for (int i = 0; i < 3; i++) {
                 b.postRecv(p.b.iov(1024 * i, 1024), 70 + i, DEFAULT);
@@ -226,10 +282,14 @@ class DtoTest {
             a.postSend(p.a.iov(0, 11), 81, DEFAULT);
             awaitQueued(p.b.ia, recv, 1);
             EvdWaitResult w = recv.waitForEvent(Timeout.ZERO, 1);
-            assertEquals(DatReturnType.TIMEOUT_EXPIRED, w.status(), "an unsolicited message does not wake the receiver");
+            assertEquals(
+                    DatReturnType.TIMEOUT_EXPIRED, w.status(), "an unsolicited message does not wake the receiver");
             assertEquals(1, w.nmore());
             assertTrue(cno.waitForNotification(Timeout.ZERO).isTimedOut());
-            assertDat(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EVD_CONFIG_NOTIFY, () -> recv.waitForEvent(Timeout.ZERO, 2));
+            assertDat(
+                    DatReturnType.INVALID_STATE,
+                    DatReturnSubtype.INVALID_STATE_EVD_CONFIG_NOTIFY,
+                    () -> recv.waitForEvent(Timeout.ZERO, 2));
 
             a.postSend(p.a.iov(0, 22), 82, flags(CompletionFlag.SOLICITED_WAIT));
             assertSame(recv, cno.waitForNotification(WAIT).evd().orElseThrow());
@@ -243,17 +303,31 @@ class DtoTest {
 
     @ParameterizedTest
     @EnumSource(DatPair.Mode.class)
-    @DisplayName("DAT_COMPLETION_EVD_THRESHOLD_FLAG (dat.h, dat_evd_wait(3DAT)): the waiter is released by the threshold; a receive-attribute flag only")
+    @DisplayName(
+            "DAT_COMPLETION_EVD_THRESHOLD_FLAG (dat.h, dat_evd_wait(3DAT)): the waiter is released by the threshold; a receive-attribute flag only")
     void shouldReleaseWaiterByThresholdWhenEvdThresholdFlagIsSet(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
             EventDispatcher recv = p.b.ia.createEvd(8, null, EnumSet.of(EvdFlag.DTO));
-            EpAttributes threshold = attrs(p.b).recvCompletionFlags(flags(CompletionFlag.EVD_THRESHOLD)).build();
-            assertDat(DatReturnType.INVALID_PARAMETER, () -> p.b.ia.createEndpoint(p.b.pz, recv, p.b.dto, p.b.conn,
-                    threshold.toBuilder().recvCompletionFlags(flags(CompletionFlag.EVD_THRESHOLD, CompletionFlag.UNSIGNALLED)).build()));
+            EpAttributes threshold = attrs(p.b)
+                    .recvCompletionFlags(flags(CompletionFlag.EVD_THRESHOLD))
+                    .build();
+            assertDat(
+                    DatReturnType.INVALID_PARAMETER,
+                    () -> p.b.ia.createEndpoint(
+                            p.b.pz,
+                            recv,
+                            p.b.dto,
+                            p.b.conn,
+                            threshold.toBuilder()
+                                    .recvCompletionFlags(
+                                            flags(CompletionFlag.EVD_THRESHOLD, CompletionFlag.UNSIGNALLED))
+                                    .build()));
             Endpoint a = p.a.ep();
             Endpoint b = p.b.ia.createEndpoint(p.b.pz, recv, p.b.dto, p.b.conn, threshold);
             p.connect(a, b);
-            assertDat(DatReturnType.INVALID_PARAMETER, () -> a.postSend(p.a.iov(0, 8), 1, flags(CompletionFlag.EVD_THRESHOLD)));
+            assertDat(
+                    DatReturnType.INVALID_PARAMETER,
+                    () -> a.postSend(p.a.iov(0, 8), 1, flags(CompletionFlag.EVD_THRESHOLD)));
             for (int i = 0; i < 3; i++) {
                 b.postRecv(p.b.iov(1024 * i, 1024), 90 + i, DEFAULT);
             }
@@ -267,14 +341,16 @@ class DtoTest {
             EvdWaitResult short2 = recv.waitForEvent(Timeout.ofMillis(1), 3);
             assertEquals(DatReturnType.TIMEOUT_EXPIRED, short2.status());
             assertEquals(2, short2.nmore());
-            assertEquals(91, ((DtoCompletionEvent) recv.waitForEvent(WAIT, 2).event().orElseThrow()).userCookie());
+            assertEquals(
+                    91, ((DtoCompletionEvent) recv.waitForEvent(WAIT, 2).event().orElseThrow()).userCookie());
             assertEquals(7, nextDto(recv, b, 92, DtoCompletionStatus.SUCCESS).transferredLength());
         }
     }
 
     @ParameterizedTest
     @EnumSource(DatPair.Mode.class)
-    @DisplayName("DAT_COMPLETION_BARRIER_FENCE_FLAG (dat.h): a send after an RDMA Read starts only once the Read completed")
+    @DisplayName(
+            "DAT_COMPLETION_BARRIER_FENCE_FLAG (dat.h): a send after an RDMA Read starts only once the Read completed")
     void shouldStartFencedSendOnlyAfterReadCompletesWhenBarrierFenceIsGiven(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
             Connected c = connect(p);
@@ -292,7 +368,9 @@ class DtoTest {
                 int response = log.first(PacketEvent.DELIVERED, a, Opcode.RC_RDMA_READ_RESPONSE_ONLY);
                 int send = log.first(PacketEvent.SENT, b, Opcode.RC_SEND_ONLY);
                 assertTrue(response >= 0 && send >= 0, () -> "packets seen: " + log.snapshot());
-                assertTrue(send > response, () -> "the fenced SEND left before the READ response arrived: " + log.snapshot());
+                assertTrue(
+                        send > response,
+                        () -> "the fenced SEND left before the READ response arrived: " + log.snapshot());
             }
             // The fenced send carried what the read brought in.
             assertArrayEquals(bytes(p.b.buf, 8192, 256), bytes(p.b.buf, 16384, 256));
@@ -306,8 +384,10 @@ class DtoTest {
                     assertEquals(104, nextDto(p.a.dto).userCookie());
                     assertEquals(105, nextDto(p.a.dto).userCookie());
                     assertEquals(103, nextDto(p.b.dto).userCookie());
-                    assertTrue(log.first(PacketEvent.SENT, b, Opcode.RC_SEND_ONLY)
-                            < log.first(PacketEvent.DELIVERED, a, Opcode.RC_RDMA_READ_RESPONSE_ONLY), () -> "" + log.snapshot());
+                    assertTrue(
+                            log.first(PacketEvent.SENT, b, Opcode.RC_SEND_ONLY)
+                                    < log.first(PacketEvent.DELIVERED, a, Opcode.RC_RDMA_READ_RESPONSE_ONLY),
+                            () -> "" + log.snapshot());
                 }
             }
         }
@@ -317,7 +397,8 @@ class DtoTest {
 
     @ParameterizedTest
     @EnumSource(DatPair.Mode.class)
-    @DisplayName("DAT_DTO_ERR_FLUSHED (dat_ep_disconnect(3DAT), dat_ep_post_*(3DAT)): outstanding receives flushed in order; posts in DISCONNECTED flushed at once")
+    @DisplayName(
+            "DAT_DTO_ERR_FLUSHED (dat_ep_disconnect(3DAT), dat_ep_post_*(3DAT)): outstanding receives flushed in order; posts in DISCONNECTED flushed at once")
     void shouldFlushInOrderWhenEndpointDisconnects(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
             Connected c = connect(p);
@@ -342,7 +423,10 @@ class DtoTest {
                 assertEquals(DtoCompletionStatus.ERR_FLUSHED, e.status(), () -> "" + e);
                 flushed.add(e.userCookie());
             }
-            assertEquals(List.of(130L, 131L, 132L), flushed.stream().filter(x -> x != 133L).toList(), "request flushes keep post order");
+            assertEquals(
+                    List.of(130L, 131L, 132L),
+                    flushed.stream().filter(x -> x != 133L).toList(),
+                    "request flushes keep post order");
             assertTrue(flushed.contains(133L));
             assertNothingQueued(p.a.dto);
 
@@ -355,7 +439,8 @@ class DtoTest {
 
     @ParameterizedTest
     @EnumSource(DatPair.Mode.class)
-    @DisplayName("DAT_DTO_ERR_LOCAL_LENGTH (dat_ep_post_recv(3DAT)): a message larger than the receive; the sender sees DAT_DTO_ERR_REMOTE_RESPONDER")
+    @DisplayName(
+            "DAT_DTO_ERR_LOCAL_LENGTH (dat_ep_post_recv(3DAT)): a message larger than the receive; the sender sees DAT_DTO_ERR_REMOTE_RESPONDER")
     void shouldReportLocalLengthWhenMessageExceedsReceive(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
             Connected c = connect(p);
@@ -375,12 +460,13 @@ class DtoTest {
 
     @ParameterizedTest
     @EnumSource(DatPair.Mode.class)
-    @DisplayName("DAT_DTO_ERR_LOCAL_PROTECTION (dat_lmr_free(3DAT)): a receive into a freed LMR; the sender sees DAT_DTO_ERR_REMOTE_RESPONDER")
+    @DisplayName(
+            "DAT_DTO_ERR_LOCAL_PROTECTION (dat_lmr_free(3DAT)): a receive into a freed LMR; the sender sees DAT_DTO_ERR_REMOTE_RESPONDER")
     void shouldReportLocalProtectionWhenReceiveLmrWasFreed(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
             Connected c = connect(p);
-            LocalMemoryRegion extra = p.b.ia.createLmr(new RegionDescription.Virtual(ByteBuffer.allocateDirect(4096)), p.b.pz,
-                    MemoryPrivilege.all());
+            LocalMemoryRegion extra = p.b.ia.createLmr(
+                    new RegionDescription.Virtual(ByteBuffer.allocateDirect(4096)), p.b.pz, MemoryPrivilege.all());
             c.b().postRecv(ObjectFixtures.seg(extra, 0, 128), 150, DEFAULT);
             extra.free();
             c.a().postSend(p.a.iov(0, 64), 151, DEFAULT);
@@ -390,13 +476,14 @@ class DtoTest {
     }
 
     @Test
-    @DisplayName("DAT_DTO_ERR_LOCAL_PROTECTION (dat_lmr_free(3DAT)): a send from an LMR freed before the fabric took the request")
+    @DisplayName(
+            "DAT_DTO_ERR_LOCAL_PROTECTION (dat_lmr_free(3DAT)): a send from an LMR freed before the fabric took the request")
     void shouldReportLocalProtectionWhenSendLmrIsFreedBeforeTheFabricRuns() {
         try (DatPair p = DatPair.open(DatPair.Mode.DETERMINISTIC)) {
             Connected c = connect(p);
             c.b().postRecv(p.b.iov(0, 128), 160, DEFAULT);
-            LocalMemoryRegion extra = p.a.ia.createLmr(new RegionDescription.Virtual(ByteBuffer.allocateDirect(4096)), p.a.pz,
-                    MemoryPrivilege.all());
+            LocalMemoryRegion extra = p.a.ia.createLmr(
+                    new RegionDescription.Virtual(ByteBuffer.allocateDirect(4096)), p.a.pz, MemoryPrivilege.all());
             c.a().postSend(ObjectFixtures.seg(extra, 0, 64), 161, DEFAULT);
             extra.free(); // the deterministic fabric has not run since the post
             nextDto(p.a.dto, c.a(), 161, DtoCompletionStatus.ERR_LOCAL_PROTECTION);
@@ -406,19 +493,24 @@ class DtoTest {
 
     /** Ways a peer's RDMA request can be refused at the target. */
     enum BadRemote {
-        WRONG_RMR_CONTEXT, OUT_OF_BOUNDS, NO_REMOTE_WRITE_PRIVILEGE, FREED_LMR
+        WRONG_RMR_CONTEXT,
+        OUT_OF_BOUNDS,
+        NO_REMOTE_WRITE_PRIVILEGE,
+        FREED_LMR
     }
 
     @ParameterizedTest
     @EnumSource(BadRemote.class)
-    @DisplayName("DAT_DTO_ERR_REMOTE_ACCESS (dat_ep_post_rdma_write/read(3DAT), dat_lmr_free(3DAT)): a bad RMR triplet fails and touches nothing")
+    @DisplayName(
+            "DAT_DTO_ERR_REMOTE_ACCESS (dat_ep_post_rdma_write/read(3DAT), dat_lmr_free(3DAT)): a bad RMR triplet fails and touches nothing")
     void shouldReportRemoteAccessWhenRmrTripletIsBad(BadRemote kind) {
         for (DatPair.Mode mode : DatPair.Mode.values()) {
             try (DatPair p = DatPair.open(mode)) {
                 Connected c = connect(p);
                 ByteBuffer target = ByteBuffer.allocateDirect(4096);
                 Set<MemoryPrivilege> priv = kind == BadRemote.NO_REMOTE_WRITE_PRIVILEGE
-                        ? EnumSet.of(MemoryPrivilege.LOCAL_READ, MemoryPrivilege.REMOTE_READ) : MemoryPrivilege.all();
+                        ? EnumSet.of(MemoryPrivilege.LOCAL_READ, MemoryPrivilege.REMOTE_READ)
+                        : MemoryPrivilege.all();
                 LocalMemoryRegion t = p.b.ia.createLmr(new RegionDescription.Virtual(target), p.b.pz, priv);
                 int rkey = t.rmrContext().orElseThrow();
                 long base = t.registeredAddress();
@@ -443,7 +535,8 @@ class DtoTest {
 
     @ParameterizedTest
     @EnumSource(DatPair.Mode.class)
-    @DisplayName("DAT_DTO_ERR_REMOTE_ACCESS (dat_ep_post_rdma_read(3DAT)): a read beyond the remote LMR, the local buffer untouched")
+    @DisplayName(
+            "DAT_DTO_ERR_REMOTE_ACCESS (dat_ep_post_rdma_read(3DAT)): a read beyond the remote LMR, the local buffer untouched")
     void shouldReportRemoteAccessWhenReadLeavesTheRemoteLmr(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
             Connected c = connect(p);
@@ -457,7 +550,8 @@ class DtoTest {
 
     @ParameterizedTest
     @EnumSource(DatPair.Mode.class)
-    @DisplayName("DAT_DTO_ERR_LOCAL_EP (dat_ep_post_rdma_read(3DAT) USAGE): an RDMA Read to a peer that takes none (max_rdma_read_in 0) can never be issued")
+    @DisplayName(
+            "DAT_DTO_ERR_LOCAL_EP (dat_ep_post_rdma_read(3DAT) USAGE): an RDMA Read to a peer that takes none (max_rdma_read_in 0) can never be issued")
     void shouldReportLocalEpWhenPeerTakesNoRdmaReads(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
             Endpoint a = p.a.ep();
@@ -473,7 +567,8 @@ class DtoTest {
 
     @ParameterizedTest
     @EnumSource(DatPair.Mode.class)
-    @DisplayName("DAT_DTO_ERR_TRANSPORT: retries exhausted on a link that loses every request; later DTOs flushed; the connection broken")
+    @DisplayName(
+            "DAT_DTO_ERR_TRANSPORT: retries exhausted on a link that loses every request; later DTOs flushed; the connection broken")
     void shouldReportTransportErrorWhenRetriesAreExhausted(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
             Connected c = connect(p);
@@ -497,11 +592,16 @@ class DtoTest {
             String b = device(p.b).name();
             c.b().postRecv(p.b.iov(0, 2048), 200, DEFAULT);
             c.b().postRecv(p.b.iov(4096, 2048), 201, DEFAULT);
-            link(p).addFault(FaultRule.drop(PacketMatcher.opcode(Opcode.RC_SEND_MIDDLE, Opcode.RC_SEND_LAST)
-                    .and(PacketMatcher.from(device(p.a))), 1.0));
+            link(p).addFault(FaultRule.drop(
+                    PacketMatcher.opcode(Opcode.RC_SEND_MIDDLE, Opcode.RC_SEND_LAST)
+                            .and(PacketMatcher.from(device(p.a))),
+                    1.0));
             try (EventTestSupport.PacketLog log = new EventTestSupport.PacketLog(EventTestSupport.fabric(p))) {
                 c.a().postSend(p.a.iov(0, 1024), 202, DEFAULT);
-                await(p.b.ia, () -> log.count(PacketEvent.DELIVERED, b, Opcode.RC_SEND_FIRST) > 0, "the first packet of the message");
+                await(
+                        p.b.ia,
+                        () -> log.count(PacketEvent.DELIVERED, b, Opcode.RC_SEND_FIRST) > 0,
+                        "the first packet of the message");
             }
             c.b().disconnect(CloseFlag.ABRUPT);
             nextDto(p.b.dto, c.b(), 200, DtoCompletionStatus.ERR_PARTIAL_PACKET);
@@ -511,7 +611,8 @@ class DtoTest {
 
     @ParameterizedTest
     @EnumSource(DatPair.Mode.class)
-    @DisplayName("DAT_DTO_ERR_RECEIVER_NOT_READY is not produced: a send without a receive is retried (RNR retry 7: without limit) until one is posted")
+    @DisplayName(
+            "DAT_DTO_ERR_RECEIVER_NOT_READY is not produced: a send without a receive is retried (RNR retry 7: without limit) until one is posted")
     void shouldWaitForReceiveWhenNoneIsPosted(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
             Connected c = connect(p);
@@ -522,7 +623,9 @@ class DtoTest {
             assertEquals(EndpointState.CONNECTED, c.a().status().state());
             c.b().postRecv(p.b.iov(0, 64), 211, DEFAULT);
             nextDto(p.a.dto, c.a(), 210, DtoCompletionStatus.SUCCESS);
-            assertEquals(48, nextDto(p.b.dto, c.b(), 211, DtoCompletionStatus.SUCCESS).transferredLength());
+            assertEquals(
+                    48,
+                    nextDto(p.b.dto, c.b(), 211, DtoCompletionStatus.SUCCESS).transferredLength());
         }
     }
 
@@ -551,20 +654,27 @@ class DtoTest {
         for (WcStatus s : WcStatus.values()) {
             assertEquals(expected.get(s), Statuses.of(s, 0), () -> "DAT status of " + s);
         }
-        assertEquals(DtoCompletionStatus.ERR_PARTIAL_PACKET, Statuses.of(WcStatus.WR_FLUSH_ERR, WorkCompletion.VENDOR_ERR_PARTIAL_MESSAGE));
-        assertEquals(DtoCompletionStatus.ERR_LOCAL_LENGTH, Statuses.of(WcStatus.LOC_LEN_ERR, WorkCompletion.VENDOR_ERR_PARTIAL_MESSAGE),
+        assertEquals(
+                DtoCompletionStatus.ERR_PARTIAL_PACKET,
+                Statuses.of(WcStatus.WR_FLUSH_ERR, WorkCompletion.VENDOR_ERR_PARTIAL_MESSAGE));
+        assertEquals(
+                DtoCompletionStatus.ERR_LOCAL_LENGTH,
+                Statuses.of(WcStatus.LOC_LEN_ERR, WorkCompletion.VENDOR_ERR_PARTIAL_MESSAGE),
                 "the partial-message mark only qualifies a flush");
     }
 
     // ------------------------------------------------------------------ many outstanding
 
     private enum Op {
-        SEND, WRITE, READ
+        SEND,
+        WRITE,
+        READ
     }
 
     @ParameterizedTest
     @EnumSource(DatPair.Mode.class)
-    @DisplayName("dat_evd_dequeue(3DAT), dat_ep_post_*(3DAT): a seeded mix of many outstanding DTOs completes each cookie once, in post order")
+    @DisplayName(
+            "dat_evd_dequeue(3DAT), dat_ep_post_*(3DAT): a seeded mix of many outstanding DTOs completes each cookie once, in post order")
     void shouldCompleteEveryCookieExactlyOnceWhenManyDtosAreOutstanding(DatPair.Mode mode) {
         final int maxRequests = 16;
         final int maxRecvs = 32;
@@ -646,8 +756,14 @@ class DtoTest {
         }
     }
 
-    private static void retire(DtoCompletionEvent e, Endpoint a, ArrayDeque<Long> posted, Set<Long> suppressed,
-                               Map<Long, Long> lengths, Set<Long> seen, List<Long> order) {
+    private static void retire(
+            DtoCompletionEvent e,
+            Endpoint a,
+            ArrayDeque<Long> posted,
+            Set<Long> suppressed,
+            Map<Long, Long> lengths,
+            Set<Long> seen,
+            List<Long> order) {
         assertSame(a, e.ep());
         assertEquals(DtoCompletionStatus.SUCCESS, e.status(), () -> "" + e);
         assertEquals(lengths.get(e.userCookie()), e.transferredLength(), () -> "transferred length of " + e);

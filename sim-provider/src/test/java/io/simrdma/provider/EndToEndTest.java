@@ -1,5 +1,21 @@
 package io.simrdma.provider;
 
+import static io.simrdma.provider.ConnSupport.assertState;
+import static io.simrdma.provider.ConnSupport.expect;
+import static io.simrdma.provider.DatPair.WAIT;
+import static io.simrdma.provider.DatPair.assertDat;
+import static io.simrdma.provider.DatPair.next;
+import static io.simrdma.provider.EventTestSupport.assertNoEvent;
+import static io.simrdma.provider.EventTestSupport.nextDto;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
 import io.simrdma.dat.AsyncErrorEvent;
 import io.simrdma.dat.AsyncErrorReason;
 import io.simrdma.dat.CloseFlag;
@@ -21,9 +37,9 @@ import io.simrdma.dat.EndpointState;
 import io.simrdma.dat.EpAttributes;
 import io.simrdma.dat.EpModify;
 import io.simrdma.dat.EpParams;
+import io.simrdma.dat.EvdFlag;
 import io.simrdma.dat.EventDispatcher;
 import io.simrdma.dat.EventNumber;
-import io.simrdma.dat.EvdFlag;
 import io.simrdma.dat.FreeableHandle;
 import io.simrdma.dat.InterfaceAdapter;
 import io.simrdma.dat.LmrTriplet;
@@ -41,12 +57,6 @@ import io.simrdma.dat.RmrBinding;
 import io.simrdma.dat.RmrTriplet;
 import io.simrdma.dat.SharedReceiveQueue;
 import io.simrdma.dat.SrqAttributes;
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.Arguments;
-import org.junit.jupiter.params.provider.EnumSource;
-import org.junit.jupiter.params.provider.MethodSource;
-
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
@@ -63,22 +73,11 @@ import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
-
-import static io.simrdma.provider.ConnSupport.assertState;
-import static io.simrdma.provider.ConnSupport.expect;
-import static io.simrdma.provider.DatPair.WAIT;
-import static io.simrdma.provider.DatPair.assertDat;
-import static io.simrdma.provider.DatPair.next;
-import static io.simrdma.provider.EventTestSupport.assertNoEvent;
-import static io.simrdma.provider.EventTestSupport.nextDto;
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertSame;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * End-to-end scenarios through the DAT API only, each run over every fabric of
@@ -101,8 +100,17 @@ class EndToEndTest {
 
     /** EP attributes any provider with the usual limits gives (no provider defaults assumed). */
     static EpAttributes.Builder attrs() {
-        return EpAttributes.builder().maxMessageSize(1 << 20).maxRdmaSize(1 << 20).maxRecvDtos(32).maxRequestDtos(32)
-                .maxRecvIov(4).maxRequestIov(4).maxRdmaReadIn(4).maxRdmaReadOut(4).maxRdmaReadIov(4).maxRdmaWriteIov(4);
+        return EpAttributes.builder()
+                .maxMessageSize(1 << 20)
+                .maxRdmaSize(1 << 20)
+                .maxRecvDtos(32)
+                .maxRequestDtos(32)
+                .maxRecvIov(4)
+                .maxRequestIov(4)
+                .maxRdmaReadIn(4)
+                .maxRdmaReadOut(4)
+                .maxRdmaReadIov(4)
+                .maxRdmaWriteIov(4);
     }
 
     /**
@@ -247,7 +255,8 @@ class EndToEndTest {
 
     /** The bytes an I/O vector of {@code n}'s LMR names, in vector order. */
     private static byte[] gather(Node n, List<LmrTriplet> iov) {
-        ByteBuffer out = ByteBuffer.allocate((int) iov.stream().mapToLong(LmrTriplet::segmentLength).sum());
+        ByteBuffer out = ByteBuffer.allocate(
+                (int) iov.stream().mapToLong(LmrTriplet::segmentLength).sum());
         for (LmrTriplet t : iov) {
             out.put(bytes(n.buf, (int) (t.virtualAddress() - n.lmr.registeredAddress()), (int) t.segmentLength()));
         }
@@ -296,11 +305,18 @@ class EndToEndTest {
         zero(to.buf, 8000, 8000);
         dst.postRecv(in, seed, DEFAULT);
         src.postSend(out, seed, DEFAULT);
-        assertEquals(2000, nextDto(from.req, src, seed, DtoCompletionStatus.SUCCESS).transferredLength());
-        assertEquals(2000, nextDto(to.recv, dst, seed, DtoCompletionStatus.SUCCESS).transferredLength());
+        assertEquals(
+                2000, nextDto(from.req, src, seed, DtoCompletionStatus.SUCCESS).transferredLength());
+        assertEquals(
+                2000, nextDto(to.recv, dst, seed, DtoCompletionStatus.SUCCESS).transferredLength());
         byte[] sent = gather(from, out);
-        assertArrayEquals(sent, Arrays.copyOf(gather(to, in), 2000), "the message scattered in order over the receive's segments");
-        assertArrayEquals(new byte[333 + 1 + 5000 - 2000], Arrays.copyOfRange(gather(to, in), 2000, 333 + 1 + 5000),
+        assertArrayEquals(
+                sent,
+                Arrays.copyOf(gather(to, in), 2000),
+                "the message scattered in order over the receive's segments");
+        assertArrayEquals(
+                new byte[333 + 1 + 5000 - 2000],
+                Arrays.copyOfRange(gather(to, in), 2000, 333 + 1 + 5000),
                 "nothing beyond the message is written");
     }
 
@@ -317,8 +333,9 @@ class EndToEndTest {
 
     @ParameterizedTest
     @EnumSource(EndToEndFabric.class)
-    @DisplayName("dat_psp_create(3DAT), dat_ep_connect(3DAT), dat_cr_query(3DAT), dat_cr_accept(3DAT), dat_evd_wait(3DAT): "
-            + "a consumer EP accepts through a PSP; max_private_data_size bytes reach each side; data flows both ways")
+    @DisplayName(
+            "dat_psp_create(3DAT), dat_ep_connect(3DAT), dat_cr_query(3DAT), dat_cr_accept(3DAT), dat_evd_wait(3DAT): "
+                    + "a consumer EP accepts through a PSP; max_private_data_size bytes reach each side; data flows both ways")
     void shouldConnectAndCarryDataWhenConsumerEndpointAcceptsThroughPsp(EndToEndFabric fabric) {
         try (Pair p = new Pair(fabric)) {
             int max = p.a.ia.query().providerAttributes().maxPrivateDataSize();
@@ -337,13 +354,17 @@ class EndToEndTest {
             assertEquals(p.b.address(), req.localIaAddress());
             ConnectionRequest cr = req.cr();
             CrParams params = cr.query();
-            assertArrayEquals(requestData, params.privateData(), "dat_cr_query(3DAT): the requester's private data, whole");
+            assertArrayEquals(
+                    requestData, params.privateData(), "dat_cr_query(3DAT): the requester's private data, whole");
             assertEquals(p.a.address(), params.remoteIaAddress());
             assertTrue(params.localEp().isEmpty(), "a consumer PSP gives no EP");
 
             cr.accept(passive, acceptData);
             ConnectionEvent up = expect(p.a.conn, EventNumber.CONNECTION_EVENT_ESTABLISHED, active);
-            assertArrayEquals(acceptData, up.privateData(), "dat_evd_wait(3DAT): the active side gets the accepter's private data");
+            assertArrayEquals(
+                    acceptData,
+                    up.privateData(),
+                    "dat_evd_wait(3DAT): the active side gets the accepter's private data");
             ConnectionEvent upPassive = expect(p.b.conn, EventNumber.CONNECTION_EVENT_ESTABLISHED, passive);
             assertEquals(0, upPassive.privateDataSize(), "dat_evd_wait(3DAT): none on the passive side");
             assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_CR, cr::query);
@@ -353,7 +374,8 @@ class EndToEndTest {
             assertEquals(Optional.of(p.b.address()), ap.remoteIaAddress());
             assertEquals(q, ap.remotePortQual().orElseThrow());
             assertEquals(Optional.of(p.a.address()), passive.query().remoteIaAddress());
-            assertEquals(params.remotePortQual(), passive.query().remotePortQual().orElseThrow());
+            assertEquals(
+                    params.remotePortQual(), passive.query().remotePortQual().orElseThrow());
 
             exchange(p.a, active, p.b, passive, 10);
             exchange(p.a, active, p.b, passive, 20);
@@ -376,13 +398,23 @@ class EndToEndTest {
             ConnectionRequestEvent req = next(p.b.conn, ConnectionRequestEvent.class);
             CrParams params = req.cr().query();
             assertArrayEquals(new byte[] {7, 7, 7}, params.privateData());
-            Endpoint provided = params.localEp().orElseThrow(() -> new AssertionError("dat_cr_query(3DAT): no provider EP"));
+            Endpoint provided =
+                    params.localEp().orElseThrow(() -> new AssertionError("dat_cr_query(3DAT): no provider EP"));
             EpParams before = provided.query();
             assertEquals(EndpointState.TENTATIVE_CONNECTION_PENDING, before.state());
-            assertTrue(before.pz().isEmpty() && before.recvEvd().isEmpty() && before.requestEvd().isEmpty()
-                    && before.connectEvd().isEmpty(), "dat_psp_create(3DAT): DAT_HANDLE_NULL PZ and EVDs: " + before);
+            assertTrue(
+                    before.pz().isEmpty()
+                            && before.recvEvd().isEmpty()
+                            && before.requestEvd().isEmpty()
+                            && before.connectEvd().isEmpty(),
+                    "dat_psp_create(3DAT): DAT_HANDLE_NULL PZ and EVDs: " + before);
 
-            provided.modify(EpModify.builder().pz(p.b.pz).recvEvd(p.b.recv).requestEvd(p.b.req).connectEvd(p.b.conn).build());
+            provided.modify(EpModify.builder()
+                    .pz(p.b.pz)
+                    .recvEvd(p.b.recv)
+                    .requestEvd(p.b.req)
+                    .connectEvd(p.b.conn)
+                    .build());
             EpParams after = provided.query();
             assertEquals(Optional.of(p.b.pz), after.pz());
             assertEquals(Optional.of(p.b.recv), after.recvEvd());
@@ -394,7 +426,10 @@ class EndToEndTest {
             provided.postRecv(p.b.iov(0, 64), 1, DEFAULT);
 
             req.cr().accept(null, new byte[] {9});
-            assertArrayEquals(new byte[] {9}, expect(p.a.conn, EventNumber.CONNECTION_EVENT_ESTABLISHED, active).privateData());
+            assertArrayEquals(
+                    new byte[] {9},
+                    expect(p.a.conn, EventNumber.CONNECTION_EVENT_ESTABLISHED, active)
+                            .privateData());
             expect(p.b.conn, EventNumber.CONNECTION_EVENT_ESTABLISHED, provided);
             assertState(EndpointState.CONNECTED, provided);
             p.b.own(provided);
@@ -402,7 +437,9 @@ class EndToEndTest {
             fill(p.a.buf, 0, 64, 3);
             active.postSend(p.a.iov(0, 64), 2, DEFAULT);
             nextDto(p.a.req, active, 2, DtoCompletionStatus.SUCCESS);
-            assertEquals(64, nextDto(p.b.recv, provided, 1, DtoCompletionStatus.SUCCESS).transferredLength());
+            assertEquals(
+                    64,
+                    nextDto(p.b.recv, provided, 1, DtoCompletionStatus.SUCCESS).transferredLength());
             assertArrayEquals(bytes(p.a.buf, 0, 64), bytes(p.b.buf, 0, 64));
             exchange(p.a, active, p.b, provided, 30);
 
@@ -413,8 +450,9 @@ class EndToEndTest {
 
     @ParameterizedTest
     @EnumSource(EndToEndFabric.class)
-    @DisplayName("dat_rsp_create(3DAT), dat_cr_accept(3DAT): the reserved EP (RESERVED, then PASSIVE_CONNECTION_PENDING "
-            + "with the request) accepts with DAT_HANDLE_NULL; private data both ways; data flows")
+    @DisplayName(
+            "dat_rsp_create(3DAT), dat_cr_accept(3DAT): the reserved EP (RESERVED, then PASSIVE_CONNECTION_PENDING "
+                    + "with the request) accepts with DAT_HANDLE_NULL; private data both ways; data flows")
     void shouldConnectWhenReservedEndpointAcceptsThroughRsp(EndToEndFabric fabric) {
         try (Pair p = new Pair(fabric)) {
             Endpoint active = p.a.ep();
@@ -431,7 +469,10 @@ class EndToEndTest {
             assertState(EndpointState.PASSIVE_CONNECTION_PENDING, reserved);
 
             req.cr().accept(null, new byte[] {5, 6});
-            assertArrayEquals(new byte[] {5, 6}, expect(p.a.conn, EventNumber.CONNECTION_EVENT_ESTABLISHED, active).privateData());
+            assertArrayEquals(
+                    new byte[] {5, 6},
+                    expect(p.a.conn, EventNumber.CONNECTION_EVENT_ESTABLISHED, active)
+                            .privateData());
             expect(p.b.conn, EventNumber.CONNECTION_EVENT_ESTABLISHED, reserved);
             exchange(p.a, active, p.b, reserved, 40);
 
@@ -509,8 +550,9 @@ class EndToEndTest {
                 List<List<LmrTriplet>> ins = new ArrayList<>();
                 for (int i = 0; i < lengths.length; i++) {
                     int base = 100_000 + i * 21_000;
-                    List<LmrTriplet> in = i == 0 ? List.of() : List.of(to.seg(base, 7), to.seg(base + 100, 4096),
-                            to.seg(base + 4300, 16_500));
+                    List<LmrTriplet> in = i == 0
+                            ? List.of()
+                            : List.of(to.seg(base, 7), to.seg(base + 100, 4096), to.seg(base + 4300, 16_500));
                     ins.add(in);
                     dst.postRecv(in, 100 + i, DEFAULT);
                 }
@@ -519,17 +561,28 @@ class EndToEndTest {
                     int len = lengths[i];
                     int base = i * 30_000;
                     fill(from.buf, base, 30_000, 1000L * i + (to == p.b ? 1 : 2));
-                    List<LmrTriplet> out = len == 0 ? List.of() : len <= 3 ? List.of(from.seg(base, len))
-                            : List.of(from.seg(base, len / 3), from.seg(base + 10_000, len / 3),
-                                    from.seg(base + 20_000, len - 2 * (len / 3)));
+                    List<LmrTriplet> out = len == 0
+                            ? List.of()
+                            : len <= 3
+                                    ? List.of(from.seg(base, len))
+                                    : List.of(
+                                            from.seg(base, len / 3),
+                                            from.seg(base + 10_000, len / 3),
+                                            from.seg(base + 20_000, len - 2 * (len / 3)));
                     outs.add(out);
                     src.postSend(out, 200 + i, DEFAULT);
                 }
                 for (int i = 0; i < lengths.length; i++) {
-                    assertEquals(lengths[i], nextDto(from.req, src, 200 + i, DtoCompletionStatus.SUCCESS).transferredLength());
+                    assertEquals(
+                            lengths[i],
+                            nextDto(from.req, src, 200 + i, DtoCompletionStatus.SUCCESS)
+                                    .transferredLength());
                 }
                 for (int i = 0; i < lengths.length; i++) {
-                    assertEquals(lengths[i], nextDto(to.recv, dst, 100 + i, DtoCompletionStatus.SUCCESS).transferredLength(),
+                    assertEquals(
+                            lengths[i],
+                            nextDto(to.recv, dst, 100 + i, DtoCompletionStatus.SUCCESS)
+                                    .transferredLength(),
                             "receive " + i + " gets message " + i + ", in order");
                     byte[] sent = gather(from, outs.get(i));
                     assertArrayEquals(sent, Arrays.copyOf(gather(to, ins.get(i)), sent.length), "message " + i);
@@ -557,11 +610,14 @@ class EndToEndTest {
             List<Endpoint> receivers = new ArrayList<>();
             for (int i = 0; i < eps; i++) {
                 senders.add(p.a.ep());
-                receivers.add(p.b.own(p.b.ia.createEndpointWithSrq(p.b.pz, p.b.recv, p.b.req, p.b.conn, srq, attrs().build())));
+                receivers.add(p.b.own(
+                        p.b.ia.createEndpointWithSrq(p.b.pz, p.b.recv, p.b.req, p.b.conn, srq, attrs().build())));
                 assertEquals(Optional.of(srq), receivers.get(i).query().srq());
                 connectThroughPsp(p, senders.get(i), receivers.get(i));
             }
-            assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE,
+            assertDat(
+                    DatReturnType.INVALID_PARAMETER,
+                    DatReturnSubtype.NO_SUBTYPE,
                     () -> receivers.get(0).postRecv(p.b.iov(0, 8), 1, DEFAULT)); // S3 SILENT: receives go to the SRQ
             zero(p.b.buf, 0, eps * perEp * slot);
             for (int k = 0; k < eps * perEp; k++) {
@@ -612,7 +668,12 @@ class EndToEndTest {
             assertDat(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_SRQ_IN_USE, srq::free);
 
             for (int i = 0; i < eps; i++) {
-                disconnect(p, senders.get(i), receivers.get(i), i % 2 == 0 ? CloseFlag.ABRUPT : CloseFlag.GRACEFUL, i == 1);
+                disconnect(
+                        p,
+                        senders.get(i),
+                        receivers.get(i),
+                        i % 2 == 0 ? CloseFlag.ABRUPT : CloseFlag.GRACEFUL,
+                        i == 1);
             }
             p.closeGracefully();
         }
@@ -633,17 +694,26 @@ class EndToEndTest {
                 Node to = from == p.a ? p.b : p.a;
                 Endpoint ep = from == p.a ? ea : eb;
                 ByteBuffer extra = ByteBuffer.allocateDirect(8192);
-                LocalMemoryRegion second = from.own(from.ia.createLmr(new RegionDescription.Virtual(extra), from.pz,
+                LocalMemoryRegion second = from.own(from.ia.createLmr(
+                        new RegionDescription.Virtual(extra),
+                        from.pz,
                         EnumSet.of(MemoryPrivilege.LOCAL_READ, MemoryPrivilege.LOCAL_WRITE)));
                 fill(from.buf, 0, 8192, 60);
                 fill(extra, 0, 8192, 61);
-                List<LmrTriplet> out = List.of(from.seg(10, 1000), new LmrTriplet(second.lmrContext(),
-                        second.registeredAddress() + 4000, 3000), from.seg(5000, 2500));
+                List<LmrTriplet> out = List.of(
+                        from.seg(10, 1000),
+                        new LmrTriplet(second.lmrContext(), second.registeredAddress() + 4000, 3000),
+                        from.seg(5000, 2500));
                 byte[] written = new byte[6500];
-                ByteBuffer.wrap(written).put(bytes(from.buf, 10, 1000)).put(bytes(extra, 4000, 3000)).put(bytes(from.buf, 5000, 2500));
+                ByteBuffer.wrap(written)
+                        .put(bytes(from.buf, 10, 1000))
+                        .put(bytes(extra, 4000, 3000))
+                        .put(bytes(from.buf, 5000, 2500));
                 zero(to.buf, 50_000, 10_000);
                 ep.postRdmaWrite(out, 1, to.remote(51_000, 6500), DEFAULT);
-                assertEquals(6500, nextDto(from.req, ep, 1, DtoCompletionStatus.SUCCESS).transferredLength());
+                assertEquals(
+                        6500,
+                        nextDto(from.req, ep, 1, DtoCompletionStatus.SUCCESS).transferredLength());
                 assertArrayEquals(written, bytes(to.buf, 51_000, 6500));
                 assertArrayEquals(new byte[1000], bytes(to.buf, 50_000, 1000), "nothing before the target range");
                 assertArrayEquals(new byte[2500], bytes(to.buf, 57_500, 2500), "nothing after it");
@@ -651,13 +721,21 @@ class EndToEndTest {
                 fill(to.buf, 70_000, 10_000, 62);
                 zero(from.buf, 20_000, 20_000);
                 zero(extra, 0, 8192);
-                List<LmrTriplet> in = List.of(new LmrTriplet(second.lmrContext(), second.registeredAddress() + 100, 2000),
-                        from.seg(20_000, 1), from.seg(30_000, 6999));
+                List<LmrTriplet> in = List.of(
+                        new LmrTriplet(second.lmrContext(), second.registeredAddress() + 100, 2000),
+                        from.seg(20_000, 1),
+                        from.seg(30_000, 6999));
                 ep.postRdmaRead(in, 2, to.remote(70_500, 9000), DEFAULT);
-                assertEquals(9000, nextDto(from.req, ep, 2, DtoCompletionStatus.SUCCESS).transferredLength());
+                assertEquals(
+                        9000,
+                        nextDto(from.req, ep, 2, DtoCompletionStatus.SUCCESS).transferredLength());
                 byte[] read = new byte[9000];
-                ByteBuffer.wrap(read).put(bytes(extra, 100, 2000)).put(bytes(from.buf, 20_000, 1)).put(bytes(from.buf, 30_000, 6999));
-                assertArrayEquals(bytes(to.buf, 70_500, 9000), read, "the read scattered in order over the local segments");
+                ByteBuffer.wrap(read)
+                        .put(bytes(extra, 100, 2000))
+                        .put(bytes(from.buf, 20_000, 1))
+                        .put(bytes(from.buf, 30_000, 6999));
+                assertArrayEquals(
+                        bytes(to.buf, 70_500, 9000), read, "the read scattered in order over the local segments");
                 assertArrayEquals(new byte[100], bytes(extra, 0, 100));
                 assertArrayEquals(new byte[1000], bytes(from.buf, 36_999, 1000), "nothing beyond the last segment");
             }
@@ -679,7 +757,9 @@ class EndToEndTest {
             Endpoint eb = p.b.ep();
             connectThroughPsp(p, ea, eb);
             ByteBuffer target = ByteBuffer.allocateDirect(8192);
-            LocalMemoryRegion local = p.b.own(p.b.ia.createLmr(new RegionDescription.Virtual(target), p.b.pz,
+            LocalMemoryRegion local = p.b.own(p.b.ia.createLmr(
+                    new RegionDescription.Virtual(target),
+                    p.b.pz,
                     EnumSet.of(MemoryPrivilege.LOCAL_READ, MemoryPrivilege.LOCAL_WRITE)));
             assertTrue(local.rmrContext().isEmpty(), "dat_lmr_create(3DAT): no remote privilege, no rmr_context");
             RemoteMemoryRegion rmr = p.b.own(p.b.pz.createRmr());
@@ -703,13 +783,15 @@ class EndToEndTest {
             fill(p.a.buf, 0, 4096, 70);
             List<LmrTriplet> out = List.of(p.a.seg(0, 500), p.a.seg(1000, 700), p.a.seg(2000, 1300));
             ea.postRdmaWrite(out, 1, new RmrTriplet(context, window.virtualAddress() + 100, 2500), DEFAULT);
-            assertEquals(2500, nextDto(p.a.req, ea, 1, DtoCompletionStatus.SUCCESS).transferredLength());
+            assertEquals(
+                    2500, nextDto(p.a.req, ea, 1, DtoCompletionStatus.SUCCESS).transferredLength());
             assertArrayEquals(gather(p.a, out), bytes(target, 1024 + 100, 2500));
             assertArrayEquals(new byte[1124], bytes(target, 0, 1124), "nothing before the written range");
             zero(p.a.buf, 10_000, 10_000);
             List<LmrTriplet> in = List.of(p.a.seg(10_000, 1200), p.a.seg(15_000, 1300));
             ea.postRdmaRead(in, 2, new RmrTriplet(context, window.virtualAddress() + 100, 2500), DEFAULT);
-            assertEquals(2500, nextDto(p.a.req, ea, 2, DtoCompletionStatus.SUCCESS).transferredLength());
+            assertEquals(
+                    2500, nextDto(p.a.req, ea, 2, DtoCompletionStatus.SUCCESS).transferredLength());
             assertArrayEquals(bytes(target, 1124, 2500), gather(p.a, in));
 
             rmr.unbind(eb, 78, DEFAULT);
@@ -797,7 +879,10 @@ class EndToEndTest {
                 assertSame(ea, d.ep());
                 done.add(d.userCookie());
                 if (flag == CloseFlag.GRACEFUL) {
-                    assertEquals(DtoCompletionStatus.SUCCESS, d.status(), () -> "graceful: in-flight requests complete: " + d);
+                    assertEquals(
+                            DtoCompletionStatus.SUCCESS,
+                            d.status(),
+                            () -> "graceful: in-flight requests complete: " + d);
                 } else if (d.status() != DtoCompletionStatus.SUCCESS) {
                     assertEquals(DtoCompletionStatus.ERR_FLUSHED, d.status(), () -> "" + d);
                     failed = true;
@@ -814,7 +899,8 @@ class EndToEndTest {
             assertState(EndpointState.DISCONNECTED, eb);
             for (int i = 0; i < 8; i++) {
                 if (flag == CloseFlag.GRACEFUL && i % 3 != 1) {
-                    assertArrayEquals(bytes(p.a.buf, i * 4096, 4096), bytes(p.b.buf, 40_000 + i * 4096, 4096), "write " + i);
+                    assertArrayEquals(
+                            bytes(p.a.buf, i * 4096, 4096), bytes(p.b.buf, 40_000 + i * 4096, 4096), "write " + i);
                 }
             }
 
@@ -827,7 +913,10 @@ class EndToEndTest {
                 if (r.status() == DtoCompletionStatus.SUCCESS) {
                     int sendIndex = 1 + 3 * sends++;
                     assertEquals(4096, r.transferredLength());
-                    assertArrayEquals(bytes(p.a.buf, sendIndex * 4096, 4096), bytes(p.b.buf, i * 4096, 4096), "send " + sendIndex);
+                    assertArrayEquals(
+                            bytes(p.a.buf, sendIndex * 4096, 4096),
+                            bytes(p.b.buf, i * 4096, 4096),
+                            "send " + sendIndex);
                 } else {
                     assertEquals(DtoCompletionStatus.ERR_FLUSHED, r.status(), () -> "" + r);
                 }
@@ -862,7 +951,8 @@ class EndToEndTest {
                         long q = p.qual();
                         PublicServicePoint psp = p.a.ia.createPsp(q, p.a.conn, PspFlag.CONSUMER);
                         connect(eb, p.a, q, new byte[] {(byte) round});
-                        ConnectionRequest cr = next(p.a.conn, ConnectionRequestEvent.class).cr();
+                        ConnectionRequest cr =
+                                next(p.a.conn, ConnectionRequestEvent.class).cr();
                         assertArrayEquals(new byte[] {(byte) round}, cr.query().privateData());
                         cr.accept(ea, null);
                         expect(p.b.conn, EventNumber.CONNECTION_EVENT_ESTABLISHED, eb);
@@ -884,14 +974,17 @@ class EndToEndTest {
                 eb.postRecv(p.b.iov(0, 16), 900 + round, DEFAULT);
                 disconnect(p, ea, eb, round == 1 ? CloseFlag.ABRUPT : CloseFlag.GRACEFUL, round != 1);
                 nextDto(p.b.recv, eb, 900 + round, DtoCompletionStatus.ERR_FLUSHED);
-                assertDat(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EP_DISCONNECTED,
+                assertDat(
+                        DatReturnType.INVALID_STATE,
+                        DatReturnSubtype.INVALID_STATE_EP_DISCONNECTED,
                         () -> connect(ea, p.b, 1, null));
                 ea.reset();
                 eb.reset();
                 for (Endpoint ep : List.of(ea, eb)) {
                     EpParams q = ep.query();
                     assertEquals(EndpointState.UNCONNECTED, q.state());
-                    assertTrue(q.remoteIaAddress().isEmpty() && q.remotePortQual().isEmpty(), () -> "after reset: " + q);
+                    assertTrue(
+                            q.remoteIaAddress().isEmpty() && q.remotePortQual().isEmpty(), () -> "after reset: " + q);
                     assertTrue(ep.status().recvIdle() && ep.status().requestIdle());
                 }
             }
@@ -914,6 +1007,7 @@ class EndToEndTest {
         final Endpoint dst;
         /** Per request slot: the sender's source/destination and, at the receiver, the write target and read source. */
         final int srcBase;
+
         final int recvBase;
         final int writeBase;
         final int readBase;
@@ -923,6 +1017,7 @@ class EndToEndTest {
         final Map<Long, Integer> recvSlotOf = new HashMap<>();
         /** Sends whose receive has not completed yet, in order: each completed receive must be the oldest. */
         final Deque<Op> sendsToArrive = new ArrayDeque<>();
+
         long nextCookie;
         long nextRecvCookie;
 
@@ -946,12 +1041,13 @@ class EndToEndTest {
     }
 
     private enum Kind {
-        SEND, WRITE, READ
+        SEND,
+        WRITE,
+        READ
     }
 
     /** A request in flight. */
-    private record Op(Kind kind, long cookie, int slot, int length, long seed) {
-    }
+    private record Op(Kind kind, long cookie, int slot, int length, long seed) {}
 
     private static final int SLOTS = 32;
     private static final int SLOT = 512;
@@ -1072,7 +1168,9 @@ class EndToEndTest {
     /** Takes the next request completion of {@code node} and checks it against the stream that posted it. */
     private static void takeRequest(Node node, List<Flow> streams, Set<Long> completed) {
         DtoCompletionEvent e = next(node.req, DtoCompletionEvent.class);
-        Flow s = streams.stream().filter(x -> x.from == node && x.src == e.ep()).findFirst()
+        Flow s = streams.stream()
+                .filter(x -> x.from == node && x.src == e.ep())
+                .findFirst()
                 .orElseThrow(() -> new AssertionError("a completion of no sending EP of " + node + ": " + e));
         Op op = s.inFlight.remove(e.userCookie());
         if (op == null) {
@@ -1083,10 +1181,16 @@ class EndToEndTest {
         assertEquals(op.length(), e.transferredLength(), () -> "length of " + e);
         int at = s.srcBase + op.slot() * SLOT;
         switch (op.kind()) {
-            case WRITE -> assertArrayEquals(bytes(s.from.buf, at, op.length()),
-                    bytes(s.to.buf, s.writeBase + op.slot() * SLOT, op.length()), () -> "RDMA Write " + op);
-            case READ -> assertArrayEquals(bytes(s.to.buf, s.readBase + op.slot() * SLOT, op.length()),
-                    bytes(s.from.buf, at, op.length()), () -> "RDMA Read " + op);
+            case WRITE ->
+                assertArrayEquals(
+                        bytes(s.from.buf, at, op.length()),
+                        bytes(s.to.buf, s.writeBase + op.slot() * SLOT, op.length()),
+                        () -> "RDMA Write " + op);
+            case READ ->
+                assertArrayEquals(
+                        bytes(s.to.buf, s.readBase + op.slot() * SLOT, op.length()),
+                        bytes(s.from.buf, at, op.length()),
+                        () -> "RDMA Read " + op);
             default -> {
                 // the receive side checks the data of a send
             }
@@ -1097,7 +1201,9 @@ class EndToEndTest {
     /** Takes the next receive completion of {@code node}: the oldest send of its stream not yet arrived. */
     private static void takeReceive(Node node, List<Flow> streams, Set<Long> received) {
         DtoCompletionEvent e = next(node.recv, DtoCompletionEvent.class);
-        Flow s = streams.stream().filter(x -> x.to == node && x.dst == e.ep()).findFirst()
+        Flow s = streams.stream()
+                .filter(x -> x.to == node && x.dst == e.ep())
+                .findFirst()
                 .orElseThrow(() -> new AssertionError("a receive of no receiving EP of " + node + ": " + e));
         assertTrue(received.add(e.userCookie()), () -> "receive completed twice: " + e);
         assertEquals(DtoCompletionStatus.SUCCESS, e.status(), () -> "" + e);
@@ -1105,10 +1211,12 @@ class EndToEndTest {
         assertNotNull(slot, () -> "a receive not posted: " + e);
         Op send = s.sendsToArrive.poll();
         assertNotNull(send, () -> "a receive completed with no send: " + e);
-        assertEquals(send.length(), e.transferredLength(), () -> "receives complete in send order: " + e + " for " + send);
+        assertEquals(
+                send.length(), e.transferredLength(), () -> "receives complete in send order: " + e + " for " + send);
         ByteBuffer expected = ByteBuffer.allocate(send.length());
         fill(expected, 0, send.length(), send.seed());
-        assertArrayEquals(expected.array(), bytes(s.to.buf, s.recvBase + slot * SLOT, send.length()), () -> "send " + send);
+        assertArrayEquals(
+                expected.array(), bytes(s.to.buf, s.recvBase + slot * SLOT, send.length()), () -> "send " + send);
         s.freeRecvSlots.add(slot);
     }
 }

@@ -1,5 +1,20 @@
 package io.simrdma.provider;
 
+import static io.simrdma.provider.ConnSupport.connEvd;
+import static io.simrdma.provider.ConnSupport.dtoEvd;
+import static io.simrdma.provider.DatPair.assertDat;
+import static io.simrdma.provider.DatPair.flags;
+import static io.simrdma.provider.DatPair.next;
+import static io.simrdma.provider.EventTestSupport.assertNoEvent;
+import static io.simrdma.provider.EventTestSupport.completion;
+import static io.simrdma.provider.ObjectFixtures.seg;
+import static io.simrdma.provider.ObjectFixtures.validAttributes;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.simrdma.dat.AsyncErrorEvent;
 import io.simrdma.dat.AsyncErrorReason;
 import io.simrdma.dat.CloseFlag;
@@ -18,9 +33,9 @@ import io.simrdma.dat.EpModify;
 import io.simrdma.dat.EpParams;
 import io.simrdma.dat.EpRecvInfo;
 import io.simrdma.dat.EpStatus;
+import io.simrdma.dat.EvdFlag;
 import io.simrdma.dat.EventDispatcher;
 import io.simrdma.dat.EventNumber;
-import io.simrdma.dat.EvdFlag;
 import io.simrdma.dat.IaAttributes;
 import io.simrdma.dat.InterfaceAdapter;
 import io.simrdma.dat.LmrTriplet;
@@ -31,14 +46,6 @@ import io.simrdma.dat.Qos;
 import io.simrdma.dat.ServiceType;
 import io.simrdma.dat.SharedReceiveQueue;
 import io.simrdma.dat.SrqAttributes;
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.function.Executable;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.Arguments;
-import org.junit.jupiter.params.provider.EnumSource;
-import org.junit.jupiter.params.provider.MethodSource;
-
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
@@ -46,21 +53,13 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
-
-import static io.simrdma.provider.ConnSupport.connEvd;
-import static io.simrdma.provider.ConnSupport.dtoEvd;
-import static io.simrdma.provider.DatPair.assertDat;
-import static io.simrdma.provider.DatPair.flags;
-import static io.simrdma.provider.DatPair.next;
-import static io.simrdma.provider.EventTestSupport.assertNoEvent;
-import static io.simrdma.provider.ObjectFixtures.seg;
-import static io.simrdma.provider.ObjectFixtures.validAttributes;
-import static io.simrdma.provider.EventTestSupport.completion;
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertSame;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The endpoint object (not its state table, not connection establishment): dat_ep_create(3DAT),
@@ -73,6 +72,7 @@ class EndpointTest {
 
     /** Device limits small enough to reach: 64 WRs per queue, 4 SGEs (max_iov 4; RDMA Read iov stays 32). */
     private static final String SMALL = "maxQpWr=64&maxSge=4";
+
     private static final Set<CompletionFlag> DEFAULT = CompletionFlag.defaults();
 
     /** Small valid attributes ({@link ObjectFixtures#validAttributes}) with recv_completion_flags {@code f}. */
@@ -86,8 +86,11 @@ class EndpointTest {
     }
 
     /** dat_ep_create(3DAT) on side a with {@code recv}, {@code request} and {@code attrs} is DAT_INVALID_PARAMETER. */
-    private static void assertCreateRefused(DatPair p, EventDispatcher recv, EventDispatcher request, EpAttributes attrs) {
-        assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE,
+    private static void assertCreateRefused(
+            DatPair p, EventDispatcher recv, EventDispatcher request, EpAttributes attrs) {
+        assertDat(
+                DatReturnType.INVALID_PARAMETER,
+                DatReturnSubtype.NO_SUBTYPE,
                 () -> p.a.ia.createEndpoint(p.a.pz, recv, request, p.a.conn, attrs));
     }
 
@@ -128,8 +131,11 @@ class EndpointTest {
             assertTrue(a.maxRecvDtos() >= 1 && a.maxRecvDtos() <= ia.maxDtoPerEp(), "max_recv_dtos " + a);
             assertTrue(a.maxRequestDtos() >= 1 && a.maxRequestDtos() <= ia.maxDtoPerEp(), "max_request_dtos " + a);
             assertTrue(a.maxRecvIov() >= 1 && a.maxRecvIov() <= ia.maxIovSegmentsPerDto(), "max_recv_iov " + a);
-            assertTrue(a.maxRequestIov() >= 1 && a.maxRequestIov() <= ia.maxIovSegmentsPerDto(), "max_request_iov " + a);
-            assertTrue(a.maxRdmaReadIn() <= ia.maxRdmaReadIn() && a.maxRdmaReadOut() <= ia.maxRdmaReadOut(), "rdma read " + a);
+            assertTrue(
+                    a.maxRequestIov() >= 1 && a.maxRequestIov() <= ia.maxIovSegmentsPerDto(), "max_request_iov " + a);
+            assertTrue(
+                    a.maxRdmaReadIn() <= ia.maxRdmaReadIn() && a.maxRdmaReadOut() <= ia.maxRdmaReadOut(),
+                    "rdma read " + a);
             assertEquals(Dat.HW_DEFAULT, a.srqSoftHw());
             assertEquals(EpAttributeRules.defaults((SimIa) p.a.ia), a);
 
@@ -138,7 +144,9 @@ class EndpointTest {
             peer.postRecv(p.b.iov(0, 64), 1, DEFAULT);
             p.connect(ep, peer);
             ep.postSend(p.a.iov(0, 64), 2, DEFAULT);
-            assertEquals(DtoCompletionStatus.SUCCESS, next(p.a.dto, DtoCompletionEvent.class).status());
+            assertEquals(
+                    DtoCompletionStatus.SUCCESS,
+                    next(p.a.dto, DtoCompletionEvent.class).status());
             assertEquals(64, next(p.b.dto, DtoCompletionEvent.class).transferredLength());
         }
     }
@@ -149,12 +157,20 @@ class EndpointTest {
     void shouldKeepRequestedAttributesWhenEveryOneIsAtTheIaLimit(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode, SMALL)) {
             IaAttributes ia = p.a.ia.query().iaAttributes();
-            EpAttributes requested = EpAttributes.builder().maxMessageSize(ia.maxMessageSize()).maxRdmaSize(ia.maxRdmaSize())
-                    .maxRecvDtos(ia.maxDtoPerEp()).maxRequestDtos(ia.maxDtoPerEp()).maxRecvIov(ia.maxIovSegmentsPerDto())
-                    .maxRequestIov(ia.maxIovSegmentsPerDto()).maxRdmaReadIn(ia.maxRdmaReadIn()).maxRdmaReadOut(ia.maxRdmaReadOut())
-                    .maxRdmaReadIov(ia.maxIovSegmentsPerRdmaRead()).maxRdmaWriteIov(ia.maxIovSegmentsPerRdmaWrite())
+            EpAttributes requested = EpAttributes.builder()
+                    .maxMessageSize(ia.maxMessageSize())
+                    .maxRdmaSize(ia.maxRdmaSize())
+                    .maxRecvDtos(ia.maxDtoPerEp())
+                    .maxRequestDtos(ia.maxDtoPerEp())
+                    .maxRecvIov(ia.maxIovSegmentsPerDto())
+                    .maxRequestIov(ia.maxIovSegmentsPerDto())
+                    .maxRdmaReadIn(ia.maxRdmaReadIn())
+                    .maxRdmaReadOut(ia.maxRdmaReadOut())
+                    .maxRdmaReadIov(ia.maxIovSegmentsPerRdmaRead())
+                    .maxRdmaWriteIov(ia.maxIovSegmentsPerRdmaWrite())
                     .recvCompletionFlags(flags(CompletionFlag.EVD_THRESHOLD))
-                    .requestCompletionFlags(flags(CompletionFlag.EVD_THRESHOLD)).build();
+                    .requestCompletionFlags(flags(CompletionFlag.EVD_THRESHOLD))
+                    .build();
             assertEquals(64, requested.maxRecvDtos());
             assertEquals(4, requested.maxRecvIov());
             Endpoint ep = p.a.ep(requested);
@@ -182,20 +198,23 @@ class EndpointTest {
         l.add(bad("max_rdma_read_iov above the IA's", b -> b.maxRdmaReadIov(33)));
         l.add(bad("max_rdma_write_iov above the IA's", b -> b.maxRdmaWriteIov(5)));
         // dat.h DAT_COMPLETION_EVD_THRESHOLD_FLAG: "UNSIGNALLED for RECV not allowed" with it.
-        l.add(bad("recv flags EVD_THRESHOLD|UNSIGNALLED",
+        l.add(bad(
+                "recv flags EVD_THRESHOLD|UNSIGNALLED",
                 b -> b.recvCompletionFlags(flags(CompletionFlag.EVD_THRESHOLD, CompletionFlag.UNSIGNALLED))));
         // dat_ep_modify(3DAT): "Recv posting does not support DAT_COMPLETION_SUPPRESS_FLAG or
         // DAT_COMPLETION_BARRIER_FENCE_FLAG"; the value is one of UNSIGNALLED, SOLICITED_WAIT, EVD_THRESHOLD.
         l.add(bad("recv flags SUPPRESS", b -> b.recvCompletionFlags(flags(CompletionFlag.SUPPRESS))));
         l.add(bad("recv flags BARRIER_FENCE", b -> b.recvCompletionFlags(flags(CompletionFlag.BARRIER_FENCE))));
-        l.add(bad("recv flags SOLICITED_WAIT|EVD_THRESHOLD",
+        l.add(bad(
+                "recv flags SOLICITED_WAIT|EVD_THRESHOLD",
                 b -> b.recvCompletionFlags(flags(CompletionFlag.SOLICITED_WAIT, CompletionFlag.EVD_THRESHOLD))));
         // dat_ep_modify(3DAT): request completion flags are UNSIGNALLED or EVD_THRESHOLD; SUPPRESS,
         // SOLICITED_WAIT and BARRIER_FENCE are flags of each post.
         l.add(bad("request flags SOLICITED_WAIT", b -> b.requestCompletionFlags(flags(CompletionFlag.SOLICITED_WAIT))));
         l.add(bad("request flags SUPPRESS", b -> b.requestCompletionFlags(flags(CompletionFlag.SUPPRESS))));
         l.add(bad("request flags BARRIER_FENCE", b -> b.requestCompletionFlags(flags(CompletionFlag.BARRIER_FENCE))));
-        l.add(bad("request flags UNSIGNALLED|EVD_THRESHOLD",
+        l.add(bad(
+                "request flags UNSIGNALLED|EVD_THRESHOLD",
                 b -> b.requestCompletionFlags(flags(CompletionFlag.UNSIGNALLED, CompletionFlag.EVD_THRESHOLD))));
         return ConnSupport.everyMode(l);
     }
@@ -207,14 +226,16 @@ class EndpointTest {
     @ParameterizedTest(name = "{0}: {1}")
     @MethodSource("outOfRange")
     @DisplayName("dat_ep_create(3DAT): an attribute out of range is DAT_INVALID_PARAMETER and creates nothing")
-    void shouldRejectAttributeWithInvalidParameterWhenOutOfRange(DatPair.Mode mode, String what,
-                                                                   UnaryOperator<EpAttributes.Builder> change) {
+    void shouldRejectAttributeWithInvalidParameterWhenOutOfRange(
+            DatPair.Mode mode, String what, UnaryOperator<EpAttributes.Builder> change) {
         try (DatPair p = DatPair.open(mode, SMALL)) {
             EventDispatcher recv = dtoEvd(p.a);
             EventDispatcher request = dtoEvd(p.a);
             EventDispatcher conn = connEvd(p.a);
             EpAttributes attrs = change.apply(validAttributes()).build();
-            assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE,
+            assertDat(
+                    DatReturnType.INVALID_PARAMETER,
+                    DatReturnSubtype.NO_SUBTYPE,
                     () -> p.a.ia.createEndpoint(p.a.pz, recv, request, conn, attrs));
             // Nothing was created: the EVDs feed no stream and free at once.
             recv.free();
@@ -226,11 +247,21 @@ class EndpointTest {
     }
 
     @Test
-    @DisplayName("dat_ep_create(3DAT): a negative count never reaches the provider (DAT_INVALID_PARAMETER from DAT_EP_ATTR)")
+    @DisplayName(
+            "dat_ep_create(3DAT): a negative count never reaches the provider (DAT_INVALID_PARAMETER from DAT_EP_ATTR)")
     void shouldRejectNegativeCountWhenBuildingAttributes() {
-        assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE, () -> validAttributes().maxRecvDtos(-1).build());
-        assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE, () -> validAttributes().maxMessageSize(-1).build());
-        assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE, () -> validAttributes().srqSoftHw(-7).build());
+        assertDat(
+                DatReturnType.INVALID_PARAMETER,
+                DatReturnSubtype.NO_SUBTYPE,
+                () -> validAttributes().maxRecvDtos(-1).build());
+        assertDat(
+                DatReturnType.INVALID_PARAMETER,
+                DatReturnSubtype.NO_SUBTYPE,
+                () -> validAttributes().maxMessageSize(-1).build());
+        assertDat(
+                DatReturnType.INVALID_PARAMETER,
+                DatReturnSubtype.NO_SUBTYPE,
+                () -> validAttributes().srqSoftHw(-7).build());
     }
 
     @ParameterizedTest
@@ -238,9 +269,12 @@ class EndpointTest {
     @DisplayName("dat_ep_create(3DAT): a QoS the provider does not support is DAT_MODEL_NOT_SUPPORTED")
     void shouldRejectQosWithModelNotSupportedWhenNotBestEffort(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
-            assertEquals(Set.of(Qos.BEST_EFFORT), p.a.ia.query().providerAttributes().qosSupported());
+            assertEquals(
+                    Set.of(Qos.BEST_EFFORT), p.a.ia.query().providerAttributes().qosSupported());
             for (Qos q : EnumSet.complementOf(EnumSet.of(Qos.BEST_EFFORT))) {
-                assertDat(DatReturnType.MODEL_NOT_SUPPORTED, DatReturnSubtype.NO_SUBTYPE,
+                assertDat(
+                        DatReturnType.MODEL_NOT_SUPPORTED,
+                        DatReturnSubtype.NO_SUBTYPE,
                         () -> p.a.ep(validAttributes().qos(q).build()));
             }
         }
@@ -255,22 +289,38 @@ class EndpointTest {
             EventDispatcher dto = dtoEvd(p.a);
             EventDispatcher bindOnly = p.a.ia.createEvd(16, null, EnumSet.of(EvdFlag.RMR_BIND));
             EventDispatcher crOnly = p.a.ia.createEvd(16, null, EnumSet.of(EvdFlag.CR));
-            assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_EVD_RECV,
+            assertDat(
+                    DatReturnType.INVALID_HANDLE,
+                    DatReturnSubtype.INVALID_HANDLE_EVD_RECV,
                     () -> p.a.ia.createEndpoint(p.a.pz, connOnly, dto, connOnly, null));
-            assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_EVD_REQUEST,
+            assertDat(
+                    DatReturnType.INVALID_HANDLE,
+                    DatReturnSubtype.INVALID_HANDLE_EVD_REQUEST,
                     () -> p.a.ia.createEndpoint(p.a.pz, dto, connOnly, connOnly, null));
-            assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_EVD_REQUEST,
+            assertDat(
+                    DatReturnType.INVALID_HANDLE,
+                    DatReturnSubtype.INVALID_HANDLE_EVD_REQUEST,
                     () -> p.a.ia.createEndpoint(p.a.pz, dto, bindOnly, connOnly, null));
-            assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_EVD_CONN,
+            assertDat(
+                    DatReturnType.INVALID_HANDLE,
+                    DatReturnSubtype.INVALID_HANDLE_EVD_CONN,
                     () -> p.a.ia.createEndpoint(p.a.pz, dto, dto, dto, null));
-            assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_EVD_CONN,
+            assertDat(
+                    DatReturnType.INVALID_HANDLE,
+                    DatReturnSubtype.INVALID_HANDLE_EVD_CONN,
                     () -> p.a.ia.createEndpoint(p.a.pz, dto, dto, crOnly, null));
             // EVDs of another IA are not handles of this one.
-            assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_EVD_RECV,
+            assertDat(
+                    DatReturnType.INVALID_HANDLE,
+                    DatReturnSubtype.INVALID_HANDLE_EVD_RECV,
                     () -> p.a.ia.createEndpoint(p.a.pz, p.b.dto, dto, connOnly, null));
-            assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_EVD_REQUEST,
+            assertDat(
+                    DatReturnType.INVALID_HANDLE,
+                    DatReturnSubtype.INVALID_HANDLE_EVD_REQUEST,
                     () -> p.a.ia.createEndpoint(p.a.pz, dto, p.b.dto, connOnly, null));
-            assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_EVD_CONN,
+            assertDat(
+                    DatReturnType.INVALID_HANDLE,
+                    DatReturnSubtype.INVALID_HANDLE_EVD_CONN,
                     () -> p.a.ia.createEndpoint(p.a.pz, dto, dto, p.b.conn, null));
             // Nothing took a stream of these EVDs.
             for (EventDispatcher e : List.of(connOnly, dto, bindOnly, crOnly)) {
@@ -288,11 +338,17 @@ class EndpointTest {
             EventDispatcher deadConn = connEvd(p.a);
             deadDto.free();
             deadConn.free();
-            assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_EVD_RECV,
+            assertDat(
+                    DatReturnType.INVALID_HANDLE,
+                    DatReturnSubtype.INVALID_HANDLE_EVD_RECV,
                     () -> p.a.ia.createEndpoint(p.a.pz, deadDto, p.a.dto, p.a.conn, null));
-            assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_EVD_REQUEST,
+            assertDat(
+                    DatReturnType.INVALID_HANDLE,
+                    DatReturnSubtype.INVALID_HANDLE_EVD_REQUEST,
                     () -> p.a.ia.createEndpoint(p.a.pz, p.a.dto, deadDto, p.a.conn, null));
-            assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_EVD_CONN,
+            assertDat(
+                    DatReturnType.INVALID_HANDLE,
+                    DatReturnSubtype.INVALID_HANDLE_EVD_CONN,
                     () -> p.a.ia.createEndpoint(p.a.pz, p.a.dto, p.a.dto, deadConn, null));
         }
     }
@@ -319,7 +375,9 @@ class EndpointTest {
             ProtectionZone dead = p.a.ia.createPz();
             dead.free();
             for (ProtectionZone bad : new ProtectionZone[] {dead, p.b.pz, null}) {
-                assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_PZ,
+                assertDat(
+                        DatReturnType.INVALID_HANDLE,
+                        DatReturnSubtype.INVALID_HANDLE_PZ,
                         () -> p.a.ia.createEndpoint(bad, p.a.dto, p.a.dto, p.a.conn, null));
             }
         }
@@ -327,7 +385,8 @@ class EndpointTest {
 
     @ParameterizedTest
     @EnumSource(DatPair.Mode.class)
-    @DisplayName("dat_ep_create(3DAT): an EVD also fed by non-DTO streams takes only threshold-controlled completion streams")
+    @DisplayName(
+            "dat_ep_create(3DAT): an EVD also fed by non-DTO streams takes only threshold-controlled completion streams")
     void shouldRejectConsumerControlledStreamWhenEvdAlsoFeedsOtherStreams(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
             for (EvdFlag other : List.of(EvdFlag.CONNECTION, EvdFlag.CR, EvdFlag.SOFTWARE)) {
@@ -338,18 +397,18 @@ class EndpointTest {
                 assertCreateRefused(p, own, mixed, requestFlags(CompletionFlag.UNSIGNALLED));
                 // "only DAT_COMPLETION_THRESHOLD is valid": EVD_THRESHOLD (and the default, which notifies every
                 // completion and so is threshold-controlled too) are accepted.
-                p.a.ia.createEndpoint(p.a.pz, mixed, own, p.a.conn,
-                        recvFlags(CompletionFlag.EVD_THRESHOLD));
-                p.a.ia.createEndpoint(p.a.pz, own, mixed, p.a.conn,
-                        requestFlags(CompletionFlag.EVD_THRESHOLD));
-                p.a.ia.createEndpoint(p.a.pz, mixed, mixed, p.a.conn, validAttributes().build());
+                p.a.ia.createEndpoint(p.a.pz, mixed, own, p.a.conn, recvFlags(CompletionFlag.EVD_THRESHOLD));
+                p.a.ia.createEndpoint(p.a.pz, own, mixed, p.a.conn, requestFlags(CompletionFlag.EVD_THRESHOLD));
+                p.a.ia.createEndpoint(
+                        p.a.pz, mixed, mixed, p.a.conn, validAttributes().build());
             }
         }
     }
 
     @ParameterizedTest
     @EnumSource(DatPair.Mode.class)
-    @DisplayName("dat_ep_create(3DAT): once a stream of an EVD is UNSIGNALLED, every request and recv stream of it must be")
+    @DisplayName(
+            "dat_ep_create(3DAT): once a stream of an EVD is UNSIGNALLED, every request and recv stream of it must be")
     void shouldRequireEveryStreamUnsignalledWhenOneStreamOfTheEvdIsUnsignalled(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
             EventDispatcher shared = dtoEvd(p.a);
@@ -366,7 +425,8 @@ class EndpointTest {
 
             // The other way round: a default stream first, then an UNSIGNALLED one.
             EventDispatcher plain = dtoEvd(p.a);
-            p.a.ia.createEndpoint(p.a.pz, plain, own, p.a.conn, validAttributes().build());
+            p.a.ia.createEndpoint(
+                    p.a.pz, plain, own, p.a.conn, validAttributes().build());
             assertCreateRefused(p, own, plain, unsignalledRequests);
             assertCreateRefused(p, plain, own, unsignalledRecvs);
             assertEquals(EndpointState.UNCONNECTED, first.status().state());
@@ -384,9 +444,15 @@ class EndpointTest {
             // SOLICITED_WAIT receives: "the EVD cannot be used for any other event stream types".
             assertCreateRefused(p, e, e, recvFlags(CompletionFlag.SOLICITED_WAIT));
             // Both UNSIGNALLED is what the page asks for.
-            Endpoint ok = p.a.ia.createEndpoint(p.a.pz, e, e, p.a.conn, validAttributes()
-                    .recvCompletionFlags(flags(CompletionFlag.UNSIGNALLED))
-                    .requestCompletionFlags(flags(CompletionFlag.UNSIGNALLED)).build());
+            Endpoint ok = p.a.ia.createEndpoint(
+                    p.a.pz,
+                    e,
+                    e,
+                    p.a.conn,
+                    validAttributes()
+                            .recvCompletionFlags(flags(CompletionFlag.UNSIGNALLED))
+                            .requestCompletionFlags(flags(CompletionFlag.UNSIGNALLED))
+                            .build());
             ok.free();
             e.free();
         }
@@ -394,7 +460,8 @@ class EndpointTest {
 
     @ParameterizedTest
     @EnumSource(DatPair.Mode.class)
-    @DisplayName("dat_ep_create(3DAT): a SOLICITED_WAIT recv stream shares its EVD only with SOLICITED_WAIT recv streams")
+    @DisplayName(
+            "dat_ep_create(3DAT): a SOLICITED_WAIT recv stream shares its EVD only with SOLICITED_WAIT recv streams")
     void shouldRequireSolicitedWaitRecvStreamsOnlyWhenOneRecvStreamIsSolicitedWait(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
             EventDispatcher shared = dtoEvd(p.a);
@@ -402,7 +469,8 @@ class EndpointTest {
             EpAttributes solicited = recvFlags(CompletionFlag.SOLICITED_WAIT);
             p.a.ia.createEndpoint(p.a.pz, shared, own, p.a.conn, solicited);
             p.a.ia.createEndpoint(p.a.pz, shared, own, p.a.conn, solicited);
-            for (EpAttributes other : List.of(validAttributes().build(),
+            for (EpAttributes other : List.of(
+                    validAttributes().build(),
                     recvFlags(CompletionFlag.EVD_THRESHOLD),
                     recvFlags(CompletionFlag.UNSIGNALLED))) {
                 assertCreateRefused(p, shared, own, other);
@@ -413,32 +481,44 @@ class EndpointTest {
 
     @ParameterizedTest
     @EnumSource(DatPair.Mode.class)
-    @DisplayName("dat_ep_free(3DAT): freeing an endpoint destroys its event streams, so their flag rules no longer apply")
+    @DisplayName(
+            "dat_ep_free(3DAT): freeing an endpoint destroys its event streams, so their flag rules no longer apply")
     void shouldAcceptConflictingStreamWhenTheEndpointOfTheOldStreamIsFreed(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
             EventDispatcher shared = dtoEvd(p.a);
             EventDispatcher own = dtoEvd(p.a);
-            Endpoint unsignalled = p.a.ia.createEndpoint(p.a.pz, own, shared, p.a.conn,
-                    requestFlags(CompletionFlag.UNSIGNALLED));
+            Endpoint unsignalled =
+                    p.a.ia.createEndpoint(p.a.pz, own, shared, p.a.conn, requestFlags(CompletionFlag.UNSIGNALLED));
             assertCreateRefused(p, own, shared, validAttributes().build());
             unsignalled.free();
-            p.a.ia.createEndpoint(p.a.pz, own, shared, p.a.conn, validAttributes().build());
+            p.a.ia.createEndpoint(
+                    p.a.pz, own, shared, p.a.conn, validAttributes().build());
         }
     }
 
     @ParameterizedTest
     @EnumSource(DatPair.Mode.class)
-    @DisplayName("dat_ep_create(3DAT): beyond max_eps the call fails with DAT_INSUFFICIENT_RESOURCES (DAT_RESOURCE_TEP)")
+    @DisplayName(
+            "dat_ep_create(3DAT): beyond max_eps the call fails with DAT_INSUFFICIENT_RESOURCES (DAT_RESOURCE_TEP)")
     void shouldFailWithInsufficientResourcesTepWhenMaxEpsAreInUse(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode, "maxQp=3")) {
             assertEquals(3, p.a.ia.query().iaAttributes().maxEps());
             SharedReceiveQueue srq = p.a.ia.createSrq(p.a.pz, new SrqAttributes(8, 1, 0));
             Endpoint first = p.a.ep();
             p.a.ep();
-            p.a.ia.createEndpointWithSrq(p.a.pz, p.a.dto, p.a.dto, p.a.conn, srq, validAttributes().build());
+            p.a.ia.createEndpointWithSrq(
+                    p.a.pz, p.a.dto, p.a.dto, p.a.conn, srq, validAttributes().build());
             assertDat(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_TEP, p.a::ep);
-            assertDat(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_TEP,
-                    () -> p.a.ia.createEndpointWithSrq(p.a.pz, p.a.dto, p.a.dto, p.a.conn, srq, validAttributes().build()));
+            assertDat(
+                    DatReturnType.INSUFFICIENT_RESOURCES,
+                    DatReturnSubtype.RESOURCE_TEP,
+                    () -> p.a.ia.createEndpointWithSrq(
+                            p.a.pz,
+                            p.a.dto,
+                            p.a.dto,
+                            p.a.conn,
+                            srq,
+                            validAttributes().build()));
             first.free();
             assertEquals(EndpointState.UNCONNECTED, p.a.ep().status().state());
             assertDat(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_TEP, p.a::ep);
@@ -449,12 +529,18 @@ class EndpointTest {
 
     @ParameterizedTest
     @EnumSource(DatPair.Mode.class)
-    @DisplayName("dat_ep_create_with_srq(3DAT): UNCONNECTED, bound to the SRQ, requested attributes kept (max_recv_iov ignored)")
+    @DisplayName(
+            "dat_ep_create_with_srq(3DAT): UNCONNECTED, bound to the SRQ, requested attributes kept (max_recv_iov ignored)")
     void shouldCreateUnconnectedEndpointBoundToSrqWhenPzMatches(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode, SMALL)) {
             SharedReceiveQueue srq = p.a.ia.createSrq(p.a.pz, new SrqAttributes(16, 2, 0));
-            EpAttributes requested = validAttributes().maxRecvDtos(5).maxMessageSize(1000).maxRdmaSize(3000).maxRdmaReadIn(1)
-                    .maxRdmaReadOut(3).build();
+            EpAttributes requested = validAttributes()
+                    .maxRecvDtos(5)
+                    .maxMessageSize(1000)
+                    .maxRdmaSize(3000)
+                    .maxRdmaReadIn(1)
+                    .maxRdmaReadOut(3)
+                    .build();
             Endpoint ep = p.a.ia.createEndpointWithSrq(p.a.pz, p.a.dto, p.a.dto, p.a.conn, srq, requested);
             EpParams q = ep.query();
             assertEquals(EndpointState.UNCONNECTED, q.state());
@@ -473,7 +559,12 @@ class EndpointTest {
             assertEquals(requested.requestCompletionFlags(), a.requestCompletionFlags());
             // max_recv_iov "is ignored": no value of it makes the call fail.
             for (int iov : new int[] {0, 5, 1000, Integer.MAX_VALUE}) {
-                Endpoint e = p.a.ia.createEndpointWithSrq(p.a.pz, p.a.dto, p.a.dto, p.a.conn, srq,
+                Endpoint e = p.a.ia.createEndpointWithSrq(
+                        p.a.pz,
+                        p.a.dto,
+                        p.a.dto,
+                        p.a.conn,
+                        srq,
                         validAttributes().maxRecvIov(iov).build());
                 assertEquals(EndpointState.UNCONNECTED, e.status().state());
                 e.free();
@@ -483,13 +574,22 @@ class EndpointTest {
 
     @ParameterizedTest
     @EnumSource(DatPair.Mode.class)
-    @DisplayName("dat_ep_create_with_srq(3DAT): a max_recv_dtos the IA cannot give fails (it is kept exactly, not ignored)")
+    @DisplayName(
+            "dat_ep_create_with_srq(3DAT): a max_recv_dtos the IA cannot give fails (it is kept exactly, not ignored)")
     void shouldRejectMaxRecvDtosWithInvalidParameterWhenAboveIaLimitOnSrqEndpoint(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode, SMALL)) {
             SharedReceiveQueue srq = p.a.ia.createSrq(p.a.pz, new SrqAttributes(16, 2, 0));
             for (int n : new int[] {65, Integer.MAX_VALUE}) {
-                assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE, () -> p.a.ia.createEndpointWithSrq(
-                        p.a.pz, p.a.dto, p.a.dto, p.a.conn, srq, validAttributes().maxRecvDtos(n).build()));
+                assertDat(
+                        DatReturnType.INVALID_PARAMETER,
+                        DatReturnSubtype.NO_SUBTYPE,
+                        () -> p.a.ia.createEndpointWithSrq(
+                                p.a.pz,
+                                p.a.dto,
+                                p.a.dto,
+                                p.a.conn,
+                                srq,
+                                validAttributes().maxRecvDtos(n).build()));
             }
             srq.free();
         }
@@ -501,7 +601,9 @@ class EndpointTest {
     void shouldRejectNullAttributesWithInvalidParameterWhenCreatingWithSrq(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
             SharedReceiveQueue srq = p.a.ia.createSrq(p.a.pz, new SrqAttributes(16, 2, 0));
-            assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE,
+            assertDat(
+                    DatReturnType.INVALID_PARAMETER,
+                    DatReturnSubtype.NO_SUBTYPE,
                     () -> p.a.ia.createEndpointWithSrq(p.a.pz, p.a.dto, p.a.dto, p.a.conn, srq, null));
             srq.free();
         }
@@ -516,22 +618,39 @@ class EndpointTest {
             dead.free();
             SharedReceiveQueue foreign = p.b.ia.createSrq(p.b.pz, new SrqAttributes(16, 2, 0));
             for (SharedReceiveQueue bad : new SharedReceiveQueue[] {dead, foreign, null}) {
-                assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_SRQ,
-                        () -> p.a.ia.createEndpointWithSrq(p.a.pz, p.a.dto, p.a.dto, p.a.conn, bad, validAttributes().build()));
+                assertDat(
+                        DatReturnType.INVALID_HANDLE,
+                        DatReturnSubtype.INVALID_HANDLE_SRQ,
+                        () -> p.a.ia.createEndpointWithSrq(
+                                p.a.pz,
+                                p.a.dto,
+                                p.a.dto,
+                                p.a.conn,
+                                bad,
+                                validAttributes().build()));
             }
         }
     }
 
     @ParameterizedTest
     @EnumSource(DatPair.Mode.class)
-    @DisplayName("dat_ep_create_with_srq(3DAT): without srq_ep_pz_difference_supported, a PZ other than the SRQ's is DAT_INVALID_PARAMETER")
+    @DisplayName(
+            "dat_ep_create_with_srq(3DAT): without srq_ep_pz_difference_supported, a PZ other than the SRQ's is DAT_INVALID_PARAMETER")
     void shouldRejectPzWithInvalidParameterWhenItIsNotTheSrqs(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
             assertFalse(p.a.ia.query().providerAttributes().srqEpPzDifferenceSupported());
             SharedReceiveQueue srq = p.a.ia.createSrq(p.a.pz, new SrqAttributes(16, 2, 0));
             ProtectionZone other = p.a.ia.createPz();
-            assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE,
-                    () -> p.a.ia.createEndpointWithSrq(other, p.a.dto, p.a.dto, p.a.conn, srq, validAttributes().build()));
+            assertDat(
+                    DatReturnType.INVALID_PARAMETER,
+                    DatReturnSubtype.NO_SUBTYPE,
+                    () -> p.a.ia.createEndpointWithSrq(
+                            other,
+                            p.a.dto,
+                            p.a.dto,
+                            p.a.conn,
+                            srq,
+                            validAttributes().build()));
             // Nothing is attached to the SRQ or the PZ.
             srq.free();
             other.free();
@@ -544,8 +663,11 @@ class EndpointTest {
     void shouldRejectPostRecvWithInvalidParameterWhenEndpointUsesSrq(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
             SharedReceiveQueue srq = p.a.ia.createSrq(p.a.pz, new SrqAttributes(16, 2, 0));
-            Endpoint ep = p.a.ia.createEndpointWithSrq(p.a.pz, p.a.dto, p.a.dto, p.a.conn, srq, validAttributes().build());
-            assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE,
+            Endpoint ep = p.a.ia.createEndpointWithSrq(
+                    p.a.pz, p.a.dto, p.a.dto, p.a.conn, srq, validAttributes().build());
+            assertDat(
+                    DatReturnType.INVALID_PARAMETER,
+                    DatReturnSubtype.NO_SUBTYPE,
                     () -> ep.postRecv(p.a.iov(0, 64), 1, DEFAULT));
             srq.postRecv(p.a.iov(0, 64), 1);
             assertEquals(1, srq.query().availableDtoCount());
@@ -555,13 +677,14 @@ class EndpointTest {
 
     @ParameterizedTest
     @EnumSource(DatPair.Mode.class)
-    @DisplayName("dat_ep_create_with_srq(3DAT), dat_srq_post_recv(3DAT): SRQ receives complete with signal even on an UNSIGNALLED EP")
+    @DisplayName(
+            "dat_ep_create_with_srq(3DAT), dat_srq_post_recv(3DAT): SRQ receives complete with signal even on an UNSIGNALLED EP")
     void shouldNotifySrqReceiveCompletionWhenEndpointRecvFlagsAreUnsignalled(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
             SharedReceiveQueue srq = p.a.ia.createSrq(p.a.pz, new SrqAttributes(16, 2, 0));
             EventDispatcher recv = dtoEvd(p.a);
-            Endpoint ep = p.a.ia.createEndpointWithSrq(p.a.pz, recv, p.a.dto, p.a.conn, srq,
-                    recvFlags(CompletionFlag.UNSIGNALLED));
+            Endpoint ep = p.a.ia.createEndpointWithSrq(
+                    p.a.pz, recv, p.a.dto, p.a.conn, srq, recvFlags(CompletionFlag.UNSIGNALLED));
             Endpoint peer = p.b.ep();
             p.connect(ep, peer);
             srq.postRecv(p.a.iov(0, 64), 77);
@@ -571,13 +694,15 @@ class EndpointTest {
         }
     }
 
-    // ------------------------------------------------------------------ query, status, recv_query, watermark, free in every state
+    // ------------------------------------------------------------------ query, status, recv_query, watermark, free in
+    // every state
 
     @ParameterizedTest(name = "{0} {1}")
     @MethodSource("io.simrdma.provider.EpStates#modesAndStates")
-    @DisplayName("dat_ep_query, dat_ep_get_status, dat_ep_recv_query, dat_ep_set_watermark in every state; dat_ep_free's state rule")
-    void shouldAnswerQueriesInEveryStateAndFreeOnlyOutsideReservedAndRequestPendingStates(DatPair.Mode mode,
-                                                                                           EndpointState state) {
+    @DisplayName(
+            "dat_ep_query, dat_ep_get_status, dat_ep_recv_query, dat_ep_set_watermark in every state; dat_ep_free's state rule")
+    void shouldAnswerQueriesInEveryStateAndFreeOnlyOutsideReservedAndRequestPendingStates(
+            DatPair.Mode mode, EndpointState state) {
         try (DatPair p = DatPair.open(mode)) {
             Endpoint ep = new EpStates.Subject(p).providerEndpointAsGiven().driveTo(state).ep;
             assertEquals(state, ep.query().state());
@@ -590,7 +715,8 @@ class EndpointTest {
             assertEquals(state, ep.status().state());
 
             // dat_ep_free(3DAT): any state except Reserved, Passive and Tentative Connection Pending.
-            boolean refused = state == EndpointState.RESERVED || state == EndpointState.PASSIVE_CONNECTION_PENDING
+            boolean refused = state == EndpointState.RESERVED
+                    || state == EndpointState.PASSIVE_CONNECTION_PENDING
                     || state == EndpointState.TENTATIVE_CONNECTION_PENDING;
             if (refused) {
                 assertDat(DatReturnType.INVALID_STATE, EpStateTable.subtype(state), ep::free);
@@ -662,7 +788,8 @@ class EndpointTest {
 
     @ParameterizedTest
     @EnumSource(DatPair.Mode.class)
-    @DisplayName("dat_ep_recv_query(3DAT): without SRQ a buffer is allocated when posted and counted until it completes")
+    @DisplayName(
+            "dat_ep_recv_query(3DAT): without SRQ a buffer is allocated when posted and counted until it completes")
     void shouldCountPostedReceivesUntilTheyCompleteWhenNoSrq(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
             Endpoint ep = p.a.ep();
@@ -681,11 +808,13 @@ class EndpointTest {
 
     @ParameterizedTest
     @EnumSource(DatPair.Mode.class)
-    @DisplayName("dat_ep_recv_query(3DAT): an SRQ endpoint's counts are DAT_VALUE_UNKNOWN (allowed when not obtainable)")
+    @DisplayName(
+            "dat_ep_recv_query(3DAT): an SRQ endpoint's counts are DAT_VALUE_UNKNOWN (allowed when not obtainable)")
     void shouldReportValueUnknownWhenEndpointUsesSrq(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
             SharedReceiveQueue srq = p.a.ia.createSrq(p.a.pz, new SrqAttributes(16, 2, 0));
-            Endpoint ep = p.a.ia.createEndpointWithSrq(p.a.pz, p.a.dto, p.a.dto, p.a.conn, srq, validAttributes().build());
+            Endpoint ep = p.a.ia.createEndpointWithSrq(
+                    p.a.pz, p.a.dto, p.a.dto, p.a.conn, srq, validAttributes().build());
             srq.postRecv(p.a.iov(0, 64), 1);
             assertEquals(new EpRecvInfo(Dat.VALUE_UNKNOWN, Dat.VALUE_UNKNOWN), ep.recvQuery());
         }
@@ -701,7 +830,9 @@ class EndpointTest {
             Endpoint ep = p.a.ep();
             assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE, () -> ep.setWatermark(-5, 1));
             assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE, () -> ep.setWatermark(1, -5));
-            assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE,
+            assertDat(
+                    DatReturnType.INVALID_PARAMETER,
+                    DatReturnSubtype.NO_SUBTYPE,
                     () -> ep.setWatermark(Dat.VALUE_UNKNOWN, Dat.WATERMARK_INFINITE));
             ep.setWatermark(0, 0);
             ep.setWatermark(Dat.WATERMARK_INFINITE, Dat.WATERMARK_INFINITE);
@@ -720,7 +851,8 @@ class EndpointTest {
 
     @ParameterizedTest
     @EnumSource(DatPair.Mode.class)
-    @DisplayName("dat_ep_set_watermark(3DAT): one async event on the IA's async EVD when the buffers at the EP exceed the soft watermark")
+    @DisplayName(
+            "dat_ep_set_watermark(3DAT): one async event on the IA's async EVD when the buffers at the EP exceed the soft watermark")
     void shouldRaiseOneSoftWatermarkEventPerSettingWhenReceivesExceedIt(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
             EventDispatcher async = asyncEvd(p.a);
@@ -754,7 +886,8 @@ class EndpointTest {
         try (DatPair p = DatPair.open(mode)) {
             EventDispatcher async = asyncEvd(p.a);
             SharedReceiveQueue srq = p.a.ia.createSrq(p.a.pz, new SrqAttributes(16, 2, 0));
-            Endpoint ep = p.a.ia.createEndpointWithSrq(p.a.pz, p.a.dto, p.a.dto, p.a.conn, srq, validAttributes().build());
+            Endpoint ep = p.a.ia.createEndpointWithSrq(
+                    p.a.pz, p.a.dto, p.a.dto, p.a.conn, srq, validAttributes().build());
             Endpoint peer = p.b.ep();
             p.connect(ep, peer);
             ep.setWatermark(0, Dat.WATERMARK_INFINITE);
@@ -773,7 +906,8 @@ class EndpointTest {
 
     @ParameterizedTest
     @EnumSource(DatPair.Mode.class)
-    @DisplayName("dat_ep_set_watermark(3DAT): buffers above the hard watermark break the connection (BROKEN on connect_evd)")
+    @DisplayName(
+            "dat_ep_set_watermark(3DAT): buffers above the hard watermark break the connection (BROKEN on connect_evd)")
     void shouldBreakConnectionWhenReceivesExceedHardWatermark(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
             EventDispatcher async = asyncEvd(p.a);
@@ -819,14 +953,24 @@ class EndpointTest {
             Endpoint dup = p.a.ep();
             ep.postRecv(p.a.iov(0, 64), 1, DEFAULT);
             ep.free();
-            List<Executable> calls = List.of(ep::query, ep::status, ep::recvQuery, ep::reset,
+            List<Executable> calls = List.of(
+                    ep::query,
+                    ep::status,
+                    ep::recvQuery,
+                    ep::reset,
                     () -> ep.setWatermark(1, 1),
                     () -> ep.modify(EpModify.builder().maxMessageSize(100).build()),
                     () -> ep.postRecv(p.a.iov(0, 64), 1, DEFAULT),
                     () -> ep.postSend(p.a.iov(0, 64), 1, DEFAULT),
                     () -> ep.postRdmaRead(p.a.iov(0, 8), 1, p.b.remote(0, 8), DEFAULT),
                     () -> ep.postRdmaWrite(p.a.iov(0, 8), 1, p.b.remote(0, 8), DEFAULT),
-                    () -> ep.connect(p.b.address(), 1000, DatPair.WAIT, null, Qos.BEST_EFFORT, EnumSet.noneOf(ConnectFlag.class)),
+                    () -> ep.connect(
+                            p.b.address(),
+                            1000,
+                            DatPair.WAIT,
+                            null,
+                            Qos.BEST_EFFORT,
+                            EnumSet.noneOf(ConnectFlag.class)),
                     () -> ep.disconnect(CloseFlag.ABRUPT),
                     ep::handleType,
                     ep::consumerContext,
@@ -845,7 +989,8 @@ class EndpointTest {
 
     @ParameterizedTest
     @EnumSource(DatPair.Mode.class)
-    @DisplayName("dat_ep_free(3DAT): freeing an endpoint frees nothing else; its PZ, EVDs and SRQ are released for free")
+    @DisplayName(
+            "dat_ep_free(3DAT): freeing an endpoint frees nothing else; its PZ, EVDs and SRQ are released for free")
     void shouldFreeNothingElseWhenEndpointIsFreed(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
             InterfaceAdapter ia = p.a.ia;
@@ -855,8 +1000,10 @@ class EndpointTest {
             EventDispatcher conn = connEvd(p.a);
             SharedReceiveQueue srq = ia.createSrq(pz, new SrqAttributes(8, 1, 0));
             LocalMemoryRegion lmr = ObjectFixtures.lmr(p.a, pz, MemoryPrivilege.all());
-            Endpoint ep = ia.createEndpoint(pz, recv, request, conn, validAttributes().build());
-            Endpoint srqEp = ia.createEndpointWithSrq(pz, recv, request, conn, srq, validAttributes().build());
+            Endpoint ep =
+                    ia.createEndpoint(pz, recv, request, conn, validAttributes().build());
+            Endpoint srqEp = ia.createEndpointWithSrq(
+                    pz, recv, request, conn, srq, validAttributes().build());
             ep.postRecv(seg(lmr, 0, 64), 1, DEFAULT);
             // In use while the endpoints live.
             assertDat(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EVD_IN_USE, recv::free);
@@ -871,7 +1018,8 @@ class EndpointTest {
             assertEquals(1, srq.query().availableDtoCount());
             recv.query();
             conn.query();
-            Endpoint again = ia.createEndpoint(pz, recv, request, conn, validAttributes().build());
+            Endpoint again =
+                    ia.createEndpoint(pz, recv, request, conn, validAttributes().build());
             again.postRecv(seg(lmr, 0, 64), 3, DEFAULT);
             again.free();
             // ... and, no endpoint using them any more, each frees.
@@ -902,7 +1050,12 @@ class EndpointTest {
             this.p = p;
             recv = dtoEvd(p.a);
             request = dtoEvd(p.a);
-            ep = p.a.ia.createEndpoint(p.a.pz, recv, request, p.a.conn, validAttributes().maxMessageSize(64).maxRdmaSize(64).build());
+            ep = p.a.ia.createEndpoint(
+                    p.a.pz,
+                    recv,
+                    request,
+                    p.a.conn,
+                    validAttributes().maxMessageSize(64).maxRdmaSize(64).build());
             peer = p.b.ep();
             ConnSupport.establish(p, ep, p.a.conn, peer, p.b.conn, 4711);
             otherPz = ObjectFixtures.lmr(p.a, p.a.ia.createPz(), MemoryPrivilege.all());
@@ -926,11 +1079,21 @@ class EndpointTest {
         }
 
         void read(List<LmrTriplet> iov) {
-            ep.postRdmaRead(iov, 1, p.b.remote(0, (int) iov.stream().mapToLong(LmrTriplet::segmentLength).sum()), DEFAULT);
+            ep.postRdmaRead(
+                    iov,
+                    1,
+                    p.b.remote(0, (int)
+                            iov.stream().mapToLong(LmrTriplet::segmentLength).sum()),
+                    DEFAULT);
         }
 
         void write(List<LmrTriplet> iov) {
-            ep.postRdmaWrite(iov, 1, p.b.remote(0, (int) iov.stream().mapToLong(LmrTriplet::segmentLength).sum()), DEFAULT);
+            ep.postRdmaWrite(
+                    iov,
+                    1,
+                    p.b.remote(0, (int)
+                            iov.stream().mapToLong(LmrTriplet::segmentLength).sum()),
+                    DEFAULT);
         }
 
         /** Nothing was posted by the failed calls: no completion of any kind is queued. */
@@ -1004,20 +1167,30 @@ class EndpointTest {
             Posting t = new Posting(p);
             // Send and RDMA Write read local memory: local read; receive and RDMA Read write it: local write
             // (dat_ep_post_recv says "local read"; C9 CONFLICT, the provider asks for local write).
-            assertDat(DatReturnType.PRIVILEGES_VIOLATION, DatReturnSubtype.PRIVILEGES_READ,
+            assertDat(
+                    DatReturnType.PRIVILEGES_VIOLATION,
+                    DatReturnSubtype.PRIVILEGES_READ,
                     () -> t.send(seg(t.writeOnly, 0, 8)));
-            assertDat(DatReturnType.PRIVILEGES_VIOLATION, DatReturnSubtype.PRIVILEGES_READ,
+            assertDat(
+                    DatReturnType.PRIVILEGES_VIOLATION,
+                    DatReturnSubtype.PRIVILEGES_READ,
                     () -> t.write(seg(t.writeOnly, 0, 8)));
-            assertDat(DatReturnType.PRIVILEGES_VIOLATION, DatReturnSubtype.PRIVILEGES_WRITE,
+            assertDat(
+                    DatReturnType.PRIVILEGES_VIOLATION,
+                    DatReturnSubtype.PRIVILEGES_WRITE,
                     () -> t.recv(seg(t.readOnly, 0, 8)));
-            assertDat(DatReturnType.PRIVILEGES_VIOLATION, DatReturnSubtype.PRIVILEGES_WRITE,
+            assertDat(
+                    DatReturnType.PRIVILEGES_VIOLATION,
+                    DatReturnSubtype.PRIVILEGES_WRITE,
                     () -> t.read(seg(t.readOnly, 0, 8)));
             t.assertNothingPosted();
             // With the right privilege each is accepted.
             t.recv(seg(t.writeOnly, 0, 8));
             t.peer.postRecv(p.b.iov(0, 64), 2, DEFAULT);
             t.send(seg(t.readOnly, 0, 8));
-            assertEquals(DtoCompletionStatus.SUCCESS, next(t.request, DtoCompletionEvent.class).status());
+            assertEquals(
+                    DtoCompletionStatus.SUCCESS,
+                    next(t.request, DtoCompletionEvent.class).status());
         }
     }
 
@@ -1027,7 +1200,8 @@ class EndpointTest {
     void shouldRejectTooManySegmentsWithInvalidParameter(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
             Posting t = new Posting(p);
-            List<LmrTriplet> three = List.of(p.a.iov(0, 4).get(0), p.a.iov(8, 4).get(0), p.a.iov(16, 4).get(0));
+            List<LmrTriplet> three = List.of(
+                    p.a.iov(0, 4).get(0), p.a.iov(8, 4).get(0), p.a.iov(16, 4).get(0));
             List<LmrTriplet> two = three.subList(0, 2);
             // max_request_iov, max_recv_iov, max_rdma_read_iov and max_rdma_write_iov are all 2.
             assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE, () -> t.send(three));
@@ -1037,19 +1211,24 @@ class EndpointTest {
             t.assertNothingPosted();
             t.recv(two);
             t.write(two);
-            assertEquals(DtoCompletionStatus.SUCCESS, next(t.request, DtoCompletionEvent.class).status());
+            assertEquals(
+                    DtoCompletionStatus.SUCCESS,
+                    next(t.request, DtoCompletionEvent.class).status());
         }
     }
 
     @ParameterizedTest
     @EnumSource(DatPair.Mode.class)
-    @DisplayName("dat_ep_post_send(3DAT), dat_ep_post_rdma_*(3DAT): beyond max_message_size / max_rdma_size is DAT_INVALID_PARAMETER")
+    @DisplayName(
+            "dat_ep_post_send(3DAT), dat_ep_post_rdma_*(3DAT): beyond max_message_size / max_rdma_size is DAT_INVALID_PARAMETER")
     void shouldRejectMessageLongerThanTheEndpointsMaximumWithInvalidParameter(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
             Posting t = new Posting(p);
             // max_message_size and max_rdma_size are 64.
             assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE, () -> t.send(p.a.iov(0, 65)));
-            assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE,
+            assertDat(
+                    DatReturnType.INVALID_PARAMETER,
+                    DatReturnSubtype.NO_SUBTYPE,
                     () -> t.send(List.of(p.a.iov(0, 60).get(0), p.a.iov(100, 5).get(0))));
             assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE, () -> t.write(p.a.iov(0, 65)));
             assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE, () -> t.read(p.a.iov(0, 65)));
@@ -1062,13 +1241,18 @@ class EndpointTest {
 
     @ParameterizedTest
     @EnumSource(DatPair.Mode.class)
-    @DisplayName("dat_ep_post_rdma_write(3DAT) / _read(3DAT): a remote (local) buffer too small for the data is DAT_LENGTH_ERROR")
+    @DisplayName(
+            "dat_ep_post_rdma_write(3DAT) / _read(3DAT): a remote (local) buffer too small for the data is DAT_LENGTH_ERROR")
     void shouldRejectRdmaWithLengthErrorWhenTheReceivingBufferIsTooSmall(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
             Posting t = new Posting(p);
-            assertDat(DatReturnType.LENGTH_ERROR, DatReturnSubtype.NO_SUBTYPE,
+            assertDat(
+                    DatReturnType.LENGTH_ERROR,
+                    DatReturnSubtype.NO_SUBTYPE,
                     () -> t.ep.postRdmaWrite(p.a.iov(0, 32), 1, p.b.remote(0, 31), DEFAULT));
-            assertDat(DatReturnType.LENGTH_ERROR, DatReturnSubtype.NO_SUBTYPE,
+            assertDat(
+                    DatReturnType.LENGTH_ERROR,
+                    DatReturnSubtype.NO_SUBTYPE,
                     () -> t.ep.postRdmaRead(p.a.iov(0, 31), 1, p.b.remote(0, 32), DEFAULT));
             t.assertNothingPosted();
             // A larger remote buffer for a write, a larger local one for a read, are fine.
@@ -1087,29 +1271,48 @@ class EndpointTest {
 
     @ParameterizedTest
     @EnumSource(DatPair.Mode.class)
-    @DisplayName("dat_ep_post_*(3DAT): post completion flags the endpoint is not configured for are DAT_INVALID_PARAMETER")
+    @DisplayName(
+            "dat_ep_post_*(3DAT): post completion flags the endpoint is not configured for are DAT_INVALID_PARAMETER")
     void shouldRejectCompletionFlagWithInvalidParameterWhenEndpointIsNotConfiguredForIt(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
             Posting t = new Posting(p);
             // UNSIGNALLED "is only valid if the Endpoint Request (Recv) Completion Flags" are UNSIGNALLED.
-            assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE,
+            assertDat(
+                    DatReturnType.INVALID_PARAMETER,
+                    DatReturnSubtype.NO_SUBTYPE,
                     () -> t.ep.postSend(p.a.iov(0, 8), 1, flags(CompletionFlag.UNSIGNALLED)));
-            assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE,
+            assertDat(
+                    DatReturnType.INVALID_PARAMETER,
+                    DatReturnSubtype.NO_SUBTYPE,
                     () -> t.ep.postRdmaWrite(p.a.iov(0, 8), 1, p.b.remote(0, 8), flags(CompletionFlag.UNSIGNALLED)));
-            assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE,
+            assertDat(
+                    DatReturnType.INVALID_PARAMETER,
+                    DatReturnSubtype.NO_SUBTYPE,
                     () -> t.ep.postRdmaRead(p.a.iov(0, 8), 1, p.b.remote(0, 8), flags(CompletionFlag.UNSIGNALLED)));
-            assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE,
+            assertDat(
+                    DatReturnType.INVALID_PARAMETER,
+                    DatReturnSubtype.NO_SUBTYPE,
                     () -> t.ep.postRecv(p.a.iov(0, 8), 1, flags(CompletionFlag.UNSIGNALLED)));
             // EVD_THRESHOLD is an endpoint attribute only; a receive takes no flag but UNSIGNALLED
             // (dat_ep_post_recv(3DAT); dat_ep_modify(3DAT): "Recv posting does not support" SUPPRESS or BARRIER_FENCE).
-            assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE,
+            assertDat(
+                    DatReturnType.INVALID_PARAMETER,
+                    DatReturnSubtype.NO_SUBTYPE,
                     () -> t.ep.postSend(p.a.iov(0, 8), 1, flags(CompletionFlag.EVD_THRESHOLD)));
-            for (CompletionFlag f : List.of(CompletionFlag.SUPPRESS, CompletionFlag.BARRIER_FENCE,
-                    CompletionFlag.SOLICITED_WAIT, CompletionFlag.EVD_THRESHOLD)) {
-                assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE,
+            for (CompletionFlag f : List.of(
+                    CompletionFlag.SUPPRESS,
+                    CompletionFlag.BARRIER_FENCE,
+                    CompletionFlag.SOLICITED_WAIT,
+                    CompletionFlag.EVD_THRESHOLD)) {
+                assertDat(
+                        DatReturnType.INVALID_PARAMETER,
+                        DatReturnSubtype.NO_SUBTYPE,
                         () -> t.ep.postRecv(p.a.iov(0, 8), 1, flags(f)));
             }
-            assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE, () -> t.ep.postSend(p.a.iov(0, 8), 1, null));
+            assertDat(
+                    DatReturnType.INVALID_PARAMETER,
+                    DatReturnSubtype.NO_SUBTYPE,
+                    () -> t.ep.postSend(p.a.iov(0, 8), 1, null));
             t.assertNothingPosted();
         }
     }
@@ -1149,7 +1352,8 @@ class EndpointTest {
 
     @ParameterizedTest
     @EnumSource(DatPair.Mode.class)
-    @DisplayName("dat.h DAT_LMR_TRIPLET, dat_ep_post_send(3DAT): a zero-length segment is legal whatever its other fields")
+    @DisplayName(
+            "dat.h DAT_LMR_TRIPLET, dat_ep_post_send(3DAT): a zero-length segment is legal whatever its other fields")
     void shouldIgnoreZeroLengthSegmentWhenPosting(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
             Posting t = new Posting(p);
@@ -1175,7 +1379,8 @@ class EndpointTest {
             Endpoint ep = p.a.ep(validAttributes().maxRecvDtos(2).build());
             ep.postRecv(p.a.iov(0, 8), 1, DEFAULT);
             ep.postRecv(p.a.iov(8, 8), 2, DEFAULT);
-            DatException e = assertDat(DatReturnType.INSUFFICIENT_RESOURCES, () -> ep.postRecv(p.a.iov(16, 8), 3, DEFAULT));
+            DatException e =
+                    assertDat(DatReturnType.INSUFFICIENT_RESOURCES, () -> ep.postRecv(p.a.iov(16, 8), 3, DEFAULT));
             assertEquals(DatReturnSubtype.RESOURCE_MEMORY, e.subtype());
             assertEquals(new EpRecvInfo(2, 2), ep.recvQuery());
         }

@@ -1,5 +1,16 @@
 package io.simrdma.provider;
 
+import static io.simrdma.provider.ConnSupport.assertState;
+import static io.simrdma.provider.ConnSupport.connect;
+import static io.simrdma.provider.ConnSupport.expect;
+import static io.simrdma.provider.EventTestSupport.assertNoEvent;
+import static io.simrdma.provider.EventTestSupport.attrs;
+import static io.simrdma.provider.EventTestSupport.await;
+import static io.simrdma.provider.EventTestSupport.completion;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.simrdma.dat.CloseFlag;
 import io.simrdma.dat.CompletionFlag;
 import io.simrdma.dat.ConnectionRequestEvent;
@@ -15,23 +26,10 @@ import io.simrdma.dat.PspFlag;
 import io.simrdma.dat.PublicServicePoint;
 import io.simrdma.dat.RemoteMemoryRegion;
 import io.simrdma.dat.RmrTriplet;
+import java.util.EnumSet;
+import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import org.junit.jupiter.api.DisplayName;
-
-import java.util.EnumSet;
-
-import static io.simrdma.provider.ConnSupport.assertState;
-import static io.simrdma.provider.ConnSupport.connect;
-import static io.simrdma.provider.ConnSupport.expect;
-import static io.simrdma.provider.EventTestSupport.assertNoEvent;
-import static io.simrdma.provider.EventTestSupport.attrs;
-import static io.simrdma.provider.EventTestSupport.await;
-import static io.simrdma.provider.EventTestSupport.completion;
-import static io.simrdma.provider.EventTestSupport.nextDto;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 /**
  * Endpoints created with DAT_HANDLE_NULL for one of their EVDs (dat_ep_create(3DAT): "the Consumer
@@ -170,7 +168,8 @@ class EpConfigurationTest {
             + "through the fabric's scheduler and never end on the deterministic fabric)")
     void shouldFlushPostedReceivesWithoutEventsWhenTheRecvEvdIsNull(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
-            Endpoint passive = p.b.ia.createEndpoint(p.b.pz, null, p.b.dto, p.b.conn, attrs(p.b).maxRecvDtos(64).build());
+            Endpoint passive = p.b.ia.createEndpoint(
+                    p.b.pz, null, p.b.dto, p.b.conn, attrs(p.b).maxRecvDtos(64).build());
             Endpoint active = p.a.ep();
             connectAndAccept(p, active, passive);
             expect(p.a.conn, EventNumber.CONNECTION_EVENT_ESTABLISHED, active);
@@ -180,7 +179,9 @@ class EpConfigurationTest {
             }
             active.postRecv(p.a.iov(0, 64), 7, DEFAULT);
             passive.postSend(p.b.iov(8192, 64), 8, DEFAULT);
-            assertTimeoutPreemptively(java.time.Duration.ofSeconds(30), () -> passive.disconnect(CloseFlag.ABRUPT),
+            assertTimeoutPreemptively(
+                    java.time.Duration.ofSeconds(30),
+                    () -> passive.disconnect(CloseFlag.ABRUPT),
                     "dat_ep_disconnect returns");
             expect(p.b.conn, EventNumber.CONNECTION_EVENT_DISCONNECTED, passive);
             await(p.b.ia, () -> passive.recvQuery().nbufsAllocated() == 0, "the flushed receives retired");
@@ -201,8 +202,11 @@ class EpConfigurationTest {
             assertTrue(active.query().connectEvd().isEmpty(), "dat_ep_query: no connect EVD");
             passive.postRecv(p.b.iov(0, 16), 1, DEFAULT);
             connectAndAccept(p, active, passive);
-            await(p.a.ia, () -> active.status().state() == EndpointState.CONNECTED
-                    && passive.status().state() == EndpointState.CONNECTED, "both endpoints CONNECTED");
+            await(
+                    p.a.ia,
+                    () -> active.status().state() == EndpointState.CONNECTED
+                            && passive.status().state() == EndpointState.CONNECTED,
+                    "both endpoints CONNECTED");
 
             fill(p.a, 512, 16, 3);
             active.postSend(p.a.iov(512, 16), 2, DEFAULT);
@@ -211,8 +215,11 @@ class EpConfigurationTest {
             assertFilled(p.b, 0, 16, 3, "the message");
 
             active.disconnect(CloseFlag.GRACEFUL);
-            await(p.a.ia, () -> active.status().state() == EndpointState.DISCONNECTED
-                    && passive.status().state() == EndpointState.DISCONNECTED, "both endpoints DISCONNECTED");
+            await(
+                    p.a.ia,
+                    () -> active.status().state() == EndpointState.DISCONNECTED
+                            && passive.status().state() == EndpointState.DISCONNECTED,
+                    "both endpoints DISCONNECTED");
             assertNoEvent(p.a.conn);
             assertNoEvent(p.b.conn);
             assertState(EndpointState.DISCONNECTED, active);

@@ -1,43 +1,5 @@
 package io.simrdma.provider;
 
-import io.simrdma.dat.CloseFlag;
-import io.simrdma.dat.ConnectFlag;
-import io.simrdma.dat.ConnectionRequestEvent;
-import io.simrdma.dat.Dat;
-import io.simrdma.dat.DatEvent;
-import io.simrdma.dat.DatReturnSubtype;
-import io.simrdma.dat.DatReturnType;
-import io.simrdma.dat.Endpoint;
-import io.simrdma.dat.EndpointState;
-import io.simrdma.dat.EventDispatcher;
-import io.simrdma.dat.EventNumber;
-import io.simrdma.dat.EvdWaitResult;
-import io.simrdma.dat.InterfaceAdapter;
-import io.simrdma.dat.PspFlag;
-import io.simrdma.dat.Qos;
-import io.simrdma.dat.Timeout;
-import io.simrdma.fabric.Device;
-import io.simrdma.fabric.DropReason;
-import io.simrdma.fabric.Fabric;
-import io.simrdma.fabric.PacketEvent;
-import io.simrdma.fabric.TraceListener;
-import io.simrdma.fabric.cm.CmConfig;
-import io.simrdma.fabric.cm.RdmaCm;
-import io.simrdma.fabric.wire.Opcode;
-import io.simrdma.fabric.wire.Packet;
-import io.simrdma.provider.ConnSupport.Listener;
-import io.simrdma.dat.PublicServicePoint;
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
-
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.SocketAddress;
-import java.util.EnumSet;
-import java.util.concurrent.atomic.AtomicInteger;
-
 import static io.simrdma.provider.ConnSupport.assertState;
 import static io.simrdma.provider.ConnSupport.connEvd;
 import static io.simrdma.provider.ConnSupport.expect;
@@ -52,6 +14,43 @@ import static io.simrdma.provider.EventTestSupport.queued;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
+
+import io.simrdma.dat.CloseFlag;
+import io.simrdma.dat.ConnectFlag;
+import io.simrdma.dat.ConnectionRequestEvent;
+import io.simrdma.dat.Dat;
+import io.simrdma.dat.DatEvent;
+import io.simrdma.dat.DatReturnSubtype;
+import io.simrdma.dat.DatReturnType;
+import io.simrdma.dat.Endpoint;
+import io.simrdma.dat.EndpointState;
+import io.simrdma.dat.EvdWaitResult;
+import io.simrdma.dat.EventDispatcher;
+import io.simrdma.dat.EventNumber;
+import io.simrdma.dat.InterfaceAdapter;
+import io.simrdma.dat.PspFlag;
+import io.simrdma.dat.PublicServicePoint;
+import io.simrdma.dat.Qos;
+import io.simrdma.dat.Timeout;
+import io.simrdma.fabric.Device;
+import io.simrdma.fabric.DropReason;
+import io.simrdma.fabric.Fabric;
+import io.simrdma.fabric.PacketEvent;
+import io.simrdma.fabric.TraceListener;
+import io.simrdma.fabric.cm.CmConfig;
+import io.simrdma.fabric.cm.RdmaCm;
+import io.simrdma.fabric.wire.Opcode;
+import io.simrdma.fabric.wire.Packet;
+import io.simrdma.provider.ConnSupport.Listener;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.util.EnumSet;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * dat_ep_connect(3DAT) against a peer that is slow, absent or on another kind of fabric: the
@@ -74,7 +73,9 @@ class EpConnectionTest {
 
     /** The fabrics these tests open two IAs on. */
     enum Kind {
-        DETERMINISTIC, THREADED, TCP
+        DETERMINISTIC,
+        THREADED,
+        TCP
     }
 
     /**
@@ -100,7 +101,8 @@ class EpConnectionTest {
                 a = side("simtcp:127.0.0.1:0" + opts + "a", null);
                 b = side("simtcp:127.0.0.1:0" + opts + "b", a);
             } else {
-                registered = kind == Kind.DETERMINISTIC ? Fabric.builder().name(name).deterministic(29).build()
+                registered = kind == Kind.DETERMINISTIC
+                        ? Fabric.builder().name(name).deterministic(29).build()
                         : Fabric.builder().name(name).threaded().build();
                 RdmaCm.of(registered, cm);
                 SimProvider.registerFabric(name, registered);
@@ -190,7 +192,9 @@ class EpConnectionTest {
 
         @Override
         public void onPacket(PacketEvent event, DropReason reason, long time, Device from, Device to, Packet packet) {
-            if (event != PacketEvent.DELIVERED || packet.opcode() != Opcode.UD_SEND_ONLY || packet.payloadLength() != 256) {
+            if (event != PacketEvent.DELIVERED
+                    || packet.opcode() != Opcode.UD_SEND_ONLY
+                    || packet.payloadLength() != 256) {
                 return;
             }
             byte[] h = new byte[24];
@@ -226,11 +230,12 @@ class EpConnectionTest {
     // ------------------------------------------------------------------ item 9: a slow accept
 
     @Test
-    @DisplayName("dat_ep_connect(3DAT), dat_cr_accept(3DAT), IBA 12.6.6: with a 10 s connect timeout and the server "
-            + "accepting after 6 s (virtual), the server's CM acknowledges the request (MRA) and both sides get ESTABLISHED")
+    @DisplayName(
+            "dat_ep_connect(3DAT), dat_cr_accept(3DAT), IBA 12.6.6: with a 10 s connect timeout and the server "
+                    + "accepting after 6 s (virtual), the server's CM acknowledges the request (MRA) and both sides get ESTABLISHED")
     void shouldEstablishBothSidesWhenTheServerAcceptsAfterSixSecondsOfATenSecondTimeout() {
         try (DatPair p = DatPair.open(DatPair.Mode.DETERMINISTIC);
-             MraWatch mras = new MraWatch(fabric(p))) {
+                MraWatch mras = new MraWatch(fabric(p))) {
             Listener<PublicServicePoint> psp = psp(p, PspFlag.CONSUMER);
             EventDispatcher passiveConn = connEvd(p.b);
             Endpoint passive = ConnSupport.ep(p.b, passiveConn);
@@ -239,7 +244,9 @@ class EpConnectionTest {
             connect(active, p.b.address(), psp.qual(), Timeout.ofMillis(10_000));
             ConnectionRequestEvent req = expectRequest(psp.evd(), psp.sp(), p.b);
 
-            fabric(p).deterministicScheduler().advanceTime(start + 6 * SECOND - fabric(p).now());
+            fabric(p)
+                    .deterministicScheduler()
+                    .advanceTime(start + 6 * SECOND - fabric(p).now());
             assertEquals(0, queued(p.a.conn), "no connection event yet (looked at without running the fabric)");
             assertState(EndpointState.ACTIVE_CONNECTION_PENDING, active);
             assertTrue(mras.delivered() >= 1, "the server's CM acknowledged the resent request with an MRA");
@@ -254,7 +261,9 @@ class EpConnectionTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Kind.class, names = {"DETERMINISTIC", "THREADED"})
+    @EnumSource(
+            value = Kind.class,
+            names = {"DETERMINISTIC", "THREADED"})
     @DisplayName("dat_ep_connect(3DAT), dat_cr_accept(3DAT), IBA 12.6.6: an accept long after the CM would have given "
             + "up without an MRA ((R + 1) x response timeout) establishes both sides")
     void shouldEstablishBothSidesWhenTheServerAcceptsAfterThePlainCmRetriesWouldHaveRunOut(Kind kind) {
@@ -337,7 +346,8 @@ class EpConnectionTest {
             DatEvent e = nextWithin(p.a.conn, Timeout.ofMillis(2 * giveUp / 1_000_000));
             assertEquals(EventNumber.CONNECTION_EVENT_TIMED_OUT, e.eventNumber(), () -> "event " + e);
             long elapsed = fabric(p).now() - start;
-            assertTrue(elapsed >= giveUp && elapsed < giveUp + t, "the CM gave up at " + elapsed + " ns, not " + giveUp);
+            assertTrue(
+                    elapsed >= giveUp && elapsed < giveUp + t, "the CM gave up at " + elapsed + " ns, not " + giveUp);
             assertState(EndpointState.DISCONNECTED, active);
         }
     }
@@ -363,7 +373,8 @@ class EpConnectionTest {
             assertTrue(p.mras.delivered() >= 1, "the server's CM had answered with an MRA");
             if (kind == Kind.DETERMINISTIC) {
                 long elapsed = p.now() - start;
-                assertTrue(elapsed >= SECOND && elapsed < SECOND + CM.responseTimeoutNanos(),
+                assertTrue(
+                        elapsed >= SECOND && elapsed < SECOND + CM.responseTimeoutNanos(),
                         "TIMED_OUT when the 1 s timeout expires, not after " + elapsed + " ns");
             }
             assertState(EndpointState.DISCONNECTED, active);
@@ -391,8 +402,10 @@ class EpConnectionTest {
             expect(p.a.conn, EventNumber.CONNECTION_EVENT_UNREACHABLE, active);
             if (mode == DatPair.Mode.DETERMINISTIC) {
                 long elapsed = fabric(p).now() - start;
-                assertTrue(elapsed >= SECOND && elapsed < (CM.maxCmRetries() + 1) * CM.responseTimeoutNanos(),
-                        "UNREACHABLE when the consumer's 1 s timeout expires, before the CM's retries run out: " + elapsed);
+                assertTrue(
+                        elapsed >= SECOND && elapsed < (CM.maxCmRetries() + 1) * CM.responseTimeoutNanos(),
+                        "UNREACHABLE when the consumer's 1 s timeout expires, before the CM's retries run out: "
+                                + elapsed);
             }
             assertState(EndpointState.DISCONNECTED, active);
             assertNoEvent(p.a.conn);
@@ -418,16 +431,19 @@ class EpConnectionTest {
 
     @ParameterizedTest
     @EnumSource(DatPair.Mode.class)
-    @DisplayName("dat_ep_connect(3DAT): \"If the Provider can locally determine that the remote_ia_address is invalid, "
-            + "or that [it] cannot be converted to a Transport-specific address, the operation can fail synchronously "
-            + "with a DAT_INVALID_ADDRESS return\": an IPv4 address given to an in-process IA (whose addresses are GIDs)")
+    @DisplayName(
+            "dat_ep_connect(3DAT): \"If the Provider can locally determine that the remote_ia_address is invalid, "
+                    + "or that [it] cannot be converted to a Transport-specific address, the operation can fail synchronously "
+                    + "with a DAT_INVALID_ADDRESS return\": an IPv4 address given to an in-process IA (whose addresses are GIDs)")
     void shouldRefuseAnIpv4AddressAtOnceWhenTheIaIsInProcess(DatPair.Mode mode) throws Exception {
         try (DatPair p = DatPair.open(mode)) {
             int q = p.qual();
             p.b.ia.createPsp(q, p.b.conn, PspFlag.CONSUMER);
             Endpoint active = p.a.ep();
             SocketAddress v4 = new InetSocketAddress(InetAddress.getByName("127.0.0.1"), 4791);
-            assertDat(DatReturnType.INVALID_ADDRESS, DatReturnSubtype.INVALID_ADDRESS_UNSUPPORTED,
+            assertDat(
+                    DatReturnType.INVALID_ADDRESS,
+                    DatReturnSubtype.INVALID_ADDRESS_UNSUPPORTED,
                     () -> connect(active, v4, q, Timeout.ofMillis(1000)));
             assertState(EndpointState.UNCONNECTED, active);
             assertNoEvent(p.a.conn);
@@ -440,8 +456,9 @@ class EpConnectionTest {
     }
 
     @Test
-    @DisplayName("dat_ep_connect(3DAT) over TCP: an address no TCP node can have fails at once with DAT_INVALID_ADDRESS: "
-            + "an IPv6 address that is no node's GID, an IPv4 address with port 0")
+    @DisplayName(
+            "dat_ep_connect(3DAT) over TCP: an address no TCP node can have fails at once with DAT_INVALID_ADDRESS: "
+                    + "an IPv6 address that is no node's GID, an IPv4 address with port 0")
     void shouldRefuseAddressesNoTcpNodeCanHaveAtOnce() throws Exception {
         try (Peers p = Peers.open(Kind.TCP)) {
             Endpoint active = p.a.ep();
@@ -449,7 +466,9 @@ class EpConnectionTest {
             SocketAddress v6 = new InetSocketAddress(InetAddress.getByName("fe80::1"), 0);
             SocketAddress port0 = new InetSocketAddress(InetAddress.getByName("127.0.0.1"), 0);
             for (SocketAddress bad : new SocketAddress[] {v6, port0}) {
-                assertDat(DatReturnType.INVALID_ADDRESS, DatReturnSubtype.INVALID_ADDRESS_UNSUPPORTED,
+                assertDat(
+                        DatReturnType.INVALID_ADDRESS,
+                        DatReturnSubtype.INVALID_ADDRESS_UNSUPPORTED,
                         () -> connect(active, bad, q, Timeout.ofMillis(1000)));
             }
             assertState(EndpointState.UNCONNECTED, active);

@@ -1,5 +1,15 @@
 package io.simrdma.provider;
 
+import static io.simrdma.provider.ConnSupport.connEvd;
+import static io.simrdma.provider.ConnSupport.dtoEvd;
+import static io.simrdma.provider.DatPair.assertDat;
+import static io.simrdma.provider.DatPair.flags;
+import static io.simrdma.provider.DatPair.next;
+import static io.simrdma.provider.EventTestSupport.completion;
+import static io.simrdma.provider.ObjectFixtures.validAttributes;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.simrdma.dat.CloseFlag;
 import io.simrdma.dat.CompletionFlag;
 import io.simrdma.dat.DatReturnSubtype;
@@ -23,12 +33,6 @@ import io.simrdma.dat.Qos;
 import io.simrdma.dat.ServiceType;
 import io.simrdma.dat.SharedReceiveQueue;
 import io.simrdma.dat.SrqAttributes;
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.Arguments;
-import org.junit.jupiter.params.provider.EnumSource;
-import org.junit.jupiter.params.provider.MethodSource;
-
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
@@ -37,16 +41,11 @@ import java.util.Set;
 import java.util.function.UnaryOperator;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
-
-import static io.simrdma.provider.ConnSupport.connEvd;
-import static io.simrdma.provider.ConnSupport.dtoEvd;
-import static io.simrdma.provider.DatPair.assertDat;
-import static io.simrdma.provider.DatPair.flags;
-import static io.simrdma.provider.DatPair.next;
-import static io.simrdma.provider.ObjectFixtures.validAttributes;
-import static io.simrdma.provider.EventTestSupport.completion;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * dat_ep_modify(3DAT) on real endpoints: which parameter may change in which state, exactly as the
@@ -58,16 +57,21 @@ class EpModifyTest {
     private static final Set<CompletionFlag> DEFAULT = CompletionFlag.defaults();
 
     /** The states where dat_ep_modify changes anything: before a connection is requested or accepted. */
-    private static final Set<EndpointState> BEFORE_CONNECTION = EnumSet.of(EndpointState.UNCONNECTED,
-            EndpointState.RESERVED, EndpointState.PASSIVE_CONNECTION_PENDING, EndpointState.TENTATIVE_CONNECTION_PENDING);
-
-    /** The quiescent states of dat_ep_modify(3DAT)'s Protection Zone row. */
-    private static final Set<EndpointState> QUIESCENT = EnumSet.of(EndpointState.UNCONNECTED,
+    private static final Set<EndpointState> BEFORE_CONNECTION = EnumSet.of(
+            EndpointState.UNCONNECTED,
+            EndpointState.RESERVED,
+            EndpointState.PASSIVE_CONNECTION_PENDING,
             EndpointState.TENTATIVE_CONNECTION_PENDING);
 
+    /** The quiescent states of dat_ep_modify(3DAT)'s Protection Zone row. */
+    private static final Set<EndpointState> QUIESCENT =
+            EnumSet.of(EndpointState.UNCONNECTED, EndpointState.TENTATIVE_CONNECTION_PENDING);
+
     /** The transport- and provider-specific attributes and their counts: "Quiescent (unconnected) state" only. */
-    private static final Set<EpParamField> SPECIFIC = EnumSet.of(EpParamField.EP_ATTR_NUM_TRANSPORT_ATTR,
-            EpParamField.EP_ATTR_TRANSPORT_SPECIFIC_ATTR, EpParamField.EP_ATTR_NUM_PROVIDER_ATTR,
+    private static final Set<EpParamField> SPECIFIC = EnumSet.of(
+            EpParamField.EP_ATTR_NUM_TRANSPORT_ATTR,
+            EpParamField.EP_ATTR_TRANSPORT_SPECIFIC_ATTR,
+            EpParamField.EP_ATTR_NUM_PROVIDER_ATTR,
             EpParamField.EP_ATTR_PROVIDER_SPECIFIC_ATTR);
 
     /**
@@ -116,9 +120,9 @@ class EpModifyTest {
             case EP_ATTR_MAX_RDMA_READ_IOV -> b.maxRdmaReadIov(3);
             case EP_ATTR_MAX_RDMA_WRITE_IOV -> b.maxRdmaWriteIov(3);
             case EP_ATTR_NUM_TRANSPORT_ATTR, EP_ATTR_TRANSPORT_SPECIFIC_ATTR ->
-                    b.transportSpecific(List.of(new NamedAttribute("h8.transport", "1")));
+                b.transportSpecific(List.of(new NamedAttribute("h8.transport", "1")));
             case EP_ATTR_NUM_PROVIDER_ATTR, EP_ATTR_PROVIDER_SPECIFIC_ATTR ->
-                    b.providerSpecific(List.of(new NamedAttribute("h8.provider", "2")));
+                b.providerSpecific(List.of(new NamedAttribute("h8.provider", "2")));
             default -> throw new IllegalArgumentException(f + " is never modifiable");
         }
         return b.build();
@@ -126,21 +130,29 @@ class EpModifyTest {
 
     /** {@code before} with {@code m} applied, as dat_ep_query must show it after a successful modify. */
     private static EpParams applied(EpParams before, EpModify m) {
-        return new EpParams(before.ia(), before.state(), before.localIaAddress(), before.localPortQual(),
-                before.remoteIaAddress(), before.remotePortQual(),
+        return new EpParams(
+                before.ia(),
+                before.state(),
+                before.localIaAddress(),
+                before.localPortQual(),
+                before.remoteIaAddress(),
+                before.remotePortQual(),
                 m.contains(EpParamField.PZ_HANDLE) ? Optional.of(m.pz()) : before.pz(),
                 m.contains(EpParamField.RECV_EVD_HANDLE) ? Optional.ofNullable(m.recvEvd()) : before.recvEvd(),
                 m.contains(EpParamField.REQUEST_EVD_HANDLE) ? Optional.ofNullable(m.requestEvd()) : before.requestEvd(),
                 m.contains(EpParamField.CONNECT_EVD_HANDLE) ? Optional.ofNullable(m.connectEvd()) : before.connectEvd(),
-                before.srq(), m.applyTo(before.attributes()));
+                before.srq(),
+                m.applyTo(before.attributes()));
     }
 
     @ParameterizedTest(name = "{0} {1}")
     @MethodSource("io.simrdma.provider.EpStates#modesAndStates")
-    @DisplayName("dat_ep_modify(3DAT): each modifiable parameter changes in the states the page lists, else DAT_INVALID_STATE and nothing changes")
+    @DisplayName(
+            "dat_ep_modify(3DAT): each modifiable parameter changes in the states the page lists, else DAT_INVALID_STATE and nothing changes")
     void shouldModifyEachParameterOnlyInTheStatesThePageLists(DatPair.Mode mode, EndpointState state) {
         try (DatPair p = DatPair.open(mode)) {
-            EpStates.Subject placed = new EpStates.Subject(p).providerEndpointAsGiven().driveTo(state);
+            EpStates.Subject placed =
+                    new EpStates.Subject(p).providerEndpointAsGiven().driveTo(state);
             Endpoint ep = placed.ep;
             Targets t = Targets.on(placed.side);
             int changed = 0;
@@ -156,7 +168,8 @@ class EpModifyTest {
                     changed++;
                 } else {
                     assertDat(DatReturnType.INVALID_STATE, EpStateTable.subtype(state), () -> ep.modify(m));
-                    assertEquals(before, ep.query(), () -> "failed modify of " + f + " in " + state + " changed the EP");
+                    assertEquals(
+                            before, ep.query(), () -> "failed modify of " + f + " in " + state + " changed the EP");
                 }
                 assertEquals(state, ep.status().state(), () -> "modify of " + f + " moved the EP");
             }
@@ -169,7 +182,8 @@ class EpModifyTest {
 
     @ParameterizedTest
     @EnumSource(DatPair.Mode.class)
-    @DisplayName("dat_ep_modify(3DAT): IA, state, addresses, port qualifiers (and the SRQ) cannot be modified: DAT_INVALID_PARAMETER")
+    @DisplayName(
+            "dat_ep_modify(3DAT): IA, state, addresses, port qualifiers (and the SRQ) cannot be modified: DAT_INVALID_PARAMETER")
     void shouldRejectNeverModifiableFieldsWithInvalidParameter(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
             Endpoint ep = p.a.ep();
@@ -178,13 +192,23 @@ class EpModifyTest {
             for (EpParamField f : EpParamField.values()) {
                 if (!f.modifiable()) {
                     never.add(f);
-                    assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE,
-                            () -> ep.modify(EpModify.from(before, EnumSet.of(f, EpParamField.EP_ATTR_MAX_MESSAGE_SIZE))));
+                    assertDat(
+                            DatReturnType.INVALID_PARAMETER,
+                            DatReturnSubtype.NO_SUBTYPE,
+                            () -> ep.modify(
+                                    EpModify.from(before, EnumSet.of(f, EpParamField.EP_ATTR_MAX_MESSAGE_SIZE))));
                 }
             }
-            assertEquals(List.of(EpParamField.IA_HANDLE, EpParamField.EP_STATE, EpParamField.LOCAL_IA_ADDRESS_PTR,
-                    EpParamField.LOCAL_PORT_QUAL, EpParamField.REMOTE_IA_ADDRESS_PTR, EpParamField.REMOTE_PORT_QUAL,
-                    EpParamField.SRQ_HANDLE), never);
+            assertEquals(
+                    List.of(
+                            EpParamField.IA_HANDLE,
+                            EpParamField.EP_STATE,
+                            EpParamField.LOCAL_IA_ADDRESS_PTR,
+                            EpParamField.LOCAL_PORT_QUAL,
+                            EpParamField.REMOTE_IA_ADDRESS_PTR,
+                            EpParamField.REMOTE_PORT_QUAL,
+                            EpParamField.SRQ_HANDLE),
+                    never);
             assertEquals(before, ep.query());
             // The C form with modifiable fields only is accepted.
             ep.modify(EpModify.from(before, EnumSet.of(EpParamField.EP_ATTR_MAX_MESSAGE_SIZE, EpParamField.PZ_HANDLE)));
@@ -202,10 +226,13 @@ class EpModifyTest {
         try (DatPair p = DatPair.open(mode)) {
             Endpoint ep = new EpStates.Subject(p).driveTo(state).ep;
             List<NamedAttribute> transport = List.of(new NamedAttribute("simrdma.transport", "t"));
-            List<NamedAttribute> provider = List.of(new NamedAttribute("simrdma.provider", "p"),
-                    new NamedAttribute("simrdma.provider.2", "q"));
-            EpModify both = EpModify.builder().maxMessageSize(4000).transportSpecific(transport)
-                    .providerSpecific(provider).build();
+            List<NamedAttribute> provider =
+                    List.of(new NamedAttribute("simrdma.provider", "p"), new NamedAttribute("simrdma.provider.2", "q"));
+            EpModify both = EpModify.builder()
+                    .maxMessageSize(4000)
+                    .transportSpecific(transport)
+                    .providerSpecific(provider)
+                    .build();
             EpParams before = ep.query();
             if (QUIESCENT.contains(state)) {
                 ep.modify(both);
@@ -214,7 +241,8 @@ class EpModifyTest {
                 assertEquals(4000, ep.query().attributes().maxMessageSize());
             } else {
                 assertDat(DatReturnType.INVALID_STATE, EpStateTable.subtype(state), () -> ep.modify(both));
-                for (EpModify one : List.of(EpModify.builder().transportSpecific(transport).build(),
+                for (EpModify one : List.of(
+                        EpModify.builder().transportSpecific(transport).build(),
                         EpModify.builder().providerSpecific(provider).build())) {
                     assertDat(DatReturnType.INVALID_STATE, EpStateTable.subtype(state), () -> ep.modify(one));
                 }
@@ -234,8 +262,15 @@ class EpModifyTest {
                 Endpoint ep = placed.ep;
                 Targets t = Targets.on(placed.side);
                 EpParams before = ep.query();
-                assertDat(DatReturnType.INVALID_STATE, EpStateTable.subtype(s), () -> ep.modify(EpModify.builder()
-                        .maxMessageSize(4000).maxRecvDtos(3).recvEvd(t.dto()).pz(t.pz()).build()));
+                assertDat(
+                        DatReturnType.INVALID_STATE,
+                        EpStateTable.subtype(s),
+                        () -> ep.modify(EpModify.builder()
+                                .maxMessageSize(4000)
+                                .maxRecvDtos(3)
+                                .recvEvd(t.dto())
+                                .pz(t.pz())
+                                .build()));
                 assertEquals(before, ep.query());
                 // The PZ and the new EVD took no user of the failed call: both free.
                 t.pz().free();
@@ -252,36 +287,74 @@ class EpModifyTest {
             EventDispatcher recv = dtoEvd(p.a);
             EventDispatcher request = dtoEvd(p.a);
             EventDispatcher conn = connEvd(p.a);
-            Endpoint ep = p.a.ia.createEndpoint(p.a.pz, recv, request, conn, validAttributes().build());
+            Endpoint ep = p.a.ia.createEndpoint(
+                    p.a.pz, recv, request, conn, validAttributes().build());
             ep.postRecv(p.a.iov(0, 64), 1, DEFAULT);
             EventDispatcher spare = dtoEvd(p.a);
             ProtectionZone dead = p.a.ia.createPz();
             dead.free();
             EpParams before = ep.query();
 
-            assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE,
-                    () -> ep.modify(EpModify.builder().maxMessageSize(4000).maxRecvDtos(0).build()));
-            assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_EVD_REQUEST,
-                    () -> ep.modify(EpModify.builder().recvEvd(spare).requestEvd(conn).build()));
-            assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_EVD_RECV,
-                    () -> ep.modify(EpModify.builder().maxMessageSize(4000).recvEvd(conn).build()));
-            assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_EVD_CONN,
+            assertDat(
+                    DatReturnType.INVALID_PARAMETER,
+                    DatReturnSubtype.NO_SUBTYPE,
+                    () -> ep.modify(EpModify.builder()
+                            .maxMessageSize(4000)
+                            .maxRecvDtos(0)
+                            .build()));
+            assertDat(
+                    DatReturnType.INVALID_HANDLE,
+                    DatReturnSubtype.INVALID_HANDLE_EVD_REQUEST,
+                    () -> ep.modify(
+                            EpModify.builder().recvEvd(spare).requestEvd(conn).build()));
+            assertDat(
+                    DatReturnType.INVALID_HANDLE,
+                    DatReturnSubtype.INVALID_HANDLE_EVD_RECV,
+                    () -> ep.modify(EpModify.builder()
+                            .maxMessageSize(4000)
+                            .recvEvd(conn)
+                            .build()));
+            assertDat(
+                    DatReturnType.INVALID_HANDLE,
+                    DatReturnSubtype.INVALID_HANDLE_EVD_CONN,
                     () -> ep.modify(EpModify.builder().connectEvd(spare).build()));
-            assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_PZ,
-                    () -> ep.modify(EpModify.builder().maxMessageSize(4000).pz(dead).build()));
-            assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_PZ,
+            assertDat(
+                    DatReturnType.INVALID_HANDLE,
+                    DatReturnSubtype.INVALID_HANDLE_PZ,
+                    () -> ep.modify(
+                            EpModify.builder().maxMessageSize(4000).pz(dead).build()));
+            assertDat(
+                    DatReturnType.INVALID_HANDLE,
+                    DatReturnSubtype.INVALID_HANDLE_PZ,
                     () -> ep.modify(EpModify.builder().pz(p.b.pz).build()));
-            assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_EVD_RECV,
+            assertDat(
+                    DatReturnType.INVALID_HANDLE,
+                    DatReturnSubtype.INVALID_HANDLE_EVD_RECV,
                     () -> ep.modify(EpModify.builder().recvEvd(p.b.dto).build()));
             // dat_ep_modify(3DAT) names only DAT_INVALID_PARAMETER for a value "not supported".
-            assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE,
-                    () -> ep.modify(EpModify.builder().maxMessageSize(4000).qos(Qos.PREMIUM).build()));
-            assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE,
-                    () -> ep.modify(EpModify.builder().requestCompletionFlags(flags(CompletionFlag.SOLICITED_WAIT)).build()));
+            assertDat(
+                    DatReturnType.INVALID_PARAMETER,
+                    DatReturnSubtype.NO_SUBTYPE,
+                    () -> ep.modify(EpModify.builder()
+                            .maxMessageSize(4000)
+                            .qos(Qos.PREMIUM)
+                            .build()));
+            assertDat(
+                    DatReturnType.INVALID_PARAMETER,
+                    DatReturnSubtype.NO_SUBTYPE,
+                    () -> ep.modify(EpModify.builder()
+                            .requestCompletionFlags(flags(CompletionFlag.SOLICITED_WAIT))
+                            .build()));
             // dat_ep_create(3DAT) USAGE: UNSIGNALLED requests on an EVD whose other stream (the EP's own receives,
             // moved there in the same call) is not UNSIGNALLED.
-            assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE, () -> ep.modify(EpModify.builder()
-                    .recvEvd(spare).requestEvd(spare).requestCompletionFlags(flags(CompletionFlag.UNSIGNALLED)).build()));
+            assertDat(
+                    DatReturnType.INVALID_PARAMETER,
+                    DatReturnSubtype.NO_SUBTYPE,
+                    () -> ep.modify(EpModify.builder()
+                            .recvEvd(spare)
+                            .requestEvd(spare)
+                            .requestCompletionFlags(flags(CompletionFlag.UNSIGNALLED))
+                            .build()));
 
             assertEquals(before, ep.query());
             assertEquals(new EpRecvInfo(1, 1), ep.recvQuery());
@@ -318,19 +391,30 @@ class EpModifyTest {
                 b -> b.recvCompletionFlags(flags(CompletionFlag.UNSIGNALLED, CompletionFlag.EVD_THRESHOLD)),
                 b -> b.requestCompletionFlags(flags(CompletionFlag.BARRIER_FENCE)),
                 b -> b.requestCompletionFlags(flags(CompletionFlag.UNSIGNALLED, CompletionFlag.EVD_THRESHOLD)));
-        return ConnSupport.everyMode(IntStream.range(0, l.size()).mapToObj(i -> Arguments.of(i, l.get(i))).toList());
+        return ConnSupport.everyMode(IntStream.range(0, l.size())
+                .mapToObj(i -> Arguments.of(i, l.get(i)))
+                .toList());
     }
 
     @ParameterizedTest(name = "{0} #{1}")
     @MethodSource("invalidValues")
-    @DisplayName("dat_ep_modify(3DAT): a value out of range or not supported is DAT_INVALID_PARAMETER and changes nothing")
-    void shouldRejectValueWithInvalidParameterWhenOutOfRangeOrUnsupported(DatPair.Mode mode, int index,
-                                                                          UnaryOperator<EpModify.Builder> bad) {
+    @DisplayName(
+            "dat_ep_modify(3DAT): a value out of range or not supported is DAT_INVALID_PARAMETER and changes nothing")
+    void shouldRejectValueWithInvalidParameterWhenOutOfRangeOrUnsupported(
+            DatPair.Mode mode, int index, UnaryOperator<EpModify.Builder> bad) {
         try (DatPair p = DatPair.open(mode, "maxQpWr=64&maxSge=4")) {
-            Endpoint ep = p.a.ia.createEndpoint(p.a.pz, dtoEvd(p.a), dtoEvd(p.a), p.a.conn, validAttributes().build());
+            Endpoint ep = p.a.ia.createEndpoint(
+                    p.a.pz,
+                    dtoEvd(p.a),
+                    dtoEvd(p.a),
+                    p.a.conn,
+                    validAttributes().build());
             EpParams before = ep.query();
-            assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE,
-                    () -> ep.modify(bad.apply(EpModify.builder().maxMessageSize(1000)).build()));
+            assertDat(
+                    DatReturnType.INVALID_PARAMETER,
+                    DatReturnSubtype.NO_SUBTYPE,
+                    () -> ep.modify(
+                            bad.apply(EpModify.builder().maxMessageSize(1000)).build()));
             assertEquals(before, ep.query());
         }
     }
@@ -341,20 +425,38 @@ class EpModifyTest {
     void shouldRefuseRecvCompletionFlagsWithInvalidStateOnceAReceiveWasPosted(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
             EventDispatcher recv = dtoEvd(p.a);
-            Endpoint ep = p.a.ia.createEndpoint(p.a.pz, recv, p.a.dto, p.a.conn, validAttributes().build());
-            assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE,
+            Endpoint ep = p.a.ia.createEndpoint(
+                    p.a.pz, recv, p.a.dto, p.a.conn, validAttributes().build());
+            assertDat(
+                    DatReturnType.INVALID_PARAMETER,
+                    DatReturnSubtype.NO_SUBTYPE,
                     () -> ep.postRecv(p.a.iov(0, 64), 1, flags(CompletionFlag.UNSIGNALLED)));
-            ep.modify(EpModify.builder().recvCompletionFlags(flags(CompletionFlag.UNSIGNALLED)).build());
-            assertEquals(Set.of(CompletionFlag.UNSIGNALLED), ep.query().attributes().recvCompletionFlags());
-            ep.modify(EpModify.builder().recvCompletionFlags(flags(CompletionFlag.SOLICITED_WAIT)).build());
-            ep.modify(EpModify.builder().recvCompletionFlags(flags(CompletionFlag.UNSIGNALLED)).build());
+            ep.modify(EpModify.builder()
+                    .recvCompletionFlags(flags(CompletionFlag.UNSIGNALLED))
+                    .build());
+            assertEquals(
+                    Set.of(CompletionFlag.UNSIGNALLED), ep.query().attributes().recvCompletionFlags());
+            ep.modify(EpModify.builder()
+                    .recvCompletionFlags(flags(CompletionFlag.SOLICITED_WAIT))
+                    .build());
+            ep.modify(EpModify.builder()
+                    .recvCompletionFlags(flags(CompletionFlag.UNSIGNALLED))
+                    .build());
             ep.postRecv(p.a.iov(0, 64), 1, flags(CompletionFlag.UNSIGNALLED));
 
             EpParams before = ep.query();
-            assertDat(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EP_UNCONNECTED,
-                    () -> ep.modify(EpModify.builder().recvCompletionFlags(DEFAULT).build()));
-            assertDat(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EP_UNCONNECTED,
-                    () -> ep.modify(EpModify.builder().maxMessageSize(100).recvCompletionFlags(DEFAULT).build()));
+            assertDat(
+                    DatReturnType.INVALID_STATE,
+                    DatReturnSubtype.INVALID_STATE_EP_UNCONNECTED,
+                    () -> ep.modify(
+                            EpModify.builder().recvCompletionFlags(DEFAULT).build()));
+            assertDat(
+                    DatReturnType.INVALID_STATE,
+                    DatReturnSubtype.INVALID_STATE_EP_UNCONNECTED,
+                    () -> ep.modify(EpModify.builder()
+                            .maxMessageSize(100)
+                            .recvCompletionFlags(DEFAULT)
+                            .build()));
             assertEquals(before, ep.query());
             // Every other parameter stays modifiable.
             ep.modify(EpModify.builder().maxMessageSize(100).build());
@@ -366,8 +468,11 @@ class EpModifyTest {
             completion(recv, 1, DtoCompletionStatus.ERR_FLUSHED);
             ep.reset();
             assertEquals(new EpRecvInfo(0, 0), ep.recvQuery());
-            assertDat(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EP_UNCONNECTED,
-                    () -> ep.modify(EpModify.builder().recvCompletionFlags(DEFAULT).build()));
+            assertDat(
+                    DatReturnType.INVALID_STATE,
+                    DatReturnSubtype.INVALID_STATE_EP_UNCONNECTED,
+                    () -> ep.modify(
+                            EpModify.builder().recvCompletionFlags(DEFAULT).build()));
         }
     }
 
@@ -382,9 +487,14 @@ class EpModifyTest {
             EventDispatcher recv2 = dtoEvd(p.a);
             EventDispatcher request2 = dtoEvd(p.a);
             EventDispatcher conn2 = connEvd(p.a);
-            Endpoint ep = p.a.ia.createEndpoint(p.a.pz, recv1, request1, conn1, validAttributes().build());
+            Endpoint ep = p.a.ia.createEndpoint(
+                    p.a.pz, recv1, request1, conn1, validAttributes().build());
             ep.postRecv(p.a.iov(0, 64), 11, DEFAULT);
-            ep.modify(EpModify.builder().recvEvd(recv2).requestEvd(request2).connectEvd(conn2).build());
+            ep.modify(EpModify.builder()
+                    .recvEvd(recv2)
+                    .requestEvd(request2)
+                    .connectEvd(conn2)
+                    .build());
             // The old EVDs feed no stream of the EP any more.
             recv1.free();
             request1.free();
@@ -411,12 +521,22 @@ class EpModifyTest {
         try (DatPair p = DatPair.open(mode)) {
             EventDispatcher recv = dtoEvd(p.a);
             EventDispatcher recv2 = dtoEvd(p.a);
-            Endpoint ep = p.a.ia.createEndpoint(p.a.pz, recv, p.a.dto, p.a.conn, validAttributes().build());
+            Endpoint ep = p.a.ia.createEndpoint(
+                    p.a.pz, recv, p.a.dto, p.a.conn, validAttributes().build());
             for (int i = 0; i < 3; i++) {
-                ep.postRecv(List.of(p.a.iov(1000 * i, 2).get(0), p.a.iov(1000 * i + 500, 8).get(0)), 30 + i, DEFAULT);
+                ep.postRecv(
+                        List.of(
+                                p.a.iov(1000 * i, 2).get(0),
+                                p.a.iov(1000 * i + 500, 8).get(0)),
+                        30 + i,
+                        DEFAULT);
             }
             // New queue sizes and a new receive EVD need a new QP.
-            ep.modify(EpModify.builder().maxRequestDtos(16).maxRecvDtos(16).maxRecvIov(4).build());
+            ep.modify(EpModify.builder()
+                    .maxRequestDtos(16)
+                    .maxRecvDtos(16)
+                    .maxRecvIov(4)
+                    .build());
             ep.modify(EpModify.builder().recvEvd(recv2).build());
             assertEquals(new EpRecvInfo(3, 3), ep.recvQuery());
             assertTrue(!ep.status().recvIdle());
@@ -448,8 +568,12 @@ class EpModifyTest {
             ProtectionZone pz2 = p.a.ia.createPz();
             LocalMemoryRegion lmr2 = ObjectFixtures.lmr(p.a, pz2, MemoryPrivilege.all());
             List<LmrTriplet> inPz2 = ObjectFixtures.seg(lmr2, 0, 64);
-            Endpoint ep = p.a.ia.createEndpoint(p.a.pz, recv, request, p.a.conn, validAttributes().build());
-            assertDat(DatReturnType.PROTECTION_VIOLATION, DatReturnSubtype.PROTECTION_WRITE, () -> ep.postRecv(inPz2, 50, DEFAULT));
+            Endpoint ep = p.a.ia.createEndpoint(
+                    p.a.pz, recv, request, p.a.conn, validAttributes().build());
+            assertDat(
+                    DatReturnType.PROTECTION_VIOLATION,
+                    DatReturnSubtype.PROTECTION_WRITE,
+                    () -> ep.postRecv(inPz2, 50, DEFAULT));
             ep.postRecv(p.a.iov(0, 64), 51, DEFAULT);
 
             ep.modify(EpModify.builder().pz(pz2).build());
@@ -457,7 +581,9 @@ class EpModifyTest {
             completion(recv, 51, DtoCompletionStatus.ERR_LOCAL_PROTECTION);
             assertEquals(new EpRecvInfo(0, 0), ep.recvQuery());
             // The old PZ is no longer the EP's: it can be freed once its own LMR goes.
-            assertDat(DatReturnType.PROTECTION_VIOLATION, DatReturnSubtype.PROTECTION_WRITE,
+            assertDat(
+                    DatReturnType.PROTECTION_VIOLATION,
+                    DatReturnSubtype.PROTECTION_WRITE,
                     () -> ep.postRecv(p.a.iov(0, 64), 52, DEFAULT));
             ep.postRecv(inPz2, 53, DEFAULT);
             assertDat(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_PZ_IN_USE, pz2::free);
@@ -471,21 +597,40 @@ class EpModifyTest {
 
     @ParameterizedTest
     @EnumSource(DatPair.Mode.class)
-    @DisplayName("dat_ep_modify(3DAT), dat_ep_create(3DAT): moving a stream onto an EVD obeys the shared-EVD flag rules")
+    @DisplayName(
+            "dat_ep_modify(3DAT), dat_ep_create(3DAT): moving a stream onto an EVD obeys the shared-EVD flag rules")
     void shouldRejectStreamMoveWithInvalidParameterWhenFlagsClashOnTheTargetEvd(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
             EventDispatcher shared = dtoEvd(p.a);
             EventDispatcher own = dtoEvd(p.a);
-            p.a.ia.createEndpoint(p.a.pz, own, shared, p.a.conn,
-                    validAttributes().requestCompletionFlags(flags(CompletionFlag.UNSIGNALLED)).build());
-            Endpoint ep = p.a.ia.createEndpoint(p.a.pz, dtoEvd(p.a), dtoEvd(p.a), p.a.conn, validAttributes().build());
+            p.a.ia.createEndpoint(
+                    p.a.pz,
+                    own,
+                    shared,
+                    p.a.conn,
+                    validAttributes()
+                            .requestCompletionFlags(flags(CompletionFlag.UNSIGNALLED))
+                            .build());
+            Endpoint ep = p.a.ia.createEndpoint(
+                    p.a.pz,
+                    dtoEvd(p.a),
+                    dtoEvd(p.a),
+                    p.a.conn,
+                    validAttributes().build());
             EpParams before = ep.query();
-            assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE,
+            assertDat(
+                    DatReturnType.INVALID_PARAMETER,
+                    DatReturnSubtype.NO_SUBTYPE,
                     () -> ep.modify(EpModify.builder().requestEvd(shared).build()));
-            assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE,
+            assertDat(
+                    DatReturnType.INVALID_PARAMETER,
+                    DatReturnSubtype.NO_SUBTYPE,
                     () -> ep.modify(EpModify.builder().recvEvd(shared).build()));
             assertEquals(before, ep.query());
-            ep.modify(EpModify.builder().requestEvd(shared).requestCompletionFlags(flags(CompletionFlag.UNSIGNALLED)).build());
+            ep.modify(EpModify.builder()
+                    .requestEvd(shared)
+                    .requestCompletionFlags(flags(CompletionFlag.UNSIGNALLED))
+                    .build());
             assertEquals(Optional.of(shared), ep.query().requestEvd());
         }
     }
@@ -496,10 +641,13 @@ class EpModifyTest {
     void shouldRejectPzOtherThanTheSrqsWithInvalidParameterWhenEndpointUsesSrq(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
             SharedReceiveQueue srq = p.a.ia.createSrq(p.a.pz, new SrqAttributes(8, 1, 0));
-            Endpoint ep = p.a.ia.createEndpointWithSrq(p.a.pz, p.a.dto, p.a.dto, p.a.conn, srq, validAttributes().build());
+            Endpoint ep = p.a.ia.createEndpointWithSrq(
+                    p.a.pz, p.a.dto, p.a.dto, p.a.conn, srq, validAttributes().build());
             ProtectionZone other = p.a.ia.createPz();
             EpParams before = ep.query();
-            assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE,
+            assertDat(
+                    DatReturnType.INVALID_PARAMETER,
+                    DatReturnSubtype.NO_SUBTYPE,
                     () -> ep.modify(EpModify.builder().pz(other).build()));
             assertEquals(before, ep.query());
             other.free();
@@ -516,7 +664,9 @@ class EpModifyTest {
             Endpoint ep = p.a.ep();
             assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE, () -> ep.modify(null));
             ep.free();
-            assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_EP,
+            assertDat(
+                    DatReturnType.INVALID_HANDLE,
+                    DatReturnSubtype.INVALID_HANDLE_EP,
                     () -> ep.modify(EpModify.builder().maxMessageSize(100).build()));
         }
     }

@@ -1,17 +1,16 @@
 package io.simrdma.provider;
 
-import io.simrdma.dat.EndpointState;
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.simrdma.dat.EndpointState;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
 
 /**
  * Generates the DAT endpoint state diagram from {@link EpStateTable} (each edge with the man page of
@@ -30,22 +29,36 @@ class EpStateDiagramTest {
         b.append("shows. `EpStateDiagramTest` fails when this file no longer matches the table.\n\n");
         b.append("```mermaid\nstateDiagram-v2\n");
         b.append("    [*] --> UNCONNECTED: dat_ep_create\n");
-        for (Map.Entry<EndpointState, Map<EpOp, EpStateTable.Rule>> row : EpStateTable.rows().entrySet()) {
+        for (Map.Entry<EndpointState, Map<EpOp, EpStateTable.Rule>> row :
+                EpStateTable.rows().entrySet()) {
             for (Map.Entry<EpOp, EpStateTable.Rule> cell : row.getValue().entrySet()) {
                 EpStateTable.Rule r = cell.getValue();
                 if (r.next() != null && r.next() != row.getKey()) {
-                    b.append("    ").append(row.getKey()).append(" --> ").append(r.next()).append(": ")
-                            .append(r.source()).append('\n');
+                    b.append("    ")
+                            .append(row.getKey())
+                            .append(" --> ")
+                            .append(r.next())
+                            .append(": ")
+                            .append(r.source())
+                            .append('\n');
                 }
             }
         }
         b.append("```\n\n| state | operation | next state | man page |\n|---|---|---|---|\n");
-        for (Map.Entry<EndpointState, Map<EpOp, EpStateTable.Rule>> row : EpStateTable.rows().entrySet()) {
+        for (Map.Entry<EndpointState, Map<EpOp, EpStateTable.Rule>> row :
+                EpStateTable.rows().entrySet()) {
             for (Map.Entry<EpOp, EpStateTable.Rule> cell : row.getValue().entrySet()) {
                 EpStateTable.Rule r = cell.getValue();
                 if (r.next() != null && r.next() != row.getKey()) {
-                    b.append("| ").append(row.getKey()).append(" | ").append(cell.getKey()).append(" | ")
-                            .append(r.next()).append(" | ").append(r.source()).append(" |\n");
+                    b.append("| ")
+                            .append(row.getKey())
+                            .append(" | ")
+                            .append(cell.getKey())
+                            .append(" | ")
+                            .append(r.next())
+                            .append(" | ")
+                            .append(r.source())
+                            .append(" |\n");
                 }
             }
         }
@@ -57,12 +70,20 @@ class EpStateDiagramTest {
         b.append("// DAT endpoint state machine, generated from EpStateTable by EpStateDiagramTest.\n");
         b.append("digraph ep_states {\n    rankdir=LR;\n    node [shape=ellipse, fontname=\"Helvetica\"];\n");
         b.append("    edge [fontname=\"Helvetica\", fontsize=9];\n");
-        for (Map.Entry<EndpointState, Map<EpOp, EpStateTable.Rule>> row : EpStateTable.rows().entrySet()) {
+        for (Map.Entry<EndpointState, Map<EpOp, EpStateTable.Rule>> row :
+                EpStateTable.rows().entrySet()) {
             for (Map.Entry<EpOp, EpStateTable.Rule> cell : row.getValue().entrySet()) {
                 EpStateTable.Rule r = cell.getValue();
                 if (r.next() != null && r.next() != row.getKey()) {
-                    b.append("    ").append(row.getKey()).append(" -> ").append(r.next()).append(" [label=\"")
-                            .append(cell.getKey()).append("\\n").append(r.source()).append("\"];\n");
+                    b.append("    ")
+                            .append(row.getKey())
+                            .append(" -> ")
+                            .append(r.next())
+                            .append(" [label=\"")
+                            .append(cell.getKey())
+                            .append("\\n")
+                            .append(r.source())
+                            .append("\"];\n");
                 }
             }
         }
@@ -74,7 +95,8 @@ class EpStateDiagramTest {
             + "with its man page (dat_ep_connect(3DAT) ...)")
     void shouldMatchTheEpStateTableWhenTheCommittedDiagramIsRead() throws IOException {
         String m = mermaid();
-        assertTrue(m.contains("UNCONNECTED --> ACTIVE_CONNECTION_PENDING: dat_ep_connect"),
+        assertTrue(
+                m.contains("UNCONNECTED --> ACTIVE_CONNECTION_PENDING: dat_ep_connect"),
                 "the connect edge with its man page:\n" + m);
         check("ep-states.md", m);
         check("ep-states.dot", dot());
@@ -94,7 +116,10 @@ class EpStateDiagramTest {
             return;
         }
         String committed = Files.exists(file) ? Files.readString(file, StandardCharsets.UTF_8) : "(missing)";
-        assertEquals(generated, committed, "docs/diagrams/" + name + " no longer matches EpStateTable; run the test "
-                + "with -Ddiagrams.write=true and commit the result");
+        assertEquals(
+                generated,
+                committed,
+                "docs/diagrams/" + name + " no longer matches EpStateTable; run the test "
+                        + "with -Ddiagrams.write=true and commit the result");
     }
 }

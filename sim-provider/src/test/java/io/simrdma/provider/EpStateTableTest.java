@@ -1,5 +1,18 @@
 package io.simrdma.provider;
 
+import static io.simrdma.provider.DatPair.assertDat;
+import static io.simrdma.provider.DatPair.expectConnection;
+import static io.simrdma.provider.DatPair.next;
+import static io.simrdma.provider.EventTestSupport.completion;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
 import io.simrdma.dat.CloseFlag;
 import io.simrdma.dat.CompletionFlag;
 import io.simrdma.dat.ConnectFlag;
@@ -37,14 +50,6 @@ import io.simrdma.dat.Timeout;
 import io.simrdma.provider.EpStateTable.Kind;
 import io.simrdma.provider.EpStateTable.Rule;
 import io.simrdma.provider.EpStates.Subject;
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Nested;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.Arguments;
-import org.junit.jupiter.params.provider.EnumSource;
-import org.junit.jupiter.params.provider.MethodSource;
-
 import java.nio.charset.StandardCharsets;
 import java.util.EnumSet;
 import java.util.HashSet;
@@ -54,19 +59,13 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
-
-import static io.simrdma.provider.DatPair.assertDat;
-import static io.simrdma.provider.DatPair.expectConnection;
-import static io.simrdma.provider.DatPair.next;
-import static io.simrdma.provider.EventTestSupport.completion;
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertSame;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Every row of {@link EpStateTable}, on a real endpoint: for each of the nine states and each of
@@ -80,7 +79,8 @@ import static org.junit.jupiter.api.Assertions.fail;
  * <p>The SILENT / CONFLICT choices the table records (ep-state-machine.md section 7) have their
  * own tests at the end, each naming its choice id and man page.
  */
-@DisplayName("EpStateTable: the DAT endpoint state machine (dat_ep_*(3DAT), dat_rsp_create, dat_cr_accept, dat_cr_reject, dat_rmr_bind)")
+@DisplayName(
+        "EpStateTable: the DAT endpoint state machine (dat_ep_*(3DAT), dat_rsp_create, dat_cr_accept, dat_cr_reject, dat_rmr_bind)")
 class EpStateTableTest {
 
     private static final long COOKIE = 0xC0FFEE;
@@ -89,21 +89,50 @@ class EpStateTableTest {
     private static final NamedAttribute SPECIFIC = new NamedAttribute("simrdma.test", "1");
 
     /** The man pages of ../shared/spec/dat that a row may cite. */
-    private static final Set<String> MAN_PAGES = Set.of("dat_cr_accept", "dat_cr_handoff", "dat_cr_query", "dat_cr_reject",
-            "dat_ep_connect", "dat_ep_create", "dat_ep_create_with_srq", "dat_ep_disconnect", "dat_ep_dup_connect",
-            "dat_ep_free", "dat_ep_get_status", "dat_ep_modify", "dat_ep_post_rdma_read", "dat_ep_post_rdma_write",
-            "dat_ep_post_recv", "dat_ep_post_send", "dat_ep_query", "dat_ep_recv_query", "dat_ep_reset",
-            "dat_ep_set_watermark", "dat_psp_create", "dat_psp_create_any", "dat_psp_free", "dat_rmr_bind",
-            "dat_rsp_create", "dat_rsp_free", "dat_srq_post_recv");
+    private static final Set<String> MAN_PAGES = Set.of(
+            "dat_cr_accept",
+            "dat_cr_handoff",
+            "dat_cr_query",
+            "dat_cr_reject",
+            "dat_ep_connect",
+            "dat_ep_create",
+            "dat_ep_create_with_srq",
+            "dat_ep_disconnect",
+            "dat_ep_dup_connect",
+            "dat_ep_free",
+            "dat_ep_get_status",
+            "dat_ep_modify",
+            "dat_ep_post_rdma_read",
+            "dat_ep_post_rdma_write",
+            "dat_ep_post_recv",
+            "dat_ep_post_send",
+            "dat_ep_query",
+            "dat_ep_recv_query",
+            "dat_ep_reset",
+            "dat_ep_set_watermark",
+            "dat_psp_create",
+            "dat_psp_create_any",
+            "dat_psp_free",
+            "dat_rmr_bind",
+            "dat_rsp_create",
+            "dat_rsp_free",
+            "dat_srq_post_recv");
 
     /** dat_ep_query(3DAT): the states in which remote_ia_address and remote_port_qual are valid. */
-    private static final Set<EndpointState> REMOTE_VALID = EnumSet.of(EndpointState.PASSIVE_CONNECTION_PENDING,
-            EndpointState.ACTIVE_CONNECTION_PENDING, EndpointState.TENTATIVE_CONNECTION_PENDING,
-            EndpointState.DISCONNECT_PENDING, EndpointState.COMPLETION_PENDING, EndpointState.CONNECTED);
+    private static final Set<EndpointState> REMOTE_VALID = EnumSet.of(
+            EndpointState.PASSIVE_CONNECTION_PENDING,
+            EndpointState.ACTIVE_CONNECTION_PENDING,
+            EndpointState.TENTATIVE_CONNECTION_PENDING,
+            EndpointState.DISCONNECT_PENDING,
+            EndpointState.COMPLETION_PENDING,
+            EndpointState.CONNECTED);
 
     /** dat_ep_query(3DAT): the states in which local_port_qual is "valid only" (C6: it "might be" in others). */
-    private static final Set<EndpointState> LOCAL_VALID = EnumSet.of(EndpointState.PASSIVE_CONNECTION_PENDING,
-            EndpointState.ACTIVE_CONNECTION_PENDING, EndpointState.DISCONNECT_PENDING, EndpointState.COMPLETION_PENDING,
+    private static final Set<EndpointState> LOCAL_VALID = EnumSet.of(
+            EndpointState.PASSIVE_CONNECTION_PENDING,
+            EndpointState.ACTIVE_CONNECTION_PENDING,
+            EndpointState.DISCONNECT_PENDING,
+            EndpointState.COMPLETION_PENDING,
             EndpointState.CONNECTED);
 
     /** The RMR of an RMR_BIND row. */
@@ -137,9 +166,13 @@ class EpStateTableTest {
                 } else if (r.next() != null) {
                     assertTrue(rows.containsKey(r.next()), where);
                 }
-                if (r.choice() != null && (r.choice().contains("SILENT") || r.choice().contains("CONFLICT"))) {
-                    assertTrue(choiceId.matcher(r.choice()).matches(),
-                            () -> where + ": a SILENT/CONFLICT choice starts with its ep-state-machine.md section 7 id: " + r.choice());
+                if (r.choice() != null
+                        && (r.choice().contains("SILENT") || r.choice().contains("CONFLICT"))) {
+                    assertTrue(
+                            choiceId.matcher(r.choice()).matches(),
+                            () -> where
+                                    + ": a SILENT/CONFLICT choice starts with its ep-state-machine.md section 7 id: "
+                                    + r.choice());
                 }
             }
         }
@@ -154,15 +187,18 @@ class EpStateTableTest {
             assertTrue(t.name().startsWith("INVALID_STATE_EP_"), t::name);
             assertTrue(seen.add(t), () -> "two states share " + t);
         }
-        assertEquals(DatReturnSubtype.INVALID_STATE_EP_COMPLPENDING, EpStateTable.subtype(EndpointState.COMPLETION_PENDING));
-        assertEquals(DatReturnSubtype.INVALID_STATE_EP_DISCPENDING, EpStateTable.subtype(EndpointState.DISCONNECT_PENDING));
+        assertEquals(
+                DatReturnSubtype.INVALID_STATE_EP_COMPLPENDING, EpStateTable.subtype(EndpointState.COMPLETION_PENDING));
+        assertEquals(
+                DatReturnSubtype.INVALID_STATE_EP_DISCPENDING, EpStateTable.subtype(EndpointState.DISCONNECT_PENDING));
     }
 
     // ====================================================================== every row on a real endpoint
 
     static Stream<Arguments> rows() {
         return ConnSupport.everyMode(EpStates.NINE.stream()
-                .flatMap(s -> Stream.of(EpOp.values()).map(op -> Arguments.of(s, op))).toList());
+                .flatMap(s -> Stream.of(EpOp.values()).map(op -> Arguments.of(s, op)))
+                .toList());
     }
 
     @ParameterizedTest(name = "[{0}] {1} x {2}")
@@ -210,18 +246,32 @@ class EpStateTableTest {
             case DISCONNECT_GRACEFUL -> ep.disconnect(CloseFlag.GRACEFUL);
             case RESET -> ep.reset();
             case FREE -> ep.free();
-            case MODIFY_PZ -> ep.modify(EpModify.builder().pz(s.side.ia.createPz()).build());
-            case MODIFY_ATTRIBUTES -> ep.modify(EpModify.builder().maxMessageSize(4096).build());
-            case MODIFY_RECV_FLAGS -> ep.modify(EpModify.builder().recvCompletionFlags(EnumSet.of(CompletionFlag.EVD_THRESHOLD)).build());
-            case MODIFY_SPECIFIC_ATTRIBUTES -> ep.modify(EpModify.builder().providerSpecific(List.of(SPECIFIC))
-                    .transportSpecific(List.of(SPECIFIC)).build());
+            case MODIFY_PZ ->
+                ep.modify(EpModify.builder().pz(s.side.ia.createPz()).build());
+            case MODIFY_ATTRIBUTES ->
+                ep.modify(EpModify.builder().maxMessageSize(4096).build());
+            case MODIFY_RECV_FLAGS ->
+                ep.modify(EpModify.builder()
+                        .recvCompletionFlags(EnumSet.of(CompletionFlag.EVD_THRESHOLD))
+                        .build());
+            case MODIFY_SPECIFIC_ATTRIBUTES ->
+                ep.modify(EpModify.builder()
+                        .providerSpecific(List.of(SPECIFIC))
+                        .transportSpecific(List.of(SPECIFIC))
+                        .build());
             case POST_SEND -> ep.postSend(s.side.iov(0, 8), COOKIE, CompletionFlag.defaults());
-            case POST_RDMA_READ -> ep.postRdmaRead(s.side.iov(0, 8), COOKIE, s.other.remote(0, 8), CompletionFlag.defaults());
-            case POST_RDMA_WRITE -> ep.postRdmaWrite(s.side.iov(0, 8), COOKIE, s.other.remote(0, 8), CompletionFlag.defaults());
+            case POST_RDMA_READ ->
+                ep.postRdmaRead(s.side.iov(0, 8), COOKIE, s.other.remote(0, 8), CompletionFlag.defaults());
+            case POST_RDMA_WRITE ->
+                ep.postRdmaWrite(s.side.iov(0, 8), COOKIE, s.other.remote(0, 8), CompletionFlag.defaults());
             case RMR_BIND -> {
                 rmr = s.side.pz.createRmr();
-                rmr.bind(s.side.iov(0, 4096).get(0), EnumSet.of(MemoryPrivilege.REMOTE_READ, MemoryPrivilege.REMOTE_WRITE), ep,
-                        COOKIE, CompletionFlag.defaults());
+                rmr.bind(
+                        s.side.iov(0, 4096).get(0),
+                        EnumSet.of(MemoryPrivilege.REMOTE_READ, MemoryPrivilege.REMOTE_WRITE),
+                        ep,
+                        COOKIE,
+                        CompletionFlag.defaults());
             }
             case POST_RECV -> ep.postRecv(s.side.iov(1024, 64), RECV_COOKIE, CompletionFlag.defaults());
             case QUERY -> ep.query();
@@ -263,12 +313,12 @@ class EpStateTableTest {
         assertNoEvents(s);
         switch (op) {
             // The refused RSP did not keep its qualifier.
-            case RSP_CREATE -> s.side.ia.createPsp(rspQual, s.side.conn, PspFlag.CONSUMER).free();
+            case RSP_CREATE ->
+                s.side.ia.createPsp(rspQual, s.side.conn, PspFlag.CONSUMER).free();
             // dat_cr_accept(3DAT): a failed accept has no effect on the Connection Request.
             case CR_ACCEPT -> assertNotNull(s.foreignRequest.query());
             case RMR_BIND -> assertTrue(rmr.query().binding().isEmpty(), "a refused bind binds nothing");
-            default -> {
-            }
+            default -> {}
         }
     }
 
@@ -331,7 +381,9 @@ class EpStateTableTest {
                 EpStatus status = s.ep.status();
                 assertEquals(st, status.state(), "dat_ep_get_status(3DAT)");
                 assertTrue(status.recvIdle(), "no receive posted");
-                assertEquals(st != EndpointState.DISCONNECT_PENDING, status.requestIdle(),
+                assertEquals(
+                        st != EndpointState.DISCONNECT_PENDING,
+                        status.requestIdle(),
                         "only the DISCONNECT_PENDING endpoint has a request DTO outstanding");
                 assertNoEvents(s);
             }
@@ -363,16 +415,22 @@ class EpStateTableTest {
             }
             case MODIFY_RECV_FLAGS -> {
                 perform(s, op);
-                assertEquals(EnumSet.of(CompletionFlag.EVD_THRESHOLD), s.ep.query().attributes().recvCompletionFlags(),
+                assertEquals(
+                        EnumSet.of(CompletionFlag.EVD_THRESHOLD),
+                        s.ep.query().attributes().recvCompletionFlags(),
                         "dat_ep_modify(3DAT) recv_completion_flags");
                 assertState(st, s, rule.source());
                 assertNoEvents(s);
             }
             case MODIFY_SPECIFIC_ATTRIBUTES -> {
                 perform(s, op);
-                assertEquals(List.of(SPECIFIC), s.ep.query().attributes().providerSpecific(),
+                assertEquals(
+                        List.of(SPECIFIC),
+                        s.ep.query().attributes().providerSpecific(),
                         "dat_ep_modify(3DAT) provider-specific attributes");
-                assertEquals(List.of(SPECIFIC), s.ep.query().attributes().transportSpecific(),
+                assertEquals(
+                        List.of(SPECIFIC),
+                        s.ep.query().attributes().transportSpecific(),
                         "dat_ep_modify(3DAT) transport-specific attributes");
                 assertState(st, s, rule.source());
                 assertNoEvents(s);
@@ -407,8 +465,13 @@ class EpStateTableTest {
         assertEquals(Optional.of(s.connectEvd), p.connectEvd());
         assertEquals(Optional.of(s.side.address()), p.localIaAddress());
         if (REMOTE_VALID.contains(st)) {
-            assertEquals(Optional.of(s.other.address()), p.remoteIaAddress(), "dat_ep_query(3DAT) remote_ia_address in " + st);
-            long remoteQual = s.remoteQual >= 0 ? s.remoteQual : s.peer.query().localPortQual().orElseThrow();
+            assertEquals(
+                    Optional.of(s.other.address()),
+                    p.remoteIaAddress(),
+                    "dat_ep_query(3DAT) remote_ia_address in " + st);
+            long remoteQual = s.remoteQual >= 0
+                    ? s.remoteQual
+                    : s.peer.query().localPortQual().orElseThrow();
             assertEquals(remoteQual, p.remotePortQual().orElse(-1), "dat_ep_query(3DAT) remote_port_qual in " + st);
         }
         if (LOCAL_VALID.contains(st)) {
@@ -417,9 +480,13 @@ class EpStateTableTest {
             switch (st) {
                 case PASSIVE_CONNECTION_PENDING -> assertEquals(s.rsp.connQual(), local);
                 case COMPLETION_PENDING -> assertEquals(s.psp.connQual(), local);
-                case ACTIVE_CONNECTION_PENDING -> assertEquals(local, s.request.query().remotePortQual(),
-                        "the requester's port qualifier the peer sees (dat_cr_query(3DAT))");
-                default -> assertEquals(local, s.peer.query().remotePortQual().orElse(-1), "the peer's remote_port_qual");
+                case ACTIVE_CONNECTION_PENDING ->
+                    assertEquals(
+                            local,
+                            s.request.query().remotePortQual(),
+                            "the requester's port qualifier the peer sees (dat_cr_query(3DAT))");
+                default ->
+                    assertEquals(local, s.peer.query().remotePortQual().orElse(-1), "the peer's remote_port_qual");
             }
         }
         assertNoEvents(s);
@@ -434,7 +501,9 @@ class EpStateTableTest {
         EpRecvInfo i = s.ep.recvQuery();
         int expected = s.state == EndpointState.DISCONNECTED ? 0 : 1;
         assertEquals(expected, i.nbufsAllocated(), "dat_ep_recv_query(3DAT) nbufs_allocated in " + s.state);
-        assertTrue(i.bufsAllocSpan() >= i.nbufsAllocated(), "dat_ep_recv_query(3DAT): the span is never smaller than the count");
+        assertTrue(
+                i.bufsAllocSpan() >= i.nbufsAllocated(),
+                "dat_ep_recv_query(3DAT): the span is never smaller than the count");
         assertState(s.state, s, "dat_ep_recv_query(3DAT)");
     }
 
@@ -491,7 +560,10 @@ class EpStateTableTest {
         ConnectionRequestEvent req = next(s.other.conn, ConnectionRequestEvent.class);
         assertEquals(s.dupQual, req.connQual(), "the request goes to dup_ep_handle's remote qualifier");
         req.cr().accept(s.newPeer(), null);
-        assertSame(s.ep, expectConnection(s.connectEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED).ep());
+        assertSame(
+                s.ep,
+                expectConnection(s.connectEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED)
+                        .ep());
         assertState(EndpointState.CONNECTED, s, "ESTABLISHED (dat_ep_dup_connect(3DAT))");
         assertEquals(EndpointState.CONNECTED, s.dupSource.status().state(), "dup_ep_handle is not affected");
         assertNoEvents(s);
@@ -508,12 +580,16 @@ class EpStateTableTest {
                 assertState(rule.next(), s, rule.source());
                 assertFlushed(s, next(s.recvEvd, DtoCompletionEvent.class), RECV_COOKIE);
                 // S1 SILENT, chosen: aborting establishment posts DISCONNECTED, a final event for the connect.
-                assertSame(s.ep, expectConnection(s.connectEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED).ep());
+                assertSame(
+                        s.ep,
+                        expectConnection(s.connectEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED)
+                                .ep());
                 assertNoEvents(s);
                 if (s.state == EndpointState.COMPLETION_PENDING) {
                     s.releaseLink();
                     EpStates.Subject.expectFinal(s.peerConnectEvd);
-                    assertEquals(EndpointState.DISCONNECTED, s.peer.status().state(), "the active peer has no connection");
+                    assertEquals(
+                            EndpointState.DISCONNECTED, s.peer.status().state(), "the active peer has no connection");
                 }
             }
             case CONNECTED -> {
@@ -531,9 +607,13 @@ class EpStateTableTest {
                     s.peer.postRecv(s.other.iov(0, 64), 2, CompletionFlag.defaults());
                     DtoCompletionEvent sent = next(s.requestEvd, DtoCompletionEvent.class);
                     assertEquals(COOKIE, sent.userCookie());
-                    assertEquals(DtoCompletionStatus.SUCCESS, sent.status(), "graceful: the request DTO completes first");
+                    assertEquals(
+                            DtoCompletionStatus.SUCCESS, sent.status(), "graceful: the request DTO completes first");
                 }
-                assertSame(s.ep, expectConnection(s.connectEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED).ep());
+                assertSame(
+                        s.ep,
+                        expectConnection(s.connectEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED)
+                                .ep());
                 assertState(EndpointState.DISCONNECTED, s, "DISCONNECTED event (dat_ep_disconnect(3DAT))");
                 expectConnection(s.peerConnectEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED);
                 assertEquals(EndpointState.DISCONNECTED, s.peer.status().state());
@@ -544,7 +624,10 @@ class EpStateTableTest {
                 s.ep.disconnect(flag);
                 assertState(rule.next(), s, rule.source());
                 completion(s.requestEvd, EpStates.PENDING_SEND, DtoCompletionStatus.ERR_FLUSHED);
-                assertSame(s.ep, expectConnection(s.connectEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED).ep());
+                assertSame(
+                        s.ep,
+                        expectConnection(s.connectEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED)
+                                .ep());
                 expectConnection(s.peerConnectEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED);
                 assertNoEvents(s);
             }
@@ -582,20 +665,21 @@ class EpStateTableTest {
                 Endpoint late = s.newPeer();
                 s.request.accept(late, null);
                 ConnectionEvent e = EpStates.Subject.expectFinal(s.peerConnectEvd);
-                assertEquals(EventNumber.CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR, e.eventNumber(), "dat_cr_accept(3DAT)");
+                assertEquals(
+                        EventNumber.CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR, e.eventNumber(), "dat_cr_accept(3DAT)");
                 assertEquals(EndpointState.DISCONNECTED, late.status().state());
             }
             case COMPLETION_PENDING -> {
                 s.releaseLink();
                 EpStates.Subject.expectFinal(s.peerConnectEvd);
-                assertEquals(EndpointState.DISCONNECTED, s.peer.status().state(), "the accepted connection is torn down");
+                assertEquals(
+                        EndpointState.DISCONNECTED, s.peer.status().state(), "the accepted connection is torn down");
             }
             case CONNECTED, DISCONNECT_PENDING -> {
                 expectConnection(s.peerConnectEvd, EventNumber.CONNECTION_EVENT_DISCONNECTED);
                 assertEquals(EndpointState.DISCONNECTED, s.peer.status().state(), "the connection is torn down");
             }
-            default -> {
-            }
+            default -> {}
         }
     }
 
@@ -679,7 +763,8 @@ class EpStateTableTest {
             assertState(rule.next(), s, rule.source());
             assertNoEvents(s);
         } else {
-            // "that Endpoint reverts to Provider Control": freed, as far as the consumer is concerned (dat_ep_free(3DAT)).
+            // "that Endpoint reverts to Provider Control": freed, as far as the consumer is concerned
+            // (dat_ep_free(3DAT)).
             assertNull(rule.next());
             assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_EP, () -> s.ep.status());
         }
@@ -703,7 +788,8 @@ class EpStateTableTest {
 
         @ParameterizedTest(name = "[{0}]")
         @EnumSource(DatPair.Mode.class)
-        @DisplayName("S4 + C5 (dat_cr_accept, dat_ep_get_status, dat_ep_query): COMPLETION_PENDING from a successful accept until ESTABLISHED")
+        @DisplayName(
+                "S4 + C5 (dat_cr_accept, dat_ep_get_status, dat_ep_query): COMPLETION_PENDING from a successful accept until ESTABLISHED")
         void shouldBeCompletionPendingFromAcceptUntilEstablishedWhenAccepting(DatPair.Mode mode) {
             try (DatPair pair = DatPair.open(mode)) {
                 Subject s = new Subject(pair).driveTo(EndpointState.COMPLETION_PENDING);
@@ -711,21 +797,32 @@ class EpStateTableTest {
                 assertEquals(EndpointState.COMPLETION_PENDING, s.ep.query().state());
                 assertTrue(s.connectEvd.dequeue().isEmpty(), "no ESTABLISHED yet");
                 s.releaseLink();
-                assertSame(s.ep, expectConnection(s.connectEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED).ep());
+                assertSame(
+                        s.ep,
+                        expectConnection(s.connectEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED)
+                                .ep());
                 assertState(EndpointState.CONNECTED, s, "ESTABLISHED ends COMPLETION_PENDING");
             }
         }
 
         @ParameterizedTest(name = "[{0}]")
         @EnumSource(DatPair.Mode.class)
-        @DisplayName("C5 (dat_ep_reset, dat_ep_post_send, dat_ep_free): in COMPLETION_PENDING reset and posts are refused, free is allowed")
+        @DisplayName(
+                "C5 (dat_ep_reset, dat_ep_post_send, dat_ep_free): in COMPLETION_PENDING reset and posts are refused, free is allowed")
         void shouldRefuseResetAndPostsButAllowFreeWhenCompletionPending(DatPair.Mode mode) {
             try (DatPair pair = DatPair.open(mode)) {
                 Subject s = new Subject(pair).driveTo(EndpointState.COMPLETION_PENDING);
-                assertDat(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EP_COMPLPENDING, () -> s.ep.reset());
-                assertDat(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EP_COMPLPENDING,
+                assertDat(
+                        DatReturnType.INVALID_STATE,
+                        DatReturnSubtype.INVALID_STATE_EP_COMPLPENDING,
+                        () -> s.ep.reset());
+                assertDat(
+                        DatReturnType.INVALID_STATE,
+                        DatReturnSubtype.INVALID_STATE_EP_COMPLPENDING,
                         () -> s.ep.postSend(s.side.iov(0, 8), 1, CompletionFlag.defaults()));
-                assertDat(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EP_COMPLPENDING,
+                assertDat(
+                        DatReturnType.INVALID_STATE,
+                        DatReturnSubtype.INVALID_STATE_EP_COMPLPENDING,
                         () -> s.ep.postRdmaWrite(s.side.iov(0, 8), 2, s.other.remote(0, 8), CompletionFlag.defaults()));
                 assertState(EndpointState.COMPLETION_PENDING, s, "refusals change nothing");
                 s.ep.free();
@@ -740,12 +837,16 @@ class EpStateTableTest {
             try (DatPair pair = DatPair.open(mode)) {
                 Subject u = new Subject(pair).driveTo(EndpointState.UNCONNECTED);
                 for (CloseFlag f : CloseFlag.values()) {
-                    assertDat(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EP_UNCONNECTED, () -> u.ep.disconnect(f));
+                    assertDat(
+                            DatReturnType.INVALID_STATE,
+                            DatReturnSubtype.INVALID_STATE_EP_UNCONNECTED,
+                            () -> u.ep.disconnect(f));
                 }
                 Subject d = new Subject(pair).driveTo(EndpointState.DISCONNECTED);
                 for (CloseFlag f : CloseFlag.values()) {
                     d.ep.disconnect(f);
-                    assertState(EndpointState.DISCONNECTED, d, "dat_ep_disconnect(3DAT) of a DISCONNECTED EP is a no-op");
+                    assertState(
+                            EndpointState.DISCONNECTED, d, "dat_ep_disconnect(3DAT) of a DISCONNECTED EP is a no-op");
                 }
                 assertTrue(d.connectEvd.dequeue().isEmpty(), "a no-op disconnect posts no second DISCONNECTED");
             }
@@ -753,7 +854,8 @@ class EpStateTableTest {
 
         @ParameterizedTest(name = "[{0}]")
         @EnumSource(DatPair.Mode.class)
-        @DisplayName("S1 (dat_ep_disconnect): aborting an active connect posts DISCONNECTED on connect_evd and flushes pre-posted receives")
+        @DisplayName(
+                "S1 (dat_ep_disconnect): aborting an active connect posts DISCONNECTED on connect_evd and flushes pre-posted receives")
         void shouldPostDisconnectedWhenAConnectIsAbortedByDisconnect(DatPair.Mode mode) {
             try (DatPair pair = DatPair.open(mode)) {
                 Subject s = new Subject(pair).driveTo(EndpointState.ACTIVE_CONNECTION_PENDING);
@@ -770,7 +872,8 @@ class EpStateTableTest {
 
         @ParameterizedTest(name = "[{0}]")
         @EnumSource(DatPair.Mode.class)
-        @DisplayName("S1 + C7 (dat_ep_free, dat_cr_accept): freeing a connecting EP fails a later accept with ACCEPT_COMPLETION_ERROR")
+        @DisplayName(
+                "S1 + C7 (dat_ep_free, dat_cr_accept): freeing a connecting EP fails a later accept with ACCEPT_COMPLETION_ERROR")
         void shouldFailThePeersAcceptWhenTheConnectingEndpointIsFreed(DatPair.Mode mode) {
             try (DatPair pair = DatPair.open(mode)) {
                 Subject s = new Subject(pair).driveTo(EndpointState.ACTIVE_CONNECTION_PENDING);
@@ -785,17 +888,22 @@ class EpStateTableTest {
                 assertEquals(EndpointState.DISCONNECTED, late.status().state());
                 DtoCompletionEvent f = next(s.other.dto, DtoCompletionEvent.class);
                 assertEquals(7, f.userCookie());
-                assertEquals(DtoCompletionStatus.ERR_FLUSHED, f.status(), "dat_cr_accept(3DAT): posted receives are flushed");
+                assertEquals(
+                        DtoCompletionStatus.ERR_FLUSHED,
+                        f.status(),
+                        "dat_cr_accept(3DAT): posted receives are flushed");
             }
         }
 
         static Stream<Arguments> modesAndFlags() {
-            return ConnSupport.everyMode(Stream.of(CloseFlag.values()).map(f -> Arguments.of(f)).toList());
+            return ConnSupport.everyMode(
+                    Stream.of(CloseFlag.values()).map(f -> Arguments.of(f)).toList());
         }
 
         @ParameterizedTest(name = "[{0}] {1}")
         @MethodSource("modesAndFlags")
-        @DisplayName("S1 (dat_ep_disconnect): the peer of a disconnecting EP gets DISCONNECTED on its connect_evd, its receives flushed")
+        @DisplayName(
+                "S1 (dat_ep_disconnect): the peer of a disconnecting EP gets DISCONNECTED on its connect_evd, its receives flushed")
         void shouldTellThePeerDisconnectedWhenTheOtherSideDisconnects(DatPair.Mode mode, CloseFlag flag) {
             try (DatPair pair = DatPair.open(mode)) {
                 Subject s = new Subject(pair).driveTo(EndpointState.CONNECTED);
@@ -811,11 +919,14 @@ class EpStateTableTest {
 
         @ParameterizedTest(name = "[{0}]")
         @EnumSource(DatPair.Mode.class)
-        @DisplayName("S2 (dat_cr_accept): accepting with a CONNECTED EP is DAT_INVALID_STATE and leaves the request usable")
+        @DisplayName(
+                "S2 (dat_cr_accept): accepting with a CONNECTED EP is DAT_INVALID_STATE and leaves the request usable")
         void shouldRefuseAcceptWithAConnectedEndpointAndLeaveTheRequestUsable(DatPair.Mode mode) {
             try (DatPair pair = DatPair.open(mode)) {
                 Subject s = new Subject(pair).prepareForeignRequest().driveTo(EndpointState.CONNECTED);
-                assertDat(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EP_CONNECTED,
+                assertDat(
+                        DatReturnType.INVALID_STATE,
+                        DatReturnSubtype.INVALID_STATE_EP_CONNECTED,
                         () -> s.foreignRequest.accept(s.ep, null));
                 assertState(EndpointState.CONNECTED, s, "the refused accept leaves the EP alone");
                 Endpoint other = s.side.ep();
@@ -831,11 +942,16 @@ class EpStateTableTest {
         void shouldAllowDupConnectFromUnconnectedOnly(DatPair.Mode mode) {
             try (DatPair pair = DatPair.open(mode)) {
                 Subject d = new Subject(pair).prepareDupSource().driveTo(EndpointState.DISCONNECTED);
-                assertDat(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EP_DISCONNECTED,
+                assertDat(
+                        DatReturnType.INVALID_STATE,
+                        DatReturnSubtype.INVALID_STATE_EP_DISCONNECTED,
                         () -> d.ep.dupConnect(d.dupSource, DatPair.WAIT, null, Qos.BEST_EFFORT));
                 d.ep.reset();
                 d.ep.dupConnect(d.dupSource, DatPair.WAIT, null, Qos.BEST_EFFORT);
-                assertState(EndpointState.ACTIVE_CONNECTION_PENDING, d, "dat_ep_dup_connect(3DAT) after dat_ep_reset(3DAT)");
+                assertState(
+                        EndpointState.ACTIVE_CONNECTION_PENDING,
+                        d,
+                        "dat_ep_dup_connect(3DAT) after dat_ep_reset(3DAT)");
             }
         }
 
@@ -854,41 +970,55 @@ class EpStateTableTest {
 
         @ParameterizedTest(name = "[{0}]")
         @EnumSource(DatPair.Mode.class)
-        @DisplayName("C10 (dat_ep_modify): pz_handle is refused in RESERVED and PASSIVE_CONNECTION_PENDING, allowed in TENTATIVE; other attributes allowed")
+        @DisplayName(
+                "C10 (dat_ep_modify): pz_handle is refused in RESERVED and PASSIVE_CONNECTION_PENDING, allowed in TENTATIVE; other attributes allowed")
         void shouldRefusePzButAllowAttributesWhenReservedOrPassive(DatPair.Mode mode) {
             try (DatPair pair = DatPair.open(mode)) {
                 ProtectionZone pz2 = pair.b.ia.createPz();
                 for (EndpointState st : List.of(EndpointState.RESERVED, EndpointState.PASSIVE_CONNECTION_PENDING)) {
                     Subject s = new Subject(pair).driveTo(st);
-                    assertDat(DatReturnType.INVALID_STATE, EpStateTable.subtype(st),
+                    assertDat(
+                            DatReturnType.INVALID_STATE,
+                            EpStateTable.subtype(st),
                             () -> s.ep.modify(EpModify.builder().pz(pz2).build()));
                     assertEquals(Optional.of(pair.b.pz), s.ep.query().pz());
-                    s.ep.modify(EpModify.builder().maxRecvDtos(16).maxRequestDtos(16).build());
+                    s.ep.modify(EpModify.builder()
+                            .maxRecvDtos(16)
+                            .maxRequestDtos(16)
+                            .build());
                     assertEquals(16, s.ep.query().attributes().maxRecvDtos());
                     assertState(st, s, "dat_ep_modify(3DAT) changes no state");
                 }
                 Subject t = new Subject(pair).driveTo(EndpointState.TENTATIVE_CONNECTION_PENDING);
                 t.ep.modify(EpModify.builder().pz(pz2).build());
-                assertEquals(Optional.of(pz2), t.ep.query().pz(), "TENTATIVE_CONNECTION_PENDING is quiescent (dat_ep_modify(3DAT))");
+                assertEquals(
+                        Optional.of(pz2),
+                        t.ep.query().pz(),
+                        "TENTATIVE_CONNECTION_PENDING is quiescent (dat_ep_modify(3DAT))");
             }
         }
 
         @ParameterizedTest(name = "[{0}]")
         @EnumSource(DatPair.Mode.class)
-        @DisplayName("C1 (dat_ep_dup_connect, dat_ep_connect): a rejected dup connect ends in DISCONNECTED (not \"UNDISCONNECTED\")")
+        @DisplayName(
+                "C1 (dat_ep_dup_connect, dat_ep_connect): a rejected dup connect ends in DISCONNECTED (not \"UNDISCONNECTED\")")
         void shouldEndARejectedDupConnectInDisconnected(DatPair.Mode mode) {
             try (DatPair pair = DatPair.open(mode)) {
                 Subject s = new Subject(pair).prepareDupSource().driveTo(EndpointState.UNCONNECTED);
                 s.ep.dupConnect(s.dupSource, DatPair.WAIT, null, Qos.BEST_EFFORT);
                 next(s.other.conn, ConnectionRequestEvent.class).cr().reject();
-                assertSame(s.ep, expectConnection(s.connectEvd, EventNumber.CONNECTION_EVENT_PEER_REJECTED).ep());
+                assertSame(
+                        s.ep,
+                        expectConnection(s.connectEvd, EventNumber.CONNECTION_EVENT_PEER_REJECTED)
+                                .ep());
                 assertState(EndpointState.DISCONNECTED, s, "dat_ep_connect(3DAT): a rejected connect is DISCONNECTED");
             }
         }
 
         @ParameterizedTest(name = "[{0}]")
         @EnumSource(DatPair.Mode.class)
-        @DisplayName("C2 (dat_rsp_free, dat_rsp_create): an RSP outlives its request; freed before it, its EP is UNCONNECTED again")
+        @DisplayName(
+                "C2 (dat_rsp_free, dat_rsp_create): an RSP outlives its request; freed before it, its EP is UNCONNECTED again")
         void shouldKeepTheRspAfterItsRequestAndReleaseTheEndpointWhenFreedBefore(DatPair.Mode mode) {
             try (DatPair pair = DatPair.open(mode)) {
                 Subject r = new Subject(pair).driveTo(EndpointState.RESERVED);
@@ -903,9 +1033,13 @@ class EpStateTableTest {
                 ConnSupport.connect(second, s.side, q, null);
                 ConnectionEvent e = EpStates.Subject.expectFinal(s.peerConnectEvd);
                 assertSame(second, e.ep());
-                assertEquals(EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED, e.eventNumber(), "an RSP takes one request");
+                assertEquals(
+                        EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED, e.eventNumber(), "an RSP takes one request");
                 s.rsp.free();
-                assertState(EndpointState.PASSIVE_CONNECTION_PENDING, s, "freeing a used RSP leaves its EP's request pending");
+                assertState(
+                        EndpointState.PASSIVE_CONNECTION_PENDING,
+                        s,
+                        "freeing a used RSP leaves its EP's request pending");
                 s.request.accept(null, null);
                 expectConnection(s.connectEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);
                 assertState(EndpointState.CONNECTED, s, "the request is still accepted");
@@ -914,7 +1048,8 @@ class EpStateTableTest {
 
         @ParameterizedTest(name = "[{0}]")
         @EnumSource(DatPair.Mode.class)
-        @DisplayName("C4 (dat_ep_disconnect): a graceful disconnect with a request DTO outstanding reports DAT_EP_STATE_DISCONNECT_PENDING until it completes")
+        @DisplayName(
+                "C4 (dat_ep_disconnect): a graceful disconnect with a request DTO outstanding reports DAT_EP_STATE_DISCONNECT_PENDING until it completes")
         void shouldReportDisconnectPendingWhileARequestIsOutstanding(DatPair.Mode mode) {
             try (DatPair pair = DatPair.open(mode)) {
                 Subject s = new Subject(pair).driveTo(EndpointState.DISCONNECT_PENDING);
@@ -931,22 +1066,30 @@ class EpStateTableTest {
 
         @ParameterizedTest(name = "[{0}]")
         @EnumSource(DatPair.Mode.class)
-        @DisplayName("C6 (dat_ep_query): local_port_qual is the RSP's qualifier in RESERVED and PASSIVE, the PSP's in TENTATIVE")
+        @DisplayName(
+                "C6 (dat_ep_query): local_port_qual is the RSP's qualifier in RESERVED and PASSIVE, the PSP's in TENTATIVE")
         void shouldGiveTheServicePointQualifierAsLocalPortQual(DatPair.Mode mode) {
             try (DatPair pair = DatPair.open(mode)) {
                 Subject r = new Subject(pair).driveTo(EndpointState.RESERVED);
-                assertEquals(r.rsp.connQual(), r.ep.query().localPortQual().orElse(-1), "RESERVED: might be valid; it is");
+                assertEquals(
+                        r.rsp.connQual(), r.ep.query().localPortQual().orElse(-1), "RESERVED: might be valid; it is");
                 Subject p = new Subject(pair).driveTo(EndpointState.PASSIVE_CONNECTION_PENDING);
-                assertEquals(p.rsp.connQual(), p.ep.query().localPortQual().orElse(-1), "PASSIVE_CONNECTION_PENDING: valid");
+                assertEquals(
+                        p.rsp.connQual(), p.ep.query().localPortQual().orElse(-1), "PASSIVE_CONNECTION_PENDING: valid");
                 Subject t = new Subject(pair).driveTo(EndpointState.TENTATIVE_CONNECTION_PENDING);
-                assertEquals(t.psp.connQual(), t.ep.query().localPortQual().orElse(-1), "TENTATIVE: might be valid; it is");
-                assertEquals(Optional.of(pair.a.address()), t.ep.query().remoteIaAddress(), "TENTATIVE: remote_ia_address valid");
+                assertEquals(
+                        t.psp.connQual(), t.ep.query().localPortQual().orElse(-1), "TENTATIVE: might be valid; it is");
+                assertEquals(
+                        Optional.of(pair.a.address()),
+                        t.ep.query().remoteIaAddress(),
+                        "TENTATIVE: remote_ia_address valid");
             }
         }
 
         @ParameterizedTest(name = "[{0}]")
         @EnumSource(DatPair.Mode.class)
-        @DisplayName("C13 (dat_evd_wait, dat_evd_dequeue): the active side's ESTABLISHED carries the accepter's private data, the passive side's none")
+        @DisplayName(
+                "C13 (dat_evd_wait, dat_evd_dequeue): the active side's ESTABLISHED carries the accepter's private data, the passive side's none")
         void shouldCarryTheAcceptersPrivateDataOnTheActiveSideOnly(DatPair.Mode mode) {
             try (DatPair pair = DatPair.open(mode)) {
                 Subject s = new Subject(pair).driveTo(EndpointState.ACTIVE_CONNECTION_PENDING);
@@ -961,34 +1104,56 @@ class EpStateTableTest {
         }
 
         @Test
-        @DisplayName("S3 (dat_ep_create_with_srq, dat_ep_post_recv): posting a receive to an EP with an SRQ is DAT_INVALID_PARAMETER")
+        @DisplayName(
+                "S3 (dat_ep_create_with_srq, dat_ep_post_recv): posting a receive to an EP with an SRQ is DAT_INVALID_PARAMETER")
         void shouldRefusePostRecvWhenTheEndpointHasAnSrq() {
             try (DatPair pair = DatPair.open(DatPair.Mode.DETERMINISTIC)) {
                 SharedReceiveQueue srq = pair.b.ia.createSrq(pair.b.pz, new SrqAttributes(16, 1, Dat.SRQ_LW_DEFAULT));
-                Endpoint ep = pair.b.ia.createEndpointWithSrq(pair.b.pz, pair.b.dto, pair.b.dto, pair.b.conn, srq,
+                Endpoint ep = pair.b.ia.createEndpointWithSrq(
+                        pair.b.pz,
+                        pair.b.dto,
+                        pair.b.dto,
+                        pair.b.conn,
+                        srq,
                         EventTestSupport.attrs(pair.b).build());
-                assertDat(DatReturnType.INVALID_PARAMETER, () -> ep.postRecv(pair.b.iov(0, 64), 1, CompletionFlag.defaults()));
+                assertDat(
+                        DatReturnType.INVALID_PARAMETER,
+                        () -> ep.postRecv(pair.b.iov(0, 64), 1, CompletionFlag.defaults()));
                 assertEquals(EndpointState.UNCONNECTED, ep.status().state());
-                assertEquals(Dat.VALUE_UNKNOWN, ep.recvQuery().nbufsAllocated(), "dat_ep_recv_query(3DAT): not tracked per EP");
+                assertEquals(
+                        Dat.VALUE_UNKNOWN,
+                        ep.recvQuery().nbufsAllocated(),
+                        "dat_ep_recv_query(3DAT): not tracked per EP");
             }
         }
 
         @ParameterizedTest(name = "[{0}]")
         @EnumSource(DatPair.Mode.class)
-        @DisplayName("S5 (dat_ep_modify): srq_soft_hw and the RDMA IOV limits follow the attribute rows; srq_handle is never modifiable")
+        @DisplayName(
+                "S5 (dat_ep_modify): srq_soft_hw and the RDMA IOV limits follow the attribute rows; srq_handle is never modifiable")
         void shouldTreatTheNewerAttributesAsAttributes(DatPair.Mode mode) {
             try (DatPair pair = DatPair.open(mode)) {
                 Subject u = new Subject(pair).driveTo(EndpointState.UNCONNECTED);
-                u.ep.modify(EpModify.builder().maxRdmaReadIov(1).maxRdmaWriteIov(1).srqSoftHw(Dat.HW_DEFAULT).build());
+                u.ep.modify(EpModify.builder()
+                        .maxRdmaReadIov(1)
+                        .maxRdmaWriteIov(1)
+                        .srqSoftHw(Dat.HW_DEFAULT)
+                        .build());
                 assertEquals(1, u.ep.query().attributes().maxRdmaReadIov());
                 assertEquals(1, u.ep.query().attributes().maxRdmaWriteIov());
-                assertDat(DatReturnType.INVALID_PARAMETER,
+                assertDat(
+                        DatReturnType.INVALID_PARAMETER,
                         () -> u.ep.modify(EpModify.from(u.ep.query(), EnumSet.of(EpParamField.SRQ_HANDLE))));
                 Subject c = new Subject(pair).driveTo(EndpointState.CONNECTED);
-                assertDat(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EP_CONNECTED,
+                assertDat(
+                        DatReturnType.INVALID_STATE,
+                        DatReturnSubtype.INVALID_STATE_EP_CONNECTED,
                         () -> c.ep.modify(EpModify.builder().maxRdmaReadIov(1).build()));
-                assertDat(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EP_CONNECTED,
-                        () -> c.ep.modify(EpModify.builder().srqSoftHw(Dat.HW_DEFAULT).build()));
+                assertDat(
+                        DatReturnType.INVALID_STATE,
+                        DatReturnSubtype.INVALID_STATE_EP_CONNECTED,
+                        () -> c.ep.modify(
+                                EpModify.builder().srqSoftHw(Dat.HW_DEFAULT).build()));
             }
         }
 
@@ -1001,28 +1166,47 @@ class EpStateTableTest {
                 Subject s = new Subject(pair).driveTo(EndpointState.UNCONNECTED);
                 long q = pair.qual();
                 pair.a.ia.createPsp(q, pair.a.conn, PspFlag.CONSUMER);
-                s.ep.connect(pair.a.address(), q, Timeout.ofMillis(1000), null, Qos.BEST_EFFORT, EnumSet.noneOf(ConnectFlag.class));
+                s.ep.connect(
+                        pair.a.address(),
+                        q,
+                        Timeout.ofMillis(1000),
+                        null,
+                        Qos.BEST_EFFORT,
+                        EnumSet.noneOf(ConnectFlag.class));
                 next(pair.a.conn, ConnectionRequestEvent.class);
                 // The request is never answered; the REQ resent after 268 ms earns an MRA; the consumer's 1 s run out
                 // long before the CM gives up.
-                assertSame(s.ep, expectConnection(s.connectEvd, EventNumber.CONNECTION_EVENT_TIMED_OUT).ep());
+                assertSame(
+                        s.ep,
+                        expectConnection(s.connectEvd, EventNumber.CONNECTION_EVENT_TIMED_OUT)
+                                .ep());
                 assertState(EndpointState.DISCONNECTED, s, "dat_ep_connect(3DAT): timed out");
             }
         }
 
         @ParameterizedTest(name = "[{0}]")
         @EnumSource(DatPair.Mode.class)
-        @DisplayName("S9 (dat_ep_connect): UNREACHABLE when the consumer's timeout expires before anything answered: the "
-                + "listener's CM acknowledges only a resent request (ib_cm's delayed MRA), and 100 ms is shorter than the "
-                + "268 ms before the first resend")
+        @DisplayName(
+                "S9 (dat_ep_connect): UNREACHABLE when the consumer's timeout expires before anything answered: the "
+                        + "listener's CM acknowledges only a resent request (ib_cm's delayed MRA), and 100 ms is shorter than the "
+                        + "268 ms before the first resend")
         void shouldReportUnreachableWhenTheConnectTimeoutExpiresBeforeAnyAnswer(DatPair.Mode mode) {
             try (DatPair pair = DatPair.open(mode)) {
                 Subject s = new Subject(pair).driveTo(EndpointState.UNCONNECTED);
                 long q = pair.qual();
                 pair.a.ia.createPsp(q, pair.a.conn, PspFlag.CONSUMER);
-                s.ep.connect(pair.a.address(), q, Timeout.ofMillis(100), null, Qos.BEST_EFFORT, EnumSet.noneOf(ConnectFlag.class));
+                s.ep.connect(
+                        pair.a.address(),
+                        q,
+                        Timeout.ofMillis(100),
+                        null,
+                        Qos.BEST_EFFORT,
+                        EnumSet.noneOf(ConnectFlag.class));
                 next(pair.a.conn, ConnectionRequestEvent.class);
-                assertSame(s.ep, expectConnection(s.connectEvd, EventNumber.CONNECTION_EVENT_UNREACHABLE).ep());
+                assertSame(
+                        s.ep,
+                        expectConnection(s.connectEvd, EventNumber.CONNECTION_EVENT_UNREACHABLE)
+                                .ep());
                 assertState(EndpointState.DISCONNECTED, s, "dat_ep_connect(3DAT): unreachable");
             }
         }
@@ -1036,8 +1220,17 @@ class EpStateTableTest {
                 long q = pair.qual();
                 pair.a.ia.createPsp(q, pair.a.conn, PspFlag.CONSUMER);
                 s.linkUp(false);
-                s.ep.connect(pair.a.address(), q, Timeout.INFINITE, null, Qos.BEST_EFFORT, EnumSet.noneOf(ConnectFlag.class));
-                assertSame(s.ep, expectConnection(s.connectEvd, EventNumber.CONNECTION_EVENT_UNREACHABLE).ep());
+                s.ep.connect(
+                        pair.a.address(),
+                        q,
+                        Timeout.INFINITE,
+                        null,
+                        Qos.BEST_EFFORT,
+                        EnumSet.noneOf(ConnectFlag.class));
+                assertSame(
+                        s.ep,
+                        expectConnection(s.connectEvd, EventNumber.CONNECTION_EVENT_UNREACHABLE)
+                                .ep());
                 assertState(EndpointState.DISCONNECTED, s, "dat_ep_connect(3DAT): unreachable");
                 s.linkUp(true);
             }
@@ -1045,7 +1238,8 @@ class EpStateTableTest {
 
         @ParameterizedTest(name = "[{0}]")
         @EnumSource(DatPair.Mode.class)
-        @DisplayName("dat_cr_reject: rejecting a request never fails on, or touches, an EP the request does not name (table rows CR_REJECT = NOOP)")
+        @DisplayName(
+                "dat_cr_reject: rejecting a request never fails on, or touches, an EP the request does not name (table rows CR_REJECT = NOOP)")
         void shouldLeaveOtherEndpointsAloneWhenRejecting(DatPair.Mode mode) {
             try (DatPair pair = DatPair.open(mode)) {
                 Subject s = new Subject(pair).prepareForeignRequest().driveTo(EndpointState.CONNECTED);
@@ -1062,9 +1256,12 @@ class EpStateTableTest {
         void shouldNeedLocalWriteForAReceive() {
             try (DatPair pair = DatPair.open(DatPair.Mode.DETERMINISTIC)) {
                 Subject s = new Subject(pair).driveTo(EndpointState.UNCONNECTED);
-                LocalMemoryRegion readOnly = ObjectFixtures.lmr(pair.b, pair.b.pz, EnumSet.of(MemoryPrivilege.LOCAL_READ));
+                LocalMemoryRegion readOnly =
+                        ObjectFixtures.lmr(pair.b, pair.b.pz, EnumSet.of(MemoryPrivilege.LOCAL_READ));
                 List<LmrTriplet> iov = ObjectFixtures.seg(readOnly, 0, 64);
-                assertDat(DatReturnType.PRIVILEGES_VIOLATION, DatReturnSubtype.PRIVILEGES_WRITE,
+                assertDat(
+                        DatReturnType.PRIVILEGES_VIOLATION,
+                        DatReturnSubtype.PRIVILEGES_WRITE,
                         () -> s.ep.postRecv(iov, 1, CompletionFlag.defaults()));
                 assertEquals(0, s.ep.recvQuery().nbufsAllocated());
             }

@@ -1,17 +1,16 @@
 package io.simrdma.provider;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import io.simrdma.dat.CloseFlag;
 import io.simrdma.dat.Endpoint;
 import io.simrdma.dat.EventNumber;
 import io.simrdma.fabric.Device;
 import io.simrdma.fabric.TraceListener;
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
-
 import java.util.ArrayList;
 import java.util.List;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
 
 /** The provider reports its endpoints' state changes to the fabric's trace (for ladders and the run viewer). */
 class EpStateTraceTest {
@@ -39,14 +38,17 @@ class EpStateTraceTest {
             DatPair.expectConnection(pair.a.conn, EventNumber.CONNECTION_EVENT_DISCONNECTED);
             DatPair.expectConnection(pair.b.conn, EventNumber.CONNECTION_EVENT_DISCONNECTED);
             ia.fabric.removeTraceListener(l);
-            assertEquals(List.of(
-                    a + " UNCONNECTED->ACTIVE_CONNECTION_PENDING",
-                    b + " UNCONNECTED->COMPLETION_PENDING",          // dat_cr_accept(3DAT)
-                    a + " ACTIVE_CONNECTION_PENDING->CONNECTED",
-                    b + " COMPLETION_PENDING->CONNECTED",
-                    a + " CONNECTED->DISCONNECT_PENDING",
-                    b + " CONNECTED->DISCONNECTED",
-                    a + " DISCONNECT_PENDING->DISCONNECTED"), seen, "state changes as traced");
+            assertEquals(
+                    List.of(
+                            a + " UNCONNECTED->ACTIVE_CONNECTION_PENDING",
+                            b + " UNCONNECTED->COMPLETION_PENDING", // dat_cr_accept(3DAT)
+                            a + " ACTIVE_CONNECTION_PENDING->CONNECTED",
+                            b + " COMPLETION_PENDING->CONNECTED",
+                            a + " CONNECTED->DISCONNECT_PENDING",
+                            b + " CONNECTED->DISCONNECTED",
+                            a + " DISCONNECT_PENDING->DISCONNECTED"),
+                    seen,
+                    "state changes as traced");
         }
     }
 }

@@ -1,28 +1,5 @@
 package io.simrdma.provider;
 
-import io.simrdma.dat.CloseFlag;
-import io.simrdma.dat.CompletionFlag;
-import io.simrdma.dat.ConnectionEvent;
-import io.simrdma.dat.ConnectionRequest;
-import io.simrdma.dat.ConnectionRequestEvent;
-import io.simrdma.dat.Endpoint;
-import io.simrdma.dat.EndpointState;
-import io.simrdma.dat.EpModify;
-import io.simrdma.dat.EventDispatcher;
-import io.simrdma.dat.EventNumber;
-import io.simrdma.dat.EvdFlag;
-import io.simrdma.dat.PspFlag;
-import io.simrdma.dat.PublicServicePoint;
-import io.simrdma.dat.ReservedServicePoint;
-import io.simrdma.dat.Timeout;
-import org.junit.jupiter.params.provider.Arguments;
-
-import java.util.EnumSet;
-import java.util.List;
-import java.util.Optional;
-import java.util.Set;
-import java.util.stream.Stream;
-
 import static io.simrdma.provider.ConnSupport.connEvd;
 import static io.simrdma.provider.ConnSupport.connect;
 import static io.simrdma.provider.ConnSupport.crEvd;
@@ -31,6 +8,28 @@ import static io.simrdma.provider.DatPair.expectConnection;
 import static io.simrdma.provider.DatPair.next;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.simrdma.dat.CloseFlag;
+import io.simrdma.dat.CompletionFlag;
+import io.simrdma.dat.ConnectionEvent;
+import io.simrdma.dat.ConnectionRequest;
+import io.simrdma.dat.ConnectionRequestEvent;
+import io.simrdma.dat.Endpoint;
+import io.simrdma.dat.EndpointState;
+import io.simrdma.dat.EpModify;
+import io.simrdma.dat.EvdFlag;
+import io.simrdma.dat.EventDispatcher;
+import io.simrdma.dat.EventNumber;
+import io.simrdma.dat.PspFlag;
+import io.simrdma.dat.PublicServicePoint;
+import io.simrdma.dat.ReservedServicePoint;
+import io.simrdma.dat.Timeout;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.provider.Arguments;
 
 /**
  * Drives a real endpoint into each of the nine endpoint states the DAT 1.2 man pages use, through
@@ -73,10 +72,15 @@ final class EpStates {
 
     /** The nine states, in the order of ep-state-machine.md section 1. */
     static final List<EndpointState> NINE = List.of(
-        EndpointState.UNCONNECTED, EndpointState.RESERVED, EndpointState.PASSIVE_CONNECTION_PENDING,
-        EndpointState.TENTATIVE_CONNECTION_PENDING, EndpointState.ACTIVE_CONNECTION_PENDING,
-        EndpointState.COMPLETION_PENDING, EndpointState.CONNECTED, EndpointState.DISCONNECT_PENDING,
-        EndpointState.DISCONNECTED);
+            EndpointState.UNCONNECTED,
+            EndpointState.RESERVED,
+            EndpointState.PASSIVE_CONNECTION_PENDING,
+            EndpointState.TENTATIVE_CONNECTION_PENDING,
+            EndpointState.ACTIVE_CONNECTION_PENDING,
+            EndpointState.COMPLETION_PENDING,
+            EndpointState.CONNECTED,
+            EndpointState.DISCONNECT_PENDING,
+            EndpointState.DISCONNECTED);
 
     /**
      * The connect timeout of a COMPLETION_PENDING subject's peer: long enough for the held state's
@@ -85,16 +89,19 @@ final class EpStates {
     static final Timeout PEER_CONNECT_TIMEOUT = Timeout.ofMillis(5000);
 
     /** Connection events after which an endpoint has no connection (dat_ep_connect(3DAT), dat_ep_disconnect(3DAT)). */
-    static final Set<EventNumber> FINAL_EVENTS = EnumSet.of(EventNumber.CONNECTION_EVENT_DISCONNECTED,
-            EventNumber.CONNECTION_EVENT_PEER_REJECTED, EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED,
-            EventNumber.CONNECTION_EVENT_UNREACHABLE, EventNumber.CONNECTION_EVENT_TIMED_OUT,
-            EventNumber.CONNECTION_EVENT_BROKEN, EventNumber.CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR);
+    static final Set<EventNumber> FINAL_EVENTS = EnumSet.of(
+            EventNumber.CONNECTION_EVENT_DISCONNECTED,
+            EventNumber.CONNECTION_EVENT_PEER_REJECTED,
+            EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED,
+            EventNumber.CONNECTION_EVENT_UNREACHABLE,
+            EventNumber.CONNECTION_EVENT_TIMED_OUT,
+            EventNumber.CONNECTION_EVENT_BROKEN,
+            EventNumber.CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR);
 
     /** The cookie of the send that keeps a DISCONNECT_PENDING subject's request queue busy. */
     static final long PENDING_SEND = 0xD15C;
 
-    private EpStates() {
-    }
+    private EpStates() {}
 
     /** Each fabric mode with each of the {@link #NINE} states: {@code @MethodSource("io.simrdma.provider.EpStates#modesAndStates")}. */
     static Stream<Arguments> modesAndStates() {
@@ -108,6 +115,7 @@ final class EpStates {
         final DatPair.Side side;
         /** The peers' IA ({@code pair.a}). */
         final DatPair.Side other;
+
         final EventDispatcher recvEvd;
         final EventDispatcher requestEvd;
         final EventDispatcher connectEvd;
@@ -127,6 +135,7 @@ final class EpStates {
          * connect produced at the peer's PSP (ACTIVE_CONNECTION_PENDING, on {@code a}).
          */
         ConnectionRequest request;
+
         ReservedServicePoint rsp;
         PublicServicePoint psp;
         /** The connection qualifier of the PSP on {@code a} the subject connected to. */
@@ -138,6 +147,7 @@ final class EpStates {
 
         /** An endpoint on {@code b} connected to a PSP on {@code a} that keeps listening ({@link #prepareDupSource}). */
         Endpoint dupSource;
+
         long dupQual = -1;
         /** A request of another connection, waiting on {@code b} ({@link #prepareForeignRequest}). */
         ConnectionRequest foreignRequest;
@@ -190,7 +200,8 @@ final class EpStates {
             other.ia.createPsp(dupQual, other.conn, PspFlag.CONSUMER);
             dupSource = side.ep();
             connect(dupSource, other, dupQual, null);
-            ConnectionRequest cr = next(other.conn, ConnectionRequestEvent.class).cr();
+            ConnectionRequest cr =
+                    next(other.conn, ConnectionRequestEvent.class).cr();
             cr.accept(other.ep(), null);
             expectConnection(side.conn, EventNumber.CONNECTION_EVENT_ESTABLISHED);
             expectConnection(other.conn, EventNumber.CONNECTION_EVENT_ESTABLISHED);
@@ -243,7 +254,10 @@ final class EpStates {
             peer = newPeer();
             connect(peer, side, rsp.connQual(), null);
             request = next(crEvd, ConnectionRequestEvent.class).cr();
-            assertEquals(Optional.of(ep), request.query().localEp(), "dat_cr_query(3DAT): the RSP's request names its endpoint");
+            assertEquals(
+                    Optional.of(ep),
+                    request.query().localEp(),
+                    "dat_cr_query(3DAT): the RSP's request names its endpoint");
         }
 
         private void tentative() {
@@ -251,10 +265,17 @@ final class EpStates {
             peer = newPeer();
             connect(peer, side, psp.connQual(), null);
             request = next(crEvd, ConnectionRequestEvent.class).cr();
-            ep = request.query().localEp().orElseThrow(() -> new AssertionError("a PROVIDER PSP's request names no endpoint"));
+            ep = request.query()
+                    .localEp()
+                    .orElseThrow(() -> new AssertionError("a PROVIDER PSP's request names no endpoint"));
             if (modifyProviderEndpoint) {
                 // dat_psp_create(3DAT): the consumer gives the provider's endpoint its PZ and EVDs before accepting.
-                ep.modify(EpModify.builder().pz(side.pz).recvEvd(recvEvd).requestEvd(requestEvd).connectEvd(connectEvd).build());
+                ep.modify(EpModify.builder()
+                        .pz(side.pz)
+                        .recvEvd(recvEvd)
+                        .requestEvd(requestEvd)
+                        .connectEvd(connectEvd)
+                        .build());
             }
         }
 
@@ -284,7 +305,8 @@ final class EpStates {
             psp = other.ia.createPsp(remoteQual, other.conn, PspFlag.CONSUMER);
             ep = newEndpoint();
             connect(ep, other, remoteQual, null);
-            ConnectionRequest cr = next(other.conn, ConnectionRequestEvent.class).cr();
+            ConnectionRequest cr =
+                    next(other.conn, ConnectionRequestEvent.class).cr();
             peer = newPeer();
             cr.accept(peer, null);
             expectConnection(connectEvd, EventNumber.CONNECTION_EVENT_ESTABLISHED);

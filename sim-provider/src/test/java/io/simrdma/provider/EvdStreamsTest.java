@@ -1,18 +1,17 @@
 package io.simrdma.provider;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import io.simrdma.dat.CompletionFlag;
 import io.simrdma.dat.DatException;
 import io.simrdma.dat.EvdFlag;
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
-
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
 import java.util.SplittableRandom;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
 
 /**
  * EvdStreams keeps counts instead of its streams; this checks it against the rule as
@@ -21,13 +20,19 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  */
 class EvdStreamsTest {
 
-    private static final List<Set<CompletionFlag>> FLAGS = List.of(EnumSet.noneOf(CompletionFlag.class),
-            EnumSet.of(CompletionFlag.UNSIGNALLED), EnumSet.of(CompletionFlag.SOLICITED_WAIT),
+    private static final List<Set<CompletionFlag>> FLAGS = List.of(
+            EnumSet.noneOf(CompletionFlag.class),
+            EnumSet.of(CompletionFlag.UNSIGNALLED),
+            EnumSet.of(CompletionFlag.SOLICITED_WAIT),
             EnumSet.of(CompletionFlag.EVD_THRESHOLD));
 
     /** The rule, stream by stream: null if the stream may join, else the message of the first stream that refuses it. */
-    private static String walk(boolean nonDto, List<EvdStreams.Stream> present, boolean recv, Set<CompletionFlag> flags,
-                               EvdStreams.Stream sibling) {
+    private static String walk(
+            boolean nonDto,
+            List<EvdStreams.Stream> present,
+            boolean recv,
+            Set<CompletionFlag> flags,
+            EvdStreams.Stream sibling) {
         boolean u = flags.contains(CompletionFlag.UNSIGNALLED);
         boolean s = recv && flags.contains(CompletionFlag.SOLICITED_WAIT);
         if (nonDto && (u || s)) {
@@ -48,7 +53,8 @@ class EvdStreamsTest {
         return null;
     }
 
-    private static String check(EvdStreams streams, boolean recv, Set<CompletionFlag> flags, EvdStreams.Stream sibling) {
+    private static String check(
+            EvdStreams streams, boolean recv, Set<CompletionFlag> flags, EvdStreams.Stream sibling) {
         try {
             streams.checkJoin(recv, flags, sibling);
             return null;
@@ -64,7 +70,8 @@ class EvdStreamsTest {
         SplittableRandom r = new SplittableRandom(12);
         for (int evd = 0; evd < 200; evd++) {
             boolean nonDto = r.nextInt(4) == 0;
-            EvdStreams streams = new EvdStreams(nonDto ? EnumSet.of(EvdFlag.DTO, EvdFlag.CONNECTION) : EnumSet.of(EvdFlag.DTO));
+            EvdStreams streams =
+                    new EvdStreams(nonDto ? EnumSet.of(EvdFlag.DTO, EvdFlag.CONNECTION) : EnumSet.of(EvdFlag.DTO));
             List<EvdStreams.Stream> present = new ArrayList<>();
             List<Object> eps = new ArrayList<>();
             List<Object> oneStream = new ArrayList<>();
@@ -72,11 +79,14 @@ class EvdStreamsTest {
                 boolean recv = r.nextBoolean();
                 Set<CompletionFlag> flags = FLAGS.get(r.nextInt(FLAGS.size()));
                 EvdStreams.Stream sibling = r.nextInt(4) == 0
-                        ? new EvdStreams.Stream(null, true, FLAGS.get(r.nextInt(FLAGS.size()))) : null;
+                        ? new EvdStreams.Stream(null, true, FLAGS.get(r.nextInt(FLAGS.size())))
+                        : null;
                 String expected = walk(nonDto, present, recv, flags, sibling);
                 assertEquals(expected, check(streams, recv, flags, sibling), "step " + step + " of EVD " + evd);
                 assertEquals(present.isEmpty(), streams.isEmpty());
-                assertEquals(present.stream().anyMatch(x -> x.unsignalled() || x.solicitedWait()), streams.consumerControlled());
+                assertEquals(
+                        present.stream().anyMatch(x -> x.unsignalled() || x.solicitedWait()),
+                        streams.consumerControlled());
                 assertEquals(present.stream().anyMatch(EvdStreams.Stream::solicitedWait), streams.hasSolicitedWait());
                 if (expected == null && r.nextInt(3) > 0) {
                     // the stream joins, of a new endpoint or (its second stream) of one already here;

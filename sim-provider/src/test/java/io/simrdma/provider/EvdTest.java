@@ -1,44 +1,5 @@
 package io.simrdma.provider;
 
-import io.simrdma.dat.AsyncErrorEvent;
-import io.simrdma.dat.AsyncErrorReason;
-import io.simrdma.dat.CloseFlag;
-import io.simrdma.dat.CompletionFlag;
-import io.simrdma.dat.ConsumerNotificationObject;
-import io.simrdma.dat.Dat;
-import io.simrdma.dat.DatEvent;
-import io.simrdma.dat.DatException;
-import io.simrdma.dat.DatReturnSubtype;
-import io.simrdma.dat.DatReturnType;
-import io.simrdma.dat.DtoCompletionEvent;
-import io.simrdma.dat.DtoCompletionStatus;
-import io.simrdma.dat.Endpoint;
-import io.simrdma.dat.EpAttributes;
-import io.simrdma.dat.EventDispatcher;
-import io.simrdma.dat.EventNumber;
-import io.simrdma.dat.EvdFlag;
-import io.simrdma.dat.EvdParams;
-import io.simrdma.dat.EvdState;
-import io.simrdma.dat.EvdWaitResult;
-import io.simrdma.dat.InterfaceAdapter;
-import io.simrdma.dat.PspFlag;
-import io.simrdma.dat.PublicServicePoint;
-import io.simrdma.dat.ReservedServicePoint;
-import io.simrdma.dat.SoftwareEvent;
-import io.simrdma.dat.Timeout;
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
-
-import java.util.ArrayList;
-import java.util.EnumSet;
-import java.util.List;
-import java.util.Optional;
-import java.util.Set;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
-
 import static io.simrdma.provider.DatPair.WAIT;
 import static io.simrdma.provider.DatPair.assertDat;
 import static io.simrdma.provider.DatPair.flags;
@@ -53,7 +14,44 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
+
+import io.simrdma.dat.AsyncErrorEvent;
+import io.simrdma.dat.AsyncErrorReason;
+import io.simrdma.dat.CloseFlag;
+import io.simrdma.dat.CompletionFlag;
+import io.simrdma.dat.ConsumerNotificationObject;
+import io.simrdma.dat.Dat;
+import io.simrdma.dat.DatEvent;
+import io.simrdma.dat.DatException;
+import io.simrdma.dat.DatReturnSubtype;
+import io.simrdma.dat.DatReturnType;
+import io.simrdma.dat.DtoCompletionEvent;
+import io.simrdma.dat.DtoCompletionStatus;
+import io.simrdma.dat.Endpoint;
+import io.simrdma.dat.EpAttributes;
+import io.simrdma.dat.EvdFlag;
+import io.simrdma.dat.EvdParams;
+import io.simrdma.dat.EvdState;
+import io.simrdma.dat.EvdWaitResult;
+import io.simrdma.dat.EventDispatcher;
+import io.simrdma.dat.EventNumber;
+import io.simrdma.dat.InterfaceAdapter;
+import io.simrdma.dat.PspFlag;
+import io.simrdma.dat.PublicServicePoint;
+import io.simrdma.dat.ReservedServicePoint;
+import io.simrdma.dat.SoftwareEvent;
+import io.simrdma.dat.Timeout;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Event Dispatcher tests: dat_evd_create (udat.h; no man page, S8), dat_evd_query, dat_evd_wait,
@@ -108,16 +106,24 @@ class EvdTest {
 
     @ParameterizedTest
     @EnumSource(DatPair.Mode.class)
-    @DisplayName("dat_evd_create (udat.h): evd_min_qlen below 1 or above max_evd_qlen is DAT_INVALID_PARAMETER/DAT_INVALID_ARG2")
+    @DisplayName(
+            "dat_evd_create (udat.h): evd_min_qlen below 1 or above max_evd_qlen is DAT_INVALID_PARAMETER/DAT_INVALID_ARG2")
     void shouldRejectEvdWhenMinQlenIsZeroOrAboveMaxEvdQlen(DatPair.Mode mode) {
         InterfaceAdapter ia = openIa(mode, "maxCqe=16");
         try {
             assertEquals(16, ia.query().iaAttributes().maxEvdQlen());
             for (Set<EvdFlag> f : List.of(EnumSet.of(EvdFlag.SOFTWARE), EnumSet.of(EvdFlag.DTO), EvdFlag.defaults())) {
-                assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.INVALID_ARG2, () -> ia.createEvd(0, null, f));
-                assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.INVALID_ARG2, () -> ia.createEvd(-1, null, f));
+                assertDat(
+                        DatReturnType.INVALID_PARAMETER, DatReturnSubtype.INVALID_ARG2, () -> ia.createEvd(0, null, f));
+                assertDat(
+                        DatReturnType.INVALID_PARAMETER,
+                        DatReturnSubtype.INVALID_ARG2,
+                        () -> ia.createEvd(-1, null, f));
                 // S8 SILENT (no man page): the provider calls a length beyond max_evd_qlen an invalid evd_min_qlen.
-                assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.INVALID_ARG2, () -> ia.createEvd(17, null, f));
+                assertDat(
+                        DatReturnType.INVALID_PARAMETER,
+                        DatReturnSubtype.INVALID_ARG2,
+                        () -> ia.createEvd(17, null, f));
                 EventDispatcher max = ia.createEvd(16, null, f);
                 assertEquals(16, max.query().qlen());
                 max.free();
@@ -129,7 +135,8 @@ class EvdTest {
 
     @ParameterizedTest
     @EnumSource(DatPair.Mode.class)
-    @DisplayName("dat_evd_create (udat.h): beyond max_evds is DAT_INSUFFICIENT_RESOURCES/DAT_RESOURCE_TEVD; a freed EVD makes room")
+    @DisplayName(
+            "dat_evd_create (udat.h): beyond max_evds is DAT_INSUFFICIENT_RESOURCES/DAT_RESOURCE_TEVD; a freed EVD makes room")
     void shouldRefuseEvdWhenMaxEvdsExist(DatPair.Mode mode) {
         InterfaceAdapter ia = openIa(mode, "maxCq=3");
         try {
@@ -138,7 +145,10 @@ class EvdTest {
             for (int i = 0; i < 3; i++) {
                 evds.add(softwareEvd(ia, 4, null));
             }
-            assertDat(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_TEVD, () -> softwareEvd(ia, 4, null));
+            assertDat(
+                    DatReturnType.INSUFFICIENT_RESOURCES,
+                    DatReturnSubtype.RESOURCE_TEVD,
+                    () -> softwareEvd(ia, 4, null));
             evds.get(1).free();
             softwareEvd(ia, 4, null);
         } finally {
@@ -148,14 +158,21 @@ class EvdTest {
 
     @ParameterizedTest
     @EnumSource(DatPair.Mode.class)
-    @DisplayName("dat_evd_create (udat.h): a CNO that is freed or of another IA is DAT_INVALID_HANDLE/DAT_INVALID_HANDLE_CNO")
+    @DisplayName(
+            "dat_evd_create (udat.h): a CNO that is freed or of another IA is DAT_INVALID_HANDLE/DAT_INVALID_HANDLE_CNO")
     void shouldRejectEvdWhenCnoIsOfAnotherIaOrFreed(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
             ConsumerNotificationObject other = p.b.ia.createCno(null);
-            assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_CNO, () -> softwareEvd(p.a.ia, 4, other));
+            assertDat(
+                    DatReturnType.INVALID_HANDLE,
+                    DatReturnSubtype.INVALID_HANDLE_CNO,
+                    () -> softwareEvd(p.a.ia, 4, other));
             ConsumerNotificationObject freed = p.a.ia.createCno(null);
             freed.free();
-            assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_CNO, () -> softwareEvd(p.a.ia, 4, freed));
+            assertDat(
+                    DatReturnType.INVALID_HANDLE,
+                    DatReturnSubtype.INVALID_HANDLE_CNO,
+                    () -> softwareEvd(p.a.ia, 4, freed));
         }
     }
 
@@ -163,7 +180,8 @@ class EvdTest {
 
     @ParameterizedTest
     @EnumSource(DatPair.Mode.class)
-    @DisplayName("dat_evd_query(3DAT): the state follows enable/disable, set/clear_unwaitable and the CNO follows modify_cno")
+    @DisplayName(
+            "dat_evd_query(3DAT): the state follows enable/disable, set/clear_unwaitable and the CNO follows modify_cno")
     void shouldReportStateAndCnoWhenQueried(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
             ConsumerNotificationObject cno = p.a.ia.createCno(null);
@@ -176,16 +194,21 @@ class EvdTest {
             assertTrue(q.isWaitable());
 
             evd.disable();
-            assertEquals(Set.of(EvdState.DISABLED, EvdState.WAITABLE), evd.query().state());
+            assertEquals(
+                    Set.of(EvdState.DISABLED, EvdState.WAITABLE), evd.query().state());
             evd.disable(); // dat_evd_disable(3DAT): already disabled is a no-op
-            assertEquals(Set.of(EvdState.DISABLED, EvdState.WAITABLE), evd.query().state());
+            assertEquals(
+                    Set.of(EvdState.DISABLED, EvdState.WAITABLE), evd.query().state());
             evd.setUnwaitable();
-            assertEquals(Set.of(EvdState.DISABLED, EvdState.UNWAITABLE), evd.query().state());
+            assertEquals(
+                    Set.of(EvdState.DISABLED, EvdState.UNWAITABLE), evd.query().state());
             evd.enable();
             evd.enable(); // dat_evd_enable(3DAT): no-op when enabled
-            assertEquals(Set.of(EvdState.ENABLED, EvdState.UNWAITABLE), evd.query().state());
+            assertEquals(
+                    Set.of(EvdState.ENABLED, EvdState.UNWAITABLE), evd.query().state());
             evd.clearUnwaitable();
-            assertEquals(Set.of(EvdState.ENABLED, EvdState.WAITABLE), evd.query().state());
+            assertEquals(
+                    Set.of(EvdState.ENABLED, EvdState.WAITABLE), evd.query().state());
             assertEquals(0x01 | 0x04, evd.query().stateBits());
 
             evd.modifyCno(null);
@@ -195,7 +218,8 @@ class EvdTest {
 
     @ParameterizedTest
     @EnumSource(DatPair.Mode.class)
-    @DisplayName("dat_evd_query(3DAT): the configuration sub-state follows the completion flags of the streams feeding the EVD")
+    @DisplayName(
+            "dat_evd_query(3DAT): the configuration sub-state follows the completion flags of the streams feeding the EVD")
     void shouldReportConfigurationWhenEndpointStreamsFeedTheEvd(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
             EventDispatcher threshold = p.a.ia.createEvd(8, null, EnumSet.of(EvdFlag.DTO));
@@ -204,9 +228,15 @@ class EvdTest {
             assertFalse(hasConfig(threshold.query()), "an EVD no stream feeds has no configuration");
             EpAttributes base = EventTestSupport.attrs(p.a).build();
             Endpoint e1 = p.a.ia.createEndpoint(p.a.pz, threshold, threshold, p.a.conn, base);
-            Endpoint e2 = p.a.ia.createEndpoint(p.a.pz, solicited, notify, p.a.conn, base.toBuilder()
-                    .recvCompletionFlags(flags(CompletionFlag.SOLICITED_WAIT))
-                    .requestCompletionFlags(flags(CompletionFlag.UNSIGNALLED)).build());
+            Endpoint e2 = p.a.ia.createEndpoint(
+                    p.a.pz,
+                    solicited,
+                    notify,
+                    p.a.conn,
+                    base.toBuilder()
+                            .recvCompletionFlags(flags(CompletionFlag.SOLICITED_WAIT))
+                            .requestCompletionFlags(flags(CompletionFlag.UNSIGNALLED))
+                            .build());
             assertTrue(threshold.query().state().contains(EvdState.CONFIG_THRESHOLD), () -> "" + threshold.query());
             assertTrue(notify.query().state().contains(EvdState.CONFIG_NOTIFY), () -> "" + notify.query());
             assertTrue(solicited.query().state().contains(EvdState.CONFIG_SOLICITED), () -> "" + solicited.query());
@@ -247,7 +277,8 @@ class EvdTest {
 
     @ParameterizedTest
     @EnumSource(DatPair.Mode.class)
-    @DisplayName("dat_evd_wait(3DAT): below the threshold at the timeout is DAT_TIMEOUT_EXPIRED with nmore, nothing dequeued")
+    @DisplayName(
+            "dat_evd_wait(3DAT): below the threshold at the timeout is DAT_TIMEOUT_EXPIRED with nmore, nothing dequeued")
     void shouldTimeOutWithNmoreWhenFewerEventsThanThreshold(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
             EventDispatcher evd = softwareEvd(p.a.ia, 8, null);
@@ -299,26 +330,45 @@ class EvdTest {
         try (DatPair p = DatPair.open(mode)) {
             EventDispatcher evd = softwareEvd(p.a.ia, 4, null);
             evd.postSoftwareEvent("x");
-            assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.INVALID_ARG3, () -> evd.waitForEvent(Timeout.ZERO, 0));
-            assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.INVALID_ARG3, () -> evd.waitForEvent(Timeout.ZERO, -3));
-            assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.INVALID_ARG3, () -> evd.waitForEvent(Timeout.ZERO, 5));
+            assertDat(
+                    DatReturnType.INVALID_PARAMETER,
+                    DatReturnSubtype.INVALID_ARG3,
+                    () -> evd.waitForEvent(Timeout.ZERO, 0));
+            assertDat(
+                    DatReturnType.INVALID_PARAMETER,
+                    DatReturnSubtype.INVALID_ARG3,
+                    () -> evd.waitForEvent(Timeout.ZERO, -3));
+            assertDat(
+                    DatReturnType.INVALID_PARAMETER,
+                    DatReturnSubtype.INVALID_ARG3,
+                    () -> evd.waitForEvent(Timeout.ZERO, 5));
             assertDat(DatReturnType.INVALID_PARAMETER, () -> evd.waitForEvent(null, 1));
             assertEquals(1, queued(evd), "a rejected wait dequeues nothing");
-            assertEquals(DatReturnType.TIMEOUT_EXPIRED, evd.waitForEvent(Timeout.ZERO, 4).status(), "threshold == qlen is valid");
+            assertEquals(
+                    DatReturnType.TIMEOUT_EXPIRED,
+                    evd.waitForEvent(Timeout.ZERO, 4).status(),
+                    "threshold == qlen is valid");
             evd.resize(8);
-            assertEquals(DatReturnType.TIMEOUT_EXPIRED, evd.waitForEvent(Timeout.ZERO, 8).status(), "the limit follows a resize");
+            assertEquals(
+                    DatReturnType.TIMEOUT_EXPIRED,
+                    evd.waitForEvent(Timeout.ZERO, 8).status(),
+                    "the limit follows a resize");
         }
     }
 
     @Test
-    @DisplayName("dat_evd_wait(3DAT), dat_evd_dequeue(3DAT): while a thread waits, another wait or a dequeue is DAT_INVALID_STATE")
+    @DisplayName(
+            "dat_evd_wait(3DAT), dat_evd_dequeue(3DAT): while a thread waits, another wait or a dequeue is DAT_INVALID_STATE")
     void shouldRejectSecondDequeuerWhenAThreadWaits() throws Exception {
         try (DatPair p = DatPair.open(DatPair.Mode.THREADED)) {
             EventDispatcher evd = softwareEvd(p.a.ia, 4, null);
             CompletableFuture<EvdWaitResult> waiter = startWaiter(evd);
             awaitWaiter(evd);
             assertDat(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EVD_WAITER, evd::dequeue);
-            assertDat(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EVD_WAITER, () -> evd.waitForEvent(Timeout.ZERO, 1));
+            assertDat(
+                    DatReturnType.INVALID_STATE,
+                    DatReturnSubtype.INVALID_STATE_EVD_WAITER,
+                    () -> evd.waitForEvent(Timeout.ZERO, 1));
             evd.postSoftwareEvent("wake");
             EvdWaitResult r = waiter.get(20, TimeUnit.SECONDS);
             assertEquals("wake", pointer(r.event().orElseThrow()));
@@ -330,17 +380,24 @@ class EvdTest {
 
     @ParameterizedTest
     @EnumSource(DatPair.Mode.class)
-    @DisplayName("dat_evd_set_unwaitable(3DAT): waits fail with DAT_INVALID_STATE; events still arrive and dequeue; clear_unwaitable restores waits")
+    @DisplayName(
+            "dat_evd_set_unwaitable(3DAT): waits fail with DAT_INVALID_STATE; events still arrive and dequeue; clear_unwaitable restores waits")
     void shouldFailWaitsWhenEvdIsUnwaitable(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
             ConsumerNotificationObject cno = p.a.ia.createCno(null);
             EventDispatcher evd = softwareEvd(p.a.ia, 4, cno);
             evd.setUnwaitable();
-            assertDat(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EVD_UNWAITABLE, () -> evd.waitForEvent(Timeout.ZERO, 1));
+            assertDat(
+                    DatReturnType.INVALID_STATE,
+                    DatReturnSubtype.INVALID_STATE_EVD_UNWAITABLE,
+                    () -> evd.waitForEvent(Timeout.ZERO, 1));
             evd.postSoftwareEvent("a");
             // dat_evd_set_unwaitable(3DAT): events still trigger the CNO and can be dequeued.
             assertSame(evd, cno.waitForNotification(WAIT).evd().orElseThrow());
-            assertDat(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EVD_UNWAITABLE, () -> evd.waitForEvent(WAIT, 1));
+            assertDat(
+                    DatReturnType.INVALID_STATE,
+                    DatReturnSubtype.INVALID_STATE_EVD_UNWAITABLE,
+                    () -> evd.waitForEvent(WAIT, 1));
             assertEquals("a", pointer(evd.dequeue().orElseThrow()));
             evd.postSoftwareEvent("b");
             evd.clearUnwaitable();
@@ -390,7 +447,8 @@ class EvdTest {
 
     @ParameterizedTest
     @EnumSource(DatPair.Mode.class)
-    @DisplayName("dat_evd_post_se(3DAT): only an EVD with the software stream takes software events (DAT_INVALID_PARAMETER)")
+    @DisplayName(
+            "dat_evd_post_se(3DAT): only an EVD with the software stream takes software events (DAT_INVALID_PARAMETER)")
     void shouldRejectSoftwareEventWhenEvdHasNoSoftwareStream(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
             for (Set<EvdFlag> f : List.of(EnumSet.of(EvdFlag.DTO), EvdFlag.defaults(), EnumSet.of(EvdFlag.ASYNC))) {
@@ -407,7 +465,8 @@ class EvdTest {
 
     @ParameterizedTest
     @EnumSource(DatPair.Mode.class)
-    @DisplayName("dat_evd_post_se(3DAT): on a full EVD DAT_QUEUE_FULL, the event is not queued and the async EVD is not affected")
+    @DisplayName(
+            "dat_evd_post_se(3DAT): on a full EVD DAT_QUEUE_FULL, the event is not queued and the async EVD is not affected")
     void shouldReturnQueueFullWhenPostingToFullEvd(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
             EventDispatcher async = p.a.ia.query().asyncEvd().orElseThrow();
@@ -428,7 +487,8 @@ class EvdTest {
 
     @ParameterizedTest
     @EnumSource(DatPair.Mode.class)
-    @DisplayName("dat_evd_resize(3DAT): below the queued events DAT_INVALID_STATE and no change; bad lengths DAT_INVALID_PARAMETER; no event lost")
+    @DisplayName(
+            "dat_evd_resize(3DAT): below the queued events DAT_INVALID_STATE and no change; bad lengths DAT_INVALID_PARAMETER; no event lost")
     void shouldRefuseResizeWhenMoreEventsAreQueued(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
             int max = p.a.ia.query().iaAttributes().maxEvdQlen();
@@ -473,7 +533,8 @@ class EvdTest {
                 assertEquals(100 + i, e.userCookie());
                 assertEquals(DtoCompletionStatus.SUCCESS, e.status());
             }
-            assertEquals(Optional.empty(), p.a.ia.query().asyncEvd().orElseThrow().dequeue(), "no overflow");
+            assertEquals(
+                    Optional.empty(), p.a.ia.query().asyncEvd().orElseThrow().dequeue(), "no overflow");
         }
     }
 
@@ -498,7 +559,8 @@ class EvdTest {
 
     @ParameterizedTest
     @EnumSource(DatPair.Mode.class)
-    @DisplayName("EVD overflow: the events that fit are kept in order, each lost one is DAT_ASYNC_ERROR_EVD_OVERFLOW on the IA's async EVD")
+    @DisplayName(
+            "EVD overflow: the events that fit are kept in order, each lost one is DAT_ASYNC_ERROR_EVD_OVERFLOW on the IA's async EVD")
     void shouldReportOverflowOnAsyncEvdWhenCompletionsExceedQlen(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
             EventDispatcher async = p.a.ia.query().asyncEvd().orElseThrow();
@@ -531,7 +593,8 @@ class EvdTest {
 
     @ParameterizedTest
     @EnumSource(DatPair.Mode.class)
-    @DisplayName("dat_evd_disable(3DAT), dat_evd_enable(3DAT): a disabled EVD does not trigger its CNO; enabled again it does")
+    @DisplayName(
+            "dat_evd_disable(3DAT), dat_evd_enable(3DAT): a disabled EVD does not trigger its CNO; enabled again it does")
     void shouldNotTriggerCnoWhenEvdIsDisabled(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
             ConsumerNotificationObject cno = p.a.ia.createCno(null);
@@ -550,7 +613,8 @@ class EvdTest {
 
     @ParameterizedTest
     @EnumSource(DatPair.Mode.class)
-    @DisplayName("dat_evd_modify_cno(3DAT): notifications go to the new CNO only; DAT_HANDLE_NULL detaches; a foreign CNO is DAT_INVALID_HANDLE")
+    @DisplayName(
+            "dat_evd_modify_cno(3DAT): notifications go to the new CNO only; DAT_HANDLE_NULL detaches; a foreign CNO is DAT_INVALID_HANDLE")
     void shouldNotifyNewCnoWhenCnoIsModified(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
             ConsumerNotificationObject c1 = p.a.ia.createCno(null);
@@ -585,10 +649,16 @@ class EvdTest {
             CompletableFuture<EvdWaitResult> waiter = startWaiter(evd);
             awaitWaiter(evd);
             evd.postSoftwareEvent("direct");
-            assertEquals("direct", pointer(waiter.get(20, TimeUnit.SECONDS).event().orElseThrow()));
-            assertTrue(cno.waitForNotification(Timeout.ZERO).isTimedOut(), "the CNO was not triggered while a thread waited");
+            assertEquals(
+                    "direct", pointer(waiter.get(20, TimeUnit.SECONDS).event().orElseThrow()));
+            assertTrue(
+                    cno.waitForNotification(Timeout.ZERO).isTimedOut(),
+                    "the CNO was not triggered while a thread waited");
             evd.postSoftwareEvent("cno");
-            assertSame(evd, cno.waitForNotification(WAIT).evd().orElseThrow(), "without a waiter the CNO is triggered again");
+            assertSame(
+                    evd,
+                    cno.waitForNotification(WAIT).evd().orElseThrow(),
+                    "without a waiter the CNO is triggered again");
         }
     }
 

@@ -1,5 +1,11 @@
 package io.simrdma.provider;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
 import io.simrdma.dat.CnoWaitResult;
 import io.simrdma.dat.ConsumerNotificationObject;
 import io.simrdma.dat.DatEvent;
@@ -9,8 +15,8 @@ import io.simrdma.dat.DtoCompletionEvent;
 import io.simrdma.dat.DtoCompletionStatus;
 import io.simrdma.dat.Endpoint;
 import io.simrdma.dat.EpAttributes;
-import io.simrdma.dat.EventDispatcher;
 import io.simrdma.dat.EvdWaitResult;
+import io.simrdma.dat.EventDispatcher;
 import io.simrdma.dat.InterfaceAdapter;
 import io.simrdma.dat.Timeout;
 import io.simrdma.fabric.Device;
@@ -21,7 +27,6 @@ import io.simrdma.fabric.PacketEvent;
 import io.simrdma.fabric.TraceListener;
 import io.simrdma.fabric.wire.Opcode;
 import io.simrdma.fabric.wire.Packet;
-
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -30,12 +35,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
-import static org.junit.jupiter.api.Assertions.assertSame;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * Helpers for the tests that look at events and at the fabric (EVD, CNO, DTO completion, connection,
@@ -49,8 +48,7 @@ final class EventTestSupport {
     /** How long a threaded test waits for something that must happen. */
     static final long DEADLINE_NANOS = TimeUnit.SECONDS.toNanos(20);
 
-    private EventTestSupport() {
-    }
+    private EventTestSupport() {}
 
     static SimIa sim(InterfaceAdapter ia) {
         return (SimIa) ia;
@@ -141,8 +139,8 @@ final class EventTestSupport {
     }
 
     /** Asserts a completion's EVD, EP, cookie and status. */
-    static DtoCompletionEvent assertDto(DtoCompletionEvent e, EventDispatcher evd, Endpoint ep, long cookie,
-                                        DtoCompletionStatus status) {
+    static DtoCompletionEvent assertDto(
+            DtoCompletionEvent e, EventDispatcher evd, Endpoint ep, long cookie, DtoCompletionStatus status) {
         assertSame(evd, e.evd(), () -> "EVD of " + e);
         assertSame(ep, e.ep(), () -> "EP of " + e);
         assertEquals(cookie, e.userCookie(), () -> "cookie of " + e);
@@ -153,13 +151,15 @@ final class EventTestSupport {
     /** Starts a daemon thread named {@code name} blocked in {@code wait}; the future gets its result or its exception. */
     private static <T> CompletableFuture<T> startWaiter(String name, Supplier<T> wait) {
         CompletableFuture<T> f = new CompletableFuture<>();
-        Thread t = new Thread(() -> {
-            try {
-                f.complete(wait.get());
-            } catch (Throwable e) {
-                f.completeExceptionally(e);
-            }
-        }, name);
+        Thread t = new Thread(
+                () -> {
+                    try {
+                        f.complete(wait.get());
+                    } catch (Throwable e) {
+                        f.completeExceptionally(e);
+                    }
+                },
+                name);
         t.setDaemon(true);
         t.start();
         return f;
@@ -215,8 +215,7 @@ final class EventTestSupport {
     }
 
     /** One packet event as a trace listener saw it. */
-    record Seen(PacketEvent event, Opcode opcode, String from, String to) {
-    }
+    record Seen(PacketEvent event, Opcode opcode, String from, String to) {}
 
     /** Records packet events of a fabric; remove with {@link #close()}. */
     static final class PacketLog implements TraceListener, AutoCloseable {
@@ -247,7 +246,9 @@ final class EventTestSupport {
             List<Seen> all = snapshot();
             for (int i = 0; i < all.size(); i++) {
                 Seen s = all.get(i);
-                if (s.event() == event && (to == null || to.equals(s.to())) && List.of(opcodes).contains(s.opcode())) {
+                if (s.event() == event
+                        && (to == null || to.equals(s.to()))
+                        && List.of(opcodes).contains(s.opcode())) {
                     return i;
                 }
             }
@@ -256,7 +257,9 @@ final class EventTestSupport {
 
         long count(PacketEvent event, String to, Opcode... opcodes) {
             return snapshot().stream()
-                    .filter(s -> s.event() == event && (to == null || to.equals(s.to())) && List.of(opcodes).contains(s.opcode()))
+                    .filter(s -> s.event() == event
+                            && (to == null || to.equals(s.to()))
+                            && List.of(opcodes).contains(s.opcode()))
                     .count();
         }
 

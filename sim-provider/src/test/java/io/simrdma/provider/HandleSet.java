@@ -11,8 +11,8 @@ import io.simrdma.dat.DatHandle;
 import io.simrdma.dat.DatReturnSubtype;
 import io.simrdma.dat.DatReturnType;
 import io.simrdma.dat.Endpoint;
-import io.simrdma.dat.EventDispatcher;
 import io.simrdma.dat.EvdFlag;
+import io.simrdma.dat.EventDispatcher;
 import io.simrdma.dat.HandleType;
 import io.simrdma.dat.InterfaceAdapter;
 import io.simrdma.dat.LocalMemoryRegion;
@@ -26,11 +26,10 @@ import io.simrdma.dat.RemoteMemoryRegion;
 import io.simrdma.dat.ReservedServicePoint;
 import io.simrdma.dat.SharedReceiveQueue;
 import io.simrdma.dat.SrqAttributes;
-import org.junit.jupiter.api.function.Executable;
-
 import java.nio.ByteBuffer;
 import java.util.EnumSet;
 import java.util.List;
+import org.junit.jupiter.api.function.Executable;
 
 /**
  * One live handle of every DAT handle type (IA, EP, EVD, CNO, PZ, LMR, RMR, PSP, RSP, CR, SRQ) on
@@ -87,7 +86,12 @@ final class HandleSet implements AutoCloseable {
             EventDispatcher xdto = x.createEvd(16, EnumSet.of(EvdFlag.DTO));
             EventDispatcher xconn = x.createEvd(16, EnumSet.of(EvdFlag.CONNECTION));
             Endpoint xep = x.createEndpoint(xpz, xdto, xdto, xconn, null);
-            xep.connect(y.query().iaAttributes().iaAddress(), 2000, DatPair.WAIT, null, Qos.BEST_EFFORT,
+            xep.connect(
+                    y.query().iaAttributes().iaAddress(),
+                    2000,
+                    DatPair.WAIT,
+                    null,
+                    Qos.BEST_EFFORT,
                     EnumSet.noneOf(ConnectFlag.class));
             cr = DatPair.next(conn, ConnectionRequestEvent.class).cr();
         } catch (RuntimeException e) {
@@ -105,7 +109,8 @@ final class HandleSet implements AutoCloseable {
                 new Entry("IA", y, HandleType.IA, DatReturnSubtype.INVALID_HANDLE_IA, y::query),
                 new Entry("EP", ep, HandleType.EP, DatReturnSubtype.INVALID_HANDLE_EP, ep::query),
                 new Entry("EVD(DTO)", dto, HandleType.EVD, DatReturnSubtype.INVALID_HANDLE_EVD_REQUEST, dto::query),
-                new Entry("EVD(CONNECTION)", conn, HandleType.EVD, DatReturnSubtype.INVALID_HANDLE_EVD_CONN, conn::query),
+                new Entry(
+                        "EVD(CONNECTION)", conn, HandleType.EVD, DatReturnSubtype.INVALID_HANDLE_EVD_CONN, conn::query),
                 new Entry("CNO", cno, HandleType.CNO, DatReturnSubtype.INVALID_HANDLE_CNO, cno::query),
                 new Entry("PZ", pz, HandleType.PZ, DatReturnSubtype.INVALID_HANDLE_PZ, pz::query),
                 new Entry("LMR", lmr, HandleType.LMR, DatReturnSubtype.INVALID_HANDLE_LMR, lmr::query),

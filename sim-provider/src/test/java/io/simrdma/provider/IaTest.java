@@ -1,5 +1,11 @@
 package io.simrdma.provider;
 
+import static io.simrdma.provider.DatPair.assertDat;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.simrdma.dat.AsyncErrorEvent;
 import io.simrdma.dat.AsyncErrorReason;
 import io.simrdma.dat.AsyncEvdRequest;
@@ -9,11 +15,10 @@ import io.simrdma.dat.Dat;
 import io.simrdma.dat.DatReturnSubtype;
 import io.simrdma.dat.DatReturnType;
 import io.simrdma.dat.Endpoint;
-import io.simrdma.dat.EventDispatcher;
-import io.simrdma.dat.EventNumber;
 import io.simrdma.dat.EvdFlag;
 import io.simrdma.dat.EvdParams;
 import io.simrdma.dat.EvdWaitResult;
+import io.simrdma.dat.EventDispatcher;
 import io.simrdma.dat.IaAttributes;
 import io.simrdma.dat.IaOpenParams;
 import io.simrdma.dat.InterfaceAdapter;
@@ -26,24 +31,17 @@ import io.simrdma.dat.RegionDescription;
 import io.simrdma.dat.RemoteMemoryRegion;
 import io.simrdma.dat.SharedReceiveQueue;
 import io.simrdma.dat.SrqAttributes;
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
-import org.junit.jupiter.params.provider.ValueSource;
-
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-
-import static io.simrdma.provider.DatPair.assertDat;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertSame;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The Interface Adapter: dat_ia_open(3DAT), dat_ia_query(3DAT), dat_ia_close(3DAT), and what every
@@ -61,7 +59,8 @@ class IaTest {
 
     @ParameterizedTest
     @EnumSource(DatPair.Mode.class)
-    @DisplayName("dat_ia_open(3DAT): DAT_HANDLE_NULL async EVD -> the provider creates one of at least async_evd_min_qlen; dat_ia_close destroys it")
+    @DisplayName(
+            "dat_ia_open(3DAT): DAT_HANDLE_NULL async EVD -> the provider creates one of at least async_evd_min_qlen; dat_ia_close destroys it")
     void shouldCreateAsyncEvdWhenNoneIsGiven(DatPair.Mode mode) {
         InterfaceAdapter ia = Dat.openIa(name(mode, ""), 10);
         EventDispatcher async;
@@ -81,13 +80,27 @@ class IaTest {
     @Test
     @DisplayName("dat_ia_open(3DAT): a name no provider serves -> DAT_PROVIDER_NOT_FOUND (DAT_NAME_NOT_REGISTERED)")
     void shouldFailWithProviderNotFoundWhenNoProviderServesTheName() {
-        assertDat(DatReturnType.PROVIDER_NOT_FOUND, DatReturnSubtype.NAME_NOT_REGISTERED,
+        assertDat(
+                DatReturnType.PROVIDER_NOT_FOUND,
+                DatReturnSubtype.NAME_NOT_REGISTERED,
                 () -> Dat.openIa("nosuchprovider:" + ObjectFixtures.fabric("x") + "/d", 8));
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"sim:%s", "sim:/dev", "sim:%s/", "sim:%s/d/e", "sim:%s/d?bogus=1", "sim:%s/d?mode=fast",
-        "sim:%s/d?maxQp=lots", "sim:%s/d?seed", "sim:%s/d?mtu=100", "sim:%s/d?profile=cx9", "sim:%s/d?profile="})
+    @ValueSource(
+            strings = {
+                "sim:%s",
+                "sim:/dev",
+                "sim:%s/",
+                "sim:%s/d/e",
+                "sim:%s/d?bogus=1",
+                "sim:%s/d?mode=fast",
+                "sim:%s/d?maxQp=lots",
+                "sim:%s/d?seed",
+                "sim:%s/d?mtu=100",
+                "sim:%s/d?profile=cx9",
+                "sim:%s/d?profile="
+            })
     @DisplayName("dat_ia_open(3DAT): a malformed sim IA name -> DAT_INVALID_PARAMETER")
     void shouldFailWithInvalidParameterWhenSimNameIsMalformed(String pattern) {
         String name = pattern.replace("%s", ObjectFixtures.fabric("bad"));
@@ -127,7 +140,8 @@ class IaTest {
     }
 
     @Test
-    @DisplayName("dat_ia_open(3DAT): an invalid consumer async EVD (freed, or without the async stream) -> DAT_INVALID_HANDLE")
+    @DisplayName(
+            "dat_ia_open(3DAT): an invalid consumer async EVD (freed, or without the async stream) -> DAT_INVALID_HANDLE")
     void shouldFailWithInvalidHandleWhenConsumerAsyncEvdIsInvalid() {
         String fabric = ObjectFixtures.fabric("badasync");
         InterfaceAdapter owner = Dat.openIa(ObjectFixtures.iaName(DatPair.Mode.DETERMINISTIC, fabric, "a", ""), 8);
@@ -136,9 +150,13 @@ class IaTest {
             freed.free();
             EventDispatcher notAsync = owner.createEvd(8, EnumSet.of(EvdFlag.DTO));
             String other = ObjectFixtures.iaName(DatPair.Mode.DETERMINISTIC, fabric, "b", "");
-            assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_EVD_ASYNC,
+            assertDat(
+                    DatReturnType.INVALID_HANDLE,
+                    DatReturnSubtype.INVALID_HANDLE_EVD_ASYNC,
                     () -> Dat.openIa(other, freed));
-            assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_EVD_ASYNC,
+            assertDat(
+                    DatReturnType.INVALID_HANDLE,
+                    DatReturnSubtype.INVALID_HANDLE_EVD_ASYNC,
                     () -> Dat.openIa(other, notAsync));
             // The failed opens left nothing behind: the EVD is free to go and the IA closes gracefully.
             notAsync.free();
@@ -151,8 +169,8 @@ class IaTest {
     @Test
     @DisplayName("dat_ia_open(3DAT): DAT_EVD_ASYNC_EXISTS -> no async EVD in scope (DAT_EVD_OUT_OF_SCOPE)")
     void shouldReportNoAsyncEvdWhenItExistsElsewhere() {
-        InterfaceAdapter ia = Dat.openIa(IaOpenParams.of(name(DatPair.Mode.DETERMINISTIC, ""),
-                AsyncEvdRequest.existsElsewhere()));
+        InterfaceAdapter ia =
+                Dat.openIa(IaOpenParams.of(name(DatPair.Mode.DETERMINISTIC, ""), AsyncEvdRequest.existsElsewhere()));
         try {
             assertEquals(Optional.empty(), ia.query().asyncEvd());
         } finally {
@@ -166,8 +184,9 @@ class IaTest {
     @EnumSource(DatPair.Mode.class)
     @DisplayName("dat_ia_query(3DAT): IA attributes are the device limits the IA name sets; adapter name is ia_name")
     void shouldReportDeviceLimitsOfTheNameInIaAttributes(DatPair.Mode mode) {
-        String n = name(mode, "maxQp=7&maxCq=5&maxCqe=100&maxMr=9&maxPd=3&maxMw=6&maxSrq=2&maxQpWr=50&maxSge=3"
-                + "&maxSrqWr=40");
+        String n = name(
+                mode,
+                "maxQp=7&maxCq=5&maxCqe=100&maxMr=9&maxPd=3&maxMw=6&maxSrq=2&maxQpWr=50&maxSge=3" + "&maxSrqWr=40");
         InterfaceAdapter ia = Dat.openIa(n, 8);
         try {
             IaAttributes a = ia.query().iaAttributes();
@@ -191,7 +210,8 @@ class IaTest {
 
     @ParameterizedTest
     @EnumSource(DatPair.Mode.class)
-    @DisplayName("IA name profile=siw: the device is SoftiWARP (README Device profiles): the IA attributes follow its limits (max_rmrs 0, one RDMA READ segment) and dat_rmr_create is refused, DAT_INSUFFICIENT_RESOURCES")
+    @DisplayName(
+            "IA name profile=siw: the device is SoftiWARP (README Device profiles): the IA attributes follow its limits (max_rmrs 0, one RDMA READ segment) and dat_rmr_create is refused, DAT_INSUFFICIENT_RESOURCES")
     void shouldApplyTheProfileOfTheNameToTheIaDevice(DatPair.Mode mode) {
         InterfaceAdapter ia = Dat.openIa(name(mode, "profile=siw"), 8);
         try {
@@ -226,10 +246,16 @@ class IaTest {
     @Test
     @DisplayName("IA names: profile= is an option of sim: and simtcp: names alike; without it the device is ibta")
     void shouldParseProfileOptionInSimAndSimtcpNames() {
-        assertSame(io.simrdma.fabric.DeviceProfile.RXE, IaName.parse("simtcp:127.0.0.1:0?profile=rxe").profile());
-        assertSame(io.simrdma.fabric.DeviceProfile.SIW, IaName.parse("sim:f/d?profile=siw&seed=3").profile());
+        assertSame(
+                io.simrdma.fabric.DeviceProfile.RXE,
+                IaName.parse("simtcp:127.0.0.1:0?profile=rxe").profile());
+        assertSame(
+                io.simrdma.fabric.DeviceProfile.SIW,
+                IaName.parse("sim:f/d?profile=siw&seed=3").profile());
         assertSame(io.simrdma.fabric.DeviceProfile.IBTA, IaName.parse("sim:f/d").profile());
-        assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE,
+        assertDat(
+                DatReturnType.INVALID_PARAMETER,
+                DatReturnSubtype.NO_SUBTYPE,
                 () -> IaName.parse("simtcp:127.0.0.1:0?profile=cx9"));
     }
 
@@ -246,21 +272,31 @@ class IaTest {
             RegionDescription r = new RegionDescription.Virtual(ByteBuffer.allocate(64));
             ia.createLmr(r, pz, MemoryPrivilege.all());
             ia.createLmr(r, pz, MemoryPrivilege.all());
-            assertDat(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_MEMORY_REGION,
+            assertDat(
+                    DatReturnType.INSUFFICIENT_RESOURCES,
+                    DatReturnSubtype.RESOURCE_MEMORY_REGION,
                     () -> ia.createLmr(r, pz, MemoryPrivilege.all()));
             pz.createRmr();
             assertDat(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_MEMORY_REGION, pz::createRmr);
             ia.createSrq(pz, new SrqAttributes(4, 1, 0));
-            assertDat(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_SRQ,
+            assertDat(
+                    DatReturnType.INSUFFICIENT_RESOURCES,
+                    DatReturnSubtype.RESOURCE_SRQ,
                     () -> ia.createSrq(pz, new SrqAttributes(4, 1, 0)));
-            assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.INVALID_ARG2,
+            assertDat(
+                    DatReturnType.INVALID_PARAMETER,
+                    DatReturnSubtype.INVALID_ARG2,
                     () -> ia.createEvd(101, EnumSet.of(EvdFlag.DTO)));
             EventDispatcher dto = ia.createEvd(100, EnumSet.of(EvdFlag.DTO));
             ia.createEvd(10, EnumSet.of(EvdFlag.CONNECTION));
-            assertDat(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_TEVD,
+            assertDat(
+                    DatReturnType.INSUFFICIENT_RESOURCES,
+                    DatReturnSubtype.RESOURCE_TEVD,
                     () -> ia.createEvd(10, EnumSet.of(EvdFlag.DTO)));
             ia.createEndpoint(pz, dto, dto, null, null);
-            assertDat(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_TEP,
+            assertDat(
+                    DatReturnType.INSUFFICIENT_RESOURCES,
+                    DatReturnSubtype.RESOURCE_TEP,
                     () -> ia.createEndpoint(pz, dto, dto, null, null));
         } finally {
             ia.close(CloseFlag.ABRUPT);
@@ -271,7 +307,8 @@ class IaTest {
 
     @ParameterizedTest
     @EnumSource(DatPair.Mode.class)
-    @DisplayName("dat_ia_close(3DAT): graceful close -> DAT_INVALID_STATE (IA in use) until every consumer object is freed")
+    @DisplayName(
+            "dat_ia_close(3DAT): graceful close -> DAT_INVALID_STATE (IA in use) until every consumer object is freed")
     void shouldRefuseGracefulCloseWhileAnyObjectRemains(DatPair.Mode mode) {
         InterfaceAdapter ia = Dat.openIa(name(mode, ""), 8);
         try {
@@ -279,17 +316,19 @@ class IaTest {
             EventDispatcher dto = ia.createEvd(16, EnumSet.of(EvdFlag.DTO));
             EventDispatcher cr = ia.createEvd(16, EnumSet.of(EvdFlag.CR));
             ConsumerNotificationObject cno = ia.createCno(null);
-            LocalMemoryRegion lmr = ia.createLmr(new RegionDescription.Virtual(ByteBuffer.allocate(64)), pz,
-                    MemoryPrivilege.all());
+            LocalMemoryRegion lmr =
+                    ia.createLmr(new RegionDescription.Virtual(ByteBuffer.allocate(64)), pz, MemoryPrivilege.all());
             RemoteMemoryRegion rmr = pz.createRmr();
             SharedReceiveQueue srq = ia.createSrq(pz, new SrqAttributes(4, 1, 0));
             Endpoint ep = ia.createEndpoint(pz, dto, dto, null, null);
             PublicServicePoint psp = ia.createPsp(7, cr, PspFlag.CONSUMER);
             // Freed in dependency order; graceful close is refused after every free but the last.
-            List<Runnable> frees = List.of(psp::free, ep::free, srq::free, rmr::free, lmr::free, cno::free,
-                    cr::free, dto::free, pz::free);
+            List<Runnable> frees = List.of(
+                    psp::free, ep::free, srq::free, rmr::free, lmr::free, cno::free, cr::free, dto::free, pz::free);
             for (Runnable free : frees) {
-                assertDat(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_IA_IN_USE,
+                assertDat(
+                        DatReturnType.INVALID_STATE,
+                        DatReturnSubtype.INVALID_STATE_IA_IN_USE,
                         () -> ia.close(CloseFlag.GRACEFUL));
                 assertSame(ia, ia.query().asyncEvd().orElseThrow().query().ia(), "the refused close changed nothing");
                 free.run();
@@ -316,7 +355,8 @@ class IaTest {
 
     @ParameterizedTest
     @EnumSource(DatPair.Mode.class)
-    @DisplayName("dat_ia_close(3DAT): abrupt close destroys every object; each handle then fails with DAT_INVALID_HANDLE and its subtype")
+    @DisplayName(
+            "dat_ia_close(3DAT): abrupt close destroys every object; each handle then fails with DAT_INVALID_HANDLE and its subtype")
     void shouldInvalidateEveryHandleWhenClosedAbruptly(DatPair.Mode mode) {
         try (HandleSet h = new HandleSet(mode)) {
             for (HandleSet.Entry e : h.entries()) {
@@ -325,9 +365,18 @@ class IaTest {
             h.y.close(CloseFlag.ABRUPT);
             for (HandleSet.Entry e : h.entries()) {
                 assertDat(DatReturnType.INVALID_HANDLE, e.invalidSubtype(), e.use());
-                assertDat(DatReturnType.INVALID_HANDLE, e.invalidSubtype(), () -> e.handle().handleType());
-                assertDat(DatReturnType.INVALID_HANDLE, e.invalidSubtype(), () -> e.handle().consumerContext());
-                assertDat(DatReturnType.INVALID_HANDLE, e.invalidSubtype(), () -> e.handle().setConsumerContext(null));
+                assertDat(
+                        DatReturnType.INVALID_HANDLE,
+                        e.invalidSubtype(),
+                        () -> e.handle().handleType());
+                assertDat(
+                        DatReturnType.INVALID_HANDLE,
+                        e.invalidSubtype(),
+                        () -> e.handle().consumerContext());
+                assertDat(
+                        DatReturnType.INVALID_HANDLE,
+                        e.invalidSubtype(),
+                        () -> e.handle().setConsumerContext(null));
             }
             // dat_ia_close(3DAT): the async EVD dat_ia_open created is destroyed too.
             assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_EVD_ASYNC, h.async::query);
@@ -356,7 +405,8 @@ class IaTest {
 
     @ParameterizedTest
     @EnumSource(DatPair.Mode.class)
-    @DisplayName("dat_set_consumer_context(3DAT), dat_get_consumer_context(3DAT), dat_get_handle_type(3DAT) on every handle type")
+    @DisplayName(
+            "dat_set_consumer_context(3DAT), dat_get_consumer_context(3DAT), dat_get_handle_type(3DAT) on every handle type")
     void shouldKeepConsumerContextAndHandleTypeOnEveryHandle(DatPair.Mode mode) {
         try (HandleSet h = new HandleSet(mode)) {
             List<HandleSet.Entry> entries = h.entries();
@@ -383,7 +433,8 @@ class IaTest {
 
     @ParameterizedTest
     @EnumSource(DatPair.Mode.class)
-    @DisplayName("dat_get_consumer_context(3DAT) et al.: a freed handle of each type -> DAT_INVALID_HANDLE with its subtype")
+    @DisplayName(
+            "dat_get_consumer_context(3DAT) et al.: a freed handle of each type -> DAT_INVALID_HANDLE with its subtype")
     void shouldFailWithInvalidHandleWhenHandleWasFreed(DatPair.Mode mode) {
         try (HandleSet h = new HandleSet(mode)) {
             h.cr.reject();
@@ -403,8 +454,14 @@ class IaTest {
                     continue;
                 }
                 assertDat(DatReturnType.INVALID_HANDLE, e.invalidSubtype(), e.use());
-                assertDat(DatReturnType.INVALID_HANDLE, e.invalidSubtype(), () -> e.handle().consumerContext());
-                assertDat(DatReturnType.INVALID_HANDLE, e.invalidSubtype(), () -> e.handle().handleType());
+                assertDat(
+                        DatReturnType.INVALID_HANDLE,
+                        e.invalidSubtype(),
+                        () -> e.handle().consumerContext());
+                assertDat(
+                        DatReturnType.INVALID_HANDLE,
+                        e.invalidSubtype(),
+                        () -> e.handle().handleType());
             }
             h.y.close(CloseFlag.GRACEFUL);
         }
@@ -412,7 +469,8 @@ class IaTest {
 
     @ParameterizedTest
     @EnumSource(DatPair.Mode.class)
-    @DisplayName("DAT_INVALID_HANDLE with the handle's subtype: handles of another IA, freed handles and NULL passed as arguments")
+    @DisplayName(
+            "DAT_INVALID_HANDLE with the handle's subtype: handles of another IA, freed handles and NULL passed as arguments")
     void shouldFailWithInvalidHandleWhenArgumentIsFreedOrOfAnotherIa(DatPair.Mode mode) {
         try (HandleSet h = new HandleSet(mode)) {
             InterfaceAdapter y = h.y;
@@ -424,48 +482,79 @@ class IaTest {
             EventDispatcher xdto = x.createEvd(8, EnumSet.of(EvdFlag.DTO));
             EventDispatcher xconn = x.createEvd(8, EnumSet.of(EvdFlag.CONNECTION, EvdFlag.CR));
             ConsumerNotificationObject xcno = x.createCno(null);
-            LocalMemoryRegion xlmr = x.createLmr(new RegionDescription.Virtual(ByteBuffer.allocate(64)), xpz,
-                    MemoryPrivilege.all());
+            LocalMemoryRegion xlmr =
+                    x.createLmr(new RegionDescription.Virtual(ByteBuffer.allocate(64)), xpz, MemoryPrivilege.all());
             Endpoint xep = x.createEndpoint(xpz, xdto, xdto, xconn, null);
             SharedReceiveQueue xsrq = x.createSrq(xpz, new SrqAttributes(4, 1, 0));
             RegionDescription region = new RegionDescription.Virtual(ByteBuffer.allocate(64));
 
             // dat_lmr_create(3DAT), dat_srq_create(3DAT), dat_ep_create(3DAT): pz_handle.
-            assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_PZ,
+            assertDat(
+                    DatReturnType.INVALID_HANDLE,
+                    DatReturnSubtype.INVALID_HANDLE_PZ,
                     () -> y.createLmr(region, xpz, MemoryPrivilege.all()));
-            assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_PZ,
+            assertDat(
+                    DatReturnType.INVALID_HANDLE,
+                    DatReturnSubtype.INVALID_HANDLE_PZ,
                     () -> y.createLmr(region, null, MemoryPrivilege.all()));
-            assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_PZ,
+            assertDat(
+                    DatReturnType.INVALID_HANDLE,
+                    DatReturnSubtype.INVALID_HANDLE_PZ,
                     () -> y.createSrq(xpz, new SrqAttributes(4, 1, 0)));
-            assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_PZ,
+            assertDat(
+                    DatReturnType.INVALID_HANDLE,
+                    DatReturnSubtype.INVALID_HANDLE_PZ,
                     () -> y.createEndpoint(xpz, h.dto, h.dto, h.conn, null));
             // dat_ep_create(3DAT): recv_evd_handle, request_evd_handle, connect_evd_handle.
-            assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_EVD_RECV,
+            assertDat(
+                    DatReturnType.INVALID_HANDLE,
+                    DatReturnSubtype.INVALID_HANDLE_EVD_RECV,
                     () -> y.createEndpoint(h.pz, xdto, h.dto, h.conn, null));
-            assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_EVD_REQUEST,
+            assertDat(
+                    DatReturnType.INVALID_HANDLE,
+                    DatReturnSubtype.INVALID_HANDLE_EVD_REQUEST,
                     () -> y.createEndpoint(h.pz, h.dto, xdto, h.conn, null));
-            assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_EVD_CONN,
+            assertDat(
+                    DatReturnType.INVALID_HANDLE,
+                    DatReturnSubtype.INVALID_HANDLE_EVD_CONN,
                     () -> y.createEndpoint(h.pz, h.dto, h.dto, xconn, null));
             // dat_psp_create(3DAT): evd_handle.
-            assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_EVD_CR,
+            assertDat(
+                    DatReturnType.INVALID_HANDLE,
+                    DatReturnSubtype.INVALID_HANDLE_EVD_CR,
                     () -> y.createPsp(3000, xconn, PspFlag.CONSUMER));
             // dat_evd_create (udat.h), dat_evd_modify_cno(3DAT): cno_handle.
-            assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_CNO,
+            assertDat(
+                    DatReturnType.INVALID_HANDLE,
+                    DatReturnSubtype.INVALID_HANDLE_CNO,
                     () -> y.createEvd(8, xcno, EnumSet.of(EvdFlag.DTO)));
             assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_CNO, () -> h.dto.modifyCno(xcno));
             // dat_lmr_create(3DAT) DAT_MEM_TYPE_LMR: the region's LMR handle.
-            assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_LMR,
+            assertDat(
+                    DatReturnType.INVALID_HANDLE,
+                    DatReturnSubtype.INVALID_HANDLE_LMR,
                     () -> y.createLmr(new RegionDescription.Lmr(xlmr), h.pz, MemoryPrivilege.all()));
             // dat_rmr_bind(3DAT), dat_rsp_create(3DAT), dat_cr_accept(3DAT): ep_handle.
-            assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_EP,
-                    () -> h.rmr.bind(ObjectFixtures.seg(h.lmr, 0, 8).get(0), MemoryPrivilege.write(), xep, 1,
+            assertDat(
+                    DatReturnType.INVALID_HANDLE,
+                    DatReturnSubtype.INVALID_HANDLE_EP,
+                    () -> h.rmr.bind(
+                            ObjectFixtures.seg(h.lmr, 0, 8).get(0),
+                            MemoryPrivilege.write(),
+                            xep,
+                            1,
                             EnumSet.noneOf(io.simrdma.dat.CompletionFlag.class)));
-            assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_EP,
+            assertDat(
+                    DatReturnType.INVALID_HANDLE,
+                    DatReturnSubtype.INVALID_HANDLE_EP,
                     () -> y.createRsp(3001, xep, h.conn));
             assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_EP, () -> h.cr.accept(xep, null));
             // dat_ep_create_with_srq(3DAT): srq_handle.
-            assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_SRQ,
-                    () -> y.createEndpointWithSrq(h.pz, h.dto, h.dto, h.conn, xsrq, h.ep.query().attributes()));
+            assertDat(
+                    DatReturnType.INVALID_HANDLE,
+                    DatReturnSubtype.INVALID_HANDLE_SRQ,
+                    () -> y.createEndpointWithSrq(
+                            h.pz, h.dto, h.dto, h.conn, xsrq, h.ep.query().attributes()));
 
             // The same arguments once freed.
             ProtectionZone pz2 = y.createPz();
@@ -480,21 +569,36 @@ class IaTest {
             cno2.free();
             ep2.free();
             srq2.free();
-            assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_PZ,
+            assertDat(
+                    DatReturnType.INVALID_HANDLE,
+                    DatReturnSubtype.INVALID_HANDLE_PZ,
                     () -> y.createLmr(region, pz2, MemoryPrivilege.all()));
             assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_PZ, pz2::createRmr);
-            assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_EVD_RECV,
+            assertDat(
+                    DatReturnType.INVALID_HANDLE,
+                    DatReturnSubtype.INVALID_HANDLE_EVD_RECV,
                     () -> y.createEndpoint(h.pz, evd2, h.dto, h.conn, null));
-            assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_EVD_CR,
+            assertDat(
+                    DatReturnType.INVALID_HANDLE,
+                    DatReturnSubtype.INVALID_HANDLE_EVD_CR,
                     () -> y.createPsp(3002, evd2, PspFlag.CONSUMER));
-            assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_CNO,
+            assertDat(
+                    DatReturnType.INVALID_HANDLE,
+                    DatReturnSubtype.INVALID_HANDLE_CNO,
                     () -> y.createEvd(8, cno2, EnumSet.of(EvdFlag.DTO)));
-            assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_LMR,
+            assertDat(
+                    DatReturnType.INVALID_HANDLE,
+                    DatReturnSubtype.INVALID_HANDLE_LMR,
                     () -> y.createLmr(new RegionDescription.Lmr(lmr2), h.pz, MemoryPrivilege.all()));
-            assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_EP,
+            assertDat(
+                    DatReturnType.INVALID_HANDLE,
+                    DatReturnSubtype.INVALID_HANDLE_EP,
                     () -> y.createRsp(3003, ep2, h.conn));
-            assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_SRQ,
-                    () -> y.createEndpointWithSrq(h.pz, h.dto, h.dto, h.conn, srq2, h.ep.query().attributes()));
+            assertDat(
+                    DatReturnType.INVALID_HANDLE,
+                    DatReturnSubtype.INVALID_HANDLE_SRQ,
+                    () -> y.createEndpointWithSrq(
+                            h.pz, h.dto, h.dto, h.conn, srq2, h.ep.query().attributes()));
             assertEquals(liveHandles, sy.handleCount(SimHandle.class), "the refused calls created nothing");
         }
     }

@@ -1,5 +1,20 @@
 package io.simrdma.provider;
 
+import static io.simrdma.provider.DatPair.WAIT;
+import static io.simrdma.provider.DatPair.assertDat;
+import static io.simrdma.provider.DatPair.expectConnection;
+import static io.simrdma.provider.DatPair.next;
+import static io.simrdma.provider.EventTestSupport.attrs;
+import static io.simrdma.provider.EventTestSupport.nextDto;
+import static io.simrdma.provider.ObjectFixtures.bytes;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
 import io.simrdma.dat.AsyncErrorEvent;
 import io.simrdma.dat.AsyncErrorReason;
 import io.simrdma.dat.CloseFlag;
@@ -16,9 +31,9 @@ import io.simrdma.dat.DtoCompletionStatus;
 import io.simrdma.dat.Endpoint;
 import io.simrdma.dat.EpAttributes;
 import io.simrdma.dat.EpRecvInfo;
+import io.simrdma.dat.EvdFlag;
 import io.simrdma.dat.EventDispatcher;
 import io.simrdma.dat.EventNumber;
-import io.simrdma.dat.EvdFlag;
 import io.simrdma.dat.FreeableHandle;
 import io.simrdma.dat.IaAttributes;
 import io.simrdma.dat.InterfaceAdapter;
@@ -38,12 +53,6 @@ import io.simrdma.fabric.Device;
 import io.simrdma.fabric.Fabric;
 import io.simrdma.fabric.VerbsException;
 import io.simrdma.provider.DatPair.Side;
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.Arguments;
-import org.junit.jupiter.params.provider.EnumSource;
-import org.junit.jupiter.params.provider.MethodSource;
-
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -55,21 +64,11 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import java.util.function.ToIntFunction;
 import java.util.stream.Stream;
-
-import static io.simrdma.provider.DatPair.WAIT;
-import static io.simrdma.provider.DatPair.assertDat;
-import static io.simrdma.provider.DatPair.expectConnection;
-import static io.simrdma.provider.DatPair.next;
-import static io.simrdma.provider.EventTestSupport.attrs;
-import static io.simrdma.provider.EventTestSupport.nextDto;
-import static io.simrdma.provider.ObjectFixtures.bytes;
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertSame;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Resource limits, in the manner of dapltest's limit test: every kind of object is created up to
@@ -123,7 +122,8 @@ class LimitTest {
         private final List<InterfaceAdapter> opened = new ArrayList<>();
 
         OwnFabric(DatPair.Mode mode) {
-            fabric = mode == DatPair.Mode.THREADED ? Fabric.builder().name(name).threaded().build()
+            fabric = mode == DatPair.Mode.THREADED
+                    ? Fabric.builder().name(name).threaded().build()
                     : Fabric.builder().name(name).deterministic(17).build();
             SimProvider.registerFabric(name, fabric);
         }
@@ -202,19 +202,48 @@ class LimitTest {
 
     /** The object kinds with an IA limit, each with its limit, its create call and the subtype of its refusal. */
     enum Resource {
-        PZ("dat_pz_create(3DAT)", DatReturnSubtype.RESOURCE_PROTECTION_DOMAIN, SimPz.class, MAX_PD,
-                IaAttributes::maxPzs, b -> b.ia().createPz()),
-        EVD("dat_evd_create (udat.h)", DatReturnSubtype.RESOURCE_TEVD, SimEvd.class, MAX_CQ,
-                IaAttributes::maxEvds, b -> b.ia().createEvd(8, null, EnumSet.of(EvdFlag.DTO))),
-        LMR("dat_lmr_create(3DAT)", DatReturnSubtype.RESOURCE_MEMORY_REGION, SimLmr.class, MAX_MR,
+        PZ(
+                "dat_pz_create(3DAT)",
+                DatReturnSubtype.RESOURCE_PROTECTION_DOMAIN,
+                SimPz.class,
+                MAX_PD,
+                IaAttributes::maxPzs,
+                b -> b.ia().createPz()),
+        EVD(
+                "dat_evd_create (udat.h)",
+                DatReturnSubtype.RESOURCE_TEVD,
+                SimEvd.class,
+                MAX_CQ,
+                IaAttributes::maxEvds,
+                b -> b.ia().createEvd(8, null, EnumSet.of(EvdFlag.DTO))),
+        LMR(
+                "dat_lmr_create(3DAT)",
+                DatReturnSubtype.RESOURCE_MEMORY_REGION,
+                SimLmr.class,
+                MAX_MR,
                 IaAttributes::maxLmrs,
                 b -> b.ia().createLmr(new RegionDescription.Virtual(b.buf(), 0, 1024), b.pz(), MemoryPrivilege.all())),
-        RMR("dat_rmr_create(3DAT)", DatReturnSubtype.RESOURCE_MEMORY_REGION, SimRmr.class, MAX_MW,
-                IaAttributes::maxRmrs, b -> b.pz().createRmr()),
-        SRQ("dat_srq_create(3DAT)", DatReturnSubtype.RESOURCE_SRQ, SimSrq.class, MAX_SRQ,
-                IaAttributes::maxSrqs, b -> b.ia().createSrq(b.pz(), new SrqAttributes(4, 1, 0))),
-        EP("dat_ep_create(3DAT)", DatReturnSubtype.RESOURCE_TEP, SimEp.class, MAX_QP,
-                IaAttributes::maxEps, b -> b.ia().createEndpoint(b.pz(), b.evd(), b.evd(), null, null));
+        RMR(
+                "dat_rmr_create(3DAT)",
+                DatReturnSubtype.RESOURCE_MEMORY_REGION,
+                SimRmr.class,
+                MAX_MW,
+                IaAttributes::maxRmrs,
+                b -> b.pz().createRmr()),
+        SRQ(
+                "dat_srq_create(3DAT)",
+                DatReturnSubtype.RESOURCE_SRQ,
+                SimSrq.class,
+                MAX_SRQ,
+                IaAttributes::maxSrqs,
+                b -> b.ia().createSrq(b.pz(), new SrqAttributes(4, 1, 0))),
+        EP(
+                "dat_ep_create(3DAT)",
+                DatReturnSubtype.RESOURCE_TEP,
+                SimEp.class,
+                MAX_QP,
+                IaAttributes::maxEps,
+                b -> b.ia().createEndpoint(b.pz(), b.evd(), b.evd(), null, null));
 
         final String page;
         final DatReturnSubtype subtype;
@@ -223,8 +252,13 @@ class LimitTest {
         private final ToIntFunction<IaAttributes> limit;
         private final Function<Base, FreeableHandle> create;
 
-        Resource(String page, DatReturnSubtype subtype, Class<? extends SimHandle> kind, int configured,
-                 ToIntFunction<IaAttributes> limit, Function<Base, FreeableHandle> create) {
+        Resource(
+                String page,
+                DatReturnSubtype subtype,
+                Class<? extends SimHandle> kind,
+                int configured,
+                ToIntFunction<IaAttributes> limit,
+                Function<Base, FreeableHandle> create) {
             this.page = page;
             this.subtype = subtype;
             this.kind = kind;
@@ -271,7 +305,9 @@ class LimitTest {
             try {
                 open.push(Dat.openIa(f.iaName("a"), ASYNC_QLEN));
                 int max = open.peek().query().providerAttributes().maxIaInstances();
-                assertEquals(Integer.getInteger("simrdma.maxIaInstances", 64), max,
+                assertEquals(
+                        Integer.getInteger("simrdma.maxIaInstances", 64),
+                        max,
                         "the provider attribute is the system property (default 64)");
                 DatException refused = null;
                 while (refused == null && open.size() <= max) {
@@ -284,13 +320,18 @@ class LimitTest {
                 assertNotNull(refused, "an open beyond max_ia_instances " + max + " must fail");
                 assertEquals(DatReturnType.INSUFFICIENT_RESOURCES, refused.type(), refused.toString());
                 assertEquals(DatReturnSubtype.RESOURCE_DEVICE, refused.subtype());
-                assertEquals(max, open.size(), "the provider is full at max_ia_instances (no other IA is open in this JVM)");
-                assertDat(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_DEVICE,
+                assertEquals(
+                        max, open.size(), "the provider is full at max_ia_instances (no other IA is open in this JVM)");
+                assertDat(
+                        DatReturnType.INSUFFICIENT_RESOURCES,
+                        DatReturnSubtype.RESOURCE_DEVICE,
                         () -> Dat.openIa(f.iaName("a"), ASYNC_QLEN));
 
                 open.pop().close(CloseFlag.GRACEFUL);
                 open.push(Dat.openIa(f.iaName("a"), ASYNC_QLEN));
-                assertDat(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_DEVICE,
+                assertDat(
+                        DatReturnType.INSUFFICIENT_RESOURCES,
+                        DatReturnSubtype.RESOURCE_DEVICE,
                         () -> Dat.openIa(f.iaName("a"), ASYNC_QLEN));
                 assertEquals(max, open.size());
                 while (!open.isEmpty()) {
@@ -300,7 +341,9 @@ class LimitTest {
                 for (int i = 0; i < max; i++) {
                     open.push(Dat.openIa(f.iaName("a"), ASYNC_QLEN));
                 }
-                assertDat(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_DEVICE,
+                assertDat(
+                        DatReturnType.INSUFFICIENT_RESOURCES,
+                        DatReturnSubtype.RESOURCE_DEVICE,
                         () -> Dat.openIa(f.iaName("a"), ASYNC_QLEN));
                 while (!open.isEmpty()) {
                     open.pop().close(CloseFlag.GRACEFUL);
@@ -383,7 +426,8 @@ class LimitTest {
             assertEquals(limit - half, count(second, r.kind), "the device's limit counts both IAs' objects");
             r.assertRefused(b2);
             r.assertRefused(b1);
-            assertEquals(limit - half, count(second, r.kind), () -> r.page + ": a refused create leaves nothing behind");
+            assertEquals(
+                    limit - half, count(second, r.kind), () -> r.page + ": a refused create leaves nothing behind");
 
             made1.pop().free();
             made2.push(r.create(b2));
@@ -424,8 +468,12 @@ class LimitTest {
                 ByteBuffer buf = ByteBuffer.allocateDirect(attrs.maxLmrs() * 1024);
                 List<LocalMemoryRegion> lmrs = new ArrayList<>();
                 while (lmrs.size() < attrs.maxLmrs()) {
-                    lmrs.add(push(made, ia.createLmr(new RegionDescription.Virtual(buf, lmrs.size() * 1024, 1024), pz,
-                            MemoryPrivilege.all())));
+                    lmrs.add(push(
+                            made,
+                            ia.createLmr(
+                                    new RegionDescription.Virtual(buf, lmrs.size() * 1024, 1024),
+                                    pz,
+                                    MemoryPrivilege.all())));
                 }
                 for (int i = 0; i < attrs.maxRmrs(); i++) {
                     push(made, pz.createRmr());
@@ -434,15 +482,22 @@ class LimitTest {
                 while (srqs.size() < attrs.maxSrqs()) {
                     srqs.add(push(made, ia.createSrq(pz, new SrqAttributes(attrs.maxRecvPerSrq(), 1, 0))));
                 }
-                EpAttributes epAttrs = EpAttributeRules.defaults((SimIa) ia).toBuilder().maxRecvDtos(attrs.maxDtoPerEp()).build();
+                EpAttributes epAttrs = EpAttributeRules.defaults((SimIa) ia).toBuilder()
+                        .maxRecvDtos(attrs.maxDtoPerEp())
+                        .build();
                 List<Endpoint> eps = new ArrayList<>();
                 while (eps.size() < attrs.maxEps()) {
                     int i = eps.size();
                     EventDispatcher evd = evds.get(i % evds.size());
-                    eps.add(push(made, i % 2 == 0 ? ia.createEndpoint(pz, evd, evd, null, epAttrs)
-                            : ia.createEndpointWithSrq(pz, evd, evd, null, srqs.get(i / 2 % srqs.size()), epAttrs)));
+                    eps.add(push(
+                            made,
+                            i % 2 == 0
+                                    ? ia.createEndpoint(pz, evd, evd, null, epAttrs)
+                                    : ia.createEndpointWithSrq(
+                                            pz, evd, evd, null, srqs.get(i / 2 % srqs.size()), epAttrs)));
                 }
-                LmrTriplet one = new LmrTriplet(lmrs.get(0).lmrContext(), lmrs.get(0).registeredAddress(), 64);
+                LmrTriplet one =
+                        new LmrTriplet(lmrs.get(0).lmrContext(), lmrs.get(0).registeredAddress(), 64);
                 for (int i = 0; i < eps.size(); i += 2) {
                     for (int k = 0; k < attrs.maxDtoPerEp(); k++) {
                         eps.get(i).postRecv(List.of(one), k, DEFAULT);
@@ -457,24 +512,40 @@ class LimitTest {
                 for (Resource r : Resource.values()) {
                     assertEquals(r.configured, count(ia, r.kind), r::toString);
                 }
-                assertDat(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_PROTECTION_DOMAIN, ia::createPz);
-                assertDat(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_TEVD,
+                assertDat(
+                        DatReturnType.INSUFFICIENT_RESOURCES,
+                        DatReturnSubtype.RESOURCE_PROTECTION_DOMAIN,
+                        ia::createPz);
+                assertDat(
+                        DatReturnType.INSUFFICIENT_RESOURCES,
+                        DatReturnSubtype.RESOURCE_TEVD,
                         () -> ia.createEvd(4, null, EnumSet.of(EvdFlag.SOFTWARE)));
-                assertDat(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_MEMORY_REGION,
+                assertDat(
+                        DatReturnType.INSUFFICIENT_RESOURCES,
+                        DatReturnSubtype.RESOURCE_MEMORY_REGION,
                         () -> ia.createLmr(new RegionDescription.Virtual(buf, 0, 64), pz, MemoryPrivilege.all()));
                 assertDat(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_MEMORY_REGION, pz::createRmr);
-                assertDat(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_SRQ,
+                assertDat(
+                        DatReturnType.INSUFFICIENT_RESOURCES,
+                        DatReturnSubtype.RESOURCE_SRQ,
                         () -> ia.createSrq(pz, new SrqAttributes(1, 1, 0)));
-                assertDat(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_TEP,
+                assertDat(
+                        DatReturnType.INSUFFICIENT_RESOURCES,
+                        DatReturnSubtype.RESOURCE_TEP,
                         () -> ia.createEndpoint(pz, evds.get(0), evds.get(0), null, null));
                 for (int i = 0; i < eps.size(); i += 2) {
                     Endpoint ep = eps.get(i);
-                    assertDat(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_MEMORY,
+                    assertDat(
+                            DatReturnType.INSUFFICIENT_RESOURCES,
+                            DatReturnSubtype.RESOURCE_MEMORY,
                             () -> ep.postRecv(List.of(one), 99, DEFAULT));
                     assertEquals(new EpRecvInfo(attrs.maxDtoPerEp(), attrs.maxDtoPerEp()), ep.recvQuery());
                 }
                 for (SharedReceiveQueue s : srqs) {
-                    assertDat(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_SRQ, () -> s.postRecv(List.of(one), 99));
+                    assertDat(
+                            DatReturnType.INSUFFICIENT_RESOURCES,
+                            DatReturnSubtype.RESOURCE_SRQ,
+                            () -> s.postRecv(List.of(one), 99));
                     assertEquals(attrs.maxRecvPerSrq(), s.query().availableDtoCount());
                 }
 
@@ -541,7 +612,10 @@ class LimitTest {
             Side b = f.side("b");
             int max = b.ia.query().iaAttributes().maxDtoPerEp();
             assertEquals(MAX_QP_WR, max);
-            assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE, () -> b.ep(attrs(b).maxRecvDtos(max + 1).build()));
+            assertDat(
+                    DatReturnType.INVALID_PARAMETER,
+                    DatReturnSubtype.NO_SUBTYPE,
+                    () -> b.ep(attrs(b).maxRecvDtos(max + 1).build()));
             assertEquals(0, count(b.ia, SimEp.class), "dat_ep_create(3DAT): the refused EP was not created");
 
             Endpoint ea = a.ep(null);
@@ -549,9 +623,14 @@ class LimitTest {
             for (int i = 0; i < max; i++) {
                 eb.postRecv(b.iov(i * 64, 64), i, DEFAULT);
             }
-            assertDat(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_MEMORY,
+            assertDat(
+                    DatReturnType.INSUFFICIENT_RESOURCES,
+                    DatReturnSubtype.RESOURCE_MEMORY,
                     () -> eb.postRecv(b.iov(max * 64, 64), 99, DEFAULT));
-            assertEquals(new EpRecvInfo(max, max), eb.recvQuery(), "dat_ep_recv_query(3DAT): the refused receive is not posted");
+            assertEquals(
+                    new EpRecvInfo(max, max),
+                    eb.recvQuery(),
+                    "dat_ep_recv_query(3DAT): the refused receive is not posted");
 
             connect(a, ea, b, eb);
             fill(a.buf, 0, 64, 1);
@@ -561,7 +640,9 @@ class LimitTest {
             assertArrayEquals(bytes(a.buf, 0, 64), bytes(b.buf, 0, 64));
 
             eb.postRecv(b.iov(max * 64, 64), max, DEFAULT);
-            assertDat(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_MEMORY,
+            assertDat(
+                    DatReturnType.INSUFFICIENT_RESOURCES,
+                    DatReturnSubtype.RESOURCE_MEMORY,
                     () -> eb.postRecv(b.iov(0, 64), 99, DEFAULT));
             assertEquals(new EpRecvInfo(max, max), eb.recvQuery());
 
@@ -585,7 +666,10 @@ class LimitTest {
             Side a = f.side("a");
             Side b = f.side("b");
             int max = a.ia.query().iaAttributes().maxDtoPerEp();
-            assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE, () -> a.ep(attrs(a).maxRequestDtos(max + 1).build()));
+            assertDat(
+                    DatReturnType.INVALID_PARAMETER,
+                    DatReturnSubtype.NO_SUBTYPE,
+                    () -> a.ep(attrs(a).maxRequestDtos(max + 1).build()));
             Endpoint ea = a.ep(attrs(a).maxRequestDtos(max).build());
             Endpoint eb = b.ep(attrs(b).maxRecvDtos(max).build());
             connect(a, ea, b, eb);
@@ -595,12 +679,18 @@ class LimitTest {
                 fill(a.buf, i * 64, 64, i);
                 ea.postSend(a.iov(i * 64, 64), i, DEFAULT);
             }
-            assertDat(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_MEMORY,
+            assertDat(
+                    DatReturnType.INSUFFICIENT_RESOURCES,
+                    DatReturnSubtype.RESOURCE_MEMORY,
                     () -> ea.postSend(a.iov(0, 8), 100, DEFAULT));
-            assertDat(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_MEMORY,
+            assertDat(
+                    DatReturnType.INSUFFICIENT_RESOURCES,
+                    DatReturnSubtype.RESOURCE_MEMORY,
                     () -> ea.postRdmaWrite(a.iov(0, 8), 101, b.remote(8192, 8), DEFAULT));
             RemoteMemoryRegion rmr = a.pz.createRmr();
-            assertDat(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_MEMORY,
+            assertDat(
+                    DatReturnType.INSUFFICIENT_RESOURCES,
+                    DatReturnSubtype.RESOURCE_MEMORY,
                     () -> rmr.bind(a.iov(0, 64).get(0), EnumSet.of(MemoryPrivilege.REMOTE_READ), ea, 102, DEFAULT));
             assertTrue(rmr.query().binding().isEmpty(), "dat_rmr_bind(3DAT): the refused bind bound nothing");
             assertFalse(ea.status().requestIdle());
@@ -610,7 +700,9 @@ class LimitTest {
             nextDto(b.dto, eb, 1000, DtoCompletionStatus.SUCCESS);
             fill(a.buf, max * 64, 64, max);
             ea.postSend(a.iov(max * 64, 64), max, DEFAULT);
-            assertDat(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_MEMORY,
+            assertDat(
+                    DatReturnType.INSUFFICIENT_RESOURCES,
+                    DatReturnSubtype.RESOURCE_MEMORY,
                     () -> ea.postSend(a.iov(0, 8), 103, DEFAULT));
 
             for (int i = 1; i <= max; i++) {
@@ -620,7 +712,10 @@ class LimitTest {
                 nextDto(a.dto, ea, i, DtoCompletionStatus.SUCCESS);
             }
             for (int i = 1; i <= max; i++) {
-                assertEquals(64, nextDto(b.dto, eb, 1000 + i, DtoCompletionStatus.SUCCESS).transferredLength());
+                assertEquals(
+                        64,
+                        nextDto(b.dto, eb, 1000 + i, DtoCompletionStatus.SUCCESS)
+                                .transferredLength());
             }
             for (int i = 0; i <= max; i++) {
                 assertArrayEquals(bytes(a.buf, i * 64, 64), bytes(b.buf, i * 64, 64), "message " + i);
@@ -644,14 +739,19 @@ class LimitTest {
             Side b = f.side("b");
             int max = b.ia.query().iaAttributes().maxRecvPerSrq();
             assertEquals(MAX_SRQ_WR, max);
-            assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE,
+            assertDat(
+                    DatReturnType.INVALID_PARAMETER,
+                    DatReturnSubtype.NO_SUBTYPE,
                     () -> b.ia.createSrq(b.pz, new SrqAttributes(max + 1, 1, 0)));
             assertEquals(0, count(b.ia, SimSrq.class), "dat_srq_create(3DAT): the refused SRQ was not created");
             SharedReceiveQueue srq = b.ia.createSrq(b.pz, new SrqAttributes(max, 1, 0));
             for (int i = 0; i < max; i++) {
                 srq.postRecv(b.iov(i * 64, 64), i);
             }
-            assertDat(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_SRQ, () -> srq.postRecv(b.iov(0, 64), 99));
+            assertDat(
+                    DatReturnType.INSUFFICIENT_RESOURCES,
+                    DatReturnSubtype.RESOURCE_SRQ,
+                    () -> srq.postRecv(b.iov(0, 64), 99));
             assertEquals(max, srq.query().availableDtoCount());
             assertEquals(max, srq.query().outstandingDtoCount());
 
@@ -664,7 +764,10 @@ class LimitTest {
             nextDto(b.dto, eb, 0, DtoCompletionStatus.SUCCESS);
             assertArrayEquals(bytes(a.buf, 0, 64), bytes(b.buf, 0, 64));
             srq.postRecv(b.iov(max * 64, 64), max);
-            assertDat(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_SRQ, () -> srq.postRecv(b.iov(0, 64), 99));
+            assertDat(
+                    DatReturnType.INSUFFICIENT_RESOURCES,
+                    DatReturnSubtype.RESOURCE_SRQ,
+                    () -> srq.postRecv(b.iov(0, 64), 99));
             assertEquals(max, srq.query().availableDtoCount());
 
             disconnect(a, ea, b);
@@ -683,9 +786,14 @@ class LimitTest {
             Side b = f.side("b");
             int max = a.ia.query().iaAttributes().maxIovSegmentsPerDto();
             assertEquals(MAX_SGE, max);
-            assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE,
+            assertDat(
+                    DatReturnType.INVALID_PARAMETER,
+                    DatReturnSubtype.NO_SUBTYPE,
                     () -> a.ep(attrs(a).maxRequestIov(max + 1).build()));
-            assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE, () -> b.ep(attrs(b).maxRecvIov(max + 1).build()));
+            assertDat(
+                    DatReturnType.INVALID_PARAMETER,
+                    DatReturnSubtype.NO_SUBTYPE,
+                    () -> b.ep(attrs(b).maxRecvIov(max + 1).build()));
             assertEquals(0, count(a.ia, SimEp.class) + count(b.ia, SimEp.class));
             Endpoint ea = a.ep(attrs(a).maxRequestIov(max).maxRdmaWriteIov(max).build());
             Endpoint eb = b.ep(attrs(b).maxRecvIov(max).build());
@@ -703,27 +811,41 @@ class LimitTest {
             }
             List<LmrTriplet> tooMany = new ArrayList<>(dst);
             tooMany.add(b.iov(9000, 8).get(0));
-            assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE, () -> eb.postRecv(tooMany, 99, DEFAULT));
+            assertDat(
+                    DatReturnType.INVALID_PARAMETER,
+                    DatReturnSubtype.NO_SUBTYPE,
+                    () -> eb.postRecv(tooMany, 99, DEFAULT));
             assertEquals(new EpRecvInfo(0, 0), eb.recvQuery(), "the refused receive is not posted");
             eb.postRecv(dst, 1, DEFAULT);
             connect(a, ea, b, eb);
             List<LmrTriplet> tooManySrc = new ArrayList<>(src);
             tooManySrc.add(a.iov(9000, 8).get(0));
-            assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE, () -> ea.postSend(tooManySrc, 98, DEFAULT));
-            assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE,
+            assertDat(
+                    DatReturnType.INVALID_PARAMETER,
+                    DatReturnSubtype.NO_SUBTYPE,
+                    () -> ea.postSend(tooManySrc, 98, DEFAULT));
+            assertDat(
+                    DatReturnType.INVALID_PARAMETER,
+                    DatReturnSubtype.NO_SUBTYPE,
                     () -> ea.postRdmaWrite(tooManySrc, 97, b.remote(12000, 4096), DEFAULT));
             assertTrue(ea.status().requestIdle(), "the refused posts are not outstanding");
             ea.postSend(src, 2, DEFAULT);
             ea.postRdmaWrite(src, 3, b.remote(12000, total), DEFAULT);
-            assertEquals(total, nextDto(a.dto, ea, 2, DtoCompletionStatus.SUCCESS).transferredLength());
-            assertEquals(total, nextDto(a.dto, ea, 3, DtoCompletionStatus.SUCCESS).transferredLength());
-            assertEquals(total, nextDto(b.dto, eb, 1, DtoCompletionStatus.SUCCESS).transferredLength());
+            assertEquals(
+                    total, nextDto(a.dto, ea, 2, DtoCompletionStatus.SUCCESS).transferredLength());
+            assertEquals(
+                    total, nextDto(a.dto, ea, 3, DtoCompletionStatus.SUCCESS).transferredLength());
+            assertEquals(
+                    total, nextDto(b.dto, eb, 1, DtoCompletionStatus.SUCCESS).transferredLength());
             int at = 0;
             for (int i = 0; i < max; i++) {
                 LmrTriplet s = src.get(i);
                 LmrTriplet d = dst.get(i);
-                byte[] sent = bytes(a.buf, (int) (s.virtualAddress() - a.lmr.registeredAddress()), (int) s.segmentLength());
-                assertArrayEquals(sent, bytes(b.buf, (int) (d.virtualAddress() - b.lmr.registeredAddress()), sent.length),
+                byte[] sent =
+                        bytes(a.buf, (int) (s.virtualAddress() - a.lmr.registeredAddress()), (int) s.segmentLength());
+                assertArrayEquals(
+                        sent,
+                        bytes(b.buf, (int) (d.virtualAddress() - b.lmr.registeredAddress()), sent.length),
                         "segment " + i + " of the receive");
                 assertArrayEquals(sent, bytes(b.buf, 12000 + at, sent.length), "segment " + i + " of the RDMA Write");
                 at += sent.length;
@@ -749,13 +871,16 @@ class LimitTest {
             int qlen = a.ia.query().iaAttributes().maxEvdQlen();
             assertEquals(MAX_CQE, qlen);
             int evds = count(a.ia, SimEvd.class);
-            assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.INVALID_ARG2,
+            assertDat(
+                    DatReturnType.INVALID_PARAMETER,
+                    DatReturnSubtype.INVALID_ARG2,
                     () -> a.ia.createEvd(qlen + 1, null, EnumSet.of(EvdFlag.DTO)));
             assertEquals(evds, count(a.ia, SimEvd.class));
             EventDispatcher full = a.ia.createEvd(qlen, null, EnumSet.of(EvdFlag.DTO));
             EventDispatcher async = a.ia.query().asyncEvd().orElseThrow();
             int depth = a.ia.query().iaAttributes().maxDtoPerEp();
-            Endpoint ea = a.ia.createEndpoint(a.pz, a.dto, full, a.conn, attrs(a).maxRequestDtos(depth).build());
+            Endpoint ea = a.ia.createEndpoint(
+                    a.pz, a.dto, full, a.conn, attrs(a).maxRequestDtos(depth).build());
             Endpoint eb = b.ep(null);
             connect(a, ea, b, eb);
 
@@ -766,7 +891,10 @@ class LimitTest {
                     ea.postRdmaWrite(a.iov(cookie * 8, 8), cookie, b.remote(cookie * 8, 8), DEFAULT);
                 }
                 int expected = cookie;
-                EventTestSupport.await(a.ia, () -> ((SimEvd) full).size() == expected && ea.status().requestIdle(), expected + " completions queued");
+                EventTestSupport.await(
+                        a.ia,
+                        () -> ((SimEvd) full).size() == expected && ea.status().requestIdle(),
+                        expected + " completions queued");
             }
             assertEquals(Optional.empty(), async.dequeue(), "a full EVD is not an overflowed one");
             ea.postRdmaWrite(a.iov(0, 8), qlen, b.remote(0, 8), DEFAULT);

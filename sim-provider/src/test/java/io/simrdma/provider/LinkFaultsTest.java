@@ -1,24 +1,23 @@
 package io.simrdma.provider;
 
+import static io.simrdma.provider.DatPair.assertDat;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.simrdma.dat.CompletionFlag;
-import io.simrdma.dat.DatReturnType;
 import io.simrdma.dat.Dat;
+import io.simrdma.dat.DatReturnType;
 import io.simrdma.dat.DtoCompletionEvent;
 import io.simrdma.dat.DtoCompletionStatus;
 import io.simrdma.dat.NamedAttribute;
 import io.simrdma.fabric.FaultRule;
 import io.simrdma.fabric.Link;
+import java.util.List;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
-
-import java.util.List;
-
-import static io.simrdma.provider.DatPair.assertDat;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The IA-name options of a fault profile (loss, dup, reorder, delay, flap): the links of the fabric
@@ -28,19 +27,23 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class LinkFaultsTest {
 
     @ParameterizedTest
-    @ValueSource(strings = {"loss=0.3", "dup=0.2", "reorder=0.3", "delay=0.3", "flap=40:8",
-        "loss=0.05&dup=0.05&reorder=0.1"})
-    @DisplayName("dat_ep_post_send(3DAT), dat_ep_post_recv(3DAT): transport faults change nothing the consumer sees but "
-            + "timing: every Send completes, every receive holds its message, in order")
+    @ValueSource(
+            strings = {"loss=0.3", "dup=0.2", "reorder=0.3", "delay=0.3", "flap=40:8", "loss=0.05&dup=0.05&reorder=0.1"
+            })
+    @DisplayName(
+            "dat_ep_post_send(3DAT), dat_ep_post_recv(3DAT): transport faults change nothing the consumer sees but "
+                    + "timing: every Send completes, every receive holds its message, in order")
     void shouldDeliverEveryMessageInOrderWhenLinksMisbehave(String faults) {
         try (DatPair p = DatPair.open(DatPair.Mode.DETERMINISTIC, faults)) {
             Link link = EventTestSupport.link(p);
-            assertTrue(!link.faults().isEmpty() || faults.startsWith("flap"), "the link got the profile's rules: "
-                    + link.faults());
+            assertTrue(
+                    !link.faults().isEmpty() || faults.startsWith("flap"),
+                    "the link got the profile's rules: " + link.faults());
             ObjectFixtures.Connected c = ObjectFixtures.connect(p);
             if (faults.startsWith("flap")) {
                 // into the link's first outage (down from 32 ms to 40 ms): the sends start while it is down
-                p.a.ia.createEvd(1, java.util.EnumSet.of(io.simrdma.dat.EvdFlag.SOFTWARE))
+                p.a.ia
+                        .createEvd(1, java.util.EnumSet.of(io.simrdma.dat.EvdFlag.SOFTWARE))
                         .waitForEvent(io.simrdma.dat.Timeout.ofMillis(33), 1);
             }
             int n = 30;
@@ -67,8 +70,10 @@ class LinkFaultsTest {
             }
             assertTrue(hits > 0 || faults.startsWith("flap"), "the rules acted on packets: " + link.faults());
             if (faults.startsWith("flap")) {
-                assertTrue(link.stats(EventTestSupport.device(p.a)).dropped() > 0, "packets sent while the link was "
-                        + "down were lost: " + link.stats(EventTestSupport.device(p.a)));
+                assertTrue(
+                        link.stats(EventTestSupport.device(p.a)).dropped() > 0,
+                        "packets sent while the link was " + "down were lost: "
+                                + link.stats(EventTestSupport.device(p.a)));
             }
         }
     }
@@ -78,8 +83,9 @@ class LinkFaultsTest {
     @DisplayName("IA name: a fault option that is not a probability, or a flap that is not <period>:<down> with "
             + "down < period, is DAT_INVALID_PARAMETER")
     void shouldRefuseMalformedFaultOption(String option) {
-        assertDat(DatReturnType.INVALID_PARAMETER, () -> Dat.openIa("sim:" + ObjectFixtures.fabric("faults")
-                + "/a?" + option, 8));
+        assertDat(
+                DatReturnType.INVALID_PARAMETER,
+                () -> Dat.openIa("sim:" + ObjectFixtures.fabric("faults") + "/a?" + option, 8));
     }
 
     @ParameterizedTest
@@ -132,5 +138,4 @@ class LinkFaultsTest {
         }
         return null;
     }
-
 }

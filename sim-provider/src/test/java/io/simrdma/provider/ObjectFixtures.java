@@ -10,7 +10,6 @@ import io.simrdma.dat.MemoryPrivilege;
 import io.simrdma.dat.ProtectionZone;
 import io.simrdma.dat.RegionDescription;
 import io.simrdma.dat.RmrTriplet;
-
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Set;
@@ -24,8 +23,7 @@ final class ObjectFixtures {
 
     private static final AtomicInteger FABRICS = new AtomicInteger();
 
-    private ObjectFixtures() {
-    }
+    private ObjectFixtures() {}
 
     /** A fabric name no other test uses. */
     static String fabric(String prefix) {
@@ -38,8 +36,7 @@ final class ObjectFixtures {
     }
 
     /** Two endpoints, {@code a} on side a and {@code b} on side b, connected. */
-    record Connected(Endpoint a, Endpoint b) {
-    }
+    record Connected(Endpoint a, Endpoint b) {}
 
     static Connected connect(DatPair p) {
         Endpoint ea = p.a.ep();
@@ -62,13 +59,16 @@ final class ObjectFixtures {
      * Posts an RDMA Write of {@code len} bytes of side {@code from}'s LMR at {@code localOffset} to
      * {@code remote} on {@code ep} and waits for its completion on {@code from}'s DTO EVD.
      */
-    static DtoCompletionEvent rdmaWrite(DatPair.Side from, Endpoint ep, int localOffset, RmrTriplet remote, long cookie) {
-        ep.postRdmaWrite(from.iov(localOffset, (int) remote.segmentLength()), cookie, remote, CompletionFlag.defaults());
+    static DtoCompletionEvent rdmaWrite(
+            DatPair.Side from, Endpoint ep, int localOffset, RmrTriplet remote, long cookie) {
+        ep.postRdmaWrite(
+                from.iov(localOffset, (int) remote.segmentLength()), cookie, remote, CompletionFlag.defaults());
         return EventTestSupport.completion(from.dto, cookie);
     }
 
     /** As {@link #rdmaWrite}, reading {@code remote} into {@code from}'s LMR at {@code localOffset}. */
-    static DtoCompletionEvent rdmaRead(DatPair.Side from, Endpoint ep, int localOffset, RmrTriplet remote, long cookie) {
+    static DtoCompletionEvent rdmaRead(
+            DatPair.Side from, Endpoint ep, int localOffset, RmrTriplet remote, long cookie) {
         ep.postRdmaRead(from.iov(localOffset, (int) remote.segmentLength()), cookie, remote, CompletionFlag.defaults());
         return EventTestSupport.completion(from.dto, cookie);
     }
@@ -87,7 +87,16 @@ final class ObjectFixtures {
 
     /** Endpoint attributes with every count given and small: 4 KiB messages and RDMA, 8 DTOs and 2 segments per queue, 2 RDMA Reads each way. */
     static EpAttributes.Builder validAttributes() {
-        return EpAttributes.builder().maxMessageSize(4096).maxRdmaSize(4096).maxRecvDtos(8).maxRequestDtos(8)
-                .maxRecvIov(2).maxRequestIov(2).maxRdmaReadIn(2).maxRdmaReadOut(2).maxRdmaReadIov(2).maxRdmaWriteIov(2);
+        return EpAttributes.builder()
+                .maxMessageSize(4096)
+                .maxRdmaSize(4096)
+                .maxRecvDtos(8)
+                .maxRequestDtos(8)
+                .maxRecvIov(2)
+                .maxRequestIov(2)
+                .maxRdmaReadIn(2)
+                .maxRdmaReadOut(2)
+                .maxRdmaReadIov(2)
+                .maxRdmaWriteIov(2);
     }
 }

@@ -1,5 +1,12 @@
 package io.simrdma.provider;
 
+import static io.simrdma.provider.DatPair.assertDat;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.simrdma.dat.AsyncEvdRequest;
 import io.simrdma.dat.CloseFlag;
 import io.simrdma.dat.CompletionFlag;
@@ -24,21 +31,13 @@ import io.simrdma.dat.PspFlag;
 import io.simrdma.dat.PublicServicePoint;
 import io.simrdma.dat.Qos;
 import io.simrdma.dat.spi.DatProvider;
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.List;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-
-import java.util.Arrays;
-import java.util.EnumSet;
-import java.util.List;
-
-import static io.simrdma.provider.DatPair.assertDat;
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The provider in the DAT registry: found through {@link java.util.ServiceLoader}, dat_provider_init
@@ -54,9 +53,12 @@ class ProviderRegistrationTest {
     }
 
     @Test
-    @DisplayName("Dat.registry(): the sim provider is found through ServiceLoader as \"simrdma\", DAT 1.2, thread-safe, serving sim: names")
+    @DisplayName(
+            "Dat.registry(): the sim provider is found through ServiceLoader as \"simrdma\", DAT 1.2, thread-safe, serving sim: names")
     void shouldFindSimProviderThroughServiceLoader() {
-        List<DatProvider> found = Dat.registry().providers().stream().filter(p -> p.name().equals("simrdma")).toList();
+        List<DatProvider> found = Dat.registry().providers().stream()
+                .filter(p -> p.name().equals("simrdma"))
+                .toList();
         assertEquals(1, found.size(), () -> "providers " + Dat.registry().providers());
         DatProvider p = found.get(0);
         assertInstanceOf(SimProvider.class, p);
@@ -69,12 +71,14 @@ class ProviderRegistrationTest {
     }
 
     @Test
-    @DisplayName("dat_provider_init(3DAT), dat_registry_list_providers(3DAT): the first open registers the IA name, listed with DAT 1.2 thread-safe")
+    @DisplayName(
+            "dat_provider_init(3DAT), dat_registry_list_providers(3DAT): the first open registers the IA name, listed with DAT 1.2 thread-safe")
     void shouldRegisterIaNameOnFirstOpen() {
         String name = simName("d");
         InterfaceAdapter ia = Dat.openIa(name, 8);
         try {
-            assertTrue(Dat.registry().listProviders().contains(new ProviderInfo(name, 1, 2, true)),
+            assertTrue(
+                    Dat.registry().listProviders().contains(new ProviderInfo(name, 1, 2, true)),
                     () -> "registry " + Dat.registry().listProviders());
             assertEquals(1, Dat.registry().openInstances(name));
             InterfaceAdapter second = Dat.openIa(name, 8);
@@ -87,7 +91,8 @@ class ProviderRegistrationTest {
     }
 
     @Test
-    @DisplayName("dat_provider_init/fini(3DAT), dat_registry_remove_provider(3DAT): in use -> DAT_PROVIDER_IN_USE; unloaded and opened again after the last close")
+    @DisplayName(
+            "dat_provider_init/fini(3DAT), dat_registry_remove_provider(3DAT): in use -> DAT_PROVIDER_IN_USE; unloaded and opened again after the last close")
     void shouldUnloadIaNameOnlyWhenNoInstanceIsOpen() {
         SimProvider provider = new SimProvider();
         DatRegistry registry = DatRegistry.create(DatConf.empty(), List.of(provider));
@@ -118,34 +123,47 @@ class ProviderRegistrationTest {
     }
 
     @Test
-    @DisplayName("dat.conf: an IA name mapped to the provider opens the sim name of its ia-params; dat_ia_query's adapter name is the consumer's IA name")
+    @DisplayName(
+            "dat.conf: an IA name mapped to the provider opens the sim name of its ia-params; dat_ia_query's adapter name is the consumer's IA name")
     void shouldOpenSimNameOfDatConfEntry() {
         String sim = simName("dev");
-        DatConf conf = DatConf.parse(String.join("\n",
-                "# test registry",
-                "mysim  u1.2  threadsafe  default  simrdma  simrdma.0.1  \"" + sim + "\"  \"\"",
-                "nolib  u1.2  threadsafe  default  nosuchprovider  x.1.0  \"\"  \"\""), "test-dat.conf");
+        DatConf conf = DatConf.parse(
+                String.join(
+                        "\n",
+                        "# test registry",
+                        "mysim  u1.2  threadsafe  default  simrdma  simrdma.0.1  \"" + sim + "\"  \"\"",
+                        "nolib  u1.2  threadsafe  default  nosuchprovider  x.1.0  \"\"  \"\""),
+                "test-dat.conf");
         DatRegistry registry = DatRegistry.create(conf, List.of(new SimProvider()));
-        assertEquals(List.of(new ProviderInfo("mysim", 1, 2, true), new ProviderInfo("nolib", 1, 2, true)),
+        assertEquals(
+                List.of(new ProviderInfo("mysim", 1, 2, true), new ProviderInfo("nolib", 1, 2, true)),
                 registry.listProviders());
         InterfaceAdapter viaConf = registry.openIa("mysim", 8);
         try {
             assertEquals("mysim", viaConf.query().iaAttributes().adapterName());
             InterfaceAdapter direct = registry.openIa(sim, 8);
             try {
-                assertEquals(direct.query().iaAttributes().iaAddress(), viaConf.query().iaAttributes().iaAddress(),
+                assertEquals(
+                        direct.query().iaAttributes().iaAddress(),
+                        viaConf.query().iaAttributes().iaAddress(),
                         "both open the same simulated device");
             } finally {
                 direct.close();
             }
             // dat_registry_list_providers(3DAT): exact major version and thread safety, at least the minor.
-            assertDat(DatReturnType.PROVIDER_NOT_FOUND, DatReturnSubtype.MAJOR_NOT_FOUND,
+            assertDat(
+                    DatReturnType.PROVIDER_NOT_FOUND,
+                    DatReturnSubtype.MAJOR_NOT_FOUND,
                     () -> registry.openIa(new IaOpenParams("mysim", AsyncEvdRequest.create(8), 2, 0, true)));
-            assertDat(DatReturnType.PROVIDER_NOT_FOUND, DatReturnSubtype.MINOR_NOT_FOUND,
+            assertDat(
+                    DatReturnType.PROVIDER_NOT_FOUND,
+                    DatReturnSubtype.MINOR_NOT_FOUND,
                     () -> registry.openIa(new IaOpenParams("mysim", AsyncEvdRequest.create(8), 1, 3, true)));
             InterfaceAdapter older = registry.openIa(new IaOpenParams("mysim", AsyncEvdRequest.create(8), 1, 1, true));
             older.close();
-            assertDat(DatReturnType.PROVIDER_NOT_FOUND, DatReturnSubtype.NAME_NOT_REGISTERED,
+            assertDat(
+                    DatReturnType.PROVIDER_NOT_FOUND,
+                    DatReturnSubtype.NAME_NOT_REGISTERED,
                     () -> registry.openIa("nolib", 8));
         } finally {
             viaConf.close();
@@ -166,7 +184,8 @@ class ProviderRegistrationTest {
 
     @ParameterizedTest
     @EnumSource(DatPair.Mode.class)
-    @DisplayName("dat_ia_query(3DAT): provider attributes (simrdma, DAT 1.2, max_private_data_size 89, memory types, SRQ support, ...)")
+    @DisplayName(
+            "dat_ia_query(3DAT): provider attributes (simrdma, DAT 1.2, max_private_data_size 89, memory types, SRQ support, ...)")
     void shouldReportProviderAttributes(DatPair.Mode mode) {
         InterfaceAdapter ia = Dat.openIa(ObjectFixtures.iaName(mode, ObjectFixtures.fabric("attr"), "d", ""), 8);
         try {
@@ -179,7 +198,9 @@ class ProviderRegistrationTest {
             assertEquals(89, a.maxPrivateDataSize());
             assertEquals(SimProvider.MAX_PRIVATE_DATA, a.maxPrivateDataSize());
             assertTrue(a.threadSafe());
-            assertEquals(EnumSet.of(MemoryType.VIRTUAL, MemoryType.LMR, MemoryType.SHARED_VIRTUAL), a.lmrMemTypesSupported());
+            assertEquals(
+                    EnumSet.of(MemoryType.VIRTUAL, MemoryType.LMR, MemoryType.SHARED_VIRTUAL),
+                    a.lmrMemTypesSupported());
             assertEquals(EnumSet.allOf(CompletionFlag.class), a.completionFlagsSupported());
             assertEquals(EnumSet.of(Qos.BEST_EFFORT), a.qosSupported());
             assertEquals(EvdStreamMerging.all(), a.evdStreamMerging());
@@ -195,14 +216,22 @@ class ProviderRegistrationTest {
 
     @ParameterizedTest
     @EnumSource(DatPair.Mode.class)
-    @DisplayName("dat_ep_connect(3DAT), dat_ia_query(3DAT): 89 bytes of private data reach the peer; 90 -> DAT_INVALID_PARAMETER")
+    @DisplayName(
+            "dat_ep_connect(3DAT), dat_ia_query(3DAT): 89 bytes of private data reach the peer; 90 -> DAT_INVALID_PARAMETER")
     void shouldCarryMaxPrivateDataSize(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
             int max = p.a.ia.query().providerAttributes().maxPrivateDataSize();
             Endpoint ea = p.a.ep();
             byte[] tooLong = new byte[max + 1];
-            assertDat(DatReturnType.INVALID_PARAMETER, () -> ea.connect(p.b.address(), 4000, DatPair.WAIT, tooLong,
-                    Qos.BEST_EFFORT, EnumSet.noneOf(ConnectFlag.class)));
+            assertDat(
+                    DatReturnType.INVALID_PARAMETER,
+                    () -> ea.connect(
+                            p.b.address(),
+                            4000,
+                            DatPair.WAIT,
+                            tooLong,
+                            Qos.BEST_EFFORT,
+                            EnumSet.noneOf(ConnectFlag.class)));
             PublicServicePoint psp = p.b.ia.createPsp(4000, p.b.conn, PspFlag.CONSUMER);
             byte[] data = new byte[max];
             Arrays.fill(data, (byte) 0x5C);
@@ -222,19 +251,23 @@ class ProviderRegistrationTest {
         try {
             io.simrdma.dat.ProtectionZone pz = ia.createPz();
             pz.createRmr();
-            DatException inUse = assertDat(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_PZ_IN_USE, pz::free);
+            DatException inUse =
+                    assertDat(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_PZ_IN_USE, pz::free);
             DatErrorText text = Dat.strerror(inUse.code());
             assertEquals(new DatErrorText("DAT_INVALID_STATE", "DAT_INVALID_STATE_PZ_IN_USE"), text);
             assertEquals(text, inUse.errorText());
-            assertTrue(inUse.getMessage().startsWith("DAT_INVALID_STATE DAT_INVALID_STATE_PZ_IN_USE"), inUse.getMessage());
+            assertTrue(
+                    inUse.getMessage().startsWith("DAT_INVALID_STATE DAT_INVALID_STATE_PZ_IN_USE"), inUse.getMessage());
             assertEquals(Dat.CLASS_ERROR, inUse.code() & (Dat.CLASS_ERROR | Dat.CLASS_WARNING));
             assertEquals(DatReturnType.INVALID_STATE.value(), inUse.code() & Dat.TYPE_MASK);
             assertEquals(DatReturnSubtype.INVALID_STATE_PZ_IN_USE.value(), inUse.code() & Dat.SUBTYPE_MASK);
         } finally {
             ia.close();
         }
-        DatException notFound = assertDat(DatReturnType.PROVIDER_NOT_FOUND, () -> Dat.openIa("nosuch:" + simName("x"), 8));
-        assertEquals(new DatErrorText("DAT_PROVIDER_NOT_FOUND", "DAT_NAME_NOT_REGISTERED"), Dat.strerror(notFound.code()));
+        DatException notFound =
+                assertDat(DatReturnType.PROVIDER_NOT_FOUND, () -> Dat.openIa("nosuch:" + simName("x"), 8));
+        assertEquals(
+                new DatErrorText("DAT_PROVIDER_NOT_FOUND", "DAT_NAME_NOT_REGISTERED"), Dat.strerror(notFound.code()));
         DatException malformed = assertDat(DatReturnType.INVALID_PARAMETER, () -> Dat.openIa("sim:nodevice", 8));
         assertEquals(new DatErrorText("DAT_INVALID_PARAMETER", ""), Dat.strerror(malformed.code()));
         assertEquals(new DatErrorText("DAT_SUCCESS", ""), Dat.strerror(0));

@@ -1,36 +1,5 @@
 package io.simrdma.provider;
 
-import io.simrdma.dat.CloseFlag;
-import io.simrdma.dat.CompletionFlag;
-import io.simrdma.dat.ConnectionEvent;
-import io.simrdma.dat.ConnectionRequestEvent;
-import io.simrdma.dat.CrParams;
-import io.simrdma.dat.DatReturnSubtype;
-import io.simrdma.dat.DatReturnType;
-import io.simrdma.dat.DtoCompletionEvent;
-import io.simrdma.dat.DtoCompletionStatus;
-import io.simrdma.dat.Endpoint;
-import io.simrdma.dat.EndpointState;
-import io.simrdma.dat.EpAttributes;
-import io.simrdma.dat.EpParams;
-import io.simrdma.dat.EventDispatcher;
-import io.simrdma.dat.EventNumber;
-import io.simrdma.dat.EvdFlag;
-import io.simrdma.dat.PspFlag;
-import io.simrdma.dat.PspParams;
-import io.simrdma.dat.PublicServicePoint;
-import io.simrdma.dat.ReservedServicePoint;
-import io.simrdma.provider.ConnSupport.Listener;
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
-
-import java.util.ArrayList;
-import java.util.EnumSet;
-import java.util.HashSet;
-import java.util.List;
-import java.util.Set;
-
 import static io.simrdma.provider.ConnSupport.MAX_PD;
 import static io.simrdma.provider.ConnSupport.acceptWithNewEndpoint;
 import static io.simrdma.provider.ConnSupport.assertState;
@@ -55,6 +24,36 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.simrdma.dat.CloseFlag;
+import io.simrdma.dat.CompletionFlag;
+import io.simrdma.dat.ConnectionEvent;
+import io.simrdma.dat.ConnectionRequestEvent;
+import io.simrdma.dat.CrParams;
+import io.simrdma.dat.DatReturnSubtype;
+import io.simrdma.dat.DatReturnType;
+import io.simrdma.dat.DtoCompletionEvent;
+import io.simrdma.dat.DtoCompletionStatus;
+import io.simrdma.dat.Endpoint;
+import io.simrdma.dat.EndpointState;
+import io.simrdma.dat.EpAttributes;
+import io.simrdma.dat.EpParams;
+import io.simrdma.dat.EvdFlag;
+import io.simrdma.dat.EventDispatcher;
+import io.simrdma.dat.EventNumber;
+import io.simrdma.dat.PspFlag;
+import io.simrdma.dat.PspParams;
+import io.simrdma.dat.PublicServicePoint;
+import io.simrdma.dat.ReservedServicePoint;
+import io.simrdma.provider.ConnSupport.Listener;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Public Service Points: dat_psp_create(3DAT) with the consumer and the provider flag,
@@ -100,7 +99,8 @@ class PspTest {
         try (DatPair p = DatPair.open(mode)) {
             Listener<PublicServicePoint> psp = psp(p, PspFlag.PROVIDER);
             assertEquals(PspFlag.PROVIDER, psp.sp().query().flag());
-            EpAttributes activeAttrs = attrs(p.a).maxRdmaReadIn(2).maxRdmaReadOut(1).build();
+            EpAttributes activeAttrs =
+                    attrs(p.a).maxRdmaReadIn(2).maxRdmaReadOut(1).build();
             Endpoint active = p.a.ep(activeAttrs);
             byte[] request = bytes(MAX_PD, 4);
             ConnectionRequestEvent req = psp.request(active, request);
@@ -110,7 +110,10 @@ class PspTest {
             assertState(EndpointState.TENTATIVE_CONNECTION_PENDING, ep);
             EpParams params = ep.query();
             assertTrue(params.pz().isEmpty(), "DAT_HANDLE_NULL PZ");
-            assertTrue(params.recvEvd().isEmpty() && params.requestEvd().isEmpty() && params.connectEvd().isEmpty(),
+            assertTrue(
+                    params.recvEvd().isEmpty()
+                            && params.requestEvd().isEmpty()
+                            && params.connectEvd().isEmpty(),
                     "DAT_HANDLE_NULL EVDs");
             // Matching the request: it answers as many reads as the requester issues, issues as many as it answers.
             assertEquals(1, params.attributes().maxRdmaReadIn());
@@ -118,11 +121,15 @@ class PspTest {
 
             // dat_ep_free(3DAT): a TENTATIVE EP cannot be freed (reject instead); nor disconnected.
             assertDat(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EP_TENTCONNPENDING, ep::free);
-            assertDat(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EP_TENTCONNPENDING,
+            assertDat(
+                    DatReturnType.INVALID_STATE,
+                    DatReturnSubtype.INVALID_STATE_EP_TENTCONNPENDING,
                     () -> ep.disconnect(CloseFlag.ABRUPT));
             // Without PZ and EVDs it does not satisfy the request: the accept fails without effect
             // (dat_cr_accept(3DAT); the code is SILENT there, the provider says the EP is not ready).
-            assertDat(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EP_NOTREADY,
+            assertDat(
+                    DatReturnType.INVALID_STATE,
+                    DatReturnSubtype.INVALID_STATE_EP_NOTREADY,
                     () -> req.cr().accept(null, null));
             assertState(EndpointState.TENTATIVE_CONNECTION_PENDING, ep);
 
@@ -139,7 +146,9 @@ class PspTest {
 
             p.a.buf.put(8, (byte) 0x5C);
             active.postSend(p.a.iov(8, 1), 32, CompletionFlag.defaults());
-            assertEquals(DtoCompletionStatus.SUCCESS, next(p.a.dto, DtoCompletionEvent.class).status());
+            assertEquals(
+                    DtoCompletionStatus.SUCCESS,
+                    next(p.a.dto, DtoCompletionEvent.class).status());
             completion(p.b.dto, 31, DtoCompletionStatus.SUCCESS);
             assertEquals((byte) 0x5C, p.b.buf.get(256));
         }
@@ -180,7 +189,9 @@ class PspTest {
                 assertNotEquals(taken, q);
                 assertTrue(quals.add(q), "qualifier " + q + " allocated twice");
                 // dat_psp_create(3DAT) on it now finds it in use.
-                assertDat(DatReturnType.CONN_QUAL_IN_USE, DatReturnSubtype.NO_SUBTYPE,
+                assertDat(
+                        DatReturnType.CONN_QUAL_IN_USE,
+                        DatReturnSubtype.NO_SUBTYPE,
                         () -> p.b.ia.createPsp(q, p.b.conn, PspFlag.CONSUMER));
             }
             for (int i = 2; i >= 0; i--) {
@@ -189,9 +200,13 @@ class PspTest {
                 assertArrayEquals(bytes(2, i), req.cr().query().privateData());
                 acceptWithNewEndpoint(p, req.cr(), active);
             }
-            assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_EVD_CR,
+            assertDat(
+                    DatReturnType.INVALID_HANDLE,
+                    DatReturnSubtype.INVALID_HANDLE_EVD_CR,
                     () -> p.b.ia.createPspAny(p.b.dto, PspFlag.CONSUMER));
-            assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE,
+            assertDat(
+                    DatReturnType.INVALID_PARAMETER,
+                    DatReturnSubtype.NO_SUBTYPE,
                     () -> p.b.ia.createPspAny(any.get(0).evd(), null));
         }
     }
@@ -204,15 +219,21 @@ class PspTest {
         try (DatPair p = DatPair.open(mode)) {
             int q = p.qual();
             PublicServicePoint psp = p.b.ia.createPsp(q, p.b.conn, PspFlag.CONSUMER);
-            assertDat(DatReturnType.CONN_QUAL_IN_USE, DatReturnSubtype.NO_SUBTYPE,
+            assertDat(
+                    DatReturnType.CONN_QUAL_IN_USE,
+                    DatReturnSubtype.NO_SUBTYPE,
                     () -> p.b.ia.createPsp(q, p.b.conn, PspFlag.PROVIDER));
             Endpoint ep = p.b.ep();
-            assertDat(DatReturnType.CONN_QUAL_IN_USE, DatReturnSubtype.NO_SUBTYPE,
+            assertDat(
+                    DatReturnType.CONN_QUAL_IN_USE,
+                    DatReturnSubtype.NO_SUBTYPE,
                     () -> p.b.ia.createRsp(q, ep, p.b.conn));
             assertState(EndpointState.UNCONNECTED, ep);
             int r = p.qual();
             ReservedServicePoint rsp = p.b.ia.createRsp(r, ep, p.b.conn);
-            assertDat(DatReturnType.CONN_QUAL_IN_USE, DatReturnSubtype.NO_SUBTYPE,
+            assertDat(
+                    DatReturnType.CONN_QUAL_IN_USE,
+                    DatReturnSubtype.NO_SUBTYPE,
                     () -> p.b.ia.createPsp(r, p.b.conn, PspFlag.CONSUMER));
             // Another IA has qualifiers of its own.
             p.a.ia.createPsp(q, p.a.conn, PspFlag.CONSUMER);
@@ -234,16 +255,23 @@ class PspTest {
     void shouldRefusePspWhenArgumentsAreInvalid(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
             for (long bad : new long[] {0, -1, 0x10000, Long.MIN_VALUE}) {
-                assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE,
+                assertDat(
+                        DatReturnType.INVALID_PARAMETER,
+                        DatReturnSubtype.NO_SUBTYPE,
                         () -> p.b.ia.createPsp(bad, p.b.conn, PspFlag.CONSUMER));
             }
             int q = p.qual();
-            assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE, () -> p.b.ia.createPsp(q, p.b.conn, null));
+            assertDat(
+                    DatReturnType.INVALID_PARAMETER,
+                    DatReturnSubtype.NO_SUBTYPE,
+                    () -> p.b.ia.createPsp(q, p.b.conn, null));
             EventDispatcher connOnly = p.b.ia.createEvd(4, null, EnumSet.of(EvdFlag.CONNECTION));
             EventDispatcher freed = crEvd(p.b, 4);
             freed.free();
             for (EventDispatcher bad : new EventDispatcher[] {p.b.dto, connOnly, freed, null, p.a.conn}) {
-                assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_EVD_CR,
+                assertDat(
+                        DatReturnType.INVALID_HANDLE,
+                        DatReturnSubtype.INVALID_HANDLE_EVD_CR,
                         () -> p.b.ia.createPsp(q, bad, PspFlag.CONSUMER));
             }
             // None of the failures took the qualifier.
@@ -279,8 +307,8 @@ class PspTest {
 
     @ParameterizedTest
     @EnumSource(DatPair.Mode.class)
-    @DisplayName("dat_psp_free(3DAT): an EP the provider created for an earlier request survives the free and "
-            + "accepts")
+    @DisplayName(
+            "dat_psp_free(3DAT): an EP the provider created for an earlier request survives the free and " + "accepts")
     void shouldKeepProviderEndpointWhenPspIsFreed(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
             Listener<PublicServicePoint> psp = psp(p, PspFlag.PROVIDER);
@@ -309,21 +337,24 @@ class PspTest {
             connect(first, p.b, q, null);
             connect(second, p.b, q, null);
             // Whichever request arrives second finds the one-event queue full.
-            ConnectionEvent refused = DatPair.expectConnection(p.a.conn, EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED);
+            ConnectionEvent refused =
+                    DatPair.expectConnection(p.a.conn, EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED);
             Endpoint queued = refused.ep() == first ? second : first;
             assertTrue(refused.ep() == first || refused.ep() == second, "a refused request of ours");
             assertState(EndpointState.DISCONNECTED, refused.ep());
             assertState(EndpointState.ACTIVE_CONNECTION_PENDING, queued);
 
             ConnectionRequestEvent req = expectRequest(backlog, psp.sp(), p.b);
-            assertEquals(queued.query().localPortQual().getAsLong(), req.cr().query().remotePortQual());
+            assertEquals(
+                    queued.query().localPortQual().getAsLong(), req.cr().query().remotePortQual());
             acceptWithNewEndpoint(p, req.cr(), queued);
 
             // The queue is empty again: the refused EP, reset, gets through.
             Endpoint again = refused.ep();
             again.reset();
             ConnectionRequestEvent req2 = psp.request(again, null);
-            assertEquals(again.query().localPortQual().getAsLong(), req2.cr().query().remotePortQual());
+            assertEquals(
+                    again.query().localPortQual().getAsLong(), req2.cr().query().remotePortQual());
             rejectAndExpect(p, req2, again);
             assertNoEvent(backlog);
         }

@@ -1,13 +1,18 @@
 package io.simrdma.provider;
 
+import static io.simrdma.provider.DatPair.assertDat;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertSame;
+
 import io.simrdma.dat.CloseFlag;
 import io.simrdma.dat.Dat;
 import io.simrdma.dat.DatReturnSubtype;
 import io.simrdma.dat.DatReturnType;
 import io.simrdma.dat.Endpoint;
 import io.simrdma.dat.EpModify;
-import io.simrdma.dat.EventDispatcher;
 import io.simrdma.dat.EvdFlag;
+import io.simrdma.dat.EventDispatcher;
 import io.simrdma.dat.FreeableHandle;
 import io.simrdma.dat.HandleType;
 import io.simrdma.dat.InterfaceAdapter;
@@ -15,19 +20,13 @@ import io.simrdma.dat.MemoryPrivilege;
 import io.simrdma.dat.ProtectionZone;
 import io.simrdma.dat.RegionDescription;
 import io.simrdma.dat.SrqAttributes;
+import java.nio.ByteBuffer;
+import java.util.EnumSet;
+import java.util.function.Function;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-
-import java.nio.ByteBuffer;
-import java.util.EnumSet;
-import java.util.function.Function;
-
-import static io.simrdma.provider.DatPair.assertDat;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotSame;
-import static org.junit.jupiter.api.Assertions.assertSame;
 
 /** Protection Zones: dat_pz_create(3DAT), dat_pz_query(3DAT), dat_pz_free(3DAT). */
 class PzTest {
@@ -74,7 +73,8 @@ class PzTest {
 
     @ParameterizedTest
     @EnumSource(User.class)
-    @DisplayName("dat_pz_free(3DAT): a PZ in use by an LMR, RMR, EP or SRQ -> DAT_INVALID_STATE (PZ in use); free once unused")
+    @DisplayName(
+            "dat_pz_free(3DAT): a PZ in use by an LMR, RMR, EP or SRQ -> DAT_INVALID_STATE (PZ in use); free once unused")
     void shouldRefuseFreeWhileAnObjectUsesThePz(User user) {
         for (DatPair.Mode mode : DatPair.Mode.values()) {
             Setup s = Setup.open(mode);
@@ -117,7 +117,8 @@ class PzTest {
 
     @ParameterizedTest
     @EnumSource(DatPair.Mode.class)
-    @DisplayName("dat_pz_free(3DAT), dat_ep_modify(3DAT): an EP moved to another PZ releases the old one and holds the new")
+    @DisplayName(
+            "dat_pz_free(3DAT), dat_ep_modify(3DAT): an EP moved to another PZ releases the old one and holds the new")
     void shouldFollowTheEndpointWhenItsPzIsModified(DatPair.Mode mode) {
         Setup s = Setup.open(mode);
         try {

@@ -1,27 +1,5 @@
 package io.simrdma.provider;
 
-import io.simrdma.dat.CloseFlag;
-import io.simrdma.dat.ConnectionRequestEvent;
-import io.simrdma.dat.CrParams;
-import io.simrdma.dat.DatReturnSubtype;
-import io.simrdma.dat.DatReturnType;
-import io.simrdma.dat.Endpoint;
-import io.simrdma.dat.EndpointState;
-import io.simrdma.dat.EventDispatcher;
-import io.simrdma.dat.EventNumber;
-import io.simrdma.dat.EvdFlag;
-import io.simrdma.dat.PspFlag;
-import io.simrdma.dat.ReservedServicePoint;
-import io.simrdma.dat.RspParams;
-import io.simrdma.provider.ConnSupport.Listener;
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
-
-import java.util.EnumSet;
-import java.util.Optional;
-import java.util.OptionalLong;
-
 import static io.simrdma.provider.ConnSupport.assertState;
 import static io.simrdma.provider.ConnSupport.bytes;
 import static io.simrdma.provider.ConnSupport.connEvd;
@@ -39,6 +17,27 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 
+import io.simrdma.dat.CloseFlag;
+import io.simrdma.dat.ConnectionRequestEvent;
+import io.simrdma.dat.CrParams;
+import io.simrdma.dat.DatReturnSubtype;
+import io.simrdma.dat.DatReturnType;
+import io.simrdma.dat.Endpoint;
+import io.simrdma.dat.EndpointState;
+import io.simrdma.dat.EvdFlag;
+import io.simrdma.dat.EventDispatcher;
+import io.simrdma.dat.EventNumber;
+import io.simrdma.dat.PspFlag;
+import io.simrdma.dat.ReservedServicePoint;
+import io.simrdma.dat.RspParams;
+import io.simrdma.provider.ConnSupport.Listener;
+import java.util.EnumSet;
+import java.util.Optional;
+import java.util.OptionalLong;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
 /**
  * Reserved Service Points: dat_rsp_create(3DAT), dat_rsp_query(3DAT), dat_rsp_free(3DAT), and the
  * states they give the reserved EP (RESERVED, PASSIVE_CONNECTION_PENDING).
@@ -48,7 +47,8 @@ class RspTest {
     private static final EventNumber ESTABLISHED = EventNumber.CONNECTION_EVENT_ESTABLISHED;
 
     /** A new EP of {@code b} reserved by an RSP, and the request of a new EP of {@code a} on it (PASSIVE_CONNECTION_PENDING). */
-    private record Pending(Endpoint ep, Listener<ReservedServicePoint> rsp, Endpoint active, ConnectionRequestEvent req) {
+    private record Pending(
+            Endpoint ep, Listener<ReservedServicePoint> rsp, Endpoint active, ConnectionRequestEvent req) {
 
         static Pending open(DatPair p, byte[] privateData) {
             Endpoint ep = p.b.ep();
@@ -108,7 +108,10 @@ class RspTest {
         try (DatPair p = DatPair.open(mode)) {
             Pending r = Pending.open(p, null);
             Endpoint other = p.b.ep();
-            assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE, () -> r.req().cr().accept(other, null));
+            assertDat(
+                    DatReturnType.INVALID_PARAMETER,
+                    DatReturnSubtype.NO_SUBTYPE,
+                    () -> r.req().cr().accept(other, null));
             assertState(EndpointState.UNCONNECTED, other);
             assertState(EndpointState.PASSIVE_CONNECTION_PENDING, r.ep());
             assertEquals(Optional.of(r.ep()), r.req().cr().query().localEp());
@@ -209,25 +212,33 @@ class RspTest {
             int q = p.qual();
             Endpoint reserved = p.b.ep();
             p.b.ia.createRsp(p.qual(), reserved, p.b.conn);
-            assertDat(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EP_RESERVED,
+            assertDat(
+                    DatReturnType.INVALID_STATE,
+                    DatReturnSubtype.INVALID_STATE_EP_RESERVED,
                     () -> p.b.ia.createRsp(q, reserved, p.b.conn));
             assertState(EndpointState.RESERVED, reserved);
 
             Endpoint active = p.a.ep();
             Endpoint connected = p.b.ep();
             p.connect(active, connected);
-            assertDat(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EP_CONNECTED,
+            assertDat(
+                    DatReturnType.INVALID_STATE,
+                    DatReturnSubtype.INVALID_STATE_EP_CONNECTED,
                     () -> p.b.ia.createRsp(q, connected, p.b.conn));
             active.disconnect(CloseFlag.ABRUPT);
             expect(p.a.conn, EventNumber.CONNECTION_EVENT_DISCONNECTED, active);
             expect(p.b.conn, EventNumber.CONNECTION_EVENT_DISCONNECTED, connected);
-            assertDat(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EP_DISCONNECTED,
+            assertDat(
+                    DatReturnType.INVALID_STATE,
+                    DatReturnSubtype.INVALID_STATE_EP_DISCONNECTED,
                     () -> p.b.ia.createRsp(q, connected, p.b.conn));
             Endpoint pending = p.a.ep();
             int nobody = p.qual();
             p.b.ia.createPsp(nobody, crEvd(p.b, 2), PspFlag.CONSUMER);
             connect(pending, p.b, nobody, null);
-            assertDat(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EP_ACTCONNPENDING,
+            assertDat(
+                    DatReturnType.INVALID_STATE,
+                    DatReturnSubtype.INVALID_STATE_EP_ACTCONNPENDING,
                     () -> p.a.ia.createRsp(q, pending, p.a.conn));
 
             // The failures left the qualifier free; after dat_ep_reset the EP is idle again.
@@ -247,17 +258,25 @@ class RspTest {
             Listener<ReservedServicePoint> rsp = rsp(p, ep);
             long q = rsp.qual();
             assertDat(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EP_RESERVED, ep::free);
-            assertDat(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EP_RESERVED,
+            assertDat(
+                    DatReturnType.INVALID_STATE,
+                    DatReturnSubtype.INVALID_STATE_EP_RESERVED,
                     () -> ep.disconnect(CloseFlag.ABRUPT));
-            assertDat(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EP_RESERVED,
+            assertDat(
+                    DatReturnType.INVALID_STATE,
+                    DatReturnSubtype.INVALID_STATE_EP_RESERVED,
                     () -> connect(ep, p.a, q, null));
             assertDat(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EP_RESERVED, ep::reset);
             Endpoint active = p.a.ep();
             ConnectionRequestEvent req = rsp.request(active, null);
             assertDat(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EP_PASSCONNPENDING, ep::free);
-            assertDat(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EP_PASSCONNPENDING,
+            assertDat(
+                    DatReturnType.INVALID_STATE,
+                    DatReturnSubtype.INVALID_STATE_EP_PASSCONNPENDING,
                     () -> ep.disconnect(CloseFlag.GRACEFUL));
-            assertDat(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EP_PASSCONNPENDING,
+            assertDat(
+                    DatReturnType.INVALID_STATE,
+                    DatReturnSubtype.INVALID_STATE_EP_PASSCONNPENDING,
                     () -> connect(ep, p.a, q, null));
             assertState(EndpointState.PASSIVE_CONNECTION_PENDING, ep);
             rejectAndExpect(p, req, active);
@@ -275,21 +294,31 @@ class RspTest {
             Endpoint ep = p.b.ep();
             int q = p.qual();
             for (long bad : new long[] {0, -1, 0x10000}) {
-                assertDat(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.NO_SUBTYPE, () -> p.b.ia.createRsp(bad, ep, p.b.conn));
+                assertDat(
+                        DatReturnType.INVALID_PARAMETER,
+                        DatReturnSubtype.NO_SUBTYPE,
+                        () -> p.b.ia.createRsp(bad, ep, p.b.conn));
             }
             EventDispatcher connOnly = p.b.ia.createEvd(4, null, EnumSet.of(EvdFlag.CONNECTION));
             for (EventDispatcher bad : new EventDispatcher[] {p.b.dto, connOnly, null, p.a.conn}) {
-                assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_EVD_CR,
+                assertDat(
+                        DatReturnType.INVALID_HANDLE,
+                        DatReturnSubtype.INVALID_HANDLE_EVD_CR,
                         () -> p.b.ia.createRsp(q, ep, bad));
             }
             Endpoint freed = p.b.ep();
             freed.free();
             for (Endpoint bad : new Endpoint[] {freed, p.a.ep()}) {
-                assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_EP,
+                assertDat(
+                        DatReturnType.INVALID_HANDLE,
+                        DatReturnSubtype.INVALID_HANDLE_EP,
                         () -> p.b.ia.createRsp(q, bad, p.b.conn));
             }
             p.b.ia.createPsp(q, p.b.conn, PspFlag.CONSUMER);
-            assertDat(DatReturnType.CONN_QUAL_IN_USE, DatReturnSubtype.NO_SUBTYPE, () -> p.b.ia.createRsp(q, ep, p.b.conn));
+            assertDat(
+                    DatReturnType.CONN_QUAL_IN_USE,
+                    DatReturnSubtype.NO_SUBTYPE,
+                    () -> p.b.ia.createRsp(q, ep, p.b.conn));
             assertState(EndpointState.UNCONNECTED, ep);
             assertEquals(OptionalLong.empty(), ep.query().localPortQual(), "no qualifier from a failed dat_rsp_create");
             p.b.ia.createRsp(p.qual(), ep, p.b.conn);

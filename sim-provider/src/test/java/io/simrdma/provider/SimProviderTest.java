@@ -1,5 +1,11 @@
 package io.simrdma.provider;
 
+import static io.simrdma.provider.DatPair.assertDat;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.simrdma.dat.CloseFlag;
 import io.simrdma.dat.Dat;
 import io.simrdma.dat.DatHandle;
@@ -9,19 +15,12 @@ import io.simrdma.dat.EvdFlag;
 import io.simrdma.dat.EventDispatcher;
 import io.simrdma.dat.InterfaceAdapter;
 import io.simrdma.dat.ProtectionZone;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
-
 import java.lang.reflect.Proxy;
 import java.util.EnumSet;
 import java.util.List;
-
-import static io.simrdma.provider.DatPair.assertDat;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
 
 /**
  * SimProvider's entry points for test tools: the objects of an IA not freed yet (those
@@ -35,10 +34,11 @@ class SimProviderTest {
     }
 
     @Test
-    @DisplayName("dat_ia_close(3DAT) graceful: openHandles lists the IA's objects not freed, oldest first; a freed one leaves")
+    @DisplayName(
+            "dat_ia_close(3DAT) graceful: openHandles lists the IA's objects not freed, oldest first; a freed one leaves")
     void shouldListUnfreedObjectsWhenAsked() {
-        InterfaceAdapter ia = Dat.openIa(ObjectFixtures.iaName(DatPair.Mode.DETERMINISTIC, ObjectFixtures.fabric("hooks"),
-                "a", ""), 8);
+        InterfaceAdapter ia = Dat.openIa(
+                ObjectFixtures.iaName(DatPair.Mode.DETERMINISTIC, ObjectFixtures.fabric("hooks"), "a", ""), 8);
         try {
             assertEquals(List.of(), SimProvider.openHandles(ia), "a new IA holds nothing of the consumer's");
             ProtectionZone pz = ia.createPz();
@@ -46,7 +46,9 @@ class SimProviderTest {
             assertEquals(List.<DatHandle>of(pz, evd), SimProvider.openHandles(ia));
             pz.free();
             assertEquals(List.<DatHandle>of(evd), SimProvider.openHandles(ia));
-            assertDat(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_IA_IN_USE,
+            assertDat(
+                    DatReturnType.INVALID_STATE,
+                    DatReturnSubtype.INVALID_STATE_IA_IN_USE,
                     () -> ia.close(CloseFlag.GRACEFUL));
             evd.free();
             assertEquals(List.of(), SimProvider.openHandles(ia));
@@ -57,10 +59,11 @@ class SimProviderTest {
     }
 
     @Test
-    @DisplayName("queuedEvents counts what dat_evd_dequeue(3DAT) has not taken; creationSite is the creating call when recorded")
+    @DisplayName(
+            "queuedEvents counts what dat_evd_dequeue(3DAT) has not taken; creationSite is the creating call when recorded")
     void shouldCountEventsAndKeepSitesWhenRecording() {
-        InterfaceAdapter ia = Dat.openIa(ObjectFixtures.iaName(DatPair.Mode.DETERMINISTIC, ObjectFixtures.fabric("hooks"),
-                "a", ""), 8);
+        InterfaceAdapter ia = Dat.openIa(
+                ObjectFixtures.iaName(DatPair.Mode.DETERMINISTIC, ObjectFixtures.fabric("hooks"), "a", ""), 8);
         try {
             ProtectionZone before = ia.createPz();
             assertNull(SimProvider.creationSite(before), "sites are off by default");
@@ -68,8 +71,12 @@ class SimProviderTest {
             EventDispatcher evd = ia.createEvd(4, EnumSet.of(EvdFlag.SOFTWARE));
             Throwable site = SimProvider.creationSite(evd);
             assertNotNull(site);
-            assertTrue(site.getStackTrace().length > 0 && List.of(site.getStackTrace()).stream().anyMatch(e ->
-                    e.getMethodName().equals("shouldCountEventsAndKeepSitesWhenRecording")), "the test's frame is in the site");
+            assertTrue(
+                    site.getStackTrace().length > 0
+                            && List.of(site.getStackTrace()).stream()
+                                    .anyMatch(e ->
+                                            e.getMethodName().equals("shouldCountEventsAndKeepSitesWhenRecording")),
+                    "the test's frame is in the site");
             assertEquals(0, SimProvider.queuedEvents(evd));
             evd.postSoftwareEvent("one");
             evd.postSoftwareEvent("two");
@@ -88,8 +95,9 @@ class SimProviderTest {
     @Test
     @DisplayName("openHandles of an IA that is not the sim provider's is DAT_INVALID_HANDLE_IA")
     void shouldRefuseWhenIaIsNotTheProvidersOwn() {
-        InterfaceAdapter other = (InterfaceAdapter) Proxy.newProxyInstance(getClass().getClassLoader(),
-                new Class<?>[] {InterfaceAdapter.class}, (proxy, method, args) -> null);
-        assertDat(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_IA, () -> SimProvider.openHandles(other));
+        InterfaceAdapter other = (InterfaceAdapter) Proxy.newProxyInstance(
+                getClass().getClassLoader(), new Class<?>[] {InterfaceAdapter.class}, (proxy, method, args) -> null);
+        assertDat(
+                DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_IA, () -> SimProvider.openHandles(other));
     }
 }

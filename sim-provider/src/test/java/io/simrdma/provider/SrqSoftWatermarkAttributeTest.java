@@ -1,5 +1,8 @@
 package io.simrdma.provider;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.simrdma.dat.AsyncErrorEvent;
 import io.simrdma.dat.AsyncErrorReason;
 import io.simrdma.dat.CompletionFlag;
@@ -10,14 +13,10 @@ import io.simrdma.dat.EpAttributes;
 import io.simrdma.dat.EventDispatcher;
 import io.simrdma.dat.SharedReceiveQueue;
 import io.simrdma.dat.SrqAttributes;
+import java.util.Optional;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-
-import java.util.Optional;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The srq_soft_hw endpoint attribute arms the soft high watermark of an SRQ endpoint from its creation. */
 class SrqSoftWatermarkAttributeTest {
@@ -42,7 +41,8 @@ class SrqSoftWatermarkAttributeTest {
 
     @ParameterizedTest
     @EnumSource(DatPair.Mode.class)
-    @DisplayName("dat_ep_create_with_srq(3DAT), dat_ep_set_watermark(3DAT): srq_soft_hw 0 reports the first buffer the EP takes")
+    @DisplayName(
+            "dat_ep_create_with_srq(3DAT), dat_ep_set_watermark(3DAT): srq_soft_hw 0 reports the first buffer the EP takes")
     void shouldReportSoftWatermarkWhenSrqSoftHwAttributeIsExceeded(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
             EpAttributes defaults = p.b.ep().query().attributes();

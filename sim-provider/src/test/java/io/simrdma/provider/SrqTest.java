@@ -1,5 +1,11 @@
 package io.simrdma.provider;
 
+import static io.simrdma.provider.DatPair.assertDat;
+import static io.simrdma.provider.EventTestSupport.assertNoEvent;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.simrdma.dat.AsyncErrorEvent;
 import io.simrdma.dat.AsyncErrorReason;
 import io.simrdma.dat.CompletionFlag;
@@ -24,10 +30,6 @@ import io.simrdma.dat.SharedReceiveQueue;
 import io.simrdma.dat.SrqAttributes;
 import io.simrdma.dat.SrqParams;
 import io.simrdma.dat.SrqState;
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
-
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -36,12 +38,9 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-
-import static io.simrdma.provider.DatPair.assertDat;
-import static io.simrdma.provider.EventTestSupport.assertNoEvent;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertSame;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Shared Receive Queues: dat_srq_create(3DAT), dat_srq_post_recv(3DAT), dat_srq_query(3DAT),
@@ -59,7 +58,13 @@ class SrqTest {
 
     /** An endpoint of b taking its receives from {@code srq}, with b's EVDs. */
     private static Endpoint srqEp(DatPair p, SharedReceiveQueue srq) {
-        return p.b.ia.createEndpointWithSrq(p.b.pz, p.b.dto, p.b.dto, p.b.conn, srq, EventTestSupport.attrs(p.b).build());
+        return p.b.ia.createEndpointWithSrq(
+                p.b.pz,
+                p.b.dto,
+                p.b.dto,
+                p.b.conn,
+                srq,
+                EventTestSupport.attrs(p.b).build());
     }
 
     /** An SRQ of b, an endpoint of b taking its receives from it ({@code eb}), connected to a new endpoint of a ({@code ea}). */
@@ -108,7 +113,8 @@ class SrqTest {
 
     @ParameterizedTest
     @EnumSource(DatPair.Mode.class)
-    @DisplayName("dat_srq_create(3DAT), dat_srq_query(3DAT): at least the asked sizes, unattached and empty; invalid sizes -> DAT_INVALID_PARAMETER")
+    @DisplayName(
+            "dat_srq_create(3DAT), dat_srq_query(3DAT): at least the asked sizes, unattached and empty; invalid sizes -> DAT_INVALID_PARAMETER")
     void shouldCreateSrqWithinIaLimits(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode, "maxSrqWr=40&maxSge=3")) {
             SharedReceiveQueue srq = p.b.ia.createSrq(p.b.pz, new SrqAttributes(4, 2, Dat.SRQ_LW_DEFAULT));
@@ -126,8 +132,11 @@ class SrqTest {
 
             assertEquals(40, p.b.ia.query().iaAttributes().maxRecvPerSrq());
             p.b.ia.createSrq(p.b.pz, new SrqAttributes(40, 3, 0)).free();
-            for (SrqAttributes bad : List.of(new SrqAttributes(0, 1, 0), new SrqAttributes(41, 1, 0),
-                    new SrqAttributes(4, 4, 0), new SrqAttributes(4, 1, 5))) {
+            for (SrqAttributes bad : List.of(
+                    new SrqAttributes(0, 1, 0),
+                    new SrqAttributes(41, 1, 0),
+                    new SrqAttributes(4, 4, 0),
+                    new SrqAttributes(4, 1, 5))) {
                 assertDat(DatReturnType.INVALID_PARAMETER, () -> p.b.ia.createSrq(p.b.pz, bad));
             }
             assertDat(DatReturnType.INVALID_PARAMETER, () -> p.b.ia.createSrq(p.b.pz, null));
@@ -138,15 +147,18 @@ class SrqTest {
 
     @ParameterizedTest
     @EnumSource(DatPair.Mode.class)
-    @DisplayName("dat_srq_post_recv(3DAT): IOV checks (DAT_INVALID_PARAMETER, DAT_PROTECTION_VIOLATION, DAT_PRIVILEGES_VIOLATION); a full SRQ -> DAT_INSUFFICIENT_RESOURCES")
+    @DisplayName(
+            "dat_srq_post_recv(3DAT): IOV checks (DAT_INVALID_PARAMETER, DAT_PROTECTION_VIOLATION, DAT_PRIVILEGES_VIOLATION); a full SRQ -> DAT_INSUFFICIENT_RESOURCES")
     void shouldCheckPostedBuffers(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
             SharedReceiveQueue srq = srq(p, 4);
             int size = srq.query().maxRecvDtos();
             LocalMemoryRegion lmr = p.b.lmr;
             long base = lmr.registeredAddress();
-            assertDat(DatReturnType.INVALID_PARAMETER,
-                    () -> srq.postRecv(List.of(new LmrTriplet(lmr.lmrContext(), base + lmr.registeredSize() - 4, 8)), 1));
+            assertDat(
+                    DatReturnType.INVALID_PARAMETER,
+                    () -> srq.postRecv(
+                            List.of(new LmrTriplet(lmr.lmrContext(), base + lmr.registeredSize() - 4, 8)), 1));
             assertDat(DatReturnType.INVALID_PARAMETER, () -> srq.postRecv(null, 1));
             List<LmrTriplet> tooMany = new ArrayList<>();
             for (int i = 0; i <= srq.query().maxRecvIov(); i++) {
@@ -154,11 +166,13 @@ class SrqTest {
             }
             assertDat(DatReturnType.INVALID_PARAMETER, () -> srq.postRecv(tooMany, 1));
             ProtectionZone pz2 = p.b.ia.createPz();
-            LocalMemoryRegion otherPz = p.b.ia.createLmr(new RegionDescription.Virtual(ByteBuffer.allocate(64)), pz2,
-                    MemoryPrivilege.all());
+            LocalMemoryRegion otherPz = p.b.ia.createLmr(
+                    new RegionDescription.Virtual(ByteBuffer.allocate(64)), pz2, MemoryPrivilege.all());
             assertDat(DatReturnType.PROTECTION_VIOLATION, () -> srq.postRecv(ObjectFixtures.seg(otherPz, 0, 8), 1));
             // dat_srq_post_recv(3DAT): an LMR that is invalid or lacks local write.
-            LocalMemoryRegion readOnly = p.b.ia.createLmr(new RegionDescription.Virtual(ByteBuffer.allocate(64)), p.b.pz,
+            LocalMemoryRegion readOnly = p.b.ia.createLmr(
+                    new RegionDescription.Virtual(ByteBuffer.allocate(64)),
+                    p.b.pz,
                     EnumSet.of(MemoryPrivilege.LOCAL_READ));
             assertDat(DatReturnType.PRIVILEGES_VIOLATION, () -> srq.postRecv(ObjectFixtures.seg(readOnly, 0, 8), 1));
             List<LmrTriplet> ofFreed = ObjectFixtures.seg(readOnly, 0, 8);
@@ -175,7 +189,8 @@ class SrqTest {
 
     @ParameterizedTest
     @EnumSource(DatPair.Mode.class)
-    @DisplayName("dat_srq_post_recv(3DAT), dat_srq_create(3DAT): EPs sharing an SRQ complete each connection's messages in its send order on the EP's recv_evd")
+    @DisplayName(
+            "dat_srq_post_recv(3DAT), dat_srq_create(3DAT): EPs sharing an SRQ complete each connection's messages in its send order on the EP's recv_evd")
     void shouldCompleteEachConnectionInSendOrder(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
             SharedReceiveQueue srq = srq(p, 16);
@@ -214,7 +229,8 @@ class SrqTest {
 
     @ParameterizedTest
     @EnumSource(DatPair.Mode.class)
-    @DisplayName("dat_srq_query(3DAT): the man page's example: 3 posted -> 3/3; a message arrives -> 2 available, 3 outstanding; reaped -> 2/2")
+    @DisplayName(
+            "dat_srq_query(3DAT): the man page's example: 3 posted -> 3/3; a message arrives -> 2 available, 3 outstanding; reaped -> 2/2")
     void shouldCountAsTheManPageExample(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
             Shared s = Shared.connect(p, 10);
@@ -232,7 +248,8 @@ class SrqTest {
 
     @ParameterizedTest
     @EnumSource(DatPair.Mode.class)
-    @DisplayName("dat_srq_query(3DAT), dat_srq_post_recv(3DAT): an entry whose completion is not reaped is not available for new postings")
+    @DisplayName(
+            "dat_srq_query(3DAT), dat_srq_post_recv(3DAT): an entry whose completion is not reaped is not available for new postings")
     void shouldKeepEntryOfUnreapedCompletion(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
             Shared s = Shared.connect(p, 4);
@@ -253,7 +270,8 @@ class SrqTest {
 
     @ParameterizedTest
     @EnumSource(DatPair.Mode.class)
-    @DisplayName("dat_srq_set_lw(3DAT): one asynchronous event when the SRQ falls below the low watermark (S6: ASYNC_ERROR_PROVIDER_INTERNAL_ERROR, reason SRQ_LOW_WATERMARK_EVENT), at once if already below")
+    @DisplayName(
+            "dat_srq_set_lw(3DAT): one asynchronous event when the SRQ falls below the low watermark (S6: ASYNC_ERROR_PROVIDER_INTERNAL_ERROR, reason SRQ_LOW_WATERMARK_EVENT), at once if already below")
     void shouldSignalLowWatermarkOnceOnAsyncEvd(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
             EventDispatcher async = p.b.ia.query().asyncEvd().orElseThrow();
@@ -261,7 +279,9 @@ class SrqTest {
             SharedReceiveQueue srq = s.srq();
             Endpoint ea = s.ea();
             post(p, srq, 0, 4);
-            assertDat(DatReturnType.INVALID_PARAMETER, () -> srq.setLowWatermark(srq.query().maxRecvDtos() + 1));
+            assertDat(
+                    DatReturnType.INVALID_PARAMETER,
+                    () -> srq.setLowWatermark(srq.query().maxRecvDtos() + 1));
             srq.setLowWatermark(3);
             assertEquals(3, srq.query().lowWatermark());
             assertNoEvent(async);
@@ -308,7 +328,8 @@ class SrqTest {
 
     @ParameterizedTest
     @EnumSource(DatPair.Mode.class)
-    @DisplayName("dat_srq_resize(3DAT): below the outstanding buffers (unreaped completions included) or the low watermark -> DAT_INVALID_STATE; growing keeps every buffer")
+    @DisplayName(
+            "dat_srq_resize(3DAT): below the outstanding buffers (unreaped completions included) or the low watermark -> DAT_INVALID_STATE; growing keeps every buffer")
     void shouldResizeWithinOutstandingBuffersAndWatermark(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode, "maxSrqWr=64")) {
             Shared s = Shared.connect(p, 8);
@@ -356,11 +377,13 @@ class SrqTest {
         }
     }
 
-    // ------------------------------------------------------------------ dat_srq_free, dat_ep_create_with_srq, dat_ep_recv_query
+    // ------------------------------------------------------------------ dat_srq_free, dat_ep_create_with_srq,
+    // dat_ep_recv_query
 
     @ParameterizedTest
     @EnumSource(DatPair.Mode.class)
-    @DisplayName("dat_srq_free(3DAT): an SRQ an EP uses -> DAT_INVALID_STATE (C8: DAT_INVALID_STATE_SRQ_IN_USE for the page's DAT_SRQ_IN_USE)")
+    @DisplayName(
+            "dat_srq_free(3DAT): an SRQ an EP uses -> DAT_INVALID_STATE (C8: DAT_INVALID_STATE_SRQ_IN_USE for the page's DAT_SRQ_IN_USE)")
     void shouldRefuseFreeWhileAnEndpointUsesIt(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
             SharedReceiveQueue srq = srq(p, 4);
@@ -380,32 +403,40 @@ class SrqTest {
 
     @ParameterizedTest
     @EnumSource(DatPair.Mode.class)
-    @DisplayName("dat_ep_create_with_srq(3DAT): attributes required, the SRQ's PZ (no srq_ep_pz_difference_support), max_recv_iov ignored, no receives posted to the EP")
+    @DisplayName(
+            "dat_ep_create_with_srq(3DAT): attributes required, the SRQ's PZ (no srq_ep_pz_difference_support), max_recv_iov ignored, no receives posted to the EP")
     void shouldCreateEndpointWithSrq(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
             SharedReceiveQueue srq = srq(p, 4);
             EpAttributes attrs = EventTestSupport.attrs(p.b).build();
-            assertDat(DatReturnType.INVALID_PARAMETER,
+            assertDat(
+                    DatReturnType.INVALID_PARAMETER,
                     () -> p.b.ia.createEndpointWithSrq(p.b.pz, p.b.dto, p.b.dto, p.b.conn, srq, null));
             assertEquals(false, p.b.ia.query().providerAttributes().srqEpPzDifferenceSupported());
             ProtectionZone pz2 = p.b.ia.createPz();
-            assertDat(DatReturnType.INVALID_PARAMETER,
+            assertDat(
+                    DatReturnType.INVALID_PARAMETER,
                     () -> p.b.ia.createEndpointWithSrq(pz2, p.b.dto, p.b.dto, p.b.conn, srq, attrs));
             int beyond = p.b.ia.query().iaAttributes().maxIovSegmentsPerDto() + 1;
-            Endpoint ep = p.b.ia.createEndpointWithSrq(p.b.pz, p.b.dto, p.b.dto, p.b.conn, srq,
+            Endpoint ep = p.b.ia.createEndpointWithSrq(
+                    p.b.pz,
+                    p.b.dto,
+                    p.b.dto,
+                    p.b.conn,
+                    srq,
                     attrs.toBuilder().maxRecvIov(beyond).build());
             assertEquals(EndpointState.UNCONNECTED, ep.query().state());
             assertSame(srq, ep.query().srq().orElseThrow());
             // S3 SILENT: receives go to the SRQ; posting to the EP is DAT_INVALID_PARAMETER.
-            assertDat(DatReturnType.INVALID_PARAMETER,
-                    () -> ep.postRecv(p.b.iov(0, 8), 1, CompletionFlag.defaults()));
+            assertDat(DatReturnType.INVALID_PARAMETER, () -> ep.postRecv(p.b.iov(0, 8), 1, CompletionFlag.defaults()));
             assertCounts(srq, 0, 0);
         }
     }
 
     @ParameterizedTest
     @EnumSource(DatPair.Mode.class)
-    @DisplayName("dat_ep_recv_query(3DAT): buffers posted to an EP and not completed; an SRQ EP reports DAT_VALUE_UNKNOWN")
+    @DisplayName(
+            "dat_ep_recv_query(3DAT): buffers posted to an EP and not completed; an SRQ EP reports DAT_VALUE_UNKNOWN")
     void shouldReportReceiveBuffersOfEndpoint(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
             Endpoint plain = p.b.ep();

@@ -1,5 +1,11 @@
 package io.simrdma.provider;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.simrdma.dat.CloseFlag;
 import io.simrdma.dat.CompletionFlag;
 import io.simrdma.dat.ConnectFlag;
@@ -13,10 +19,10 @@ import io.simrdma.dat.DatReturnType;
 import io.simrdma.dat.DtoCompletionEvent;
 import io.simrdma.dat.DtoCompletionStatus;
 import io.simrdma.dat.Endpoint;
-import io.simrdma.dat.EventDispatcher;
-import io.simrdma.dat.EventNumber;
 import io.simrdma.dat.EvdFlag;
 import io.simrdma.dat.EvdWaitResult;
+import io.simrdma.dat.EventDispatcher;
+import io.simrdma.dat.EventNumber;
 import io.simrdma.dat.InterfaceAdapter;
 import io.simrdma.dat.LmrTriplet;
 import io.simrdma.dat.LocalMemoryRegion;
@@ -28,13 +34,6 @@ import io.simrdma.dat.RegionDescription;
 import io.simrdma.dat.RmrTriplet;
 import io.simrdma.dat.Timeout;
 import io.simrdma.fabric.tcp.FabricPki;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
-
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -43,12 +42,12 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.List;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * {@code simtcp:} IAs on a network: TLS credentials in the IA name, the cause of a refused
@@ -89,7 +88,12 @@ class TcpIaTest {
         }
 
         void connect(InterfaceAdapter to) {
-            ep.connect(to.query().iaAttributes().iaAddress(), 4711, Timeout.ofMillis(30_000), null, Qos.BEST_EFFORT,
+            ep.connect(
+                    to.query().iaAttributes().iaAddress(),
+                    4711,
+                    Timeout.ofMillis(30_000),
+                    null,
+                    Qos.BEST_EFFORT,
                     EnumSet.noneOf(ConnectFlag.class));
         }
     }
@@ -106,15 +110,28 @@ class TcpIaTest {
             ea.connect(b);
             ConnectionRequestEvent req = assertInstanceOf(ConnectionRequestEvent.class, next(eb.evd()));
             req.cr().accept(eb.ep(), null);
-            assertEquals(EventNumber.CONNECTION_EVENT_ESTABLISHED, assertInstanceOf(ConnectionEvent.class, next(ea.evd())).eventNumber());
-            assertEquals(EventNumber.CONNECTION_EVENT_ESTABLISHED, assertInstanceOf(ConnectionEvent.class, next(eb.evd())).eventNumber());
+            assertEquals(
+                    EventNumber.CONNECTION_EVENT_ESTABLISHED,
+                    assertInstanceOf(ConnectionEvent.class, next(ea.evd())).eventNumber());
+            assertEquals(
+                    EventNumber.CONNECTION_EVENT_ESTABLISHED,
+                    assertInstanceOf(ConnectionEvent.class, next(eb.evd())).eventNumber());
             for (int i = 0; i < 8192; i++) {
                 ea.buf().put(i, (byte) (i * 13));
             }
-            ea.ep().postRdmaWrite(List.of(new LmrTriplet(ea.lmr().lmrContext(), ea.lmr().registeredAddress(), 8192)), 9,
-                    new RmrTriplet(eb.lmr().rmrContext().orElseThrow(), eb.lmr().registeredAddress(), 8192),
-                    CompletionFlag.defaults());
-            assertEquals(DtoCompletionStatus.SUCCESS, assertInstanceOf(DtoCompletionEvent.class, next(ea.evd())).status());
+            ea.ep()
+                    .postRdmaWrite(
+                            List.of(new LmrTriplet(
+                                    ea.lmr().lmrContext(), ea.lmr().registeredAddress(), 8192)),
+                            9,
+                            new RmrTriplet(
+                                    eb.lmr().rmrContext().orElseThrow(),
+                                    eb.lmr().registeredAddress(),
+                                    8192),
+                            CompletionFlag.defaults());
+            assertEquals(
+                    DtoCompletionStatus.SUCCESS,
+                    assertInstanceOf(DtoCompletionEvent.class, next(ea.evd())).status());
             assertEquals(ea.buf(), eb.buf(), "the RDMA WRITE crossed TLS intact");
         } finally {
             a.close(CloseFlag.ABRUPT);
@@ -122,7 +139,8 @@ class TcpIaTest {
         }
     }
 
-    @DisplayName("dat_ep_connect(3DAT) to a TLS IA from a plain one: CONNECTION_EVENT_UNREACHABLE whose reason names NO_TLS")
+    @DisplayName(
+            "dat_ep_connect(3DAT) to a TLS IA from a plain one: CONNECTION_EVENT_UNREACHABLE whose reason names NO_TLS")
     @Test
     void shouldNameTheCauseWhenTheNodeRefusesTheConnection() {
         InterfaceAdapter a = Dat.openIa("simtcp:127.0.0.1:0?node=plain-a", 8);
@@ -143,16 +161,19 @@ class TcpIaTest {
         }
     }
 
-    @DisplayName("dat_ia_open(3DAT) on a port in use: DAT_INSUFFICIENT_RESOURCES naming the address, not a socket exception")
+    @DisplayName(
+            "dat_ia_open(3DAT) on a port in use: DAT_INSUFFICIENT_RESOURCES naming the address, not a socket exception")
     @Test
     void shouldNameTheAddressWhenThePortIsInUse() throws Exception {
         try (ServerSocket taken = new ServerSocket()) {
             taken.bind(new InetSocketAddress("127.0.0.1", 0));
-            DatException e = assertThrows(DatException.class,
-                    () -> Dat.openIa("simtcp:127.0.0.1:" + taken.getLocalPort(), 8));
+            DatException e =
+                    assertThrows(DatException.class, () -> Dat.openIa("simtcp:127.0.0.1:" + taken.getLocalPort(), 8));
             assertEquals(DatReturnType.INSUFFICIENT_RESOURCES, e.type());
-            assertEquals("cannot listen on 127.0.0.1:" + taken.getLocalPort()
-                    + ": the address is in use (another node or program listens there)", e.detail());
+            assertEquals(
+                    "cannot listen on 127.0.0.1:" + taken.getLocalPort()
+                            + ": the address is in use (another node or program listens there)",
+                    e.detail());
         }
     }
 
@@ -163,30 +184,33 @@ class TcpIaTest {
         assertEquals(DatReturnType.INVALID_PARAMETER, e.type());
         assertTrue(e.detail().contains("without TLS"), e.detail());
         // allowed, it then fails to bind an address this host does not have: the address is named
-        DatException bind = assertThrows(DatException.class, () -> Dat.openIa("simtcp:10.255.255.1:0?insecure=true", 8));
+        DatException bind =
+                assertThrows(DatException.class, () -> Dat.openIa("simtcp:10.255.255.1:0?insecure=true", 8));
         assertEquals(DatReturnType.INSUFFICIENT_RESOURCES, bind.type());
         assertTrue(bind.detail().startsWith("cannot listen on 10.255.255.1:0: "), bind.detail());
     }
 
     @DisplayName("dat_ia_open(3DAT): a malformed simtcp name -> DAT_INVALID_PARAMETER naming the option")
     @ParameterizedTest
-    @ValueSource(strings = {
-        "simtcp:127.0.0.1:0?node=a&node=b|node is given twice",
-        "simtcp:127.0.0.1:0?|empty option list",
-        "simtcp:127.0.0.1:0?node=a&&fabric=b|empty option",
-        "simtcp:127.0.0.1:0?node=a&|empty option",
-        "simtcp:127.0.0.1:0?node=|node has no value",
-        "simtcp:127.0.0.1:0?node|node has no value",
-        "simtcp:127.0.0.1:0?maxQp=99999999999|maxQp must be 1 to 2147483647",
-        "simtcp:127.0.0.1:0?maxQp=0|maxQp must be 1 to 2147483647",
-        "simtcp:127.0.0.1:0?seed=x|seed needs a number",
-        "simtcp:127.0.0.1:0?insecure=maybe|insecure is true or false",
-        "simtcp:127.0.0.1:99999|port must be 0..65535",
-        "simtcp:127.0.0.1|a port is needed",
-        "simtcp:127.0.0.1:0?node=a b|malformed",
-        "simtcp:127.0.0.1:0?tls=/no/such/dir|option tls: /no/such/dir/node.crt does not exist",
-        "sim:f/d?mode=fast|mode is deterministic or threaded",
-        "sim:f/d?seed=1&seed=2|seed is given twice"})
+    @ValueSource(
+            strings = {
+                "simtcp:127.0.0.1:0?node=a&node=b|node is given twice",
+                "simtcp:127.0.0.1:0?|empty option list",
+                "simtcp:127.0.0.1:0?node=a&&fabric=b|empty option",
+                "simtcp:127.0.0.1:0?node=a&|empty option",
+                "simtcp:127.0.0.1:0?node=|node has no value",
+                "simtcp:127.0.0.1:0?node|node has no value",
+                "simtcp:127.0.0.1:0?maxQp=99999999999|maxQp must be 1 to 2147483647",
+                "simtcp:127.0.0.1:0?maxQp=0|maxQp must be 1 to 2147483647",
+                "simtcp:127.0.0.1:0?seed=x|seed needs a number",
+                "simtcp:127.0.0.1:0?insecure=maybe|insecure is true or false",
+                "simtcp:127.0.0.1:99999|port must be 0..65535",
+                "simtcp:127.0.0.1|a port is needed",
+                "simtcp:127.0.0.1:0?node=a b|malformed",
+                "simtcp:127.0.0.1:0?tls=/no/such/dir|option tls: /no/such/dir/node.crt does not exist",
+                "sim:f/d?mode=fast|mode is deterministic or threaded",
+                "sim:f/d?seed=1&seed=2|seed is given twice"
+            })
     void shouldNameTheOptionWhenTheNameIsMalformed(String caseText) {
         String[] c = caseText.split("\\|");
         DatException e = assertThrows(DatException.class, () -> Dat.openIa(c[0], 8));
@@ -199,15 +223,19 @@ class TcpIaTest {
     @Test
     void shouldNeverShowAKeyGivenInTheName() {
         String secret = "00112233445566778899aabbccddeeff";
-        for (String name : List.of("simtcp:127.0.0.1:0?key=" + secret, "simtcp:127.0.0.1:0?node=a&keyFile=/x/" + secret,
+        for (String name : List.of(
+                "simtcp:127.0.0.1:0?key=" + secret,
+                "simtcp:127.0.0.1:0?node=a&keyFile=/x/" + secret,
                 "simtcp:127.0.0.1:0?key=" + secret + "&bogus=1")) {
             DatException e = assertThrows(DatException.class, () -> Dat.openIa(name, 8));
             assertEquals(DatReturnType.INVALID_PARAMETER, e.type());
             assertFalse(e.getMessage().contains(secret), "the key is not shown: " + e.getMessage());
             assertTrue(e.getMessage().contains("=***"), e.getMessage());
         }
-        assertEquals("simtcp:h:1?node=a&key=***&fabric=f", IaName.redact("simtcp:h:1?node=a&key=" + secret + "&fabric=f"));
-        assertFalse(IaName.parse("simtcp:127.0.0.1:0?node=a" + tls("a")).toString().contains("PRIVATE"));
+        assertEquals(
+                "simtcp:h:1?node=a&key=***&fabric=f", IaName.redact("simtcp:h:1?node=a&key=" + secret + "&fabric=f"));
+        assertFalse(
+                IaName.parse("simtcp:127.0.0.1:0?node=a" + tls("a")).toString().contains("PRIVATE"));
     }
 
     @DisplayName("option values are percent-decoded: a fabric named 'a&b' survives the name")

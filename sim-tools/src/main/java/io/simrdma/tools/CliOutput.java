@@ -1,11 +1,10 @@
 package io.simrdma.tools;
 
 import io.simrdma.dat.DatException;
-import picocli.CommandLine;
-import picocli.CommandLine.Option;
-
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
+import picocli.CommandLine;
+import picocli.CommandLine.Option;
 
 /**
  * How the command line talks to a person: verbosity ({@code -v}, {@code -vv}, {@code -q}), log
@@ -25,17 +24,20 @@ final class CliOutput {
 
     private static volatile int verbosity;
 
-    private CliOutput() {
-    }
+    private CliOutput() {}
 
     /** -v / -vv / -q, mixed into every command. */
     static final class Verbosity {
-        @Option(names = {"-v", "--verbose"}, description = "more output: -v logs what the fabric does (info), -vv debug")
+        @Option(
+                names = {"-v", "--verbose"},
+                description = "more output: -v logs what the fabric does (info), -vv debug")
         void verbose(boolean[] flags) {
             verbosity = flags.length;
         }
 
-        @Option(names = {"-q", "--quiet"}, description = "only the result and errors: no progress, no connection lines, no warnings")
+        @Option(
+                names = {"-q", "--quiet"},
+                description = "only the result and errors: no progress, no connection lines, no warnings")
         void quiet(boolean q) {
             if (q) {
                 verbosity = -1;
@@ -75,7 +77,9 @@ final class CliOutput {
 
     /** True for a failure a person can act on from its message: no stack trace. */
     static boolean isUserError(Throwable e) {
-        return e instanceof DatException || e instanceof IllegalArgumentException || e instanceof UncheckedIOException
+        return e instanceof DatException
+                || e instanceof IllegalArgumentException
+                || e instanceof UncheckedIOException
                 || e instanceof CommandFailure;
     }
 
@@ -83,8 +87,11 @@ final class CliOutput {
     static String describe(Throwable e) {
         if (e instanceof DatException d) {
             String detail = d.detail();
-            return (detail != null && !detail.isEmpty() ? detail : d.getMessage()) + " [" + d.type().cName()
-                    + (d.subtype().cName().equals("DAT_NO_SUBTYPE") ? "" : ", " + d.subtype().cName()) + "]";
+            return (detail != null && !detail.isEmpty() ? detail : d.getMessage()) + " ["
+                    + d.type().cName()
+                    + (d.subtype().cName().equals("DAT_NO_SUBTYPE")
+                            ? ""
+                            : ", " + d.subtype().cName()) + "]";
         }
         return e.getMessage() != null ? e.getMessage() : e.toString();
     }

@@ -8,13 +8,6 @@ import io.simrdma.conformance.SuiteReport;
 import io.simrdma.dat.DatConf;
 import io.simrdma.dat.DatRegistry;
 import io.simrdma.dat.spi.DatProvider;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.Spec;
-
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
@@ -28,23 +21,37 @@ import java.util.List;
 import java.util.Locale;
 import java.util.ServiceLoader;
 import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code simrdma conform}: runs the DAT 1.2 conformance suite ({@link ConformanceSuite}) against the provider
  * that serves an IA name, found through the DAT registry (sim-provider, or a provider jar given with
  * {@code --jar}), writes the traceability matrix and prints each failure as a shrunk, replayable JUnit test.
  */
-@Command(name = "conform", mixinStandardHelpOptions = true, versionProvider = Simrdma.Version.class, sortOptions = false,
-        description = {"Judges a DAT 1.2 provider against the man pages: runs seeded sequences of DAT calls on two or "
-                + "three IAs, checks every return code, state, event and transferred byte against a reference model, "
-                + "shrinks the first failure to a short sequence and prints it as a JUnit test.",
-                "The IA name is a template: {ia} becomes the IA's index (0, 1, 2), {seed} the seed, {run} a number "
-                        + "unique to each sequence, for example 'sim:c{run}/ia{ia}?seed={seed}'. A name without {ia} "
-                        + "is opened once per IA."},
-        exitCodeListHeading = "%nExit codes:%n", exitCodeList = {
+@Command(
+        name = "conform",
+        mixinStandardHelpOptions = true,
+        versionProvider = Simrdma.Version.class,
+        sortOptions = false,
+        description = {
+            "Judges a DAT 1.2 provider against the man pages: runs seeded sequences of DAT calls on two or "
+                    + "three IAs, checks every return code, state, event and transferred byte against a reference model, "
+                    + "shrinks the first failure to a short sequence and prints it as a JUnit test.",
+            "The IA name is a template: {ia} becomes the IA's index (0, 1, 2), {seed} the seed, {run} a number "
+                    + "unique to each sequence, for example 'sim:c{run}/ia{ia}?seed={seed}'. A name without {ia} "
+                    + "is opened once per IA."
+        },
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {
             "0:every check held",
             "1:a check failed (the failure and its replay test are printed), or the provider could not be opened",
-            "2:usage error: an unknown option or a bad value (the message names it)"})
+            "2:usage error: an unknown option or a bad value (the message names it)"
+        })
 final class ConformCommand implements Callable<Integer> {
 
     @Spec
@@ -53,43 +60,74 @@ final class ConformCommand implements Callable<Integer> {
     @Mixin
     CliOutput.Verbosity verbosity;
 
-    @Option(names = "--ia", required = true, paramLabel = "NAME", description = "IA name template of the provider under test")
+    @Option(
+            names = "--ia",
+            required = true,
+            paramLabel = "NAME",
+            description = "IA name template of the provider under test")
     String ia;
 
-    @Option(names = "--seeds", defaultValue = "100", paramLabel = "N", description = "sequences to run (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--seeds",
+            defaultValue = "100",
+            paramLabel = "N",
+            description = "sequences to run (default: ${DEFAULT-VALUE})")
     int seeds;
 
-    @Option(names = "--actions", defaultValue = "200", paramLabel = "M", description = "actions per sequence (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--actions",
+            defaultValue = "200",
+            paramLabel = "M",
+            description = "actions per sequence (default: ${DEFAULT-VALUE})")
     int actions;
 
-    @Option(names = "--profile", defaultValue = "none", paramLabel = "P",
-            description = "link fault profile (sim provider's IA-name options): none, loss1, loss10, loss30, duplicate, "
-                    + "reorder, delay, flap, mixed (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--profile",
+            defaultValue = "none",
+            paramLabel = "P",
+            description =
+                    "link fault profile (sim provider's IA-name options): none, loss1, loss10, loss30, duplicate, "
+                            + "reorder, delay, flap, mixed (default: ${DEFAULT-VALUE})")
     String profile;
 
     @Option(names = "--seed", paramLabel = "S", description = "replay this one seed (with --actions as it ran)")
     Long seed;
 
-    @Option(names = "--first-seed", defaultValue = "1", paramLabel = "S", description = "first seed of the run (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--first-seed",
+            defaultValue = "1",
+            paramLabel = "S",
+            description = "first seed of the run (default: ${DEFAULT-VALUE})")
     long firstSeed;
 
-    @Option(names = "--mode", paramLabel = "MODE", description = "deterministic, threaded or tcp: how long the suite may wait "
-            + "(default: tcp for simtcp: names, threaded for mode=threaded, else deterministic)")
+    @Option(
+            names = "--mode",
+            paramLabel = "MODE",
+            description = "deterministic, threaded or tcp: how long the suite may wait "
+                    + "(default: tcp for simtcp: names, threaded for mode=threaded, else deterministic)")
     String mode;
 
-    @Option(names = "--strict", description = "fail outcomes that differ from the recorded choices where the pages are "
-            + "silent or conflict (by default they are reported as provider choices)")
+    @Option(
+            names = "--strict",
+            description = "fail outcomes that differ from the recorded choices where the pages are "
+                    + "silent or conflict (by default they are reported as provider choices)")
     boolean strict;
 
     @Option(names = "--no-shrink", description = "report the failing sequence as it ran")
     boolean noShrink;
 
-    @Option(names = "--report", defaultValue = "conformance-report", paramLabel = "DIR",
+    @Option(
+            names = "--report",
+            defaultValue = "conformance-report",
+            paramLabel = "DIR",
             description = "directory for matrix.csv, matrix.md and failures.md (default: ${DEFAULT-VALUE})")
     Path report;
 
-    @Option(names = "--jar", paramLabel = "JAR", description = "a provider jar (with a META-INF/services entry for "
-            + "io.simrdma.dat.spi.DatProvider) to judge; repeatable")
+    @Option(
+            names = "--jar",
+            paramLabel = "JAR",
+            description = "a provider jar (with a META-INF/services entry for "
+                    + "io.simrdma.dat.spi.DatProvider) to judge; repeatable")
     List<Path> jars = new ArrayList<>();
 
     @Option(names = "--json", description = "print the result as JSON")
@@ -108,8 +146,14 @@ final class ConformCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         boolean progress = !noProgress && !CliOutput.quiet() && !json;
-        SuiteConfig.Builder b = SuiteConfig.builder(ia).profile(p).mode(m).strict(strict).shrink(!noShrink)
-                .actions(actions).reportDir(report).registry(registry());
+        SuiteConfig.Builder b = SuiteConfig.builder(ia)
+                .profile(p)
+                .mode(m)
+                .strict(strict)
+                .shrink(!noShrink)
+                .actions(actions)
+                .reportDir(report)
+                .registry(registry());
         if (seed != null) {
             b.firstSeed(seed).seeds(1);
         } else {
@@ -142,8 +186,10 @@ final class ConformCommand implements Callable<Integer> {
                 return f;
             }
         }
-        throw new ParameterException(spec.commandLine(), "unknown --profile '" + profile + "': one of none, loss1, "
-                + "loss10, loss30, duplicate, reorder, delay, flap, mixed");
+        throw new ParameterException(
+                spec.commandLine(),
+                "unknown --profile '" + profile + "': one of none, loss1, "
+                        + "loss10, loss30, duplicate, reorder, delay, flap, mixed");
     }
 
     private SuiteConfig.Mode mode() {
@@ -156,7 +202,8 @@ final class ConformCommand implements Callable<Integer> {
         try {
             return SuiteConfig.Mode.valueOf(mode.toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
-            throw new ParameterException(spec.commandLine(), "unknown --mode '" + mode + "': deterministic, threaded or tcp");
+            throw new ParameterException(
+                    spec.commandLine(), "unknown --mode '" + mode + "': deterministic, threaded or tcp");
         }
     }
 
@@ -205,7 +252,13 @@ final class ConformCommand implements Callable<Integer> {
 
     private void text(SuiteReport r, PrintWriter out) {
         out.println(r.coverageLine());
-        out.printf(Locale.ROOT, "%s: %d seeds, %d actions, %.1f s: %s%n", ia, r.seeds(), r.actions(), r.millis() / 1000.0,
+        out.printf(
+                Locale.ROOT,
+                "%s: %d seeds, %d actions, %.1f s: %s%n",
+                ia,
+                r.seeds(),
+                r.actions(),
+                r.millis() / 1000.0,
                 r.passed() ? "every check held" : r.failures().size() + " failing");
         for (Failure d : r.deviations()) {
             out.println("known deviation: " + d.summary());
@@ -229,9 +282,17 @@ final class ConformCommand implements Callable<Integer> {
 
     static String json(SuiteReport r) {
         StringBuilder b = new StringBuilder("{");
-        b.append("\"coverage\": ").append(q(r.coverageLine())).append(", \"seeds\": ").append(r.seeds())
-                .append(", \"actions\": ").append(r.actions()).append(", \"millis\": ").append(r.millis())
-                .append(", \"passed\": ").append(r.passed()).append(", \"failures\": [");
+        b.append("\"coverage\": ")
+                .append(q(r.coverageLine()))
+                .append(", \"seeds\": ")
+                .append(r.seeds())
+                .append(", \"actions\": ")
+                .append(r.actions())
+                .append(", \"millis\": ")
+                .append(r.millis())
+                .append(", \"passed\": ")
+                .append(r.passed())
+                .append(", \"failures\": [");
         failures(b, r.failures());
         b.append("], \"knownDeviations\": [");
         failures(b, r.deviations());
@@ -245,10 +306,19 @@ final class ConformCommand implements Callable<Integer> {
             for (int c = 0; c < f.clauses().size(); c++) {
                 b.append(c == 0 ? "" : ", ").append(q(f.clauses().get(c)));
             }
-            b.append("], \"rule\": ").append(q(f.rule())).append(", \"expected\": ").append(q(f.expected()))
-                    .append(", \"actual\": ").append(q(f.actual())).append(", \"actionsBefore\": ")
-                    .append(f.actionsBefore()).append(", \"actionsAfter\": ").append(f.actionsAfter())
-                    .append(", \"traceReplay\": ").append(q(f.traceReplay())).append(", \"sequence\": [");
+            b.append("], \"rule\": ")
+                    .append(q(f.rule()))
+                    .append(", \"expected\": ")
+                    .append(q(f.expected()))
+                    .append(", \"actual\": ")
+                    .append(q(f.actual()))
+                    .append(", \"actionsBefore\": ")
+                    .append(f.actionsBefore())
+                    .append(", \"actionsAfter\": ")
+                    .append(f.actionsAfter())
+                    .append(", \"traceReplay\": ")
+                    .append(q(f.traceReplay()))
+                    .append(", \"sequence\": [");
             for (int s = 0; s < f.sequence().size(); s++) {
                 b.append(s == 0 ? "" : ", ").append(q(f.sequence().get(s)));
             }

@@ -9,9 +9,9 @@ import io.simrdma.dat.Dat;
 import io.simrdma.dat.DatEvent;
 import io.simrdma.dat.DtoCompletionEvent;
 import io.simrdma.dat.Endpoint;
-import io.simrdma.dat.EventDispatcher;
 import io.simrdma.dat.EvdFlag;
 import io.simrdma.dat.EvdWaitResult;
+import io.simrdma.dat.EventDispatcher;
 import io.simrdma.dat.InterfaceAdapter;
 import io.simrdma.dat.LmrTriplet;
 import io.simrdma.dat.LocalMemoryRegion;
@@ -45,22 +45,21 @@ import io.simrdma.fabric.TraceListener;
 import io.simrdma.fabric.WcStatus;
 import io.simrdma.fabric.WorkCompletion;
 import io.simrdma.fabric.WrOpcode;
+import io.simrdma.fabric.capture.PacketCapture;
 import io.simrdma.fabric.cm.CmEvent;
 import io.simrdma.fabric.cm.CmEventChannel;
 import io.simrdma.fabric.cm.CmEventType;
 import io.simrdma.fabric.cm.CmId;
 import io.simrdma.fabric.cm.ConnParam;
 import io.simrdma.fabric.cm.PortSpace;
-import io.simrdma.fabric.capture.PacketCapture;
 import io.simrdma.fabric.cm.RdmaCm;
 import io.simrdma.fabric.view.HtmlView;
 import io.simrdma.fabric.view.Ladder;
 import io.simrdma.fabric.view.RunRecording;
-import io.simrdma.provider.SimProvider;
 import io.simrdma.fabric.wire.Aeth;
 import io.simrdma.fabric.wire.HeaderType;
 import io.simrdma.fabric.wire.Packet;
-
+import io.simrdma.provider.SimProvider;
 import java.io.PrintWriter;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -114,7 +113,8 @@ final class Demo {
 
     /** Runs both parts; a failed check throws {@link DemoFailure}. */
     void run() {
-        String mode = options.threaded() ? "threaded (real time, one thread per device)"
+        String mode = options.threaded()
+                ? "threaded (real time, one thread per device)"
                 : "deterministic (virtual time, seed " + options.seed() + ")";
         out.println("simrdma demo: fabric " + mode);
         out.println();
@@ -171,7 +171,9 @@ final class Demo {
 
     private Fabric fabric(String name) {
         Fabric.Builder b = Fabric.builder().name(name);
-        return options.threaded() ? b.threaded().seed(options.seed()).build() : b.deterministic(options.seed()).build();
+        return options.threaded()
+                ? b.threaded().seed(options.seed()).build()
+                : b.deterministic(options.seed()).build();
     }
 
     // ------------------------------------------------------------------ part 1: verbs
@@ -187,7 +189,8 @@ final class Demo {
             if (options.loss() > 0) {
                 fabric.link(a, b).addFault(FaultRule.drop(PacketMatcher.requests(), options.loss()));
             }
-            out.printf("devices a (GID %s) and b (GID %s), path MTU 1024, %.0f%% of request packets lost%n",
+            out.printf(
+                    "devices a (GID %s) and b (GID %s), path MTU 1024, %.0f%% of request packets lost%n",
                     a.gid(), b.gid(), options.loss() * 100);
 
             RdmaCm cm = RdmaCm.of(fabric);
@@ -212,15 +215,17 @@ final class Demo {
             server.accept(ConnParam.withPrivateData(ascii("welcome")));
             req.ack();
             CmEvent est = expect(chA, CmEventType.ESTABLISHED);
-            say(fabric, "a: ESTABLISHED, private data \"" + text(est.privateData()) + "\", QPs " + client.qp().qpNum()
-                    + " <-> " + server.qp().qpNum());
+            say(
+                    fabric,
+                    "a: ESTABLISHED, private data \"" + text(est.privateData()) + "\", QPs "
+                            + client.qp().qpNum() + " <-> " + server.qp().qpNum());
             est.ack();
             expect(chB, CmEventType.ESTABLISHED).ack();
 
             QueuePair qa = client.qp();
             QueuePair qb = server.qp();
-            EnumSet<AccessFlag> rights = EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE,
-                    AccessFlag.REMOTE_READ, AccessFlag.REMOTE_ATOMIC);
+            EnumSet<AccessFlag> rights = EnumSet.of(
+                    AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_READ, AccessFlag.REMOTE_ATOMIC);
             ByteBuffer bufA = ByteBuffer.allocateDirect(2 * BUF_HALF);
             ByteBuffer bufB = ByteBuffer.allocateDirect(2 * BUF_HALF);
             MemoryRegion mrA = qa.pd().registerMemory(bufA, rights);
@@ -230,7 +235,11 @@ final class Demo {
             byte[] msg = ascii("Hello over RC, from a to b!");
             bufA.put(0, msg);
             qb.postRecv(new RecvWr().wrId(1).sge(mrB, 0, 256));
-            qa.postSend(new SendWr().wrId(2).opcode(WrOpcode.SEND).sge(mrA, 0, msg.length).flag(SendFlag.SIGNALED));
+            qa.postSend(new SendWr()
+                    .wrId(2)
+                    .opcode(WrOpcode.SEND)
+                    .sge(mrA, 0, msg.length)
+                    .flag(SendFlag.SIGNALED));
             complete(client.sendCq(), 2);
             WorkCompletion recv = complete(server.recvCq(), 1);
             byte[] got = new byte[recv.byteLen()];
@@ -240,24 +249,37 @@ final class Demo {
 
             // RDMA WRITE
             fill(bufA, BUF_HALF, BULK, options.seed());
-            qa.postSend(new SendWr().wrId(3).opcode(WrOpcode.RDMA_WRITE).sge(mrA, BUF_HALF, BULK)
-                    .remote(mrB.address() + BUF_HALF, mrB.rkey()).flag(SendFlag.SIGNALED));
+            qa.postSend(new SendWr()
+                    .wrId(3)
+                    .opcode(WrOpcode.RDMA_WRITE)
+                    .sge(mrA, BUF_HALF, BULK)
+                    .remote(mrB.address() + BUF_HALF, mrB.rkey())
+                    .flag(SendFlag.SIGNALED));
             complete(client.sendCq(), 3);
             check(same(bufA, BUF_HALF, bufB, BUF_HALF, BULK), "RDMA WRITE data differs");
             say(fabric, "RDMA WRITE " + BULK + " bytes (" + BULK / 1024 + " packets) into b's region; verified");
 
             // RDMA READ
             fill(bufB, 0, BULK, options.seed() + 1);
-            qa.postSend(new SendWr().wrId(4).opcode(WrOpcode.RDMA_READ).sge(mrA, 0, BULK)
-                    .remote(mrB.address(), mrB.rkey()).flag(SendFlag.SIGNALED));
+            qa.postSend(new SendWr()
+                    .wrId(4)
+                    .opcode(WrOpcode.RDMA_READ)
+                    .sge(mrA, 0, BULK)
+                    .remote(mrB.address(), mrB.rkey())
+                    .flag(SendFlag.SIGNALED));
             complete(client.sendCq(), 4);
             check(same(bufB, 0, bufA, 0, BULK), "RDMA READ data differs");
             say(fabric, "RDMA READ " + BULK + " bytes from b's region; verified");
 
             // atomic FETCH_ADD
             bufB.putLong(0, 37);
-            qa.postSend(new SendWr().wrId(5).opcode(WrOpcode.ATOMIC_FETCH_AND_ADD).sge(mrA, 0, 8)
-                    .remote(mrB.address(), mrB.rkey()).atomic(5, 0).flag(SendFlag.SIGNALED));
+            qa.postSend(new SendWr()
+                    .wrId(5)
+                    .opcode(WrOpcode.ATOMIC_FETCH_AND_ADD)
+                    .sge(mrA, 0, 8)
+                    .remote(mrB.address(), mrB.rkey())
+                    .atomic(5, 0)
+                    .flag(SendFlag.SIGNALED));
             complete(client.sendCq(), 5);
             check(bufA.getLong(0) == 37 && bufB.getLong(0) == 42, "FETCH_ADD result wrong");
             say(fabric, "FETCH_ADD +5 on b's word: original value 37 returned, word now 42");
@@ -268,11 +290,15 @@ final class Demo {
             say(fabric, "disconnected (DREQ/DREP)");
 
             Map<PacketEvent, Long> counts = log.counts();
-            out.printf("packets: %d sent once, %d sent again by the RC requester, %d lost on the link%n",
-                    counts.getOrDefault(PacketEvent.SENT, 0L), counts.getOrDefault(PacketEvent.RETRANSMITTED, 0L),
+            out.printf(
+                    "packets: %d sent once, %d sent again by the RC requester, %d lost on the link%n",
+                    counts.getOrDefault(PacketEvent.SENT, 0L),
+                    counts.getOrDefault(PacketEvent.RETRANSMITTED, 0L),
                     counts.getOrDefault(PacketEvent.DROPPED, 0L));
-            out.printf("a's QP: %d ACK timeouts, %d PSN sequence NAKs received; b's QP: %d duplicate requests answered%n",
-                    qa.counters().get(Counter.RETRY_TIMEOUTS), qa.counters().get(Counter.NAK_SEQ_ERR_RECEIVED),
+            out.printf(
+                    "a's QP: %d ACK timeouts, %d PSN sequence NAKs received; b's QP: %d duplicate requests answered%n",
+                    qa.counters().get(Counter.RETRY_TIMEOUTS),
+                    qa.counters().get(Counter.NAK_SEQ_ERR_RECEIVED),
                     qb.counters().get(Counter.DUPLICATE_REQUESTS));
 
             fabric.removeTraceListener(log);
@@ -305,8 +331,8 @@ final class Demo {
         @Override
         public void onStateChange(long time, Device device, String object, String from, String to) {
             if (options.trace()) {
-                String line = String.format("  %12.3f us  %s %s: %s -> %s", (time - start) / 1000.0, device.name(),
-                        object, from, to);
+                String line = String.format(
+                        "  %12.3f us  %s %s: %s -> %s", (time - start) / 1000.0, device.name(), object, from, to);
                 synchronized (out) {
                     out.println(line);
                 }
@@ -320,10 +346,17 @@ final class Demo {
             }
             if (options.trace()) {
                 String aeth = p.opcode().has(HeaderType.AETH) ? "  " + Aeth.describe(p.aethSyndrome()) : "";
-                String line = String.format("  %12.3f us  %-13s %3s -> %-3s %-22s psn %-8d %5d B%s%s",
+                String line = String.format(
+                        "  %12.3f us  %-13s %3s -> %-3s %-22s psn %-8d %5d B%s%s",
                         (time - start) / 1000.0,
-                        event, from == null ? "" : from.name(), to == null ? "?" : to.name(), p.opcode(), p.psn(),
-                        p.payloadLength(), aeth, reason == null ? "" : "  (" + reason + ")");
+                        event,
+                        from == null ? "" : from.name(),
+                        to == null ? "?" : to.name(),
+                        p.opcode(),
+                        p.psn(),
+                        p.payloadLength(),
+                        aeth,
+                        reason == null ? "" : "  (" + reason + ")");
                 synchronized (out) {
                     out.println(line);
                 }
@@ -381,8 +414,13 @@ final class Demo {
             Endpoint ep2 = ia2.createEndpoint(pz2, dto2, dto2, conn2, null);
             PublicServicePoint psp = ia2.createPsp(PORT, conn2, PspFlag.CONSUMER);
 
-            ep1.connect(ia2.query().iaAttributes().iaAddress(), PORT, Timeout.ofMillis(10_000), ascii("ia1 calling"),
-                    Qos.BEST_EFFORT, EnumSet.noneOf(ConnectFlag.class));
+            ep1.connect(
+                    ia2.query().iaAttributes().iaAddress(),
+                    PORT,
+                    Timeout.ofMillis(10_000),
+                    ascii("ia1 calling"),
+                    Qos.BEST_EFFORT,
+                    EnumSet.noneOf(ConnectFlag.class));
             ConnectionRequestEvent cr = next(conn2, ConnectionRequestEvent.class);
             out.println("ia2: " + cr.eventNumber() + " on qualifier " + cr.connQual() + ", private data \""
                     + text(cr.cr().query().privateData()) + "\"");
@@ -392,7 +430,9 @@ final class Demo {
             out.println("ia2: " + next(conn2, ConnectionEvent.class).eventNumber());
 
             fill(mem1, 0, BULK, options.seed() + 2);
-            ep1.postRdmaWrite(List.of(new LmrTriplet(lmr1.lmrContext(), lmr1.registeredAddress(), BULK)), 42,
+            ep1.postRdmaWrite(
+                    List.of(new LmrTriplet(lmr1.lmrContext(), lmr1.registeredAddress(), BULK)),
+                    42,
                     new RmrTriplet(lmr2.rmrContext().orElseThrow(), lmr2.registeredAddress(), BULK),
                     CompletionFlag.defaults());
             DtoCompletionEvent done = next(dto1, DtoCompletionEvent.class);

@@ -9,10 +9,10 @@ import io.simrdma.dat.DatException;
 import io.simrdma.dat.DtoCompletionEvent;
 import io.simrdma.dat.DtoCompletionStatus;
 import io.simrdma.dat.Endpoint;
-import io.simrdma.dat.EventDispatcher;
-import io.simrdma.dat.EventNumber;
 import io.simrdma.dat.EvdFlag;
 import io.simrdma.dat.EvdWaitResult;
+import io.simrdma.dat.EventDispatcher;
+import io.simrdma.dat.EventNumber;
 import io.simrdma.dat.InterfaceAdapter;
 import io.simrdma.dat.LmrTriplet;
 import io.simrdma.dat.LocalMemoryRegion;
@@ -23,7 +23,6 @@ import io.simrdma.dat.PublicServicePoint;
 import io.simrdma.dat.RegionDescription;
 import io.simrdma.dat.RmrTriplet;
 import io.simrdma.dat.Timeout;
-
 import java.io.PrintWriter;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
@@ -58,6 +57,7 @@ final class EchoNode {
     static final int SLOTS = 16;
     /** Largest message echoed. */
     static final int SLOT_SIZE = 64 * 1024;
+
     private static final long SEND_TAG = 1L << 32;
     private static final long KEEPALIVE_TAG = 2L << 32;
     /** Longest wait for an event before the node looks at its keepalives and at a stop request. */
@@ -79,7 +79,9 @@ final class EchoNode {
         long lastKeepaliveNanos;
 
         Conn() {
-            slotLmr = ia.createLmr(new RegionDescription.Virtual(slots), pz,
+            slotLmr = ia.createLmr(
+                    new RegionDescription.Virtual(slots),
+                    pz,
                     EnumSet.of(MemoryPrivilege.LOCAL_READ, MemoryPrivilege.LOCAL_WRITE));
             region = ByteBuffer.allocateDirect(regionSize);
             regionLmr = ia.createLmr(new RegionDescription.Virtual(region), pz, MemoryPrivilege.all());
@@ -91,7 +93,8 @@ final class EchoNode {
         }
 
         List<LmrTriplet> slot(int i, int len) {
-            return List.of(new LmrTriplet(slotLmr.lmrContext(), slotLmr.registeredAddress() + (long) i * SLOT_SIZE, len));
+            return List.of(
+                    new LmrTriplet(slotLmr.lmrContext(), slotLmr.registeredAddress() + (long) i * SLOT_SIZE, len));
         }
 
         void postRecv(int i) {
@@ -127,7 +130,8 @@ final class EchoNode {
      * Listens on {@code qualifier} of {@code ia}; sends each connection a keepalive every
      * {@code keepaliveMillis}; with {@code quiet}, prints no line per connection.
      */
-    EchoNode(InterfaceAdapter ia, long qualifier, int regionSize, long keepaliveMillis, boolean quiet, PrintWriter out) {
+    EchoNode(
+            InterfaceAdapter ia, long qualifier, int regionSize, long keepaliveMillis, boolean quiet, PrintWriter out) {
         this.ia = ia;
         this.qualifier = qualifier;
         this.regionSize = regionSize;
@@ -145,11 +149,13 @@ final class EchoNode {
      * @return true if it stopped because {@code stop} said so
      */
     boolean serve(int connections, BooleanSupplier stop) {
-        out.printf("node listening: IA address %s, connection qualifier %d%n", Human.address(ia.query().iaAttributes().iaAddress()),
-                qualifier);
+        out.printf(
+                "node listening: IA address %s, connection qualifier %d%n",
+                Human.address(ia.query().iaAttributes().iaAddress()), qualifier);
         out.flush();
         int ended = 0;
-        Timeout slice = Timeout.ofMillis(Math.min(WAIT_SLICE_MILLIS, Math.max(1, TimeUnit.NANOSECONDS.toMillis(keepaliveNanos))));
+        Timeout slice = Timeout.ofMillis(
+                Math.min(WAIT_SLICE_MILLIS, Math.max(1, TimeUnit.NANOSECONDS.toMillis(keepaliveNanos))));
         while (connections == 0 || ended < connections) {
             if (stop.getAsBoolean()) {
                 return true;
@@ -216,8 +222,8 @@ final class EchoNode {
         }
         c.peer = req.cr().query().remoteIaAddress();
         conns.put(c.ep, c);
-        RegionInfo info = new RegionInfo(c.regionLmr.rmrContext().orElseThrow(), c.regionLmr.registeredAddress(),
-                regionSize);
+        RegionInfo info =
+                new RegionInfo(c.regionLmr.rmrContext().orElseThrow(), c.regionLmr.registeredAddress(), regionSize);
         req.cr().accept(c.ep, info.encode());
     }
 
@@ -239,8 +245,9 @@ final class EchoNode {
         conns.remove(e.ep());
         c.free();
         if (!quiet) {
-            out.printf("%s: %s after %d echoed messages; freed its endpoint and %d-byte region%n", Human.address(c.peer),
-                    Human.connectionEnd(e), c.echoed, regionSize);
+            out.printf(
+                    "%s: %s after %d echoed messages; freed its endpoint and %d-byte region%n",
+                    Human.address(c.peer), Human.connectionEnd(e), c.echoed, regionSize);
             out.flush();
         }
         return true;
@@ -279,7 +286,11 @@ final class EchoNode {
     /** The region a node offers a connection: its RMR context, address and length (16 bytes of private data). */
     record RegionInfo(int rmrContext, long address, int length) {
         byte[] encode() {
-            return ByteBuffer.allocate(16).putInt(rmrContext).putLong(address).putInt(length).array();
+            return ByteBuffer.allocate(16)
+                    .putInt(rmrContext)
+                    .putLong(address)
+                    .putInt(length)
+                    .array();
         }
 
         static RegionInfo decode(byte[] data) {

@@ -2,21 +2,24 @@ package io.simrdma.tools;
 
 import io.simrdma.examples.Example;
 import io.simrdma.examples.Examples;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
-import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
-
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
 /** {@code simrdma example NAME}: runs one of the annotated examples (docs/tutorial.md walks through them). */
-@Command(name = "example", mixinStandardHelpOptions = true,
-        description = {"Runs an annotated example on a deterministic fabric; without a NAME, lists them.",
-                "The tutorial (docs/tutorial.md) walks through each with its output."})
+@Command(
+        name = "example",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Runs an annotated example on a deterministic fabric; without a NAME, lists them.",
+            "The tutorial (docs/tutorial.md) walks through each with its output."
+        })
 final class ExampleCommand implements Callable<Integer> {
 
     @Spec
@@ -41,8 +44,9 @@ final class ExampleCommand implements Callable<Integer> {
             out.flush();
             return 0;
         }
-        Example e = Examples.named(name).orElseThrow(() -> new ParameterException(spec.commandLine(),
-                "no example called " + name + "; 'simrdma example' lists them"));
+        Example e = Examples.named(name)
+                .orElseThrow(() -> new ParameterException(
+                        spec.commandLine(), "no example called " + name + "; 'simrdma example' lists them"));
         try {
             e.run(new Example.Context(out, pcap, ladder));
             out.flush();

@@ -45,11 +45,12 @@ record HostPort(String host, int port) {
             throw new IllegalArgumentException(option + ": cannot resolve the host '" + host + "'");
         }
         if (!(ip instanceof Inet4Address)) {
-            throw new IllegalArgumentException(option + ": '" + host + "' is not an IPv4 address (IPv6 is not supported)");
+            throw new IllegalArgumentException(
+                    option + ": '" + host + "' is not an IPv4 address (IPv6 is not supported)");
         }
         if (ip.isAnyLocalAddress()) {
-            throw new IllegalArgumentException(option + ": " + host + " is the wildcard; give the one IPv4 address to use "
-                    + "(a node's GID encodes it)");
+            throw new IllegalArgumentException(option + ": " + host
+                    + " is the wildcard; give the one IPv4 address to use " + "(a node's GID encodes it)");
         }
         return new HostPort(host, port);
     }

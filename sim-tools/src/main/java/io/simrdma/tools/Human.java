@@ -7,8 +7,7 @@ import io.simrdma.dat.Timeout;
 /** Words for what the DAT API reports as numbers and enum names, for the command line's messages. */
 final class Human {
 
-    private Human() {
-    }
+    private Human() {}
 
     /** "127.0.0.1:7471" for an IP socket address (no leading slash, no host name lookup). */
     static String address(java.net.SocketAddress a) {
@@ -40,13 +39,15 @@ final class Human {
             case CONNECTION_EVENT_DISCONNECTED -> "disconnected";
             case CONNECTION_EVENT_BROKEN -> "connection broken (the peer stopped answering)";
             case CONNECTION_EVENT_PEER_REJECTED -> "rejected by the peer application";
-            case CONNECTION_EVENT_NON_PEER_REJECTED -> "rejected (nothing listens on that connection qualifier, or no resources)";
+            case CONNECTION_EVENT_NON_PEER_REJECTED ->
+                "rejected (nothing listens on that connection qualifier, or no resources)";
             case CONNECTION_EVENT_UNREACHABLE -> "unreachable (no node answers at that address)";
             case CONNECTION_EVENT_TIMED_OUT -> "timed out";
             case CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR -> "the accept failed";
             default -> e.eventNumber().name();
         };
-        return e.reasonText().map(r -> (e.eventNumber().name().endsWith("UNREACHABLE") ? "unreachable: " : what + ": ") + r)
+        return e.reasonText()
+                .map(r -> (e.eventNumber().name().endsWith("UNREACHABLE") ? "unreachable: " : what + ": ") + r)
                 .orElse(what);
     }
 

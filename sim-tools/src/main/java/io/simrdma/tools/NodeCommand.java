@@ -3,6 +3,9 @@ package io.simrdma.tools;
 import io.simrdma.dat.CloseFlag;
 import io.simrdma.dat.Dat;
 import io.simrdma.dat.InterfaceAdapter;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -10,24 +13,27 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
-import java.io.PrintWriter;
-import java.nio.file.Path;
-import java.util.concurrent.Callable;
-
 /** {@code simrdma node}: a DAT node over TCP that echoes messages and offers RDMA memory to {@code simrdma ping}. */
-@Command(name = "node", mixinStandardHelpOptions = true, versionProvider = Simrdma.Version.class,
-        description = {"Runs a TCP node with a DAT IA (simtcp:HOST:PORT) that accepts connections on a PSP, echoes "
-                + "every message, and offers each connection a region for RDMA WRITE and READ.",
-                "Pair it with 'simrdma ping --peer HOST:PORT' in another JVM or on another host. Between hosts, give "
-                        + "both --tls with credentials from 'simrdma keygen' (see the README).",
-                "A client that vanishes (its JVM or host dies) is noticed by a zero-byte RDMA WRITE sent every "
-                        + "--keepalive; what it held is freed within the keepalive plus 4.3 s of RC retries.",
-                "Ctrl-C or SIGTERM disconnects every client, frees everything and exits."},
-        exitCodeListHeading = "%nExit codes:%n", exitCodeList = {
+@Command(
+        name = "node",
+        mixinStandardHelpOptions = true,
+        versionProvider = Simrdma.Version.class,
+        description = {
+            "Runs a TCP node with a DAT IA (simtcp:HOST:PORT) that accepts connections on a PSP, echoes "
+                    + "every message, and offers each connection a region for RDMA WRITE and READ.",
+            "Pair it with 'simrdma ping --peer HOST:PORT' in another JVM or on another host. Between hosts, give "
+                    + "both --tls with credentials from 'simrdma keygen' (see the README).",
+            "A client that vanishes (its JVM or host dies) is noticed by a zero-byte RDMA WRITE sent every "
+                    + "--keepalive; what it held is freed within the keepalive plus 4.3 s of RC retries.",
+            "Ctrl-C or SIGTERM disconnects every client, frees everything and exits."
+        },
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {
             "0:success",
             "1:failure: the command could not do its work (the message says why)",
             "2:usage error: an unknown option or a bad value (the message names it)",
-            "130, 143:stopped by Ctrl-C or SIGTERM, after disconnecting cleanly"})
+            "130, 143:stopped by Ctrl-C or SIGTERM, after disconnecting cleanly"
+        })
 final class NodeCommand implements Callable<Integer> {
 
     @Spec
@@ -39,27 +45,43 @@ final class NodeCommand implements Callable<Integer> {
     @Mixin
     TcpIaOptions tcp;
 
-    @Option(names = "--listen", paramLabel = "HOST:PORT", defaultValue = "127.0.0.1:7471",
+    @Option(
+            names = "--listen",
+            paramLabel = "HOST:PORT",
+            defaultValue = "127.0.0.1:7471",
             description = "listen address (default: ${DEFAULT-VALUE}); port 0: any free port")
     String listen;
 
-    @Option(names = "--qualifier", defaultValue = "1", description = "connection qualifier of the PSP (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--qualifier",
+            defaultValue = "1",
+            description = "connection qualifier of the PSP (default: ${DEFAULT-VALUE})")
     long qualifier;
 
-    @Option(names = "--region", defaultValue = "1048576",
+    @Option(
+            names = "--region",
+            defaultValue = "1048576",
             description = "bytes of RDMA memory per connection, 1 to 1048576 (default: ${DEFAULT-VALUE})")
     int region;
 
-    @Option(names = "--connections", defaultValue = "0",
+    @Option(
+            names = "--connections",
+            defaultValue = "0",
             description = "exit after this many connections ended; 0 serves until stopped (default: ${DEFAULT-VALUE})")
     int connections;
 
-    @Option(names = "--keepalive", defaultValue = "2000", paramLabel = "MS",
+    @Option(
+            names = "--keepalive",
+            defaultValue = "2000",
+            paramLabel = "MS",
             description = "milliseconds between the zero-byte RDMA WRITEs that find vanished clients, 100 to 3600000 "
                     + "(default: ${DEFAULT-VALUE})")
     long keepaliveMillis;
 
-    @Option(names = "--pcap", paramLabel = "FILE", description = "write every packet of the node to FILE (pcapng, RoCEv2)")
+    @Option(
+            names = "--pcap",
+            paramLabel = "FILE",
+            description = "write every packet of the node to FILE (pcapng, RoCEv2)")
     Path pcap;
 
     @Override
@@ -86,7 +108,9 @@ final class NodeCommand implements Callable<Integer> {
                 boolean stopped = node.serve(connections, stop::requested);
                 if (stopped) {
                     int n = node.disconnectAll();
-                    out.printf("node stopping (signal): disconnected %d connection%s, freed everything%n", n, n == 1 ? "" : "s");
+                    out.printf(
+                            "node stopping (signal): disconnected %d connection%s, freed everything%n",
+                            n, n == 1 ? "" : "s");
                     out.flush();
                 }
                 node.close();

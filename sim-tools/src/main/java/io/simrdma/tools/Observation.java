@@ -7,7 +7,6 @@ import io.simrdma.fabric.view.HtmlView;
 import io.simrdma.fabric.view.Ladder;
 import io.simrdma.fabric.view.RunRecording;
 import io.simrdma.provider.SimProvider;
-
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.List;
@@ -27,8 +26,14 @@ final class Observation implements AutoCloseable {
     private final String title;
     private final PrintWriter out;
 
-    private Observation(PacketCapture capture, RunRecording run, Path pcap, boolean ladder, Path html, String title,
-                        PrintWriter out) {
+    private Observation(
+            PacketCapture capture,
+            RunRecording run,
+            Path pcap,
+            boolean ladder,
+            Path html,
+            String title,
+            PrintWriter out) {
         this.capture = capture;
         this.run = run;
         this.pcap = pcap;
@@ -42,7 +47,8 @@ final class Observation implements AutoCloseable {
     static Observation start(InterfaceAdapter ia, Path pcap, boolean ladder, Path html, String title, PrintWriter out) {
         boolean record = ladder || html != null;
         Fabric fabric = pcap != null || record ? SimProvider.fabricOf(ia) : null;
-        PacketCapture c = pcap != null ? PacketCapture.on(fabric).interfaceName(title).start(pcap) : null;
+        PacketCapture c =
+                pcap != null ? PacketCapture.on(fabric).interfaceName(title).start(pcap) : null;
         RunRecording r = record ? RunRecording.start(fabric, title) : null;
         return new Observation(c, r, pcap, ladder, html, title, out);
     }

@@ -8,10 +8,10 @@ import io.simrdma.dat.DatEvent;
 import io.simrdma.dat.DtoCompletionEvent;
 import io.simrdma.dat.DtoCompletionStatus;
 import io.simrdma.dat.Endpoint;
-import io.simrdma.dat.EventDispatcher;
-import io.simrdma.dat.EventNumber;
 import io.simrdma.dat.EvdFlag;
 import io.simrdma.dat.EvdWaitResult;
+import io.simrdma.dat.EventDispatcher;
+import io.simrdma.dat.EventNumber;
 import io.simrdma.dat.InterfaceAdapter;
 import io.simrdma.dat.LmrTriplet;
 import io.simrdma.dat.LocalMemoryRegion;
@@ -21,7 +21,6 @@ import io.simrdma.dat.Qos;
 import io.simrdma.dat.RegionDescription;
 import io.simrdma.dat.RmrTriplet;
 import io.simrdma.dat.Timeout;
-
 import java.io.PrintWriter;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
@@ -41,8 +40,15 @@ import java.util.function.BooleanSupplier;
 final class PingClient {
 
     /** What the client does. */
-    record Plan(SocketAddress node, long qualifier, int count, int size, int rdmaSize, long seed, Timeout timeout,
-                int rdmaRounds) {
+    record Plan(
+            SocketAddress node,
+            long qualifier,
+            int count,
+            int size,
+            int rdmaSize,
+            long seed,
+            Timeout timeout,
+            int rdmaRounds) {
 
         /** One RDMA WRITE and one READ. */
         Plan(SocketAddress node, long qualifier, int count, int size, int rdmaSize, long seed, Timeout timeout) {
@@ -56,9 +62,16 @@ final class PingClient {
      * sample of them (reservoir sampling), so a run of any length uses bounded memory;
      * {@code minRttNanos} and {@code maxRttNanos} are exact.
      */
-    record Result(int roundTrips, long[] rttNanos, long minRttNanos, long maxRttNanos, int rdmaBytes, long writeNanos,
-                  long readNanos, boolean stopped, int planned) {
-    }
+    record Result(
+            int roundTrips,
+            long[] rttNanos,
+            long minRttNanos,
+            long maxRttNanos,
+            int rdmaBytes,
+            long writeNanos,
+            long readNanos,
+            boolean stopped,
+            int planned) {}
 
     /** Round-trip times kept for the percentiles. */
     static final int MAX_SAMPLES = 1 << 20;
@@ -95,29 +108,43 @@ final class PingClient {
         EventDispatcher dto = ia.createEvd(64, null, EnumSet.of(EvdFlag.DTO));
         ByteBuffer msgs = ByteBuffer.allocateDirect(2 * plan.size());
         ByteBuffer data = ByteBuffer.allocateDirect(2 * plan.rdmaSize());
-        LocalMemoryRegion msgLmr = ia.createLmr(new RegionDescription.Virtual(msgs), pz,
+        LocalMemoryRegion msgLmr = ia.createLmr(
+                new RegionDescription.Virtual(msgs),
+                pz,
                 EnumSet.of(MemoryPrivilege.LOCAL_READ, MemoryPrivilege.LOCAL_WRITE));
-        LocalMemoryRegion dataLmr = ia.createLmr(new RegionDescription.Virtual(data), pz,
+        LocalMemoryRegion dataLmr = ia.createLmr(
+                new RegionDescription.Virtual(data),
+                pz,
                 EnumSet.of(MemoryPrivilege.LOCAL_READ, MemoryPrivilege.LOCAL_WRITE));
         Endpoint ep = ia.createEndpoint(pz, dto, dto, conn, null);
         try {
             List<LmrTriplet> sendIov = iov(msgLmr, 0, plan.size());
             List<LmrTriplet> recvIov = iov(msgLmr, plan.size(), plan.size());
             ep.postRecv(recvIov, RECV, CompletionFlag.defaults());
-            ep.connect(plan.node(), plan.qualifier(), plan.timeout(), null, Qos.BEST_EFFORT,
+            ep.connect(
+                    plan.node(),
+                    plan.qualifier(),
+                    plan.timeout(),
+                    null,
+                    Qos.BEST_EFFORT,
                     EnumSet.noneOf(ConnectFlag.class));
             // dat_ep_connect(3DAT) ends with an event of its own by its timeout: wait a little longer than that
-            Timeout connectWait = Timeout.ofMillis(Math.min(Timeout.INFINITE_MICROS / 1000 - 1,
-                    plan.timeout().micros() / 1000 + 5000));
-            ConnectionEvent est = next(conn, ConnectionEvent.class, connectWait, "the connection to " + Human.address(plan.node()));
-            check(est.eventNumber() == EventNumber.CONNECTION_EVENT_ESTABLISHED, "cannot connect to the node at "
-                    + Human.address(plan.node()) + " (qualifier " + plan.qualifier() + "): " + Human.connectionEnd(est));
+            Timeout connectWait = Timeout.ofMillis(
+                    Math.min(Timeout.INFINITE_MICROS / 1000 - 1, plan.timeout().micros() / 1000 + 5000));
+            ConnectionEvent est =
+                    next(conn, ConnectionEvent.class, connectWait, "the connection to " + Human.address(plan.node()));
+            check(
+                    est.eventNumber() == EventNumber.CONNECTION_EVENT_ESTABLISHED,
+                    "cannot connect to the node at " + Human.address(plan.node()) + " (qualifier " + plan.qualifier()
+                            + "): " + Human.connectionEnd(est));
             EchoNode.RegionInfo region = EchoNode.RegionInfo.decode(est.privateData());
-            check(region.length() >= plan.rdmaSize(), "the node offers " + region.length() + " bytes, not " + plan.rdmaSize());
+            check(
+                    region.length() >= plan.rdmaSize(),
+                    "the node offers " + region.length() + " bytes, not " + plan.rdmaSize());
             if (!quiet) {
-                out.printf("connected to %s (qualifier %d); the node offers a %d-byte region%n", Human.address(plan.node()),
-                        plan.qualifier(),
-                        region.length());
+                out.printf(
+                        "connected to %s (qualifier %d); the node offers a %d-byte region%n",
+                        Human.address(plan.node()), plan.qualifier(), region.length());
                 out.flush();
             }
 
@@ -146,11 +173,14 @@ final class PingClient {
                 boolean sendDone = false;
                 boolean echo = false;
                 while (!sendDone || !echo) {
-                    DtoCompletionEvent d = next(dto, DtoCompletionEvent.class, plan.timeout(), "the echo of message " + i);
+                    DtoCompletionEvent d =
+                            next(dto, DtoCompletionEvent.class, plan.timeout(), "the echo of message " + i);
                     check(d.status() == DtoCompletionStatus.SUCCESS, "message " + i + ": " + Human.status(d.status()));
                     sendDone |= d.userCookie() == SEND;
                     if (d.userCookie() == RECV) {
-                        check(d.transferredLength() == plan.size(), "echo " + i + " has " + d.transferredLength() + " bytes");
+                        check(
+                                d.transferredLength() == plan.size(),
+                                "echo " + i + " has " + d.transferredLength() + " bytes");
                         echo = true;
                     }
                 }
@@ -173,7 +203,8 @@ final class PingClient {
             if (done < plan.count()) {
                 ep.disconnect(CloseFlag.GRACEFUL);
                 next(conn, ConnectionEvent.class, plan.timeout(), "the disconnect");
-                return new Result(done, Arrays.copyOf(rtt, Math.min(done, rtt.length)), min, max, 0, 0, 0, true, plan.count());
+                return new Result(
+                        done, Arrays.copyOf(rtt, Math.min(done, rtt.length)), min, max, 0, 0, 0, true, plan.count());
             }
 
             byte[] block = new byte[plan.rdmaSize()];
@@ -187,7 +218,8 @@ final class PingClient {
             }
             long t1 = System.nanoTime();
             for (int round = 0; round < plan.rdmaRounds(); round++) {
-                ep.postRdmaRead(iov(dataLmr, plan.rdmaSize(), plan.rdmaSize()), READ, remote, CompletionFlag.defaults());
+                ep.postRdmaRead(
+                        iov(dataLmr, plan.rdmaSize(), plan.rdmaSize()), READ, remote, CompletionFlag.defaults());
                 expectDone(dto, READ, plan.timeout(), "the RDMA READ");
             }
             long t2 = System.nanoTime();
@@ -197,8 +229,9 @@ final class PingClient {
 
             ep.disconnect(CloseFlag.GRACEFUL);
             ConnectionEvent bye = next(conn, ConnectionEvent.class, plan.timeout(), "the disconnect");
-            check(bye.eventNumber() == EventNumber.CONNECTION_EVENT_DISCONNECTED, "the disconnect ended: "
-                    + Human.connectionEnd(bye));
+            check(
+                    bye.eventNumber() == EventNumber.CONNECTION_EVENT_DISCONNECTED,
+                    "the disconnect ended: " + Human.connectionEnd(bye));
             return new Result(plan.count(), rtt, min, max, plan.rdmaSize(), t1 - t0, t2 - t1, false, plan.count());
         } finally {
             ep.free();
@@ -215,15 +248,21 @@ final class PingClient {
         long[] s = r.rttNanos().clone();
         Arrays.sort(s);
         if (s.length > 0) {
-            out.printf("%d round trips of %d bytes, every echo verified: min %.1f us, median %.1f us, p99 %.1f us, max %.1f us%n",
-                    r.roundTrips(), size, r.minRttNanos() / 1e3, s[s.length / 2] / 1e3,
-                    s[Math.min(s.length - 1, (int) (s.length * 0.99))] / 1e3, r.maxRttNanos() / 1e3);
+            out.printf(
+                    "%d round trips of %d bytes, every echo verified: min %.1f us, median %.1f us, p99 %.1f us, max %.1f us%n",
+                    r.roundTrips(),
+                    size,
+                    r.minRttNanos() / 1e3,
+                    s[s.length / 2] / 1e3,
+                    s[Math.min(s.length - 1, (int) (s.length * 0.99))] / 1e3,
+                    r.maxRttNanos() / 1e3);
         }
         if (r.stopped()) {
             out.printf("stopped (signal) after %d of %d round trips; disconnected%n", r.roundTrips(), r.planned());
         } else {
-            out.printf("RDMA WRITE of %d bytes in %.1f us, RDMA READ back in %.1f us; every byte verified%n", r.rdmaBytes(),
-                    r.writeNanos() / 1e3, r.readNanos() / 1e3);
+            out.printf(
+                    "RDMA WRITE of %d bytes in %.1f us, RDMA READ back in %.1f us; every byte verified%n",
+                    r.rdmaBytes(), r.writeNanos() / 1e3, r.readNanos() / 1e3);
         }
         out.flush();
     }
@@ -234,13 +273,17 @@ final class PingClient {
 
     private static void expectDone(EventDispatcher dto, long cookie, Timeout timeout, String what) {
         DtoCompletionEvent d = next(dto, DtoCompletionEvent.class, timeout, what);
-        check(d.userCookie() == cookie && d.status() == DtoCompletionStatus.SUCCESS, what + " ended: " + Human.status(d.status()));
+        check(
+                d.userCookie() == cookie && d.status() == DtoCompletionStatus.SUCCESS,
+                what + " ended: " + Human.status(d.status()));
     }
 
     private static <T extends DatEvent> T next(EventDispatcher evd, Class<T> type, Timeout timeout, String what) {
         EvdWaitResult r = evd.waitForEvent(timeout, 1);
-        check(r.event().isPresent(), "no answer for " + what + " within " + Human.duration(timeout)
-                + " (is the node running? --timeout waits longer)");
+        check(
+                r.event().isPresent(),
+                "no answer for " + what + " within " + Human.duration(timeout)
+                        + " (is the node running? --timeout waits longer)");
         DatEvent e = r.event().get();
         check(type.isInstance(e), "while waiting for " + what + ": unexpected " + e);
         return type.cast(e);

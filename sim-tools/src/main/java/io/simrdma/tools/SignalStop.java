@@ -21,14 +21,16 @@ final class SignalStop implements AutoCloseable {
     private volatile boolean requested;
 
     private SignalStop() {
-        hook = new Thread(() -> {
-            requested = true;
-            try {
-                finished.await(GRACE_SECONDS, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }, "simrdma-cli-stop");
+        hook = new Thread(
+                () -> {
+                    requested = true;
+                    try {
+                        finished.await(GRACE_SECONDS, TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                },
+                "simrdma-cli-stop");
     }
 
     /** Installs the hook. */

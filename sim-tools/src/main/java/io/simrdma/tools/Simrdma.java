@@ -1,14 +1,13 @@
 package io.simrdma.tools;
 
 import io.simrdma.tools.perf.PerfCommand;
-import picocli.CommandLine;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintWriter;
 import java.util.Properties;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 
 /**
  * The {@code simrdma} command line. Run {@code simrdma help} for the commands.
@@ -20,15 +19,29 @@ import java.util.Properties;
  * <p>Thread safety: not thread-safe; a JVM runs one command at a time (the verbosity options set
  * the process's logging).
  */
-@Command(name = "simrdma", mixinStandardHelpOptions = true, versionProvider = Simrdma.Version.class,
+@Command(
+        name = "simrdma",
+        mixinStandardHelpOptions = true,
+        versionProvider = Simrdma.Version.class,
         description = "A simulated RDMA fabric and DAT 1.2 provider.",
-        exitCodeListHeading = "%nExit codes:%n", exitCodeList = {
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {
             "0:success",
             "1:failure: the command could not do its work (the message says why)",
             "2:usage error: an unknown option or a bad value (the message names it)",
-            "130, 143:stopped by Ctrl-C or SIGTERM, after disconnecting cleanly"},
-        subcommands = {DemoCommand.class, NodeCommand.class, PingCommand.class, PerfCommand.class, KeygenCommand.class,
-            ConformCommand.class, TcpBenchCommand.class, ExampleCommand.class, CommandLine.HelpCommand.class})
+            "130, 143:stopped by Ctrl-C or SIGTERM, after disconnecting cleanly"
+        },
+        subcommands = {
+            DemoCommand.class,
+            NodeCommand.class,
+            PingCommand.class,
+            PerfCommand.class,
+            KeygenCommand.class,
+            ConformCommand.class,
+            TcpBenchCommand.class,
+            ExampleCommand.class,
+            CommandLine.HelpCommand.class
+        })
 public final class Simrdma {
 
     @Mixin
@@ -42,8 +55,10 @@ public final class Simrdma {
     /** The command line, for tests and embedding. */
     static CommandLine commandLine() {
         CliOutput.reset();
-        CommandLine cl = new CommandLine(new Simrdma()).setCaseInsensitiveEnumValuesAllowed(true)
-                .setUsageHelpWidth(100).setUsageHelpAutoWidth(true);
+        CommandLine cl = new CommandLine(new Simrdma())
+                .setCaseInsensitiveEnumValuesAllowed(true)
+                .setUsageHelpWidth(100)
+                .setUsageHelpAutoWidth(true);
         cl.setExecutionStrategy(parseResult -> {
             CliOutput.configureLogging();
             return new CommandLine.RunLast().execute(parseResult);
@@ -68,8 +83,10 @@ public final class Simrdma {
     static final class Version implements CommandLine.IVersionProvider {
         @Override
         public String[] getVersion() {
-            return new String[] {"simrdma " + version(), "Java " + System.getProperty("java.version") + " ("
-                    + System.getProperty("java.vm.name") + ")"};
+            return new String[] {
+                "simrdma " + version(),
+                "Java " + System.getProperty("java.version") + " (" + System.getProperty("java.vm.name") + ")"
+            };
         }
 
         static String version() {

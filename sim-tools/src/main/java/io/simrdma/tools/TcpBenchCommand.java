@@ -5,13 +5,6 @@ import io.simrdma.dat.Dat;
 import io.simrdma.dat.InterfaceAdapter;
 import io.simrdma.dat.Timeout;
 import io.simrdma.fabric.tcp.FabricPki;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.Spec;
-
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -26,6 +19,12 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.stream.Stream;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code simrdma bench-tcp}: what protection costs. Runs the {@code node}/{@code ping} exchange
@@ -33,13 +32,18 @@ import java.util.stream.Stream;
  * temporary directory), after a warm-up of each, and prints ping-pong latency and RDMA WRITE and
  * READ throughput side by side.
  */
-@Command(name = "bench-tcp", mixinStandardHelpOptions = true, versionProvider = Simrdma.Version.class,
-        description = {"Measures the TCP fabric plain and with TLS side by side in one run: message ping-pong round "
-                + "trips through the DAT API (SEND, echoed by a node) and RDMA WRITE and READ throughput, over loopback, "
-                + "both nodes in this JVM. Each mode is warmed up first. The figures depend on the machine and its load; "
-                + "compare the columns, not runs."},
-        exitCodeListHeading = "%nExit codes:%n", exitCodeList = {
-            "0:success", "1:failure: a run failed (the message says why)", "2:usage error"})
+@Command(
+        name = "bench-tcp",
+        mixinStandardHelpOptions = true,
+        versionProvider = Simrdma.Version.class,
+        description = {
+            "Measures the TCP fabric plain and with TLS side by side in one run: message ping-pong round "
+                    + "trips through the DAT API (SEND, echoed by a node) and RDMA WRITE and READ throughput, over loopback, "
+                    + "both nodes in this JVM. Each mode is warmed up first. The figures depend on the machine and its load; "
+                    + "compare the columns, not runs."
+        },
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {"0:success", "1:failure: a run failed (the message says why)", "2:usage error"})
 final class TcpBenchCommand implements Callable<Integer> {
 
     @Spec
@@ -48,34 +52,47 @@ final class TcpBenchCommand implements Callable<Integer> {
     @Mixin
     CliOutput.Verbosity verbosity;
 
-    @Option(names = "--count", defaultValue = "20000", description = "ping-pong round trips per mode (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--count",
+            defaultValue = "20000",
+            description = "ping-pong round trips per mode (default: ${DEFAULT-VALUE})")
     int count;
 
-    @Option(names = "--size", defaultValue = "64", description = "bytes per message, 1 to 65536 (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--size",
+            defaultValue = "64",
+            description = "bytes per message, 1 to 65536 (default: ${DEFAULT-VALUE})")
     int size;
 
-    @Option(names = "--rdma-rounds", defaultValue = "64",
+    @Option(
+            names = "--rdma-rounds",
+            defaultValue = "64",
             description = "RDMA WRITEs (then READs) of 1 MiB per mode, one at a time (default: ${DEFAULT-VALUE})")
     int rounds;
 
     /** One mode's figures. */
-    private record Figures(double medianUs, double p99Us, double writeMBps, double readMBps) {
-    }
+    private record Figures(double medianUs, double p99Us, double writeMBps, double readMBps) {}
 
     @Override
     public Integer call() {
         if (count < 1 || size < 1 || size > EchoNode.SLOT_SIZE || rounds < 1) {
-            throw new ParameterException(spec.commandLine(), count < 1 ? "--count must be at least 1, not " + count
-                    : rounds < 1 ? "--rdma-rounds must be at least 1, not " + rounds
-                    : "--size must be 1 to " + EchoNode.SLOT_SIZE + " bytes, not " + size);
+            throw new ParameterException(
+                    spec.commandLine(),
+                    count < 1
+                            ? "--count must be at least 1, not " + count
+                            : rounds < 1
+                                    ? "--rdma-rounds must be at least 1, not " + rounds
+                                    : "--size must be 1 to " + EchoNode.SLOT_SIZE + " bytes, not " + size);
         }
         PrintWriter out = spec.commandLine().getOut();
         Path dir = credentials();
         try {
             String plainA = "simtcp:127.0.0.1:0?node=bench-node&fabric=bench";
             String plainB = "simtcp:127.0.0.1:0?node=bench-ping&fabric=bench";
-            String tlsA = plainA + "&tls=" + TcpIaOptions.encode(dir.resolve("a").toString());
-            String tlsB = plainB + "&tls=" + TcpIaOptions.encode(dir.resolve("b").toString());
+            String tlsA =
+                    plainA + "&tls=" + TcpIaOptions.encode(dir.resolve("a").toString());
+            String tlsB =
+                    plainB + "&tls=" + TcpIaOptions.encode(dir.resolve("b").toString());
             if (!CliOutput.quiet()) {
                 out.println("warming up ...");
                 out.flush();
@@ -84,7 +101,9 @@ final class TcpBenchCommand implements Callable<Integer> {
             run(tlsA, tlsB, Math.min(count, 2000), Math.min(rounds, 8));
             Figures plain = run(plainA, plainB, count, rounds);
             Figures tls = run(tlsA, tlsB, count, rounds);
-            out.printf("TCP fabric over loopback, %d round trips of %d bytes and %d x 1 MiB RDMA per mode%n", count, size, rounds);
+            out.printf(
+                    "TCP fabric over loopback, %d round trips of %d bytes and %d x 1 MiB RDMA per mode%n",
+                    count, size, rounds);
             out.printf("%-34s %12s %12s %8s%n", "", "plain TCP", "TLS 1.3", "TLS/plain");
             row(out, "ping-pong round trip, median (us)", plain.medianUs(), tls.medianUs());
             row(out, "ping-pong round trip, p99 (us)", plain.p99Us(), tls.p99Us());
@@ -112,21 +131,25 @@ final class TcpBenchCommand implements Callable<Integer> {
             server.setDaemon(true);
             server.start();
             pingIa = Dat.openIa(pingName, 16);
-            InetSocketAddress target = (InetSocketAddress) nodeIa.query().iaAttributes().iaAddress();
+            InetSocketAddress target =
+                    (InetSocketAddress) nodeIa.query().iaAttributes().iaAddress();
             PingClient.Result res = new PingClient(pingIa, new PrintWriter(new StringWriter()), true, () -> false)
                     .run(new PingClient.Plan(target, 1, n, size, 1 << 20, 1, Timeout.ofMillis(30_000), r));
             server.join(30_000);
             long[] s = res.rttNanos().clone();
             Arrays.sort(s);
             double mb = (double) r * (1 << 20) / 1e6;
-            return new Figures(s[s.length / 2] / 1e3, s[Math.min(s.length - 1, (int) (s.length * 0.99))] / 1e3,
-                    mb / (res.writeNanos() / 1e9), mb / (res.readNanos() / 1e9));
+            return new Figures(
+                    s[s.length / 2] / 1e3,
+                    s[Math.min(s.length - 1, (int) (s.length * 0.99))] / 1e3,
+                    mb / (res.writeNanos() / 1e9),
+                    mb / (res.readNanos() / 1e9));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new CliOutput.CommandFailure("interrupted");
         } catch (PingClient.PingFailure e) {
-            throw new CliOutput.CommandFailure("the run over " + (nodeName.contains("tls=") ? "TLS" : "plain TCP")
-                    + " failed: " + e.getMessage());
+            throw new CliOutput.CommandFailure(
+                    "the run over " + (nodeName.contains("tls=") ? "TLS" : "plain TCP") + " failed: " + e.getMessage());
         } finally {
             if (pingIa != null) {
                 pingIa.close(CloseFlag.ABRUPT);

@@ -1,27 +1,33 @@
 package io.simrdma.tools;
 
-import picocli.CommandLine.Option;
-
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import picocli.CommandLine.Option;
 
 /** The options that make a {@code simtcp:} IA name besides the listen address: the fabric, TLS, insecure. */
 final class TcpIaOptions {
 
-    @Option(names = "--fabric", defaultValue = "simrdma", paramLabel = "NAME",
+    @Option(
+            names = "--fabric",
+            defaultValue = "simrdma",
+            paramLabel = "NAME",
             description = "fabric name; nodes only talk to nodes of the same fabric (default: ${DEFAULT-VALUE})")
     String fabric;
 
-    @Option(names = "--tls", paramLabel = "DIR",
-            description = "TLS credentials made by 'simrdma keygen node' (node.crt, node.key, ca.crt): every connection "
-                    + "then runs TLS 1.3 with mutual authentication through the fabric CA (default: none, plain TCP, "
-                    + "loopback only)")
+    @Option(
+            names = "--tls",
+            paramLabel = "DIR",
+            description =
+                    "TLS credentials made by 'simrdma keygen node' (node.crt, node.key, ca.crt): every connection "
+                            + "then runs TLS 1.3 with mutual authentication through the fabric CA (default: none, plain TCP, "
+                            + "loopback only)")
     Path tls;
 
-    @Option(names = "--insecure",
+    @Option(
+            names = "--insecure",
             description = "allow plain TCP (no --tls) on an address other than loopback: anyone who can reach it can "
                     + "join the fabric and read or alter its traffic")
     boolean insecure;
@@ -37,8 +43,12 @@ final class TcpIaOptions {
         if (fabric.isEmpty() || fabric.getBytes(StandardCharsets.UTF_8).length > 255) {
             throw bad.apply("--fabric must have 1 to 255 bytes, not " + fabric.getBytes(StandardCharsets.UTF_8).length);
         }
-        StringBuilder b = new StringBuilder("simtcp:").append(listen).append("?node=").append(encode(node))
-                .append("&fabric=").append(encode(fabric));
+        StringBuilder b = new StringBuilder("simtcp:")
+                .append(listen)
+                .append("?node=")
+                .append(encode(node))
+                .append("&fabric=")
+                .append(encode(fabric));
         if (tls != null) {
             if (!Files.isDirectory(tls)) {
                 throw bad.apply("--tls " + tls + ": no such directory (make one with 'simrdma keygen node')");

@@ -29,27 +29,32 @@ final class ChildCli implements AutoCloseable {
 
     private ChildCli(Process process) {
         this.process = process;
-        Thread reader = new Thread(() -> {
-            try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-                for (String l = r.readLine(); l != null; l = r.readLine()) {
-                    lines.add(l);
-                }
-            } catch (IOException e) {
-                lines.add("reader: " + e);
-            } finally {
-                lines.add(EOF);
-            }
-        }, "child-cli-output");
+        Thread reader = new Thread(
+                () -> {
+                    try (BufferedReader r = new BufferedReader(
+                            new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                        for (String l = r.readLine(); l != null; l = r.readLine()) {
+                            lines.add(l);
+                        }
+                    } catch (IOException e) {
+                        lines.add("reader: " + e);
+                    } finally {
+                        lines.add(EOF);
+                    }
+                },
+                "child-cli-output");
         reader.setDaemon(true);
         reader.start();
     }
 
     static ChildCli start(String... args) {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> cmd = new ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path"), Simrdma.class.getName()));
+        List<String> cmd =
+                new ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path"), Simrdma.class.getName()));
         cmd.addAll(List.of(args));
         try {
-            return new ChildCli(new ProcessBuilder(cmd).redirectErrorStream(true).start());
+            return new ChildCli(
+                    new ProcessBuilder(cmd).redirectErrorStream(true).start());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -66,8 +71,9 @@ final class ChildCli implements AutoCloseable {
                     if (l != null) {
                         lines.add(EOF);
                     }
-                    throw new AssertionError("no line matching '" + pattern + "'" + (l == null ? " within " + DEADLINE_SECONDS
-                            + " s" : " before the output ended") + "; output so far:\n" + String.join("\n", seen));
+                    throw new AssertionError("no line matching '" + pattern + "'"
+                            + (l == null ? " within " + DEADLINE_SECONDS + " s" : " before the output ended")
+                            + "; output so far:\n" + String.join("\n", seen));
                 }
                 seen.add(l);
                 Matcher m = pattern.matcher(l);

@@ -1,15 +1,14 @@
 package io.simrdma.tools;
 
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** {@code simrdma conform}: the suite against sim-provider, its matrix, JSON, and exit codes 0 / 1 / 2. */
 class ConformCommandTest {
@@ -21,12 +20,22 @@ class ConformCommandTest {
     @DisplayName("conform against sim-provider: every check holds, exit 0, the coverage line printed and matrix.md "
             + "written with it as its first line")
     void shouldPassAndWriteMatrixWhenProviderConforms() throws IOException {
-        CliTest.Run r = CliTest.run("conform", "--ia", "sim:cli{run}/ia{ia}?seed={seed}", "--seeds", "3", "--actions",
-                "60", "--report", dir.toString(), "--no-progress");
+        CliTest.Run r = CliTest.run(
+                "conform",
+                "--ia",
+                "sim:cli{run}/ia{ia}?seed={seed}",
+                "--seeds",
+                "3",
+                "--actions",
+                "60",
+                "--report",
+                dir.toString(),
+                "--no-progress");
         assertEquals(CliOutput.OK, r.exitCode(), "exit code 0 expected; out:\n" + r.out() + "\nerr:\n" + r.err());
         String first = Files.readAllLines(dir.resolve("matrix.md")).get(0);
-        assertTrue(first.matches("covered \\d+ of \\d+ clauses \\(\\d+\\.\\d%\\)"), "matrix.md starts with the coverage "
-                + "line, saw: " + first);
+        assertTrue(
+                first.matches("covered \\d+ of \\d+ clauses \\(\\d+\\.\\d%\\)"),
+                "matrix.md starts with the coverage " + "line, saw: " + first);
         assertTrue(r.out().startsWith(first), "the command prints the coverage line first, saw:\n" + r.out());
         assertTrue(Files.readString(dir.resolve("matrix.csv")).startsWith("clause,kind,page"), "matrix.csv written");
     }
@@ -34,8 +43,17 @@ class ConformCommandTest {
     @Test
     @DisplayName("conform --json: one JSON object with the coverage, the counts and passed")
     void shouldPrintJsonWhenAsked() {
-        CliTest.Run r = CliTest.run("conform", "--ia", "sim:clj{run}/ia{ia}?seed={seed}", "--seed", "2", "--actions",
-                "40", "--report", dir.toString(), "--json");
+        CliTest.Run r = CliTest.run(
+                "conform",
+                "--ia",
+                "sim:clj{run}/ia{ia}?seed={seed}",
+                "--seed",
+                "2",
+                "--actions",
+                "40",
+                "--report",
+                dir.toString(),
+                "--json");
         assertEquals(CliOutput.OK, r.exitCode(), r.out() + r.err());
         String out = r.out().trim();
         assertTrue(out.startsWith("{\"coverage\": \"covered ") && out.endsWith("]}"), "a JSON object, saw: " + out);
@@ -45,8 +63,18 @@ class ConformCommandTest {
     @Test
     @DisplayName("conform against a name no provider serves: dat_ia_open fails, the check fails, exit 1")
     void shouldExitOneWhenTheProviderCannotBeOpened() {
-        CliTest.Run r = CliTest.run("conform", "--ia", "nosuchprovider:x{ia}", "--seeds", "1", "--actions", "5",
-                "--report", dir.toString(), "--no-shrink", "--no-progress");
+        CliTest.Run r = CliTest.run(
+                "conform",
+                "--ia",
+                "nosuchprovider:x{ia}",
+                "--seeds",
+                "1",
+                "--actions",
+                "5",
+                "--report",
+                dir.toString(),
+                "--no-shrink",
+                "--no-progress");
         assertEquals(CliOutput.FAILED, r.exitCode(), r.out() + r.err());
     }
 

@@ -1,18 +1,16 @@
 package io.simrdma.tools;
 
-import org.junit.jupiter.api.Test;
-import picocli.CommandLine;
-
-import java.io.PrintWriter;
-import java.io.StringWriter;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
 class DemoCommandTest {
 
-    private record Run(int exitCode, String out, String err) {
-    }
+    private record Run(int exitCode, String out, String err) {}
 
     private static Run run(String... args) {
         StringWriter out = new StringWriter();
@@ -28,9 +26,16 @@ class DemoCommandTest {
     void shouldPassAndPrintEveryStepWhenRunDeterministically() {
         Run r = run("demo");
         assertEquals(0, r.exitCode(), r.err());
-        for (String step : new String[] {"CONNECT_REQUEST, private data \"hello from a\"", "RDMA WRITE 16384 bytes",
-                "RDMA READ 16384 bytes", "original value 37 returned, word now 42", "CONNECTION_EVENT_ESTABLISHED",
-                "ia2's memory verified", "both IAs closed gracefully", "demo passed"}) {
+        for (String step : new String[] {
+            "CONNECT_REQUEST, private data \"hello from a\"",
+            "RDMA WRITE 16384 bytes",
+            "RDMA READ 16384 bytes",
+            "original value 37 returned, word now 42",
+            "CONNECTION_EVENT_ESTABLISHED",
+            "ia2's memory verified",
+            "both IAs closed gracefully",
+            "demo passed"
+        }) {
             assertTrue(r.out().contains(step), () -> "missing '" + step + "' in:\n" + r.out());
         }
     }

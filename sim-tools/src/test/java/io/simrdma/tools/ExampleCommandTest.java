@@ -1,20 +1,18 @@
 package io.simrdma.tools;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 /** {@code simrdma example}: lists the examples, runs one by name, refuses an unknown name. */
 class ExampleCommandTest {
 
-    private record Run(int exitCode, String out, String err) {
-    }
+    private record Run(int exitCode, String out, String err) {}
 
     private static Run run(String... args) {
         StringWriter out = new StringWriter();
@@ -31,8 +29,9 @@ class ExampleCommandTest {
     void shouldListRunAndRefuseWhenGivenNoNameANameOrAWrongName() {
         Run list = run("example");
         assertEquals(0, list.exitCode(), list.err());
-        for (String name : new String[] {"rc-pingpong", "rping-verbs", "rping-dat", "write-imm", "atomic-counter",
-            "srq-server", "fault-lab"}) {
+        for (String name : new String[] {
+            "rc-pingpong", "rping-verbs", "rping-dat", "write-imm", "atomic-counter", "srq-server", "fault-lab"
+        }) {
             assertTrue(list.out().contains(name), "listed: " + name + "\n" + list.out());
         }
         Run one = run("example", "write-imm", "--ladder");

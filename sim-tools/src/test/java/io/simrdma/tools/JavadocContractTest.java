@@ -1,7 +1,7 @@
 package io.simrdma.tools;
 
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -12,9 +12,8 @@ import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
 
 /**
  * STYLE.md rule 8, checked on the sources of every module's public API (everything but
@@ -23,8 +22,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class JavadocContractTest {
 
-    private static final List<String> MODULES = List.of("provider-api", "sim-fabric", "sim-provider", "conformance-tests",
-            "examples", "sim-tools", "test-support", "simrdma-junit");
+    private static final List<String> MODULES = List.of(
+            "provider-api",
+            "sim-fabric",
+            "sim-provider",
+            "conformance-tests",
+            "examples",
+            "sim-tools",
+            "test-support",
+            "simrdma-junit");
     private static final Pattern TYPE = Pattern.compile(
             "^public\\s+(?:final\\s+|abstract\\s+|sealed\\s+)*(?:class|interface|enum|record|@interface)\\s+(\\w+)",
             Pattern.MULTILINE);

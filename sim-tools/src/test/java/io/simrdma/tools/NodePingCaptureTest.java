@@ -1,11 +1,10 @@
 package io.simrdma.tools;
 
-import io.simrdma.testsupport.ExternalTool;
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.simrdma.testsupport.ExternalTool;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.io.PrintWriter;
@@ -21,10 +20,10 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
 
 /** {@code node --pcap} and {@code ping --pcap --ladder}: each side of a TCP link captures its packets as RoCEv2 (IPv6 from the nodes' GIDs). */
 class NodePingCaptureTest {
@@ -36,27 +35,42 @@ class NodePingCaptureTest {
     Path dir;
 
     @Test
-    @DisplayName("node --pcap and ping --pcap --ladder --html: both captures read by tshark as RoCEv2 (IPv6 from the nodes' GIDs) with "
-            + "the connection's IB CM messages; ping prints its ladder and writes its run viewer page")
+    @DisplayName(
+            "node --pcap and ping --pcap --ladder --html: both captures read by tshark as RoCEv2 (IPv6 from the nodes' GIDs) with "
+                    + "the connection's IB CM messages; ping prints its ladder and writes its run viewer page")
     void shouldCaptureBothSidesOfATcpLinkWhenNodeAndPingAreGivenPcap() throws Exception {
         Path nodePcap = dir.resolve("node.pcapng");
         Path pingPcap = dir.resolve("ping.pcapng");
         Path pingHtml = dir.resolve("ping.html");
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> cmd = new ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path"),
-                Simrdma.class.getName(), "node", "--listen", "127.0.0.1:0", "--connections", "1", "--region", "4096",
-                "--pcap", nodePcap.toString()));
+        List<String> cmd = new ArrayList<>(List.of(
+                java,
+                "-cp",
+                System.getProperty("java.class.path"),
+                Simrdma.class.getName(),
+                "node",
+                "--listen",
+                "127.0.0.1:0",
+                "--connections",
+                "1",
+                "--region",
+                "4096",
+                "--pcap",
+                nodePcap.toString()));
         Process node = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         BlockingQueue<String> lines = new LinkedBlockingQueue<>();
-        Thread reader = new Thread(() -> {
-            try (BufferedReader r = new BufferedReader(new InputStreamReader(node.getInputStream(), StandardCharsets.UTF_8))) {
-                for (String l = r.readLine(); l != null; l = r.readLine()) {
-                    lines.add(l);
-                }
-            } catch (java.io.IOException e) {
-                lines.add("reader: " + e);
-            }
-        }, "node-output");
+        Thread reader = new Thread(
+                () -> {
+                    try (BufferedReader r =
+                            new BufferedReader(new InputStreamReader(node.getInputStream(), StandardCharsets.UTF_8))) {
+                        for (String l = r.readLine(); l != null; l = r.readLine()) {
+                            lines.add(l);
+                        }
+                    } catch (java.io.IOException e) {
+                        lines.add("reader: " + e);
+                    }
+                },
+                "node-output");
         reader.setDaemon(true);
         reader.start();
         try {
@@ -75,15 +89,30 @@ class NodePingCaptureTest {
             CommandLine cl = Simrdma.commandLine();
             cl.setOut(new PrintWriter(out, true));
             cl.setErr(new PrintWriter(new StringWriter(), true));
-            int code = cl.execute("ping", "--peer", "127.0.0.1:" + port, "--count", "3", "--size", "100",
-                    "--rdma-size", "4096", "--timeout", "20000", "--pcap", pingPcap.toString(), "--ladder", "--html",
+            int code = cl.execute(
+                    "ping",
+                    "--peer",
+                    "127.0.0.1:" + port,
+                    "--count",
+                    "3",
+                    "--size",
+                    "100",
+                    "--rdma-size",
+                    "4096",
+                    "--timeout",
+                    "20000",
+                    "--pcap",
+                    pingPcap.toString(),
+                    "--ladder",
+                    "--html",
                     pingHtml.toString());
             assertEquals(0, code, out::toString);
             assertTrue(out.toString().contains("-- simrdma ping 127.0.0.1:" + port), "ladder printed:\n" + out);
             assertTrue(out.toString().contains("CM REQ") && out.toString().contains("SEND Only"), "ladder:\n" + out);
             assertTrue(out.toString().contains("run viewer: " + pingHtml), "ping says where the page is:\n" + out);
             String page = Files.readString(pingHtml);
-            assertTrue(page.contains("simrdma ping 127.0.0.1:" + port) && page.contains("CM REQ"),
+            assertTrue(
+                    page.contains("simrdma ping 127.0.0.1:" + port) && page.contains("CM REQ"),
                     "the run viewer page holds the ping's run");
             assertTrue(node.waitFor(DEADLINE_SECONDS, TimeUnit.SECONDS), "the node did not exit after its connection");
             assertEquals(0, node.exitValue());
@@ -92,16 +121,29 @@ class NodePingCaptureTest {
         }
         for (Path pcap : List.of(pingPcap, nodePcap)) {
             List<String> read = ExternalTool.tshark(pcap);
-            read.addAll(List.of("-T",
-                    "fields", "-E", "occurrence=f", "-e", "ipv6.dst", "-e", "udp.dstport", "-e", "infiniband.mad.attributeid",
-                    "-e", "_ws.malformed"));
+            read.addAll(List.of(
+                    "-T",
+                    "fields",
+                    "-E",
+                    "occurrence=f",
+                    "-e",
+                    "ipv6.dst",
+                    "-e",
+                    "udp.dstport",
+                    "-e",
+                    "infiniband.mad.attributeid",
+                    "-e",
+                    "_ws.malformed"));
             ExternalTool.Result t = ExternalTool.run(60, read);
             assertEquals(0, t.exitCode(), t.err());
-            List<String[]> rows = Arrays.stream(t.out().split("\n")).map(l -> Arrays.copyOf(l.split("\t", -1), 4)).toList();
+            List<String[]> rows = Arrays.stream(t.out().split("\n"))
+                    .map(l -> Arrays.copyOf(l.split("\t", -1), 4))
+                    .toList();
             assertTrue(rows.size() > 10, pcap + ": frames " + rows.size());
             for (String[] r : rows) {
                 // a TCP node's GID is fd53:494d::PORT:IPV4 (TcpNode.gidOf): the IPv6 addresses of the frames
-                assertTrue(r[0].startsWith("fd53:494d::"), pcap + ": IPv6 destination from the TCP node's GID: " + r[0]);
+                assertTrue(
+                        r[0].startsWith("fd53:494d::"), pcap + ": IPv6 destination from the TCP node's GID: " + r[0]);
                 assertEquals("4791", r[1], pcap + ": RoCEv2 port");
                 assertEquals("", r[3], pcap + ": malformed frame");
             }

@@ -1,13 +1,9 @@
 package io.simrdma.tools;
 
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import javax.tools.DiagnosticCollector;
-import javax.tools.JavaCompiler;
-import javax.tools.JavaFileObject;
-import javax.tools.StandardJavaFileManager;
-import javax.tools.ToolProvider;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -18,10 +14,13 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import javax.tools.DiagnosticCollector;
+import javax.tools.JavaCompiler;
+import javax.tools.JavaFileObject;
+import javax.tools.StandardJavaFileManager;
+import javax.tools.ToolProvider;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The README's quick start, compiled and run exactly as the README shows it. */
 class QuickStartReadmeTest {
@@ -51,21 +50,35 @@ class QuickStartReadmeTest {
         assertNotNull(javac, "tests need a JDK");
         DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
         try (StandardJavaFileManager fm = javac.getStandardFileManager(diagnostics, null, StandardCharsets.UTF_8)) {
-            boolean ok = javac.getTask(null, fm, diagnostics,
-                    List.of("-classpath", System.getProperty("java.class.path"), "-d", dir.toString(), "-Xlint:all", "-Werror"),
-                    null, fm.getJavaFileObjects(file)).call();
+            boolean ok = javac.getTask(
+                            null,
+                            fm,
+                            diagnostics,
+                            List.of(
+                                    "-classpath",
+                                    System.getProperty("java.class.path"),
+                                    "-d",
+                                    dir.toString(),
+                                    "-Xlint:all",
+                                    "-Werror"),
+                            null,
+                            fm.getJavaFileObjects(file))
+                    .call();
             assertTrue(ok, () -> "the quick start does not compile: " + diagnostics.getDiagnostics());
         }
 
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
         PrintStream saved = System.out;
-        try (URLClassLoader loader = new URLClassLoader(new URL[] {dir.toUri().toURL()}, getClass().getClassLoader())) {
+        try (URLClassLoader loader =
+                new URLClassLoader(new URL[] {dir.toUri().toURL()}, getClass().getClassLoader())) {
             Method main = loader.loadClass("QuickStart").getMethod("main", String[].class);
             System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
             main.invoke(null, (Object) new String[0]);
         } finally {
             System.setOut(saved);
         }
-        assertEquals("RDMA WRITE of 4096 bytes verified", captured.toString(StandardCharsets.UTF_8).strip());
+        assertEquals(
+                "RDMA WRITE of 4096 bytes verified",
+                captured.toString(StandardCharsets.UTF_8).strip());
     }
 }

@@ -1,12 +1,9 @@
 package io.simrdma.tools;
 
-import io.simrdma.testsupport.ExternalTool;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.simrdma.testsupport.ExternalTool;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -18,9 +15,11 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
 
 /**
  * The README's "Seeing what RDMA does" stays true: its ladder is the demo's, its tshark block is
@@ -64,8 +63,8 @@ class ReadmeTeachingTest {
      * Checks that the runs of {@code shown} between "..." lines occur in {@code actual} in order,
      * each as consecutive lines, after {@code norm}.
      */
-    private static void assertShownIn(List<String> shown, List<String> actual, java.util.function.UnaryOperator<String> norm,
-                                      String what) {
+    private static void assertShownIn(
+            List<String> shown, List<String> actual, java.util.function.UnaryOperator<String> norm, String what) {
         List<String> real = actual.stream().map(norm).toList();
         List<List<String>> runs = new ArrayList<>();
         runs.add(new ArrayList<>());
@@ -87,8 +86,10 @@ class ReadmeTeachingTest {
                     at = i;
                 }
             }
-            assertTrue(at >= 0, what + ": the README shows lines the real output does not have (in this order):\n"
-                    + String.join("\n", run) + "\n--- real output ---\n" + String.join("\n", real));
+            assertTrue(
+                    at >= 0,
+                    what + ": the README shows lines the real output does not have (in this order):\n"
+                            + String.join("\n", run) + "\n--- real output ---\n" + String.join("\n", real));
             from = at + run.size();
         }
     }
@@ -109,12 +110,16 @@ class ReadmeTeachingTest {
         assertTrue(command.startsWith("$ tshark -r demo.pcapng "), "the block starts with its command: " + command);
         Path tshark = ExternalTool.require("tshark", "tshark");
         List<String> cmd = new ArrayList<>(List.of(tshark.toString(), "-r", pcap.toString()));
-        cmd.addAll(Arrays.asList(command.substring("$ tshark -r demo.pcapng ".length()).split(" ")));
+        cmd.addAll(Arrays.asList(
+                command.substring("$ tshark -r demo.pcapng ".length()).split(" ")));
         ExternalTool.Result r = ExternalTool.run(60, cmd);
         assertEquals(0, r.exitCode(), "tshark: " + r.err());
         assertTrue(shown.size() > 3, "a few lines of output");
-        assertShownIn(shown.subList(1, shown.size()), Arrays.asList(r.out().split("\n")),
-                l -> l.trim().replaceAll("\\s+", " "), "tshark");
+        assertShownIn(
+                shown.subList(1, shown.size()),
+                Arrays.asList(r.out().split("\n")),
+                l -> l.trim().replaceAll("\\s+", " "),
+                "tshark");
     }
 
     @Test
@@ -125,7 +130,10 @@ class ReadmeTeachingTest {
         while (m.find()) {
             links.add(m.group(1));
         }
-        for (String want : List.of("docs/tutorial.md", "docs/diagrams/qp-states.md", "docs/diagrams/ep-states.md",
+        for (String want : List.of(
+                "docs/tutorial.md",
+                "docs/diagrams/qp-states.md",
+                "docs/diagrams/ep-states.md",
                 "docs/diagrams/opcode-headers.md")) {
             assertTrue(links.contains(want), "the README links to " + want + "; its links: " + links);
         }

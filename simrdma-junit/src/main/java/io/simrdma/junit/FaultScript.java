@@ -1,7 +1,6 @@
 package io.simrdma.junit;
 
 import io.simrdma.fabric.PacketMatcher;
-
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -46,7 +45,10 @@ public final class FaultScript {
 
     /** What a script does to the packets it selects. */
     public enum Action {
-        DROP, DELAY, DUPLICATE, CORRUPT
+        DROP,
+        DELAY,
+        DUPLICATE,
+        CORRUPT
     }
 
     private final Action action;
@@ -61,8 +63,18 @@ public final class FaultScript {
     private final long untilNanos;
     private final String text;
 
-    private FaultScript(Action action, PacketKind kind, long nth, double probability, long delayNanos, String x,
-                        String y, boolean directed, long fromNanos, long untilNanos, String text) {
+    private FaultScript(
+            Action action,
+            PacketKind kind,
+            long nth,
+            double probability,
+            long delayNanos,
+            String x,
+            String y,
+            boolean directed,
+            long fromNanos,
+            long untilNanos,
+            String text) {
         this.action = action;
         this.kind = kind;
         this.nth = nth;
@@ -78,8 +90,18 @@ public final class FaultScript {
 
     /** Drops every packet of {@code kind} (narrow it with {@link #nth}, {@link #probability}...). */
     public static FaultScript drop(PacketKind kind) {
-        return new FaultScript(Action.DROP, Objects.requireNonNull(kind, "kind"), 0, 1.0, 0, null, null, false, 0,
-                Long.MAX_VALUE, null);
+        return new FaultScript(
+                Action.DROP,
+                Objects.requireNonNull(kind, "kind"),
+                0,
+                1.0,
+                0,
+                null,
+                null,
+                false,
+                0,
+                Long.MAX_VALUE,
+                null);
     }
 
     /** Drops each packet with probability {@code p} (0 &lt; p &lt;= 1). */
@@ -115,8 +137,18 @@ public final class FaultScript {
 
     /** Only packets of {@code k}. */
     public FaultScript kind(PacketKind k) {
-        return new FaultScript(action, Objects.requireNonNull(k, "kind"), nth, probability, delayNanos, x, y, directed,
-                fromNanos, untilNanos, null);
+        return new FaultScript(
+                action,
+                Objects.requireNonNull(k, "kind"),
+                nth,
+                probability,
+                delayNanos,
+                x,
+                y,
+                directed,
+                fromNanos,
+                untilNanos,
+                null);
     }
 
     /** Only the {@code n}-th packet of the kind (from 1), counted over the script's links. */
@@ -137,14 +169,34 @@ public final class FaultScript {
 
     /** Only on the link between devices {@code a} and {@code b}, both ways. */
     public FaultScript between(String a, String b) {
-        return new FaultScript(action, kind, nth, probability, delayNanos, Objects.requireNonNull(a, "a"),
-                Objects.requireNonNull(b, "b"), false, fromNanos, untilNanos, null);
+        return new FaultScript(
+                action,
+                kind,
+                nth,
+                probability,
+                delayNanos,
+                Objects.requireNonNull(a, "a"),
+                Objects.requireNonNull(b, "b"),
+                false,
+                fromNanos,
+                untilNanos,
+                null);
     }
 
     /** Only packets device {@code from} sends to device {@code to}. */
     public FaultScript from(String from, String to) {
-        return new FaultScript(action, kind, nth, probability, delayNanos, Objects.requireNonNull(from, "from"),
-                Objects.requireNonNull(to, "to"), true, fromNanos, untilNanos, null);
+        return new FaultScript(
+                action,
+                kind,
+                nth,
+                probability,
+                delayNanos,
+                Objects.requireNonNull(from, "from"),
+                Objects.requireNonNull(to, "to"),
+                true,
+                fromNanos,
+                untilNanos,
+                null);
     }
 
     /** Only from {@code start} to {@code end} after the script is applied, on the fabric's clock. */
@@ -289,24 +341,38 @@ public final class FaultScript {
                 String[] ends = word.split("-", 2);
                 s = s.between(ends[0], ends[1]);
             } else {
-                throw bad(line, word, "a packet kind (" + java.util.Arrays.toString(PacketKind.values())
-                        + "), both, a link a-b, a direction a->b, a window 2ms..40ms or a percentage 5%");
+                throw bad(
+                        line,
+                        word,
+                        "a packet kind (" + java.util.Arrays.toString(PacketKind.values())
+                                + "), both, a link a-b, a direction a->b, a window 2ms..40ms or a percentage 5%");
             }
         }
-        return new FaultScript(s.action, s.kind, s.nth, s.probability, s.delayNanos, s.x, s.y, s.directed,
-                s.fromNanos, s.untilNanos, line.trim());
+        return new FaultScript(
+                s.action,
+                s.kind,
+                s.nth,
+                s.probability,
+                s.delayNanos,
+                s.x,
+                s.y,
+                s.directed,
+                s.fromNanos,
+                s.untilNanos,
+                line.trim());
     }
 
     private static String need(String line, String[] w, int i, String expected) {
         if (i >= w.length) {
-            throw new IllegalArgumentException("fault script '" + line.trim() + "': expected " + expected + " at the end");
+            throw new IllegalArgumentException(
+                    "fault script '" + line.trim() + "': expected " + expected + " at the end");
         }
         return w[i];
     }
 
     private static IllegalArgumentException bad(String line, String word, String expected) {
-        return new IllegalArgumentException("fault script '" + line.trim() + "': cannot read '" + word + "'; expected "
-                + expected);
+        return new IllegalArgumentException(
+                "fault script '" + line.trim() + "': cannot read '" + word + "'; expected " + expected);
     }
 
     private static boolean isOrdinal(String word) {
@@ -368,8 +434,14 @@ public final class FaultScript {
             b.append(' ').append(delayNanos).append("ns");
         }
         if (nth > 0) {
-            b.append(' ').append(nth).append(nth % 10 == 1 && nth % 100 != 11 ? "st"
-                    : nth % 10 == 2 && nth % 100 != 12 ? "nd" : nth % 10 == 3 && nth % 100 != 13 ? "rd" : "th");
+            b.append(' ')
+                    .append(nth)
+                    .append(
+                            nth % 10 == 1 && nth % 100 != 11
+                                    ? "st"
+                                    : nth % 10 == 2 && nth % 100 != 12
+                                            ? "nd"
+                                            : nth % 10 == 3 && nth % 100 != 13 ? "rd" : "th");
         }
         b.append(' ').append(kind);
         if (x != null) {

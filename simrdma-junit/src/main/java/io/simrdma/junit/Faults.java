@@ -5,7 +5,6 @@ import io.simrdma.fabric.Fabric;
 import io.simrdma.fabric.FaultRule;
 import io.simrdma.fabric.PacketMatcher;
 import io.simrdma.fabric.tcp.TcpNode;
-
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -51,8 +50,8 @@ public final class Faults {
         if (script.deviceX() != null) {
             for (String n : new String[] {script.deviceX(), script.deviceY()}) {
                 if (!names.contains(n)) {
-                    throw new IllegalArgumentException("fault script '" + script + "' names device " + n
-                            + "; the test's devices are " + names);
+                    throw new IllegalArgumentException(
+                            "fault script '" + script + "' names device " + n + "; the test's devices are " + names);
                 }
             }
         }
@@ -104,7 +103,8 @@ public final class Faults {
         if (s.directed()) {
             return s.deviceX().equals(from) && s.deviceY().equals(to);
         }
-        return (s.deviceX().equals(from) && s.deviceY().equals(to)) || (s.deviceX().equals(to) && s.deviceY().equals(from));
+        return (s.deviceX().equals(from) && s.deviceY().equals(to))
+                || (s.deviceX().equals(to) && s.deviceY().equals(from));
     }
 
     /** The sim-fabric rule of {@code s} on the clock of {@code clock}. */

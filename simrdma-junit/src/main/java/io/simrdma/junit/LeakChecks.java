@@ -7,7 +7,6 @@ import io.simrdma.dat.DatHandle;
 import io.simrdma.dat.EventDispatcher;
 import io.simrdma.dat.InterfaceAdapter;
 import io.simrdma.provider.SimProvider;
-
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -42,8 +41,7 @@ final class LeakChecks {
     private static final List<String> NETTY_LEAKS = new ArrayList<>();
     private static volatile boolean nettyListening;
 
-    private LeakChecks() {
-    }
+    private LeakChecks() {}
 
     /** DAT handles of {@code ia} not freed, with the events queued on its EVDs. */
     static List<String> datHandles(String iaName, InterfaceAdapter ia) {
@@ -87,9 +85,14 @@ final class LeakChecks {
         }
         for (StackTraceElement e : t.getStackTrace()) {
             String c = e.getClassName();
-            if (!(c.startsWith("io.simrdma.fabric.") || c.startsWith("io.simrdma.provider.")
-                    || c.startsWith("io.simrdma.dat.") || isToolkit(c) || c.startsWith("java.")
-                    || c.startsWith("jdk.") || c.startsWith("sun.") || c.startsWith("org.junit."))) {
+            if (!(c.startsWith("io.simrdma.fabric.")
+                    || c.startsWith("io.simrdma.provider.")
+                    || c.startsWith("io.simrdma.dat.")
+                    || isToolkit(c)
+                    || c.startsWith("java.")
+                    || c.startsWith("jdk.")
+                    || c.startsWith("sun.")
+                    || c.startsWith("org.junit."))) {
                 return "at " + e;
             }
         }
@@ -107,8 +110,15 @@ final class LeakChecks {
         return TOOLKIT.contains(top);
     }
 
-    private static final Set<String> TOOLKIT = Set.of("SimFabricExtension", "TestFabric", "Faults", "ScriptedFault",
-            "OwnershipChecker", "LeakChecks", "SeedReport", "FaultScript");
+    private static final Set<String> TOOLKIT = Set.of(
+            "SimFabricExtension",
+            "TestFabric",
+            "Faults",
+            "ScriptedFault",
+            "OwnershipChecker",
+            "LeakChecks",
+            "SeedReport",
+            "FaultScript");
 
     /** Live threads named simrdma-... */
     static Set<Thread> simrdmaThreads() {
@@ -163,7 +173,8 @@ final class LeakChecks {
             return true;
         }
         try {
-            java.lang.reflect.Field f = Class.forName("io.netty.buffer.AbstractByteBuf").getDeclaredField("leakDetector");
+            java.lang.reflect.Field f =
+                    Class.forName("io.netty.buffer.AbstractByteBuf").getDeclaredField("leakDetector");
             f.setAccessible(true);
             ResourceLeakDetector<?> d = (ResourceLeakDetector<?>) f.get(null);
             d.setLeakListener((resourceType, records) -> {

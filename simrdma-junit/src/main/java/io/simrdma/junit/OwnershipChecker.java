@@ -15,7 +15,6 @@ import io.simrdma.fabric.SharedReceiveQueue;
 import io.simrdma.fabric.WcOpcode;
 import io.simrdma.fabric.WcStatus;
 import io.simrdma.fabric.WrOpcode;
-
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -66,6 +65,7 @@ public final class OwnershipChecker implements FabricObserver {
         boolean checkContent;
         /** The device writes these SGEs (receive, RDMA READ, atomic) rather than reads them. */
         boolean deviceWrites;
+
         final MemoryRegion[] mrs;
         final int[] offsets;
         final int[] lengths;
@@ -126,8 +126,8 @@ public final class OwnershipChecker implements FabricObserver {
         } else if (object instanceof SharedReceiveQueue srq) {
             recvQueues.remove(srq);
         } else if (object instanceof CompletionQueue cq && cq.size() > 0) {
-            unreaped.add(describe(cq) + " was destroyed with " + cq.size()
-                    + " completion(s) nobody polled (ibv_poll_cq)");
+            unreaped.add(
+                    describe(cq) + " was destroyed with " + cq.size() + " completion(s) nobody polled (ibv_poll_cq)");
         }
     }
 
@@ -157,9 +157,13 @@ public final class OwnershipChecker implements FabricObserver {
     @Override
     public synchronized void sendPosted(QueuePair qp, SendWr wr) {
         WrOpcode op = wr.opcode();
-        boolean source = op == WrOpcode.SEND || op == WrOpcode.SEND_WITH_IMM || op == WrOpcode.SEND_WITH_INV
-                || op == WrOpcode.RDMA_WRITE || op == WrOpcode.RDMA_WRITE_WITH_IMM;
-        boolean target = op == WrOpcode.RDMA_READ || op == WrOpcode.ATOMIC_CMP_AND_SWP || op == WrOpcode.ATOMIC_FETCH_AND_ADD;
+        boolean source = op == WrOpcode.SEND
+                || op == WrOpcode.SEND_WITH_IMM
+                || op == WrOpcode.SEND_WITH_INV
+                || op == WrOpcode.RDMA_WRITE
+                || op == WrOpcode.RDMA_WRITE_WITH_IMM;
+        boolean target =
+                op == WrOpcode.RDMA_READ || op == WrOpcode.ATOMIC_CMP_AND_SWP || op == WrOpcode.ATOMIC_FETCH_AND_ADD;
         // An inline WR's bytes are copied at the post (IBV_SEND_INLINE): the buffer is the application's again.
         boolean content = checkContent && (target || (source && !wr.hasFlag(SendFlag.INLINE)));
         Posted p = capture(qp, wr.wrId(), op.name(), content, target, wr.numSge(), i -> wr.sgeAt(i));
@@ -178,8 +182,8 @@ public final class OwnershipChecker implements FabricObserver {
     }
 
     /** @param deviceWrites the device writes the SGEs (receive, READ, atomic): compared byte by byte or not at all */
-    private Posted capture(Object queue, long wrId, String opcode, boolean content, boolean deviceWrites, int n,
-                           SgeAt sges) {
+    private Posted capture(
+            Object queue, long wrId, String opcode, boolean content, boolean deviceWrites, int n, SgeAt sges) {
         Posted p = new Posted(queue, wrId, opcode, content, n);
         p.deviceWrites = deviceWrites;
         for (int i = 0; i < n; i++) {
@@ -215,7 +219,10 @@ public final class OwnershipChecker implements FabricObserver {
         }
         landing.put(qp, p);
         p.landed = true;
-        compare(p, 0, "written by the application after ibv_post_recv and before its completion",
+        compare(
+                p,
+                0,
+                "written by the application after ibv_post_recv and before its completion",
                 "posted receive buffer");
     }
 
@@ -236,7 +243,11 @@ public final class OwnershipChecker implements FabricObserver {
             return;
         }
         // The bytes the device wrote are in the copy (deviceWrote): any other difference is the application's.
-        compare(p, 0, "written by the application after ibv_post_recv and before the receive completed", "receive buffer");
+        compare(
+                p,
+                0,
+                "written by the application after ibv_post_recv and before the receive completed",
+                "receive buffer");
     }
 
     @Override
@@ -247,11 +258,19 @@ public final class OwnershipChecker implements FabricObserver {
             return;
         }
         if (p.opcode.startsWith("RDMA_READ") || p.opcode.startsWith("ATOMIC")) {
-            compare(p, 0, "written by the application after ibv_post_send and before the " + p.opcode
-                    + " completed: the NIC writes them until then", "destination buffer");
+            compare(
+                    p,
+                    0,
+                    "written by the application after ibv_post_send and before the " + p.opcode
+                            + " completed: the NIC writes them until then",
+                    "destination buffer");
         } else {
-            compare(p, 0, "written by the application after ibv_post_send and before the WR completed: a NIC reads "
-                    + "them at any moment until then, so it may send the new bytes, the old ones or a mix", "source buffer");
+            compare(
+                    p,
+                    0,
+                    "written by the application after ibv_post_send and before the WR completed: a NIC reads "
+                            + "them at any moment until then, so it may send the new bytes, the old ones or a mix",
+                    "source buffer");
         }
     }
 
@@ -286,8 +305,12 @@ public final class OwnershipChecker implements FabricObserver {
                 if (!p.landed && p.deviceWrites && !p.opcode.equals("RECV")) {
                     // the first bytes the device wrote for this WR: what the application wrote elsewhere shows now
                     p.landed = true;
-                    compare(p, 0, "written by the application after ibv_post_send and before the " + p.opcode
-                            + " completed: the NIC writes them until then", "destination buffer");
+                    compare(
+                            p,
+                            0,
+                            "written by the application after ibv_post_send and before the " + p.opcode
+                                    + " completed: the NIC writes them until then",
+                            "destination buffer");
                 }
                 p.written = true;
             }
@@ -318,7 +341,8 @@ public final class OwnershipChecker implements FabricObserver {
             ByteBuffer now = range(mr, p.offsets[i], len);
             if (p.copies[i] == null) {
                 if (crc(now) != p.crcs[i]) {
-                    violations.add(header(p, buffer, mr, i) + ": bytes " + what + " (CRC differs; range too long to show)");
+                    violations.add(
+                            header(p, buffer, mr, i) + ": bytes " + what + " (CRC differs; range too long to show)");
                     p.checkContent = false;
                     return;
                 }
@@ -337,8 +361,10 @@ public final class OwnershipChecker implements FabricObserver {
             if (first >= 0) {
                 violations.add(header(p, buffer, mr, i) + ": bytes [" + (p.offsets[i] + first) + ", "
                         + (p.offsets[i] + last + 1) + ") of the region " + what
-                        + (p.written ? "\n      the device wrote: " : "\n      posted: ") + hex(p.copies[i], first, last + 1)
-                        + (p.written ? "\n      now:              " : "\n      now:    ") + hexOf(now, first, last + 1));
+                        + (p.written ? "\n      the device wrote: " : "\n      posted: ")
+                        + hex(p.copies[i], first, last + 1)
+                        + (p.written ? "\n      now:              " : "\n      now:    ")
+                        + hexOf(now, first, last + 1));
                 p.checkContent = false;
                 return;
             }
@@ -400,7 +426,8 @@ public final class OwnershipChecker implements FabricObserver {
     /** A short name for a verbs object: its kind, number and device. */
     static String describe(Object o) {
         if (o instanceof QueuePair qp) {
-            return "QP 0x" + Integer.toHexString(qp.qpNum()) + " of device " + qp.device().name();
+            return "QP 0x" + Integer.toHexString(qp.qpNum()) + " of device "
+                    + qp.device().name();
         } else if (o instanceof MemoryRegion mr) {
             return "MR lkey 0x" + Integer.toHexString(mr.lkey()) + " (" + mr.length() + " bytes) of device "
                     + mr.pd().device().name();
@@ -411,7 +438,8 @@ public final class OwnershipChecker implements FabricObserver {
         } else if (o instanceof SharedReceiveQueue srq) {
             return "SRQ of device " + srq.pd().device().name();
         } else if (o instanceof MemoryWindow mw) {
-            return "MW rkey 0x" + Integer.toHexString(mw.rkey()) + " of device " + mw.pd().device().name();
+            return "MW rkey 0x" + Integer.toHexString(mw.rkey()) + " of device "
+                    + mw.pd().device().name();
         } else if (o instanceof CompletionChannel ch) {
             return "completion channel of device " + ch.device().name();
         }

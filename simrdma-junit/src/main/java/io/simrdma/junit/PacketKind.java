@@ -2,7 +2,6 @@ package io.simrdma.junit;
 
 import io.simrdma.fabric.PacketMatcher;
 import io.simrdma.fabric.wire.Opcode;
-
 import java.util.Locale;
 
 /**
@@ -27,12 +26,23 @@ public enum PacketKind {
     /** RDMA READ response packets (First, Middle, Last, Only). */
     READ_RESPONSE(PacketMatcher.readResponses()),
     /** SEND packets of every kind. */
-    SEND(PacketMatcher.opcode(Opcode.RC_SEND_FIRST, Opcode.RC_SEND_MIDDLE, Opcode.RC_SEND_LAST,
-            Opcode.RC_SEND_LAST_WITH_IMMEDIATE, Opcode.RC_SEND_ONLY, Opcode.RC_SEND_ONLY_WITH_IMMEDIATE,
-            Opcode.RC_SEND_LAST_WITH_INVALIDATE, Opcode.RC_SEND_ONLY_WITH_INVALIDATE)),
+    SEND(PacketMatcher.opcode(
+            Opcode.RC_SEND_FIRST,
+            Opcode.RC_SEND_MIDDLE,
+            Opcode.RC_SEND_LAST,
+            Opcode.RC_SEND_LAST_WITH_IMMEDIATE,
+            Opcode.RC_SEND_ONLY,
+            Opcode.RC_SEND_ONLY_WITH_IMMEDIATE,
+            Opcode.RC_SEND_LAST_WITH_INVALIDATE,
+            Opcode.RC_SEND_ONLY_WITH_INVALIDATE)),
     /** RDMA WRITE packets of every kind. */
-    RDMA_WRITE(PacketMatcher.opcode(Opcode.RC_RDMA_WRITE_FIRST, Opcode.RC_RDMA_WRITE_MIDDLE, Opcode.RC_RDMA_WRITE_LAST,
-            Opcode.RC_RDMA_WRITE_LAST_WITH_IMMEDIATE, Opcode.RC_RDMA_WRITE_ONLY, Opcode.RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE)),
+    RDMA_WRITE(PacketMatcher.opcode(
+            Opcode.RC_RDMA_WRITE_FIRST,
+            Opcode.RC_RDMA_WRITE_MIDDLE,
+            Opcode.RC_RDMA_WRITE_LAST,
+            Opcode.RC_RDMA_WRITE_LAST_WITH_IMMEDIATE,
+            Opcode.RC_RDMA_WRITE_ONLY,
+            Opcode.RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE)),
     /** Atomic requests (CmpSwap, FetchAdd). */
     ATOMIC(PacketMatcher.opcode(Opcode.RC_CMP_SWAP, Opcode.RC_FETCH_ADD)),
     /** Packets a requester sends again. */

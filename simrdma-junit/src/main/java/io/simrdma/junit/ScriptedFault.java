@@ -3,7 +3,6 @@ package io.simrdma.junit;
 import io.simrdma.fabric.Fabric;
 import io.simrdma.fabric.FaultRule;
 import io.simrdma.fabric.sched.WaitSignal;
-
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -70,7 +69,8 @@ public final class ScriptedFault {
     public ScriptedFault awaitFired(long timeout, TimeUnit unit) {
         if (!awaitHits(1, timeout, unit)) {
             throw new AssertionError("fault script '" + script + "' did not fire within " + timeout + " "
-                    + unit.name().toLowerCase(java.util.Locale.ROOT) + " of fabric time (clock at " + clock.now() + " ns)");
+                    + unit.name().toLowerCase(java.util.Locale.ROOT) + " of fabric time (clock at " + clock.now()
+                    + " ns)");
         }
         return this;
     }

@@ -1,8 +1,7 @@
 package io.simrdma.junit;
 
-import org.junit.jupiter.api.extension.ExtensionContext;
-
 import java.util.Locale;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * Attached (suppressed) to the exception of a failing {@link SimFabricTest}: the seed of the run and
@@ -24,20 +23,33 @@ public final class SeedReport extends RuntimeException {
 
     static String message(ExtensionContext context, TestFabric net) {
         String mode = net.mode().name().toLowerCase(Locale.ROOT).replace('_', ' ');
-        StringBuilder b = new StringBuilder("simrdma-junit: seed ").append(net.seed()).append(" (").append(mode)
-                .append(" fabric, profile ").append(net.profile().name()).append(", devices ").append(net.deviceNames())
+        StringBuilder b = new StringBuilder("simrdma-junit: seed ")
+                .append(net.seed())
+                .append(" (")
+                .append(mode)
+                .append(" fabric, profile ")
+                .append(net.profile().name())
+                .append(", devices ")
+                .append(net.deviceNames())
                 .append(")");
         if (net.mode() == FabricMode.DETERMINISTIC) {
             b.append(". Re-run exactly this test with it:");
         } else {
-            b.append(": a ").append(mode).append(" fabric runs in real time, so the seed does not replay the run;"
-                    + " re-run the test with:");
+            b.append(": a ")
+                    .append(mode)
+                    .append(" fabric runs in real time, so the seed does not replay the run;"
+                            + " re-run the test with:");
         }
         String cls = context.getRequiredTestClass().getName();
-        String test = cls.substring(cls.lastIndexOf('.') + 1) + "#" + context.getRequiredTestMethod().getName();
+        String test = cls.substring(cls.lastIndexOf('.') + 1) + "#"
+                + context.getRequiredTestMethod().getName();
         // a nested class's '$' would be expanded by the shell: quote it
-        b.append("\n  mvn test -Dtest=").append(test.indexOf('$') >= 0 ? "'" + test + "'" : test).append(" -D")
-                .append(SimFabricExtension.SEED_PROPERTY).append('=').append(net.seed());
+        b.append("\n  mvn test -Dtest=")
+                .append(test.indexOf('$') >= 0 ? "'" + test + "'" : test)
+                .append(" -D")
+                .append(SimFabricExtension.SEED_PROPERTY)
+                .append('=')
+                .append(net.seed());
         return b.toString();
     }
 }

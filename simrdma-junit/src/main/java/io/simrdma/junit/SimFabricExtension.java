@@ -5,6 +5,15 @@ import io.simrdma.fabric.Counters;
 import io.simrdma.fabric.Device;
 import io.simrdma.fabric.Fabric;
 import io.simrdma.provider.SimProvider;
+import java.lang.reflect.AnnotatedElement;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.BeforeTestExecutionCallback;
@@ -18,16 +27,6 @@ import org.junit.jupiter.api.extension.TestExecutionExceptionHandler;
 import org.junit.jupiter.api.extension.TestTemplateInvocationContext;
 import org.junit.jupiter.api.extension.TestTemplateInvocationContextProvider;
 import org.junit.platform.commons.support.AnnotationSupport;
-
-import java.lang.reflect.AnnotatedElement;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.List;
-import java.util.Locale;
-import java.util.Optional;
-import java.util.Set;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.stream.Stream;
 
 /**
  * The JUnit 5 extension behind {@link SimFabricTest} and {@link FabricMatrix}.
@@ -49,20 +48,31 @@ import java.util.stream.Stream;
  *
  * <p>Thread safety: JUnit calls it per test; state lives in the test's extension store.
  */
-public final class SimFabricExtension implements BeforeEachCallback, BeforeTestExecutionCallback, AfterEachCallback,
-        ParameterResolver, TestExecutionExceptionHandler, LifecycleMethodExecutionExceptionHandler,
-        TestTemplateInvocationContextProvider {
+public final class SimFabricExtension
+        implements BeforeEachCallback,
+                BeforeTestExecutionCallback,
+                AfterEachCallback,
+                ParameterResolver,
+                TestExecutionExceptionHandler,
+                LifecycleMethodExecutionExceptionHandler,
+                TestTemplateInvocationContextProvider {
 
     /** The system property that fixes the seed. */
     public static final String SEED_PROPERTY = "simrdma.seed";
 
     private static final ExtensionContext.Namespace NS = ExtensionContext.Namespace.create(SimFabricExtension.class);
-    private static final Class<?>[] INJECTED = {TestFabric.class, Fabric.class, Device.class, InterfaceAdapter.class,
-            Counters.class, Faults.class, OwnershipChecker.class};
+    private static final Class<?>[] INJECTED = {
+        TestFabric.class,
+        Fabric.class,
+        Device.class,
+        InterfaceAdapter.class,
+        Counters.class,
+        Faults.class,
+        OwnershipChecker.class
+    };
 
     /** The settings of one test: its annotation, and a matrix cell's mode and profile. */
-    record Settings(SimFabricTest annotation, FabricMode mode, String profile) {
-    }
+    record Settings(SimFabricTest annotation, FabricMode mode, String profile) {}
 
     /** A cell of a {@link FabricMatrix}: stores its mode and profile before the test's fabric is built. */
     private record Cell(FabricMode mode, String profile) implements TestTemplateInvocationContext, BeforeEachCallback {
@@ -110,7 +120,8 @@ public final class SimFabricExtension implements BeforeEachCallback, BeforeTestE
         store.put("seed", seed);
         store.put("settings", s);
         OwnershipChecker checker = new OwnershipChecker(s.annotation().checkOwnership());
-        net = new TestFabric(s.mode(), s.profile(), seed, Arrays.asList(s.annotation().devices()), checker);
+        net = new TestFabric(
+                s.mode(), s.profile(), seed, Arrays.asList(s.annotation().devices()), checker);
         store.put("fabric", net);
         for (String script : s.annotation().faults()) {
             net.faults().add(script);
@@ -148,8 +159,7 @@ public final class SimFabricExtension implements BeforeEachCallback, BeforeTestE
 
     /** The defaults of a test that only has {@link FabricMatrix}. */
     @SimFabricTest
-    private static final class Defaults {
-    }
+    private static final class Defaults {}
 
     @Override
     public void afterEach(ExtensionContext context) {
@@ -191,9 +201,12 @@ public final class SimFabricExtension implements BeforeEachCallback, BeforeTestE
             problems.addAll(LeakChecks.nettyLeaks());
         }
         if (!problems.isEmpty()) {
-            StringBuilder m = new StringBuilder("simrdma-junit: ").append(problems.size())
-                    .append(problems.size() == 1 ? " problem" : " problems").append(" at the end of ")
-                    .append(context.getDisplayName()).append(':');
+            StringBuilder m = new StringBuilder("simrdma-junit: ")
+                    .append(problems.size())
+                    .append(problems.size() == 1 ? " problem" : " problems")
+                    .append(" at the end of ")
+                    .append(context.getDisplayName())
+                    .append(':');
             for (String p : problems) {
                 m.append("\n  - ").append(p);
             }
@@ -209,13 +222,15 @@ public final class SimFabricExtension implements BeforeEachCallback, BeforeTestE
 
     /** A {@code @BeforeEach} method that fails reports the seed as the test would. */
     @Override
-    public void handleBeforeEachMethodExecutionException(ExtensionContext context, Throwable throwable) throws Throwable {
+    public void handleBeforeEachMethodExecutionException(ExtensionContext context, Throwable throwable)
+            throws Throwable {
         reportSeed(context, throwable);
     }
 
     /** A {@code @AfterEach} method that fails reports the seed as the test would. */
     @Override
-    public void handleAfterEachMethodExecutionException(ExtensionContext context, Throwable throwable) throws Throwable {
+    public void handleAfterEachMethodExecutionException(ExtensionContext context, Throwable throwable)
+            throws Throwable {
         reportSeed(context, throwable);
     }
 
@@ -247,7 +262,9 @@ public final class SimFabricExtension implements BeforeEachCallback, BeforeTestE
     public Object resolveParameter(ParameterContext p, ExtensionContext e) {
         TestFabric net = fabric(e);
         Class<?> t = p.getParameter().getType();
-        String name = p.findAnnotation(Node.class).map(Node::value).orElse(net.deviceNames().get(0));
+        String name = p.findAnnotation(Node.class)
+                .map(Node::value)
+                .orElse(net.deviceNames().get(0));
         try {
             if (t == TestFabric.class) {
                 return net;
@@ -277,10 +294,16 @@ public final class SimFabricExtension implements BeforeEachCallback, BeforeTestE
 
     @Override
     public Stream<TestTemplateInvocationContext> provideTestTemplateInvocationContexts(ExtensionContext context) {
-        FabricMatrix m = AnnotationSupport.findAnnotation(context.getRequiredTestMethod(), FabricMatrix.class).orElseThrow();
-        String[] profiles = m.profiles().length > 0 ? m.profiles()
-                : new String[] {find(context.getRequiredTestMethod()).or(() -> find(context.getRequiredTestClass()))
-                        .map(SimFabricTest::profile).orElse("ibta")};
+        FabricMatrix m = AnnotationSupport.findAnnotation(context.getRequiredTestMethod(), FabricMatrix.class)
+                .orElseThrow();
+        String[] profiles = m.profiles().length > 0
+                ? m.profiles()
+                : new String[] {
+                    find(context.getRequiredTestMethod())
+                            .or(() -> find(context.getRequiredTestClass()))
+                            .map(SimFabricTest::profile)
+                            .orElse("ibta")
+                };
         List<TestTemplateInvocationContext> cells = new ArrayList<>();
         for (FabricMode mode : m.modes()) {
             for (String profile : profiles) {

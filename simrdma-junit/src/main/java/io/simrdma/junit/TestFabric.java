@@ -11,7 +11,6 @@ import io.simrdma.fabric.Fabric;
 import io.simrdma.fabric.tcp.TcpConfig;
 import io.simrdma.fabric.tcp.TcpNode;
 import io.simrdma.provider.SimProvider;
-
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -61,15 +60,27 @@ public final class TestFabric {
             if (mode == FabricMode.TCP_LOOPBACK) {
                 long s = seed;
                 for (String n : names) {
-                    Fabric f = Fabric.builder().name("simrdma-junit").threaded().seed(s++).observer(checker).build();
+                    Fabric f = Fabric.builder()
+                            .name("simrdma-junit")
+                            .threaded()
+                            .seed(s++)
+                            .observer(checker)
+                            .build();
                     fabrics.put(n, f);
-                    TcpNode node = TcpNode.start(f, TcpConfig.builder(n).device(DeviceConfig.named(n).profile(profile)).build());
+                    TcpNode node = TcpNode.start(
+                            f,
+                            TcpConfig.builder(n)
+                                    .device(DeviceConfig.named(n).profile(profile))
+                                    .build());
                     nodes.put(n, node);
                     devices.put(n, node.device());
                 }
             } else {
                 Fabric.Builder b = Fabric.builder().name(id).observer(checker);
-                Fabric f = (mode == FabricMode.DETERMINISTIC ? b.deterministic(seed) : b.threaded().seed(seed)).build();
+                Fabric f = (mode == FabricMode.DETERMINISTIC
+                                ? b.deterministic(seed)
+                                : b.threaded().seed(seed))
+                        .build();
                 for (String n : names) {
                     fabrics.put(n, f);
                     devices.put(n, f.createDevice(DeviceConfig.named(n).profile(profile)));

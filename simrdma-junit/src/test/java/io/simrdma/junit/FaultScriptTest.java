@@ -1,15 +1,14 @@
 package io.simrdma.junit;
 
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
-
-import java.util.List;
-import java.util.concurrent.TimeUnit;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
 
 /** The text form of {@link FaultScript} and its builder: the same fault either way, and clear errors. */
 class FaultScriptTest {
@@ -25,7 +24,10 @@ class FaultScriptTest {
         assertEquals(null, s.deviceX(), "every link");
         assertFalse(s.hasWindow());
         assertEquals("drop 3rd READ_RESPONSE", s.toString(), "the script as written");
-        assertEquals(PacketKind.READ_RESPONSE, FaultScript.parse("drop 1st read_responses").kind(), "any case, plural");
+        assertEquals(
+                PacketKind.READ_RESPONSE,
+                FaultScript.parse("drop 1st read_responses").kind(),
+                "any case, plural");
     }
 
     @Test
@@ -69,21 +71,33 @@ class FaultScriptTest {
     @Test
     @DisplayName("a script that cannot be read names the word and what was expected")
     void shouldNameTheWordWhenScriptIsWrong() {
-        assertEquals("fault script 'drop 3rd READ_REPONSE': cannot read 'READ_REPONSE'; expected a packet kind ([ANY,"
+        assertEquals(
+                "fault script 'drop 3rd READ_REPONSE': cannot read 'READ_REPONSE'; expected a packet kind ([ANY,"
                         + " REQUEST, RESPONSE, ACK, NAK, READ_REQUEST, READ_RESPONSE, SEND, RDMA_WRITE, ATOMIC, RETRANSMISSION]),"
                         + " both, a link a-b, a direction a->b, a window 2ms..40ms or a percentage 5%",
-                assertThrows(IllegalArgumentException.class, () -> FaultScript.parse("drop 3rd READ_REPONSE")).getMessage());
-        assertEquals("fault script 'lose 5%': cannot read 'lose'; expected drop, loss, delay, duplicate, corrupt or partition",
-                assertThrows(IllegalArgumentException.class, () -> FaultScript.parse("lose 5%")).getMessage());
-        assertEquals("fault script 'delay 50': cannot read '50'; expected a duration with a unit: ns, us, ms or s (such as 50us)",
-                assertThrows(IllegalArgumentException.class, () -> FaultScript.parse("delay 50")).getMessage());
-        assertEquals("fault script 'partition a-b': expected a window such as 2ms..40ms at the end",
-                assertThrows(IllegalArgumentException.class, () -> FaultScript.parse("partition a-b")).getMessage());
-        assertEquals("fault script 'loss 150%': cannot read '150%'; expected a percentage above 0% and at most 100%",
-                assertThrows(IllegalArgumentException.class, () -> FaultScript.parse("loss 150%")).getMessage());
+                assertThrows(IllegalArgumentException.class, () -> FaultScript.parse("drop 3rd READ_REPONSE"))
+                        .getMessage());
+        assertEquals(
+                "fault script 'lose 5%': cannot read 'lose'; expected drop, loss, delay, duplicate, corrupt or partition",
+                assertThrows(IllegalArgumentException.class, () -> FaultScript.parse("lose 5%"))
+                        .getMessage());
+        assertEquals(
+                "fault script 'delay 50': cannot read '50'; expected a duration with a unit: ns, us, ms or s (such as 50us)",
+                assertThrows(IllegalArgumentException.class, () -> FaultScript.parse("delay 50"))
+                        .getMessage());
+        assertEquals(
+                "fault script 'partition a-b': expected a window such as 2ms..40ms at the end",
+                assertThrows(IllegalArgumentException.class, () -> FaultScript.parse("partition a-b"))
+                        .getMessage());
+        assertEquals(
+                "fault script 'loss 150%': cannot read '150%'; expected a percentage above 0% and at most 100%",
+                assertThrows(IllegalArgumentException.class, () -> FaultScript.parse("loss 150%"))
+                        .getMessage());
         assertThrows(IllegalArgumentException.class, () -> FaultScript.parse("drop any 40ms..2ms"));
         assertThrows(IllegalArgumentException.class, () -> FaultScript.parse("  "));
-        assertThrows(IllegalArgumentException.class, () -> FaultScript.drop(PacketKind.ANY).nth(0));
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> FaultScript.drop(PacketKind.ANY).nth(0));
     }
 
     @Test
@@ -97,7 +111,9 @@ class FaultScriptTest {
     @Test
     @DisplayName("a builder script prints as its text form")
     void shouldPrintBuilderScriptAsText() {
-        assertEquals("drop 3rd READ_RESPONSE a->b", FaultScript.drop(PacketKind.READ_RESPONSE).nth(3).from("a", "b").toString());
+        assertEquals(
+                "drop 3rd READ_RESPONSE a->b",
+                FaultScript.drop(PacketKind.READ_RESPONSE).nth(3).from("a", "b").toString());
         assertEquals("drop 22nd ACK", FaultScript.drop(PacketKind.ACK).nth(22).toString());
     }
 }

@@ -1,19 +1,18 @@
 package io.simrdma.junit;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.simrdma.fabric.Device;
 import io.simrdma.fabric.SendFlag;
 import io.simrdma.fabric.SendWr;
 import io.simrdma.fabric.WcStatus;
 import io.simrdma.fabric.WrOpcode;
 import io.simrdma.junit.SimFabricExtensionTest.Pair;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
-
-import java.util.concurrent.TimeUnit;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * {@link Faults}: scripts compiled onto the links of every fabric mode, in-process and TCP, and the
@@ -24,8 +23,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class FaultsTest {
 
     static void write(Pair p, long id) {
-        p.qa.postSend(new SendWr().wrId(id).opcode(WrOpcode.RDMA_WRITE).sge(p.ma, 0, 64)
-                .remote(p.mb.address(), p.mb.rkey()).flag(SendFlag.SIGNALED));
+        p.qa.postSend(new SendWr()
+                .wrId(id)
+                .opcode(WrOpcode.RDMA_WRITE)
+                .sge(p.ma, 0, 64)
+                .remote(p.mb.address(), p.mb.rkey())
+                .flag(SendFlag.SIGNALED));
         assertEquals(WcStatus.SUCCESS, Pair.poll(p.ca).status(), "the WRITE completes despite the fault");
     }
 
@@ -44,14 +47,16 @@ class FaultsTest {
 
     @FabricMatrix(modes = {FabricMode.DETERMINISTIC, FabricMode.THREADED})
     @DisplayName("'partition a-b 0ms..20ms': packets in the window are lost, the WRITE completes after it")
-    void shouldDropEverythingWhenInsidePartitionWindow(@Node("a") Device a, @Node("b") Device b, Faults faults, TestFabric net) {
+    void shouldDropEverythingWhenInsidePartitionWindow(
+            @Node("a") Device a, @Node("b") Device b, Faults faults, TestFabric net) {
         Pair p = new Pair(a, b);
         ScriptedFault cut = faults.add("partition a-b 0ms..20ms");
         long start = net.fabric().now();
         write(p, 1);
         assertTrue(cut.hits() >= 1, "the first WRITE fell in the window");
-        assertTrue(net.fabric().now() - start >= 20_000_000L, "completed after the window closed, at "
-                + (net.fabric().now() - start) + " ns");
+        assertTrue(
+                net.fabric().now() - start >= 20_000_000L,
+                "completed after the window closed, at " + (net.fabric().now() - start) + " ns");
         p.close();
     }
 
@@ -74,8 +79,10 @@ class FaultsTest {
     @Test
     @DisplayName("a script naming a device the test does not have is refused with the test's devices")
     void shouldRefuseScriptWhenDeviceIsUnknown(Faults faults) {
-        assertEquals("fault script 'partition a-c 1ms..2ms' names device c; the test's devices are [a, b]",
-                assertThrows(IllegalArgumentException.class, () -> faults.add("partition a-c 1ms..2ms")).getMessage());
+        assertEquals(
+                "fault script 'partition a-c 1ms..2ms' names device c; the test's devices are [a, b]",
+                assertThrows(IllegalArgumentException.class, () -> faults.add("partition a-c 1ms..2ms"))
+                        .getMessage());
     }
 
     @Test
@@ -83,7 +90,9 @@ class FaultsTest {
     void shouldFailAwaitWhenScriptNeverFires(Faults faults) {
         ScriptedFault f = faults.add("drop 1st NAK");
         AssertionError e = assertThrows(AssertionError.class, () -> f.awaitFired(1, TimeUnit.MILLISECONDS));
-        assertTrue(e.getMessage().startsWith("fault script 'drop 1st NAK' did not fire within 1 milliseconds of fabric time"),
+        assertTrue(
+                e.getMessage()
+                        .startsWith("fault script 'drop 1st NAK' did not fire within 1 milliseconds of fabric time"),
                 e.getMessage());
     }
 }

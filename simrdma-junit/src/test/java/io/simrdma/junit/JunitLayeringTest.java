@@ -1,15 +1,15 @@
 package io.simrdma.junit;
 
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+
 import com.tngtech.archunit.base.DescribedPredicate;
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
-import io.simrdma.provider.SimProvider;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
+import io.simrdma.provider.SimProvider;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
-
-import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 
 /**
  * simrdma-junit is an application of the public APIs (the README's module map): sim-fabric's public
@@ -30,16 +30,23 @@ class JunitLayeringTest {
     @Test
     @DisplayName("the toolkit never imports io.simrdma.fabric.internal")
     void shouldKeepOffFabricInternals() {
-        noClasses().that().resideInAPackage("io.simrdma.junit..")
-                .should().dependOnClassesThat().resideInAPackage("io.simrdma.fabric.internal..")
+        noClasses()
+                .that()
+                .resideInAPackage("io.simrdma.junit..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAPackage("io.simrdma.fabric.internal..")
                 .check(toolkit);
     }
 
     @Test
     @DisplayName("of sim-provider the toolkit uses only SimProvider, its public entry point")
     void shouldUseOnlyTheProvidersEntryPoint() {
-        noClasses().that().resideInAPackage("io.simrdma.junit..")
-                .should().dependOnClassesThat(JavaClass.Predicates.resideInAPackage("io.simrdma.provider..")
+        noClasses()
+                .that()
+                .resideInAPackage("io.simrdma.junit..")
+                .should()
+                .dependOnClassesThat(JavaClass.Predicates.resideInAPackage("io.simrdma.provider..")
                         .and(DescribedPredicate.not(JavaClass.Predicates.equivalentTo(SimProvider.class))))
                 .check(toolkit);
     }

@@ -1,15 +1,14 @@
 package io.simrdma.junit;
 
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
 
 /**
  * The README's "Testing your RDMA application" example is {@code example/RdmaWriteTest.java} (which
@@ -30,9 +29,12 @@ class ReadmeExampleTest {
         String block = readme.substring(b + BEGIN.length(), e).strip();
         assertTrue(block.startsWith("```java\n") && block.endsWith("\n```"), "the example is not one java block");
         String shown = block.substring("```java\n".length(), block.length() - 4).strip();
-        String source = Files.readString(Path.of("src/test/java/io/simrdma/junit/example/RdmaWriteTest.java"),
-                StandardCharsets.UTF_8).replace("package io.simrdma.junit.example;", "package com.example;")
-                .replace("/** The README's example (\"Testing your RDMA application\"), kept compiling and passing here. */\n", "")
+        String source = Files.readString(
+                        Path.of("src/test/java/io/simrdma/junit/example/RdmaWriteTest.java"), StandardCharsets.UTF_8)
+                .replace("package io.simrdma.junit.example;", "package com.example;")
+                .replace(
+                        "/** The README's example (\"Testing your RDMA application\"), kept compiling and passing here. */\n",
+                        "")
                 .strip();
         assertEquals(source, shown, "README.md's example differs from example/RdmaWriteTest.java");
     }

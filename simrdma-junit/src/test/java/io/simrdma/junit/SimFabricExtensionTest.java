@@ -1,7 +1,13 @@
 package io.simrdma.junit;
 
-import io.simrdma.dat.EventDispatcher;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
+
 import io.simrdma.dat.EvdFlag;
+import io.simrdma.dat.EventDispatcher;
 import io.simrdma.dat.InterfaceAdapter;
 import io.simrdma.dat.ProtectionZone;
 import io.simrdma.fabric.AccessFlag;
@@ -19,23 +25,16 @@ import io.simrdma.fabric.SendWr;
 import io.simrdma.fabric.WorkCompletion;
 import io.simrdma.fabric.WrOpcode;
 import io.simrdma.fabric.sched.DeterministicScheduler;
+import java.nio.ByteBuffer;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.platform.testkit.engine.EngineTestKit;
 import org.junit.platform.testkit.engine.Event;
 import org.junit.platform.testkit.engine.Events;
-
-import java.nio.ByteBuffer;
-import java.util.EnumSet;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
 
 /**
  * Tests of {@link SimFabricExtension} itself: each case below is a small test class run through the
@@ -46,8 +45,8 @@ import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass
  */
 class SimFabricExtensionTest {
 
-    static final EnumSet<AccessFlag> ALL = EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE,
-            AccessFlag.REMOTE_READ);
+    static final EnumSet<AccessFlag> ALL =
+            EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_READ);
 
     /** The build's seed (simrdma-junit's pom sets one), restored after the tests that set their own. */
     private final String buildSeed = System.getProperty(SimFabricExtension.SEED_PROPERTY);
@@ -63,15 +62,21 @@ class SimFabricExtensionTest {
 
     /** Runs {@code testClass} and returns its test events. */
     static Events run(Class<?> testClass) {
-        return EngineTestKit.engine("junit-jupiter").selectors(selectClass(testClass)).execute().testEvents();
+        return EngineTestKit.engine("junit-jupiter")
+                .selectors(selectClass(testClass))
+                .execute()
+                .testEvents();
     }
 
     /** The one failure of a run: its exception. */
     static Throwable onlyFailure(Events events) {
         List<Event> failed = events.failed().list();
         assertEquals(1, failed.size(), "expected one failed test, saw " + failed);
-        return failed.get(0).getPayload(org.junit.platform.engine.TestExecutionResult.class).orElseThrow()
-                .getThrowable().orElseThrow();
+        return failed.get(0)
+                .getPayload(org.junit.platform.engine.TestExecutionResult.class)
+                .orElseThrow()
+                .getThrowable()
+                .orElseThrow();
     }
 
     // ------------------------------------------------------------------ the seed of a failing test
@@ -93,7 +98,8 @@ class SimFabricExtensionTest {
         assertEquals(1, t.getSuppressed().length, "one suppressed report");
         SeedReport r = assertInstanceOf(SeedReport.class, t.getSuppressed()[0]);
         System.out.println("what the user sees (failing seed):\n" + r.getMessage());
-        assertEquals("simrdma-junit: seed 4242 (deterministic fabric, profile ibta, devices [a, b])."
+        assertEquals(
+                "simrdma-junit: seed 4242 (deterministic fabric, profile ibta, devices [a, b])."
                         + " Re-run exactly this test with it:\n"
                         + "  mvn test -Dtest='SimFabricExtensionTest$FailingCase#shouldFail' -Dsimrdma.seed=4242",
                 r.getMessage());
@@ -142,10 +148,15 @@ class SimFabricExtensionTest {
         Throwable t = onlyFailure(run(LeakedDatHandleCase.class));
         String m = t.getMessage();
         System.out.println("what the user sees (leaked handle):\n" + m);
-        assertTrue(m.startsWith("simrdma-junit: 1 problem at the end of shouldLeakPz(InterfaceAdapter):\n"
-                + "  - DAT handle not freed on IA a: DAT_PZ_HANDLE, created at io.simrdma.junit.SimFabricExtensionTest$"
-                + "LeakedDatHandleCase.shouldLeakPz(SimFabricExtensionTest.java:"), m);
-        assertTrue(m.endsWith("mvn test -Dtest='SimFabricExtensionTest$LeakedDatHandleCase#shouldLeakPz' -Dsimrdma.seed=5"), m);
+        assertTrue(
+                m.startsWith("simrdma-junit: 1 problem at the end of shouldLeakPz(InterfaceAdapter):\n"
+                        + "  - DAT handle not freed on IA a: DAT_PZ_HANDLE, created at io.simrdma.junit.SimFabricExtensionTest$"
+                        + "LeakedDatHandleCase.shouldLeakPz(SimFabricExtensionTest.java:"),
+                m);
+        assertTrue(
+                m.endsWith(
+                        "mvn test -Dtest='SimFabricExtensionTest$LeakedDatHandleCase#shouldLeakPz' -Dsimrdma.seed=5"),
+                m);
     }
 
     @SimFabricTest
@@ -161,8 +172,11 @@ class SimFabricExtensionTest {
     @DisplayName("dat_evd_dequeue(3DAT): events left on an EVD are reported with the EVD")
     void shouldFailTestWhenEventsAreNotReaped() {
         String m = onlyFailure(run(UnreapedEventCase.class)).getMessage();
-        assertTrue(m.contains("DAT handle not freed on IA a: DAT_EVD_HANDLE EVD") && m.contains(
-                "with 1 event(s) never dequeued, created at io.simrdma.junit.SimFabricExtensionTest$UnreapedEventCase"), m);
+        assertTrue(
+                m.contains("DAT handle not freed on IA a: DAT_EVD_HANDLE EVD")
+                        && m.contains(
+                                "with 1 event(s) never dequeued, created at io.simrdma.junit.SimFabricExtensionTest$UnreapedEventCase"),
+                m);
     }
 
     @SimFabricTest
@@ -173,19 +187,26 @@ class SimFabricExtensionTest {
             CompletionQueue cq = a.createCq(4);
             MemoryRegion mr = pd.registerMemory(ByteBuffer.allocate(64), ALL);
             QueuePair qp = pd.createQp(QpInitAttr.rc(cq, cq));
-            qp.modify(new io.simrdma.fabric.QpAttr().state(io.simrdma.fabric.QpState.INIT).pkeyIndex(0).port(1)
+            qp.modify(new io.simrdma.fabric.QpAttr()
+                    .state(io.simrdma.fabric.QpState.INIT)
+                    .pkeyIndex(0)
+                    .port(1)
                     .accessFlags(EnumSet.noneOf(AccessFlag.class)));
             qp.postRecv(new RecvWr().wrId(5).sge(mr, 0, 64));
         }
     }
 
     @Test
-    @DisplayName("ibv_dealloc_pd(3) and friends: verbs objects not destroyed and receives never completed fail the test")
+    @DisplayName(
+            "ibv_dealloc_pd(3) and friends: verbs objects not destroyed and receives never completed fail the test")
     void shouldFailTestWhenVerbsObjectsLeak() {
         String m = onlyFailure(run(LeakedVerbsCase.class)).getMessage();
         assertTrue(m.startsWith("simrdma-junit: 5 problems at the end of shouldLeakPdAndRecv(Device, Device):\n"), m);
-        assertTrue(m.contains("\n  - verbs object not destroyed: PD of device a, created at "
-                + "io.simrdma.junit.SimFabricExtensionTest$LeakedVerbsCase.shouldLeakPdAndRecv(SimFabricExtensionTest.java:"), m);
+        assertTrue(
+                m.contains(
+                        "\n  - verbs object not destroyed: PD of device a, created at "
+                                + "io.simrdma.junit.SimFabricExtensionTest$LeakedVerbsCase.shouldLeakPdAndRecv(SimFabricExtensionTest.java:"),
+                m);
         assertTrue(m.contains("\n  - verbs object not destroyed: CQ (4 entries) of device a"), m);
         assertTrue(m.contains("\n  - verbs object not destroyed: MR lkey 0x"), m);
         assertTrue(m.contains("\n  - verbs object not destroyed: QP 0x"), m);
@@ -197,8 +218,12 @@ class SimFabricExtensionTest {
         @Test
         void shouldDestroyCqWithCompletion(@Node("a") Device a, @Node("b") Device b) {
             Pair p = new Pair(a, b);
-            p.qa.postSend(new SendWr().wrId(1).opcode(WrOpcode.RDMA_WRITE).sge(p.ma, 0, 8)
-                    .remote(p.mb.address(), p.mb.rkey()).flag(SendFlag.SIGNALED));
+            p.qa.postSend(new SendWr()
+                    .wrId(1)
+                    .opcode(WrOpcode.RDMA_WRITE)
+                    .sge(p.ma, 0, 8)
+                    .remote(p.mb.address(), p.mb.rkey())
+                    .flag(SendFlag.SIGNALED));
             assertTrue(p.ca.awaitCompletions(1, 5, TimeUnit.SECONDS));
             p.close();
         }
@@ -208,8 +233,11 @@ class SimFabricExtensionTest {
     @DisplayName("ibv_poll_cq(3): a CQ destroyed with completions nobody polled fails the test")
     void shouldFailTestWhenCompletionsAreNotPolled() {
         String m = onlyFailure(run(UnpolledCqCase.class)).getMessage();
-        assertTrue(m.contains("\n  - completions not reaped: CQ (16 entries) of device a was destroyed with 1 completion(s)"
-                + " nobody polled (ibv_poll_cq)"), m);
+        assertTrue(
+                m.contains(
+                        "\n  - completions not reaped: CQ (16 entries) of device a was destroyed with 1 completion(s)"
+                                + " nobody polled (ibv_poll_cq)"),
+                m);
     }
 
     static final List<Fabric> LEAKED_FABRICS = new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -220,7 +248,7 @@ class SimFabricExtensionTest {
         void shouldLeaveFabricOpen() {
             Fabric f = Fabric.builder().name("forgotten").threaded().build();
             LEAKED_FABRICS.add(f);
-            f.createDevice("x").allocPd();   // the device's thread starts with its first task
+            f.createDevice("x").allocPd(); // the device's thread starts with its first task
         }
     }
 
@@ -240,17 +268,20 @@ class SimFabricExtensionTest {
         @Test
         void shouldDropBufferUnreleased() {
             io.netty.buffer.ByteBuf b = io.netty.buffer.UnpooledByteBufAllocator.DEFAULT.directBuffer(16);
-            b.writeInt(1);   // dropped without release()
+            b.writeInt(1); // dropped without release()
         }
     }
 
     @Test
-    @DisplayName("Netty (-Dio.netty.leakDetection.level=paranoid, as this build runs): a ByteBuf collected without release() fails the test")
+    @DisplayName(
+            "Netty (-Dio.netty.leakDetection.level=paranoid, as this build runs): a ByteBuf collected without release() fails the test")
     void shouldFailTestWhenNettyBufferLeaks() {
         try {
             String m = onlyFailure(run(NettyLeakCase.class)).getMessage();
-            assertTrue(m.contains("\n  - Netty ByteBuf garbage-collected without release()") || m.contains(
-                    "\n  - Netty AbstractByteBuf garbage-collected without release()"), m);
+            assertTrue(
+                    m.contains("\n  - Netty ByteBuf garbage-collected without release()")
+                            || m.contains("\n  - Netty AbstractByteBuf garbage-collected without release()"),
+                    m);
         } finally {
             // test-support's detector saw the same leak: it is this test's, not the class's
             io.simrdma.testsupport.ResourceCheckExtension.collectNettyLeaks();
@@ -310,8 +341,9 @@ class SimFabricExtensionTest {
             Pair p = new Pair(a, b);
             p.qb.postRecv(new RecvWr().wrId(70).sge(p.mb, 0, 64));
             p.bufA.put(16, (byte) 0x11).put(17, (byte) 0x22);
-            p.qa.postSend(new SendWr().wrId(7).opcode(WrOpcode.SEND).sge(p.ma, 0, 32).flag(SendFlag.SIGNALED));
-            p.bufA.put(16, (byte) 0xAA).put(17, (byte) 0xBB);   // the mistake: the SEND is not complete yet
+            p.qa.postSend(
+                    new SendWr().wrId(7).opcode(WrOpcode.SEND).sge(p.ma, 0, 32).flag(SendFlag.SIGNALED));
+            p.bufA.put(16, (byte) 0xAA).put(17, (byte) 0xBB); // the mistake: the SEND is not complete yet
             Pair.poll(p.ca);
             Pair.poll(p.cb);
             p.close();
@@ -319,18 +351,25 @@ class SimFabricExtensionTest {
     }
 
     @Test
-    @DisplayName("ibv_post_send(3): writing into a posted SEND's buffer before its completion is reported with WR, QP, opcode, range and bytes")
+    @DisplayName(
+            "ibv_post_send(3): writing into a posted SEND's buffer before its completion is reported with WR, QP, opcode, range and bytes")
     void shouldReportViolationWhenSendBufferIsWrittenBeforeCompletion() {
         System.setProperty(SimFabricExtension.SEED_PROPERTY, "9");
         String m = onlyFailure(run(SendBufferCase.class)).getMessage();
         System.out.println("what the user sees (ownership violation):\n" + m);
-        assertTrue(m.startsWith("simrdma-junit: 1 problem at the end of shouldWriteIntoPostedSend(Device, Device):\n"
-                + "  - buffer ownership violation: WR 7 (SEND) on QP 0x"), m);
+        assertTrue(
+                m.startsWith("simrdma-junit: 1 problem at the end of shouldWriteIntoPostedSend(Device, Device):\n"
+                        + "  - buffer ownership violation: WR 7 (SEND) on QP 0x"),
+                m);
         assertTrue(m.contains(" of device a, source buffer sge 0 = MR lkey 0x"), m);
-        assertTrue(m.contains(" (4096 bytes) of device a bytes [0, 32): bytes [16, 18) of the region written by the"
-                + " application after ibv_post_send and before the WR completed"), m);
+        assertTrue(
+                m.contains(" (4096 bytes) of device a bytes [0, 32): bytes [16, 18) of the region written by the"
+                        + " application after ibv_post_send and before the WR completed"),
+                m);
         assertTrue(m.contains("\n      posted: 11 22\n      now:    aa bb\n"), m);
-        assertTrue(m.endsWith("-Dtest='SimFabricExtensionTest$SendBufferCase#shouldWriteIntoPostedSend' -Dsimrdma.seed=9"), m);
+        assertTrue(
+                m.endsWith("-Dtest='SimFabricExtensionTest$SendBufferCase#shouldWriteIntoPostedSend' -Dsimrdma.seed=9"),
+                m);
     }
 
     @SimFabricTest
@@ -339,8 +378,9 @@ class SimFabricExtensionTest {
         void shouldWriteIntoPostedRecv(@Node("a") Device a, @Node("b") Device b) {
             Pair p = new Pair(a, b);
             p.qb.postRecv(new RecvWr().wrId(80).sge(p.mb, 100, 64));
-            p.bufB.put(130, (byte) 0x5A);   // the mistake: the receive is the device's until it completes
-            p.qa.postSend(new SendWr().wrId(8).opcode(WrOpcode.SEND).sge(p.ma, 0, 16).flag(SendFlag.SIGNALED));
+            p.bufB.put(130, (byte) 0x5A); // the mistake: the receive is the device's until it completes
+            p.qa.postSend(
+                    new SendWr().wrId(8).opcode(WrOpcode.SEND).sge(p.ma, 0, 16).flag(SendFlag.SIGNALED));
             Pair.poll(p.ca);
             Pair.poll(p.cb);
             p.close();
@@ -352,8 +392,12 @@ class SimFabricExtensionTest {
     void shouldReportViolationWhenRecvBufferIsWrittenBeforeCompletion() {
         String m = onlyFailure(run(RecvBufferCase.class)).getMessage();
         assertTrue(m.contains("buffer ownership violation: WR 80 (RECV) on QP 0x"), m);
-        assertTrue(m.contains("posted receive buffer sge 0 = MR lkey 0x") && m.contains("bytes [100, 164): bytes [130, 131)"
-                + " of the region written by the application after ibv_post_recv and before its completion"), m);
+        assertTrue(
+                m.contains("posted receive buffer sge 0 = MR lkey 0x")
+                        && m.contains(
+                                "bytes [100, 164): bytes [130, 131)"
+                                        + " of the region written by the application after ibv_post_recv and before its completion"),
+                m);
         assertTrue(m.contains("posted: 00\n      now:    5a"), m);
     }
 
@@ -378,9 +422,13 @@ class SimFabricExtensionTest {
     @DisplayName("ibv_dereg_mr(3): deregistering memory a posted WR still uses is reported")
     void shouldReportViolationWhenMemoryIsDeregisteredInFlight() {
         String m = onlyFailure(run(DeregInFlightCase.class)).getMessage();
-        assertTrue(m.contains("buffer ownership violation: MR lkey 0x") && m.contains(" (4096 bytes) of device b was"
-                + " deregistered (ibv_dereg_mr) while WR 90 (RECV) on QP 0x") && m.contains(" had bytes [0, 64) of it in"
-                + " flight: the device may still read or write them"), m);
+        assertTrue(
+                m.contains("buffer ownership violation: MR lkey 0x")
+                        && m.contains(" (4096 bytes) of device b was"
+                                + " deregistered (ibv_dereg_mr) while WR 90 (RECV) on QP 0x")
+                        && m.contains(
+                                " had bytes [0, 64) of it in" + " flight: the device may still read or write them"),
+                m);
     }
 
     @SimFabricTest
@@ -389,8 +437,12 @@ class SimFabricExtensionTest {
         void shouldWriteIntoReadDestination(@Node("a") Device a, @Node("b") Device b) {
             Pair p = new Pair(a, b);
             p.bufB.put(0, (byte) 0x42);
-            p.qa.postSend(new SendWr().wrId(12).opcode(WrOpcode.RDMA_READ).sge(p.ma, 256, 2048)
-                    .remote(p.mb.address(), p.mb.rkey()).flag(SendFlag.SIGNALED));
+            p.qa.postSend(new SendWr()
+                    .wrId(12)
+                    .opcode(WrOpcode.RDMA_READ)
+                    .sge(p.ma, 256, 2048)
+                    .remote(p.mb.address(), p.mb.rkey())
+                    .flag(SendFlag.SIGNALED));
             // the mistake: the READ's destination is the device's until it completes (here in its second response)
             p.bufA.put(1800, (byte) 0x99);
             Pair.poll(p.ca);
@@ -403,10 +455,13 @@ class SimFabricExtensionTest {
     void shouldReportViolationWhenReadDestinationIsWrittenBeforeCompletion() {
         String m = onlyFailure(run(ReadTargetCase.class)).getMessage();
         assertTrue(m.startsWith("simrdma-junit: 1 problem at the end of"), m);
-        assertTrue(m.contains("buffer ownership violation: WR 12 (RDMA_READ) on QP 0x") && m.contains(
-                "destination buffer sge 0 = MR lkey 0x") && m.contains("bytes [256, 2304): bytes [1800, 1801) of the region"
-                + " written by the application after ibv_post_send and before the RDMA_READ completed: the NIC writes"
-                + " them until then\n      posted: 00\n      now:    99"), m);
+        assertTrue(
+                m.contains("buffer ownership violation: WR 12 (RDMA_READ) on QP 0x")
+                        && m.contains("destination buffer sge 0 = MR lkey 0x")
+                        && m.contains("bytes [256, 2304): bytes [1800, 1801) of the region"
+                                + " written by the application after ibv_post_send and before the RDMA_READ completed: the NIC writes"
+                                + " them until then\n      posted: 00\n      now:    99"),
+                m);
     }
 
     @SimFabricTest
@@ -427,9 +482,17 @@ class SimFabricExtensionTest {
             RcConnect.connect(qa, qb);
             srq.postRecv(new RecvWr().wrId(30).sge(mb, 0, 64));
             srq.postRecv(new RecvWr().wrId(31).sge(mb, 64, 64));
-            bufB.put(70, (byte) 0x66);   // the mistake: into the second receive, before any message
-            qa.postSend(new SendWr().wrId(32).opcode(WrOpcode.SEND).sge(ma, 0, 8).flag(SendFlag.SIGNALED)
-                    .next(new SendWr().wrId(33).opcode(WrOpcode.SEND).sge(ma, 8, 8).flag(SendFlag.SIGNALED)));
+            bufB.put(70, (byte) 0x66); // the mistake: into the second receive, before any message
+            qa.postSend(new SendWr()
+                    .wrId(32)
+                    .opcode(WrOpcode.SEND)
+                    .sge(ma, 0, 8)
+                    .flag(SendFlag.SIGNALED)
+                    .next(new SendWr()
+                            .wrId(33)
+                            .opcode(WrOpcode.SEND)
+                            .sge(ma, 8, 8)
+                            .flag(SendFlag.SIGNALED)));
             Pair.poll(ca);
             Pair.poll(ca);
             Pair.poll(cb);
@@ -447,13 +510,16 @@ class SimFabricExtensionTest {
     }
 
     @Test
-    @DisplayName("ibv_post_srq_recv(3): a receive taken from an SRQ is checked like a QP's: the second one, written early, is reported")
+    @DisplayName(
+            "ibv_post_srq_recv(3): a receive taken from an SRQ is checked like a QP's: the second one, written early, is reported")
     void shouldReportViolationWhenSrqReceiveIsWrittenEarly() {
         String m = onlyFailure(run(SrqRecvCase.class)).getMessage();
         assertTrue(m.startsWith("simrdma-junit: 1 problem at the end of"), m);
-        assertTrue(m.contains("buffer ownership violation: WR 31 (RECV) on SRQ of device b, posted receive buffer sge 0")
-                && m.contains("bytes [64, 128): bytes [70, 71) of the region written by the application after"
-                + " ibv_post_recv and before its completion\n      posted: 00\n      now:    66"), m);
+        assertTrue(
+                m.contains("buffer ownership violation: WR 31 (RECV) on SRQ of device b, posted receive buffer sge 0")
+                        && m.contains("bytes [64, 128): bytes [70, 71) of the region written by the application after"
+                                + " ibv_post_recv and before its completion\n      posted: 00\n      now:    66"),
+                m);
     }
 
     @SimFabricTest
@@ -462,7 +528,7 @@ class SimFabricExtensionTest {
         void shouldWriteIntoFlushedRecv(@Node("a") Device a, @Node("b") Device b) {
             Pair p = new Pair(a, b);
             p.qb.postRecv(new RecvWr().wrId(13).sge(p.mb, 0, 32));
-            p.bufB.put(3, (byte) 0x33);   // the mistake, seen when the flush hands the buffer back
+            p.bufB.put(3, (byte) 0x33); // the mistake, seen when the flush hands the buffer back
             p.qb.modify(new io.simrdma.fabric.QpAttr().state(io.simrdma.fabric.QpState.ERR));
             Pair.poll(p.cb);
             p.close();
@@ -473,9 +539,12 @@ class SimFabricExtensionTest {
     @DisplayName("ibv_post_recv(3): a receive buffer written before its flush completion is reported at the completion")
     void shouldReportViolationWhenFlushedRecvBufferWasWritten() {
         String m = onlyFailure(run(FlushedRecvCase.class)).getMessage();
-        assertTrue(m.contains("buffer ownership violation: WR 13 (RECV) on QP 0x") && m.contains("bytes [0, 32): bytes"
-                + " [3, 4) of the region written by the application after ibv_post_recv and before the receive completed"
-                + "\n      posted: 00\n      now:    33"), m);
+        assertTrue(
+                m.contains("buffer ownership violation: WR 13 (RECV) on QP 0x")
+                        && m.contains("bytes [0, 32): bytes"
+                                + " [3, 4) of the region written by the application after ibv_post_recv and before the receive completed"
+                                + "\n      posted: 00\n      now:    33"),
+                m);
     }
 
     @SimFabricTest
@@ -488,9 +557,17 @@ class SimFabricExtensionTest {
             }
             // a multi-packet receive and a multi-packet READ into a: the device writes, the application waits
             p.qb.postRecv(new RecvWr().wrId(20).sge(p.mb, 0, 1500));
-            p.qa.postSend(new SendWr().wrId(22).opcode(WrOpcode.SEND).sge(p.ma, 0, 3000 - 1500).flag(SendFlag.SIGNALED)
-                    .next(new SendWr().wrId(23).opcode(WrOpcode.RDMA_READ).sge(p.ma, 1024, 3000)
-                            .remote(p.mb.address(), p.mb.rkey()).flag(SendFlag.SIGNALED)));
+            p.qa.postSend(new SendWr()
+                    .wrId(22)
+                    .opcode(WrOpcode.SEND)
+                    .sge(p.ma, 0, 3000 - 1500)
+                    .flag(SendFlag.SIGNALED)
+                    .next(new SendWr()
+                            .wrId(23)
+                            .opcode(WrOpcode.RDMA_READ)
+                            .sge(p.ma, 1024, 3000)
+                            .remote(p.mb.address(), p.mb.rkey())
+                            .flag(SendFlag.SIGNALED)));
             Pair.poll(p.ca);
             Pair.poll(p.ca);
             Pair.poll(p.cb);
@@ -499,7 +576,8 @@ class SimFabricExtensionTest {
     }
 
     @Test
-    @DisplayName("traffic that leaves posted buffers alone passes: the bytes the device writes are not the application's")
+    @DisplayName(
+            "traffic that leaves posted buffers alone passes: the bytes the device writes are not the application's")
     void shouldPassWhenOnlyTheDeviceWritesPostedBuffers() {
         run(CleanTrafficCase.class).assertStatistics(s -> s.succeeded(1).failed(0));
     }
@@ -520,35 +598,46 @@ class SimFabricExtensionTest {
 
     // ------------------------------------------------------------------ modes, profiles, injection
 
-    @SimFabricTest(devices = {"x", "y", "z"}, profile = "rxe")
+    @SimFabricTest(
+            devices = {"x", "y", "z"},
+            profile = "rxe")
     static class MatrixCase {
         static final List<String> SEEN = new java.util.concurrent.CopyOnWriteArrayList<>();
 
         @FabricMatrix(profiles = {"mlx5", "siw"})
         void shouldRun(TestFabric net, @Node("z") Device z, @Node("y") InterfaceAdapter ia) {
-            SEEN.add(net.mode() + "/" + net.profile().name() + "/" + z.name() + "/" + z.profile().name()
-                    + "/" + net.deviceNames());
+            SEEN.add(net.mode() + "/" + net.profile().name() + "/" + z.name() + "/"
+                    + z.profile().name() + "/" + net.deviceNames());
             ia.createPz().free();
         }
 
         @Test
-        @SimFabricTest(devices = {"x", "y", "z"}, profile = "siw", mode = FabricMode.THREADED)
+        @SimFabricTest(
+                devices = {"x", "y", "z"},
+                profile = "siw",
+                mode = FabricMode.THREADED)
         void shouldUseMethodSettings(TestFabric net, Fabric fabric) {
-            SEEN.add("method " + net.mode() + "/" + net.profile().name() + "/" + fabric.scheduler().isDeterministic());
+            SEEN.add("method " + net.mode() + "/" + net.profile().name() + "/"
+                    + fabric.scheduler().isDeterministic());
         }
     }
 
     @Test
-    @DisplayName("@FabricMatrix runs once per mode and profile, each on a fresh fabric; a method's @SimFabricTest overrides the class's")
+    @DisplayName(
+            "@FabricMatrix runs once per mode and profile, each on a fresh fabric; a method's @SimFabricTest overrides the class's")
     void shouldRunEveryCellWhenMatrixNamesModesAndProfiles() {
         MatrixCase.SEEN.clear();
         run(MatrixCase.class).assertStatistics(s -> s.succeeded(7).failed(0));
-        assertEquals(List.of(
-                "DETERMINISTIC/mlx5/z/mlx5/[x, y, z]", "DETERMINISTIC/siw/z/siw/[x, y, z]",
-                "THREADED/mlx5/z/mlx5/[x, y, z]", "THREADED/siw/z/siw/[x, y, z]",
-                "TCP_LOOPBACK/mlx5/z/mlx5/[x, y, z]", "TCP_LOOPBACK/siw/z/siw/[x, y, z]"),
-                MatrixCase.SEEN.stream().filter(s -> !s.startsWith("method")).sorted(java.util.Comparator.comparing(
-                        s -> List.of("DET", "THR", "TCP").indexOf(s.substring(0, 3)))).toList());
+        assertEquals(
+                List.of(
+                        "DETERMINISTIC/mlx5/z/mlx5/[x, y, z]", "DETERMINISTIC/siw/z/siw/[x, y, z]",
+                        "THREADED/mlx5/z/mlx5/[x, y, z]", "THREADED/siw/z/siw/[x, y, z]",
+                        "TCP_LOOPBACK/mlx5/z/mlx5/[x, y, z]", "TCP_LOOPBACK/siw/z/siw/[x, y, z]"),
+                MatrixCase.SEEN.stream()
+                        .filter(s -> !s.startsWith("method"))
+                        .sorted(java.util.Comparator.comparing(
+                                s -> List.of("DET", "THR", "TCP").indexOf(s.substring(0, 3))))
+                        .toList());
         assertTrue(MatrixCase.SEEN.contains("method THREADED/siw/false"), MatrixCase.SEEN.toString());
     }
 
@@ -559,8 +648,12 @@ class SimFabricExtensionTest {
         @Test
         void shouldRetryWhenAckIsDropped(@Node("a") Device a, @Node("b") Device b, Faults faults) {
             Pair p = new Pair(a, b);
-            p.qa.postSend(new SendWr().wrId(1).opcode(WrOpcode.RDMA_WRITE).sge(p.ma, 0, 8)
-                    .remote(p.mb.address(), p.mb.rkey()).flag(SendFlag.SIGNALED));
+            p.qa.postSend(new SendWr()
+                    .wrId(1)
+                    .opcode(WrOpcode.RDMA_WRITE)
+                    .sge(p.ma, 0, 8)
+                    .remote(p.mb.address(), p.mb.rkey())
+                    .flag(SendFlag.SIGNALED));
             Pair.poll(p.ca);
             hits = faults.scripts().get(0).hits();
             p.close();
@@ -568,7 +661,8 @@ class SimFabricExtensionTest {
     }
 
     @Test
-    @DisplayName("@SimFabricTest(faults = ...) applies the scripts before the test; the write completes after the ACK is lost")
+    @DisplayName(
+            "@SimFabricTest(faults = ...) applies the scripts before the test; the write completes after the ACK is lost")
     void shouldApplyAnnotationFaultsWhenTestStarts() {
         run(AnnotatedFaultCase.class).assertStatistics(s -> s.succeeded(1));
         assertEquals(1, AnnotatedFaultCase.hits);
@@ -583,8 +677,12 @@ class SimFabricExtensionTest {
             faults.add("loss 30%");
             Pair p = new Pair(a, b);
             for (int i = 0; i < 5; i++) {
-                p.qa.postSend(new SendWr().wrId(i).opcode(WrOpcode.RDMA_WRITE).sge(p.ma, 0, 8)
-                        .remote(p.mb.address(), p.mb.rkey()).flag(SendFlag.SIGNALED));
+                p.qa.postSend(new SendWr()
+                        .wrId(i)
+                        .opcode(WrOpcode.RDMA_WRITE)
+                        .sge(p.ma, 0, 8)
+                        .remote(p.mb.address(), p.mb.rkey())
+                        .flag(SendFlag.SIGNALED));
                 Pair.poll(p.ca);
             }
             TIMES.add(fabric.now());

@@ -1,8 +1,5 @@
 package io.simrdma.testsupport;
 
-import org.junit.jupiter.api.Assertions;
-import org.junit.jupiter.api.Assumptions;
-
 import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -11,6 +8,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Assertions;
+import org.junit.jupiter.api.Assumptions;
 
 /**
  * A program from the machine's packages that a test runs (tshark, chromium). {@code .ci/run}
@@ -22,8 +21,7 @@ import java.util.concurrent.TimeUnit;
  */
 public final class ExternalTool {
 
-    private ExternalTool() {
-    }
+    private ExternalTool() {}
 
     /**
      * The path of the first of {@code names} found on the PATH; fails (CI) or aborts (elsewhere)
@@ -67,13 +65,19 @@ public final class ExternalTool {
      */
     public static List<String> tshark(Path capture) {
         Path tshark = require("tshark", "tshark");
-        return new ArrayList<>(List.of(tshark.toString(), "-n", "--disable-heuristic", "sdp_infiniband",
-                "--disable-heuristic", "sdp_ib_private", "-r", capture.toString()));
+        return new ArrayList<>(List.of(
+                tshark.toString(),
+                "-n",
+                "--disable-heuristic",
+                "sdp_infiniband",
+                "--disable-heuristic",
+                "sdp_ib_private",
+                "-r",
+                capture.toString()));
     }
 
     /** What a finished program printed. */
-    public record Result(int exitCode, String out, String err) {
-    }
+    public record Result(int exitCode, String out, String err) {}
 
     /**
      * Runs {@code command} to completion, at most {@code timeoutSeconds}, and returns its exit
@@ -85,7 +89,8 @@ public final class ExternalTool {
             Path err = Files.createTempFile("simrdma-tool", ".err");
             try {
                 ProcessBuilder pb = new ProcessBuilder(new ArrayList<>(command))
-                        .redirectOutput(out.toFile()).redirectError(err.toFile())
+                        .redirectOutput(out.toFile())
+                        .redirectError(err.toFile())
                         .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
                 Process p = pb.start();
                 if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
@@ -93,7 +98,9 @@ public final class ExternalTool {
                     p.destroyForcibly();
                     Assertions.fail(command.get(0) + " did not finish within " + timeoutSeconds + " s");
                 }
-                return new Result(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
+                return new Result(
+                        p.exitValue(),
+                        Files.readString(out, StandardCharsets.UTF_8),
                         Files.readString(err, StandardCharsets.UTF_8));
             } finally {
                 Files.deleteIfExists(out);

@@ -1,7 +1,6 @@
 package io.simrdma.testsupport;
 
 import io.netty.util.ResourceLeakDetector;
-
 import java.util.ArrayList;
 import java.util.List;
 

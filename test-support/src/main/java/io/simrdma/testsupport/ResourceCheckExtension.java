@@ -3,16 +3,15 @@ package io.simrdma.testsupport;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.buffer.UnpooledByteBufAllocator;
-import org.junit.jupiter.api.extension.AfterAllCallback;
-import org.junit.jupiter.api.extension.BeforeAllCallback;
-import org.junit.jupiter.api.extension.ExtensionContext;
-
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * Fails a test class that leaked a Netty buffer or left a simrdma thread running.
@@ -38,7 +37,8 @@ public final class ResourceCheckExtension implements BeforeAllCallback, AfterAll
     public static final String THREAD_PREFIX = "simrdma-";
 
     private static final long THREAD_GRACE_NANOS = TimeUnit.SECONDS.toNanos(10);
-    private static final ExtensionContext.Namespace NS = ExtensionContext.Namespace.create(ResourceCheckExtension.class);
+    private static final ExtensionContext.Namespace NS =
+            ExtensionContext.Namespace.create(ResourceCheckExtension.class);
 
     @Override
     public void beforeAll(ExtensionContext context) {
@@ -71,8 +71,8 @@ public final class ResourceCheckExtension implements BeforeAllCallback, AfterAll
 
         problems.addAll(collectNettyLeaks());
         if (!problems.isEmpty()) {
-            throw new AssertionError("resources leaked by " + context.getDisplayName() + ":\n  "
-                    + String.join("\n  ", problems));
+            throw new AssertionError(
+                    "resources leaked by " + context.getDisplayName() + ":\n  " + String.join("\n  ", problems));
         }
     }
 

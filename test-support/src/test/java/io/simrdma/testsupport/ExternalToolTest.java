@@ -1,10 +1,8 @@
 package io.simrdma.testsupport;
 
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-import org.opentest4j.AssertionFailedError;
-import org.opentest4j.TestAbortedException;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.File;
 import java.io.IOException;
@@ -12,10 +10,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.opentest4j.AssertionFailedError;
+import org.opentest4j.TestAbortedException;
 
 /** A test that needs tshark or chromium fails in CI when the program is missing, and is skipped elsewhere. */
 class ExternalToolTest {
@@ -34,8 +33,8 @@ class ExternalToolTest {
     @Test
     @DisplayName("in CI (CI set) a missing program fails the test, naming the program and its Debian package")
     void shouldFailWhenTheProgramIsMissingInCi() {
-        AssertionFailedError e = assertThrows(AssertionFailedError.class,
-                () -> ExternalTool.require("tshark", dir.toString(), true, "tshark"));
+        AssertionFailedError e = assertThrows(
+                AssertionFailedError.class, () -> ExternalTool.require("tshark", dir.toString(), true, "tshark"));
         assertTrue(e.getMessage().contains("tshark is not installed (Debian package tshark"), e.getMessage());
         assertTrue(e.getMessage().contains("fails instead of being skipped"), e.getMessage());
     }
@@ -43,9 +42,11 @@ class ExternalToolTest {
     @Test
     @DisplayName("outside CI a missing program aborts (skips) the test with the same message")
     void shouldAbortWhenTheProgramIsMissingOutsideCi() {
-        TestAbortedException e = assertThrows(TestAbortedException.class,
+        TestAbortedException e = assertThrows(
+                TestAbortedException.class,
                 () -> ExternalTool.require("chromium", dir.toString(), false, "chromium", "chromium-browser"));
-        assertTrue(e.getMessage().contains("chromium or chromium-browser is not installed (Debian package chromium"),
+        assertTrue(
+                e.getMessage().contains("chromium or chromium-browser is not installed (Debian package chromium"),
                 e.getMessage());
     }
 

@@ -6,6 +6,8 @@ import io.netty.channel.embedded.EmbeddedChannel;
 import io.simrdma.fabric.wire.Gid;
 import io.simrdma.fabric.wire.Opcode;
 import io.simrdma.fabric.wire.Packet;
+import java.nio.ByteBuffer;
+import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Mode;
@@ -16,9 +18,6 @@ import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
-
-import java.nio.ByteBuffer;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The TCP frame decoder as a socket read feeds it: {@value #FRAMES} frames of RDMA WRITE packets
@@ -53,8 +52,13 @@ public class FrameDecoderBenchmark {
         ByteBuffer data = ByteBuffer.allocateDirect(payload);
         stream = PooledByteBufAllocator.DEFAULT.directBuffer();
         for (int i = 0; i < FRAMES; i++) {
-            Packet p = Packet.allocate(Opcode.RC_RDMA_WRITE_ONLY).destQp(0x42).psn(i).route(src, dst)
-                    .reth(0x1000, 0x77, payload).addSegment(data, 0, payload).updatePadCount();
+            Packet p = Packet.allocate(Opcode.RC_RDMA_WRITE_ONLY)
+                    .destQp(0x42)
+                    .psn(i)
+                    .route(src, dst)
+                    .reth(0x1000, 0x77, payload)
+                    .addSegment(data, 0, payload)
+                    .updatePadCount();
             ByteBuf frame = PacketCodec.encode(p, PooledByteBufAllocator.DEFAULT);
             p.release();
             stream.writeBytes(frame);

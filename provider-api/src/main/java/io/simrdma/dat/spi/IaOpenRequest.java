@@ -3,7 +3,6 @@ package io.simrdma.dat.spi;
 import io.simrdma.dat.AsyncEvdRequest;
 import io.simrdma.dat.DatException;
 import io.simrdma.dat.ProviderInfo;
-
 import java.util.Optional;
 
 /**
@@ -23,15 +22,25 @@ import java.util.Optional;
  * @param instanceData the dat.conf {@code ia-params} of the entry, if the name came from dat.conf
  * @param closeListener run by {@link #notifyClosed()}; the registry's, idempotent
  */
-public record IaOpenRequest(String iaName, boolean relaxedOrderingAware, AsyncEvdRequest asyncEvd,
-        int requestedVersionMajor, int requestedVersionMinor, boolean threadSafeRequested, ProviderInfo registration,
-        Optional<String> instanceData, Runnable closeListener) {
+public record IaOpenRequest(
+        String iaName,
+        boolean relaxedOrderingAware,
+        AsyncEvdRequest asyncEvd,
+        int requestedVersionMajor,
+        int requestedVersionMinor,
+        boolean threadSafeRequested,
+        ProviderInfo registration,
+        Optional<String> instanceData,
+        Runnable closeListener) {
 
     /**
      * @throws DatException {@code DAT_INVALID_PARAMETER} for a null component
      */
     public IaOpenRequest {
-        if (iaName == null || asyncEvd == null || registration == null || instanceData == null
+        if (iaName == null
+                || asyncEvd == null
+                || registration == null
+                || instanceData == null
                 || closeListener == null) {
             throw DatException.invalidParameter("IaOpenRequest components must not be null");
         }

@@ -4,10 +4,10 @@ import io.simrdma.dat.CloseFlag;
 import io.simrdma.dat.ConsumerNotificationObject;
 import io.simrdma.dat.DatException;
 import io.simrdma.dat.DatReturnType;
-import io.simrdma.dat.EpAttributes;
 import io.simrdma.dat.Endpoint;
-import io.simrdma.dat.EventDispatcher;
+import io.simrdma.dat.EpAttributes;
 import io.simrdma.dat.EvdFlag;
+import io.simrdma.dat.EventDispatcher;
 import io.simrdma.dat.HandleType;
 import io.simrdma.dat.IaAttributes;
 import io.simrdma.dat.IaQueryResult;
@@ -25,7 +25,6 @@ import io.simrdma.dat.SharedReceiveQueue;
 import io.simrdma.dat.SrqAttributes;
 import io.simrdma.dat.WaitProxyAgent;
 import io.simrdma.dat.spi.IaOpenRequest;
-
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Optional;
@@ -82,10 +81,14 @@ public final class FakeInterfaceAdapter implements InterfaceAdapter {
     @Override
     public IaQueryResult query() {
         checkOpen();
-        IaAttributes ia = IaAttributes.builder().adapterName(request.iaName())
-                .iaAddress(InetSocketAddress.createUnresolved("fake", 1)).build();
-        ProviderAttributes pa = ProviderAttributes.builder().providerName(provider.name())
-                .threadSafe(provider.isThreadSafe()).build();
+        IaAttributes ia = IaAttributes.builder()
+                .adapterName(request.iaName())
+                .iaAddress(InetSocketAddress.createUnresolved("fake", 1))
+                .build();
+        ProviderAttributes pa = ProviderAttributes.builder()
+                .providerName(provider.name())
+                .threadSafe(provider.isThreadSafe())
+                .build();
         return new IaQueryResult(Optional.empty(), ia, pa);
     }
 
@@ -127,14 +130,23 @@ public final class FakeInterfaceAdapter implements InterfaceAdapter {
     }
 
     @Override
-    public Endpoint createEndpoint(ProtectionZone pz, EventDispatcher recvEvd, EventDispatcher requestEvd,
-            EventDispatcher connectEvd, EpAttributes attributes) {
+    public Endpoint createEndpoint(
+            ProtectionZone pz,
+            EventDispatcher recvEvd,
+            EventDispatcher requestEvd,
+            EventDispatcher connectEvd,
+            EpAttributes attributes) {
         throw none();
     }
 
     @Override
-    public Endpoint createEndpointWithSrq(ProtectionZone pz, EventDispatcher recvEvd, EventDispatcher requestEvd,
-            EventDispatcher connectEvd, SharedReceiveQueue srq, EpAttributes attributes) {
+    public Endpoint createEndpointWithSrq(
+            ProtectionZone pz,
+            EventDispatcher recvEvd,
+            EventDispatcher requestEvd,
+            EventDispatcher connectEvd,
+            SharedReceiveQueue srq,
+            EpAttributes attributes) {
         throw none();
     }
 

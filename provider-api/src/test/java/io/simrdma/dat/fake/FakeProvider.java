@@ -5,7 +5,6 @@ import io.simrdma.dat.InterfaceAdapter;
 import io.simrdma.dat.ProviderInfo;
 import io.simrdma.dat.spi.DatProvider;
 import io.simrdma.dat.spi.IaOpenRequest;
-
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;

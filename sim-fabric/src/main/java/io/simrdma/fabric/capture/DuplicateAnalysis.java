@@ -3,7 +3,6 @@ package io.simrdma.fabric.capture;
 import io.simrdma.fabric.Device;
 import io.simrdma.fabric.wire.Packet;
 import io.simrdma.fabric.wire.Psn;
-
 import java.util.HashMap;
 import java.util.Map;
 
@@ -31,8 +30,7 @@ public final class DuplicateAnalysis {
         OUT_OF_SEQUENCE
     }
 
-    private record QpKey(Device device, int qpn) {
-    }
+    private record QpKey(Device device, int qpn) {}
 
     private static final class Expect {
         int psn;

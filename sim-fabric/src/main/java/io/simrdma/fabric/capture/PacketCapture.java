@@ -11,7 +11,6 @@ import io.simrdma.fabric.wire.Aeth;
 import io.simrdma.fabric.wire.Gid;
 import io.simrdma.fabric.wire.HeaderType;
 import io.simrdma.fabric.wire.Packet;
-
 import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -280,15 +279,17 @@ public final class PacketCapture implements AutoCloseable {
         }
     }
 
-    private synchronized void packet(PacketEvent event, DropReason reason, long time, Device from, Device to,
-                                     Packet p) {
+    private synchronized void packet(
+            PacketEvent event, DropReason reason, long time, Device from, Device to, Packet p) {
         if (stopped) {
             return;
         }
         Thread t = Thread.currentThread();
         Frame f = open.get(p);
-        boolean creates = event == PacketEvent.SENT || event == PacketEvent.RETRANSMITTED
-                || event == PacketEvent.INJECTED || event == PacketEvent.DUPLICATED
+        boolean creates = event == PacketEvent.SENT
+                || event == PacketEvent.RETRANSMITTED
+                || event == PacketEvent.INJECTED
+                || event == PacketEvent.DUPLICATED
                 || (event == PacketEvent.DELIVERED && f != null && f.done);
         if (creates && f != null) {
             // a pooled packet object sent again: the earlier journey is over
@@ -350,8 +351,11 @@ public final class PacketCapture implements AutoCloseable {
                 break;
             case DELAYED:
                 if (f != null) {
-                    f.note("delayed by " + f.rule(f.rules.stream().anyMatch(r -> r.action() == FaultRule.Action.DELAY)
-                            ? FaultRule.Action.DELAY : FaultRule.Action.REORDER));
+                    f.note("delayed by "
+                            + f.rule(
+                                    f.rules.stream().anyMatch(r -> r.action() == FaultRule.Action.DELAY)
+                                            ? FaultRule.Action.DELAY
+                                            : FaultRule.Action.REORDER));
                 }
                 break;
             case HELD:
@@ -411,8 +415,8 @@ public final class PacketCapture implements AutoCloseable {
     private void analyse(Frame f, Device to, Packet p) {
         switch (duplicates.onDelivered(to, p)) {
             case DUPLICATE:
-                f.note("duplicate: the responder already took PSN " + p.psn() + " (expects "
-                        + duplicates.lastExpected() + "), so it answers it again without executing it");
+                f.note("duplicate: the responder already took PSN " + p.psn() + " (expects " + duplicates.lastExpected()
+                        + "), so it answers it again without executing it");
                 break;
             case OUT_OF_SEQUENCE:
                 f.note("out of sequence: the responder expects PSN " + duplicates.lastExpected()
@@ -471,7 +475,8 @@ public final class PacketCapture implements AutoCloseable {
     }
 
     private static String summary(Packet p) {
-        StringBuilder sb = new StringBuilder(p.opcode().ibaName()).append(" PSN ").append(p.psn());
+        StringBuilder sb =
+                new StringBuilder(p.opcode().ibaName()).append(" PSN ").append(p.psn());
         if (p.opcode().has(HeaderType.AETH)) {
             sb.append(' ').append(Aeth.describe(p.aethSyndrome()));
         }

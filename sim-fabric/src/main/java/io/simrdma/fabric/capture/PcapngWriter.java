@@ -42,20 +42,20 @@ public final class PcapngWriter implements AutoCloseable {
     public PcapngWriter(OutputStream out, String interfaceName) throws IOException {
         this.out = out;
         begin(SHB);
-        int32(0x1A2B3C4D);                 // byte-order magic
-        int16(1);                          // version 1.0
+        int32(0x1A2B3C4D); // byte-order magic
+        int16(1); // version 1.0
         int16(0);
-        int32(-1);                         // section length: not given
+        int32(-1); // section length: not given
         int32(-1);
-        option(4, "simrdma");              // shb_userappl
+        option(4, "simrdma"); // shb_userappl
         endOfOptions();
         end();
         begin(IDB);
         int16(LINKTYPE_ETHERNET);
         int16(0);
-        int32(0);                          // snap length: no limit
-        option(2, interfaceName);          // if_name
-        optionByte(9, 9);                  // if_tsresol: 10^-9 s
+        int32(0); // snap length: no limit
+        option(2, interfaceName); // if_name
+        optionByte(9, 9); // if_tsresol: 10^-9 s
         endOfOptions();
         end();
     }
@@ -69,14 +69,14 @@ public final class PcapngWriter implements AutoCloseable {
      */
     public void write(long timeNanos, byte[] frame, String comment) throws IOException {
         begin(EPB);
-        int32(0);                          // interface 0
+        int32(0); // interface 0
         int32((int) (timeNanos >>> 32));
         int32((int) timeNanos);
         int32(frame.length);
         int32(frame.length);
         bytes(frame, frame.length);
         if (comment != null && !comment.isEmpty()) {
-            option(1, comment);            // opt_comment
+            option(1, comment); // opt_comment
             endOfOptions();
         }
         end();
@@ -99,7 +99,7 @@ public final class PcapngWriter implements AutoCloseable {
     private void begin(int type) {
         at = 0;
         int32(type);
-        int32(0);                          // length, set by end()
+        int32(0); // length, set by end()
     }
 
     private void end() throws IOException {

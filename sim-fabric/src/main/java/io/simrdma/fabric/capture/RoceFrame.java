@@ -2,7 +2,6 @@ package io.simrdma.fabric.capture;
 
 import io.simrdma.fabric.wire.Gid;
 import io.simrdma.fabric.wire.Packet;
-
 import java.util.zip.CRC32;
 
 /**
@@ -39,8 +38,7 @@ public final class RoceFrame {
     private static final int UDP = 8;
     private static final byte[] LRH_STANDIN = {-1, -1, -1, -1, -1, -1, -1, -1};
 
-    private RoceFrame() {
-    }
+    private RoceFrame() {}
 
     /** True if {@code gid} is an IPv4-mapped address (::ffff:a.b.c.d). */
     public static boolean isIpv4(Gid gid) {
@@ -72,33 +70,33 @@ public final class RoceFrame {
 
         int o = ETHERNET;
         if (v4) {
-            f[o] = 0x45;                                  // version 4, 5 words
-            put16(f, o + 2, IPV4 + UDP + ibLength);       // total length
-            put16(f, o + 6, 0x4000);                      // don't fragment
-            f[o + 8] = 64;                                // TTL
-            f[o + 9] = 17;                                // UDP
+            f[o] = 0x45; // version 4, 5 words
+            put16(f, o + 2, IPV4 + UDP + ibLength); // total length
+            put16(f, o + 6, 0x4000); // don't fragment
+            f[o + 8] = 64; // TTL
+            f[o + 9] = 17; // UDP
             for (int i = 0; i < 4; i++) {
                 f[o + 12 + i] = source.byteAt(12 + i);
                 f[o + 16 + i] = destination.byteAt(12 + i);
             }
             put16(f, o + 10, ~onesComplementSum(f, o, IPV4, 0) & 0xFFFF);
         } else {
-            f[o] = 0x60;                                  // version 6, traffic class 0, flow label 0
-            put16(f, o + 4, UDP + ibLength);              // payload length
-            f[o + 6] = 17;                                // next header: UDP
-            f[o + 7] = 64;                                // hop limit
+            f[o] = 0x60; // version 6, traffic class 0, flow label 0
+            put16(f, o + 4, UDP + ibLength); // payload length
+            f[o + 6] = 17; // next header: UDP
+            f[o + 7] = 64; // hop limit
             source.copyTo(f, o + 8);
             destination.copyTo(f, o + 24);
         }
 
         int u = ETHERNET + ip;
-        put16(f, u, 0xC000 | (p.destQp() & 0x3FFF));      // source port: entropy from the flow
+        put16(f, u, 0xC000 | (p.destQp() & 0x3FFF)); // source port: entropy from the flow
         put16(f, u + 2, ROCE_V2_PORT);
         put16(f, u + 4, UDP + ibLength);
 
         int ib = u + UDP;
         p.copyHeaderTo(f, ib);
-        p.copyPayload(0, f, ib + headers, payload);       // pad bytes stay zero
+        p.copyPayload(0, f, ib + headers, payload); // pad bytes stay zero
 
         // UDP checksum over the pseudo-header, the UDP header and its data (RFC 768, RFC 8200 8.1)
         int pseudo;
@@ -121,20 +119,20 @@ public final class RoceFrame {
         byte[] h = new byte[masked];
         System.arraycopy(frame, ETHERNET, h, 0, masked);
         if (ipv4) {
-            h[1] = -1;                                    // TOS (DSCP, ECN)
-            h[8] = -1;                                    // TTL
-            h[10] = -1;                                   // header checksum
+            h[1] = -1; // TOS (DSCP, ECN)
+            h[8] = -1; // TTL
+            h[10] = -1; // header checksum
             h[11] = -1;
         } else {
-            h[0] |= 0x0F;                                 // traffic class ...
-            h[1] = -1;                                    // ... and flow label
+            h[0] |= 0x0F; // traffic class ...
+            h[1] = -1; // ... and flow label
             h[2] = -1;
             h[3] = -1;
-            h[7] = -1;                                    // hop limit
+            h[7] = -1; // hop limit
         }
-        h[ip + 6] = -1;                                   // UDP checksum
+        h[ip + 6] = -1; // UDP checksum
         h[ip + 7] = -1;
-        h[ip + UDP + 4] = -1;                             // BTH byte 4: FECN, BECN, reserved
+        h[ip + UDP + 4] = -1; // BTH byte 4: FECN, BECN, reserved
         CRC32 crc = new CRC32();
         crc.update(LRH_STANDIN);
         crc.update(h);
@@ -155,7 +153,9 @@ public final class RoceFrame {
     /** The ICRC carried in the last four bytes of {@code frame}. */
     public static int icrcOf(byte[] frame) {
         int at = frame.length - Packet.ICRC_LENGTH;
-        return (frame[at] & 0xFF) | (frame[at + 1] & 0xFF) << 8 | (frame[at + 2] & 0xFF) << 16
+        return (frame[at] & 0xFF)
+                | (frame[at + 1] & 0xFF) << 8
+                | (frame[at + 2] & 0xFF) << 16
                 | (frame[at + 3] & 0xFF) << 24;
     }
 

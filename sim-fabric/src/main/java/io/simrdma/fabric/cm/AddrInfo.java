@@ -16,8 +16,8 @@ import java.util.Objects;
  * @param dstAddr   destination (null when passive)
  * @param dstName   the node name the destination was resolved from, if any
  */
-public record AddrInfo(boolean passive, PortSpace portSpace, InetSocketAddress srcAddr, InetSocketAddress dstAddr,
-                       String dstName) {
+public record AddrInfo(
+        boolean passive, PortSpace portSpace, InetSocketAddress srcAddr, InetSocketAddress dstAddr, String dstName) {
 
     public AddrInfo {
         Objects.requireNonNull(portSpace, "portSpace");

@@ -6,7 +6,6 @@ import io.simrdma.fabric.Mtu;
 import io.simrdma.fabric.PortState;
 import io.simrdma.fabric.sched.Task;
 import io.simrdma.fabric.wire.Gid;
-
 import java.util.ArrayList;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -123,16 +122,19 @@ final class AddressResolver {
 
     /** Runs {@code r} on the device's executor after {@code delayNanos}, after the current call returns. */
     private void later(long delayNanos, String what, Runnable r) {
-        device.executor().schedule(new Task() {
-            @Override
-            public void run() {
-                r.run();
-            }
+        device.executor()
+                .schedule(
+                        new Task() {
+                            @Override
+                            public void run() {
+                                r.run();
+                            }
 
-            @Override
-            public String toString() {
-                return what;
-            }
-        }, delayNanos);
+                            @Override
+                            public String toString() {
+                                return what;
+                            }
+                        },
+                        delayNanos);
     }
 }

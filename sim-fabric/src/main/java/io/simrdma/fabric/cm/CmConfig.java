@@ -17,15 +17,28 @@ package io.simrdma.fabric.cm;
  *                          the requester resends it, and the requester then waits
  *                          4.096 us x 2^value more before each further resend
  */
-public record CmConfig(int cmResponseTimeout, int maxCmRetries, long timewaitNanos, int ackTimeout, int minRnrTimer,
-                       int mraServiceTimeout) {
+public record CmConfig(
+        int cmResponseTimeout,
+        int maxCmRetries,
+        long timewaitNanos,
+        int ackTimeout,
+        int minRnrTimer,
+        int mraServiceTimeout) {
 
     public CmConfig {
-        if (cmResponseTimeout < 0 || cmResponseTimeout > 31 || maxCmRetries < 0 || maxCmRetries > 15
-                || ackTimeout < 0 || ackTimeout > 31 || minRnrTimer < 0 || minRnrTimer > 31 || timewaitNanos < 0
-                || mraServiceTimeout < 0 || mraServiceTimeout > 31) {
-            throw new IllegalArgumentException("CM timing out of range: " + cmResponseTimeout + "/" + maxCmRetries
-                    + "/" + ackTimeout + "/" + minRnrTimer + "/" + mraServiceTimeout);
+        if (cmResponseTimeout < 0
+                || cmResponseTimeout > 31
+                || maxCmRetries < 0
+                || maxCmRetries > 15
+                || ackTimeout < 0
+                || ackTimeout > 31
+                || minRnrTimer < 0
+                || minRnrTimer > 31
+                || timewaitNanos < 0
+                || mraServiceTimeout < 0
+                || mraServiceTimeout > 31) {
+            throw new IllegalArgumentException("CM timing out of range: " + cmResponseTimeout + "/" + maxCmRetries + "/"
+                    + ackTimeout + "/" + minRnrTimer + "/" + mraServiceTimeout);
         }
     }
 

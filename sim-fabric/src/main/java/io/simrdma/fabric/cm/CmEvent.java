@@ -1,8 +1,6 @@
 package io.simrdma.fabric.cm;
 
-import io.simrdma.fabric.Errno;
 import io.simrdma.fabric.VerbsException;
-
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -33,7 +31,14 @@ public final class CmEvent {
         this(type, id, listenId, status, param, timeNanos, detail, null);
     }
 
-    CmEvent(CmEventType type, CmId id, CmId listenId, int status, ConnParam param, long timeNanos, String detail,
+    CmEvent(
+            CmEventType type,
+            CmId id,
+            CmId listenId,
+            int status,
+            ConnParam param,
+            long timeNanos,
+            String detail,
             UdParam ud) {
         this.ud = ud;
         this.detail = detail;

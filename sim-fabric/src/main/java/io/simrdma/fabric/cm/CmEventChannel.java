@@ -3,7 +3,6 @@ package io.simrdma.fabric.cm;
 import io.simrdma.fabric.Errno;
 import io.simrdma.fabric.VerbsException;
 import io.simrdma.fabric.sched.WaitSignal;
-
 import java.util.ArrayDeque;
 import java.util.Iterator;
 import java.util.concurrent.TimeUnit;

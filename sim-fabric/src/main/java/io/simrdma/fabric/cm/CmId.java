@@ -11,7 +11,6 @@ import io.simrdma.fabric.QueuePair;
 import io.simrdma.fabric.VerbsException;
 import io.simrdma.fabric.sched.WaitSignal;
 import io.simrdma.fabric.wire.Gid;
-
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.Objects;
@@ -42,8 +41,18 @@ public final class CmId {
 
     /** rdma_cm level states of an id. */
     public enum State {
-        IDLE, ADDR_BOUND, ADDR_QUERY, ADDR_RESOLVED, ROUTE_QUERY, ROUTE_RESOLVED, LISTEN, CONNECT, ESTABLISHED,
-        DISCONNECT, DEVICE_REMOVAL, DESTROYED
+        IDLE,
+        ADDR_BOUND,
+        ADDR_QUERY,
+        ADDR_RESOLVED,
+        ROUTE_QUERY,
+        ROUTE_RESOLVED,
+        LISTEN,
+        CONNECT,
+        ESTABLISHED,
+        DISCONNECT,
+        DEVICE_REMOVAL,
+        DESTROYED
     }
 
     /**
@@ -53,6 +62,7 @@ public final class CmId {
     public static final int MAX_CONNECT_PRIVATE_DATA = 56;
     /** Connect private data limit in the RDMA_PS_IB port space, which carries no RDMA CM header. */
     public static final int MAX_CONNECT_PRIVATE_DATA_IB = 92;
+
     public static final int MAX_ACCEPT_PRIVATE_DATA = 196;
     public static final int MAX_REJECT_PRIVATE_DATA = 148;
     /** rdma_connect(3): the private data of an RDMA_PS_UDP connect (a SIDR REQ's 216 bytes minus the CM header). */
@@ -277,7 +287,9 @@ public final class CmId {
             if (d == null) {
                 d = cm.chooseDevice(dstGid);
                 if (d == null) {
-                    throw new VerbsException(Errno.ENODEV, "no RDMA device in fabric " + cm.fabric().name());
+                    throw new VerbsException(
+                            Errno.ENODEV,
+                            "no RDMA device in fabric " + cm.fabric().name());
                 }
                 if (state == State.IDLE) {
                     bindLocked(new InetSocketAddress(RdmaCm.inetOf(d.gid()), 0));
@@ -345,7 +357,8 @@ public final class CmId {
         }
         ProtectionDomain usePd = pd != null ? pd : cm.defaultPd(d);
         if (usePd.device() != d) {
-            throw invalid("protection domain belongs to device " + usePd.device().name() + ", the id to " + d.name());
+            throw invalid(
+                    "protection domain belongs to device " + usePd.device().name() + ", the id to " + d.name());
         }
         return qpSlot.create(d, usePd, attr, ps);
     }
@@ -465,7 +478,9 @@ public final class CmId {
             ConnParam req = connection.requestParam;
             if (ps == PortSpace.UDP) {
                 // rdma_accept(3): a UD accept answers with a SIDR REP: private data only, at most 136 bytes.
-                p = param != null ? param : ConnParam.defaults().responderResources(0).initiatorDepth(0);
+                p = param != null
+                        ? param
+                        : ConnParam.defaults().responderResources(0).initiatorDepth(0);
                 if (p.privateData().length > MAX_UDP_ACCEPT_PRIVATE_DATA) {
                     throw invalid("accept private data of " + p.privateData().length + " bytes exceeds "
                             + MAX_UDP_ACCEPT_PRIVATE_DATA + " for RDMA_PS_UDP (rdma_accept(3))");
@@ -477,10 +492,16 @@ public final class CmId {
         }
         cm.agent(d).accept(this, p);
         if (isSync() && ps != PortSpace.UDP) {
-            CmEvent e = events.awaitSync(t -> t == CmEventType.ESTABLISHED || t == CmEventType.CONNECT_ERROR
-                    || t == CmEventType.REJECTED || t == CmEventType.DISCONNECTED || t == CmEventType.DEVICE_REMOVAL, -1);
+            CmEvent e = events.awaitSync(
+                    t -> t == CmEventType.ESTABLISHED
+                            || t == CmEventType.CONNECT_ERROR
+                            || t == CmEventType.REJECTED
+                            || t == CmEventType.DISCONNECTED
+                            || t == CmEventType.DEVICE_REMOVAL,
+                    -1);
             if (e.type() != CmEventType.ESTABLISHED) {
-                throw new CmException(Errno.ECONNABORTED, "accept ended with " + e.type().text(), e);
+                throw new CmException(
+                        Errno.ECONNABORTED, "accept ended with " + e.type().text(), e);
             }
         }
     }
@@ -526,16 +547,22 @@ public final class CmId {
         synchronized (this) {
             checkNotDestroyed();
             if (state != State.ROUTE_RESOLVED) {
-                throw invalid("rdma_connect needs a resolved route (rdma_resolve_route or rdma_create_ep); state " + state);
+                throw invalid(
+                        "rdma_connect needs a resolved route (rdma_resolve_route or rdma_create_ep); state " + state);
             }
             ConnParamLimits.checkConnect(ps, p, d);
             state = State.CONNECT;
         }
         cm.agent(d).connect(this, p);
         if (isSync()) {
-            CmEvent e = events.awaitSync(t -> t == CmEventType.ESTABLISHED || t == CmEventType.CONNECT_RESPONSE
-                    || t == CmEventType.REJECTED || t == CmEventType.UNREACHABLE || t == CmEventType.CONNECT_ERROR
-                    || t == CmEventType.DEVICE_REMOVAL, -1);
+            CmEvent e = events.awaitSync(
+                    t -> t == CmEventType.ESTABLISHED
+                            || t == CmEventType.CONNECT_RESPONSE
+                            || t == CmEventType.REJECTED
+                            || t == CmEventType.UNREACHABLE
+                            || t == CmEventType.CONNECT_ERROR
+                            || t == CmEventType.DEVICE_REMOVAL,
+                    -1);
             switch (e.type()) {
                 case ESTABLISHED:
                 case CONNECT_RESPONSE:
@@ -545,7 +572,8 @@ public final class CmId {
                 case UNREACHABLE:
                     throw new CmException(Errno.ETIMEDOUT, "peer unreachable", e);
                 default:
-                    throw new CmException(Errno.ECONNABORTED, "connect ended with " + e.type().text(), e);
+                    throw new CmException(
+                            Errno.ECONNABORTED, "connect ended with " + e.type().text(), e);
             }
         }
     }
@@ -649,7 +677,8 @@ public final class CmId {
                 throw new VerbsException(Errno.EBUSY, "destroy the id's QP first (rdma_destroy_qp(3))");
             }
             if (events.unacked() > 0) {
-                throw new VerbsException(Errno.EBUSY, events.unacked() + " event(s) of this id not acknowledged (rdma_ack_cm_event(3))");
+                throw new VerbsException(
+                        Errno.EBUSY, events.unacked() + " event(s) of this id not acknowledged (rdma_ack_cm_event(3))");
             }
         }
         Device d = device;

@@ -1,7 +1,6 @@
 package io.simrdma.fabric.cm;
 
 import io.simrdma.fabric.wire.Gid;
-
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 
@@ -76,6 +75,7 @@ final class CmMessage {
 
     /** Which message a REJ or MRA refers to (MessageRejected / MessageMRAed, 2 bits). */
     static final int MSG_REQ = 0;
+
     static final int MSG_REP = 1;
     static final int MSG_OTHER = 2;
 
@@ -154,7 +154,8 @@ final class CmMessage {
                 put24(b, o + 36, 0);
                 b.put(o + 39, (byte) initiatorDepth);
                 put24(b, o + 40, 0);
-                b.put(o + 43, (byte) ((remoteCmResponseTimeout & 0x1F) << 3 | (transportServiceType & 3) << 1
+                b.put(o + 43, (byte) ((remoteCmResponseTimeout & 0x1F) << 3
+                        | (transportServiceType & 3) << 1
                         | (flowControl ? 1 : 0)));
                 put24(b, o + 44, startingPsn);
                 b.put(o + 47, (byte) ((localCmResponseTimeout & 0x1F) << 3 | (retryCount & 7)));
@@ -178,7 +179,8 @@ final class CmMessage {
                 put24(b, o + 20, startingPsn);
                 b.put(o + 24, (byte) responderResources);
                 b.put(o + 25, (byte) initiatorDepth);
-                b.put(o + 26, (byte) ((targetAckDelay & 0x1F) << 3 | (failoverAccepted & 3) << 1 | (flowControl ? 1 : 0)));
+                b.put(o + 26, (byte)
+                        ((targetAckDelay & 0x1F) << 3 | (failoverAccepted & 3) << 1 | (flowControl ? 1 : 0)));
                 b.put(o + 27, (byte) ((rnrRetryCount & 7) << 5 | (srq ? 1 << 4 : 0)));
                 b.putLong(o + 28, localCaGuid);
                 break;
@@ -224,7 +226,9 @@ final class CmMessage {
             return null;
         }
         ByteBuffer b = ByteBuffer.wrap(mad);
-        if (b.get(0) != 1 || (b.get(1) & 0xFF) != MGMT_CLASS_CM || (b.get(2) & 0xFF) != CLASS_VERSION
+        if (b.get(0) != 1
+                || (b.get(1) & 0xFF) != MGMT_CLASS_CM
+                || (b.get(2) & 0xFF) != CLASS_VERSION
                 || (b.get(3) & 0x7F) != METHOD_SEND) {
             return null;
         }
@@ -324,7 +328,8 @@ final class CmMessage {
     private void putPrivate(ByteBuffer b, int at) {
         byte[] pd = privateData == null ? new byte[0] : privateData;
         if (pd.length > type.privateDataLength) {
-            throw new IllegalArgumentException(type + " carries at most " + type.privateDataLength + " bytes of private data");
+            throw new IllegalArgumentException(
+                    type + " carries at most " + type.privateDataLength + " bytes of private data");
         }
         b.put(at, pd, 0, pd.length);
     }
@@ -352,22 +357,34 @@ final class CmMessage {
 
     @Override
     public String toString() {
-        StringBuilder sb = new StringBuilder("CM ").append(type).append(" local=0x").append(Integer.toHexString(localCommId));
+        StringBuilder sb =
+                new StringBuilder("CM ").append(type).append(" local=0x").append(Integer.toHexString(localCommId));
         if (type != Type.REQ) {
             sb.append(" remote=0x").append(Integer.toHexString(remoteCommId));
         }
         if (type == Type.REQ) {
-            sb.append(" sid=0x").append(Long.toHexString(serviceId)).append(" qpn=").append(localQpn)
-                    .append(" psn=").append(startingPsn);
+            sb.append(" sid=0x")
+                    .append(Long.toHexString(serviceId))
+                    .append(" qpn=")
+                    .append(localQpn)
+                    .append(" psn=")
+                    .append(startingPsn);
         } else if (type == Type.REP) {
             sb.append(" qpn=").append(localQpn).append(" psn=").append(startingPsn);
         } else if (type == Type.REJ) {
             sb.append(" reason=").append(reason);
         } else if (type == Type.SIDR_REP) {
-            sb.append(" status=").append(sidrStatus).append(" qpn=").append(localQpn).append(" qkey=0x")
+            sb.append(" status=")
+                    .append(sidrStatus)
+                    .append(" qpn=")
+                    .append(localQpn)
+                    .append(" qkey=0x")
                     .append(Integer.toHexString(qkey));
         } else if (type == Type.MRA) {
-            sb.append(" mraed=").append(messageRejected).append(" serviceTimeout=").append(serviceTimeout);
+            sb.append(" mraed=")
+                    .append(messageRejected)
+                    .append(" serviceTimeout=")
+                    .append(serviceTimeout);
         }
         return sb.toString();
     }

@@ -3,7 +3,6 @@ package io.simrdma.fabric.cm;
 import io.simrdma.fabric.Device;
 import io.simrdma.fabric.sched.EngineTimer;
 import io.simrdma.fabric.wire.Gid;
-
 import java.util.function.Consumer;
 
 /**
@@ -27,6 +26,7 @@ final class CmSender {
     private final CmConfig config;
     /** Called on the device executor when a tracked message's response timeout or the timewait expires. */
     private final Consumer<CmId> onTimeout;
+
     private long tidCounter;
 
     CmSender(Device device, CmConfig config, Consumer<CmId> onTimeout) {
@@ -97,8 +97,8 @@ final class CmSender {
      *
      * @return the encoded SIDR REP, kept as the answer to a repeated SIDR REQ
      */
-    byte[] sendSidrRep(Gid to, int requestId, long tid, long serviceId, int status, int qpn, int qkey,
-                       byte[] privateData) {
+    byte[] sendSidrRep(
+            Gid to, int requestId, long tid, long serviceId, int status, int qpn, int qkey, byte[] privateData) {
         CmMessage rep = CmMessage.of(CmMessage.Type.SIDR_REP);
         rep.transactionId = tid;
         rep.localCommId = requestId;
@@ -129,8 +129,14 @@ final class CmSender {
      *
      * @return the encoded REJ, for a caller that keeps it as the answer to a duplicate
      */
-    byte[] sendRej(Gid to, int localCommId, int remoteCommId, long tid, int messageRejected, RejectReason reason,
-                   byte[] privateData) {
+    byte[] sendRej(
+            Gid to,
+            int localCommId,
+            int remoteCommId,
+            long tid,
+            int messageRejected,
+            RejectReason reason,
+            byte[] privateData) {
         CmMessage rej = CmMessage.of(CmMessage.Type.REJ);
         rej.transactionId = tid;
         rej.localCommId = localCommId;

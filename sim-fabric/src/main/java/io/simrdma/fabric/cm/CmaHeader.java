@@ -1,7 +1,6 @@
 package io.simrdma.fabric.cm;
 
 import io.simrdma.fabric.wire.Gid;
-
 import java.net.InetSocketAddress;
 import java.util.Arrays;
 
@@ -34,8 +33,7 @@ final class CmaHeader {
     /** Size of the header: version, IP version, port and two 16-byte addresses. */
     static final int LENGTH = 36;
 
-    private CmaHeader() {
-    }
+    private CmaHeader() {}
 
     /** The REQ private data for a connection from {@code src} to {@code dst}: the header, then {@code user}. */
     static byte[] prepend(InetSocketAddress src, InetSocketAddress dst, byte[] user) {

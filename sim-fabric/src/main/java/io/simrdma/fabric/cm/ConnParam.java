@@ -19,8 +19,15 @@ import java.util.Arrays;
  * @param srq                the local QP uses a shared receive queue
  * @param qpNum              QP number when the id has no QP of its own
  */
-public record ConnParam(byte[] privateData, int responderResources, int initiatorDepth, boolean flowControl,
-                        int retryCount, int rnrRetryCount, boolean srq, int qpNum) {
+public record ConnParam(
+        byte[] privateData,
+        int responderResources,
+        int initiatorDepth,
+        boolean flowControl,
+        int retryCount,
+        int rnrRetryCount,
+        boolean srq,
+        int qpNum) {
 
     public ConnParam {
         privateData = privateData == null ? new byte[0] : privateData.clone();
@@ -43,7 +50,8 @@ public record ConnParam(byte[] privateData, int responderResources, int initiato
     }
 
     public ConnParam privateData(byte[] data) {
-        return new ConnParam(data, responderResources, initiatorDepth, flowControl, retryCount, rnrRetryCount, srq, qpNum);
+        return new ConnParam(
+                data, responderResources, initiatorDepth, flowControl, retryCount, rnrRetryCount, srq, qpNum);
     }
 
     public ConnParam responderResources(int n) {
@@ -55,7 +63,8 @@ public record ConnParam(byte[] privateData, int responderResources, int initiato
     }
 
     public ConnParam retryCount(int n) {
-        return new ConnParam(privateData, responderResources, initiatorDepth, flowControl, n, rnrRetryCount, srq, qpNum);
+        return new ConnParam(
+                privateData, responderResources, initiatorDepth, flowControl, n, rnrRetryCount, srq, qpNum);
     }
 
     public ConnParam rnrRetryCount(int n) {
@@ -63,7 +72,8 @@ public record ConnParam(byte[] privateData, int responderResources, int initiato
     }
 
     public ConnParam qpNum(int n) {
-        return new ConnParam(privateData, responderResources, initiatorDepth, flowControl, retryCount, rnrRetryCount, srq, n);
+        return new ConnParam(
+                privateData, responderResources, initiatorDepth, flowControl, retryCount, rnrRetryCount, srq, n);
     }
 
     @Override
@@ -73,10 +83,15 @@ public record ConnParam(byte[] privateData, int responderResources, int initiato
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof ConnParam c && Arrays.equals(privateData, c.privateData)
-                && responderResources == c.responderResources && initiatorDepth == c.initiatorDepth
-                && flowControl == c.flowControl && retryCount == c.retryCount && rnrRetryCount == c.rnrRetryCount
-                && srq == c.srq && qpNum == c.qpNum;
+        return o instanceof ConnParam c
+                && Arrays.equals(privateData, c.privateData)
+                && responderResources == c.responderResources
+                && initiatorDepth == c.initiatorDepth
+                && flowControl == c.flowControl
+                && retryCount == c.retryCount
+                && rnrRetryCount == c.rnrRetryCount
+                && srq == c.srq
+                && qpNum == c.qpNum;
     }
 
     @Override

@@ -18,16 +18,16 @@ import io.simrdma.fabric.VerbsException;
  */
 final class ConnParamLimits {
 
-    private ConnParamLimits() {
-    }
+    private ConnParamLimits() {}
 
     /** Checks rdma_connect's {@code p} for an id in port space {@code ps} on {@code d}. */
     static void checkConnect(PortSpace ps, ConnParam p, Device d) {
-        int limit = ps == PortSpace.TCP ? CmId.MAX_CONNECT_PRIVATE_DATA
+        int limit = ps == PortSpace.TCP
+                ? CmId.MAX_CONNECT_PRIVATE_DATA
                 : ps == PortSpace.UDP ? CmId.MAX_UDP_CONNECT_PRIVATE_DATA : CmId.MAX_CONNECT_PRIVATE_DATA_IB;
         if (p.privateData().length > limit) {
-            throw invalid("connect private data of " + p.privateData().length + " bytes exceeds "
-                    + limit + " (rdma_connect(3))");
+            throw invalid("connect private data of " + p.privateData().length + " bytes exceeds " + limit
+                    + " (rdma_connect(3))");
         }
         if (p.responderResources() > d.query().maxQpRdAtom()) {
             throw invalid("responder_resources " + p.responderResources() + " exceeds max_qp_rd_atom "
@@ -44,10 +44,15 @@ final class ConnParamLimits {
      * limits of {@code d}, its retry counts, no private data; {@code srq} if the id's QP has an SRQ.
      */
     static ConnParam acceptDefaults(ConnParam request, Device d, boolean srq) {
-        return new ConnParam(null,
+        return new ConnParam(
+                null,
                 Math.min(request.responderResources(), d.query().maxQpRdAtom()),
-                Math.min(request.initiatorDepth(), d.query().maxQpInitRdAtom()), false, request.retryCount(),
-                request.rnrRetryCount(), srq, 0);
+                Math.min(request.initiatorDepth(), d.query().maxQpInitRdAtom()),
+                false,
+                request.retryCount(),
+                request.rnrRetryCount(),
+                srq,
+                0);
     }
 
     /** Checks rdma_accept's {@code p} on {@code d} against the {@code request} it answers. */
@@ -62,7 +67,8 @@ final class ConnParamLimits {
         }
         if (p.initiatorDepth() > d.query().maxQpInitRdAtom() || p.initiatorDepth() > request.initiatorDepth()) {
             throw invalid("initiator_depth " + p.initiatorDepth() + " exceeds max_qp_init_rd_atom "
-                    + d.query().maxQpInitRdAtom() + " or the request's " + request.initiatorDepth() + " (rdma_accept(3))");
+                    + d.query().maxQpInitRdAtom() + " or the request's " + request.initiatorDepth()
+                    + " (rdma_accept(3))");
         }
     }
 

@@ -27,10 +27,16 @@ final class Connection {
      * the two here.
      */
     enum State {
-        IDLE, REQ_SENT,
+        IDLE,
+        REQ_SENT,
         /** The REQ was answered with an MRA: the peer has it and its application has not answered yet. */
         MRA_REQ_RCVD,
-        REQ_RCVD, REP_SENT, REP_RCVD, ESTABLISHED, DREQ_SENT, TIMEWAIT,
+        REQ_RCVD,
+        REP_SENT,
+        REP_RCVD,
+        ESTABLISHED,
+        DREQ_SENT,
+        TIMEWAIT,
         /** An RDMA_PS_UDP id's SIDR REQ waits for its SIDR REP (IBA 12.11). */
         SIDR_REQ_SENT
     }
@@ -57,6 +63,7 @@ final class Connection {
     int rnrRetryForQp;
     /** The last CM message sent that a duplicate of the peer's message is answered with; or a retransmission. */
     byte[] lastMad;
+
     int retriesLeft;
     /** How long the tracked message waits for an answer before a resend: the response timeout, longer after an MRA. */
     long retryTimeoutNanos;

@@ -7,11 +7,10 @@ import io.simrdma.fabric.Mtu;
 import io.simrdma.fabric.QueuePair;
 import io.simrdma.fabric.VerbsException;
 import io.simrdma.fabric.wire.Gid;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.net.InetSocketAddress;
 import java.util.Arrays;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The IB CM state machine (IBA 12.9.6) of the connections of one device, after the kernel's
@@ -52,6 +51,7 @@ final class ConnectionMachine {
     private static final int ETIMEDOUT = -110;
     /** SIDR REP status values (IBA 12.11.2, table 115). */
     static final int SIDR_SUCCESS = 0;
+
     static final int SIDR_UNSUPPORTED = 1;
     static final int SIDR_REJECT = 2;
 
@@ -115,7 +115,8 @@ final class ConnectionMachine {
         req.localAckTimeout = id.ackTimeoutFor(config);
         // RDMA_PS_TCP carries the RDMA CM header (addresses and port) in the REQ's private data;
         // RDMA_PS_IB, addressed by GIDs and service IDs as native IB, leaves all 92 bytes to the user.
-        req.privateData = id.ps == PortSpace.TCP ? CmaHeader.prepend(id.local, id.peer, p.privateData()) : p.privateData();
+        req.privateData =
+                id.ps == PortSpace.TCP ? CmaHeader.prepend(id.local, id.peer, p.privateData()) : p.privateData();
         c.state = Connection.State.REQ_SENT;
         sender.sendTracked(id, req);
     }
@@ -145,8 +146,15 @@ final class ConnectionMachine {
         c.remotePsn = rep.startingPsn;
         c.rnrRetryForQp = rep.rnrRetryCount;
         // The peer's responder resources are our initiator depth and vice versa (rdma_get_cm_event(3)).
-        ConnParam seen = new ConnParam(rep.privateData, rep.initiatorDepth, rep.responderResources, rep.flowControl,
-                c.connectParam.retryCount(), rep.rnrRetryCount, rep.srq, rep.localQpn);
+        ConnParam seen = new ConnParam(
+                rep.privateData,
+                rep.initiatorDepth,
+                rep.responderResources,
+                rep.flowControl,
+                c.connectParam.retryCount(),
+                rep.rnrRetryCount,
+                rep.srq,
+                rep.localQpn);
         QueuePair qp = id.qp();
         if (qp == null) {
             c.state = Connection.State.REP_RCVD;
@@ -155,13 +163,24 @@ final class ConnectionMachine {
         }
         try {
             qps.toRtr(id, qp, rep.initiatorDepth);
-            // initiator_depth is the most reads the local side will have outstanding (rdma_connect(3)): a REP cannot raise it.
-            qps.toRts(id, qp, c.connectParam.retryCount(), rep.rnrRetryCount,
+            // initiator_depth is the most reads the local side will have outstanding (rdma_connect(3)): a REP cannot
+            // raise it.
+            qps.toRts(
+                    id,
+                    qp,
+                    c.connectParam.retryCount(),
+                    rep.rnrRetryCount,
                     Math.min(c.connectParam.initiatorDepth(), rep.responderResources));
         } catch (VerbsException e) {
             LOG.debug("{}: cannot move QP {} for the connection: {}", device.name(), qp.qpNum(), e.getMessage());
-            sender.sendRej(c.remoteGid, c.localCommId, c.remoteCommId, rep.transactionId, CmMessage.MSG_REP,
-                    RejectReason.NO_QP, null);
+            sender.sendRej(
+                    c.remoteGid,
+                    c.localCommId,
+                    c.remoteCommId,
+                    rep.transactionId,
+                    CmMessage.MSG_REP,
+                    RejectReason.NO_QP,
+                    null);
             attemptEnded(id, CmEventType.CONNECT_ERROR, -Errno.EINVAL.value(), null);
             return;
         }
@@ -303,8 +322,15 @@ final class ConnectionMachine {
         c.state = Connection.State.REQ_RCVD;
         child.state = CmId.State.CONNECT;
         UdParam ud = new UdParam(user, new AhAttr(source, 0, 64, 0, 0, 0, 1), 0, 0);
-        CmEvent e = new CmEvent(CmEventType.CONNECT_REQUEST, child, listener, 0, c.requestParam, cm.fabric().now(),
-                null, ud);
+        CmEvent e = new CmEvent(
+                CmEventType.CONNECT_REQUEST,
+                child,
+                listener,
+                0,
+                c.requestParam,
+                cm.fabric().now(),
+                null,
+                ud);
         LOG.debug("{}: {} on {}", device.name(), e, listener);
         listener.events.requestArrived(child, e);
     }
@@ -315,8 +341,8 @@ final class ConnectionMachine {
         QueuePair qp = child.qp();
         int qpn = status != SIDR_SUCCESS ? 0 : qp != null ? qp.qpNum() : p.qpNum();
         int qkey = status != SIDR_SUCCESS ? 0 : CmId.RDMA_UDP_QKEY;
-        c.lastMad = sender.sendSidrRep(c.remoteGid, c.remoteCommId, c.transactionId, c.sidrServiceId, status, qpn,
-                qkey, privateData);
+        c.lastMad = sender.sendSidrRep(
+                c.remoteGid, c.remoteCommId, c.transactionId, c.sidrServiceId, status, qpn, qkey, privateData);
         child.listener.listenQueue.answered();
         c.state = Connection.State.IDLE;
         child.state = status == SIDR_SUCCESS ? CmId.State.ESTABLISHED : CmId.State.DISCONNECT;
@@ -358,15 +384,27 @@ final class ConnectionMachine {
         CmId listener = ps == null ? null : cm.findListener(ps, device, port);
         if (listener == null) {
             // Nobody listens on this service: the remote CM, not an application, rejects.
-            sender.sendRej(source, 0, req.localCommId, req.transactionId, CmMessage.MSG_REQ,
-                    RejectReason.INVALID_SERVICE_ID, null);
+            sender.sendRej(
+                    source,
+                    0,
+                    req.localCommId,
+                    req.transactionId,
+                    CmMessage.MSG_REQ,
+                    RejectReason.INVALID_SERVICE_ID,
+                    null);
             return;
         }
         if (req.pathMtu > device.queryPort(1).activeMtu().code()) {
             // IBA 12.6.7.2 reason 26: this port cannot carry the REQ's path MTU (a TCP node's peer cannot know our
             // MTU when it resolves the route); a smaller MTU here would leave the two QPs disagreeing on packet sizes.
-            sender.sendRej(source, 0, req.localCommId, req.transactionId, CmMessage.MSG_REQ,
-                    RejectReason.INVALID_PATH_MTU, null);
+            sender.sendRej(
+                    source,
+                    0,
+                    req.localCommId,
+                    req.transactionId,
+                    CmMessage.MSG_REQ,
+                    RejectReason.INVALID_PATH_MTU,
+                    null);
             return;
         }
         if (listener.listenQueue.isFull()) {
@@ -390,7 +428,8 @@ final class ConnectionMachine {
         c.remoteGid = source;
         c.remoteQpn = req.localQpn;
         c.remotePsn = req.startingPsn;
-        child.pathMtuCode = Math.min(req.pathMtu == 0 ? Mtu.MTU_4096.code() : req.pathMtu,
+        child.pathMtuCode = Math.min(
+                req.pathMtu == 0 ? Mtu.MTU_4096.code() : req.pathMtu,
                 device.queryPort(1).activeMtu().code());
         c.retryCountForQp = req.retryCount;
         c.rnrRetryForQp = req.rnrRetryCount;
@@ -398,11 +437,24 @@ final class ConnectionMachine {
         child.tos = req.trafficClass;
         child.ackTimeout = req.localAckTimeout;
         byte[] user = Arrays.copyOfRange(pd, header, CmMessage.Type.REQ.privateDataLength);
-        c.requestParam = new ConnParam(user, req.initiatorDepth, req.responderResources, req.flowControl,
-                req.retryCount, req.rnrRetryCount, req.srq, req.localQpn);
+        c.requestParam = new ConnParam(
+                user,
+                req.initiatorDepth,
+                req.responderResources,
+                req.flowControl,
+                req.retryCount,
+                req.rnrRetryCount,
+                req.srq,
+                req.localQpn);
         c.state = Connection.State.REQ_RCVD;
         child.state = CmId.State.CONNECT;
-        CmEvent e = new CmEvent(CmEventType.CONNECT_REQUEST, child, listener, 0, c.requestParam, cm.fabric().now());
+        CmEvent e = new CmEvent(
+                CmEventType.CONNECT_REQUEST,
+                child,
+                listener,
+                0,
+                c.requestParam,
+                cm.fabric().now());
         LOG.debug("{}: {} on {}", device.name(), e, listener);
         listener.events.requestArrived(child, e);
     }
@@ -479,8 +531,19 @@ final class ConnectionMachine {
         c.state = Connection.State.ESTABLISHED;
         id.state = CmId.State.ESTABLISHED;
         ConnParam p = c.connectParam;
-        event(id, CmEventType.ESTABLISHED, 0, new ConnParam(privateData, p.responderResources(), p.initiatorDepth(),
-                p.flowControl(), c.retryCountForQp, c.rnrRetryForQp, p.srq(), c.remoteQpn));
+        event(
+                id,
+                CmEventType.ESTABLISHED,
+                0,
+                new ConnParam(
+                        privateData,
+                        p.responderResources(),
+                        p.initiatorDepth(),
+                        p.flowControl(),
+                        c.retryCountForQp,
+                        c.rnrRetryForQp,
+                        p.srq(),
+                        c.remoteQpn));
     }
 
     /**
@@ -542,7 +605,8 @@ final class ConnectionMachine {
                     qps.toError(id);
                     return false;
                 }
-                throw new VerbsException(Errno.EINVAL, "rdma_disconnect on an id that is not connected (" + id.state + ")");
+                throw new VerbsException(
+                        Errno.EINVAL, "rdma_disconnect on an id that is not connected (" + id.state + ")");
         }
     }
 
@@ -629,8 +693,14 @@ final class ConnectionMachine {
     /** Sends the REJ that abandons the attempt of {@code id}: of the REP it sent (REP_SENT), else of the REQ. */
     private byte[] rejectAttempt(CmId id, RejectReason reason, byte[] privateData) {
         Connection c = id.connection;
-        return sender.sendRej(c.remoteGid, c.localCommId, c.remoteCommId, c.transactionId,
-                c.state == Connection.State.REP_SENT ? CmMessage.MSG_REP : CmMessage.MSG_REQ, reason, privateData);
+        return sender.sendRej(
+                c.remoteGid,
+                c.localCommId,
+                c.remoteCommId,
+                c.transactionId,
+                c.state == Connection.State.REP_SENT ? CmMessage.MSG_REP : CmMessage.MSG_REQ,
+                reason,
+                privateData);
     }
 
     /** The application refuses the request {@code child} holds (REQ_RCVD); the REJ also answers a duplicate REQ. */
@@ -802,7 +872,9 @@ final class ConnectionMachine {
         if (id.state == CmId.State.LISTEN) {
             // Requests that arrived but were never handed to the application are refused.
             for (CmId child : table.snapshot()) {
-                if (child.listener == id && child.connection.state == Connection.State.REQ_RCVD && child.channel() == null
+                if (child.listener == id
+                        && child.connection.state == Connection.State.REQ_RCVD
+                        && child.channel() == null
                         && id.listenQueue.holds(child)) {
                     if (child.ps == PortSpace.UDP) {
                         answerSidr(child, SIDR_REJECT, null, null);

@@ -1,7 +1,6 @@
 package io.simrdma.fabric.cm;
 
 import io.simrdma.fabric.wire.Gid;
-
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -25,8 +24,7 @@ import java.util.Map;
  */
 final class ConnectionTable {
 
-    private record RemoteKey(long guid, int commId) {
-    }
+    private record RemoteKey(long guid, int commId) {}
 
     private final Map<Integer, CmId> byLocalCommId = new LinkedHashMap<>();
     private final Map<RemoteKey, CmId> byRemote = new HashMap<>();
@@ -59,7 +57,8 @@ final class ConnectionTable {
         for (CmId c : byLocalCommId.values()) {
             Connection cx = c.connection;
             if ((cx.state == Connection.State.REQ_RCVD || cx.state == Connection.State.REP_SENT)
-                    && cx.remoteCommId == remoteCommId && source.equals(cx.remoteGid)) {
+                    && cx.remoteCommId == remoteCommId
+                    && source.equals(cx.remoteGid)) {
                 return c;
             }
         }

@@ -4,14 +4,13 @@ import io.simrdma.fabric.Device;
 import io.simrdma.fabric.Errno;
 import io.simrdma.fabric.VerbsException;
 import io.simrdma.fabric.sched.WaitSignal;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.util.ArrayDeque;
 import java.util.LinkedHashSet;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Where the events of one {@link CmId} go: to the event channel the id is on
@@ -79,16 +78,29 @@ final class EventDelivery {
 
     /** As {@link #report(Device, CmEventType, int, ConnParam)}, with the event's {@link CmEvent#detail()}. */
     void report(Device device, CmEventType type, int status, ConnParam param, String detail) {
-        CmEvent e = new CmEvent(type, id, null, status, param == null ? ConnParam.defaults() : param,
-                id.cm.fabric().now(), detail);
+        CmEvent e = new CmEvent(
+                type,
+                id,
+                null,
+                status,
+                param == null ? ConnParam.defaults() : param,
+                id.cm.fabric().now(),
+                detail);
         LOG.debug("{}: {} {}", device.name(), e, id);
         deliver(e);
     }
 
     /** Reports an event of an RDMA_PS_UDP id with its UD event data; its private data is also {@link CmEvent#privateData()}'s. */
     void reportUd(Device device, CmEventType type, int status, UdParam ud) {
-        CmEvent e = new CmEvent(type, id, null, status, ConnParam.defaults().privateData(ud.privateData()),
-                id.cm.fabric().now(), null, ud);
+        CmEvent e = new CmEvent(
+                type,
+                id,
+                null,
+                status,
+                ConnParam.defaults().privateData(ud.privateData()),
+                id.cm.fabric().now(),
+                null,
+                ud);
         LOG.debug("{}: {} {} {}", device.name(), e, ud, id);
         deliver(e);
     }
@@ -167,11 +179,13 @@ final class EventDelivery {
      */
     CmEvent awaitSync(Predicate<CmEventType> until, long timeoutNanos) {
         while (true) {
-            boolean got = signal.await(() -> {
-                synchronized (syncEvents) {
-                    return !syncEvents.isEmpty() || id.state == CmId.State.DESTROYED;
-                }
-            }, timeoutNanos);
+            boolean got = signal.await(
+                    () -> {
+                        synchronized (syncEvents) {
+                            return !syncEvents.isEmpty() || id.state == CmId.State.DESTROYED;
+                        }
+                    },
+                    timeoutNanos);
             CmEvent e;
             synchronized (syncEvents) {
                 e = syncEvents.poll();
@@ -211,16 +225,18 @@ final class EventDelivery {
         Set<CmId> requests = new LinkedHashSet<>();
         ArrayDeque<CmEvent> moving;
         synchronized (deliverLock) {
-            moving = from == null ? drainSync(to) : from.remove(e -> {
-                if (e.id() == id || requests.contains(e.id())) {
-                    return true;
-                }
-                if (e.type() == CmEventType.CONNECT_REQUEST && e.listenId() == id && e.id().channel() == from) {
-                    requests.add(e.id());
-                    return true;
-                }
-                return false;
-            });
+            moving = from == null
+                    ? drainSync(to)
+                    : from.remove(e -> {
+                        if (e.id() == id || requests.contains(e.id())) {
+                            return true;
+                        }
+                        if (e.type() == CmEventType.CONNECT_REQUEST && e.listenId() == id && e.id().channel() == from) {
+                            requests.add(e.id());
+                            return true;
+                        }
+                        return false;
+                    });
             if (from == null) {
                 for (CmEvent e : moving) {
                     if (e.listenId() == id) {

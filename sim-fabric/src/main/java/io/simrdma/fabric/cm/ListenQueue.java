@@ -2,7 +2,6 @@ package io.simrdma.fabric.cm;
 
 import io.simrdma.fabric.Device;
 import io.simrdma.fabric.sched.WaitSignal;
-
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -32,6 +31,7 @@ final class ListenQueue {
     private final CmId listener;
     /** The listener's own wake-up signal: also signalled by its events and its destruction. */
     private final WaitSignal signal;
+
     private int backlog;
     private int waiting;
     private final ArrayDeque<CmId> unreturned = new ArrayDeque<>();
@@ -92,12 +92,15 @@ final class ListenQueue {
      * null if none came, or if the listener was destroyed or lost its device meanwhile.
      */
     CmId take(long timeoutNanos) {
-        signal.await(() -> {
-            synchronized (unreturned) {
-                return !unreturned.isEmpty() || listener.state == CmId.State.DESTROYED
-                        || listener.state == CmId.State.DEVICE_REMOVAL;
-            }
-        }, timeoutNanos);
+        signal.await(
+                () -> {
+                    synchronized (unreturned) {
+                        return !unreturned.isEmpty()
+                                || listener.state == CmId.State.DESTROYED
+                                || listener.state == CmId.State.DEVICE_REMOVAL;
+                    }
+                },
+                timeoutNanos);
         synchronized (unreturned) {
             return unreturned.poll();
         }

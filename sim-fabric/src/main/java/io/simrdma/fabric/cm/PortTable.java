@@ -3,7 +3,6 @@ package io.simrdma.fabric.cm;
 import io.simrdma.fabric.Device;
 import io.simrdma.fabric.Errno;
 import io.simrdma.fabric.VerbsException;
-
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -28,8 +27,7 @@ final class PortTable {
 
     private static final int EPHEMERAL_LOW = 49152;
 
-    private record PortKey(PortSpace ps, int port) {
-    }
+    private record PortKey(PortSpace ps, int port) {}
 
     private final Map<PortKey, List<CmId>> bindings = new LinkedHashMap<>();
     private final Map<PortKey, List<CmId>> listeners = new LinkedHashMap<>();
@@ -58,7 +56,8 @@ final class PortTable {
         } else if (conflicts(id, device, port)) {
             throw new VerbsException(Errno.EADDRINUSE, "port " + port + " is in use");
         }
-        bindings.computeIfAbsent(new PortKey(id.ps, port), k -> new ArrayList<>()).add(id);
+        bindings.computeIfAbsent(new PortKey(id.ps, port), k -> new ArrayList<>())
+                .add(id);
         return port;
     }
 
@@ -78,7 +77,9 @@ final class PortTable {
 
     /** The bound {@code id} listens on its port. */
     synchronized void listen(CmId id) {
-        listeners.computeIfAbsent(new PortKey(id.ps, id.local.getPort()), k -> new ArrayList<>()).add(id);
+        listeners
+                .computeIfAbsent(new PortKey(id.ps, id.local.getPort()), k -> new ArrayList<>())
+                .add(id);
     }
 
     /** The id listening on {@code port} of {@code device}: one bound to the device first, then a wildcard one. */

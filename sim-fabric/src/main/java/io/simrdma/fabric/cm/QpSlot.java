@@ -10,7 +10,6 @@ import io.simrdma.fabric.QpInitAttr;
 import io.simrdma.fabric.QpState;
 import io.simrdma.fabric.QpType;
 import io.simrdma.fabric.QueuePair;
-
 import java.util.EnumSet;
 
 /**
@@ -64,15 +63,24 @@ final class QpSlot {
         boolean created = false;
         if (scq == null || rcq == null) {
             ch = device.createCompletionChannel();
-            int depth = Math.max(attr.caps().maxSendWr(), 1) + Math.max(attr.caps().maxRecvWr(), 1);
+            int depth =
+                    Math.max(attr.caps().maxSendWr(), 1) + Math.max(attr.caps().maxRecvWr(), 1);
             CompletionQueue cq = device.createCq(Math.min(depth, device.query().maxCqe()), ch, null);
             scq = scq != null ? scq : cq;
             rcq = rcq != null ? rcq : cq;
             created = true;
-            a = QpInitAttr.rc(scq, rcq).caps(attr.caps()).srq(attr.srq()).sqSigAll(attr.sqSigAll()).context(attr.context());
+            a = QpInitAttr.rc(scq, rcq)
+                    .caps(attr.caps())
+                    .srq(attr.srq())
+                    .sqSigAll(attr.sqSigAll())
+                    .context(attr.context());
         }
         if (ud && a.qpType() != QpType.UD) {
-            a = QpInitAttr.ud(scq, rcq).caps(attr.caps()).srq(attr.srq()).sqSigAll(attr.sqSigAll()).context(attr.context());
+            a = QpInitAttr.ud(scq, rcq)
+                    .caps(attr.caps())
+                    .srq(attr.srq())
+                    .sqSigAll(attr.sqSigAll())
+                    .context(attr.context());
         }
         QueuePair q;
         try {
@@ -151,7 +159,10 @@ final class QpSlot {
     }
 
     private static void toInit(QueuePair q) {
-        q.modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).port(1)
+        q.modify(new QpAttr()
+                .state(QpState.INIT)
+                .pkeyIndex(0)
+                .port(1)
                 .accessFlags(EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE)));
     }
 }

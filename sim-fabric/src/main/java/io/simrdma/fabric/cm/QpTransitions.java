@@ -7,7 +7,6 @@ import io.simrdma.fabric.Mtu;
 import io.simrdma.fabric.QpAttr;
 import io.simrdma.fabric.QpState;
 import io.simrdma.fabric.QueuePair;
-
 import java.util.EnumSet;
 
 /**
@@ -47,15 +46,25 @@ final class QpTransitions {
         if (qp.state() == QpState.RESET) {
             qp.modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).port(1).accessFlags(access));
         }
-        qp.modify(new QpAttr().state(QpState.RTR).av(av).pathMtu(mtuOf(id.pathMtuCode)).destQpn(c.remoteQpn)
-                .rqPsn(c.remotePsn).maxDestRdAtomic(Math.min(responderResources, device.query().maxQpRdAtom()))
-                .minRnrTimer(config.minRnrTimer()).accessFlags(access));
+        qp.modify(new QpAttr()
+                .state(QpState.RTR)
+                .av(av)
+                .pathMtu(mtuOf(id.pathMtuCode))
+                .destQpn(c.remoteQpn)
+                .rqPsn(c.remotePsn)
+                .maxDestRdAtomic(Math.min(responderResources, device.query().maxQpRdAtom()))
+                .minRnrTimer(config.minRnrTimer())
+                .accessFlags(access));
     }
 
     /** RTS with this side's starting PSN, the id's ACK timeout and the given retry counts and read depth. */
     void toRts(CmId id, QueuePair qp, int retryCount, int rnrRetry, int initiatorDepth) {
-        qp.modify(new QpAttr().state(QpState.RTS).sqPsn(id.connection.localPsn).timeout(id.ackTimeoutFor(config))
-                .retryCnt(retryCount).rnrRetry(rnrRetry)
+        qp.modify(new QpAttr()
+                .state(QpState.RTS)
+                .sqPsn(id.connection.localPsn)
+                .timeout(id.ackTimeoutFor(config))
+                .retryCnt(retryCount)
+                .rnrRetry(rnrRetry)
                 .maxRdAtomic(Math.min(initiatorDepth, device.query().maxQpInitRdAtom())));
     }
 

@@ -8,9 +8,6 @@ import io.simrdma.fabric.ProtectionDomain;
 import io.simrdma.fabric.QpInitAttr;
 import io.simrdma.fabric.VerbsException;
 import io.simrdma.fabric.wire.Gid;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.net.Inet4Address;
 import java.net.Inet6Address;
 import java.net.InetAddress;
@@ -26,6 +23,8 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The connection manager of a fabric, with librdmacm's API (rdma_cm(7)): event channels,
@@ -68,7 +67,8 @@ public final class RdmaCm implements AutoCloseable {
     private RdmaCm(Fabric fabric, CmConfig config) {
         this.fabric = fabric;
         this.config = config;
-        this.random = fabric.scheduler().isDeterministic() ? fabric.deterministicScheduler().newRandom()
+        this.random = fabric.scheduler().isDeterministic()
+                ? fabric.deterministicScheduler().newRandom()
                 : new SplittableRandom(fabric.seed() ^ 0x5EED_C0DEL);
     }
 
@@ -77,7 +77,8 @@ public final class RdmaCm implements AutoCloseable {
      * device the fabric has at the call gets its CM agent (see {@link #of(Fabric, CmConfig)}).
      */
     public static RdmaCm of(Fabric fabric) {
-        return fabric.service(RdmaCm.class, f -> new RdmaCm(f, CmConfig.defaults())).serveDevices();
+        return fabric.service(RdmaCm.class, f -> new RdmaCm(f, CmConfig.defaults()))
+                .serveDevices();
     }
 
     /**
@@ -93,7 +94,8 @@ public final class RdmaCm implements AutoCloseable {
         Objects.requireNonNull(config, "config");
         RdmaCm cm = fabric.service(RdmaCm.class, f -> new RdmaCm(f, config));
         if (!cm.config.equals(config)) {
-            throw new IllegalStateException("the connection manager of " + fabric.name() + " already runs with " + cm.config);
+            throw new IllegalStateException(
+                    "the connection manager of " + fabric.name() + " already runs with " + cm.config);
         }
         return cm.serveDevices();
     }
@@ -179,8 +181,11 @@ public final class RdmaCm implements AutoCloseable {
             }
         }
         if (passive) {
-            InetSocketAddress src = node != null ? new InetSocketAddress(inetOf(resolveNode(node)), port)
-                    : hints != null && hints.srcAddr() != null ? hints.srcAddr() : new InetSocketAddress(WILDCARD, port);
+            InetSocketAddress src = node != null
+                    ? new InetSocketAddress(inetOf(resolveNode(node)), port)
+                    : hints != null && hints.srcAddr() != null
+                            ? hints.srcAddr()
+                            : new InetSocketAddress(WILDCARD, port);
             return List.of(new AddrInfo(true, ps, src, null, null));
         }
         InetSocketAddress dst;
@@ -198,7 +203,8 @@ public final class RdmaCm implements AutoCloseable {
     Gid resolveNode(String node) {
         Gid g = fabric.resolve(node);
         if (g == null) {
-            throw new VerbsException(Errno.ENOENT, "node '" + node + "' is not known in fabric " + fabric.name() + " (EAI_NONAME)");
+            throw new VerbsException(
+                    Errno.ENOENT, "node '" + node + "' is not known in fabric " + fabric.name() + " (EAI_NONAME)");
         }
         return g;
     }

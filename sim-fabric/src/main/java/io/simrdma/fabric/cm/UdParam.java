@@ -25,8 +25,11 @@ public record UdParam(byte[] privateData, AhAttr ahAttr, int qpNum, int qkey) {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof UdParam u && java.util.Arrays.equals(privateData, u.privateData)
-                && java.util.Objects.equals(ahAttr, u.ahAttr) && qpNum == u.qpNum && qkey == u.qkey;
+        return o instanceof UdParam u
+                && java.util.Arrays.equals(privateData, u.privateData)
+                && java.util.Objects.equals(ahAttr, u.ahAttr)
+                && qpNum == u.qpNum
+                && qkey == u.qkey;
     }
 
     @Override

@@ -2,7 +2,6 @@ package io.simrdma.fabric.internal;
 
 import io.simrdma.fabric.Counter;
 import io.simrdma.fabric.Counters;
-
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLongArray;

@@ -99,8 +99,8 @@ public final class DeterministicScheduler implements Scheduler {
             while (!condition.getAsBoolean()) {
                 if (!step(deadline)) {
                     if (timeoutNanos < 0) {
-                        throw new SimulationStalledException("waiting without a deadline at virtual time "
-                                + now + " ns with nothing left to run: the simulated program is deadlocked");
+                        throw new SimulationStalledException("waiting without a deadline at virtual time " + now
+                                + " ns with nothing left to run: the simulated program is deadlocked");
                     }
                     now = Math.max(now, deadline);
                     return condition.getAsBoolean();
@@ -229,8 +229,8 @@ public final class DeterministicScheduler implements Scheduler {
         try {
             task.run();
         } catch (RuntimeException | Error e) {
-            throw new EngineFailureException("engine task " + task + " on " + executor.name
-                    + " failed at virtual time " + now + " ns", e);
+            throw new EngineFailureException(
+                    "engine task " + task + " on " + executor.name + " failed at virtual time " + now + " ns", e);
         } finally {
             running = false;
         }

@@ -33,11 +33,13 @@ public record IdleStrategy(long spinNanos, long yieldNanos) {
 
     /** Spinning pays only with a core to spare for it: measured on 2 cores, it cost more than it saved. */
     private static final IdleStrategy DEFAULT = Runtime.getRuntime().availableProcessors() > 2
-            ? new IdleStrategy(TimeUnit.MICROSECONDS.toNanos(20), 0) : new IdleStrategy(0, 0);
+            ? new IdleStrategy(TimeUnit.MICROSECONDS.toNanos(20), 0)
+            : new IdleStrategy(0, 0);
 
     public IdleStrategy {
         if (spinNanos < 0 || yieldNanos < 0) {
-            throw new IllegalArgumentException("negative idle time: spin " + spinNanos + " ns, yield " + yieldNanos + " ns");
+            throw new IllegalArgumentException(
+                    "negative idle time: spin " + spinNanos + " ns, yield " + yieldNanos + " ns");
         }
     }
 

@@ -1,13 +1,12 @@
 package io.simrdma.fabric.sched;
 
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A threaded executor with a thread of its own that waits for work as its {@link IdleStrategy}
@@ -35,6 +34,7 @@ final class LoopExecutor implements EngineExecutor, Runnable {
     private static final long HELP_WINDOW_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
     /** Granularity of {@link #lastHelp}, so that a busy-polling thread does not write it on every poll. */
     private static final long HELP_NOTE_NANOS = TimeUnit.MICROSECONDS.toNanos(5);
+
     private static final int RUNNING = 0;
     private static final int SHUTTING_DOWN = 1;
     private static final int TERMINATED = 2;
@@ -61,6 +61,7 @@ final class LoopExecutor implements EngineExecutor, Runnable {
     private volatile Thread helper;
     /** Due time of the earliest timer, Long.MAX_VALUE if none; written by owners. */
     private volatile long nextTimerDue = Long.MAX_VALUE;
+
     private final Task stub = new Stub();
     private final TaskHeap timers = new TaskHeap(64);
     private long nextSeq;
@@ -168,7 +169,8 @@ final class LoopExecutor implements EngineExecutor, Runnable {
         // leaves; one that polls often picks it up soon (the parked thread also looks again
         // within HELP_WINDOW_NANOS), so only an executor without helpers needs a wake-up -- or
         // one whose helper is the submitter itself (it is busy posting, not polling).
-        if (parked && owner.get() == null
+        if (parked
+                && owner.get() == null
                 && (helper == Thread.currentThread() || System.nanoTime() - lastHelp > HELP_WINDOW_NANOS)) {
             LockSupport.unpark(thread);
         }
@@ -377,7 +379,8 @@ final class LoopExecutor implements EngineExecutor, Runnable {
     private static final class CallTask<T> extends Task {
         private final Callable<T> command;
         private final CountDownLatch done = new CountDownLatch(1);
-        private final java.util.concurrent.atomic.AtomicBoolean started = new java.util.concurrent.atomic.AtomicBoolean();
+        private final java.util.concurrent.atomic.AtomicBoolean started =
+                new java.util.concurrent.atomic.AtomicBoolean();
         private T result;
         private Throwable failure;
 

@@ -2,9 +2,6 @@ package io.simrdma.fabric.sched;
 
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.Future;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -13,6 +10,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Real time; each executor has a thread of its own, so the engine work of each device runs on a
@@ -158,7 +157,10 @@ public final class ThreadedScheduler implements Scheduler {
             }
         }
         for (ThreadedExecutor e : executors) {
-            if (e.owned && !e.executor.terminationFuture().awaitUninterruptibly(SHUTDOWN_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+            if (e.owned
+                    && !e.executor
+                            .terminationFuture()
+                            .awaitUninterruptibly(SHUTDOWN_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
                 LOG.error("executor {} did not stop within {} s", e.name(), SHUTDOWN_TIMEOUT_SECONDS);
             }
         }

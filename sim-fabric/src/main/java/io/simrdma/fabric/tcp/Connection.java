@@ -12,11 +12,6 @@ import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.simrdma.fabric.wire.Gid;
 import io.simrdma.fabric.wire.Packet;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
-import javax.net.ssl.SSLException;
-import javax.net.ssl.SSLPeerUnverifiedException;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -24,6 +19,10 @@ import java.net.SocketAddress;
 import java.security.cert.Certificate;
 import java.security.cert.X509Certificate;
 import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLPeerUnverifiedException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One TCP connection of a node, the last handler of its pipeline: waits for TLS (on a TLS node),
@@ -58,7 +57,13 @@ final class Connection extends ChannelInboundHandlerAdapter {
 
     private static final Logger LOG = LoggerFactory.getLogger(Connection.class);
 
-    private enum State { OPENING, TLS, HELLO_WAIT, ESTABLISHED, CLOSED }
+    private enum State {
+        OPENING,
+        TLS,
+        HELLO_WAIT,
+        ESTABLISHED,
+        CLOSED
+    }
 
     private final TcpNode node;
     private final TcpLink dialled;
@@ -169,14 +174,25 @@ final class Connection extends ChannelInboundHandlerAdapter {
 
     private void sendHello() {
         state = State.HELLO_WAIT;
-        channel.writeAndFlush(new Handshake.Hello(Handshake.MAGIC, Handshake.VERSION, node.config().isTls(), node.gid(),
-                node.incarnation(), node.newNonce(), node.fabric().name(), node.name()), channel.voidPromise());
+        channel.writeAndFlush(
+                new Handshake.Hello(
+                        Handshake.MAGIC,
+                        Handshake.VERSION,
+                        node.config().isTls(),
+                        node.gid(),
+                        node.incarnation(),
+                        node.newNonce(),
+                        node.fabric().name(),
+                        node.name()),
+                channel.voidPromise());
     }
 
     private void onTimeout() {
         if (state == State.TLS || state == State.HELLO_WAIT) {
-            refuse(HandshakeFailure.TIMEOUT, "no " + (state == State.TLS ? "TLS handshake" : "HELLO") + " within "
-                    + TimeUnit.NANOSECONDS.toMillis(node.config().handshakeTimeoutNanos()) + " ms");
+            refuse(
+                    HandshakeFailure.TIMEOUT,
+                    "no " + (state == State.TLS ? "TLS handshake" : "HELLO") + " within "
+                            + TimeUnit.NANOSECONDS.toMillis(node.config().handshakeTimeoutNanos()) + " ms");
         }
     }
 
@@ -188,7 +204,11 @@ final class Connection extends ChannelInboundHandlerAdapter {
             }
             if (e.isSuccess()) {
                 try {
-                    Certificate[] chain = ctx.pipeline().get(SslHandler.class).engine().getSession().getPeerCertificates();
+                    Certificate[] chain = ctx.pipeline()
+                            .get(SslHandler.class)
+                            .engine()
+                            .getSession()
+                            .getPeerCertificates();
                     peerCertificate = (X509Certificate) chain[0];
                 } catch (SSLPeerUnverifiedException | ClassCastException ex) {
                     refuse(HandshakeFailure.UNTRUSTED, "the peer presented no X.509 certificate");
@@ -254,20 +274,25 @@ final class Connection extends ChannelInboundHandlerAdapter {
             return;
         }
         if (!h.compatible()) {
-            refuse(HandshakeFailure.BAD_VERSION, h.magic() != Handshake.MAGIC
-                    ? "not a simrdma peer (magic 0x" + Integer.toHexString(h.magic()) + ")"
-                    : "protocol version " + h.version() + ", this node speaks " + Handshake.VERSION);
+            refuse(
+                    HandshakeFailure.BAD_VERSION,
+                    h.magic() != Handshake.MAGIC
+                            ? "not a simrdma peer (magic 0x" + Integer.toHexString(h.magic()) + ")"
+                            : "protocol version " + h.version() + ", this node speaks " + Handshake.VERSION);
             return;
         }
         if (!node.fabric().name().equals(h.fabric())) {
-            refuse(HandshakeFailure.WRONG_FABRIC, "peer " + h.node() + " is in fabric '" + h.fabric() + "', this node in '"
-                    + node.fabric().name() + "'");
+            refuse(
+                    HandshakeFailure.WRONG_FABRIC,
+                    "peer " + h.node() + " is in fabric '" + h.fabric() + "', this node in '"
+                            + node.fabric().name() + "'");
             return;
         }
         Gid g = h.gid();
         if (!TcpNode.isTcpGid(g) || g.equals(node.gid()) || (dialled != null && !g.equals(dialled.peer()))) {
-            refuse(HandshakeFailure.WRONG_PEER, "peer " + h.node() + " claims GID " + g
-                    + (dialled != null ? ", dialled " + dialled.peer() : ""));
+            refuse(
+                    HandshakeFailure.WRONG_PEER,
+                    "peer " + h.node() + " claims GID " + g + (dialled != null ? ", dialled " + dialled.peer() : ""));
             return;
         }
         if (h.tls() != node.config().isTls()) {
@@ -277,9 +302,11 @@ final class Connection extends ChannelInboundHandlerAdapter {
         InetAddress claimed = TcpNode.addressOf(g).getAddress();
         if (peerCertificate != null) {
             if (!TlsCredentials.addresses(peerCertificate).contains(claimed)) {
-                refuse(HandshakeFailure.WRONG_PEER, "peer " + h.node() + " claims GID " + g + " but its certificate ("
-                        + peerCertificate.getSubjectX500Principal().getName() + ") names "
-                        + TlsCredentials.addresses(peerCertificate) + ", not " + claimed.getHostAddress());
+                refuse(
+                        HandshakeFailure.WRONG_PEER,
+                        "peer " + h.node() + " claims GID " + g + " but its certificate ("
+                                + peerCertificate.getSubjectX500Principal().getName() + ") names "
+                                + TlsCredentials.addresses(peerCertificate) + ", not " + claimed.getHostAddress());
                 return;
             }
         } else if (dialled == null && !sameHost(claimed)) {
@@ -297,7 +324,8 @@ final class Connection extends ChannelInboundHandlerAdapter {
             return false;
         }
         InetAddress source = ((InetSocketAddress) r).getAddress();
-        return source != null && (source.equals(claimed) || (source.isLoopbackAddress() && claimed.isLoopbackAddress()));
+        return source != null
+                && (source.equals(claimed) || (source.isLoopbackAddress() && claimed.isLoopbackAddress()));
     }
 
     private void established() {
@@ -426,17 +454,24 @@ final class Connection extends ChannelInboundHandlerAdapter {
             activeSinceNanos = now;
         }
         FrameDecoder d = decoder;
-        if (d != null && d.hasPartialFrame() && now - d.lastReadNanos() > node.config().frameTimeoutNanos()) {
+        if (d != null
+                && d.hasPartialFrame()
+                && now - d.lastReadNanos() > node.config().frameTimeoutNanos()) {
             node.count(TcpCounter.CLOSED_FRAME_TIMEOUT);
-            node.logClosed(describePeer(), "a frame stopped arriving: nothing more for "
-                    + TimeUnit.NANOSECONDS.toMillis(node.config().frameTimeoutNanos()) + " ms");
+            node.logClosed(
+                    describePeer(),
+                    "a frame stopped arriving: nothing more for "
+                            + TimeUnit.NANOSECONDS.toMillis(node.config().frameTimeoutNanos()) + " ms");
             closeReason = "frame timeout";
             closeNow();
             return;
         }
         if (state == State.ESTABLISHED && now - activeSinceNanos > node.config().idleTimeoutNanos()) {
             node.count(TcpCounter.CLOSED_IDLE);
-            LOG.debug("{}: closing the connection with {}: idle for {} ms", node.name(), describePeer(),
+            LOG.debug(
+                    "{}: closing the connection with {}: idle for {} ms",
+                    node.name(),
+                    describePeer(),
                     TimeUnit.NANOSECONDS.toMillis(now - activeSinceNanos));
             deliberate = true;
             closeReason = "idle";
@@ -449,8 +484,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
     private void badInput(FrameError kind, String detail) {
         node.count(kind.counter());
         node.logClosed(describePeer(), detail);
-        node.event(new TcpEvent(TcpEvent.Type.BAD_INPUT, peerGid(), remoteAddress(),
-                kind.name() + ": " + detail));
+        node.event(new TcpEvent(TcpEvent.Type.BAD_INPUT, peerGid(), remoteAddress(), kind.name() + ": " + detail));
         closeReason = "bad input: " + kind;
         closeNow();
     }
@@ -484,7 +518,8 @@ final class Connection extends ChannelInboundHandlerAdapter {
         } else if (closedHere) {
             LOG.debug("{}: after closing the connection with {}: {}", node.name(), describePeer(), c.toString());
         } else {
-            LOG.warn("{}: unexpected failure on the connection with {}; closing it", node.name(), describePeer(), cause);
+            LOG.warn(
+                    "{}: unexpected failure on the connection with {}; closing it", node.name(), describePeer(), cause);
             closeReason = "failure: " + c;
             closedHere = true;
         }
@@ -544,7 +579,8 @@ final class Connection extends ChannelInboundHandlerAdapter {
 
     private String describePeer() {
         Channel c = channel;
-        String remote = c != null && c.remoteAddress() != null ? c.remoteAddress().toString() : "?";
+        String remote =
+                c != null && c.remoteAddress() != null ? c.remoteAddress().toString() : "?";
         return peer != null ? peer.node() + " (" + remote + ")" : remote;
     }
 

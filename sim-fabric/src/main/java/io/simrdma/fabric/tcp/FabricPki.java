@@ -1,24 +1,5 @@
 package io.simrdma.fabric.tcp;
 
-import org.bouncycastle.asn1.x500.X500Name;
-import org.bouncycastle.asn1.x500.X500NameBuilder;
-import org.bouncycastle.asn1.x500.style.BCStyle;
-import org.bouncycastle.asn1.x509.BasicConstraints;
-import org.bouncycastle.asn1.x509.ExtendedKeyUsage;
-import org.bouncycastle.asn1.x509.Extension;
-import org.bouncycastle.asn1.x509.GeneralName;
-import org.bouncycastle.asn1.x509.GeneralNames;
-import org.bouncycastle.asn1.x509.KeyPurposeId;
-import org.bouncycastle.asn1.x509.KeyUsage;
-import org.bouncycastle.cert.CertIOException;
-import org.bouncycastle.cert.X509v3CertificateBuilder;
-import org.bouncycastle.cert.jcajce.JcaX509CertificateConverter;
-import org.bouncycastle.cert.jcajce.JcaX509ExtensionUtils;
-import org.bouncycastle.cert.jcajce.JcaX509v3CertificateBuilder;
-import org.bouncycastle.operator.ContentSigner;
-import org.bouncycastle.operator.OperatorCreationException;
-import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
-
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.math.BigInteger;
@@ -42,6 +23,24 @@ import java.time.Instant;
 import java.util.Date;
 import java.util.List;
 import java.util.Objects;
+import org.bouncycastle.asn1.x500.X500Name;
+import org.bouncycastle.asn1.x500.X500NameBuilder;
+import org.bouncycastle.asn1.x500.style.BCStyle;
+import org.bouncycastle.asn1.x509.BasicConstraints;
+import org.bouncycastle.asn1.x509.ExtendedKeyUsage;
+import org.bouncycastle.asn1.x509.Extension;
+import org.bouncycastle.asn1.x509.GeneralName;
+import org.bouncycastle.asn1.x509.GeneralNames;
+import org.bouncycastle.asn1.x509.KeyPurposeId;
+import org.bouncycastle.asn1.x509.KeyUsage;
+import org.bouncycastle.cert.CertIOException;
+import org.bouncycastle.cert.X509v3CertificateBuilder;
+import org.bouncycastle.cert.jcajce.JcaX509CertificateConverter;
+import org.bouncycastle.cert.jcajce.JcaX509ExtensionUtils;
+import org.bouncycastle.cert.jcajce.JcaX509v3CertificateBuilder;
+import org.bouncycastle.operator.ContentSigner;
+import org.bouncycastle.operator.OperatorCreationException;
+import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
 
 /**
  * Creates the credentials of a TLS fabric ({@code simrdma keygen} runs it): a fabric CA, and for
@@ -78,8 +77,7 @@ public final class FabricPki {
     private static final String SIGNATURE = "SHA256withECDSA";
     private static final SecureRandom RANDOM = new SecureRandom();
 
-    private FabricPki() {
-    }
+    private FabricPki() {}
 
     /**
      * Creates a fabric CA in {@code dir} (created if needed): {@value #CA_CERT} and {@value #CA_KEY}.
@@ -99,11 +97,17 @@ public final class FabricPki {
         Instant now = Instant.now();
         try {
             JcaX509ExtensionUtils ext = new JcaX509ExtensionUtils();
-            X509v3CertificateBuilder b = new JcaX509v3CertificateBuilder(subject, serial(), Date.from(now.minusSeconds(300)),
-                    Date.from(now.plus(validity)), subject, pair.getPublic())
+            X509v3CertificateBuilder b = new JcaX509v3CertificateBuilder(
+                            subject,
+                            serial(),
+                            Date.from(now.minusSeconds(300)),
+                            Date.from(now.plus(validity)),
+                            subject,
+                            pair.getPublic())
                     .addExtension(Extension.basicConstraints, true, new BasicConstraints(0))
                     .addExtension(Extension.keyUsage, true, new KeyUsage(KeyUsage.keyCertSign | KeyUsage.cRLSign))
-                    .addExtension(Extension.subjectKeyIdentifier, false, ext.createSubjectKeyIdentifier(pair.getPublic()));
+                    .addExtension(
+                            Extension.subjectKeyIdentifier, false, ext.createSubjectKeyIdentifier(pair.getPublic()));
             X509Certificate c = sign(b, pair.getPrivate());
             mkdirs(dir);
             writeKey(key, pair.getPrivate());
@@ -126,15 +130,16 @@ public final class FabricPki {
      *                                  or the validity is not positive
      * @throws UncheckedIOException     if a file cannot be written (the message names it)
      */
-    public static X509Certificate createNode(Path caDir, Path dir, String node, List<InetAddress> addresses,
-                                             Duration validity) {
+    public static X509Certificate createNode(
+            Path caDir, Path dir, String node, List<InetAddress> addresses, Duration validity) {
         Objects.requireNonNull(node, "node");
         checkValidity(validity);
         if (node.isEmpty()) {
             throw new IllegalArgumentException("a node name must not be empty");
         }
         if (addresses.isEmpty()) {
-            throw new IllegalArgumentException("a node certificate names at least one IPv4 address the node listens on");
+            throw new IllegalArgumentException(
+                    "a node certificate names at least one IPv4 address the node listens on");
         }
         for (InetAddress a : addresses) {
             if (!(a instanceof Inet4Address) || a.isAnyLocalAddress()) {
@@ -155,14 +160,21 @@ public final class FabricPki {
         }
         try {
             JcaX509ExtensionUtils ext = new JcaX509ExtensionUtils();
-            X509v3CertificateBuilder b = new JcaX509v3CertificateBuilder(ca, serial(), Date.from(now.minusSeconds(300)),
-                    Date.from(now.plus(validity)), name(node), pair.getPublic())
+            X509v3CertificateBuilder b = new JcaX509v3CertificateBuilder(
+                            ca,
+                            serial(),
+                            Date.from(now.minusSeconds(300)),
+                            Date.from(now.plus(validity)),
+                            name(node),
+                            pair.getPublic())
                     .addExtension(Extension.basicConstraints, true, new BasicConstraints(false))
                     .addExtension(Extension.keyUsage, true, new KeyUsage(KeyUsage.digitalSignature))
-                    .addExtension(Extension.extendedKeyUsage, false,
-                            new ExtendedKeyUsage(new KeyPurposeId[] {KeyPurposeId.id_kp_serverAuth, KeyPurposeId.id_kp_clientAuth}))
+                    .addExtension(Extension.extendedKeyUsage, false, new ExtendedKeyUsage(new KeyPurposeId[] {
+                        KeyPurposeId.id_kp_serverAuth, KeyPurposeId.id_kp_clientAuth
+                    }))
                     .addExtension(Extension.subjectAlternativeName, false, new GeneralNames(sans))
-                    .addExtension(Extension.subjectKeyIdentifier, false, ext.createSubjectKeyIdentifier(pair.getPublic()))
+                    .addExtension(
+                            Extension.subjectKeyIdentifier, false, ext.createSubjectKeyIdentifier(pair.getPublic()))
                     .addExtension(Extension.authorityKeyIdentifier, false, ext.createAuthorityKeyIdentifier(ca));
             X509Certificate c = sign(b, caKey);
             c.verify(ca.getPublicKey());
@@ -193,7 +205,10 @@ public final class FabricPki {
     }
 
     private static X500Name name(String commonName) {
-        return new X500NameBuilder(BCStyle.INSTANCE).addRDN(BCStyle.O, "simrdma").addRDN(BCStyle.CN, commonName).build();
+        return new X500NameBuilder(BCStyle.INSTANCE)
+                .addRDN(BCStyle.O, "simrdma")
+                .addRDN(BCStyle.CN, commonName)
+                .build();
     }
 
     private static BigInteger serial() {
@@ -228,11 +243,15 @@ public final class FabricPki {
     private static void writeKey(Path file, PrivateKey key) {
         try {
             try {
-                Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+                Files.createFile(
+                        file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
             } catch (UnsupportedOperationException e) {
                 Files.createFile(file);
             }
-            Files.writeString(file, Pem.encode("PRIVATE KEY", key.getEncoded()), StandardCharsets.US_ASCII,
+            Files.writeString(
+                    file,
+                    Pem.encode("PRIVATE KEY", key.getEncoded()),
+                    StandardCharsets.US_ASCII,
                     StandardOpenOption.TRUNCATE_EXISTING);
         } catch (FileAlreadyExistsException e) {
             throw new IllegalArgumentException(file + " exists already; remove it or choose another directory", e);
@@ -243,8 +262,12 @@ public final class FabricPki {
 
     private static void writeCertificates(Path file, X509Certificate c) throws GeneralSecurityException {
         try {
-            Files.writeString(file, Pem.encode("CERTIFICATE", c.getEncoded()), StandardCharsets.US_ASCII,
-                    StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+            Files.writeString(
+                    file,
+                    Pem.encode("CERTIFICATE", c.getEncoded()),
+                    StandardCharsets.US_ASCII,
+                    StandardOpenOption.CREATE_NEW,
+                    StandardOpenOption.WRITE);
         } catch (FileAlreadyExistsException e) {
             throw new IllegalArgumentException(file + " exists already; remove it or choose another directory", e);
         } catch (IOException e) {

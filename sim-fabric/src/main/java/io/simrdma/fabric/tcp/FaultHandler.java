@@ -9,7 +9,6 @@ import io.simrdma.fabric.FaultGate;
 import io.simrdma.fabric.internal.link.FaultInjector;
 import io.simrdma.fabric.internal.link.HeldPackets;
 import io.simrdma.fabric.wire.Packet;
-
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -112,13 +111,15 @@ final class FaultHandler extends ChannelOutboundHandlerAdapter {
     private void holdOnGate(ChannelHandlerContext ctx, TcpLink link, FaultGate gate, Packet p) {
         link.countHeld(p);
         if (gated == null) {
-            gated = new HeldPackets(r -> {
-                try {
-                    ctx.executor().execute(r);
-                } catch (RejectedExecutionException e) {
-                    // The loop is gone; handlerRemoved dropped what was held.
-                }
-            }, this::releaseFromGate);
+            gated = new HeldPackets(
+                    r -> {
+                        try {
+                            ctx.executor().execute(r);
+                        } catch (RejectedExecutionException e) {
+                            // The loop is gone; handlerRemoved dropped what was held.
+                        }
+                    },
+                    this::releaseFromGate);
         }
         if (!gated.hold(gate, p)) {
             link.dropOutbound(p, DropReason.LINK_DOWN);

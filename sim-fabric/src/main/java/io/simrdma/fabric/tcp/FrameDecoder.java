@@ -3,7 +3,6 @@ package io.simrdma.fabric.tcp;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
-
 import java.util.List;
 
 /**
@@ -98,8 +97,10 @@ final class FrameDecoder extends ByteToMessageDecoder {
         }
         long length = in.getUnsignedInt(in.readerIndex());
         if (length > maxFrameLength) {
-            throw fail(in, new FrameException(FrameError.TOO_LONG, "frame of " + length + " bytes, the maximum is "
-                    + maxFrameLength));
+            throw fail(
+                    in,
+                    new FrameException(
+                            FrameError.TOO_LONG, "frame of " + length + " bytes, the maximum is " + maxFrameLength));
         }
         if (length == 0) {
             throw fail(in, new FrameException(FrameError.TRUNCATED, "empty frame (no type byte)"));
@@ -137,8 +138,11 @@ final class FrameDecoder extends ByteToMessageDecoder {
     protected void decodeLast(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
         // Every complete frame was decoded before this call: what is left is a frame cut short.
         if (!failed && in.isReadable()) {
-            throw fail(in, new FrameException(FrameError.TRUNCATED, "the connection ended inside a frame, "
-                    + in.readableBytes() + " bytes of it received"));
+            throw fail(
+                    in,
+                    new FrameException(
+                            FrameError.TRUNCATED,
+                            "the connection ended inside a frame, " + in.readableBytes() + " bytes of it received"));
         }
         in.skipBytes(in.readableBytes());
     }

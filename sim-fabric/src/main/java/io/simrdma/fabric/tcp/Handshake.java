@@ -3,7 +3,6 @@ package io.simrdma.fabric.tcp;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.simrdma.fabric.wire.Gid;
-
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -35,14 +34,14 @@ final class Handshake {
     private static final int FLAG_TLS = 1;
     /** type, magic, version: what every version of HELLO starts with. */
     private static final int HELLO_PREFIX = 1 + 4 + 2;
+
     private static final int HELLO_FIXED = HELLO_PREFIX + 1 + 16 + 8 + NONCE_LENGTH + 1 + 1;
 
-    private Handshake() {
-    }
+    private Handshake() {}
 
     /** A HELLO; for another magic or version only {@code magic} and {@code version} are set. */
-    record Hello(int magic, int version, boolean tls, Gid gid, long incarnation, byte[] nonce, String fabric,
-                 String node) {
+    record Hello(
+            int magic, int version, boolean tls, Gid gid, long incarnation, byte[] nonce, String fabric, String node) {
 
         boolean compatible() {
             return magic == MAGIC && version == VERSION;
@@ -50,8 +49,7 @@ final class Handshake {
     }
 
     /** A REFUSE; {@code reason} is null for a code this version does not know. */
-    record Refuse(int code, HandshakeFailure reason) {
-    }
+    record Refuse(int code, HandshakeFailure reason) {}
 
     static ByteBuf encode(Hello h, ByteBufAllocator alloc) {
         byte[] fabric = h.fabric().getBytes(StandardCharsets.UTF_8);
@@ -106,8 +104,9 @@ final class Handshake {
 
     private static void expectLength(ByteBuf body, int length, String what) {
         if (body.readableBytes() != length) {
-            throw new FrameException(FrameError.MALFORMED_HANDSHAKE, what + " frame of " + body.readableBytes()
-                    + " bytes, expected " + length);
+            throw new FrameException(
+                    FrameError.MALFORMED_HANDSHAKE,
+                    what + " frame of " + body.readableBytes() + " bytes, expected " + length);
         }
     }
 
@@ -124,13 +123,15 @@ final class Handshake {
             return new Hello(magic, version, false, null, 0, null, null, null);
         }
         if (length < HELLO_FIXED) {
-            throw new FrameException(FrameError.MALFORMED_HANDSHAKE, "HELLO frame of " + length + " bytes, at least "
-                    + HELLO_FIXED + " needed");
+            throw new FrameException(
+                    FrameError.MALFORMED_HANDSHAKE,
+                    "HELLO frame of " + length + " bytes, at least " + HELLO_FIXED + " needed");
         }
         at += 6;
         int flags = body.getUnsignedByte(at++);
         if ((flags & ~FLAG_TLS) != 0) {
-            throw new FrameException(FrameError.MALFORMED_HANDSHAKE, "unknown HELLO flags 0x" + Integer.toHexString(flags));
+            throw new FrameException(
+                    FrameError.MALFORMED_HANDSHAKE, "unknown HELLO flags 0x" + Integer.toHexString(flags));
         }
         byte[] gid = new byte[16];
         body.getBytes(at, gid);
@@ -143,15 +144,17 @@ final class Handshake {
         int end = body.readerIndex() + length;
         int fabricLength = body.getUnsignedByte(at++);
         if (at + fabricLength + 1 > end) {
-            throw new FrameException(FrameError.MALFORMED_HANDSHAKE, "HELLO fabric name of " + fabricLength
-                    + " bytes overruns the frame");
+            throw new FrameException(
+                    FrameError.MALFORMED_HANDSHAKE,
+                    "HELLO fabric name of " + fabricLength + " bytes overruns the frame");
         }
         String fabric = body.toString(at, fabricLength, StandardCharsets.UTF_8);
         at += fabricLength;
         int nodeLength = body.getUnsignedByte(at++);
         if (at + nodeLength != end) {
-            throw new FrameException(FrameError.MALFORMED_HANDSHAKE, "HELLO node name of " + nodeLength
-                    + " bytes does not end the frame");
+            throw new FrameException(
+                    FrameError.MALFORMED_HANDSHAKE,
+                    "HELLO node name of " + nodeLength + " bytes does not end the frame");
         }
         String node = body.toString(at, nodeLength, StandardCharsets.UTF_8);
         return new Hello(magic, version, (flags & FLAG_TLS) != 0, Gid.of(gid), incarnation, nonce, fabric, node);

@@ -21,7 +21,10 @@ public enum HandshakeFailure {
     /** One node runs TLS and the other plain TCP. */
     NO_TLS(4, TcpCounter.REFUSED_NO_TLS, "and this node do not both run TLS (one has credentials, the other none)"),
     /** The peer's certificate is not trusted: not signed by the fabric CA, expired, or refused by the TLS handshake. */
-    UNTRUSTED(5, TcpCounter.REFUSED_UNTRUSTED, "does not trust this node's certificate or is not trusted (another fabric CA?)"),
+    UNTRUSTED(
+            5,
+            TcpCounter.REFUSED_UNTRUSTED,
+            "does not trust this node's certificate or is not trusted (another fabric CA?)"),
     /** The handshake did not complete in time. */
     TIMEOUT(6, TcpCounter.REFUSED_TIMEOUT, "did not complete the handshake in time");
 

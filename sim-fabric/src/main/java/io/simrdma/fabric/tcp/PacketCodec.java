@@ -49,6 +49,7 @@ public final class PacketCodec {
     public static final int LENGTH_FIELD_LENGTH = 4;
     /** Frame types. */
     public static final int TYPE_HELLO = 0x01;
+
     public static final int TYPE_REFUSE = 0x03;
     public static final int TYPE_PACKET = 0x10;
     /** PACKET flag: an ICRC trails the packet. */
@@ -60,11 +61,11 @@ public final class PacketCodec {
     /** Largest payload of one packet (MTU 4096). */
     public static final int MAX_PAYLOAD = 4096;
     /** The smallest maximum frame length a connection may be configured with: a full MTU 4096 packet. */
-    public static final int MIN_MAX_FRAME_LENGTH = PACKET_PREFIX_LENGTH + Packet.MAX_HEADER_LENGTH + MAX_PAYLOAD + 3
-            + Packet.ICRC_LENGTH;
+    public static final int MIN_MAX_FRAME_LENGTH =
+            PACKET_PREFIX_LENGTH + Packet.MAX_HEADER_LENGTH + MAX_PAYLOAD + 3 + Packet.ICRC_LENGTH;
     /** Default maximum frame length: 64 KiB of payload plus headers. */
-    public static final int DEFAULT_MAX_FRAME_LENGTH = 64 * 1024 + PACKET_PREFIX_LENGTH + Packet.MAX_HEADER_LENGTH + 3
-            + Packet.ICRC_LENGTH;
+    public static final int DEFAULT_MAX_FRAME_LENGTH =
+            64 * 1024 + PACKET_PREFIX_LENGTH + Packet.MAX_HEADER_LENGTH + 3 + Packet.ICRC_LENGTH;
 
     private final byte[] gidBytes = new byte[16];
     private Gid lastSource;
@@ -175,21 +176,24 @@ public final class PacketCodec {
      */
     Packet decode(ByteBuf body, int base, int length) {
         if (length < MIN_PACKET_BODY) {
-            throw new FrameException(FrameError.TRUNCATED, "packet frame of " + length
-                    + " bytes, shorter than two GIDs and a BTH (" + MIN_PACKET_BODY + ")");
+            throw new FrameException(
+                    FrameError.TRUNCATED,
+                    "packet frame of " + length + " bytes, shorter than two GIDs and a BTH (" + MIN_PACKET_BODY + ")");
         }
         if (body.getUnsignedByte(base) != TYPE_PACKET) {
             throw new IllegalArgumentException("not a PACKET frame");
         }
         int flags = body.getUnsignedByte(base + 1);
         if ((flags & ~FLAG_ICRC) != 0) {
-            throw new FrameException(FrameError.MALFORMED_HEADER, "unknown packet flags 0x" + Integer.toHexString(flags));
+            throw new FrameException(
+                    FrameError.MALFORMED_HEADER, "unknown packet flags 0x" + Integer.toHexString(flags));
         }
         boolean icrc = (flags & FLAG_ICRC) != 0;
         int ibaStart = base + PACKET_PREFIX_LENGTH;
         int ibaLength = length - PACKET_PREFIX_LENGTH - (icrc ? Packet.ICRC_LENGTH : 0);
         if (ibaLength < HeaderType.BTH.length()) {
-            throw new FrameException(FrameError.TRUNCATED, "packet frame of " + length + " bytes has no room for a BTH and an ICRC");
+            throw new FrameException(
+                    FrameError.TRUNCATED, "packet frame of " + length + " bytes has no room for a BTH and an ICRC");
         }
         Opcode op;
         int payloadLength;
@@ -227,8 +231,9 @@ public final class PacketCodec {
     private static int payloadLength(Opcode op, ByteBuf body, int ibaStart, int ibaLength) {
         int hl = op.headerLength();
         if (ibaLength < hl) {
-            throw new FrameException(FrameError.MALFORMED_HEADER, op.ibaName() + " needs " + hl + " header bytes, the frame has "
-                    + ibaLength);
+            throw new FrameException(
+                    FrameError.MALFORMED_HEADER,
+                    op.ibaName() + " needs " + hl + " header bytes, the frame has " + ibaLength);
         }
         int b1 = body.getUnsignedByte(ibaStart + 1);
         if ((b1 & 0x0F) != 0) {
@@ -238,17 +243,20 @@ public final class PacketCodec {
         int pad = (b1 >>> 4) & 3;
         int payload = ibaLength - hl - pad;
         if (payload < 0) {
-            throw new FrameException(FrameError.BAD_PAD, "pad count " + pad + " but only " + (ibaLength - hl)
-                    + " bytes follow the headers");
+            throw new FrameException(
+                    FrameError.BAD_PAD,
+                    "pad count " + pad + " but only " + (ibaLength - hl) + " bytes follow the headers");
         }
         if (!op.hasPayload() && (payload != 0 || pad != 0)) {
-            throw new FrameException(FrameError.MALFORMED_HEADER, op.ibaName() + " carries no payload, the frame has "
-                    + (payload + pad) + " bytes after its headers");
+            throw new FrameException(
+                    FrameError.MALFORMED_HEADER,
+                    op.ibaName() + " carries no payload, the frame has " + (payload + pad)
+                            + " bytes after its headers");
         }
         if (((payload + pad) & 3) != 0) {
             // IBA 9.2.4: the pad brings the payload to a multiple of 4 bytes.
-            throw new FrameException(FrameError.BAD_PAD, "pad count " + pad + " does not align a payload of " + payload
-                    + " bytes to 4");
+            throw new FrameException(
+                    FrameError.BAD_PAD, "pad count " + pad + " does not align a payload of " + payload + " bytes to 4");
         }
         return payload;
     }

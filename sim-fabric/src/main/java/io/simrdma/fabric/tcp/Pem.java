@@ -28,8 +28,7 @@ final class Pem {
 
     private static final String KEY_LABEL = "PRIVATE KEY";
 
-    private Pem() {
-    }
+    private Pem() {}
 
     /** The PEM text of one DER object, base64 in lines of 64 characters. */
     static String encode(String label, byte[] der) {
@@ -73,7 +72,8 @@ final class Pem {
         int b = text.indexOf(begin);
         int e = text.indexOf(end);
         if (b < 0 || e < b) {
-            throw new IllegalArgumentException(file + " is not an unencrypted PKCS#8 private key (BEGIN " + KEY_LABEL + ")");
+            throw new IllegalArgumentException(
+                    file + " is not an unencrypted PKCS#8 private key (BEGIN " + KEY_LABEL + ")");
         }
         byte[] der;
         try {

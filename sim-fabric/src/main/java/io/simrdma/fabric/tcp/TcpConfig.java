@@ -1,7 +1,6 @@
 package io.simrdma.fabric.tcp;
 
 import io.simrdma.fabric.DeviceConfig;
-
 import java.net.Inet4Address;
 import java.net.Inet6Address;
 import java.net.InetAddress;
@@ -160,8 +159,9 @@ public final class TcpConfig {
 
     @Override
     public String toString() {
-        return "TcpConfig[" + name + ", listen " + listenAddress + (tls != null ? ", TLS " + tls.fingerprint()
-                : insecure ? ", plain (insecure)" : ", plain") + ", max frame " + maxFrameLength + "]";
+        return "TcpConfig[" + name + ", listen " + listenAddress
+                + (tls != null ? ", TLS " + tls.fingerprint() : insecure ? ", plain (insecure)" : ", plain")
+                + ", max frame " + maxFrameLength + "]";
     }
 
     /** Builds a {@link TcpConfig}; not thread-safe. */
@@ -302,7 +302,8 @@ public final class TcpConfig {
          */
         public TcpConfig build() {
             if (name.isEmpty() || name.getBytes(StandardCharsets.UTF_8).length > Handshake.MAX_NAME_BYTES) {
-                throw new IllegalArgumentException("a node name has 1.." + Handshake.MAX_NAME_BYTES + " bytes: '" + name + "'");
+                throw new IllegalArgumentException(
+                        "a node name has 1.." + Handshake.MAX_NAME_BYTES + " bytes: '" + name + "'");
             }
             InetSocketAddress address = listen != null ? listen : resolve(listenHost, listenPort);
             InetAddress ip = address.getAddress();
@@ -318,22 +319,31 @@ public final class TcpConfig {
                         + " refused: a node listens on one IPv4 address (its GID encodes it), not the wildcard");
             }
             if (tls == null && !insecure && !ip.isLoopbackAddress()) {
-                throw new IllegalArgumentException("listening on " + ip.getHostAddress() + " without TLS refused: anyone "
-                        + "who can reach the address could join the fabric and read or alter its traffic; give TLS "
-                        + "credentials (simrdma keygen) or allow it explicitly (insecure)");
+                throw new IllegalArgumentException(
+                        "listening on " + ip.getHostAddress() + " without TLS refused: anyone "
+                                + "who can reach the address could join the fabric and read or alter its traffic; give TLS "
+                                + "credentials (simrdma keygen) or allow it explicitly (insecure)");
             }
             if (tls != null && !tls.names(ip)) {
                 throw new IllegalArgumentException("the certificate in " + tls.directory() + " names "
-                        + TlsCredentials.addresses(tls.certificate()) + ", not the listen address " + ip.getHostAddress()
+                        + TlsCredentials.addresses(tls.certificate()) + ", not the listen address "
+                        + ip.getHostAddress()
                         + "; peers would refuse this node");
             }
             if (maxFrameLength < PacketCodec.MIN_MAX_FRAME_LENGTH || maxFrameLength > MAX_MAX_FRAME_LENGTH) {
-                throw new IllegalArgumentException("maximum frame length " + maxFrameLength + " not in "
-                        + PacketCodec.MIN_MAX_FRAME_LENGTH + ".." + MAX_MAX_FRAME_LENGTH + " (it must fit an MTU 4096 packet)");
+                throw new IllegalArgumentException(
+                        "maximum frame length " + maxFrameLength + " not in " + PacketCodec.MIN_MAX_FRAME_LENGTH + ".."
+                                + MAX_MAX_FRAME_LENGTH + " (it must fit an MTU 4096 packet)");
             }
-            if (handshakeTimeout.isNegative() || handshakeTimeout.isZero() || connectTimeout.isNegative()
-                    || connectTimeout.isZero() || reconnectBackoff.isNegative() || frameTimeout.isNegative()
-                    || frameTimeout.isZero() || idleTimeout.isNegative() || idleTimeout.isZero()) {
+            if (handshakeTimeout.isNegative()
+                    || handshakeTimeout.isZero()
+                    || connectTimeout.isNegative()
+                    || connectTimeout.isZero()
+                    || reconnectBackoff.isNegative()
+                    || frameTimeout.isNegative()
+                    || frameTimeout.isZero()
+                    || idleTimeout.isNegative()
+                    || idleTimeout.isZero()) {
                 throw new IllegalArgumentException("timeouts must be positive and the backoff not negative");
             }
             if (maxConnections < 1 || maxHandshakes < 1) {

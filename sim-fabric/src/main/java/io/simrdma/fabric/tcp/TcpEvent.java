@@ -1,7 +1,6 @@
 package io.simrdma.fabric.tcp;
 
 import io.simrdma.fabric.wire.Gid;
-
 import java.net.SocketAddress;
 
 /**

@@ -10,9 +10,6 @@ import io.simrdma.fabric.internal.link.FaultInjector;
 import io.simrdma.fabric.internal.link.PacketRoute;
 import io.simrdma.fabric.wire.Gid;
 import io.simrdma.fabric.wire.Packet;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -20,6 +17,8 @@ import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The link between a {@link TcpNode} and one peer node: the route its device's packets to that
@@ -134,8 +133,8 @@ public final class TcpLink implements PacketRoute {
         if (up != upNow) {
             up = upNow;
             LOG.info("{}: link to {} {}", node.name(), address, upNow ? "up" : "down");
-            node.event(new TcpEvent(upNow ? TcpEvent.Type.LINK_UP : TcpEvent.Type.LINK_DOWN, peer, address,
-                    "administrative"));
+            node.event(new TcpEvent(
+                    upNow ? TcpEvent.Type.LINK_UP : TcpEvent.Type.LINK_DOWN, peer, address, "administrative"));
         }
     }
 
@@ -197,8 +196,15 @@ public final class TcpLink implements PacketRoute {
      * copies, delays and corruptions fault rules made.
      */
     public Link.LinkStats stats() {
-        return new Link.LinkStats(sent.get(), written.get(), dropped.get(), duplicated.get(), delayed.get(),
-                corrupted.get(), rewritten.get(), held.get());
+        return new Link.LinkStats(
+                sent.get(),
+                written.get(),
+                dropped.get(),
+                duplicated.get(),
+                delayed.get(),
+                corrupted.get(),
+                rewritten.get(),
+                held.get());
     }
 
     /**
@@ -249,8 +255,16 @@ public final class TcpLink implements PacketRoute {
     public void transmit(Device from, Packet p) {
         sent.incrementAndGet();
         transmitted = true;
-        node.fabricImpl().tracer().packet(p.injected() ? PacketEvent.INJECTED
-                : p.retransmission() ? PacketEvent.RETRANSMITTED : PacketEvent.SENT, null, from, null, p);
+        node.fabricImpl()
+                .tracer()
+                .packet(
+                        p.injected()
+                                ? PacketEvent.INJECTED
+                                : p.retransmission() ? PacketEvent.RETRANSMITTED : PacketEvent.SENT,
+                        null,
+                        from,
+                        null,
+                        p);
         if (!up || removed) {
             dropOutbound(p, removed ? DropReason.CLOSED : DropReason.LINK_DOWN);
             return;
@@ -389,8 +403,14 @@ public final class TcpLink implements PacketRoute {
             connecting = null;
         }
         backingOff = false;
-        LOG.info("{}: connected to {} ({}, {})", node.name(), c.peerName(), address, c.isOutbound() ? "outbound" : "inbound");
-        node.event(new TcpEvent(TcpEvent.Type.CONNECTED, peer, c.remoteAddress(), c.isOutbound() ? "outbound" : "inbound"));
+        LOG.info(
+                "{}: connected to {} ({}, {})",
+                node.name(),
+                c.peerName(),
+                address,
+                c.isOutbound() ? "outbound" : "inbound");
+        node.event(new TcpEvent(
+                TcpEvent.Type.CONNECTED, peer, c.remoteAddress(), c.isOutbound() ? "outbound" : "inbound"));
         Packet p;
         while ((p = pending.poll()) != null) {
             c.write(p);
@@ -424,8 +444,11 @@ public final class TcpLink implements PacketRoute {
             return;
         }
         inbound.add(c);
-        LOG.debug("{}: {} connected in ({}; its packets arrive on it, ours go over a connection we dial)", node.name(),
-                c.peerName(), address);
+        LOG.debug(
+                "{}: {} connected in ({}; its packets arrive on it, ours go over a connection we dial)",
+                node.name(),
+                c.peerName(),
+                address);
         node.event(new TcpEvent(TcpEvent.Type.CONNECTED, peer, c.remoteAddress(), "inbound, receive only"));
     }
 
@@ -476,7 +499,13 @@ public final class TcpLink implements PacketRoute {
      * or it has been so for the idle timeout. Event loop.
      */
     boolean idleAndUnused(long now) {
-        if (pinned || removed || !up || active != null || connecting != null || !inbound.isEmpty() || !pending.isEmpty()
+        if (pinned
+                || removed
+                || !up
+                || active != null
+                || connecting != null
+                || !inbound.isEmpty()
+                || !pending.isEmpty()
                 || !faults.isEmpty()) {
             unusedSinceNanos = 0;
             return false;

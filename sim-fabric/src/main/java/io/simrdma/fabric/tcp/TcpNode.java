@@ -23,7 +23,6 @@ import io.netty.handler.ssl.SslHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.simrdma.fabric.Device;
 import io.simrdma.fabric.Fabric;
-import io.simrdma.fabric.cm.RdmaCm;
 import io.simrdma.fabric.internal.device.DeviceImpl;
 import io.simrdma.fabric.internal.device.FabricImpl;
 import io.simrdma.fabric.internal.link.PacketRoute;
@@ -31,9 +30,6 @@ import io.simrdma.fabric.internal.link.RemoteTransport;
 import io.simrdma.fabric.sched.EngineExecutor;
 import io.simrdma.fabric.sched.ThreadedScheduler;
 import io.simrdma.fabric.wire.Gid;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.BindException;
@@ -51,6 +47,8 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A device of a threaded fabric that other JVMs and hosts reach over TCP: a node. It listens on
@@ -143,19 +141,25 @@ public final class TcpNode implements RemoteTransport, AutoCloseable {
         this.incarnation = random.nextLong();
         this.nativeTransport = config.nativeTransport() && Epoll.isAvailable();
         IoHandlerFactory io = nativeTransport ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
-        this.group = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("simrdma-tcp-" + config.name(), true), io);
+        this.group =
+                new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("simrdma-tcp-" + config.name(), true), io);
         this.loop = group.next();
-        Class<? extends SocketChannel> socketClass = nativeTransport ? EpollSocketChannel.class : NioSocketChannel.class;
-        Class<? extends ServerChannel> serverClass = nativeTransport ? EpollServerSocketChannel.class
-                : NioServerSocketChannel.class;
-        this.connector = new Bootstrap().group(group).channel(socketClass)
+        Class<? extends SocketChannel> socketClass =
+                nativeTransport ? EpollSocketChannel.class : NioSocketChannel.class;
+        Class<? extends ServerChannel> serverClass =
+                nativeTransport ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
+        this.connector = new Bootstrap()
+                .group(group)
+                .channel(socketClass)
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.SO_KEEPALIVE, true)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, config.connectTimeoutMillis());
         Channel s = null;
         try {
             // Accepted connections wait (auto-read off) until the device exists.
-            s = new ServerBootstrap().group(group).channel(serverClass)
+            s = new ServerBootstrap()
+                    .group(group)
+                    .channel(serverClass)
                     .option(ChannelOption.AUTO_READ, false)
                     .childOption(ChannelOption.TCP_NODELAY, true)
                     .childOption(ChannelOption.SO_KEEPALIVE, true)
@@ -167,17 +171,21 @@ public final class TcpNode implements RemoteTransport, AutoCloseable {
                             }
                         }
                     })
-                    .bind(config.listenAddress()).syncUninterruptibly().channel();
+                    .bind(config.listenAddress())
+                    .syncUninterruptibly()
+                    .channel();
             this.server = s;
             this.listenAddress = (InetSocketAddress) s.localAddress();
             this.gid = gidOf(listenAddress);
-            EngineExecutor executor = ((ThreadedScheduler) fabric.scheduler()).adopt("tcp-" + config.name(), loop, true);
+            EngineExecutor executor =
+                    ((ThreadedScheduler) fabric.scheduler()).adopt("tcp-" + config.name(), loop, true);
             this.device = this.fabric.createDevice(config.device().gid(gid).guid(guidOf(listenAddress)), executor);
         } catch (Exception e) { // Netty rethrows the socket's checked IOException unchecked
             if (s != null) {
                 s.close().awaitUninterruptibly(CLOSE_TIMEOUT_SECONDS, TimeUnit.SECONDS);
             }
-            group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS).awaitUninterruptibly(CLOSE_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+            group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS)
+                    .awaitUninterruptibly(CLOSE_TIMEOUT_SECONDS, TimeUnit.SECONDS);
             if (s == null) {
                 throw bindFailure(config.listenAddress(), e);
             }
@@ -186,11 +194,20 @@ public final class TcpNode implements RemoteTransport, AutoCloseable {
         long tick = housekeepingTickNanos(config);
         this.housekeeping = loop.scheduleAtFixedRate(this::housekeep, tick, tick, TimeUnit.NANOSECONDS);
         s.config().setAutoRead(true);
-        LOG.info("{}: TCP node listening on {} ({}, {}), GID {}", config.name(), address(), nativeTransport ? "epoll" : "NIO",
-                config.isTls() ? "TLS, certificate SHA-256 " + config.tls().fingerprint() : "plain TCP", gid);
+        LOG.info(
+                "{}: TCP node listening on {} ({}, {}), GID {}",
+                config.name(),
+                address(),
+                nativeTransport ? "epoll" : "NIO",
+                config.isTls() ? "TLS, certificate SHA-256 " + config.tls().fingerprint() : "plain TCP",
+                gid);
         if (!config.isTls() && !listenAddress.getAddress().isLoopbackAddress()) {
-            LOG.warn("{}: listening on {} WITHOUT authentication or encryption (insecure): anyone who can reach this "
-                    + "address can join fabric '{}' and read or alter its traffic", config.name(), address(), fabric.name());
+            LOG.warn(
+                    "{}: listening on {} WITHOUT authentication or encryption (insecure): anyone who can reach this "
+                            + "address can join fabric '{}' and read or alter its traffic",
+                    config.name(),
+                    address(),
+                    fabric.name());
         }
     }
 
@@ -208,10 +225,13 @@ public final class TcpNode implements RemoteTransport, AutoCloseable {
             return e instanceof RuntimeException ? (RuntimeException) e : new IllegalStateException(e);
         }
         String msg = String.valueOf(cause.getMessage());
-        String why = msg.contains("in use") ? "the address is in use (another node or program listens there)"
-                : msg.contains("assign requested address") ? "the address is not one of this host's"
-                : msg.contains("ermission denied") ? "permission denied (ports below 1024 need privileges)"
-                : msg;
+        String why = msg.contains("in use")
+                ? "the address is in use (another node or program listens there)"
+                : msg.contains("assign requested address")
+                        ? "the address is not one of this host's"
+                        : msg.contains("ermission denied")
+                                ? "permission denied (ports below 1024 need privileges)"
+                                : msg;
         IOException io = cause instanceof IOException ? (IOException) cause : new IOException(msg, cause);
         BindException bind = new BindException("cannot listen on " + where + ": " + why);
         bind.initCause(io);
@@ -238,8 +258,9 @@ public final class TcpNode implements RemoteTransport, AutoCloseable {
         Objects.requireNonNull(fabric, "fabric");
         Objects.requireNonNull(config, "config");
         if (!(fabric.scheduler() instanceof ThreadedScheduler)) {
-            throw new IllegalArgumentException("a TCP node needs a threaded fabric (Fabric.threaded()): its device runs on "
-                    + "the event loop of its sockets, in real time");
+            throw new IllegalArgumentException(
+                    "a TCP node needs a threaded fabric (Fabric.threaded()): its device runs on "
+                            + "the event loop of its sockets, in real time");
         }
         if (fabric.name().getBytes(java.nio.charset.StandardCharsets.UTF_8).length > Handshake.MAX_NAME_BYTES) {
             throw new IllegalArgumentException("fabric name over " + Handshake.MAX_NAME_BYTES + " bytes");
@@ -489,7 +510,8 @@ public final class TcpNode implements RemoteTransport, AutoCloseable {
      * connections or of handshakes in progress. Event loop.
      */
     private boolean admit(SocketChannel ch) {
-        TcpCounter over = connections.size() >= config.maxConnections() ? TcpCounter.REFUSED_TOO_MANY_CONNECTIONS
+        TcpCounter over = connections.size() >= config.maxConnections()
+                ? TcpCounter.REFUSED_TOO_MANY_CONNECTIONS
                 : inboundHandshakes >= config.maxHandshakes() ? TcpCounter.REFUSED_TOO_MANY_HANDSHAKES : null;
         if (over == null && !closed) {
             inboundHandshakes++;
@@ -498,11 +520,16 @@ public final class TcpNode implements RemoteTransport, AutoCloseable {
         if (over != null) {
             count(over);
             if (capLog.admit()) {
-                LOG.warn("{}: closed the connection from {} at once: {} ({} open, {} handshaking){}", name(),
-                        ch.remoteAddress(), over == TcpCounter.REFUSED_TOO_MANY_CONNECTIONS
+                LOG.warn(
+                        "{}: closed the connection from {} at once: {} ({} open, {} handshaking){}",
+                        name(),
+                        ch.remoteAddress(),
+                        over == TcpCounter.REFUSED_TOO_MANY_CONNECTIONS
                                 ? "the maximum of " + config.maxConnections() + " connections is reached"
                                 : "the maximum of " + config.maxHandshakes() + " handshakes in progress is reached",
-                        connections.size(), inboundHandshakes, capLog.suppressedSuffix());
+                        connections.size(),
+                        inboundHandshakes,
+                        capLog.suppressedSuffix());
             }
         }
         ch.close();
@@ -593,13 +620,17 @@ public final class TcpNode implements RemoteTransport, AutoCloseable {
         FrameDecoder decoder = new FrameDecoder(config.maxFrameLength(), counters, !config.isTls());
         c.attach(ch, decoder);
         if (config.isTls()) {
-            SslHandler tls = c.isOutbound() ? config.tls().newDiallingHandler(ch.alloc())
+            SslHandler tls = c.isOutbound()
+                    ? config.tls().newDiallingHandler(ch.alloc())
                     : config.tls().newAcceptingHandler(ch.alloc());
             tls.setHandshakeTimeoutMillis(0); // the connection's handshake timeout covers TLS and HELLO
             ch.pipeline().addLast("tls", tls);
         }
         ch.pipeline()
-                .addLast("flush", new FlushConsolidationHandler(FlushConsolidationHandler.DEFAULT_EXPLICIT_FLUSH_AFTER_FLUSHES, true))
+                .addLast(
+                        "flush",
+                        new FlushConsolidationHandler(
+                                FlushConsolidationHandler.DEFAULT_EXPLICIT_FLUSH_AFTER_FLUSHES, true))
                 .addLast("decoder", decoder)
                 .addLast("encoder", new FrameEncoder(c))
                 .addLast("faults", new FaultHandler(c))
@@ -613,17 +644,25 @@ public final class TcpNode implements RemoteTransport, AutoCloseable {
         }
         Connection c = new Connection(this, link);
         count(TcpCounter.CONNECTS_STARTED);
-        ChannelFuture f = connector.clone().handler(new ChannelInitializer<SocketChannel>() {
-            @Override
-            protected void initChannel(SocketChannel ch) {
-                initPipeline(ch, c);
-            }
-        }).connect(link.remoteAddress());
+        ChannelFuture f = connector
+                .clone()
+                .handler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        initPipeline(ch, c);
+                    }
+                })
+                .connect(link.remoteAddress());
         f.addListener(done -> {
             if (!done.isSuccess()) {
                 count(TcpCounter.CONNECT_FAILURES);
-                LOG.debug("{}: cannot connect to {}: {}", name(), link.remoteAddress(), done.cause().toString());
-                event(new TcpEvent(TcpEvent.Type.CONNECT_FAILED, link.peer(), link.remoteAddress(), String.valueOf(done.cause())));
+                LOG.debug(
+                        "{}: cannot connect to {}: {}",
+                        name(),
+                        link.remoteAddress(),
+                        done.cause().toString());
+                event(new TcpEvent(
+                        TcpEvent.Type.CONNECT_FAILED, link.peer(), link.remoteAddress(), String.valueOf(done.cause())));
                 c.connectFailed(done.cause());
             }
         });
@@ -649,7 +688,8 @@ public final class TcpNode implements RemoteTransport, AutoCloseable {
         if (l != null) {
             l.closed(c);
         }
-        event(new TcpEvent(TcpEvent.Type.CONNECTION_CLOSED, l != null ? l.peer() : null, c.remoteAddress(), c.closeReason()));
+        event(new TcpEvent(
+                TcpEvent.Type.CONNECTION_CLOSED, l != null ? l.peer() : null, c.remoteAddress(), c.closeReason()));
     }
 
     /** Open connections (handshaking or established). Event loop. */

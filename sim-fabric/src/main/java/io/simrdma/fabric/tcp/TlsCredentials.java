@@ -6,8 +6,6 @@ import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslProvider;
-
-import javax.net.ssl.SSLException;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
@@ -22,6 +20,7 @@ import java.util.Collection;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Objects;
+import javax.net.ssl.SSLException;
 
 /**
  * A node's TLS credentials: its certificate and private key, and the fabric CA certificate it
@@ -62,12 +61,22 @@ public final class TlsCredentials {
         this.ca = ca;
         try {
             // The dialler is the TLS server (it proves first); the accepting node the TLS client.
-            this.dialling = SslContextBuilder.forServer(key, certificate).trustManager(ca).clientAuth(ClientAuth.REQUIRE)
-                    .protocols(TLS_1_3).sslProvider(SslProvider.JDK).build();
-            this.accepting = SslContextBuilder.forClient().keyManager(key, certificate).trustManager(ca)
-                    .endpointIdentificationAlgorithm(null).protocols(TLS_1_3).sslProvider(SslProvider.JDK).build();
+            this.dialling = SslContextBuilder.forServer(key, certificate)
+                    .trustManager(ca)
+                    .clientAuth(ClientAuth.REQUIRE)
+                    .protocols(TLS_1_3)
+                    .sslProvider(SslProvider.JDK)
+                    .build();
+            this.accepting = SslContextBuilder.forClient()
+                    .keyManager(key, certificate)
+                    .trustManager(ca)
+                    .endpointIdentificationAlgorithm(null)
+                    .protocols(TLS_1_3)
+                    .sslProvider(SslProvider.JDK)
+                    .build();
         } catch (SSLException e) {
-            throw new IllegalArgumentException("cannot use the TLS credentials in " + directory + ": " + e.getMessage(), e);
+            throw new IllegalArgumentException(
+                    "cannot use the TLS credentials in " + directory + ": " + e.getMessage(), e);
         }
     }
 
@@ -82,7 +91,8 @@ public final class TlsCredentials {
         Objects.requireNonNull(directory, "directory");
         List<X509Certificate> chain = Pem.readCertificates(directory.resolve(FabricPki.NODE_CERT));
         PrivateKey key = Pem.readPrivateKey(directory.resolve(FabricPki.NODE_KEY));
-        X509Certificate ca = Pem.readCertificates(directory.resolve(FabricPki.CA_CERT)).get(0);
+        X509Certificate ca =
+                Pem.readCertificates(directory.resolve(FabricPki.CA_CERT)).get(0);
         X509Certificate cert = chain.get(0);
         try {
             cert.checkValidity();
@@ -172,7 +182,7 @@ public final class TlsCredentials {
 
     @Override
     public String toString() {
-        return "TlsCredentials[" + directory + ", " + certificate.getSubjectX500Principal().getName() + ", SHA-256 "
-                + fingerprint() + "]";
+        return "TlsCredentials[" + directory + ", "
+                + certificate.getSubjectX500Principal().getName() + ", SHA-256 " + fingerprint() + "]";
     }
 }

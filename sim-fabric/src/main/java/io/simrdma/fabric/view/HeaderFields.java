@@ -4,7 +4,6 @@ import io.simrdma.fabric.wire.Aeth;
 import io.simrdma.fabric.wire.HeaderType;
 import io.simrdma.fabric.wire.Opcode;
 import io.simrdma.fabric.wire.Packet;
-
 import java.util.ArrayList;
 import java.util.List;
 
@@ -17,11 +16,9 @@ import java.util.List;
 public final class HeaderFields {
 
     /** One field. */
-    public record Field(String header, String name, String value) {
-    }
+    public record Field(String header, String name, String value) {}
 
-    private HeaderFields() {
-    }
+    private HeaderFields() {}
 
     /** The fields of {@code p}; the packet is only read. */
     public static List<Field> of(Packet p) {
@@ -49,12 +46,15 @@ public final class HeaderFields {
         if (op.has(HeaderType.ATOMIC_ETH)) {
             f.add(new Field("AtomicETH", "VA", String.format("0x%016x", p.atomicVa())));
             f.add(new Field("AtomicETH", "R_Key", String.format("0x%08x", p.atomicRkey())));
-            f.add(new Field("AtomicETH", op == Opcode.RC_CMP_SWAP ? "Swap Data" : "Add Data",
+            f.add(new Field(
+                    "AtomicETH",
+                    op == Opcode.RC_CMP_SWAP ? "Swap Data" : "Add Data",
                     Long.toString(p.atomicSwapOrAdd())));
             f.add(new Field("AtomicETH", "Compare Data", Long.toString(p.atomicCompare())));
         }
         if (op.has(HeaderType.AETH)) {
-            f.add(new Field("AETH", "Syndrome", String.format("0x%02x %s", p.aethSyndrome(), Aeth.describe(p.aethSyndrome()))));
+            f.add(new Field(
+                    "AETH", "Syndrome", String.format("0x%02x %s", p.aethSyndrome(), Aeth.describe(p.aethSyndrome()))));
             f.add(new Field("AETH", "MSN", Integer.toString(p.aethMsn())));
         }
         if (op.has(HeaderType.ATOMIC_ACK_ETH)) {

@@ -26,8 +26,7 @@ public final class HtmlView {
     private static final int ROW = 22;
     private static final int TOP = 50;
 
-    private HtmlView() {
-    }
+    private HtmlView() {}
 
     /**
      * Writes the page of {@code runs} to {@code file} (created or replaced).
@@ -52,26 +51,54 @@ public final class HtmlView {
             List<RunRecording.Event> events = run.events();
             int width = LEFT + lanes.size() * LANE + 40;
             int height = TOP + events.size() * ROW + 20;
-            svgs.append("<section><h2>").append(xml(run.title())).append("</h2>\n<p class=\"note\">")
-                    .append(run.packets()).append(" packets, ").append(run.drops()).append(" dropped; times in µs, ")
-                    .append(run.virtualClock() ? "virtual time" : "time since start").append("</p>\n");
-            svgs.append("<svg class=\"ladder\" viewBox=\"0 0 ").append(width).append(' ').append(height)
-                    .append("\" width=\"").append(width).append("\" height=\"").append(height)
-                    .append("\" data-w=\"").append(width).append("\" data-h=\"").append(height)
+            svgs.append("<section><h2>")
+                    .append(xml(run.title()))
+                    .append("</h2>\n<p class=\"note\">")
+                    .append(run.packets())
+                    .append(" packets, ")
+                    .append(run.drops())
+                    .append(" dropped; times in µs, ")
+                    .append(run.virtualClock() ? "virtual time" : "time since start")
+                    .append("</p>\n");
+            svgs.append("<svg class=\"ladder\" viewBox=\"0 0 ")
+                    .append(width)
+                    .append(' ')
+                    .append(height)
+                    .append("\" width=\"")
+                    .append(width)
+                    .append("\" height=\"")
+                    .append(height)
+                    .append("\" data-w=\"")
+                    .append(width)
+                    .append("\" data-h=\"")
+                    .append(height)
                     .append("\" xmlns=\"http://www.w3.org/2000/svg\">\n");
             for (int i = 0; i < lanes.size(); i++) {
                 int x = x(i);
-                svgs.append("<text class=\"lane\" x=\"").append(x).append("\" y=\"20\">")
-                        .append(xml(lanes.get(i).title())).append("</text>");
-                svgs.append("<line class=\"lifeline\" x1=\"").append(x).append("\" y1=\"30\" x2=\"").append(x)
-                        .append("\" y2=\"").append(height).append("\"/>\n");
+                svgs.append("<text class=\"lane\" x=\"")
+                        .append(x)
+                        .append("\" y=\"20\">")
+                        .append(xml(lanes.get(i).title()))
+                        .append("</text>");
+                svgs.append("<line class=\"lifeline\" x1=\"")
+                        .append(x)
+                        .append("\" y1=\"30\" x2=\"")
+                        .append(x)
+                        .append("\" y2=\"")
+                        .append(height)
+                        .append("\"/>\n");
             }
             int row = 0;
             for (RunRecording.Event e : events) {
                 int y = TOP + row * ROW;
                 row++;
-                svgs.append("<text class=\"time\" x=\"").append(LEFT - 20).append("\" y=\"").append(y + 4).append("\">")
-                        .append(String.format("%.3f", e.time() / 1000.0)).append("</text>");
+                svgs.append("<text class=\"time\" x=\"")
+                        .append(LEFT - 20)
+                        .append("\" y=\"")
+                        .append(y + 4)
+                        .append("\">")
+                        .append(String.format("%.3f", e.time() / 1000.0))
+                        .append("</text>");
                 int from = x(lanes.indexOf(e.from()));
                 int to = x(lanes.indexOf(e.to()));
                 if (e.kind() == RunRecording.Kind.PACKET && from != to) {
@@ -80,9 +107,20 @@ public final class HtmlView {
                     String cls = e.kind() == RunRecording.Kind.COMPLETION ? "wc" : "state";
                     String text = e.kind() == RunRecording.Kind.PACKET ? e.label() : e.label();
                     int w = 8 + text.length() * 6;
-                    svgs.append("<g class=\"").append(cls).append("\"><rect x=\"").append(from - w / 2).append("\" y=\"")
-                            .append(y - 9).append("\" width=\"").append(w).append("\" height=\"16\" rx=\"4\"/><text x=\"")
-                            .append(from).append("\" y=\"").append(y + 3).append("\">").append(xml(text))
+                    svgs.append("<g class=\"")
+                            .append(cls)
+                            .append("\"><rect x=\"")
+                            .append(from - w / 2)
+                            .append("\" y=\"")
+                            .append(y - 9)
+                            .append("\" width=\"")
+                            .append(w)
+                            .append("\" height=\"16\" rx=\"4\"/><text x=\"")
+                            .append(from)
+                            .append("\" y=\"")
+                            .append(y + 3)
+                            .append("\">")
+                            .append(xml(text))
                             .append("</text></g>\n");
                 }
             }
@@ -92,29 +130,60 @@ public final class HtmlView {
         return PAGE.replace("%TITLE%", xml(title)).replace("%SVGS%", svgs).replace("%DATA%", data);
     }
 
-    private static void packet(StringBuilder svg, StringBuilder data, int index, RunRecording.Event e, int from, int to,
-                               int y) {
+    private static void packet(
+            StringBuilder svg, StringBuilder data, int index, RunRecording.Event e, int from, int to, int y) {
         String cls = "pkt" + (e.dropped() ? " drop" : "") + (e.retransmission() ? " retx" : "")
                 + (e.duplicate() || e.copy() ? " dup" : "");
         int end = e.dropped() ? to - Integer.signum(to - from) * 40 : to;
-        svg.append("<g class=\"").append(cls).append("\" data-i=\"").append(index).append("\" tabindex=\"0\">");
-        svg.append("<line class=\"hit\" x1=\"").append(from).append("\" y1=\"").append(y).append("\" x2=\"").append(to)
-                .append("\" y2=\"").append(y).append("\"/>");
-        svg.append("<line class=\"arrow\" x1=\"").append(from).append("\" y1=\"").append(y).append("\" x2=\"")
-                .append(end).append("\" y2=\"").append(y).append('"')
+        svg.append("<g class=\"")
+                .append(cls)
+                .append("\" data-i=\"")
+                .append(index)
+                .append("\" tabindex=\"0\">");
+        svg.append("<line class=\"hit\" x1=\"")
+                .append(from)
+                .append("\" y1=\"")
+                .append(y)
+                .append("\" x2=\"")
+                .append(to)
+                .append("\" y2=\"")
+                .append(y)
+                .append("\"/>");
+        svg.append("<line class=\"arrow\" x1=\"")
+                .append(from)
+                .append("\" y1=\"")
+                .append(y)
+                .append("\" x2=\"")
+                .append(end)
+                .append("\" y2=\"")
+                .append(y)
+                .append('"')
                 .append(e.dropped() ? "/>" : " marker-end=\"url(#head)\"/>");
         if (e.dropped()) {
-            svg.append("<text class=\"x\" x=\"").append(end).append("\" y=\"").append(y + 5).append("\">✕</text>");
+            svg.append("<text class=\"x\" x=\"")
+                    .append(end)
+                    .append("\" y=\"")
+                    .append(y + 5)
+                    .append("\">✕</text>");
         }
-        svg.append("<text x=\"").append((from + to) / 2).append("\" y=\"").append(y - 4).append("\">")
-                .append(xml(e.label() + (e.duplicate() ? " (duplicate)" : ""))).append("</text></g>\n");
+        svg.append("<text x=\"")
+                .append((from + to) / 2)
+                .append("\" y=\"")
+                .append(y - 4)
+                .append("\">")
+                .append(xml(e.label() + (e.duplicate() ? " (duplicate)" : "")))
+                .append("</text></g>\n");
         if (index > 0) {
             data.append(',');
         }
-        data.append("{\"t\":").append(json(String.format("%.3f", e.time() / 1000.0)))
-                .append(",\"label\":").append(json(e.label()))
-                .append(",\"from\":").append(json(e.from().title()))
-                .append(",\"to\":").append(json(e.to().title()))
+        data.append("{\"t\":")
+                .append(json(String.format("%.3f", e.time() / 1000.0)))
+                .append(",\"label\":")
+                .append(json(e.label()))
+                .append(",\"from\":")
+                .append(json(e.from().title()))
+                .append(",\"to\":")
+                .append(json(e.to().title()))
                 .append(",\"notes\":[");
         for (int i = 0; i < e.notes().size(); i++) {
             data.append(i > 0 ? "," : "").append(json(e.notes().get(i)));
@@ -122,8 +191,14 @@ public final class HtmlView {
         data.append("],\"headers\":[");
         for (int i = 0; i < e.headers().size(); i++) {
             HeaderFields.Field f = e.headers().get(i);
-            data.append(i > 0 ? "," : "").append('[').append(json(f.header())).append(',').append(json(f.name()))
-                    .append(',').append(json(f.value())).append(']');
+            data.append(i > 0 ? "," : "")
+                    .append('[')
+                    .append(json(f.header()))
+                    .append(',')
+                    .append(json(f.name()))
+                    .append(',')
+                    .append(json(f.value()))
+                    .append(']');
         }
         data.append("]}");
     }
@@ -137,11 +212,20 @@ public final class HtmlView {
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);
             switch (c) {
-                case '<': b.append("&lt;"); break;
-                case '>': b.append("&gt;"); break;
-                case '&': b.append("&amp;"); break;
-                case '"': b.append("&quot;"); break;
-                default: b.append(c);
+                case '<':
+                    b.append("&lt;");
+                    break;
+                case '>':
+                    b.append("&gt;");
+                    break;
+                case '&':
+                    b.append("&amp;");
+                    break;
+                case '"':
+                    b.append("&quot;");
+                    break;
+                default:
+                    b.append(c);
             }
         }
         return b.toString();

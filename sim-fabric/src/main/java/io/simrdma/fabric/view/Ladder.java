@@ -24,19 +24,25 @@ public final class Ladder {
 
     /** Width of a column, in characters. */
     public static final int COLUMN = 30;
+
     private static final int TIME = 14;
 
-    private Ladder() {
-    }
+    private Ladder() {}
 
     /** The diagram of {@code run}, a line per event, with a title and a header of column names. */
     public static String render(RunRecording run) {
         List<RunRecording.Lane> lanes = run.lanes();
         List<RunRecording.Event> events = run.events();
         StringBuilder out = new StringBuilder();
-        out.append("-- ").append(run.title()).append(" (").append(run.packets()).append(" packets, ")
-                .append(run.drops()).append(" dropped; ")
-                .append(run.virtualClock() ? "virtual time" : "time since start").append(") --\n");
+        out.append("-- ")
+                .append(run.title())
+                .append(" (")
+                .append(run.packets())
+                .append(" packets, ")
+                .append(run.drops())
+                .append(" dropped; ")
+                .append(run.virtualClock() ? "virtual time" : "time since start")
+                .append(") --\n");
         int width = TIME + lanes.size() * COLUMN;
         char[] line = blank(width, lanes);
         String head = "time (us)";

@@ -18,7 +18,6 @@ import io.simrdma.fabric.wire.Gid;
 import io.simrdma.fabric.wire.HeaderType;
 import io.simrdma.fabric.wire.Opcode;
 import io.simrdma.fabric.wire.Packet;
-
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -299,15 +298,23 @@ public final class RunRecording {
 
         @Override
         public void onQpStateChange(long time, QueuePair qp, QpState from, QpState to) {
-            add(new Event(Kind.QP_STATE, t(time), from + "->" + to, new Lane(qp.device().name(), qp.qpNum(), null),
+            add(new Event(
+                    Kind.QP_STATE,
+                    t(time),
+                    from + "->" + to,
+                    new Lane(qp.device().name(), qp.qpNum(), null),
                     List.of()));
         }
 
         @Override
-        public void onCompletion(long time, CompletionQueue cq, int qpNum, long wrId, WcStatus status,
-                                 WcOpcode opcode, int byteLen) {
-            add(new Event(Kind.COMPLETION, t(time), "wc " + opcode + (status == WcStatus.SUCCESS ? "" : " " + status),
-                    new Lane(cq.device().name(), qpNum, null), List.of()));
+        public void onCompletion(
+                long time, CompletionQueue cq, int qpNum, long wrId, WcStatus status, WcOpcode opcode, int byteLen) {
+            add(new Event(
+                    Kind.COMPLETION,
+                    t(time),
+                    "wc " + opcode + (status == WcStatus.SUCCESS ? "" : " " + status),
+                    new Lane(cq.device().name(), qpNum, null),
+                    List.of()));
         }
 
         @Override
@@ -328,8 +335,8 @@ public final class RunRecording {
         }
     }
 
-    private synchronized void packet(PacketEvent event, DropReason reason, long time, Device from, Device to,
-                                     Packet p) {
+    private synchronized void packet(
+            PacketEvent event, DropReason reason, long time, Device from, Device to, Packet p) {
         if (stopped) {
             return;
         }
@@ -367,8 +374,10 @@ public final class RunRecording {
                 }
                 e.dropped = true;
                 e.done = true;
-                e.note(reason == DropReason.FAULT ? "dropped by " + e.rule(FaultRule.Action.DROP)
-                        : "dropped: " + reason);
+                e.note(
+                        reason == DropReason.FAULT
+                                ? "dropped by " + e.rule(FaultRule.Action.DROP)
+                                : "dropped: " + reason);
                 break;
             case DELIVERED:
                 if (e == null || e.done) {
@@ -495,8 +504,11 @@ public final class RunRecording {
         if (n.startsWith("RC ")) {
             n = n.substring(3);
         }
-        return n.replace("RDMA ", "").replace("response", "resp").replace(" with Immediate", " Imm")
-                .replace(" with Invalidate", " Inv").replace("Acknowledge", "Ack");
+        return n.replace("RDMA ", "")
+                .replace("response", "resp")
+                .replace(" with Immediate", " Imm")
+                .replace(" with Invalidate", " Inv")
+                .replace("Acknowledge", "Ack");
     }
 
     /** An AETH syndrome in a few letters: "ACK", "RNR NAK", "NAK PSN seq" (IBA 9.7.5.2, tables 43 and 44). */
@@ -512,11 +524,16 @@ public final class RunRecording {
                     return "NAK ?";
                 }
                 switch (code) {
-                    case PSN_SEQUENCE_ERROR: return "NAK PSN seq";
-                    case INVALID_REQUEST: return "NAK inv req";
-                    case REMOTE_ACCESS_ERROR: return "NAK rem access";
-                    case REMOTE_OPERATIONAL_ERROR: return "NAK rem op";
-                    default: return "NAK " + code.name();
+                    case PSN_SEQUENCE_ERROR:
+                        return "NAK PSN seq";
+                    case INVALID_REQUEST:
+                        return "NAK inv req";
+                    case REMOTE_ACCESS_ERROR:
+                        return "NAK rem access";
+                    case REMOTE_OPERATIONAL_ERROR:
+                        return "NAK rem op";
+                    default:
+                        return "NAK " + code.name();
                 }
             default:
                 return "AETH ?";
@@ -525,14 +542,22 @@ public final class RunRecording {
 
     private static String cmName(int attributeId) {
         switch (attributeId) {
-            case 0x10: return "REQ";
-            case 0x11: return "MRA";
-            case 0x12: return "REJ";
-            case 0x13: return "REP";
-            case 0x14: return "RTU";
-            case 0x15: return "DREQ";
-            case 0x16: return "DREP";
-            default: return "attribute 0x" + Integer.toHexString(attributeId);
+            case 0x10:
+                return "REQ";
+            case 0x11:
+                return "MRA";
+            case 0x12:
+                return "REJ";
+            case 0x13:
+                return "REP";
+            case 0x14:
+                return "RTU";
+            case 0x15:
+                return "DREQ";
+            case 0x16:
+                return "DREP";
+            default:
+                return "attribute 0x" + Integer.toHexString(attributeId);
         }
     }
 }

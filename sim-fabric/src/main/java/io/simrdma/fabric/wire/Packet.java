@@ -3,7 +3,6 @@ package io.simrdma.fabric.wire;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.simrdma.fabric.sched.Task;
-
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
@@ -70,8 +69,7 @@ public final class Packet extends Task {
     private long carrierTag;
     private boolean inUse;
 
-    private Packet() {
-    }
+    private Packet() {}
 
     /** A packet from the pool with a zeroed header for {@code opcode} and no payload. */
     public static Packet allocate(Opcode opcode) {
@@ -752,13 +750,21 @@ public final class Packet extends Task {
     @Override
     public String toString() {
         StringBuilder sb = new StringBuilder(64);
-        sb.append(opcode == null ? "?" : opcode.ibaName()).append(" qp=").append(destQp()).append(" psn=").append(psn());
+        sb.append(opcode == null ? "?" : opcode.ibaName())
+                .append(" qp=")
+                .append(destQp())
+                .append(" psn=")
+                .append(psn());
         if (opcode != null && opcode.has(HeaderType.AETH)) {
             sb.append(' ').append(Aeth.describe(aethSyndrome())).append(" msn=").append(aethMsn());
         }
         if (opcode != null && opcode.has(HeaderType.RETH)) {
-            sb.append(" va=0x").append(Long.toHexString(rethVa())).append(" rkey=0x")
-                    .append(Integer.toHexString(rethRkey())).append(" len=").append(rethLength() & 0xFFFFFFFFL);
+            sb.append(" va=0x")
+                    .append(Long.toHexString(rethVa()))
+                    .append(" rkey=0x")
+                    .append(Integer.toHexString(rethRkey()))
+                    .append(" len=")
+                    .append(rethLength() & 0xFFFFFFFFL);
         }
         sb.append(" payload=").append(payloadLength);
         if (ackReq()) {

@@ -11,8 +11,7 @@ public final class Psn {
     /** Mask of the 24 PSN bits. */
     public static final int MASK = 0xFFFFFF;
 
-    private Psn() {
-    }
+    private Psn() {}
 
     /** {@code psn + n} modulo 2^24. */
     public static int add(int psn, int n) {

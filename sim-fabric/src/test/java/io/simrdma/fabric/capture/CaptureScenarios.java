@@ -1,5 +1,8 @@
 package io.simrdma.fabric.capture;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+
 import io.simrdma.fabric.AccessFlag;
 import io.simrdma.fabric.CompletionQueue;
 import io.simrdma.fabric.Device;
@@ -21,7 +24,6 @@ import io.simrdma.fabric.wire.Aeth;
 import io.simrdma.fabric.wire.HeaderType;
 import io.simrdma.fabric.wire.Opcode;
 import io.simrdma.fabric.wire.Packet;
-
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -29,23 +31,30 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-
 /** Traffic for the capture tests: one crafted packet of every RC opcode, and a CM conversation. */
 final class CaptureScenarios {
 
     /** The header fields of one crafted packet, as tshark prints them. */
-    record Expected(String opcode, String destQp, String psn, String ackReq, String rethVa, String rethRkey,
-                    String rethLength, String aethSyndrome, String aethMsn, String immDt, String ieth,
-                    String atomicSwap, String atomicCompare, String atomicOriginal) {
-    }
+    record Expected(
+            String opcode,
+            String destQp,
+            String psn,
+            String ackReq,
+            String rethVa,
+            String rethRkey,
+            String rethLength,
+            String aethSyndrome,
+            String aethMsn,
+            String immDt,
+            String ieth,
+            String atomicSwap,
+            String atomicCompare,
+            String atomicOriginal) {}
 
-    private static final byte[] TEXT = "simrdma capture test payload, plain text. ".repeat(8)
-            .getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] TEXT =
+            "simrdma capture test payload, plain text. ".repeat(8).getBytes(StandardCharsets.US_ASCII);
 
-    private CaptureScenarios() {
-    }
+    private CaptureScenarios() {}
 
     /**
      * Injects from {@code a} to {@code b} one packet of each RC opcode with distinct field values
@@ -75,7 +84,16 @@ final class CaptureScenarios {
             int psn = 0x00F000 + i * 3;
             boolean ackReq = op.isRequest() && i % 2 == 1;
             p.destQp(qpn).pkey(0xFFFF).psn(psn).ackReq(ackReq);
-            String va = "", rkey = "", len = "", syn = "", msn = "", imm = "", ieth = "", swap = "", cmp = "", orig = "";
+            String va = "",
+                    rkey = "",
+                    len = "",
+                    syn = "",
+                    msn = "",
+                    imm = "",
+                    ieth = "",
+                    swap = "",
+                    cmp = "",
+                    orig = "";
             if (op.has(HeaderType.RETH)) {
                 long v = 0x00007F0000001000L + i * 0x100L;
                 int k = 0x1A2B0000 + i;
@@ -86,8 +104,10 @@ final class CaptureScenarios {
                 len = Integer.toString(l);
             }
             if (op.has(HeaderType.AETH)) {
-                int s = op == Opcode.RC_ACKNOWLEDGE ? (i % 3 == 0 ? Aeth.rnrNak(14)
-                        : i % 3 == 1 ? Aeth.nak(Aeth.NakCode.PSN_SEQUENCE_ERROR) : Aeth.ack(Aeth.ACK_UNLIMITED))
+                int s = op == Opcode.RC_ACKNOWLEDGE
+                        ? (i % 3 == 0
+                                ? Aeth.rnrNak(14)
+                                : i % 3 == 1 ? Aeth.nak(Aeth.NakCode.PSN_SEQUENCE_ERROR) : Aeth.ack(Aeth.ACK_UNLIMITED))
                         : Aeth.ack(Aeth.ACK_UNLIMITED);
                 int m = 0x000400 + i;
                 p.aeth(s, m);
@@ -125,8 +145,21 @@ final class CaptureScenarios {
                 p.addSegment(ByteBuffer.wrap(TEXT), 0, n).updatePadCount();
             }
             link.inject(a, p);
-            sent.add(new Expected(Integer.toString(op.value()), hex(qpn), Integer.toString(psn),
-                    ackReq ? "1" : "0", va, rkey, len, syn, msn, imm, ieth, swap, cmp, orig));
+            sent.add(new Expected(
+                    Integer.toString(op.value()),
+                    hex(qpn),
+                    Integer.toString(psn),
+                    ackReq ? "1" : "0",
+                    va,
+                    rkey,
+                    len,
+                    syn,
+                    msn,
+                    imm,
+                    ieth,
+                    swap,
+                    cmp,
+                    orig));
         }
         fabric.deterministicScheduler().runUntilIdle();
         return sent;
@@ -172,8 +205,11 @@ final class CaptureScenarios {
         MemoryRegion mrA = pdA.registerMemory(bufA, EnumSet.of(AccessFlag.LOCAL_WRITE));
         MemoryRegion mrB = pdB.registerMemory(bufB, EnumSet.of(AccessFlag.LOCAL_WRITE));
         qb.postRecv(new io.simrdma.fabric.RecvWr().wrId(1).sge(mrB, 0, 64));
-        qa.postSend(new io.simrdma.fabric.SendWr().wrId(2).opcode(io.simrdma.fabric.WrOpcode.SEND)
-                .sge(mrA, 0, 16).flag(io.simrdma.fabric.SendFlag.SIGNALED));
+        qa.postSend(new io.simrdma.fabric.SendWr()
+                .wrId(2)
+                .opcode(io.simrdma.fabric.WrOpcode.SEND)
+                .sge(mrA, 0, 16)
+                .flag(io.simrdma.fabric.SendFlag.SIGNALED));
         awaitOne(client.sendCq());
         awaitOne(server.recvCq());
 

@@ -1,25 +1,32 @@
 package io.simrdma.fabric.capture;
 
-import io.simrdma.testsupport.ExternalTool;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.simrdma.testsupport.ExternalTool;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-
 /** Runs the real tshark (Debian package tshark) on a capture and returns its rows of fields. */
 final class Tshark {
 
-    private Tshark() {
-    }
+    private Tshark() {}
 
     /** One row per frame: the values of {@code fields}, first occurrence each, "" when absent. */
     static List<String[]> fields(Path capture, String... fields) {
         Path tshark = ExternalTool.require("tshark", "tshark");
-        List<String> cmd = new ArrayList<>(List.of(tshark.toString(), "-n", "-r", capture.toString(), "-T", "fields",
-                "-E", "separator=|", "-E", "occurrence=f"));
+        List<String> cmd = new ArrayList<>(List.of(
+                tshark.toString(),
+                "-n",
+                "-r",
+                capture.toString(),
+                "-T",
+                "fields",
+                "-E",
+                "separator=|",
+                "-E",
+                "occurrence=f"));
         for (String f : fields) {
             cmd.add("-e");
             cmd.add(f);

@@ -1,20 +1,5 @@
 package io.simrdma.fabric.cm;
 
-import io.simrdma.fabric.Errno;
-import io.simrdma.fabric.VerbsException;
-import io.simrdma.fabric.wire.Gid;
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
-
-import java.net.InetSocketAddress;
-import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
-
 import static io.simrdma.fabric.cm.CmTestKit.assertErrno;
 import static io.simrdma.fabric.cm.CmTestKit.expect;
 import static io.simrdma.fabric.cm.CmTestKit.expectAcked;
@@ -27,6 +12,20 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.simrdma.fabric.Errno;
+import io.simrdma.fabric.VerbsException;
+import io.simrdma.fabric.wire.Gid;
+import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The connection manager's local API: event channels and ids, acknowledgement and destroy rules,
@@ -42,7 +41,8 @@ class CmApiTest {
 
     @ParameterizedTest(name = "threaded={0}")
     @ValueSource(booleans = {false, true})
-    @DisplayName("rdma_create_id(3): an id keeps its channel, context and port space; a null channel makes it synchronous")
+    @DisplayName(
+            "rdma_create_id(3): an id keeps its channel, context and port space; a null channel makes it synchronous")
     void shouldCreateIdOnChannelAndSynchronousIdWhenChannelIsNull(boolean threaded) {
         try (CmTestKit k = CmTestKit.of(threaded)) {
             Object ctx = new Object();
@@ -66,7 +66,8 @@ class CmApiTest {
 
     @ParameterizedTest(name = "threaded={0}")
     @ValueSource(booleans = {false, true})
-    @DisplayName("rdma_destroy_event_channel(3): every id of the channel must be destroyed first (EBUSY); a destroyed channel is unusable")
+    @DisplayName(
+            "rdma_destroy_event_channel(3): every id of the channel must be destroyed first (EBUSY); a destroyed channel is unusable")
     void shouldRefuseToDestroyChannelWhileIdsUseIt(boolean threaded) {
         try (CmTestKit k = CmTestKit.of(threaded)) {
             CmEventChannel ch = k.cm.createEventChannel();
@@ -78,7 +79,8 @@ class CmApiTest {
             assertErrno(Errno.EINVAL, ch::destroy);
             assertErrno(Errno.EINVAL, () -> ch.getEvent(1, TimeUnit.MILLISECONDS));
             assertErrno(Errno.EINVAL, () -> k.cm.createId(ch, null, PortSpace.TCP));
-            assertErrno(Errno.EINVAL, () -> k.cm.createId(null, null, PortSpace.TCP).migrate(ch));
+            assertErrno(
+                    Errno.EINVAL, () -> k.cm.createId(null, null, PortSpace.TCP).migrate(ch));
         }
     }
 
@@ -101,7 +103,8 @@ class CmApiTest {
 
     @ParameterizedTest(name = "threaded={0}")
     @ValueSource(booleans = {false, true})
-    @DisplayName("rdma_destroy_id(3): an id whose returned events are not acknowledged cannot be destroyed (EBUSY), nor destroyed twice")
+    @DisplayName(
+            "rdma_destroy_id(3): an id whose returned events are not acknowledged cannot be destroyed (EBUSY), nor destroyed twice")
     void shouldRefuseToDestroyIdWhenItsEventIsUnacknowledged(boolean threaded) {
         try (CmTestKit k = CmTestKit.of(threaded)) {
             CmId id = k.cm.createId(k.chA, null, PortSpace.TCP);
@@ -146,7 +149,8 @@ class CmApiTest {
 
     @ParameterizedTest(name = "threaded={0}")
     @ValueSource(booleans = {false, true})
-    @DisplayName("rdma_migrate_id(3): pending events of the id move to the new channel, other ids' events stay, later events follow the id")
+    @DisplayName(
+            "rdma_migrate_id(3): pending events of the id move to the new channel, other ids' events stay, later events follow the id")
     void shouldMovePendingEventsWhenMigratingToAnotherChannel(boolean threaded) {
         try (CmTestKit k = CmTestKit.of(threaded)) {
             CmEventChannel ch1 = k.cm.createEventChannel();
@@ -182,7 +186,8 @@ class CmApiTest {
 
     @ParameterizedTest(name = "threaded={0}")
     @ValueSource(booleans = {false, true})
-    @DisplayName("rdma_migrate_id(3) with a NULL channel: the id becomes synchronous, its calls block until their event")
+    @DisplayName(
+            "rdma_migrate_id(3) with a NULL channel: the id becomes synchronous, its calls block until their event")
     void shouldOperateSynchronouslyAfterMigratingToNoChannel(boolean threaded) {
         try (CmTestKit k = CmTestKit.of(threaded)) {
             CmId id = k.cm.createId(k.chA, null, PortSpace.TCP);
@@ -224,7 +229,8 @@ class CmApiTest {
 
     @ParameterizedTest(name = "threaded={0}")
     @ValueSource(booleans = {false, true})
-    @DisplayName("handler channel (RdmaCm.createEventChannel(handler)): events go to the handler, not the queue, and still need rdma_ack_cm_event(3)")
+    @DisplayName(
+            "handler channel (RdmaCm.createEventChannel(handler)): events go to the handler, not the queue, and still need rdma_ack_cm_event(3)")
     void shouldHandEventsToTheHandlerOfAHandlerChannel(boolean threaded) throws Exception {
         try (CmTestKit k = CmTestKit.of(threaded)) {
             LinkedBlockingQueue<CmEvent> seen = new LinkedBlockingQueue<>();
@@ -261,7 +267,8 @@ class CmApiTest {
 
     @ParameterizedTest(name = "threaded={0}")
     @ValueSource(booleans = {false, true})
-    @DisplayName("rdma_getaddrinfo(3) RAI_PASSIVE with a node: the source is the node's address and service port, no destination")
+    @DisplayName(
+            "rdma_getaddrinfo(3) RAI_PASSIVE with a node: the source is the node's address and service port, no destination")
     void shouldResolvePassiveAddressOfANamedNode(boolean threaded) {
         try (CmTestKit k = CmTestKit.of(threaded)) {
             List<AddrInfo> res = k.cm.getAddrInfo("b", "7471", AddrInfo.passiveHints());
@@ -279,7 +286,8 @@ class CmApiTest {
     @DisplayName("rdma_getaddrinfo(3) RAI_PASSIVE without a node: the wildcard address with the service port")
     void shouldResolvePassiveWildcardAddressWhenNoNodeIsGiven(boolean threaded) {
         try (CmTestKit k = CmTestKit.of(threaded)) {
-            AddrInfo ai = k.cm.getAddrInfo(null, "18515", new AddrInfo(true, PortSpace.IB, null, null, null)).get(0);
+            AddrInfo ai = k.cm.getAddrInfo(null, "18515", new AddrInfo(true, PortSpace.IB, null, null, null))
+                    .get(0);
             assertTrue(ai.passive());
             assertEquals(PortSpace.IB, ai.portSpace(), "the hints' port space");
             assertTrue(ai.srcAddr().getAddress().isAnyLocalAddress());
@@ -312,8 +320,11 @@ class CmApiTest {
             AddrInfo byGid = k.cm.getAddrInfo(gidText, "100", null).get(0);
             assertEquals(RdmaCm.addressOf(k.b, 100), byGid.dstAddr(), "the GID " + gidText + " is b's address");
 
-            AddrInfo foreign = k.cm.getAddrInfo("fe80::dead:beef", "1", AddrInfo.active()).get(0);
-            assertEquals(Gid.parse("fe80::dead:beef"), RdmaCm.gidOf(foreign.dstAddr()),
+            AddrInfo foreign =
+                    k.cm.getAddrInfo("fe80::dead:beef", "1", AddrInfo.active()).get(0);
+            assertEquals(
+                    Gid.parse("fe80::dead:beef"),
+                    RdmaCm.gidOf(foreign.dstAddr()),
                     "a numeric address nobody owns still resolves (rdma_getaddrinfo does not probe)");
 
             AddrInfo v4 = k.cm.getAddrInfo("10.1.2.3", "2", AddrInfo.active()).get(0);
@@ -324,18 +335,21 @@ class CmApiTest {
             mapped[13] = 1;
             mapped[14] = 2;
             mapped[15] = 3;
-            assertEquals(Gid.of(mapped), RdmaCm.gidOf(v4.dstAddr()), "dotted IPv4 is the IPv4-mapped GID ::ffff:10.1.2.3");
+            assertEquals(
+                    Gid.of(mapped), RdmaCm.gidOf(v4.dstAddr()), "dotted IPv4 is the IPv4-mapped GID ::ffff:10.1.2.3");
             assertEquals(2, v4.dstAddr().getPort());
 
             InetSocketAddress dst = RdmaCm.addressOf(k.b, 4242);
-            AddrInfo hinted = k.cm.getAddrInfo(null, null, new AddrInfo(false, PortSpace.TCP, null, dst, null)).get(0);
+            AddrInfo hinted = k.cm.getAddrInfo(null, null, new AddrInfo(false, PortSpace.TCP, null, dst, null))
+                    .get(0);
             assertEquals(dst, hinted.dstAddr());
         }
     }
 
     @ParameterizedTest(name = "threaded={0}")
     @ValueSource(booleans = {false, true})
-    @DisplayName("rdma_getaddrinfo(3) errors: nothing given (EINVAL), unknown node (EAI_NONAME: ENOENT), bad service (EAI_SERVICE: EINVAL)")
+    @DisplayName(
+            "rdma_getaddrinfo(3) errors: nothing given (EINVAL), unknown node (EAI_NONAME: ENOENT), bad service (EAI_SERVICE: EINVAL)")
     void shouldRefuseBadAddressInformationRequests(boolean threaded) {
         try (CmTestKit k = CmTestKit.of(threaded)) {
             assertErrno(Errno.EINVAL, () -> k.cm.getAddrInfo(null, null, null));
@@ -344,9 +358,16 @@ class CmApiTest {
             assertErrno(Errno.EINVAL, () -> k.cm.getAddrInfo("b", "rdma-service", AddrInfo.active()));
             assertErrno(Errno.EINVAL, () -> k.cm.getAddrInfo("b", "65536", AddrInfo.active()));
             assertErrno(Errno.EINVAL, () -> k.cm.getAddrInfo("b", "-1", AddrInfo.active()));
-            assertErrno(Errno.EINVAL, () -> k.cm.getAddrInfo(null, "1", AddrInfo.active()),
+            assertErrno(
+                    Errno.EINVAL,
+                    () -> k.cm.getAddrInfo(null, "1", AddrInfo.active()),
                     "an active lookup needs a node or hints.ai_dst_addr");
-            assertEquals(65535, k.cm.getAddrInfo("b", "65535", AddrInfo.active()).get(0).dstAddr().getPort());
+            assertEquals(
+                    65535,
+                    k.cm.getAddrInfo("b", "65535", AddrInfo.active())
+                            .get(0)
+                            .dstAddr()
+                            .getPort());
         }
     }
 
@@ -354,7 +375,8 @@ class CmApiTest {
 
     @ParameterizedTest(name = "threaded={0}")
     @ValueSource(booleans = {false, true})
-    @DisplayName("rdma_bind_addr(3): a wildcard address binds no device; a device's address binds the id to that device")
+    @DisplayName(
+            "rdma_bind_addr(3): a wildcard address binds no device; a device's address binds the id to that device")
     void shouldBindToWildcardOrDeviceAddress(boolean threaded) {
         try (CmTestKit k = CmTestKit.of(threaded)) {
             CmId any = k.cm.createId(k.chB, null, PortSpace.TCP);
@@ -397,7 +419,8 @@ class CmApiTest {
 
     @ParameterizedTest(name = "threaded={0}")
     @ValueSource(booleans = {false, true})
-    @DisplayName("rdma_bind_addr(3): EADDRINUSE for a taken port of the same device or overlapping the wildcard; other devices and port spaces are free; destroy frees the port")
+    @DisplayName(
+            "rdma_bind_addr(3): EADDRINUSE for a taken port of the same device or overlapping the wildcard; other devices and port spaces are free; destroy frees the port")
     void shouldRefuseAPortInUse(boolean threaded) {
         try (CmTestKit k = CmTestKit.of(threaded)) {
             CmId onB = k.cm.createId(k.chB, null, PortSpace.TCP);
@@ -452,8 +475,9 @@ class CmApiTest {
     void shouldRefuseUnknownAddressAndSecondBind(boolean threaded) {
         try (CmTestKit k = CmTestKit.of(threaded)) {
             CmId id = k.cm.createId(k.chA, null, PortSpace.TCP);
-            assertErrno(Errno.EADDRNOTAVAIL, () -> id.bind(new InetSocketAddress(
-                    RdmaCm.inetOf(Gid.parse("fe80::dead:beef")), 1)));
+            assertErrno(
+                    Errno.EADDRNOTAVAIL,
+                    () -> id.bind(new InetSocketAddress(RdmaCm.inetOf(Gid.parse("fe80::dead:beef")), 1)));
             assertEquals(CmId.State.IDLE, id.state());
             id.bind(RdmaCm.addressOf(k.a, 7000));
             assertErrno(Errno.EINVAL, () -> id.bind(RdmaCm.addressOf(k.a, 7001)));
@@ -467,7 +491,8 @@ class CmApiTest {
 
     @ParameterizedTest(name = "threaded={0}")
     @ValueSource(booleans = {false, true})
-    @DisplayName("rdma_resolve_addr(3): ADDR_RESOLVED; the source address given is bound as by rdma_bind_addr; the id is bound to a device")
+    @DisplayName(
+            "rdma_resolve_addr(3): ADDR_RESOLVED; the source address given is bound as by rdma_bind_addr; the id is bound to a device")
     void shouldReportAddrResolvedAndBindTheSourceAddress(boolean threaded) {
         try (CmTestKit k = CmTestKit.of(threaded)) {
             CmId id = k.cm.createId(k.chA, null, PortSpace.TCP);
@@ -505,7 +530,8 @@ class CmApiTest {
     }
 
     @Test
-    @DisplayName("rdma_resolve_addr(3) with the local port down: ADDR_ERROR exactly timeout_ms later, the id back to ADDR_BOUND")
+    @DisplayName(
+            "rdma_resolve_addr(3) with the local port down: ADDR_ERROR exactly timeout_ms later, the id back to ADDR_BOUND")
     void shouldReportAddrErrorAfterTheTimeoutWhenThePortIsDown() {
         try (CmTestKit k = CmTestKit.of(false)) {
             CmId id = k.cm.createId(k.chA, null, PortSpace.TCP);
@@ -528,7 +554,8 @@ class CmApiTest {
     }
 
     @Test
-    @DisplayName("rdma_resolve_addr(3): timeout_ms is the time to wait for resolution, so a port that becomes active within it resolves the address")
+    @DisplayName(
+            "rdma_resolve_addr(3): timeout_ms is the time to wait for resolution, so a port that becomes active within it resolves the address")
     void shouldResolveWhenThePortComesUpWithinTheTimeout() {
         try (CmTestKit k = CmTestKit.of(false)) {
             CmId id = k.cm.createId(k.chA, null, PortSpace.TCP);
@@ -539,7 +566,9 @@ class CmApiTest {
             k.fabric.deterministicScheduler().advanceTime(100 * MS);
             k.a.setPortActive(true);
             CmEvent e = expectAcked(k.chA, CmEventType.ADDR_RESOLVED);
-            assertTrue(e.timeNanos() - t0 < 1000 * MS, "resolved at " + (e.timeNanos() - t0) + " ns, not within the timeout");
+            assertTrue(
+                    e.timeNanos() - t0 < 1000 * MS,
+                    "resolved at " + (e.timeNanos() - t0) + " ns, not within the timeout");
             assertEquals(CmId.State.ADDR_RESOLVED, id.state());
             k.assertNoEvent(k.chA);
             id.destroy();
@@ -582,7 +611,8 @@ class CmApiTest {
     }
 
     @Test
-    @DisplayName("rdma_resolve_route(3) with the local port down: ROUTE_ERROR exactly timeout_ms later, the id back to ADDR_RESOLVED")
+    @DisplayName(
+            "rdma_resolve_route(3) with the local port down: ROUTE_ERROR exactly timeout_ms later, the id back to ADDR_RESOLVED")
     void shouldReportRouteErrorAfterTheTimeoutWhenThePortIsDown() {
         try (CmTestKit k = CmTestKit.of(false)) {
             CmId id = k.cm.createId(k.chA, null, PortSpace.TCP);
@@ -609,7 +639,8 @@ class CmApiTest {
 
     @ParameterizedTest(name = "threaded={0}")
     @ValueSource(booleans = {false, true})
-    @DisplayName("rdma_set_option(3): TOS is a uint8_t, ACK_TIMEOUT an IB timeout exponent (5 bits); a destroyed id takes no option")
+    @DisplayName(
+            "rdma_set_option(3): TOS is a uint8_t, ACK_TIMEOUT an IB timeout exponent (5 bits); a destroyed id takes no option")
     void shouldRefuseOptionValuesOutOfRange(boolean threaded) {
         try (CmTestKit k = CmTestKit.of(threaded)) {
             CmId id = k.cm.createId(k.chA, null, PortSpace.TCP);

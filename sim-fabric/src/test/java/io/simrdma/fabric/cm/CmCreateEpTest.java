@@ -1,23 +1,5 @@
 package io.simrdma.fabric.cm;
 
-import io.simrdma.fabric.CompletionQueue;
-import io.simrdma.fabric.Errno;
-import io.simrdma.fabric.ProtectionDomain;
-import io.simrdma.fabric.QpCaps;
-import io.simrdma.fabric.QpInitAttr;
-import io.simrdma.fabric.QpState;
-import io.simrdma.fabric.QueuePair;
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
-
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
-
 import static io.simrdma.fabric.cm.CmTestKit.assertErrno;
 import static io.simrdma.fabric.cm.CmTestKit.expectAcked;
 import static io.simrdma.fabric.cm.CmTestKit.qpAttr;
@@ -29,6 +11,23 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.simrdma.fabric.CompletionQueue;
+import io.simrdma.fabric.Errno;
+import io.simrdma.fabric.ProtectionDomain;
+import io.simrdma.fabric.QpCaps;
+import io.simrdma.fabric.QpInitAttr;
+import io.simrdma.fabric.QpState;
+import io.simrdma.fabric.QueuePair;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * rdma_create_ep(3) exactly as its man page (the project's seed document) says, and
@@ -61,12 +60,14 @@ class CmCreateEpTest {
     }
 
     private static AddrInfo passiveOnB(CmTestKit k, int port) {
-        return k.cm.getAddrInfo("b", Integer.toString(port), AddrInfo.passiveHints()).get(0);
+        return k.cm.getAddrInfo("b", Integer.toString(port), AddrInfo.passiveHints())
+                .get(0);
     }
 
     @ParameterizedTest(name = "threaded={0}")
     @ValueSource(booleans = {false, true})
-    @DisplayName("rdma_create_ep(3) active with qp_init_attr: a QP on the given protection domain; the id may be connected at once")
+    @DisplayName(
+            "rdma_create_ep(3) active with qp_init_attr: a QP on the given protection domain; the id may be connected at once")
     void shouldCreateAQpOnTheGivenPdWhenActive(boolean threaded) {
         try (CmTestKit k = CmTestKit.of(threaded)) {
             ProtectionDomain pd = k.a.allocPd();
@@ -77,7 +78,10 @@ class CmCreateEpTest {
             assertSame(pd, id.pd());
             assertSame(k.a, id.device());
             assertEquals(QpState.INIT, qp.state());
-            assertEquals(CmId.State.ROUTE_RESOLVED, id.state(), "rdma_resolve_addr and rdma_resolve_route are not necessary");
+            assertEquals(
+                    CmId.State.ROUTE_RESOLVED,
+                    id.state(),
+                    "rdma_resolve_addr and rdma_resolve_route are not necessary");
             assertEquals(RdmaCm.addressOf(k.b, PORT), id.peerAddress());
             assertNull(id.channel(), "the newly created rdma_cm_id is set to use synchronous operation");
             assertNotNull(id.sendCq(), "rdma_create_qp(3): CQs are created when qp_init_attr has none");
@@ -88,7 +92,8 @@ class CmCreateEpTest {
 
     @ParameterizedTest(name = "threaded={0}")
     @ValueSource(booleans = {false, true})
-    @DisplayName("rdma_create_ep(3) active without a pd: the QP is associated with a default protection domain of the device")
+    @DisplayName(
+            "rdma_create_ep(3) active without a pd: the QP is associated with a default protection domain of the device")
     void shouldUseADefaultPdWhenNoneIsGiven(boolean threaded) {
         try (CmTestKit k = CmTestKit.of(threaded)) {
             CmId first = k.cm.createEp(activeFromA(k, PORT), null, qpAttr());
@@ -104,7 +109,8 @@ class CmCreateEpTest {
 
     @ParameterizedTest(name = "threaded={0}")
     @ValueSource(booleans = {false, true})
-    @DisplayName("rdma_create_ep(3) active with a NULL qp_init_attr: no QP; the id still connects without resolve calls (CONNECT_RESPONSE path)")
+    @DisplayName(
+            "rdma_create_ep(3) active with a NULL qp_init_attr: no QP; the id still connects without resolve calls (CONNECT_RESPONSE path)")
     void shouldCreateNoQpWithoutQpInitAttr(boolean threaded) {
         try (CmTestKit k = CmTestKit.of(threaded)) {
             CmId listen = k.listener(PortSpace.TCP, PORT, 4);
@@ -126,7 +132,8 @@ class CmCreateEpTest {
 
     @ParameterizedTest(name = "threaded={0}")
     @ValueSource(booleans = {false, true})
-    @DisplayName("rdma_create_ep(3) passive: rdma_listen may follow at once without rdma_bind_addr, on the node's address or the wildcard one")
+    @DisplayName(
+            "rdma_create_ep(3) passive: rdma_listen may follow at once without rdma_bind_addr, on the node's address or the wildcard one")
     void shouldListenAtOnceWithoutBind(boolean threaded) {
         try (CmTestKit k = CmTestKit.of(threaded)) {
             CmId onB = k.cm.createEp(passiveOnB(k, PORT), null, qpAttr());
@@ -138,8 +145,11 @@ class CmCreateEpTest {
             onB.listen(4);
             assertEquals(CmId.State.LISTEN, onB.state());
 
-            CmId any = k.cm.createEp(k.cm.getAddrInfo(null, Integer.toString(PORT + 1), AddrInfo.passiveHints()).get(0),
-                    null, qpAttr());
+            CmId any = k.cm.createEp(
+                    k.cm.getAddrInfo(null, Integer.toString(PORT + 1), AddrInfo.passiveHints())
+                            .get(0),
+                    null,
+                    qpAttr());
             assertNull(any.device());
             assertTrue(any.localAddress().getAddress().isAnyLocalAddress());
             assertEquals(PORT + 1, any.srcPort());
@@ -151,7 +161,8 @@ class CmCreateEpTest {
 
     @ParameterizedTest(name = "threaded={0}")
     @ValueSource(booleans = {false, true})
-    @DisplayName("rdma_create_ep(3) passive: the saved pd and qp_init_attr give every id rdma_get_request returns its QP; those ids are synchronous")
+    @DisplayName(
+            "rdma_create_ep(3) passive: the saved pd and qp_init_attr give every id rdma_get_request returns its QP; those ids are synchronous")
     void shouldApplyTheSavedPdAndQpInitAttrToEveryRequest(boolean threaded) {
         try (CmTestKit k = CmTestKit.of(threaded)) {
             ProtectionDomain pd = k.b.allocPd();
@@ -284,7 +295,8 @@ class CmCreateEpTest {
 
     @ParameterizedTest(name = "threaded={0}")
     @ValueSource(booleans = {false, true})
-    @DisplayName("rdma_create_ep(3) with a protection domain of another device fails (EINVAL) and leaves nothing behind")
+    @DisplayName(
+            "rdma_create_ep(3) with a protection domain of another device fails (EINVAL) and leaves nothing behind")
     void shouldFailWithAPdOfAnotherDeviceAndLeaveNothing(boolean threaded) {
         try (CmTestKit k = CmTestKit.of(threaded)) {
             ProtectionDomain pdB = k.b.allocPd();
@@ -296,7 +308,8 @@ class CmCreateEpTest {
     }
 
     @Test
-    @DisplayName("rdma_create_ep(3) active with the local port down: the address resolution fails and the id is released")
+    @DisplayName(
+            "rdma_create_ep(3) active with the local port down: the address resolution fails and the id is released")
     void shouldFailAndReleaseTheIdWhenTheAddressCannotBeResolved() {
         try (CmTestKit k = CmTestKit.of(false)) {
             k.a.setPortActive(false);
@@ -313,7 +326,9 @@ class CmCreateEpTest {
     @DisplayName("rdma_create_ep(3) RDMA_PS_IB: the port space of the address information is the id's")
     void shouldTakeThePortSpaceFromTheAddressInformation(boolean threaded) {
         try (CmTestKit k = CmTestKit.of(threaded)) {
-            AddrInfo passive = k.cm.getAddrInfo("b", Integer.toString(PORT), new AddrInfo(true, PortSpace.IB, null, null, null)).get(0);
+            AddrInfo passive = k.cm.getAddrInfo(
+                            "b", Integer.toString(PORT), new AddrInfo(true, PortSpace.IB, null, null, null))
+                    .get(0);
             CmId listen = k.cm.createEp(passive, null, qpAttr());
             assertEquals(PortSpace.IB, listen.portSpace());
             listen.listen(2);

@@ -1,32 +1,5 @@
 package io.simrdma.fabric.cm;
 
-import io.simrdma.fabric.AccessFlag;
-import io.simrdma.fabric.AsyncEventType;
-import io.simrdma.fabric.DeviceConfig;
-import io.simrdma.fabric.Errno;
-import io.simrdma.fabric.MemoryRegion;
-import io.simrdma.fabric.Mtu;
-import io.simrdma.fabric.QpAttr;
-import io.simrdma.fabric.QpState;
-import io.simrdma.fabric.RecvWr;
-import io.simrdma.fabric.VerbsException;
-import io.simrdma.fabric.WcStatus;
-import io.simrdma.fabric.WorkCompletion;
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
-
-import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
-import java.util.Arrays;
-import java.util.EnumSet;
-import java.util.HashMap;
-import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
-
 import static io.simrdma.fabric.cm.CmTestKit.accept;
 import static io.simrdma.fabric.cm.CmTestKit.assertErrno;
 import static io.simrdma.fabric.cm.CmTestKit.expect;
@@ -42,6 +15,32 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.simrdma.fabric.AccessFlag;
+import io.simrdma.fabric.AsyncEventType;
+import io.simrdma.fabric.DeviceConfig;
+import io.simrdma.fabric.Errno;
+import io.simrdma.fabric.MemoryRegion;
+import io.simrdma.fabric.Mtu;
+import io.simrdma.fabric.QpAttr;
+import io.simrdma.fabric.QpState;
+import io.simrdma.fabric.RecvWr;
+import io.simrdma.fabric.VerbsException;
+import io.simrdma.fabric.WcStatus;
+import io.simrdma.fabric.WorkCompletion;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Connection events of the connection manager: listen and its backlog, rdma_get_request,
@@ -85,13 +84,15 @@ class CmEventsTest {
 
     @ParameterizedTest(name = "threaded={0}")
     @ValueSource(booleans = {false, true})
-    @DisplayName("rdma_listen(3): a listener bound to a device's address hears only that device; requests to another are refused INVALID_SERVICE_ID")
+    @DisplayName(
+            "rdma_listen(3): a listener bound to a device's address hears only that device; requests to another are refused INVALID_SERVICE_ID")
     void shouldRestrictTheListenToTheBoundDevice(boolean threaded) {
         try (CmTestKit k = CmTestKit.of(threaded)) {
             k.listener(PortSpace.TCP, PORT, 4);
             CmId c = k.cm.createId(k.chA, null, PortSpace.TCP);
             c.bind(RdmaCm.addressOf(k.a, 0));
-            CmSteps.resolve(c, null, RdmaCm.addressOf(k.a, PORT), 1000, CmTestKit.WAIT_SECONDS); // a's own address, same port
+            CmSteps.resolve(
+                    c, null, RdmaCm.addressOf(k.a, PORT), 1000, CmTestKit.WAIT_SECONDS); // a's own address, same port
             c.createQp(null, qpAttr());
             c.connect(null);
             CmEvent rej = expectAcked(k.chA, CmEventType.REJECTED);
@@ -122,7 +123,8 @@ class CmEventsTest {
     }
 
     @Test
-    @DisplayName("rdma_listen(3) backlog: a request beyond it is dropped, its sender retries and connects once an accept frees room")
+    @DisplayName(
+            "rdma_listen(3) backlog: a request beyond it is dropped, its sender retries and connects once an accept frees room")
     void shouldConnectARequestBeyondTheBacklogOnceRoomFrees() {
         CmConfig config = CmTestKit.fastConfig();
         try (CmTestKit k = CmTestKit.of(false, config)) {
@@ -139,7 +141,8 @@ class CmEventsTest {
 
             CmEvent r2 = expect(k.chB, CmEventType.CONNECT_REQUEST);
             assertEquals(c2.srcPort(), r2.id().peerAddress().getPort());
-            assertTrue(r2.timeNanos() - t0 >= config.responseTimeoutNanos(),
+            assertTrue(
+                    r2.timeNanos() - t0 >= config.responseTimeoutNanos(),
                     "the second request arrived by a retry: " + (r2.timeNanos() - t0) + " ns");
             acceptAndEstablish(k, r2, c2);
         }
@@ -173,7 +176,8 @@ class CmEventsTest {
             assertTrue(c1.requestAcknowledged(), "c1's resent REQ was answered with an MRA");
             long mraWait = r * (config.mraServiceTimeoutNanos() + t);
             long c1GaveUp = unreachable.get(c1).timeNanos() - t0;
-            assertTrue(c1GaveUp >= t + mraWait && c1GaveUp < 2 * t + mraWait,
+            assertTrue(
+                    c1GaveUp >= t + mraWait && c1GaveUp < 2 * t + mraWait,
                     "c1, MRAed, gives up R x (S + T) after the MRA, not at " + c1GaveUp + " ns");
             assertEquals(-Errno.ETIMEDOUT.value(), unreachable.get(c1).status());
             assertEquals(QpState.ERR, c2.qp().state());
@@ -186,7 +190,8 @@ class CmEventsTest {
 
     @ParameterizedTest(name = "threaded={0}")
     @ValueSource(booleans = {false, true})
-    @DisplayName("rdma_get_request(3): only on a synchronous listening id; the new id carries the request event and is synchronous")
+    @DisplayName(
+            "rdma_get_request(3): only on a synchronous listening id; the new id carries the request event and is synchronous")
     void shouldReturnRequestsOfASynchronousListener(boolean threaded) {
         try (CmTestKit k = CmTestKit.of(threaded)) {
             CmId sync = k.cm.createId(null, null, PortSpace.TCP);
@@ -249,7 +254,8 @@ class CmEventsTest {
 
     @ParameterizedTest(name = "threaded={0}")
     @ValueSource(booleans = {false, true})
-    @DisplayName("rdma_migrate_id(3) of a listener: its pending connection requests (listen_id, rdma_get_cm_event(3)) move with it, and so do their new ids")
+    @DisplayName(
+            "rdma_migrate_id(3) of a listener: its pending connection requests (listen_id, rdma_get_cm_event(3)) move with it, and so do their new ids")
     void shouldMovePendingConnectionRequestsWithAMigratedListener(boolean threaded) {
         try (CmTestKit k = CmTestKit.of(threaded)) {
             CmEventChannel ch2 = k.cm.createEventChannel();
@@ -275,7 +281,8 @@ class CmEventsTest {
 
     @ParameterizedTest(name = "threaded={0}")
     @ValueSource(booleans = {false, true})
-    @DisplayName("rdma_migrate_id(3) of a listener to synchronous operation: its pending request is then returned by rdma_get_request(3)")
+    @DisplayName(
+            "rdma_migrate_id(3) of a listener to synchronous operation: its pending request is then returned by rdma_get_request(3)")
     void shouldHandAPendingRequestToGetRequestAfterMigratingTheListenerToNoChannel(boolean threaded) {
         try (CmTestKit k = CmTestKit.of(threaded)) {
             CmId listen = k.listener(PortSpace.TCP, PORT, 4);
@@ -300,8 +307,9 @@ class CmEventsTest {
 
     @ParameterizedTest(name = "threaded={0}")
     @ValueSource(booleans = {false, true})
-    @DisplayName("rdma_migrate_id(3) of a synchronous listener to a channel: a request rdma_get_request(3) has not returned "
-            + "arrives there as CONNECT_REQUEST, its id on the channel")
+    @DisplayName(
+            "rdma_migrate_id(3) of a synchronous listener to a channel: a request rdma_get_request(3) has not returned "
+                    + "arrives there as CONNECT_REQUEST, its id on the channel")
     void shouldMoveARequestNotYetReturnedByGetRequestWhenASynchronousListenerMigratesToAChannel(boolean threaded) {
         try (CmTestKit k = CmTestKit.of(threaded)) {
             CmEventChannel ch2 = k.cm.createEventChannel();
@@ -327,7 +335,8 @@ class CmEventsTest {
 
     @ParameterizedTest(name = "threaded={0}")
     @ValueSource(booleans = {false, true})
-    @DisplayName("rdma_migrate_id(3) of a synchronous id to a channel: an event it has not consumed (DISCONNECTED) moves to the channel")
+    @DisplayName(
+            "rdma_migrate_id(3) of a synchronous id to a channel: an event it has not consumed (DISCONNECTED) moves to the channel")
     void shouldMoveTheUnconsumedEventOfASynchronousIdToTheChannel(boolean threaded) {
         try (CmTestKit k = CmTestKit.of(threaded)) {
             k.listener(PortSpace.TCP, PORT, 4);
@@ -349,7 +358,8 @@ class CmEventsTest {
 
     @ParameterizedTest(name = "threaded={0}")
     @ValueSource(booleans = {false, true})
-    @DisplayName("rdma_connect(3): 56 bytes of private data on RDMA_PS_TCP arrive intact, zero-padded (rdma_get_cm_event(3)); 57 are EINVAL")
+    @DisplayName(
+            "rdma_connect(3): 56 bytes of private data on RDMA_PS_TCP arrive intact, zero-padded (rdma_get_cm_event(3)); 57 are EINVAL")
     void shouldCarry56BytesOfConnectPrivateDataOnPsTcp(boolean threaded) {
         try (CmTestKit k = CmTestKit.of(threaded)) {
             k.listener(PortSpace.TCP, PORT, 4);
@@ -375,7 +385,8 @@ class CmEventsTest {
 
     @ParameterizedTest(name = "threaded={0}")
     @ValueSource(booleans = {false, true})
-    @DisplayName("rdma_connect(3) on RDMA_PS_IB: the whole 92-byte IB CM REQ private data field is the user's; 93 are EINVAL")
+    @DisplayName(
+            "rdma_connect(3) on RDMA_PS_IB: the whole 92-byte IB CM REQ private data field is the user's; 93 are EINVAL")
     void shouldCarry92BytesOfConnectPrivateDataOnPsIb(boolean threaded) {
         try (CmTestKit k = CmTestKit.of(threaded)) {
             k.listener(PortSpace.IB, PORT, 4);
@@ -392,7 +403,8 @@ class CmEventsTest {
 
     @ParameterizedTest(name = "threaded={0}")
     @ValueSource(booleans = {false, true})
-    @DisplayName("rdma_accept(3): 196 bytes of private data arrive intact with ESTABLISHED; 197 are EINVAL and leave the request pending")
+    @DisplayName(
+            "rdma_accept(3): 196 bytes of private data arrive intact with ESTABLISHED; 197 are EINVAL and leave the request pending")
     void shouldCarry196BytesOfAcceptPrivateData(boolean threaded) {
         try (CmTestKit k = CmTestKit.of(threaded)) {
             k.listener(PortSpace.TCP, PORT, 4);
@@ -419,7 +431,8 @@ class CmEventsTest {
 
     @ParameterizedTest(name = "threaded={0}")
     @ValueSource(booleans = {false, true})
-    @DisplayName("rdma_reject(3): 148 bytes of private data arrive with REJECTED, reason CONSUMER_DEFINED; 149 are EINVAL")
+    @DisplayName(
+            "rdma_reject(3): 148 bytes of private data arrive with REJECTED, reason CONSUMER_DEFINED; 149 are EINVAL")
     void shouldCarry148BytesOfRejectPrivateDataWithAConsumerDefinedReject(boolean threaded) {
         try (CmTestKit k = CmTestKit.of(threaded)) {
             k.listener(PortSpace.TCP, PORT, 4);
@@ -448,7 +461,8 @@ class CmEventsTest {
 
     @ParameterizedTest(name = "threaded={0}")
     @ValueSource(booleans = {false, true})
-    @DisplayName("rdma_connect(3) on a synchronous id: a reject fails the call (ECONNREFUSED) with the REJECTED event and its private data")
+    @DisplayName(
+            "rdma_connect(3) on a synchronous id: a reject fails the call (ECONNREFUSED) with the REJECTED event and its private data")
     void shouldThrowTheRejectOfASynchronousConnect(boolean threaded) {
         try (CmTestKit k = CmTestKit.of(threaded)) {
             Rejecter.listen(k, PORT, new byte[] {'n', 'o'});
@@ -485,12 +499,19 @@ class CmEventsTest {
 
     @ParameterizedTest(name = "threaded={0}")
     @ValueSource(booleans = {false, true})
-    @DisplayName("rdma_get_cm_event(3) / rdma_accept(3): the request shows the peer's values swapped; a NULL accept adjusts them down to the device; the QPs get them")
+    @DisplayName(
+            "rdma_get_cm_event(3) / rdma_accept(3): the request shows the peer's values swapped; a NULL accept adjusts them down to the device; the QPs get them")
     void shouldNegotiateResponderResourcesAndInitiatorDepth(boolean threaded) {
-        try (CmTestKit k = CmTestKit.of(threaded, CmConfig.defaults(), DeviceConfig.named("a"),
+        try (CmTestKit k = CmTestKit.of(
+                threaded,
+                CmConfig.defaults(),
+                DeviceConfig.named("a"),
                 DeviceConfig.named("b").maxQpRdAtom(2).maxQpInitRdAtom(4))) {
             k.listener(PortSpace.TCP, PORT, 4);
-            CmId c = k.connecting(PortSpace.TCP, PORT, ConnParam.defaults().responderResources(5).initiatorDepth(3));
+            CmId c = k.connecting(
+                    PortSpace.TCP,
+                    PORT,
+                    ConnParam.defaults().responderResources(5).initiatorDepth(3));
             CmEvent req = expect(k.chB, CmEventType.CONNECT_REQUEST);
             assertEquals(3, req.param().responderResources(), "responder_resources = the peer's initiator depth");
             assertEquals(5, req.param().initiatorDepth(), "initiator_depth = the peer's responder resources");
@@ -498,7 +519,8 @@ class CmEventsTest {
             req.ack();
             CmEvent ce = expectAcked(k.chA, CmEventType.ESTABLISHED);
             CmEvent se = expectAcked(k.chB, CmEventType.ESTABLISHED);
-            // NULL accept: responder resources min(3, max_qp_rd_atom 2) = 2, initiator depth min(5, max_qp_init_rd_atom 4) = 4
+            // NULL accept: responder resources min(3, max_qp_rd_atom 2) = 2, initiator depth min(5, max_qp_init_rd_atom
+            // 4) = 4
             assertEquals(2, se.param().responderResources());
             assertEquals(4, se.param().initiatorDepth());
             assertEquals(4, ce.param().responderResources(), "the active side sees the accept's initiator depth");
@@ -518,9 +540,12 @@ class CmEventsTest {
 
     @ParameterizedTest(name = "threaded={0}")
     @ValueSource(booleans = {false, true})
-    @DisplayName("rdma_connect(3) / rdma_accept(3) limits: responder_resources <= max_qp_rd_atom, initiator_depth <= max_qp_init_rd_atom and, on accept, <= the request's")
+    @DisplayName(
+            "rdma_connect(3) / rdma_accept(3) limits: responder_resources <= max_qp_rd_atom, initiator_depth <= max_qp_init_rd_atom and, on accept, <= the request's")
     void shouldRefuseResourcesBeyondTheLimits(boolean threaded) {
-        try (CmTestKit k = CmTestKit.of(threaded, CmConfig.defaults(),
+        try (CmTestKit k = CmTestKit.of(
+                threaded,
+                CmConfig.defaults(),
                 DeviceConfig.named("a").maxQpRdAtom(4).maxQpInitRdAtom(3),
                 DeviceConfig.named("b").maxQpRdAtom(2).maxQpInitRdAtom(8))) {
             k.listener(PortSpace.TCP, PORT, 4);
@@ -531,9 +556,13 @@ class CmEventsTest {
             CmEvent req = expectAcked(k.chB, CmEventType.CONNECT_REQUEST);
             CmId s = req.id();
             s.createQp(null, qpAttr());
-            assertErrno(Errno.EINVAL, () -> s.accept(ConnParam.defaults().responderResources(3).initiatorDepth(1)),
+            assertErrno(
+                    Errno.EINVAL,
+                    () -> s.accept(ConnParam.defaults().responderResources(3).initiatorDepth(1)),
                     "responder_resources over b's max_qp_rd_atom 2");
-            assertErrno(Errno.EINVAL, () -> s.accept(ConnParam.defaults().responderResources(1).initiatorDepth(5)),
+            assertErrno(
+                    Errno.EINVAL,
+                    () -> s.accept(ConnParam.defaults().responderResources(1).initiatorDepth(5)),
                     "initiator_depth over the request's 4");
             s.accept(ConnParam.defaults().responderResources(2).initiatorDepth(4));
             CmEvent ce = expectAcked(k.chA, CmEventType.ESTABLISHED);
@@ -543,10 +572,14 @@ class CmEventsTest {
             assertEquals(4, s.qp().query().maxRdAtomic());
             assertEquals(4, c.qp().query().maxDestRdAtomic());
 
-            assertThrows(IllegalArgumentException.class, () -> ConnParam.defaults().responderResources(256));
-            assertThrows(IllegalArgumentException.class, () -> ConnParam.defaults().retryCount(8),
+            assertThrows(
+                    IllegalArgumentException.class, () -> ConnParam.defaults().responderResources(256));
+            assertThrows(
+                    IllegalArgumentException.class,
+                    () -> ConnParam.defaults().retryCount(8),
                     "retry count is a 3-bit value (rdma_connect(3))");
-            assertThrows(IllegalArgumentException.class, () -> ConnParam.defaults().rnrRetryCount(8));
+            assertThrows(
+                    IllegalArgumentException.class, () -> ConnParam.defaults().rnrRetryCount(8));
         }
     }
 
@@ -554,14 +587,16 @@ class CmEventsTest {
 
     @ParameterizedTest(name = "threaded={0}")
     @ValueSource(booleans = {false, true})
-    @DisplayName("RDMA_CM_EVENT_REJECTED (rdma_get_cm_event(3)): no listener on the service is the remote CM's reject INVALID_SERVICE_ID")
+    @DisplayName(
+            "RDMA_CM_EVENT_REJECTED (rdma_get_cm_event(3)): no listener on the service is the remote CM's reject INVALID_SERVICE_ID")
     void shouldBeRejectedWithInvalidServiceIdWhenNobodyListens(boolean threaded) {
         try (CmTestKit k = CmTestKit.of(threaded)) {
             CmId c = k.connecting(PortSpace.TCP, PORT, ConnParam.withPrivateData(new byte[] {1}));
             CmEvent rej = expectAcked(k.chA, CmEventType.REJECTED);
             assertEquals(RejectReason.INVALID_SERVICE_ID, rej.rejectReason());
             assertEquals(8, rej.status());
-            assertArrayEquals(new byte[CmId.MAX_REJECT_PRIVATE_DATA], rej.privateData(), "the CM sends no private data");
+            assertArrayEquals(
+                    new byte[CmId.MAX_REJECT_PRIVATE_DATA], rej.privateData(), "the CM sends no private data");
             assertEquals(QpState.ERR, c.qp().state());
             assertEquals(0, k.chB.pending());
         }
@@ -569,7 +604,8 @@ class CmEventsTest {
 
     @ParameterizedTest(name = "threaded={0}")
     @ValueSource(booleans = {false, true})
-    @DisplayName("rdma_destroy_id(3) of an unanswered request id rejects it with reason TIMEOUT, as the IB CM destroys a REQ_RCVD id")
+    @DisplayName(
+            "rdma_destroy_id(3) of an unanswered request id rejects it with reason TIMEOUT, as the IB CM destroys a REQ_RCVD id")
     void shouldRejectWithTimeoutWhenThePassiveSideDestroysTheRequestId(boolean threaded) {
         try (CmTestKit k = CmTestKit.of(threaded)) {
             k.listener(PortSpace.TCP, PORT, 4);
@@ -585,7 +621,8 @@ class CmEventsTest {
 
     @ParameterizedTest(name = "threaded={0}")
     @ValueSource(booleans = {false, true})
-    @DisplayName("CONNECT_ERROR / REJECTED: an active QP that cannot move to RTR fails the connection on the active side and rejects it (NO_QP) to the passive one")
+    @DisplayName(
+            "CONNECT_ERROR / REJECTED: an active QP that cannot move to RTR fails the connection on the active side and rejects it (NO_QP) to the passive one")
     void shouldReportConnectErrorAndRejectNoQpWhenTheActiveQpCannotConnect(boolean threaded) {
         try (CmTestKit k = CmTestKit.of(threaded)) {
             k.listener(PortSpace.TCP, PORT, 4);
@@ -605,7 +642,8 @@ class CmEventsTest {
 
     @ParameterizedTest(name = "bound={0}")
     @ValueSource(booleans = {true, false})
-    @DisplayName("rdma_destroy_id(3) of a synchronous listener refuses the requests it never handed out at once, not after the requester's retries")
+    @DisplayName(
+            "rdma_destroy_id(3) of a synchronous listener refuses the requests it never handed out at once, not after the requester's retries")
     void shouldRejectUnretrievedRequestsWhenASynchronousListenerIsDestroyed(boolean bound) {
         CmConfig config = CmTestKit.fastConfig();
         try (CmTestKit k = CmTestKit.of(false, config)) {
@@ -618,7 +656,8 @@ class CmEventsTest {
             k.fabric.deterministicScheduler().advanceTime(100_000L); // the REQ arrives in microseconds
             listen.destroy();
             CmEvent rej = expectAcked(k.chA, CmEventType.REJECTED);
-            assertTrue(rej.timeNanos() - t0 < config.responseTimeoutNanos(),
+            assertTrue(
+                    rej.timeNanos() - t0 < config.responseTimeoutNanos(),
                     "rejected at " + (rej.timeNanos() - t0) + " ns, after a retry");
             assertNotEquals(RejectReason.CONSUMER_DEFINED, rej.rejectReason(), "no application rejected it");
             assertNotEquals(RejectReason.INVALID_SERVICE_ID, rej.rejectReason(), "there was a listener");
@@ -629,7 +668,8 @@ class CmEventsTest {
 
     @ParameterizedTest(name = "threaded={0}")
     @ValueSource(booleans = {false, true})
-    @DisplayName("rdma_establish(3): an id without a QP gets CONNECT_RESPONSE, and rdma_establish gives the passive side ESTABLISHED")
+    @DisplayName(
+            "rdma_establish(3): an id without a QP gets CONNECT_RESPONSE, and rdma_establish gives the passive side ESTABLISHED")
     void shouldReportConnectResponseAndEstablishIdsWithoutAQp(boolean threaded) {
         try (CmTestKit k = CmTestKit.of(threaded)) {
             k.listener(PortSpace.TCP, PORT, 4);
@@ -676,7 +716,8 @@ class CmEventsTest {
 
     @ParameterizedTest(name = "threaded={0}")
     @ValueSource(booleans = {false, true})
-    @DisplayName("rdma_disconnect(3): QPs to ERR flushing posted work, DISCONNECTED on both sides, TIMEWAIT_EXIT after the timewait")
+    @DisplayName(
+            "rdma_disconnect(3): QPs to ERR flushing posted work, DISCONNECTED on both sides, TIMEWAIT_EXIT after the timewait")
     void shouldDisconnectBothSidesAndExitTimewait(boolean threaded) {
         CmConfig config = CmConfig.defaults().withTimewaitNanos(1_000_000L);
         try (CmTestKit k = CmTestKit.of(threaded, config)) {
@@ -717,7 +758,8 @@ class CmEventsTest {
 
     @ParameterizedTest(name = "threaded={0}")
     @ValueSource(booleans = {false, true})
-    @DisplayName("rdma_disconnect(3) of an id never connected is EINVAL; on a synchronous id it returns after DISCONNECTED")
+    @DisplayName(
+            "rdma_disconnect(3) of an id never connected is EINVAL; on a synchronous id it returns after DISCONNECTED")
     void shouldRefuseToDisconnectAnUnconnectedIdAndWaitOnASynchronousOne(boolean threaded) {
         try (CmTestKit k = CmTestKit.of(threaded)) {
             CmId idle = k.cm.createId(k.chA, null, PortSpace.TCP);
@@ -738,7 +780,8 @@ class CmEventsTest {
 
     @ParameterizedTest(name = "threaded={0}")
     @ValueSource(booleans = {false, true})
-    @DisplayName("rdma_notify(3) COMM_EST: forces the accepted connection established (EISCONN if the RTU already did); exactly one ESTABLISHED")
+    @DisplayName(
+            "rdma_notify(3) COMM_EST: forces the accepted connection established (EISCONN if the RTU already did); exactly one ESTABLISHED")
     void shouldEstablishOnNotifyAndReportEisconnAfterwards(boolean threaded) {
         try (CmTestKit k = CmTestKit.of(threaded)) {
             k.listener(PortSpace.TCP, PORT, 4);
@@ -762,7 +805,9 @@ class CmEventsTest {
             expectAcked(k.chA, CmEventType.ESTABLISHED);
             assertErrno(Errno.EISCONN, () -> s.notify(AsyncEventType.COMM_EST));
             assertErrno(Errno.EINVAL, () -> s.notify(AsyncEventType.QP_FATAL), "only COMM_EST is for the CM");
-            assertErrno(Errno.EINVAL, () -> k.cm.createId(k.chA, null, PortSpace.TCP).notify(AsyncEventType.COMM_EST));
+            assertErrno(
+                    Errno.EINVAL,
+                    () -> k.cm.createId(k.chA, null, PortSpace.TCP).notify(AsyncEventType.COMM_EST));
             if (!threaded) {
                 k.assertNoEvent(k.chB); // the late RTU adds no second ESTABLISHED
             } else {
@@ -775,7 +820,8 @@ class CmEventsTest {
 
     @ParameterizedTest(name = "threaded={0}")
     @ValueSource(booleans = {false, true})
-    @DisplayName("rdma_set_option(3): RDMA_OPTION_ID_ACK_TIMEOUT sets the QP's ACK timeout, RDMA_OPTION_ID_TOS the path's traffic class")
+    @DisplayName(
+            "rdma_set_option(3): RDMA_OPTION_ID_ACK_TIMEOUT sets the QP's ACK timeout, RDMA_OPTION_ID_TOS the path's traffic class")
     void shouldApplyAckTimeoutAndTosToTheConnectedQp(boolean threaded) {
         try (CmTestKit k = CmTestKit.of(threaded)) {
             k.listener(PortSpace.TCP, PORT, 4);
@@ -802,7 +848,8 @@ class CmEventsTest {
 
     @ParameterizedTest(name = "threaded={0}")
     @ValueSource(booleans = {false, true})
-    @DisplayName("RDMA_CM_EVENT_DEVICE_REMOVAL (rdma_get_cm_event(3)): ids bound to a closed device are told, and may then be destroyed")
+    @DisplayName(
+            "RDMA_CM_EVENT_DEVICE_REMOVAL (rdma_get_cm_event(3)): ids bound to a closed device are told, and may then be destroyed")
     void shouldReportDeviceRemovalToTheIdsOfAClosedDevice(boolean threaded) {
         try (CmTestKit k = CmTestKit.of(threaded)) {
             CmId listen = k.listener(PortSpace.TCP, PORT, 4);
@@ -820,7 +867,9 @@ class CmEventsTest {
                 CmEvent e = expect(k.chB, CmEventType.DEVICE_REMOVAL);
                 removed.put(e.id(), e);
             }
-            assertTrue(removed.containsKey(listen) && removed.containsKey(resolved), removed.keySet().toString());
+            assertTrue(
+                    removed.containsKey(listen) && removed.containsKey(resolved),
+                    removed.keySet().toString());
             assertEquals(CmId.State.DEVICE_REMOVAL, listen.state());
             assertEquals(CmId.State.DEVICE_REMOVAL, resolved.state());
             assertEquals(CmId.State.ADDR_BOUND, wildcard.state(), "an id bound to no device stays");
@@ -835,14 +884,17 @@ class CmEventsTest {
                 k.assertNoEvent(k.chB);
                 k.assertNoEvent(k.chA);
             }
-            assertErrno(Errno.EADDRNOTAVAIL, () -> k.cm.createId(k.chB, null, PortSpace.TCP)
-                    .bind(RdmaCm.addressOf(k.b, PORT)), "the removed device's address is gone");
+            assertErrno(
+                    Errno.EADDRNOTAVAIL,
+                    () -> k.cm.createId(k.chB, null, PortSpace.TCP).bind(RdmaCm.addressOf(k.b, PORT)),
+                    "the removed device's address is gone");
         }
     }
 
     @ParameterizedTest(name = "threaded={0}")
     @ValueSource(booleans = {false, true})
-    @DisplayName("DEVICE_REMOVAL on a synchronous listener: rdma_get_request(3) ends with an error (ENODEV) instead of waiting forever")
+    @DisplayName(
+            "DEVICE_REMOVAL on a synchronous listener: rdma_get_request(3) ends with an error (ENODEV) instead of waiting forever")
     void shouldEndASynchronousGetRequestWhenTheDeviceIsRemoved(boolean threaded) throws Exception {
         try (CmTestKit k = CmTestKit.of(threaded)) {
             CmId listen = k.cm.createId(null, null, PortSpace.TCP);
@@ -852,7 +904,8 @@ class CmEventsTest {
                 CompletableFuture<CmId> waiting = CompletableFuture.supplyAsync(listen::getRequest);
                 assertFalse(waiting.isDone());
                 k.b.close();
-                java.util.concurrent.ExecutionException ex = assertThrows(java.util.concurrent.ExecutionException.class,
+                java.util.concurrent.ExecutionException ex = assertThrows(
+                        java.util.concurrent.ExecutionException.class,
                         () -> waiting.get(CmTestKit.WAIT_SECONDS, TimeUnit.SECONDS));
                 assertEquals(Errno.ENODEV, ((VerbsException) ex.getCause()).errno());
             } else {
@@ -867,7 +920,8 @@ class CmEventsTest {
     // ------------------------------------------------------------------ CONNECT_ERROR / UNREACHABLE
 
     @Test
-    @DisplayName("RDMA_CM_EVENT_CONNECT_ERROR on the passive side: an accept whose REP is never answered fails after (max_cm_retries + 1) response timeouts")
+    @DisplayName(
+            "RDMA_CM_EVENT_CONNECT_ERROR on the passive side: an accept whose REP is never answered fails after (max_cm_retries + 1) response timeouts")
     void shouldReportConnectErrorWhenTheAcceptIsNeverAnswered() {
         CmConfig config = CmTestKit.fastConfig();
         try (CmTestKit k = CmTestKit.of(false, config)) {
@@ -895,12 +949,15 @@ class CmEventsTest {
 
     @ParameterizedTest(name = "threaded={0}")
     @ValueSource(booleans = {false, true})
-    @DisplayName("RDMA_CM_EVENT_UNREACHABLE: a request to an address no device owns ends after (max_cm_retries + 1) CM response timeouts")
+    @DisplayName(
+            "RDMA_CM_EVENT_UNREACHABLE: a request to an address no device owns ends after (max_cm_retries + 1) CM response timeouts")
     void shouldEndUnreachableWhenNoDeviceOwnsTheAddress(boolean threaded) {
         CmConfig config = CmTestKit.fastConfig();
         try (CmTestKit k = CmTestKit.of(threaded, config)) {
             CmId c = k.cm.createId(k.chA, null, PortSpace.TCP);
-            InetSocketAddress nowhere = k.cm.getAddrInfo("fe80::dead:beef", "1", AddrInfo.active()).get(0).dstAddr();
+            InetSocketAddress nowhere = k.cm.getAddrInfo("fe80::dead:beef", "1", AddrInfo.active())
+                    .get(0)
+                    .dstAddr();
             CmSteps.resolve(c, RdmaCm.addressOf(k.a, 0), nowhere, 1000, CmTestKit.WAIT_SECONDS);
             c.createQp(null, qpAttr());
             long t0 = k.now();
@@ -919,13 +976,17 @@ class CmEventsTest {
 
     @ParameterizedTest(name = "threaded={0}")
     @ValueSource(booleans = {false, true})
-    @DisplayName("rdma_connect(3) / rdma_accept(3): both QPs RTS with each other's PSN and QPN, the smaller port MTU, RNR timer 0, retry counts as negotiated")
+    @DisplayName(
+            "rdma_connect(3) / rdma_accept(3): both QPs RTS with each other's PSN and QPN, the smaller port MTU, RNR timer 0, retry counts as negotiated")
     void shouldLeaveBothQpsInRtsWithTheNegotiatedAttributes(boolean threaded) {
-        try (CmTestKit k = CmTestKit.of(threaded, CmConfig.defaults(), DeviceConfig.named("a").maxMtu(Mtu.MTU_1024),
-                DeviceConfig.named("b"))) {
+        try (CmTestKit k = CmTestKit.of(
+                threaded, CmConfig.defaults(), DeviceConfig.named("a").maxMtu(Mtu.MTU_1024), DeviceConfig.named("b"))) {
             k.listener(PortSpace.TCP, PORT, 4);
-            CmTestKit.Conn conn = k.connect(PortSpace.TCP, PORT,
-                    ConnParam.defaults().retryCount(5).rnrRetryCount(3), ConnParam.defaults().rnrRetryCount(6));
+            CmTestKit.Conn conn = k.connect(
+                    PortSpace.TCP,
+                    PORT,
+                    ConnParam.defaults().retryCount(5).rnrRetryCount(3),
+                    ConnParam.defaults().rnrRetryCount(6));
             QpAttr cq = conn.client().qp().query();
             QpAttr sq = conn.server().qp().query();
             assertEquals(QpState.RTS, cq.state());
@@ -947,7 +1008,8 @@ class CmEventsTest {
             assertEquals(3, conn.request().param().rnrRetryCount());
             assertEquals(5, conn.request().param().retryCount(), "retry_count, for CONNECT_REQUEST only");
             assertEquals(conn.client().qp().qpNum(), conn.request().param().qpNum());
-            assertEquals(conn.server().qp().qpNum(), conn.clientEstablished().param().qpNum());
+            assertEquals(
+                    conn.server().qp().qpNum(), conn.clientEstablished().param().qpNum());
         }
     }
 }

@@ -1,5 +1,14 @@
 package io.simrdma.fabric.cm;
 
+import static io.simrdma.fabric.cm.CmRig.TO_ERR;
+import static io.simrdma.fabric.cm.CmRig.TO_RTS;
+import static io.simrdma.fabric.cm.CmRig.expect;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.simrdma.fabric.AsyncEventType;
 import io.simrdma.fabric.Device;
 import io.simrdma.fabric.DropReason;
@@ -19,22 +28,12 @@ import io.simrdma.fabric.cm.CmRig.Pair;
 import io.simrdma.fabric.cm.CmTrace.Mad;
 import io.simrdma.fabric.tcp.RcEnd;
 import io.simrdma.fabric.wire.Packet;
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
-
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-
-import static io.simrdma.fabric.cm.CmRig.TO_ERR;
-import static io.simrdma.fabric.cm.CmRig.TO_RTS;
-import static io.simrdma.fabric.cm.CmRig.expect;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
 
 /**
  * The IB CM under link faults (IBA 12.9.6 state machines, 12.7.34 response timeout): CM messages
@@ -50,6 +49,7 @@ class CmFaultTest {
 
     /** Response timeout 4096 ns x 2^10 = 4.19 ms, 3 resends; timewait 10 ms (longer than 1.5 timeouts). */
     static final CmConfig CONFIG = CmConfig.defaults().withResponseTimeout(10, 3);
+
     static final long T = CONFIG.responseTimeoutNanos();
     static final int R = CONFIG.maxCmRetries();
 
@@ -91,8 +91,7 @@ class CmFaultTest {
     }
 
     /** a ESTABLISHED (its event {@code estA}) while b, having accepted, still waits for the RTU that was lost. */
-    private record RtuLost(Pair pair, CmEvent estA) {
-    }
+    private record RtuLost(Pair pair, CmEvent estA) {}
 
     /**
      * Drops the first RTU, connects a to b's listener on {@code port} and accepts (with a receive
@@ -159,7 +158,8 @@ class CmFaultTest {
     }
 
     @Test
-    @DisplayName("IBA 12.9.6: a REQ resent to a passive side in REP Sent is answered with the REP again, not a second request")
+    @DisplayName(
+            "IBA 12.9.6: a REQ resent to a passive side in REP Sent is answered with the REP again, not a second request")
     void shouldAnswerTheResentReqWithTheRepWhenTheRepIsLost() {
         try (CmRig rig = rig(203)) {
             rig.link().addFault(FaultRule.drop(CmTrace.type(Type.REP), 1).times(1));
@@ -167,14 +167,16 @@ class CmFaultTest {
             List<Mad> reqs = rig.trace.delivered(Type.REQ);
             assertEquals(2, reqs.size());
             long resentReqArrives = reqs.get(1).time();
-            assertTrue(rig.trace.sent(rig.b, Type.REP).stream().anyMatch(m -> m.time() == resentReqArrives),
+            assertTrue(
+                    rig.trace.sent(rig.b, Type.REP).stream().anyMatch(m -> m.time() == resentReqArrives),
                     "b answers the resent REQ at once with its REP: " + rig.trace.sent());
             assertConnectedOnce(rig, p);
         }
     }
 
     @Test
-    @DisplayName("IBA 12.9.6 REP Sent: with the RTU lost, the REP resend makes a repeat its RTU; b ESTABLISHED once, one timeout late")
+    @DisplayName(
+            "IBA 12.9.6 REP Sent: with the RTU lost, the REP resend makes a repeat its RTU; b ESTABLISHED once, one timeout late")
     void shouldEstablishThePassiveSideThroughTheRepResendWhenTheRtuIsLost() {
         try (CmRig rig = rig(204)) {
             RtuLost r = acceptWithTheRtuLost(rig, 7104, false);
@@ -183,7 +185,8 @@ class CmFaultTest {
             long d = oneWay(rig);
             Mad rep1 = rig.trace.sent(rig.b, Type.REP).get(0);
             assertEquals(rep1.time() + d, estA.timeNanos());
-            assertEquals(rep1.time() + T + 2 * d, estB.timeNanos(), "REP resent after one timeout, RTU repeated at once");
+            assertEquals(
+                    rep1.time() + T + 2 * d, estB.timeNanos(), "REP resent after one timeout, RTU repeated at once");
             assertEquals(2, rig.trace.sent(rig.b, Type.REP).size());
             assertEquals(2, rig.trace.sent(rig.a, Type.RTU).size());
             assertConnectedOnce(rig, r.pair());
@@ -191,7 +194,8 @@ class CmFaultTest {
     }
 
     @Test
-    @DisplayName("IBA 11.6.3: data reaching the passive QP (already RTS) before the RTU is received; no COMM_EST, ESTABLISHED by the REP resend")
+    @DisplayName(
+            "IBA 11.6.3: data reaching the passive QP (already RTS) before the RTU is received; no COMM_EST, ESTABLISHED by the REP resend")
     void shouldReceiveDataBeforeThePassiveEstablishedEventWhenTheRtuIsLost() {
         try (CmRig rig = rig(205)) {
             Pair p = acceptWithTheRtuLost(rig, 7105, true).pair();
@@ -209,7 +213,8 @@ class CmFaultTest {
     }
 
     @Test
-    @DisplayName("rdma_notify(3): COMM_EST reported by the application establishes a passive side whose RTU is lost, at once and once")
+    @DisplayName(
+            "rdma_notify(3): COMM_EST reported by the application establishes a passive side whose RTU is lost, at once and once")
     void shouldEstablishThePassiveSideAtOnceWhenTheApplicationReportsCommEst() {
         try (CmRig rig = rig(206)) {
             Pair p = acceptWithTheRtuLost(rig, 7106, true).pair();
@@ -227,7 +232,8 @@ class CmFaultTest {
     }
 
     @Test
-    @DisplayName("IBA 12.9.6 REP Sent: a DREQ before the RTU establishes the connection, then disconnects it; each event once")
+    @DisplayName(
+            "IBA 12.9.6 REP Sent: a DREQ before the RTU establishes the connection, then disconnects it; each event once")
     void shouldEstablishThenDisconnectThePassiveSideWhenTheRtuIsLostAndADreqFollows() {
         try (CmRig rig = rig(207)) {
             Pair p = acceptWithTheRtuLost(rig, 7107, false).pair();
@@ -264,7 +270,8 @@ class CmFaultTest {
     }
 
     @Test
-    @DisplayName("IBA 12.9.6 TimeWait: a DREQ resent after a lost DREP is answered with a DREP again; each side DISCONNECTED once")
+    @DisplayName(
+            "IBA 12.9.6 TimeWait: a DREQ resent after a lost DREP is answered with a DREP again; each side DISCONNECTED once")
     void shouldAnswerTheResentDreqWhenTheDrepIsLost() {
         try (CmRig rig = rig(209)) {
             Pair p = rig.connect(7109);
@@ -278,7 +285,11 @@ class CmFaultTest {
             assertEquals(t0 + T + 2 * d, da.timeNanos(), "a disconnects on the DREP answering its resent DREQ");
             assertEquals(2, rig.trace.sent(rig.a, Type.DREQ).size());
             assertEquals(2, rig.trace.sent(rig.b, Type.DREP).size());
-            assertEquals(List.of(), rig.drain(rig.chA).stream().filter(t -> t != CmEventType.TIMEWAIT_EXIT).toList());
+            assertEquals(
+                    List.of(),
+                    rig.drain(rig.chA).stream()
+                            .filter(t -> t != CmEventType.TIMEWAIT_EXIT)
+                            .toList());
             assertEquals(List.of(CmEventType.TIMEWAIT_EXIT), rig.drain(rig.chB));
         }
     }
@@ -299,7 +310,8 @@ class CmFaultTest {
     }
 
     @Test
-    @DisplayName("IBA 12.9.6 Established: a duplicated REP is answered with the RTU again, not executed: one ESTABLISHED, no QP transition")
+    @DisplayName(
+            "IBA 12.9.6 Established: a duplicated REP is answered with the RTU again, not executed: one ESTABLISHED, no QP transition")
     void shouldRepeatTheRtuWhenTheRepIsDuplicated() {
         try (CmRig rig = rig(211)) {
             rig.link().addFault(FaultRule.duplicate(CmTrace.type(Type.REP), 1).times(1));
@@ -331,7 +343,9 @@ class CmFaultTest {
             p.client().id.disconnect();
             assertDisconnectedOnce(rig, p);
             assertEquals(2, rig.trace.delivered(Type.DREQ).size());
-            assertEquals(List.of("a:REQ", "b:REP", "a:RTU", "a:DREQ", "b:DREP", "b:DREP"), rig.trace.sentTypes(rig.a, rig.b));
+            assertEquals(
+                    List.of("a:REQ", "b:REP", "a:RTU", "a:DREQ", "b:DREP", "b:DREP"),
+                    rig.trace.sentTypes(rig.a, rig.b));
         }
     }
 
@@ -339,7 +353,9 @@ class CmFaultTest {
     @DisplayName("IBA 12.9.6: a REQ delayed past its resend arrives at an established connection and is not executed")
     void shouldIgnoreALateCopyOfTheReqAfterEstablishment() {
         try (CmRig rig = rig(214)) {
-            rig.link().addFault(FaultRule.delay(CmTrace.type(Type.REQ), 1, T + T / 2).times(1));
+            rig.link()
+                    .addFault(FaultRule.delay(CmTrace.type(Type.REQ), 1, T + T / 2)
+                            .times(1));
             Pair p = rig.connect(7114);
             assertConnectedOnce(rig, p);
             List<Mad> reqs = rig.trace.delivered(Type.REQ);
@@ -350,15 +366,19 @@ class CmFaultTest {
     }
 
     @Test
-    @DisplayName("IBA 12.9.6: a REP delayed past the resends arrives at an established active side: RTU repeated, nothing executed")
+    @DisplayName(
+            "IBA 12.9.6: a REP delayed past the resends arrives at an established active side: RTU repeated, nothing executed")
     void shouldRepeatTheRtuForALateCopyOfTheRep() {
         try (CmRig rig = rig(215)) {
-            rig.link().addFault(FaultRule.delay(CmTrace.type(Type.REP), 1, T + T / 2).times(1));
+            rig.link()
+                    .addFault(FaultRule.delay(CmTrace.type(Type.REP), 1, T + T / 2)
+                            .times(1));
             Pair p = rig.connect(7115);
             assertConnectedOnce(rig, p);
             List<Mad> reps = rig.trace.delivered(Type.REP);
             assertTrue(reps.size() >= 2, reps::toString);
-            assertEquals(reps.size(), rig.trace.sent(rig.a, Type.RTU).size(), "every REP delivered is answered by an RTU");
+            assertEquals(
+                    reps.size(), rig.trace.sent(rig.a, Type.RTU).size(), "every REP delivered is answered by an RTU");
         }
     }
 
@@ -367,7 +387,9 @@ class CmFaultTest {
     void shouldAnswerALateCopyOfTheDreqInTimewait() {
         try (CmRig rig = rig(216)) {
             Pair p = rig.connect(7116);
-            rig.link().addFault(FaultRule.delay(CmTrace.type(Type.DREQ), 1, T + T / 2).times(1));
+            rig.link()
+                    .addFault(FaultRule.delay(CmTrace.type(Type.DREQ), 1, T + T / 2)
+                            .times(1));
             p.client().id.disconnect();
             assertDisconnectedOnce(rig, p);
             assertEquals(2, rig.trace.delivered(Type.DREQ).size());
@@ -378,7 +400,8 @@ class CmFaultTest {
     // ------------------------------------------------------------------ every resend lost
 
     @Test
-    @DisplayName("rdma_get_cm_event(3) UNREACHABLE: every REQ lost ends the attempt after (retries + 1) response timeouts, ETIMEDOUT")
+    @DisplayName(
+            "rdma_get_cm_event(3) UNREACHABLE: every REQ lost ends the attempt after (retries + 1) response timeouts, ETIMEDOUT")
     void shouldReportUnreachableAfterRetriesPlusOneTimeoutsWhenEveryReqIsLost() {
         try (CmRig rig = rig(217)) {
             rig.link().addFault(FaultRule.drop(CmTrace.type(Type.REQ), 1));
@@ -405,7 +428,8 @@ class CmFaultTest {
     }
 
     @Test
-    @DisplayName("rdma_get_cm_event(3) CONNECT_ERROR: every REP lost ends the passive attempt after (retries + 1) timeouts from the accept")
+    @DisplayName(
+            "rdma_get_cm_event(3) CONNECT_ERROR: every REP lost ends the passive attempt after (retries + 1) timeouts from the accept")
     void shouldReportConnectErrorAfterRetriesPlusOneTimeoutsWhenEveryRepIsLost() {
         try (CmRig rig = rig(218)) {
             rig.link().addFault(FaultRule.drop(CmTrace.type(Type.REP), 1));
@@ -434,7 +458,8 @@ class CmFaultTest {
     }
 
     @Test
-    @DisplayName("IBA 12.9.6 REP Sent: the requester's REJ (timeout) after every REP was lost ends the passive attempt: REJECTED")
+    @DisplayName(
+            "IBA 12.9.6 REP Sent: the requester's REJ (timeout) after every REP was lost ends the passive attempt: REJECTED")
     void shouldReportRejectedOnThePassiveSideWhenTheRequesterGivesUpAfterTheRep() {
         try (CmRig rig = rig(219)) {
             rig.link().addFault(FaultRule.drop(CmTrace.type(Type.REP), 1));
@@ -451,14 +476,17 @@ class CmFaultTest {
             assertEquals(RejectReason.TIMEOUT, rb.rejectReason());
             assertEquals(ua.timeNanos() + oneWay(rig), rb.timeNanos(), "b learns at once from a's REJ");
             assertEquals(QpState.ERR, server.qp.state());
-            long repsAfter = rig.trace.sent(rig.b, Type.REP).stream().filter(m -> m.time() > rb.timeNanos()).count();
+            long repsAfter = rig.trace.sent(rig.b, Type.REP).stream()
+                    .filter(m -> m.time() > rb.timeNanos())
+                    .count();
             assertEquals(0, repsAfter, "no REP resent after the REJ");
             rig.assertQuiet(null, "no CONNECT_ERROR after REJECTED");
         }
     }
 
     @Test
-    @DisplayName("IBA 12.9.6: a REQ arriving after the passive side gave up is answered with its REJ, never with the stale REP")
+    @DisplayName(
+            "IBA 12.9.6: a REQ arriving after the passive side gave up is answered with its REJ, never with the stale REP")
     void shouldAnswerALateReqWithTheRejAfterThePassiveSideGaveUp() {
         try (CmRig rig = rig(220)) {
             rig.link().addFault(FaultRule.drop(CmTrace.type(Type.REP), 1));
@@ -470,10 +498,11 @@ class CmFaultTest {
             server.id.accept(null);
             CmEvent ce = expect(rig.chB, CmEventType.CONNECT_ERROR);
             assertEquals(List.of(), rig.drain(rig.chB));
-            List<Mad> late = rig.trace.select(m -> m.event() == PacketEvent.DELIVERED && m.type() == Type.REQ
-                    && m.time() > ce.timeNanos());
+            List<Mad> late = rig.trace.select(
+                    m -> m.event() == PacketEvent.DELIVERED && m.type() == Type.REQ && m.time() > ce.timeNanos());
             assertEquals(1, late.size(), "the delayed REQ arrives after b gave up: " + rig.trace.all());
-            List<Mad> answers = rig.trace.select(m -> m.event() == PacketEvent.SENT && m.from(rig.b)
+            List<Mad> answers = rig.trace.select(m -> m.event() == PacketEvent.SENT
+                    && m.from(rig.b)
                     && m.time() == late.get(0).time());
             assertEquals(1, answers.size(), answers::toString);
             assertEquals(Type.REJ, answers.get(0).type(), "answered with the REJ b sent when it gave up");
@@ -482,7 +511,8 @@ class CmFaultTest {
     }
 
     @Test
-    @DisplayName("IBA 12.9.6 DREQ Sent: every DREQ lost: DISCONNECTED after (retries + 1) timeouts, then timewait; the peer hears nothing")
+    @DisplayName(
+            "IBA 12.9.6 DREQ Sent: every DREQ lost: DISCONNECTED after (retries + 1) timeouts, then timewait; the peer hears nothing")
     void shouldReportDisconnectedAfterRetriesPlusOneTimeoutsWhenEveryDreqIsLost() {
         try (CmRig rig = rig(221)) {
             Pair p = rig.connect(7121);
@@ -503,13 +533,15 @@ class CmFaultTest {
     // ------------------------------------------------------------------ QP failure
 
     @Test
-    @DisplayName("IBA 12.9.6, rdma_get_cm_event(3): a connected QP that fails (retries exhausted) sends a DREQ; both DISCONNECTED, then TIMEWAIT_EXIT")
+    @DisplayName(
+            "IBA 12.9.6, rdma_get_cm_event(3): a connected QP that fails (retries exhausted) sends a DREQ; both DISCONNECTED, then TIMEWAIT_EXIT")
     void shouldSendDreqWhenAConnectedQpFails() {
         CmConfig fast = CONFIG.withAckTimeout(8);
         try (CmRig rig = CmRig.create(Backend.DETERMINISTIC, 222, fast)) {
             Pair p = rig.connect(7122, ConnParam.defaults().retryCount(1), null);
             // data requests are lost from now on; CM datagrams still pass
-            rig.link().addFault(FaultRule.drop(PacketMatcher.managementDatagrams().negate(), 1));
+            rig.link()
+                    .addFault(FaultRule.drop(PacketMatcher.managementDatagrams().negate(), 1));
             p.client().postSend(1, "lost".getBytes(StandardCharsets.US_ASCII));
             WorkCompletion wc = p.client().next();
             assertNotNull(wc);
@@ -526,14 +558,18 @@ class CmFaultTest {
     }
 
     private static long qpErrorTime(CmRig rig, RcEnd end) {
-        return rig.trace.qpChanges().stream().filter(c -> c.qp() == end.qp && c.to() == QpState.ERR)
-                .findFirst().orElseThrow().time();
+        return rig.trace.qpChanges().stream()
+                .filter(c -> c.qp() == end.qp && c.to() == QpState.ERR)
+                .findFirst()
+                .orElseThrow()
+                .time();
     }
 
     // ------------------------------------------------------------------ TCP links
 
     @Test
-    @DisplayName("TCP: b's link goes down after the REQ and comes back; the resends complete the connection, once per side")
+    @DisplayName(
+            "TCP: b's link goes down after the REQ and comes back; the resends complete the connection, once per side")
     void shouldConnectOnceWhenTheTcpLinkGoesDownAndComesBackDuringEstablishment() throws InterruptedException {
         CmConfig cfg = CmConfig.defaults().withResponseTimeout(15, 15).withTimewaitNanos(1_000_000L);
         try (CmRig rig = CmRig.create(Backend.TCP, 223, cfg)) {
@@ -586,8 +622,9 @@ class CmFaultTest {
     }
 
     @Test
-    @DisplayName("TCP, IBA 12.9.6: a passive node that gave up answers the requester's next REQ with a REJ, so the requester never "
-            + "establishes against a dead QP")
+    @DisplayName(
+            "TCP, IBA 12.9.6: a passive node that gave up answers the requester's next REQ with a REJ, so the requester never "
+                    + "establishes against a dead QP")
     void shouldRejectTheRequesterWhenThePassiveNodeGaveUpFirst() {
         // b gives up after 2 x 4 ms; a resends its REQ every 268 ms
         CmConfig slowA = CmConfig.defaults().withResponseTimeout(16, 15);

@@ -1,5 +1,13 @@
 package io.simrdma.fabric.cm;
 
+import static io.simrdma.fabric.cm.CmRig.TO_RTS;
+import static io.simrdma.fabric.cm.CmRig.expect;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.simrdma.fabric.Errno;
 import io.simrdma.fabric.FaultRule;
 import io.simrdma.fabric.PacketEvent;
@@ -8,20 +16,11 @@ import io.simrdma.fabric.cm.CmMessage.Type;
 import io.simrdma.fabric.cm.CmRig.Backend;
 import io.simrdma.fabric.cm.CmTrace.Mad;
 import io.simrdma.fabric.tcp.RcEnd;
+import java.util.List;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-
-import java.util.List;
-
-import static io.simrdma.fabric.cm.CmRig.TO_RTS;
-import static io.simrdma.fabric.cm.CmRig.expect;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The IB CM's Message Receipt Acknowledgement (IBA 12.6.6, 12.9.6 "MRA Rcvd (REQ)"): a listener
@@ -37,8 +36,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class CmMraTest {
 
     /** Response timeout 4096 ns x 2^10 = 4.19 ms, 3 resends; MRA service timeout 4096 ns x 2^16 = 268 ms. */
-    static final CmConfig CONFIG = CmConfig.defaults().withResponseTimeout(10, 3).withTimewaitNanos(1_000_000L)
+    static final CmConfig CONFIG = CmConfig.defaults()
+            .withResponseTimeout(10, 3)
+            .withTimewaitNanos(1_000_000L)
             .withMraServiceTimeout(16);
+
     static final long T = CONFIG.responseTimeoutNanos();
     static final long S = CONFIG.mraServiceTimeoutNanos();
     static final int R = CONFIG.maxCmRetries();
@@ -88,7 +90,8 @@ class CmMraTest {
             server.id.accept(null);
             expect(rig.chA, CmEventType.ESTABLISHED);
             expect(rig.chB, CmEventType.ESTABLISHED);
-            assertEquals(List.of("a:REQ", "a:REQ", "b:MRA", "a:REQ", "b:MRA", "b:REP", "a:RTU"),
+            assertEquals(
+                    List.of("a:REQ", "a:REQ", "b:MRA", "a:REQ", "b:MRA", "b:REP", "a:RTU"),
                     rig.trace.sentTypes(rig.a, rig.b));
             rig.assertQuiet("a: one ESTABLISHED only", "b: one ESTABLISHED only");
             assertEquals(TO_RTS, rig.trace.transitions(client.qp));
@@ -97,9 +100,10 @@ class CmMraTest {
     }
 
     @Test
-    @DisplayName("IBA 12.6.6, rdma_get_cm_event(3) UNREACHABLE: an MRA does not renew the retries: a listener that never "
-            + "answers ends the attempt R x (S + T) after the MRA, every resend answered by an MRA; the REJ (timeout) "
-            + "names the passive comm ID, and the passive side gets REJECTED")
+    @DisplayName(
+            "IBA 12.6.6, rdma_get_cm_event(3) UNREACHABLE: an MRA does not renew the retries: a listener that never "
+                    + "answers ends the attempt R x (S + T) after the MRA, every resend answered by an MRA; the REJ (timeout) "
+                    + "names the passive comm ID, and the passive side gets REJECTED")
     void shouldEndUnreachableAfterTheRetriesLeftWhenTheListenerNeverAnswers() {
         try (CmRig rig = rig(302)) {
             RcEnd client = rig.connecting(7302);
@@ -177,7 +181,9 @@ class CmMraTest {
             + "run out ((R + 1) x T) still connects: the MRAs cross the link and both sides report ESTABLISHED")
     void shouldEstablishWhenTheListenerAcceptsAfterThePlainRetriesWouldHaveRunOut(Backend backend) {
         // Plain retries end after 9 x 33.5 ms = 302 ms; the MRA asks for 537 ms more before each resend.
-        CmConfig late = CmConfig.defaults().withResponseTimeout(13, 8).withTimewaitNanos(1_000_000L)
+        CmConfig late = CmConfig.defaults()
+                .withResponseTimeout(13, 8)
+                .withTimewaitNanos(1_000_000L)
                 .withMraServiceTimeout(17);
         assertTrue(late.mraServiceTimeoutNanos() > (late.maxCmRetries() + 1) * late.responseTimeoutNanos());
         try (CmRig rig = CmRig.create(backend, 305, late)) {
@@ -198,7 +204,8 @@ class CmMraTest {
     }
 
     @Test
-    @DisplayName("CmConfig: the MRA service timeout is a 5-bit exponent (IBA 12.6.6 ServiceTimeout); 4.096 us x 2^value")
+    @DisplayName(
+            "CmConfig: the MRA service timeout is a 5-bit exponent (IBA 12.6.6 ServiceTimeout); 4.096 us x 2^value")
     void shouldRefuseAnMraServiceTimeoutOutsideFiveBits() {
         assertThrows(IllegalArgumentException.class, () -> CmConfig.defaults().withMraServiceTimeout(32));
         assertThrows(IllegalArgumentException.class, () -> CmConfig.defaults().withMraServiceTimeout(-1));

@@ -1,5 +1,12 @@
 package io.simrdma.fabric.cm;
 
+import static io.simrdma.fabric.cm.CmRig.expect;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.simrdma.fabric.AccessFlag;
 import io.simrdma.fabric.Mtu;
 import io.simrdma.fabric.QpAttr;
@@ -11,21 +18,13 @@ import io.simrdma.fabric.cm.CmRig.Backend;
 import io.simrdma.fabric.cm.CmRig.Pair;
 import io.simrdma.fabric.cm.CmTrace.Mad;
 import io.simrdma.fabric.tcp.RcEnd;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.List;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-
-import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
-import java.util.List;
-
-import static io.simrdma.fabric.cm.CmRig.expect;
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The IB CM message exchange (IBA 12.6, 12.9) behind rdma_connect(3), rdma_accept(3),
@@ -96,7 +95,8 @@ class CmProtocolTest {
 
     @ParameterizedTest
     @EnumSource(Backend.class)
-    @DisplayName("rdma_reject(3), IBA 12.6.7: a consumer reject is a REJ with reason 28 and the private data; the active QP goes to ERR")
+    @DisplayName(
+            "rdma_reject(3), IBA 12.6.7: a consumer reject is a REJ with reason 28 and the private data; the active QP goes to ERR")
     void shouldSendRejWithConsumerDefinedReasonWhenTheListenerRejects(Backend backend) {
         try (CmRig rig = CmRig.create(backend, 102, CONFIG)) {
             RcEnd client = rig.connecting(7002, ConnParam.withPrivateData("hello".getBytes(StandardCharsets.US_ASCII)));
@@ -126,7 +126,8 @@ class CmProtocolTest {
 
     @ParameterizedTest
     @EnumSource(Backend.class)
-    @DisplayName("IBA 12.6.7.2: a REQ for a service nobody listens on is rejected by the remote CM, reason 8 (invalid service ID)")
+    @DisplayName(
+            "IBA 12.6.7.2: a REQ for a service nobody listens on is rejected by the remote CM, reason 8 (invalid service ID)")
     void shouldSendRejWithInvalidServiceIdWhenNobodyListens(Backend backend) {
         try (CmRig rig = CmRig.create(backend, 103, CONFIG)) {
             RcEnd client = rig.active(7003);
@@ -149,12 +150,18 @@ class CmProtocolTest {
 
     @ParameterizedTest
     @EnumSource(Backend.class)
-    @DisplayName("rdma_connect(3), rdma_accept(3), ibv_query_qp(3): both QPs RESET->INIT->RTR->RTS once, with the PSNs, QPNs, "
-            + "read limits and retry counts of the REQ and REP")
+    @DisplayName(
+            "rdma_connect(3), rdma_accept(3), ibv_query_qp(3): both QPs RESET->INIT->RTR->RTS once, with the PSNs, QPNs, "
+                    + "read limits and retry counts of the REQ and REP")
     void shouldMoveBothQpsToRtsWithTheNegotiatedAttributesWhenEstablished(Backend backend) {
         try (CmRig rig = CmRig.create(backend, 104, CONFIG)) {
-            RcEnd client = rig.connecting(7004,
-                    ConnParam.defaults().responderResources(4).initiatorDepth(2).retryCount(5).rnrRetryCount(3));
+            RcEnd client = rig.connecting(
+                    7004,
+                    ConnParam.defaults()
+                            .responderResources(4)
+                            .initiatorDepth(2)
+                            .retryCount(5)
+                            .rnrRetryCount(3));
             CmEvent request = expect(rig.chB, CmEventType.CONNECT_REQUEST);
             // rdma_get_cm_event(3): the request reports the peer's initiator depth as our responder resources and v.v.
             assertEquals(2, request.param().responderResources());
@@ -162,7 +169,8 @@ class CmProtocolTest {
             assertEquals(5, request.param().retryCount());
             assertEquals(3, request.param().rnrRetryCount());
             RcEnd server = new RcEnd(request.id());
-            server.id.accept(ConnParam.defaults().responderResources(2).initiatorDepth(3).rnrRetryCount(6));
+            server.id.accept(
+                    ConnParam.defaults().responderResources(2).initiatorDepth(3).rnrRetryCount(6));
             CmEvent estA = expect(rig.chA, CmEventType.ESTABLISHED);
             CmEvent estB = expect(rig.chB, CmEventType.ESTABLISHED);
             assertEquals(3, estA.param().responderResources(), "a accepts as many reads as b will issue");
@@ -205,21 +213,31 @@ class CmProtocolTest {
             assertEquals(CONFIG.ackTimeout(), qb.timeout());
             assertEquals(CONFIG.minRnrTimer(), qa.minRnrTimer());
             assertEquals(CONFIG.minRnrTimer(), qb.minRnrTimer());
-            assertTrue(qa.accessFlags().containsAll(List.of(AccessFlag.REMOTE_READ, AccessFlag.REMOTE_WRITE,
-                    AccessFlag.REMOTE_ATOMIC)), "responder resources > 0 allow remote reads: " + qa.accessFlags());
-            assertTrue(qb.accessFlags().containsAll(List.of(AccessFlag.REMOTE_READ, AccessFlag.REMOTE_WRITE,
-                    AccessFlag.REMOTE_ATOMIC)), qb.accessFlags().toString());
+            assertTrue(
+                    qa.accessFlags()
+                            .containsAll(
+                                    List.of(AccessFlag.REMOTE_READ, AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_ATOMIC)),
+                    "responder resources > 0 allow remote reads: " + qa.accessFlags());
+            assertTrue(
+                    qb.accessFlags()
+                            .containsAll(
+                                    List.of(AccessFlag.REMOTE_READ, AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_ATOMIC)),
+                    qb.accessFlags().toString());
             rig.assertTransitions(CmRig.TO_RTS, new Pair(client, server));
         }
     }
 
     @ParameterizedTest
-    @EnumSource(value = Backend.class, names = {"DETERMINISTIC", "THREADED"})
+    @EnumSource(
+            value = Backend.class,
+            names = {"DETERMINISTIC", "THREADED"})
     @DisplayName("rdma_resolve_route(3): the path MTU is the smaller active MTU of the two ports; both QPs use it")
     void shouldUseTheSmallerPortMtuAsPathMtuWhenThePassivePortIsSmaller(Backend backend) {
         try (CmRig rig = CmRig.create(backend, 105, CONFIG, c -> c.maxMtu(Mtu.MTU_1024))) {
             Pair p = rig.connect(7005);
-            assertEquals(Mtu.MTU_1024.code(), rig.trace.sent(rig.a, CmMessage.Type.REQ).get(0).msg().pathMtu);
+            assertEquals(
+                    Mtu.MTU_1024.code(),
+                    rig.trace.sent(rig.a, CmMessage.Type.REQ).get(0).msg().pathMtu);
             assertEquals(Mtu.MTU_1024, p.client().qp.query().pathMtu());
             assertEquals(Mtu.MTU_1024, p.server().qp.query().pathMtu());
         }
@@ -234,14 +252,17 @@ class CmProtocolTest {
             CmEvent rejected = expect(rig.chA, CmEventType.REJECTED);
             assertEquals(RejectReason.INVALID_PATH_MTU, rejected.rejectReason());
             assertEquals(QpState.ERR, client.qp.state());
-            assertEquals(Mtu.MTU_4096.code(), rig.trace.sent(rig.a, CmMessage.Type.REQ).get(0).msg().pathMtu);
+            assertEquals(
+                    Mtu.MTU_4096.code(),
+                    rig.trace.sent(rig.a, CmMessage.Type.REQ).get(0).msg().pathMtu);
             assertEquals(0, rig.chB.pending(), "no CONNECT_REQUEST for a connection whose QPs could not agree");
         }
     }
 
     @ParameterizedTest
     @EnumSource(Backend.class)
-    @DisplayName("IBA 12.9.6: DREQs that cross are each answered; each side reports DISCONNECTED once, then TIMEWAIT_EXIT")
+    @DisplayName(
+            "IBA 12.9.6: DREQs that cross are each answered; each side reports DISCONNECTED once, then TIMEWAIT_EXIT")
     void shouldDisconnectEachSideOnceWhenBothDisconnectAtOnce(Backend backend) {
         try (CmRig rig = CmRig.create(backend, 106, CONFIG)) {
             Pair p = rig.connect(7006);

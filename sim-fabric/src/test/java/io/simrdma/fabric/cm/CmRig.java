@@ -1,5 +1,8 @@
 package io.simrdma.fabric.cm;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.simrdma.fabric.Device;
 import io.simrdma.fabric.DeviceConfig;
 import io.simrdma.fabric.Fabric;
@@ -10,16 +13,12 @@ import io.simrdma.fabric.tcp.TcpConfig;
 import io.simrdma.fabric.tcp.TcpEvent;
 import io.simrdma.fabric.tcp.TcpLink;
 import io.simrdma.fabric.tcp.TcpNode;
-
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.UnaryOperator;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Test fixture for the IB CM protocol: device "a" (active) and device "b" (passive) with their
@@ -37,7 +36,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 final class CmRig implements AutoCloseable {
 
     enum Backend {
-        DETERMINISTIC, THREADED, TCP;
+        DETERMINISTIC,
+        THREADED,
+        TCP;
 
         boolean deterministic() {
             return this == DETERMINISTIC;
@@ -46,10 +47,12 @@ final class CmRig implements AutoCloseable {
 
     /** The QP transitions of a connection set up once, and of one that was then disconnected (trace strings). */
     static final List<String> TO_RTS = List.of("RESET->INIT", "INIT->RTR", "RTR->RTS");
+
     static final List<String> TO_ERR = List.of("RESET->INIT", "INIT->RTR", "RTR->RTS", "RTS->ERR");
 
     /** Seconds (virtual or real) any single wait may take. */
     static final long WAIT_SECONDS = 20;
+
     static final String FABRIC = "simrdma-cm-test";
 
     final Backend backend;
@@ -67,6 +70,7 @@ final class CmRig implements AutoCloseable {
     final CmEventChannel chB;
     /** What the active side gives rdma_getaddrinfo to reach b. */
     final String nodeB;
+
     CmId listen;
 
     private CmRig(Backend backend, long seed, CmConfig config, CmConfig configB, UnaryOperator<DeviceConfig> bDevice) {
@@ -83,7 +87,8 @@ final class CmRig implements AutoCloseable {
             switch (backend) {
                 case DETERMINISTIC:
                 case THREADED:
-                    x = backend == Backend.DETERMINISTIC ? Fabric.deterministic(seed)
+                    x = backend == Backend.DETERMINISTIC
+                            ? Fabric.deterministic(seed)
                             : Fabric.builder().threaded().seed(seed).build();
                     y = x;
                     x.createDevice("a");
@@ -93,7 +98,11 @@ final class CmRig implements AutoCloseable {
                     x = Fabric.builder().name(FABRIC).threaded().seed(seed).build();
                     y = Fabric.builder().name(FABRIC).threaded().seed(seed + 1).build();
                     na = TcpNode.start(x, TcpConfig.builder("a").build());
-                    nb = TcpNode.start(y, TcpConfig.builder("b").device(bDevice.apply(DeviceConfig.named("b"))).build());
+                    nb = TcpNode.start(
+                            y,
+                            TcpConfig.builder("b")
+                                    .device(bDevice.apply(DeviceConfig.named("b")))
+                                    .build());
                     break;
                 default:
                     throw new IllegalArgumentException(backend.toString());
@@ -198,7 +207,8 @@ final class CmRig implements AutoCloseable {
 
     /** An id of a on chA with address and route to b's {@code port} resolved, with its QP and a buffer. */
     RcEnd active(int port) {
-        AddrInfo ai = cmA.getAddrInfo(nodeB, String.valueOf(port), AddrInfo.active()).get(0);
+        AddrInfo ai =
+                cmA.getAddrInfo(nodeB, String.valueOf(port), AddrInfo.active()).get(0);
         CmId id = cmA.createId(chA, null, PortSpace.TCP);
         // bound to a: an unbound id would reach b in the same fabric through b itself (loopback)
         CmSteps.resolve(id, RdmaCm.addressOf(a, 0), ai.dstAddr(), 2000, WAIT_SECONDS);
@@ -229,8 +239,7 @@ final class CmRig implements AutoCloseable {
     }
 
     /** A connected pair: a's end and b's end. */
-    record Pair(RcEnd client, RcEnd server) {
-    }
+    record Pair(RcEnd client, RcEnd server) {}
 
     /**
      * Connects a new active id to b's listener on {@code port} (listening first if needed): a

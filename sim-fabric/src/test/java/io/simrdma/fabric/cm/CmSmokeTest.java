@@ -1,5 +1,9 @@
 package io.simrdma.fabric.cm;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.simrdma.fabric.AccessFlag;
 import io.simrdma.fabric.Fabric;
 import io.simrdma.fabric.MemoryRegion;
@@ -12,16 +16,11 @@ import io.simrdma.fabric.SendWr;
 import io.simrdma.fabric.WcStatus;
 import io.simrdma.fabric.WorkCompletion;
 import io.simrdma.fabric.WrOpcode;
-import org.junit.jupiter.api.Test;
-
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.EnumSet;
 import java.util.concurrent.TimeUnit;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
 
 class CmSmokeTest {
 
@@ -38,7 +37,8 @@ class CmSmokeTest {
 
             CmEvent req = CmSteps.next(k.chB, CmEventType.CONNECT_REQUEST, 1);
             assertEquals("hello", new String(req.privateData(), 0, 5, StandardCharsets.US_ASCII));
-            CmId server = CmTestKit.accept(req, ConnParam.withPrivateData("welcome".getBytes(StandardCharsets.US_ASCII)));
+            CmId server =
+                    CmTestKit.accept(req, ConnParam.withPrivateData("welcome".getBytes(StandardCharsets.US_ASCII)));
             req.ack();
 
             CmEvent e = CmSteps.nextAcked(k.chA, CmEventType.ESTABLISHED, 1);
@@ -54,7 +54,12 @@ class CmSmokeTest {
             MemoryRegion smr = client.qp().pd().registerMemory(sb, EnumSet.of(AccessFlag.LOCAL_WRITE));
             MemoryRegion rmr = server.qp().pd().registerMemory(rb, EnumSet.of(AccessFlag.LOCAL_WRITE));
             server.qp().postRecv(new RecvWr().wrId(1).sge(rmr, 0, 64));
-            client.qp().postSend(new SendWr().wrId(2).opcode(WrOpcode.SEND).sge(smr, 0, 4).flag(SendFlag.SIGNALED));
+            client.qp()
+                    .postSend(new SendWr()
+                            .wrId(2)
+                            .opcode(WrOpcode.SEND)
+                            .sge(smr, 0, 4)
+                            .flag(SendFlag.SIGNALED));
             WorkCompletion[] wc = WorkCompletion.array(1);
             assertTrue(server.recvCq().awaitCompletions(1, 1, TimeUnit.SECONDS));
             server.recvCq().poll(wc);
@@ -79,9 +84,11 @@ class CmSmokeTest {
         try (CmTestKit k = CmTestKit.seeded(false, 4)) {
             RdmaCm cm = k.cm;
             QpInitAttr attr = CmTestKit.qpAttr();
-            CmId listen = cm.createEp(cm.getAddrInfo("b", "7471", AddrInfo.passiveHints()).get(0), null, attr);
+            CmId listen = cm.createEp(
+                    cm.getAddrInfo("b", "7471", AddrInfo.passiveHints()).get(0), null, attr);
             listen.listen(1);
-            CmId client = cm.createEp(cm.getAddrInfo("b", "7471", AddrInfo.active()).get(0), null, attr);
+            CmId client =
+                    cm.createEp(cm.getAddrInfo("b", "7471", AddrInfo.active()).get(0), null, attr);
             assertNotNull(client.qp());
             // Connect blocks in sync mode until ESTABLISHED; the passive side must accept meanwhile.
             // Under the deterministic scheduler the request is queued first, then get_request/accept run.
@@ -101,8 +108,10 @@ class CmSmokeTest {
     @Test
     void shouldBeRejectedWithReasonWhenNoListener() {
         try (CmTestKit k = CmTestKit.seeded(false, 5)) {
-            CmId client = k.cm.createEp(k.cm.getAddrInfo("b", "9999", AddrInfo.active()).get(0), null, CmTestKit.qpAttr());
-            CmException ex = org.junit.jupiter.api.Assertions.assertThrows(CmException.class, () -> client.connect(null));
+            CmId client = k.cm.createEp(
+                    k.cm.getAddrInfo("b", "9999", AddrInfo.active()).get(0), null, CmTestKit.qpAttr());
+            CmException ex =
+                    org.junit.jupiter.api.Assertions.assertThrows(CmException.class, () -> client.connect(null));
             assertEquals(CmEventType.REJECTED, ex.event().type());
             assertEquals(RejectReason.INVALID_SERVICE_ID, ex.event().rejectReason());
         }
@@ -114,10 +123,13 @@ class CmSmokeTest {
             f.createDevice("a");
             CmConfig c = CmConfig.defaults().withResponseTimeout(10, 3);
             RdmaCm cm = RdmaCm.of(f, c);
-            CmId client = cm.createEp(cm.getAddrInfo("fe80::dead:beef", "1", AddrInfo.active()).get(0), null,
+            CmId client = cm.createEp(
+                    cm.getAddrInfo("fe80::dead:beef", "1", AddrInfo.active()).get(0),
+                    null,
                     new QpInitAttr().caps(QpCaps.defaults()));
             long t0 = f.now();
-            CmException ex = org.junit.jupiter.api.Assertions.assertThrows(CmException.class, () -> client.connect(null));
+            CmException ex =
+                    org.junit.jupiter.api.Assertions.assertThrows(CmException.class, () -> client.connect(null));
             assertEquals(CmEventType.UNREACHABLE, ex.event().type());
             assertEquals((c.maxCmRetries() + 1) * c.responseTimeoutNanos(), f.now() - t0);
         }

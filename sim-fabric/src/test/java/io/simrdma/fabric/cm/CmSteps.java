@@ -1,10 +1,10 @@
 package io.simrdma.fabric.cm;
 
-import java.net.InetSocketAddress;
-import java.util.concurrent.TimeUnit;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+
+import java.net.InetSocketAddress;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The connection-manager steps every CM fixture repeats (CmTestKit, CmRig, and TcpPair in the
@@ -14,8 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
  */
 public final class CmSteps {
 
-    private CmSteps() {
-    }
+    private CmSteps() {}
 
     /**
      * The next event of {@code ch} within {@code seconds}, which must be of {@code type}; not

@@ -1,18 +1,17 @@
 package io.simrdma.fabric.cm;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.simrdma.fabric.Device;
 import io.simrdma.fabric.DeviceConfig;
-import io.simrdma.fabric.Errno;
 import io.simrdma.fabric.Fabric;
 import io.simrdma.fabric.QpCaps;
 import io.simrdma.fabric.QpInitAttr;
 import io.simrdma.fabric.VerbsException;
 import org.junit.jupiter.api.function.Executable;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Two devices "a" (active side, channel {@link #chA}) and "b" (passive side, channel
@@ -141,8 +140,7 @@ final class CmTestKit implements AutoCloseable {
     }
 
     /** A connection set up by {@link #connect}; its events are acknowledged (their data stays readable). */
-    record Conn(CmId client, CmId server, CmEvent request, CmEvent clientEstablished, CmEvent serverEstablished) {
-    }
+    record Conn(CmId client, CmId server, CmEvent request, CmEvent clientEstablished, CmEvent serverEstablished) {}
 
     /**
      * Connects a routed id of a (with a QP) to the listener on b:port (which must exist): the

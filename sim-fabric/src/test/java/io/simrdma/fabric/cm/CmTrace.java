@@ -12,7 +12,6 @@ import io.simrdma.fabric.TraceListener;
 import io.simrdma.fabric.wire.Gid;
 import io.simrdma.fabric.wire.Opcode;
 import io.simrdma.fabric.wire.Packet;
-
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;

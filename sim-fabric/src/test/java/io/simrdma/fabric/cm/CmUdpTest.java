@@ -1,5 +1,13 @@
 package io.simrdma.fabric.cm;
 
+import static io.simrdma.fabric.cm.CmTestKit.expect;
+import static io.simrdma.fabric.cm.CmTestKit.expectAcked;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.simrdma.fabric.AccessFlag;
 import io.simrdma.fabric.AddressHandle;
 import io.simrdma.fabric.MemoryRegion;
@@ -12,23 +20,14 @@ import io.simrdma.fabric.WcFlag;
 import io.simrdma.fabric.WcStatus;
 import io.simrdma.fabric.WorkCompletion;
 import io.simrdma.fabric.WrOpcode;
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
-
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.EnumSet;
 import java.util.concurrent.TimeUnit;
-
-import static io.simrdma.fabric.cm.CmTestKit.expect;
-import static io.simrdma.fabric.cm.CmTestKit.expectAcked;
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * rdma_cm's UDP port space (RDMA_PS_UDP): an id's QP is a UD QP; rdma_connect(3) "initiates a
@@ -47,7 +46,8 @@ class CmUdpTest {
 
     @ParameterizedTest
     @ValueSource(booleans = {false, true})
-    @DisplayName("rdma_connect(3) / rdma_accept(3) / rdma_get_cm_event(3) UD EVENT DATA: SIDR REQ -> CONNECT_REQUEST, SIDR REP -> ESTABLISHED with ah_attr, qp_num, qkey and private data; a datagram then flows")
+    @DisplayName(
+            "rdma_connect(3) / rdma_accept(3) / rdma_get_cm_event(3) UD EVENT DATA: SIDR REQ -> CONNECT_REQUEST, SIDR REP -> ESTABLISHED with ah_attr, qp_num, qkey and private data; a datagram then flows")
     void shouldResolveRemoteUdQpWhenAccepted(boolean threaded) {
         try (CmTestKit k = CmTestKit.seeded(threaded, 41)) {
             CmId listen = k.listener(PortSpace.UDP, PORT, 4);
@@ -80,8 +80,13 @@ class CmUdpTest {
             MemoryRegion smr = client.qp().pd().registerMemory(sb, EnumSet.of(AccessFlag.LOCAL_WRITE));
             MemoryRegion rmr = server.qp().pd().registerMemory(rb, EnumSet.of(AccessFlag.LOCAL_WRITE));
             server.qp().postRecv(new RecvWr().wrId(1).sge(rmr, 0, 128));
-            client.qp().postSend(new SendWr().wrId(2).opcode(WrOpcode.SEND).sge(smr, 0, 8)
-                    .ud(ah, ud.qpNum(), ud.qkey()).flag(SendFlag.SIGNALED));
+            client.qp()
+                    .postSend(new SendWr()
+                            .wrId(2)
+                            .opcode(WrOpcode.SEND)
+                            .sge(smr, 0, 8)
+                            .ud(ah, ud.qpNum(), ud.qkey())
+                            .flag(SendFlag.SIGNALED));
             WorkCompletion[] wc = WorkCompletion.array(1);
             assertTrue(server.recvCq().awaitCompletions(1, CmTestKit.WAIT_SECONDS, TimeUnit.SECONDS));
             assertEquals(1, server.recvCq().poll(wc, 1));
@@ -100,7 +105,8 @@ class CmUdpTest {
     }
 
     @Test
-    @DisplayName("rdma_get_cm_event(3) UNREACHABLE: a rejected UD resolution reports the SIDR REP status (2, rejected) with the reject's private data")
+    @DisplayName(
+            "rdma_get_cm_event(3) UNREACHABLE: a rejected UD resolution reports the SIDR REP status (2, rejected) with the reject's private data")
     void shouldReportUnreachableWithSidrStatusWhenRejected() {
         try (CmTestKit k = CmTestKit.seeded(false, 42)) {
             k.listener(PortSpace.UDP, PORT, 4);
@@ -117,7 +123,8 @@ class CmUdpTest {
     }
 
     @Test
-    @DisplayName("rdma_get_cm_event(3) UNREACHABLE: no RDMA_PS_UDP listener on the port: SIDR REP status 1 (service ID not supported, IBA table 115)")
+    @DisplayName(
+            "rdma_get_cm_event(3) UNREACHABLE: no RDMA_PS_UDP listener on the port: SIDR REP status 1 (service ID not supported, IBA table 115)")
     void shouldReportUnreachableWhenNobodyListens() {
         try (CmTestKit k = CmTestKit.seeded(false, 43)) {
             k.listener(PortSpace.TCP, PORT, 4);
@@ -130,11 +137,13 @@ class CmUdpTest {
     }
 
     @Test
-    @DisplayName("rdma_get_cm_event(3) UNREACHABLE: a SIDR REQ nobody answers ends after the CM retries with -ETIMEDOUT")
+    @DisplayName(
+            "rdma_get_cm_event(3) UNREACHABLE: a SIDR REQ nobody answers ends after the CM retries with -ETIMEDOUT")
     void shouldReportUnreachableWithEtimedoutWhenNoAnswer() {
         try (CmTestKit k = CmTestKit.of(false, CmTestKit.fastConfig())) {
-            k.fabric.link(k.a, k.b).addFault(io.simrdma.fabric.FaultRule.drop(
-                    io.simrdma.fabric.PacketMatcher.managementDatagrams()));
+            k.fabric
+                    .link(k.a, k.b)
+                    .addFault(io.simrdma.fabric.FaultRule.drop(io.simrdma.fabric.PacketMatcher.managementDatagrams()));
             CmId client = k.requester(PortSpace.UDP, PORT);
             client.connect(null);
             CmEvent e = expectAcked(k.chA, CmEventType.UNREACHABLE);
@@ -143,19 +152,20 @@ class CmUdpTest {
     }
 
     @Test
-    @DisplayName("rdma_connect(3): RDMA_PS_UDP private data is limited to 180 bytes; rdma_accept(3): to 136 (EINVAL beyond)")
+    @DisplayName(
+            "rdma_connect(3): RDMA_PS_UDP private data is limited to 180 bytes; rdma_accept(3): to 136 (EINVAL beyond)")
     void shouldLimitPrivateDataWhenUdp() {
         try (CmTestKit k = CmTestKit.seeded(false, 44)) {
             k.listener(PortSpace.UDP, PORT, 4);
             CmId client = k.requester(PortSpace.UDP, PORT);
-            CmTestKit.assertErrno(io.simrdma.fabric.Errno.EINVAL,
-                    () -> client.connect(ConnParam.withPrivateData(new byte[181])));
+            CmTestKit.assertErrno(
+                    io.simrdma.fabric.Errno.EINVAL, () -> client.connect(ConnParam.withPrivateData(new byte[181])));
             client.connect(ConnParam.withPrivateData(new byte[180]));
             CmEvent req = expect(k.chB, CmEventType.CONNECT_REQUEST);
             CmId server = req.id();
             server.createQp(null, CmTestKit.qpAttr());
-            CmTestKit.assertErrno(io.simrdma.fabric.Errno.EINVAL,
-                    () -> server.accept(ConnParam.withPrivateData(new byte[137])));
+            CmTestKit.assertErrno(
+                    io.simrdma.fabric.Errno.EINVAL, () -> server.accept(ConnParam.withPrivateData(new byte[137])));
             server.accept(ConnParam.withPrivateData(new byte[136]));
             req.ack();
             assertEquals(136, expectAcked(k.chA, CmEventType.ESTABLISHED).ud().privateData().length);

@@ -1,14 +1,14 @@
 package io.simrdma.fabric.cm;
 
-import io.simrdma.fabric.VerbsException;
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
-
 import static io.simrdma.fabric.cm.CmTestKit.expectAcked;
 import static io.simrdma.fabric.cm.CmTestKit.qpAttr;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import io.simrdma.fabric.VerbsException;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * A requester that gives up before the passive side answers sends a REJ that names only its own

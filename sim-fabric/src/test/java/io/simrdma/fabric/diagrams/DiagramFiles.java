@@ -1,11 +1,11 @@
 package io.simrdma.fabric.diagrams;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
  * The committed diagrams under docs/diagrams/ at the repository root. A test compares each with
@@ -14,8 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  */
 public final class DiagramFiles {
 
-    private DiagramFiles() {
-    }
+    private DiagramFiles() {}
 
     /** The docs/diagrams directory, found from the module's directory. */
     public static Path dir() {
@@ -37,7 +36,10 @@ public final class DiagramFiles {
             return;
         }
         String committed = Files.exists(file) ? Files.readString(file, StandardCharsets.UTF_8) : "(missing)";
-        assertEquals(generated, committed, "docs/diagrams/" + name + " no longer matches its table; run the test with "
-                + "-Ddiagrams.write=true and commit the result");
+        assertEquals(
+                generated,
+                committed,
+                "docs/diagrams/" + name + " no longer matches its table; run the test with "
+                        + "-Ddiagrams.write=true and commit the result");
     }
 }

@@ -1,20 +1,19 @@
 package io.simrdma.fabric.sched;
 
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
-
-import java.util.ArrayList;
-import java.util.List;
-import java.util.SplittableRandom;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
 
 /**
  * The deterministic scheduler (ARCHITECTURE.md "Scheduler and clock"): one logical thread,
@@ -32,7 +31,7 @@ class DeterministicSchedulerTest {
         private final Runnable body;
 
         Rec(String name, DeterministicScheduler sched, List<String> log) {
-            this(name, sched, log, () -> { });
+            this(name, sched, log, () -> {});
         }
 
         Rec(String name, DeterministicScheduler sched, List<String> log, Runnable body) {
@@ -96,7 +95,8 @@ class DeterministicSchedulerTest {
     }
 
     @Test
-    @DisplayName("Same-time timers of several executors keep each executor's submission order; the seed interleaves them")
+    @DisplayName(
+            "Same-time timers of several executors keep each executor's submission order; the seed interleaves them")
     void shouldKeepPerExecutorOrderWhenTimersOfSeveralExecutorsFallTogether() {
         for (long seed = 0; seed < 20; seed++) {
             try (DeterministicScheduler s = new DeterministicScheduler(seed)) {
@@ -204,8 +204,8 @@ class DeterministicSchedulerTest {
             AtomicBoolean done = new AtomicBoolean();
             x.schedule(new Rec("t", s, new ArrayList<>(), () -> done.set(true)), 1_000_000);
             assertTrue(s.newSignal().await(done::get, -1), "a pending timer can still end the wait");
-            SimulationStalledException e = assertThrows(SimulationStalledException.class,
-                    () -> s.newSignal().await(() -> false, -1));
+            SimulationStalledException e = assertThrows(
+                    SimulationStalledException.class, () -> s.newSignal().await(() -> false, -1));
             assertTrue(e.getMessage().contains("1000000"), "names the virtual time: " + e.getMessage());
         }
     }
@@ -217,13 +217,18 @@ class DeterministicSchedulerTest {
             EngineExecutor x = s.newExecutor("dev");
             IllegalArgumentException boom = new IllegalArgumentException("boom");
             List<String> log = new ArrayList<>();
-            x.schedule(new Rec("bad", s, log, () -> {
-                throw boom;
-            }), 250);
+            x.schedule(
+                    new Rec("bad", s, log, () -> {
+                        throw boom;
+                    }),
+                    250);
             x.schedule(new Rec("good", s, log), 300);
             EngineFailureException e = assertThrows(EngineFailureException.class, s::runUntilIdle);
             assertSame(boom, e.getCause());
-            assertTrue(e.getMessage().contains("bad") && e.getMessage().contains("dev") && e.getMessage().contains("250"),
+            assertTrue(
+                    e.getMessage().contains("bad")
+                            && e.getMessage().contains("dev")
+                            && e.getMessage().contains("250"),
                     e.getMessage());
             assertEquals(1, s.runUntilIdle(), "the rest still runs");
             assertEquals(List.of("bad@250", "good@300"), log);
@@ -231,8 +236,8 @@ class DeterministicSchedulerTest {
             x.execute(new Rec("err", s, log, () -> {
                 throw new AssertionError("engine assertion");
             }));
-            EngineFailureException viaAwait = assertThrows(EngineFailureException.class,
-                    () -> s.newSignal().await(() -> false, 1_000));
+            EngineFailureException viaAwait = assertThrows(
+                    EngineFailureException.class, () -> s.newSignal().await(() -> false, 1_000));
             assertInstanceOf(AssertionError.class, viaAwait.getCause());
             x.execute(new Rec("err2", s, log, () -> {
                 throw new IllegalStateException("again");
@@ -261,7 +266,9 @@ class DeterministicSchedulerTest {
             }));
             EngineFailureException e = assertThrows(EngineFailureException.class, s::runUntilIdle);
             assertInstanceOf(IllegalStateException.class, e.getCause());
-            assertTrue(e.getCause().getMessage().contains("inside an engine task"), e.getCause().getMessage());
+            assertTrue(
+                    e.getCause().getMessage().contains("inside an engine task"),
+                    e.getCause().getMessage());
             assertInstanceOf(IllegalStateException.class, inside.get());
             assertFalse(progressed.get(), "progress from inside a task does nothing");
             assertTrue(inExecutor.get());
@@ -269,7 +276,8 @@ class DeterministicSchedulerTest {
     }
 
     @Test
-    @DisplayName("advanceTime runs what is due up to the target and stops exactly there; runUntilIdle drains everything")
+    @DisplayName(
+            "advanceTime runs what is due up to the target and stops exactly there; runUntilIdle drains everything")
     void shouldStopExactlyAtTargetWhenAdvancingTime() {
         try (DeterministicScheduler s = new DeterministicScheduler(8)) {
             EngineExecutor x = s.newExecutor("x");
@@ -296,7 +304,8 @@ class DeterministicSchedulerTest {
     }
 
     @Test
-    @DisplayName("Scheduling a queued timer earlier moves it; later leaves it; delay <= 0 is ready at once; double submission is refused")
+    @DisplayName(
+            "Scheduling a queued timer earlier moves it; later leaves it; delay <= 0 is ready at once; double submission is refused")
     void shouldMoveTimerEarlierWhenRescheduled() {
         try (DeterministicScheduler s = new DeterministicScheduler(9)) {
             EngineExecutor x = s.newExecutor("x");
@@ -326,13 +335,19 @@ class DeterministicSchedulerTest {
             assertEquals(42, x.call(() -> x.inExecutor() ? 42 : -1));
             assertFalse(x.inExecutor());
             IllegalStateException ise = new IllegalStateException("no");
-            assertSame(ise, assertThrows(IllegalStateException.class, () -> x.call(() -> {
-                throw ise;
-            })));
+            assertSame(
+                    ise,
+                    assertThrows(
+                            IllegalStateException.class,
+                            () -> x.call(() -> {
+                                throw ise;
+                            })));
             Exception checked = new java.io.IOException("io");
-            EngineFailureException e = assertThrows(EngineFailureException.class, () -> x.call(() -> {
-                throw checked;
-            }));
+            EngineFailureException e = assertThrows(
+                    EngineFailureException.class,
+                    () -> x.call(() -> {
+                        throw checked;
+                    }));
             assertSame(checked, e.getCause());
         }
     }

@@ -1,8 +1,8 @@
 package io.simrdma.fabric.sched;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -10,10 +10,9 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
 
 /**
  * The restartable one-shot timer behind the ACK timeout and the RNR timer (IBA 9.7.6.1.3,
@@ -156,12 +155,14 @@ class EngineTimerTest {
             assertTrue(latch.await(10, TimeUnit.SECONDS), "timer did not fire");
             // Let the first (5 ms) firing pass too: it must find the timer disarmed.
             CountDownLatch later = new CountDownLatch(1);
-            x.schedule(new Task() {
-                @Override
-                public void run() {
-                    later.countDown();
-                }
-            }, TimeUnit.MILLISECONDS.toNanos(20));
+            x.schedule(
+                    new Task() {
+                        @Override
+                        public void run() {
+                            later.countDown();
+                        }
+                    },
+                    TimeUnit.MILLISECONDS.toNanos(20));
             assertTrue(later.await(10, TimeUnit.SECONDS));
             assertEquals(1, runs.get());
             assertTrue(thread.get().startsWith("simrdma-timer-test"), thread.get());

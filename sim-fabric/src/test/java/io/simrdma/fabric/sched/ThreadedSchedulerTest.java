@@ -1,7 +1,12 @@
 package io.simrdma.fabric.sched;
 
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 import java.util.Set;
@@ -10,14 +15,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
-import static org.junit.jupiter.api.Assertions.assertSame;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
 
 /**
  * The threaded scheduler: each executor is one thread named {@code simrdma-<name>...}; tasks,
@@ -45,7 +44,8 @@ class ThreadedSchedulerTest {
     }
 
     private static Set<Thread> threads(String prefix) {
-        return Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().startsWith(prefix) && t.isAlive())
+        return Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.getName().startsWith(prefix) && t.isAlive())
                 .collect(Collectors.toSet());
     }
 
@@ -94,22 +94,33 @@ class ThreadedSchedulerTest {
     }
 
     @Test
-    @DisplayName("Exceptions of a called command are rethrown to the caller: the same RuntimeException or Error; checked ones wrapped")
+    @DisplayName(
+            "Exceptions of a called command are rethrown to the caller: the same RuntimeException or Error; checked ones wrapped")
     void shouldRethrowCommandExceptionsWhenCalled() {
         try (ThreadedScheduler s = new ThreadedScheduler()) {
             EngineExecutor x = s.newExecutor("ts-throw");
             IllegalArgumentException iae = new IllegalArgumentException("bad value");
-            assertSame(iae, assertThrows(IllegalArgumentException.class, () -> x.call(() -> {
-                throw iae;
-            })));
+            assertSame(
+                    iae,
+                    assertThrows(
+                            IllegalArgumentException.class,
+                            () -> x.call(() -> {
+                                throw iae;
+                            })));
             AssertionError err = new AssertionError("engine invariant");
-            assertSame(err, assertThrows(AssertionError.class, () -> x.call(() -> {
-                throw err;
-            })));
+            assertSame(
+                    err,
+                    assertThrows(
+                            AssertionError.class,
+                            () -> x.call(() -> {
+                                throw err;
+                            })));
             Exception checked = new java.io.IOException("io");
-            EngineFailureException e = assertThrows(EngineFailureException.class, () -> x.call(() -> {
-                throw checked;
-            }));
+            EngineFailureException e = assertThrows(
+                    EngineFailureException.class,
+                    () -> x.call(() -> {
+                        throw checked;
+                    }));
             assertSame(checked, e.getCause());
             assertEquals(3, (int) x.call(() -> 3), "the executor still works");
             assertEquals(0, s.failures(), "failures of calls are the caller's, not engine task failures");
@@ -117,19 +128,22 @@ class ThreadedSchedulerTest {
     }
 
     @Test
-    @DisplayName("await returns when a producer signals the condition, false at the real-time deadline, refused on an executor")
+    @DisplayName(
+            "await returns when a producer signals the condition, false at the real-time deadline, refused on an executor")
     void shouldWakeWaiterWhenSignalledAndTimeOutOtherwise() throws InterruptedException {
         try (ThreadedScheduler s = new ThreadedScheduler()) {
             EngineExecutor x = s.newExecutor("ts-await");
             WaitSignal signal = s.newSignal();
             AtomicBoolean flag = new AtomicBoolean();
-            x.schedule(new Task() {
-                @Override
-                public void run() {
-                    flag.set(true);
-                    signal.signalAll();
-                }
-            }, TimeUnit.MILLISECONDS.toNanos(1));
+            x.schedule(
+                    new Task() {
+                        @Override
+                        public void run() {
+                            flag.set(true);
+                            signal.signalAll();
+                        }
+                    },
+                    TimeUnit.MILLISECONDS.toNanos(1));
             assertTrue(signal.await(flag::get, TimeUnit.SECONDS.toNanos(WAIT_SECONDS)));
             assertTrue(signal.await(flag::get, -1), "already true");
             assertFalse(signal.await(() -> false, TimeUnit.MILLISECONDS.toNanos(20)), "deadline passes");
@@ -177,7 +191,8 @@ class ThreadedSchedulerTest {
     }
 
     @Test
-    @DisplayName("tasks submitted from several threads at once each run exactly once, in submission order per thread, with no wake-up lost")
+    @DisplayName(
+            "tasks submitted from several threads at once each run exactly once, in submission order per thread, with no wake-up lost")
     void shouldRunEveryTaskOnceInOrderWhenSubmittedConcurrently() throws InterruptedException {
         int producers = 3;
         int perProducer = 20_000;
@@ -198,7 +213,10 @@ class ThreadedSchedulerTest {
                                 @Override
                                 public void run() {
                                     if (lastSeen[producer] != n - 1) {
-                                        error.compareAndSet(null, "producer " + producer + ": task " + n + " ran after " + lastSeen[producer]);
+                                        error.compareAndSet(
+                                                null,
+                                                "producer " + producer + ": task " + n + " ran after "
+                                                        + lastSeen[producer]);
                                     }
                                     lastSeen[producer] = n;
                                     all.countDown();
@@ -214,7 +232,8 @@ class ThreadedSchedulerTest {
                 for (Thread t : threads) {
                     t.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
                 }
-                assertTrue(all.await(WAIT_SECONDS, TimeUnit.SECONDS),
+                assertTrue(
+                        all.await(WAIT_SECONDS, TimeUnit.SECONDS),
                         idle + ": expected every task to run, " + all.getCount() + " did not");
                 assertEquals(null, error.get(), idle + ": order per producer");
                 assertEquals(0, s.failures());
@@ -223,7 +242,8 @@ class ThreadedSchedulerTest {
     }
 
     @Test
-    @DisplayName("help runs queued work on the calling thread, which is then inside the executor; it never blocks and runs nothing when idle")
+    @DisplayName(
+            "help runs queued work on the calling thread, which is then inside the executor; it never blocks and runs nothing when idle")
     void shouldRunQueuedWorkOnTheCallerWhenHelping() throws InterruptedException {
         try (ThreadedScheduler s = new ThreadedScheduler(IdleStrategy.park())) {
             EngineExecutor x = s.newExecutor("ts-help");

@@ -44,8 +44,8 @@ final class ChildJvm implements AutoCloseable {
         try {
             err = Files.createTempFile("simrdma-tcp-child", ".err").toFile();
             err.deleteOnExit();
-            ProcessBuilder pb = new ProcessBuilder(List.of(java, "-Xss1m", "-cp", System.getProperty("java.class.path"),
-                    TcpPeerMain.class.getName()));
+            ProcessBuilder pb = new ProcessBuilder(
+                    List.of(java, "-Xss1m", "-cp", System.getProperty("java.class.path"), TcpPeerMain.class.getName()));
             pb.redirectError(err);
             p = pb.start();
         } catch (IOException e) {
@@ -60,7 +60,8 @@ final class ChildJvm implements AutoCloseable {
     }
 
     private void readStdout() {
-        try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+        try (BufferedReader r =
+                new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
             String line;
             while ((line = r.readLine()) != null) {
                 lines.add(line);
@@ -80,8 +81,8 @@ final class ChildJvm implements AutoCloseable {
                 long left = deadline - System.nanoTime();
                 String line = left > 0 ? lines.poll(left, TimeUnit.NANOSECONDS) : null;
                 if (line == null || line.equals(EOF)) {
-                    throw new AssertionError("child printed no '" + prefix + "' line" + (line == null ? " within " + seconds + " s" : "")
-                            + "; stderr:\n" + stderr());
+                    throw new AssertionError("child printed no '" + prefix + "' line"
+                            + (line == null ? " within " + seconds + " s" : "") + "; stderr:\n" + stderr());
                 }
                 if (line.startsWith(prefix)) {
                     return line;

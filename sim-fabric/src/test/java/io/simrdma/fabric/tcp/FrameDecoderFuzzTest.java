@@ -8,7 +8,6 @@ import io.netty.buffer.UnpooledDirectByteBuf;
 import io.netty.buffer.UnpooledHeapByteBuf;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.simrdma.fabric.wire.Packet;
-
 import java.util.ArrayList;
 import java.util.List;
 
@@ -106,7 +105,9 @@ class FrameDecoderFuzzTest {
 
     /** A decoded packet is consistent: its lengths add up and its accessors work. */
     private static void check(Packet p) {
-        if (p.payloadLength() < 0 || p.headerLength() > Packet.MAX_HEADER_LENGTH || p.sourceGid() == null
+        if (p.payloadLength() < 0
+                || p.headerLength() > Packet.MAX_HEADER_LENGTH
+                || p.sourceGid() == null
                 || p.destinationGid() == null) {
             throw new AssertionError("inconsistent packet " + p);
         }

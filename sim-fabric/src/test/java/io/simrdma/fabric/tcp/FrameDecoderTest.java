@@ -1,23 +1,5 @@
 package io.simrdma.fabric.tcp;
 
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.CompositeByteBuf;
-import io.netty.buffer.Unpooled;
-import io.netty.channel.embedded.EmbeddedChannel;
-import io.simrdma.fabric.wire.Opcode;
-import io.simrdma.fabric.wire.Packet;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
-
-import java.nio.ByteBuffer;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.SplittableRandom;
-
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -25,6 +7,23 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.CompositeByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.simrdma.fabric.wire.Opcode;
+import io.simrdma.fabric.wire.Packet;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The frame decoder and packet codec on Netty's EmbeddedChannel: whole, split and byte-by-byte
@@ -123,10 +122,11 @@ class FrameDecoderTest {
     @Test
     void shouldDecodeEveryFrameWhenFedOneByteAtATime() {
         ByteBuf all = Unpooled.buffer();
-        all.writeBytes(Frames.bytes(Handshake.encode(Frames.hello("fabric-1", Frames.SRC, true),
+        all.writeBytes(
+                Frames.bytes(Handshake.encode(Frames.hello("fabric-1", Frames.SRC, true), ByteBufAllocator.DEFAULT)));
+        all.writeBytes(Frames.bytes(Handshake.encode(
+                new Handshake.Refuse(HandshakeFailure.WRONG_FABRIC.code(), HandshakeFailure.WRONG_FABRIC),
                 ByteBufAllocator.DEFAULT)));
-        all.writeBytes(Frames.bytes(Handshake.encode(new Handshake.Refuse(HandshakeFailure.WRONG_FABRIC.code(),
-                HandshakeFailure.WRONG_FABRIC), ByteBufAllocator.DEFAULT)));
         all.writeBytes(Frames.bytes(Frames.encode(Frames.packet(Opcode.RC_RDMA_WRITE_ONLY, 4096, 9))));
         all.writeBytes(Frames.bytes(Frames.encode(Frames.packet(Opcode.RC_ACKNOWLEDGE, 0, 0))));
         byte[] bytes = Frames.bytes(all);
@@ -142,7 +142,9 @@ class FrameDecoderTest {
         assertEquals("test-peer", h.node());
         assertEquals(Frames.SRC, h.gid());
         assertTrue(h.tls());
-        assertEquals(HandshakeFailure.WRONG_FABRIC, assertInstanceOf(Handshake.Refuse.class, out.get(1)).reason());
+        assertEquals(
+                HandshakeFailure.WRONG_FABRIC,
+                assertInstanceOf(Handshake.Refuse.class, out.get(1)).reason());
         assertEquals(4096, ((Packet) out.get(2)).payloadLength());
         assertEquals(Opcode.RC_ACKNOWLEDGE, ((Packet) out.get(3)).opcode());
     }
@@ -177,7 +179,8 @@ class FrameDecoderTest {
 
     @Test
     void shouldRejectAnEmptyFrame() {
-        assertEquals(FrameError.TRUNCATED, rejected(Unpooled.buffer().writeInt(0)).kind());
+        assertEquals(
+                FrameError.TRUNCATED, rejected(Unpooled.buffer().writeInt(0)).kind());
     }
 
     @Test
@@ -190,19 +193,23 @@ class FrameDecoderTest {
 
     @Test
     void shouldRejectAPacketFrameShorterThanItsGidsAndBth() {
-        assertEquals(FrameError.TRUNCATED, rejected(Frames.packetFrame(0, new byte[11])).kind());
+        assertEquals(
+                FrameError.TRUNCATED,
+                rejected(Frames.packetFrame(0, new byte[11])).kind());
     }
 
     @Test
     void shouldRejectAnUnknownFrameType() {
-        assertEquals(FrameError.UNKNOWN_TYPE, rejected(Frames.frame(0x7F, 1, 2, 3)).kind());
+        assertEquals(
+                FrameError.UNKNOWN_TYPE, rejected(Frames.frame(0x7F, 1, 2, 3)).kind());
     }
 
     @Test
     void shouldRejectAnUnknownOpcode() {
         byte[] bth = new byte[12];
         bth[0] = 0x1F;
-        assertEquals(FrameError.UNKNOWN_OPCODE, rejected(Frames.packetFrame(0, bth)).kind());
+        assertEquals(
+                FrameError.UNKNOWN_OPCODE, rejected(Frames.packetFrame(0, bth)).kind());
     }
 
     @Test
@@ -217,14 +224,18 @@ class FrameDecoderTest {
     void shouldRejectAPayloadOnAnOpcodeWithoutOne() {
         byte[] iba = new byte[16 + 4];
         iba[0] = (byte) Opcode.RC_ACKNOWLEDGE.value();
-        assertEquals(FrameError.MALFORMED_HEADER, rejected(Frames.packetFrame(0, iba)).kind());
+        assertEquals(
+                FrameError.MALFORMED_HEADER,
+                rejected(Frames.packetFrame(0, iba)).kind());
     }
 
     @Test
     void shouldRejectUnknownFlagBits() {
         byte[] bth = new byte[16];
         bth[0] = (byte) Opcode.RC_ACKNOWLEDGE.value();
-        assertEquals(FrameError.MALFORMED_HEADER, rejected(Frames.packetFrame(0x80, bth)).kind());
+        assertEquals(
+                FrameError.MALFORMED_HEADER,
+                rejected(Frames.packetFrame(0x80, bth)).kind());
     }
 
     @Test
@@ -232,7 +243,9 @@ class FrameDecoderTest {
         byte[] bth = new byte[16];
         bth[0] = (byte) Opcode.RC_ACKNOWLEDGE.value();
         bth[1] = 0x01;
-        assertEquals(FrameError.MALFORMED_HEADER, rejected(Frames.packetFrame(0, bth)).kind());
+        assertEquals(
+                FrameError.MALFORMED_HEADER,
+                rejected(Frames.packetFrame(0, bth)).kind());
     }
 
     @Test
@@ -252,17 +265,23 @@ class FrameDecoderTest {
 
     @Test
     void shouldRejectAHandshakeFrameOfTheWrongLength() {
-        assertEquals(FrameError.MALFORMED_HANDSHAKE, rejected(Frames.frame(PacketCodec.TYPE_REFUSE, 1, 2, 3)).kind());
+        assertEquals(
+                FrameError.MALFORMED_HANDSHAKE,
+                rejected(Frames.frame(PacketCodec.TYPE_REFUSE, 1, 2, 3)).kind());
     }
 
     @Test
     void shouldTellATlsPeerFromBadInputOnAPlainConnection() {
-        EmbeddedChannel plain = new EmbeddedChannel(new FrameDecoder(PacketCodec.DEFAULT_MAX_FRAME_LENGTH, counters, true));
+        EmbeddedChannel plain =
+                new EmbeddedChannel(new FrameDecoder(PacketCodec.DEFAULT_MAX_FRAME_LENGTH, counters, true));
         ByteBuf clientHello = Unpooled.wrappedBuffer(new byte[] {0x16, 0x03, 0x01, 0x01, 0x20, 0x01});
         written.add(clientHello);
         assertThrows(FrameDecoder.PeerSpeaksTls.class, () -> plain.writeInbound(clientHello));
         plain.finishAndReleaseAll();
-        assertEquals(FrameError.TOO_LONG, rejected(Unpooled.wrappedBuffer(new byte[] {0x16, 0x03, 0x01, 0x01, 0x20})).kind(),
+        assertEquals(
+                FrameError.TOO_LONG,
+                rejected(Unpooled.wrappedBuffer(new byte[] {0x16, 0x03, 0x01, 0x01, 0x20}))
+                        .kind(),
                 "on a TLS connection (decrypted bytes) 0x16 is only a length byte");
     }
 
@@ -280,7 +299,8 @@ class FrameDecoderTest {
 
     @Test
     void shouldRejectTheAuthFrameOfProtocolVersion1AsAnUnknownType() {
-        assertEquals(FrameError.UNKNOWN_TYPE, rejected(Frames.frame(0x02, 1, 2, 3)).kind());
+        assertEquals(
+                FrameError.UNKNOWN_TYPE, rejected(Frames.frame(0x02, 1, 2, 3)).kind());
     }
 
     @Test
@@ -288,7 +308,9 @@ class FrameDecoderTest {
         ByteBuf hello = Handshake.encode(Frames.hello("fabric", Frames.SRC, false), ByteBufAllocator.DEFAULT);
         byte[] b = Frames.bytes(hello);
         b[b.length - "test-peer".length() - 1] = (byte) 200; // node name length past the end
-        assertEquals(FrameError.MALFORMED_HANDSHAKE, rejected(Unpooled.wrappedBuffer(b)).kind());
+        assertEquals(
+                FrameError.MALFORMED_HANDSHAKE,
+                rejected(Unpooled.wrappedBuffer(b)).kind());
     }
 
     @Test
@@ -326,8 +348,11 @@ class FrameDecoderTest {
     void shouldEncodeThePayloadWithoutCopyingIt() {
         ByteBuffer memory = ByteBuffer.allocateDirect(4096);
         RcEnd.fill(memory, 0, 4096, 8);
-        Packet p = Packet.allocate(Opcode.RC_SEND_ONLY).destQp(0x11).route(Frames.SRC, Frames.DST)
-                .addSegment(memory, 100, 1000).updatePadCount();
+        Packet p = Packet.allocate(Opcode.RC_SEND_ONLY)
+                .destQp(0x11)
+                .route(Frames.SRC, Frames.DST)
+                .addSegment(memory, 100, 1000)
+                .updatePadCount();
         ByteBuf frame = PacketCodec.encode(p, ByteBufAllocator.DEFAULT);
         p.release();
         try {

@@ -6,7 +6,6 @@ import io.netty.buffer.Unpooled;
 import io.simrdma.fabric.wire.Gid;
 import io.simrdma.fabric.wire.Opcode;
 import io.simrdma.fabric.wire.Packet;
-
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 
@@ -16,8 +15,7 @@ final class Frames {
     static final Gid SRC = TcpNode.gidOf(new InetSocketAddress("127.0.0.1", 7000));
     static final Gid DST = TcpNode.gidOf(new InetSocketAddress("127.0.0.1", 7001));
 
-    private Frames() {
-    }
+    private Frames() {}
 
     /** A packet of {@code op} to QP 0x11 with a payload of {@code payload} bytes (if the opcode has one). */
     static Packet packet(Opcode op, int payload, long seed) {
@@ -72,7 +70,14 @@ final class Frames {
 
     /** A HELLO of this protocol version. */
     static Handshake.Hello hello(String fabric, Gid gid, boolean tls) {
-        return new Handshake.Hello(Handshake.MAGIC, Handshake.VERSION, tls, gid, 42L, new byte[Handshake.NONCE_LENGTH],
-                fabric, "test-peer");
+        return new Handshake.Hello(
+                Handshake.MAGIC,
+                Handshake.VERSION,
+                tls,
+                gid,
+                42L,
+                new byte[Handshake.NONCE_LENGTH],
+                fabric,
+                "test-peer");
     }
 }

@@ -3,9 +3,7 @@ package io.simrdma.fabric.tcp;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.simrdma.fabric.wire.Gid;
-import io.simrdma.fabric.wire.Opcode;
 import io.simrdma.fabric.wire.Packet;
-
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -58,8 +56,13 @@ final class RawPeer implements AutoCloseable {
 
     /** Sends a packet from {@code source} to {@code node}'s QP {@code qpn}. */
     RawPeer packet(Gid source, TcpNode node, int qpn) {
-        Packet p = Packet.allocate(io.simrdma.fabric.wire.Opcode.RC_SEND_ONLY).destQp(qpn).psn(1).pkey(0xFFFF)
-                .route(source, node.gid()).addSegment(ByteBuffer.allocate(8), 0, 8).updatePadCount();
+        Packet p = Packet.allocate(io.simrdma.fabric.wire.Opcode.RC_SEND_ONLY)
+                .destQp(qpn)
+                .psn(1)
+                .pkey(0xFFFF)
+                .route(source, node.gid())
+                .addSegment(ByteBuffer.allocate(8), 0, 8)
+                .updatePadCount();
         return send(Frames.encode(p));
     }
 

@@ -12,7 +12,6 @@ import io.simrdma.fabric.SendWr;
 import io.simrdma.fabric.WorkCompletion;
 import io.simrdma.fabric.WrOpcode;
 import io.simrdma.fabric.cm.CmId;
-
 import java.nio.ByteBuffer;
 import java.util.EnumSet;
 import java.util.SplittableRandom;
@@ -30,8 +29,9 @@ public final class RcEnd {
     static final int BUF = 64 * 1024;
     /** Seconds (virtual or real) a wait for a completion may take. */
     public static final long WAIT_SECONDS = 20;
-    static final EnumSet<AccessFlag> ALL = EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE,
-            AccessFlag.REMOTE_READ, AccessFlag.REMOTE_ATOMIC);
+
+    static final EnumSet<AccessFlag> ALL = EnumSet.of(
+            AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_READ, AccessFlag.REMOTE_ATOMIC);
 
     public final CmId id;
     public final QueuePair qp;
@@ -88,7 +88,8 @@ public final class RcEnd {
     }
 
     void postSend(long wrId, int off, int len) {
-        qp.postSend(new SendWr().wrId(wrId).opcode(WrOpcode.SEND).sge(mr, off, len).flag(SendFlag.SIGNALED));
+        qp.postSend(
+                new SendWr().wrId(wrId).opcode(WrOpcode.SEND).sge(mr, off, len).flag(SendFlag.SIGNALED));
     }
 
     /** Posts a receive of up to half the buffer, into its first half. */
@@ -103,23 +104,41 @@ public final class RcEnd {
     }
 
     void postWrite(long wrId, int off, int remoteOff, int len) {
-        qp.postSend(new SendWr().wrId(wrId).opcode(WrOpcode.RDMA_WRITE).sge(mr, off, len)
-                .remote(peerAddr + remoteOff, peerRkey).flag(SendFlag.SIGNALED));
+        qp.postSend(new SendWr()
+                .wrId(wrId)
+                .opcode(WrOpcode.RDMA_WRITE)
+                .sge(mr, off, len)
+                .remote(peerAddr + remoteOff, peerRkey)
+                .flag(SendFlag.SIGNALED));
     }
 
     void postRead(long wrId, int off, int remoteOff, int len) {
-        qp.postSend(new SendWr().wrId(wrId).opcode(WrOpcode.RDMA_READ).sge(mr, off, len)
-                .remote(peerAddr + remoteOff, peerRkey).flag(SendFlag.SIGNALED));
+        qp.postSend(new SendWr()
+                .wrId(wrId)
+                .opcode(WrOpcode.RDMA_READ)
+                .sge(mr, off, len)
+                .remote(peerAddr + remoteOff, peerRkey)
+                .flag(SendFlag.SIGNALED));
     }
 
     void postFetchAdd(long wrId, int off, int remoteOff, long add) {
-        qp.postSend(new SendWr().wrId(wrId).opcode(WrOpcode.ATOMIC_FETCH_AND_ADD).sge(mr, off, 8)
-                .remote(peerAddr + remoteOff, peerRkey).atomic(add, 0).flag(SendFlag.SIGNALED));
+        qp.postSend(new SendWr()
+                .wrId(wrId)
+                .opcode(WrOpcode.ATOMIC_FETCH_AND_ADD)
+                .sge(mr, off, 8)
+                .remote(peerAddr + remoteOff, peerRkey)
+                .atomic(add, 0)
+                .flag(SendFlag.SIGNALED));
     }
 
     void postCmpSwap(long wrId, int off, int remoteOff, long compare, long swap) {
-        qp.postSend(new SendWr().wrId(wrId).opcode(WrOpcode.ATOMIC_CMP_AND_SWP).sge(mr, off, 8)
-                .remote(peerAddr + remoteOff, peerRkey).atomic(compare, swap).flag(SendFlag.SIGNALED));
+        qp.postSend(new SendWr()
+                .wrId(wrId)
+                .opcode(WrOpcode.ATOMIC_CMP_AND_SWP)
+                .sge(mr, off, 8)
+                .remote(peerAddr + remoteOff, peerRkey)
+                .atomic(compare, swap)
+                .flag(SendFlag.SIGNALED));
     }
 
     /** The next completion, copied, waiting at most {@link #WAIT_SECONDS}; null if none came. */

@@ -54,21 +54,23 @@ final class Relay implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        Thread t = new Thread(() -> {
-            try {
-                while (true) {
-                    Socket in = r.server.accept();
-                    Socket out = r.dial(target);
-                    synchronized (r.sockets) {
-                        r.sockets.add(in);
+        Thread t = new Thread(
+                () -> {
+                    try {
+                        while (true) {
+                            Socket in = r.server.accept();
+                            Socket out = r.dial(target);
+                            synchronized (r.sockets) {
+                                r.sockets.add(in);
+                            }
+                            r.pump(in, out, -1);
+                            r.pump(out, in, flipAt);
+                        }
+                    } catch (IOException e) {
+                        // closed
                     }
-                    r.pump(in, out, -1);
-                    r.pump(out, in, flipAt);
-                }
-            } catch (IOException e) {
-                // closed
-            }
-        }, "relay-accept");
+                },
+                "relay-accept");
         t.setDaemon(true);
         t.start();
         r.threads.add(t);
@@ -94,29 +96,32 @@ final class Relay implements AutoCloseable {
     }
 
     private void pump(Socket from, Socket to, long flip) {
-        Thread t = new Thread(() -> {
-            long offset = 0;
-            byte[] buf = new byte[8192];
-            try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
-                int n;
-                while ((n = in.read(buf)) >= 0) {
-                    if (flip >= offset && flip < offset + n) {
-                        buf[(int) (flip - offset)] ^= (byte) 0xFF;
+        Thread t = new Thread(
+                () -> {
+                    long offset = 0;
+                    byte[] buf = new byte[8192];
+                    try (InputStream in = from.getInputStream();
+                            OutputStream out = to.getOutputStream()) {
+                        int n;
+                        while ((n = in.read(buf)) >= 0) {
+                            if (flip >= offset && flip < offset + n) {
+                                buf[(int) (flip - offset)] ^= (byte) 0xFF;
+                            }
+                            offset += n;
+                            synchronized (seen) {
+                                seen.write(buf, 0, n);
+                            }
+                            out.write(buf, 0, n);
+                            out.flush();
+                        }
+                    } catch (IOException e) {
+                        // one side closed
+                    } finally {
+                        closeQuietly(from);
+                        closeQuietly(to);
                     }
-                    offset += n;
-                    synchronized (seen) {
-                        seen.write(buf, 0, n);
-                    }
-                    out.write(buf, 0, n);
-                    out.flush();
-                }
-            } catch (IOException e) {
-                // one side closed
-            } finally {
-                closeQuietly(from);
-                closeQuietly(to);
-            }
-        }, "relay-pump");
+                },
+                "relay-pump");
         t.setDaemon(true);
         t.start();
         synchronized (threads) {
@@ -130,8 +135,8 @@ final class Relay implements AutoCloseable {
         synchronized (seen) {
             all = seen.toByteArray();
         }
-        return new String(all, StandardCharsets.ISO_8859_1).contains(new String(text.getBytes(StandardCharsets.UTF_8),
-                StandardCharsets.ISO_8859_1));
+        return new String(all, StandardCharsets.ISO_8859_1)
+                .contains(new String(text.getBytes(StandardCharsets.UTF_8), StandardCharsets.ISO_8859_1));
     }
 
     /** How many bytes the relay forwarded. */

@@ -1,13 +1,15 @@
 package io.simrdma.fabric.tcp;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.netty.buffer.ByteBufAllocator;
 import io.simrdma.fabric.Fabric;
 import io.simrdma.fabric.WcOpcode;
 import io.simrdma.fabric.WcStatus;
 import io.simrdma.fabric.wire.Gid;
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
-
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -16,11 +18,8 @@ import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.function.UnaryOperator;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
 
 /**
  * What a node holds is bounded: connections and handshakes are capped, a frame that stops
@@ -35,7 +34,8 @@ class TcpBoundsTest {
 
         Node(UnaryOperator<TcpConfig.Builder> config) {
             try {
-                node = TcpNode.start(fabric, config.apply(TcpConfig.builder("n")).build());
+                node = TcpNode.start(
+                        fabric, config.apply(TcpConfig.builder("n")).build());
             } catch (RuntimeException e) {
                 fabric.close();
                 throw e;
@@ -53,7 +53,8 @@ class TcpBoundsTest {
         }
     }
 
-    @DisplayName("a peer that sends 65,005 bytes of a frame of the maximum length and then nothing is closed after the frame timeout")
+    @DisplayName(
+            "a peer that sends 65,005 bytes of a frame of the maximum length and then nothing is closed after the frame timeout")
     @Test
     void shouldCloseConnectionsWhoseFrameStopsArriving() {
         try (Node n = new Node(c -> c.frameTimeout(Duration.ofMillis(200)).handshakeTimeout(Duration.ofSeconds(30)))) {
@@ -65,7 +66,10 @@ class TcpBoundsTest {
                     peers.add(raw);
                     raw.hello(TcpPair.FABRIC);
                     assertEquals(PacketCodec.TYPE_HELLO, raw.readFrame()[0], "the node's HELLO");
-                    byte[] part = ByteBuffer.allocate(4 + 65_005).putInt(max).put((byte) PacketCodec.TYPE_PACKET).array();
+                    byte[] part = ByteBuffer.allocate(4 + 65_005)
+                            .putInt(max)
+                            .put((byte) PacketCodec.TYPE_PACKET)
+                            .array();
                     raw.send(part);
                 }
                 for (RawPeer raw : peers) {
@@ -74,16 +78,21 @@ class TcpBoundsTest {
             } finally {
                 peers.forEach(RawPeer::close);
             }
-            assertEquals(5, n.node.counter(TcpCounter.CLOSED_FRAME_TIMEOUT), n.node.counters().toString());
+            assertEquals(
+                    5,
+                    n.node.counter(TcpCounter.CLOSED_FRAME_TIMEOUT),
+                    n.node.counters().toString());
             assertTrue(n.await(() -> n.node.connectionCount() == 0), "every stalled connection is gone");
         }
     }
 
-    @DisplayName("connections beyond maxHandshakes that have not completed their handshake are closed as they are accepted")
+    @DisplayName(
+            "connections beyond maxHandshakes that have not completed their handshake are closed as they are accepted")
     @Test
     void shouldCloseConnectionsBeyondTheHandshakeCap() {
         try (Node n = new Node(c -> c.maxHandshakes(2).handshakeTimeout(Duration.ofSeconds(30)));
-             RawPeer first = RawPeer.idle(n.node); RawPeer second = RawPeer.idle(n.node)) {
+                RawPeer first = RawPeer.idle(n.node);
+                RawPeer second = RawPeer.idle(n.node)) {
             assertEquals(PacketCodec.TYPE_HELLO, first.readFrame()[0]);
             assertEquals(PacketCodec.TYPE_HELLO, second.readFrame()[0]);
             try (RawPeer third = RawPeer.idle(n.node)) {
@@ -103,11 +112,13 @@ class TcpBoundsTest {
     @Test
     void shouldCloseConnectionsBeyondTheConnectionCap() {
         try (Node n = new Node(c -> c.maxConnections(2));
-             RawPeer first = RawPeer.idle(n.node); RawPeer second = RawPeer.idle(n.node)) {
+                RawPeer first = RawPeer.idle(n.node);
+                RawPeer second = RawPeer.idle(n.node)) {
             first.hello(TcpPair.FABRIC);
             assertEquals(PacketCodec.TYPE_HELLO, first.readFrame()[0]);
-            second.send(Handshake.encode(Frames.hello(TcpPair.FABRIC,
-                    TcpNode.gidOf(new InetSocketAddress("127.0.0.1", 9)), false), ByteBufAllocator.DEFAULT));
+            second.send(Handshake.encode(
+                    Frames.hello(TcpPair.FABRIC, TcpNode.gidOf(new InetSocketAddress("127.0.0.1", 9)), false),
+                    ByteBufAllocator.DEFAULT));
             assertEquals(PacketCodec.TYPE_HELLO, second.readFrame()[0]);
             assertTrue(n.await(() -> n.node.counter(TcpCounter.HANDSHAKES_COMPLETED) == 2));
             try (RawPeer third = RawPeer.idle(n.node)) {
@@ -131,20 +142,27 @@ class TcpBoundsTest {
                     assertTrue(n.await(() -> n.node.counter(TcpCounter.HANDSHAKES_COMPLETED) == completed));
                 }
             }
-            assertTrue(n.await(() -> n.node.links().isEmpty() && n.node.counter(TcpCounter.LINKS_REMOVED) == claims),
+            assertTrue(
+                    n.await(() -> n.node.links().isEmpty() && n.node.counter(TcpCounter.LINKS_REMOVED) == claims),
                     n.node.links().size() + " links left, " + n.node.counter(TcpCounter.LINKS_REMOVED) + " removed");
         }
     }
 
-    @DisplayName("idle connections close after the idle timeout, the link to a vanished peer goes, and links reopen on demand")
+    @DisplayName(
+            "idle connections close after the idle timeout, the link to a vanished peer goes, and links reopen on demand")
     @Test
     void shouldCloseIdleConnectionsRemoveLinksToVanishedPeersAndReopenOnDemand() {
         UnaryOperator<TcpConfig.Builder> idle = c -> c.idleTimeout(Duration.ofMillis(500));
         try (TcpPair p = new TcpPair(true, TcpPair.CM, idle, idle)) {
             RcEnd[] ends = p.connect(TcpNodeTest.PORT);
-            assertTrue(TcpPair.await(() -> p.a.counter(TcpCounter.CLOSED_IDLE) + p.b.counter(TcpCounter.CLOSED_IDLE) >= 1
-                    && !p.a.link(p.b.gid()).isConnected() && !p.b.link(p.a.gid()).isConnected(), p.eventsA,
-                    TcpPair.WAIT_SECONDS), "the idle connections closed: " + p.a.counters());
+            assertTrue(
+                    TcpPair.await(
+                            () -> p.a.counter(TcpCounter.CLOSED_IDLE) + p.b.counter(TcpCounter.CLOSED_IDLE) >= 1
+                                    && !p.a.link(p.b.gid()).isConnected()
+                                    && !p.b.link(p.a.gid()).isConnected(),
+                            p.eventsA,
+                            TcpPair.WAIT_SECONDS),
+                    "the idle connections closed: " + p.a.counters());
             RcEnd.fill(ends[0].buf, 0, 3000, 17);
             ends[0].postSend(1, 0, 3000);
             TcpNodeTest.assertStatus(WcStatus.SUCCESS, WcOpcode.SEND, ends[0].next());

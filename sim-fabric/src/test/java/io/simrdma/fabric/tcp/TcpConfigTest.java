@@ -1,21 +1,20 @@
 package io.simrdma.fabric.tcp;
 
-import io.simrdma.fabric.Fabric;
-import io.simrdma.fabric.cm.AddrInfo;
-import io.simrdma.fabric.cm.RdmaCm;
-import io.simrdma.fabric.wire.Gid;
-import org.junit.jupiter.api.Test;
-
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.simrdma.fabric.Fabric;
+import io.simrdma.fabric.cm.AddrInfo;
+import io.simrdma.fabric.cm.RdmaCm;
+import io.simrdma.fabric.wire.Gid;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import org.junit.jupiter.api.Test;
 
 /** Where a node listens, how its GID encodes that, how names resolve, and its life cycle in a fabric. */
 class TcpConfigTest {
@@ -38,7 +37,8 @@ class TcpConfigTest {
     @Test
     void shouldListenOnAnotherAddressOnlyWhenConfiguredExplicitly() {
         try (Fabric f = Fabric.threaded()) {
-            TcpNode n = TcpNode.start(f, TcpConfig.builder("a").listen("127.0.0.2", 0).build());
+            TcpNode n = TcpNode.start(
+                    f, TcpConfig.builder("a").listen("127.0.0.2", 0).build());
             assertEquals("127.0.0.2", n.listenAddress().getAddress().getHostAddress());
             assertEquals(n.listenAddress(), TcpNode.addressOf(n.gid()));
         }
@@ -55,30 +55,55 @@ class TcpConfigTest {
 
     @Test
     void shouldRefuseTheWildcardIpv6AndImpossibleLimits() {
-        IllegalArgumentException wild = assertThrows(IllegalArgumentException.class,
+        IllegalArgumentException wild = assertThrows(
+                IllegalArgumentException.class,
                 () -> TcpConfig.builder("a").listen("0.0.0.0", 0).build());
         assertTrue(wild.getMessage().contains("wildcard"), wild.getMessage());
-        IllegalArgumentException v6 = assertThrows(IllegalArgumentException.class,
+        IllegalArgumentException v6 = assertThrows(
+                IllegalArgumentException.class,
                 () -> TcpConfig.builder("a").listen("::1", 0).build());
         assertTrue(v6.getMessage().contains("IPv6"), v6.getMessage());
-        assertThrows(IllegalArgumentException.class,
-                () -> TcpConfig.builder("a").maxFrameLength(PacketCodec.MIN_MAX_FRAME_LENGTH - 1).build());
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> TcpConfig.builder("a")
+                        .maxFrameLength(PacketCodec.MIN_MAX_FRAME_LENGTH - 1)
+                        .build());
         assertThrows(IllegalArgumentException.class, () -> TcpConfig.builder("").build());
-        assertThrows(IllegalArgumentException.class, () -> TcpConfig.builder("a").listen("127.0.0.1", 70000).build());
-        assertEquals(PacketCodec.MIN_MAX_FRAME_LENGTH,
-                TcpConfig.builder("a").maxFrameLength(PacketCodec.MIN_MAX_FRAME_LENGTH).build().maxFrameLength());
-        assertThrows(IllegalArgumentException.class, () -> TcpConfig.builder("a").maxHandshakes(0).build());
-        assertThrows(IllegalArgumentException.class, () -> TcpConfig.builder("a").maxConnections(0).build());
-        assertThrows(IllegalArgumentException.class, () -> TcpConfig.builder("a").idleTimeout(java.time.Duration.ZERO).build());
-        assertThrows(IllegalArgumentException.class, () -> TcpConfig.builder("a").frameTimeout(java.time.Duration.ofMillis(-1)).build());
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> TcpConfig.builder("a").listen("127.0.0.1", 70000).build());
+        assertEquals(
+                PacketCodec.MIN_MAX_FRAME_LENGTH,
+                TcpConfig.builder("a")
+                        .maxFrameLength(PacketCodec.MIN_MAX_FRAME_LENGTH)
+                        .build()
+                        .maxFrameLength());
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> TcpConfig.builder("a").maxHandshakes(0).build());
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> TcpConfig.builder("a").maxConnections(0).build());
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> TcpConfig.builder("a")
+                        .idleTimeout(java.time.Duration.ZERO)
+                        .build());
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> TcpConfig.builder("a")
+                        .frameTimeout(java.time.Duration.ofMillis(-1))
+                        .build());
     }
 
     @Test
     void shouldRefuseAPlainNodeOnANonLoopbackAddressUnlessToldInsecure() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class,
                 () -> TcpConfig.builder("a").listen("10.0.0.5", 7000).build());
         assertTrue(e.getMessage().contains("10.0.0.5") && e.getMessage().contains("without TLS"), e.getMessage());
-        TcpConfig insecure = TcpConfig.builder("a").listen("10.0.0.5", 7000).insecure(true).build();
+        TcpConfig insecure =
+                TcpConfig.builder("a").listen("10.0.0.5", 7000).insecure(true).build();
         assertTrue(insecure.isInsecure() && !insecure.isTls());
         assertTrue(insecure.toString().contains("insecure"), insecure.toString());
         assertFalse(TcpConfig.builder("a").build().isInsecure(), "loopback needs no permission");
@@ -86,12 +111,20 @@ class TcpConfigTest {
 
     @Test
     void shouldThrowAnExceptionNamingTheAddressWhenThePortIsInUse() throws Exception {
-        try (ServerSocket taken = new ServerSocket(); Fabric f = Fabric.threaded()) {
+        try (ServerSocket taken = new ServerSocket();
+                Fabric f = Fabric.threaded()) {
             taken.bind(new InetSocketAddress("127.0.0.1", 0));
-            java.io.UncheckedIOException e = assertThrows(java.io.UncheckedIOException.class,
-                    () -> TcpNode.start(f, TcpConfig.builder("a").listenPort(taken.getLocalPort()).build()));
-            assertEquals("cannot listen on 127.0.0.1:" + taken.getLocalPort()
-                    + ": the address is in use (another node or program listens there)", e.getMessage());
+            java.io.UncheckedIOException e = assertThrows(
+                    java.io.UncheckedIOException.class,
+                    () -> TcpNode.start(
+                            f,
+                            TcpConfig.builder("a")
+                                    .listenPort(taken.getLocalPort())
+                                    .build()));
+            assertEquals(
+                    "cannot listen on 127.0.0.1:" + taken.getLocalPort()
+                            + ": the address is in use (another node or program listens there)",
+                    e.getMessage());
             assertTrue(e.getCause() instanceof java.net.BindException, String.valueOf(e.getCause()));
             assertNull(f.serviceIfPresent(TcpNode.class), "no node was left behind");
         }
@@ -109,7 +142,9 @@ class TcpConfigTest {
             assertNull(n.resolve("a"));
             assertNull(n.resolve("127.0.0.1:0"));
             assertNull(n.resolve("127.0.0.1:x"));
-            AddrInfo ai = RdmaCm.of(f).getAddrInfo("127.0.0.1:7000", "7471", AddrInfo.active()).get(0);
+            AddrInfo ai = RdmaCm.of(f)
+                    .getAddrInfo("127.0.0.1:7000", "7471", AddrInfo.active())
+                    .get(0);
             assertEquals(7471, ai.dstAddr().getPort());
             assertEquals(g, Gid.of(ai.dstAddr().getAddress().getAddress()));
             assertEquals(n.gid(), f.resolve(n.address()), "a node resolves its own address to its device");
@@ -119,11 +154,15 @@ class TcpConfigTest {
     @Test
     void shouldNeedAThreadedFabricAndAllowOneNodePerFabric() {
         try (Fabric det = Fabric.deterministic(1)) {
-            assertThrows(IllegalArgumentException.class, () -> TcpNode.start(det, TcpConfig.builder("a").build()));
+            assertThrows(
+                    IllegalArgumentException.class,
+                    () -> TcpNode.start(det, TcpConfig.builder("a").build()));
         }
         try (Fabric f = Fabric.threaded()) {
             TcpNode.start(f, TcpConfig.builder("a").build());
-            assertThrows(IllegalStateException.class, () -> TcpNode.start(f, TcpConfig.builder("b").build()));
+            assertThrows(
+                    IllegalStateException.class,
+                    () -> TcpNode.start(f, TcpConfig.builder("b").build()));
         }
     }
 

@@ -1,5 +1,10 @@
 package io.simrdma.fabric.tcp;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.simrdma.fabric.Counter;
 import io.simrdma.fabric.Device;
 import io.simrdma.fabric.DropReason;
@@ -15,17 +20,11 @@ import io.simrdma.fabric.WcStatus;
 import io.simrdma.fabric.WorkCompletion;
 import io.simrdma.fabric.wire.Opcode;
 import io.simrdma.fabric.wire.Packet;
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
-
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
 
 /**
  * The scripted faults on a TCP link: a rewrite happens on the wire and the frame carries a correct
@@ -43,15 +42,14 @@ class TcpFaultTest {
      * opcode, PSN and ICRC state, and the PSNs of the READ requests it sent.
      */
     static final class Arrivals implements TraceListener {
-        record Arrival(PacketEvent event, DropReason reason, Opcode opcode, int psn, boolean icrc, boolean icrcValid) {
-        }
+        record Arrival(PacketEvent event, DropReason reason, Opcode opcode, int psn, boolean icrc, boolean icrcValid) {}
 
         final List<Arrival> seen = new ArrayList<>();
         final List<Integer> readRequests = new ArrayList<>();
 
         @Override
-        public synchronized void onPacket(PacketEvent event, DropReason reason, long time, Device from, Device to,
-                                          Packet p) {
+        public synchronized void onPacket(
+                PacketEvent event, DropReason reason, long time, Device from, Device to, Packet p) {
             if (event == PacketEvent.DELIVERED || event == PacketEvent.DROPPED) {
                 seen.add(new Arrival(event, reason, p.opcode(), p.psn(), p.icrcPresent(), p.icrcValid()));
             } else if (event == PacketEvent.SENT && p.opcode() == Opcode.RC_RDMA_READ_REQUEST) {
@@ -82,7 +80,8 @@ class TcpFaultTest {
     }
 
     @Test
-    @DisplayName("IBA 7.8.1: a READ response rewritten on the wire arrives with a correct ICRC; the requester recovers (implied NAK)")
+    @DisplayName(
+            "IBA 7.8.1: a READ response rewritten on the wire arrives with a correct ICRC; the requester recovers (implied NAK)")
     void shouldCarryACorrectIcrcWhenAPacketIsRewrittenOnTheWire() {
         try (TcpPair p = new TcpPair(false)) {
             RcEnd[] ends = p.connect(PORT);
@@ -91,7 +90,8 @@ class TcpFaultTest {
             Arrivals arrivals = new Arrivals();
             p.fa.addTraceListener(arrivals);
             TcpLink toA = p.b.link(p.a.gid());
-            FaultRule ahead = FaultRule.rewrite(PacketMatcher.nth(1, PacketMatcher.readResponses()), PacketRewrite.psnShift(1));
+            FaultRule ahead =
+                    FaultRule.rewrite(PacketMatcher.nth(1, PacketMatcher.readResponses()), PacketRewrite.psnShift(1));
             toA.addFault(ahead);
             int len = 4 * mtu(a);
             RcEnd.fill(b.buf, 0, len, 41);
@@ -104,8 +104,12 @@ class TcpFaultTest {
             assertEquals(1, toA.stats().rewritten());
             List<Arrivals.Arrival> got = arrivals.snapshot();
             assertTrue(got.stream().noneMatch(x -> x.reason() == DropReason.BAD_ICRC), got.toString());
-            assertEquals(1, got.stream().filter(x -> x.icrc()).count(), "exactly the rewritten packet carried an ICRC: " + got);
-            Arrivals.Arrival rewritten = got.stream().filter(Arrivals.Arrival::icrc).findFirst().orElseThrow();
+            assertEquals(
+                    1,
+                    got.stream().filter(x -> x.icrc()).count(),
+                    "exactly the rewritten packet carried an ICRC: " + got);
+            Arrivals.Arrival rewritten =
+                    got.stream().filter(Arrivals.Arrival::icrc).findFirst().orElseThrow();
             assertTrue(rewritten.icrcValid(), "and it was correct: " + rewritten);
             assertEquals(Opcode.RC_RDMA_READ_RESPONSE_FIRST, rewritten.opcode());
             assertEquals(0, p.a.counter(TcpCounter.CORRUPT_PACKETS_DROPPED));
@@ -114,15 +118,16 @@ class TcpFaultTest {
     }
 
     @Test
-    @DisplayName("IBA 9.7.5.1.4 over TCP: a SEND Middle rewritten on the wire to SEND First is NAKed invalid request; both QPs go to ERR")
+    @DisplayName(
+            "IBA 9.7.5.1.4 over TCP: a SEND Middle rewritten on the wire to SEND First is NAKed invalid request; both QPs go to ERR")
     void shouldNakInvalidRequestWhenAnOpcodeIsRewrittenOutOfSequenceOnTheWire() {
         try (TcpPair p = new TcpPair(false)) {
             RcEnd[] ends = p.connect(PORT + 3);
             RcEnd a = ends[0];
             RcEnd b = ends[1];
             TcpLink toB = p.a.link(p.b.gid());
-            FaultRule first = FaultRule.rewrite(PacketMatcher.nth(2, PacketMatcher.requests()),
-                    PacketRewrite.opcode(Opcode.RC_SEND_FIRST));
+            FaultRule first = FaultRule.rewrite(
+                    PacketMatcher.nth(2, PacketMatcher.requests()), PacketRewrite.opcode(Opcode.RC_SEND_FIRST));
             toB.addFault(first);
             a.postSend(2, 0, 3 * mtu(a)); // B posted receive 1 when it accepted
             WorkCompletion sent = a.next();
@@ -132,7 +137,8 @@ class TcpFaultTest {
             assertNotNull(recv, "the receive completes");
             assertEquals(WcStatus.REM_INV_REQ_ERR, recv.status(), recv.toString());
             assertEquals(1, recv.wrId());
-            assertTrue(await(p, () -> a.qp.state() == QpState.ERR && b.qp.state() == QpState.ERR),
+            assertTrue(
+                    await(p, () -> a.qp.state() == QpState.ERR && b.qp.state() == QpState.ERR),
                     "both in ERR: " + a.qp.state() + ", " + b.qp.state());
             assertEquals(1, first.hits());
             assertEquals(1, b.qp.counters().get(Counter.NAK_INV_REQ_SENT));
@@ -166,7 +172,8 @@ class TcpFaultTest {
     }
 
     @Test
-    @DisplayName("IBA 9.7.5.1.5: an injected duplicate READ request inside the executed READ's PSN range is answered, not NAKed")
+    @DisplayName(
+            "IBA 9.7.5.1.5: an injected duplicate READ request inside the executed READ's PSN range is answered, not NAKed")
     void shouldAnswerAnInjectedDuplicateReadWhenInjectedOverTcp() {
         try (TcpPair p = new TcpPair(false)) {
             RcEnd[] ends = p.connect(PORT + 2);
@@ -180,8 +187,11 @@ class TcpFaultTest {
             assertEquals(WcStatus.SUCCESS, a.next().status());
             int readPsn = atA.firstReadRequestPsn();
             atA.clear();
-            Packet dup = Packet.allocate(Opcode.RC_RDMA_READ_REQUEST).destQp(b.qp.qpNum()).pkey(0xFFFF)
-                    .psn((readPsn + 1) & 0xFFFFFF).reth(a.peerAddr + mtu, a.peerRkey, 2 * mtu);
+            Packet dup = Packet.allocate(Opcode.RC_RDMA_READ_REQUEST)
+                    .destQp(b.qp.qpNum())
+                    .pkey(0xFFFF)
+                    .psn((readPsn + 1) & 0xFFFFFF)
+                    .reth(a.peerAddr + mtu, a.peerRkey, 2 * mtu);
             long dupsBefore = b.qp.counters().get(Counter.DUPLICATE_REQUESTS);
             p.a.link(p.b.gid()).inject(dup);
             assertTrue(await(p, () -> atA.snapshot().size() >= 2), "two responses come back: " + atA.snapshot());
@@ -190,7 +200,10 @@ class TcpFaultTest {
             assertEquals((readPsn + 1) & 0xFFFFFF, got.get(0).psn(), "answered from the PSN asked for");
             assertEquals(Opcode.RC_RDMA_READ_RESPONSE_LAST, got.get(1).opcode());
             assertEquals(1, b.qp.counters().get(Counter.DUPLICATE_REQUESTS) - dupsBefore);
-            assertEquals(0, b.qp.counters().get(Counter.NAK_SEQ_ERR_SENT) + b.qp.counters().get(Counter.NAK_INV_REQ_SENT),
+            assertEquals(
+                    0,
+                    b.qp.counters().get(Counter.NAK_SEQ_ERR_SENT)
+                            + b.qp.counters().get(Counter.NAK_INV_REQ_SENT),
                     "no NAK");
             assertEquals(QpState.RTS, b.qp.state());
             assertEquals(QpState.RTS, a.qp.state(), "the requester ignores responses it did not ask for");

@@ -1,5 +1,9 @@
 package io.simrdma.fabric.tcp;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.netty.buffer.ByteBufAllocator;
 import io.simrdma.fabric.CompletionQueue;
 import io.simrdma.fabric.Counter;
@@ -10,17 +14,12 @@ import io.simrdma.fabric.QpInitAttr;
 import io.simrdma.fabric.QueuePair;
 import io.simrdma.fabric.WcOpcode;
 import io.simrdma.fabric.WcStatus;
-import org.junit.jupiter.api.Test;
-
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
 
 /**
  * The handshake every TCP connection starts with (version, identity, fabric; TLS in
@@ -29,11 +28,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class TcpHandshakeTest {
 
-
     @Test
     void shouldRefuseANodeOfAnotherFabric() {
         try (Fabric fa = Fabric.builder().name("one").threaded().build();
-             Fabric fb = Fabric.builder().name("two").threaded().build()) {
+                Fabric fb = Fabric.builder().name("two").threaded().build()) {
             TcpNode a = TcpNode.start(fa, TcpConfig.builder("a").build());
             TcpNode b = TcpNode.start(fb, TcpConfig.builder("b").build());
             BlockingQueue<TcpEvent> events = new LinkedBlockingQueue<>();
@@ -50,7 +48,8 @@ class TcpHandshakeTest {
     // ------------------------------------------------------------------ raw peers
 
     private static TcpNode node(Fabric f, Duration handshakeTimeout) {
-        return TcpNode.start(f, TcpConfig.builder("n").handshakeTimeout(handshakeTimeout).build());
+        return TcpNode.start(
+                f, TcpConfig.builder("n").handshakeTimeout(handshakeTimeout).build());
     }
 
     private static Fabric fabric() {
@@ -63,7 +62,8 @@ class TcpHandshakeTest {
 
     @Test
     void shouldRefuseWithAReasonWhenThePeerSpeaksAnotherVersion() {
-        try (Fabric f = fabric(); RawPeer raw = new RawPeer(node(f, Duration.ofSeconds(10)))) {
+        try (Fabric f = fabric();
+                RawPeer raw = new RawPeer(node(f, Duration.ofSeconds(10)))) {
             TcpNode n = f.serviceIfPresent(TcpNode.class);
             raw.send(Frames.frame(PacketCodec.TYPE_HELLO, 0x53, 0x49, 0x4D, 0x52, 0, Handshake.VERSION + 1));
             List<byte[]> frames = raw.readUntilClosed();
@@ -77,7 +77,8 @@ class TcpHandshakeTest {
 
     @Test
     void shouldRefuseWhenTheHandshakeDoesNotCompleteInTime() {
-        try (Fabric f = fabric(); RawPeer raw = new RawPeer(node(f, Duration.ofMillis(200)))) {
+        try (Fabric f = fabric();
+                RawPeer raw = new RawPeer(node(f, Duration.ofMillis(200)))) {
             TcpNode n = f.serviceIfPresent(TcpNode.class);
             List<byte[]> frames = raw.readUntilClosed();
             assertEquals(PacketCodec.TYPE_REFUSE, type(frames.get(frames.size() - 1)));
@@ -88,10 +89,10 @@ class TcpHandshakeTest {
 
     @Test
     void shouldRefuseAPeerClaimingTheNodesOwnGid() {
-        try (Fabric f = fabric(); RawPeer raw = new RawPeer(node(f, Duration.ofSeconds(10)))) {
+        try (Fabric f = fabric();
+                RawPeer raw = new RawPeer(node(f, Duration.ofSeconds(10)))) {
             TcpNode n = f.serviceIfPresent(TcpNode.class);
-            raw.send(Handshake.encode(Frames.hello(TcpPair.FABRIC, n.gid(), false),
-                    ByteBufAllocator.DEFAULT));
+            raw.send(Handshake.encode(Frames.hello(TcpPair.FABRIC, n.gid(), false), ByteBufAllocator.DEFAULT));
             List<byte[]> frames = raw.readUntilClosed();
             assertEquals(HandshakeFailure.WRONG_PEER.code(), frames.get(frames.size() - 1)[1]);
             assertEquals(1, n.counter(TcpCounter.REFUSED_WRONG_PEER));
@@ -106,7 +107,8 @@ class TcpHandshakeTest {
                 raw.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
                 raw.readUntilClosed();
             }
-            assertEquals(1, p.b.counter(TcpCounter.CLOSED_TOO_LONG_FRAME), "'GET ' read as a length is over the maximum");
+            assertEquals(
+                    1, p.b.counter(TcpCounter.CLOSED_TOO_LONG_FRAME), "'GET ' read as a length is over the maximum");
             RcEnd.fill(ends[0].buf, 0, 3000, 9);
             ends[0].postSend(1, 0, 3000);
             TcpNodeTest.assertStatus(WcStatus.SUCCESS, WcOpcode.SEND, ends[0].next());
@@ -118,7 +120,8 @@ class TcpHandshakeTest {
 
     @Test
     void shouldCloseTheConnectionWhenAPacketComesBeforeTheHandshake() {
-        try (Fabric f = fabric(); RawPeer raw = new RawPeer(node(f, Duration.ofSeconds(10)))) {
+        try (Fabric f = fabric();
+                RawPeer raw = new RawPeer(node(f, Duration.ofSeconds(10)))) {
             TcpNode n = f.serviceIfPresent(TcpNode.class);
             raw.packet(raw.gid, n, Device.GSI_QPN);
             raw.readUntilClosed();
@@ -129,7 +132,8 @@ class TcpHandshakeTest {
 
     @Test
     void shouldCloseTheConnectionWhenAPacketCarriesAnotherNodesGid() {
-        try (Fabric f = fabric(); RawPeer raw = new RawPeer(node(f, Duration.ofSeconds(10)))) {
+        try (Fabric f = fabric();
+                RawPeer raw = new RawPeer(node(f, Duration.ofSeconds(10)))) {
             TcpNode n = f.serviceIfPresent(TcpNode.class);
             raw.hello(TcpPair.FABRIC);
             raw.packet(Frames.SRC, n, Device.GSI_QPN);
@@ -140,18 +144,22 @@ class TcpHandshakeTest {
 
     @Test
     void shouldCloseTheConnectionForAQpNeverAllocatedButOnlyDropAPacketForADestroyedOne() {
-        try (Fabric f = fabric(); RawPeer raw = new RawPeer(node(f, Duration.ofSeconds(10)))) {
+        try (Fabric f = fabric();
+                RawPeer raw = new RawPeer(node(f, Duration.ofSeconds(10)))) {
             TcpNode n = f.serviceIfPresent(TcpNode.class);
             CompletionQueue cq = n.device().createCq(16);
             QueuePair qp = n.device().allocPd().createQp(QpInitAttr.rc(cq, cq).caps(QpCaps.defaults()));
             int destroyed = qp.qpNum();
             qp.destroy();
             raw.hello(TcpPair.FABRIC);
-            raw.packet(raw.gid, n, destroyed);      // a late packet: dropped by the device
-            raw.packet(raw.gid, n, 0x777777);       // garbage: the connection closes
+            raw.packet(raw.gid, n, destroyed); // a late packet: dropped by the device
+            raw.packet(raw.gid, n, 0x777777); // garbage: the connection closes
             raw.readUntilClosed();
             assertEquals(1, n.counter(TcpCounter.CLOSED_UNKNOWN_QP));
-            assertEquals(1, n.device().counters().get(Counter.DROPPED_PACKETS), "the destroyed QP's packet was only dropped");
+            assertEquals(
+                    1,
+                    n.device().counters().get(Counter.DROPPED_PACKETS),
+                    "the destroyed QP's packet was only dropped");
             assertEquals(1, n.counter(TcpCounter.HANDSHAKES_COMPLETED));
         }
     }

@@ -1,5 +1,9 @@
 package io.simrdma.fabric.tcp;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.simrdma.fabric.Counter;
 import io.simrdma.fabric.Device;
 import io.simrdma.fabric.DropReason;
@@ -16,20 +20,15 @@ import io.simrdma.fabric.cm.CmEvent;
 import io.simrdma.fabric.cm.CmEventType;
 import io.simrdma.fabric.cm.RejectReason;
 import io.simrdma.fabric.wire.Packet;
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
-
 import java.nio.ByteOrder;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Two TCP nodes in one JVM (two threaded fabrics) connected through the connection manager over
@@ -114,7 +113,8 @@ class TcpNodeTest {
             long t0 = p.fa.now();
             a.id.connect(null);
             CmEvent e = TcpPair.expect(p.chA, CmEventType.UNREACHABLE);
-            assertTrue(e.timeNanos() - t0 >= (cm.maxCmRetries() + 1) * cm.responseTimeoutNanos(),
+            assertTrue(
+                    e.timeNanos() - t0 >= (cm.maxCmRetries() + 1) * cm.responseTimeoutNanos(),
                     "UNREACHABLE only after every CM retry timed out");
             assertTrue(p.a.counter(TcpCounter.CONNECT_FAILURES) >= 1);
             TcpLink l = p.a.link(nowhere);
@@ -124,7 +124,8 @@ class TcpNodeTest {
         }
     }
 
-    @DisplayName("a closed connection is a link down: in-flight packets are retried and the connection reopens on next use")
+    @DisplayName(
+            "a closed connection is a link down: in-flight packets are retried and the connection reopens on next use")
     @ParameterizedTest(name = "native transport: {0}")
     @ValueSource(booleans = {true, false})
     void shouldReconnectOnNextUseWhenTheConnectionWasClosed(boolean nativeTransport) {
@@ -175,24 +176,39 @@ class TcpNodeTest {
             TcpLink link = p.a.link(p.b.gid());
             link.addFault(FaultRule.drop(PacketMatcher.requests(), 1.0).times(3))
                     .addFault(FaultRule.duplicate(PacketMatcher.any(), 1.0).times(4))
-                    .addFault(FaultRule.delay(PacketMatcher.requests(), 1.0, 2_000_000).times(2));
+                    .addFault(FaultRule.delay(PacketMatcher.requests(), 1.0, 2_000_000)
+                            .times(2));
             writeAndVerify(a, b, 0);
             Link.LinkStats s = link.stats();
             assertEquals(3, s.dropped(), s.toString());
             assertEquals(4, s.duplicated(), s.toString());
             assertEquals(2, s.delayed(), s.toString());
-            assertTrue(p.a.device().counters().get(Counter.RETRANSMITTED_PACKETS) >= 3, "lost requests were retransmitted");
-            assertTrue(p.b.device().counters().get(Counter.DUPLICATE_REQUESTS) >= 1, "duplicates answered, not re-executed");
+            assertTrue(
+                    p.a.device().counters().get(Counter.RETRANSMITTED_PACKETS) >= 3,
+                    "lost requests were retransmitted");
+            assertTrue(
+                    p.b.device().counters().get(Counter.DUPLICATE_REQUESTS) >= 1,
+                    "duplicates answered, not re-executed");
 
-            link.clearFaults().addFault(FaultRule.corrupt(PacketMatcher.requests(), 1.0).times(2));
+            link.clearFaults()
+                    .addFault(FaultRule.corrupt(PacketMatcher.requests(), 1.0).times(2));
             long invalidBefore = p.b.device().counters().get(Counter.INVALID_PACKETS);
             writeAndVerify(a, b, 100);
             assertEquals(2, link.stats().corrupted());
-            assertEquals(2, p.b.device().counters().get(Counter.INVALID_PACKETS) - invalidBefore
-                    + p.b.counter(TcpCounter.CORRUPT_PACKETS_DROPPED), "corrupted packets dropped by the receiving port");
-            assertEquals(0, p.b.counter(TcpCounter.CONNECTIONS_LOST) + p.a.counter(TcpCounter.CONNECTIONS_LOST),
+            assertEquals(
+                    2,
+                    p.b.device().counters().get(Counter.INVALID_PACKETS)
+                            - invalidBefore
+                            + p.b.counter(TcpCounter.CORRUPT_PACKETS_DROPPED),
+                    "corrupted packets dropped by the receiving port");
+            assertEquals(
+                    0,
+                    p.b.counter(TcpCounter.CONNECTIONS_LOST) + p.a.counter(TcpCounter.CONNECTIONS_LOST),
                     "faults never close the connection");
-            assertEquals(2, p.a.counter(TcpCounter.HANDSHAKES_COMPLETED), "plain nodes: one connection each way, never reopened");
+            assertEquals(
+                    2,
+                    p.a.counter(TcpCounter.HANDSHAKES_COMPLETED),
+                    "plain nodes: one connection each way, never reopened");
         }
     }
 
@@ -208,8 +224,8 @@ class TcpNodeTest {
             BlockingQueue<String> drops = new LinkedBlockingQueue<>();
             TraceListener tracer = new TraceListener() {
                 @Override
-                public void onPacket(PacketEvent ev, DropReason reason, long time,
-                                     Device from, Device to, Packet packet) {
+                public void onPacket(
+                        PacketEvent ev, DropReason reason, long time, Device from, Device to, Packet packet) {
                     if (ev == PacketEvent.DROPPED) {
                         drops.add((from != null ? "out:" : "in:") + reason);
                     }
@@ -276,7 +292,10 @@ class TcpNodeTest {
     @ParameterizedTest(name = "native transport: {0}")
     @ValueSource(booleans = {true, false})
     void shouldKeepOneConnectionWhenBothNodesConnectAtOnce(boolean nativeTransport) throws Exception {
-        try (TcpPair p = new TcpPair(nativeTransport, TcpPair.CM, TcpTlsTest.tls(TestPki.FABRIC, "a"),
+        try (TcpPair p = new TcpPair(
+                nativeTransport,
+                TcpPair.CM,
+                TcpTlsTest.tls(TestPki.FABRIC, "a"),
                 TcpTlsTest.tls(TestPki.FABRIC, "b"))) {
             BlockingQueue<TcpEvent> events = new LinkedBlockingQueue<>();
             p.a.addListener(events::add);
@@ -301,12 +320,21 @@ class TcpNodeTest {
 
             TcpLink ab = p.a.link(p.b.gid());
             TcpLink ba = p.b.link(p.a.gid());
-            assertTrue(TcpPair.await(() -> ab.isConnected() && ba.isConnected() && open(p.a) == 1 && open(p.b) == 1
-                    && sameConnection(ab, ba), events, RcEnd.WAIT_SECONDS),
+            assertTrue(
+                    TcpPair.await(
+                            () -> ab.isConnected()
+                                    && ba.isConnected()
+                                    && open(p.a) == 1
+                                    && open(p.b) == 1
+                                    && sameConnection(ab, ba),
+                            events,
+                            RcEnd.WAIT_SECONDS),
                     "one connection left, the same at both ends");
             assertEquals(1, p.a.counter(TcpCounter.CONNECTS_STARTED));
             assertEquals(1, p.b.counter(TcpCounter.CONNECTS_STARTED));
-            assertTrue(p.a.counter(TcpCounter.DUPLICATE_CONNECTIONS_CLOSED) + p.b.counter(TcpCounter.DUPLICATE_CONNECTIONS_CLOSED) >= 1);
+            assertTrue(p.a.counter(TcpCounter.DUPLICATE_CONNECTIONS_CLOSED)
+                            + p.b.counter(TcpCounter.DUPLICATE_CONNECTIONS_CLOSED)
+                    >= 1);
             boolean aLower = TcpNode.compare(p.a.gid(), p.b.gid()) < 0;
             assertEquals(aLower, ab.activeConnection().isOutbound(), "the lower GID's connection is kept");
 
@@ -318,7 +346,8 @@ class TcpNodeTest {
         }
     }
 
-    @DisplayName("plain nodes: each sends over the connection it dialled (a peer's claim on an accepted one proves nothing)")
+    @DisplayName(
+            "plain nodes: each sends over the connection it dialled (a peer's claim on an accepted one proves nothing)")
     @ParameterizedTest(name = "native transport: {0}")
     @ValueSource(booleans = {true, false})
     void shouldSendOverTheConnectionItDialledWhenNodesArePlain(boolean nativeTransport) {
@@ -329,12 +358,16 @@ class TcpNodeTest {
             assertStatus(WcStatus.SUCCESS, WcOpcode.SEND, ends[0].next());
             TcpLink ab = p.a.link(p.b.gid());
             TcpLink ba = p.b.link(p.a.gid());
-            assertTrue(ab.activeConnection().isOutbound() && ba.activeConnection().isOutbound(),
+            assertTrue(
+                    ab.activeConnection().isOutbound() && ba.activeConnection().isOutbound(),
                     "each node's packets go over the connection it dialled");
             assertEquals(2, open(p.a), "one connection each way");
             assertEquals(1, p.a.counter(TcpCounter.CONNECTS_STARTED));
             assertEquals(1, p.b.counter(TcpCounter.CONNECTS_STARTED));
-            assertEquals(0, p.a.counter(TcpCounter.DUPLICATE_CONNECTIONS_CLOSED) + p.b.counter(TcpCounter.DUPLICATE_CONNECTIONS_CLOSED));
+            assertEquals(
+                    0,
+                    p.a.counter(TcpCounter.DUPLICATE_CONNECTIONS_CLOSED)
+                            + p.b.counter(TcpCounter.DUPLICATE_CONNECTIONS_CLOSED));
         }
     }
 
@@ -349,7 +382,9 @@ class TcpNodeTest {
     private static boolean sameConnection(TcpLink ab, TcpLink ba) {
         Connection x = ab.activeConnection();
         Connection y = ba.activeConnection();
-        return x != null && y != null && x.channel().localAddress().equals(y.channel().remoteAddress())
+        return x != null
+                && y != null
+                && x.channel().localAddress().equals(y.channel().remoteAddress())
                 && x.channel().remoteAddress().equals(y.channel().localAddress());
     }
 

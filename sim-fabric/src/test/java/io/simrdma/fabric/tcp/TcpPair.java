@@ -11,7 +11,6 @@ import io.simrdma.fabric.cm.CmSteps;
 import io.simrdma.fabric.cm.ConnParam;
 import io.simrdma.fabric.cm.PortSpace;
 import io.simrdma.fabric.cm.RdmaCm;
-
 import java.net.InetSocketAddress;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -51,14 +50,24 @@ final class TcpPair implements AutoCloseable {
         this(nativeTransport, CM, c -> c, c -> c);
     }
 
-    TcpPair(boolean nativeTransport, CmConfig cm, UnaryOperator<TcpConfig.Builder> ca, UnaryOperator<TcpConfig.Builder> cb) {
+    TcpPair(
+            boolean nativeTransport,
+            CmConfig cm,
+            UnaryOperator<TcpConfig.Builder> ca,
+            UnaryOperator<TcpConfig.Builder> cb) {
         Fabric x = null;
         Fabric y = null;
         try {
             x = Fabric.builder().name(FABRIC).threaded().seed(11).build();
             y = Fabric.builder().name(FABRIC).threaded().seed(22).build();
-            this.a = TcpNode.start(x, ca.apply(TcpConfig.builder("a").nativeTransport(nativeTransport)).build());
-            this.b = TcpNode.start(y, cb.apply(TcpConfig.builder("b").nativeTransport(nativeTransport)).build());
+            this.a = TcpNode.start(
+                    x,
+                    ca.apply(TcpConfig.builder("a").nativeTransport(nativeTransport))
+                            .build());
+            this.b = TcpNode.start(
+                    y,
+                    cb.apply(TcpConfig.builder("b").nativeTransport(nativeTransport))
+                            .build());
         } catch (RuntimeException e) {
             if (x != null) {
                 x.close();
@@ -95,7 +104,8 @@ final class TcpPair implements AutoCloseable {
 
     /** An id on {@code ch} with address and route resolved to {@code node}'s {@code port}, with its QP and buffer. */
     static RcEnd activeEnd(RdmaCm cm, CmEventChannel ch, String node, int port) {
-        AddrInfo ai = cm.getAddrInfo(node, String.valueOf(port), AddrInfo.active()).get(0);
+        AddrInfo ai =
+                cm.getAddrInfo(node, String.valueOf(port), AddrInfo.active()).get(0);
         CmId id = cm.createId(ch, null, PortSpace.TCP);
         CmSteps.resolve(id, null, ai.dstAddr(), 2000, WAIT_SECONDS);
         return new RcEnd(id);

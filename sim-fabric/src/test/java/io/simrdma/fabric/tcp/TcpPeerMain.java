@@ -11,7 +11,6 @@ import io.simrdma.fabric.cm.CmId;
 import io.simrdma.fabric.cm.ConnParam;
 import io.simrdma.fabric.cm.PortSpace;
 import io.simrdma.fabric.cm.RdmaCm;
-
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -38,14 +37,18 @@ public final class TcpPeerMain {
      * slowly; an ACK timeout of 537 ms (exponent 17) with 7 retries rides out a 4 s stall of a JVM.
      */
     static final CmConfig CM = CmConfig.defaults().withAckTimeout(17);
+
     private static final long WAIT_SECONDS = 60;
 
-    private TcpPeerMain() {
-    }
+    private TcpPeerMain() {}
 
     public static void main(String[] args) {
         String result;
-        try (Fabric f = Fabric.builder().name(TcpPair.FABRIC).threaded().seed(ProcessHandle.current().pid()).build()) {
+        try (Fabric f = Fabric.builder()
+                .name(TcpPair.FABRIC)
+                .threaded()
+                .seed(ProcessHandle.current().pid())
+                .build()) {
             result = serve(f);
         } catch (RuntimeException | AssertionError e) {
             result = "FAIL " + e;

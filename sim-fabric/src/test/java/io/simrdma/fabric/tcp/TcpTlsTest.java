@@ -1,5 +1,10 @@
 package io.simrdma.fabric.tcp;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.simrdma.fabric.Counter;
 import io.simrdma.fabric.Errno;
 import io.simrdma.fabric.Fabric;
@@ -9,15 +14,9 @@ import io.simrdma.fabric.cm.CmConfig;
 import io.simrdma.fabric.cm.CmEvent;
 import io.simrdma.fabric.cm.CmEventType;
 import io.simrdma.fabric.cm.RdmaCm;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
-
-import java.util.function.UnaryOperator;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * TLS between TCP nodes: mutual authentication through the fabric CA, and the dialling node's
@@ -65,10 +64,14 @@ class TcpTlsTest {
         CmEvent e = TcpPair.expect(p.chA, CmEventType.UNREACHABLE);
         assertEquals(-Errno.ECONNREFUSED.value(), e.status(), "rdma_connect(3) ends with -ECONNREFUSED: " + e);
         assertNotNull(e.detail(), "the event names the cause");
-        assertTrue(e.detail().contains(failure.name()) && e.detail().contains(failure.cause())
-                && e.detail().contains(p.b.address()), "expected the cause " + failure + " and B's address, saw: " + e.detail());
-        assertTrue(e.timeNanos() - t0 < SLOW_RETRY.responseTimeoutNanos(), "UNREACHABLE before the first CM retry, after "
-                + (e.timeNanos() - t0) / 1_000_000 + " ms");
+        assertTrue(
+                e.detail().contains(failure.name())
+                        && e.detail().contains(failure.cause())
+                        && e.detail().contains(p.b.address()),
+                "expected the cause " + failure + " and B's address, saw: " + e.detail());
+        assertTrue(
+                e.timeNanos() - t0 < SLOW_RETRY.responseTimeoutNanos(),
+                "UNREACHABLE before the first CM retry, after " + (e.timeNanos() - t0) / 1_000_000 + " ms");
         assertEquals(1, p.a.counter(TcpCounter.CONNECTS_STARTED), "the refused attempt is final: no second dial");
         assertEquals(0, p.b.device().counters().get(Counter.PACKETS_RECEIVED), "nothing reached B's device");
         assertEquals(null, p.chB.pollEvent(), "no connection request reached B's listener");
@@ -80,7 +83,9 @@ class TcpTlsTest {
     void shouldRefuseAndFailFastWhenTheDiallerHoldsACertificateOfAnotherCa() {
         try (TcpPair p = new TcpPair(true, SLOW_RETRY, tls(TestPki.STRANGER, "a"), tls(TestPki.FABRIC, "b"))) {
             expectFastRefusal(p, HandshakeFailure.UNTRUSTED);
-            assertTrue(TcpPair.await(() -> p.b.counter(TcpCounter.REFUSED_UNTRUSTED) == 1, p.eventsB, TcpPair.WAIT_SECONDS),
+            assertTrue(
+                    TcpPair.await(
+                            () -> p.b.counter(TcpCounter.REFUSED_UNTRUSTED) == 1, p.eventsB, TcpPair.WAIT_SECONDS),
                     "B refused A's certificate: " + p.b.counters());
             assertEquals(0, p.b.counter(TcpCounter.HANDSHAKES_COMPLETED));
         }
@@ -99,7 +104,8 @@ class TcpTlsTest {
     void shouldFailFastWhenAPlainNodeDialsATlsNode() {
         try (TcpPair p = new TcpPair(true, SLOW_RETRY, c -> c, tls(TestPki.FABRIC, "b"))) {
             expectFastRefusal(p, HandshakeFailure.NO_TLS);
-            assertTrue(TcpPair.await(() -> p.b.counter(TcpCounter.REFUSED_NO_TLS) == 1, p.eventsB, TcpPair.WAIT_SECONDS),
+            assertTrue(
+                    TcpPair.await(() -> p.b.counter(TcpCounter.REFUSED_NO_TLS) == 1, p.eventsB, TcpPair.WAIT_SECONDS),
                     p.b.counters().toString());
         }
     }
@@ -116,7 +122,7 @@ class TcpTlsTest {
     @Test
     void shouldFailFastWhenTheDialledNodeIsInAnotherFabric() {
         try (Fabric fa = Fabric.builder().name("one").threaded().build();
-             Fabric fb = Fabric.builder().name("two").threaded().build()) {
+                Fabric fb = Fabric.builder().name("two").threaded().build()) {
             TcpNode a = TcpNode.start(fa, TcpConfig.builder("a").build());
             TcpNode b = TcpNode.start(fb, TcpConfig.builder("b").build());
             RdmaCm cm = RdmaCm.of(fa, SLOW_RETRY);
@@ -134,8 +140,11 @@ class TcpTlsTest {
     @DisplayName("a node's certificate must name its listen address: TcpConfig refuses credentials that do not")
     @Test
     void shouldRefuseCredentialsThatDoNotNameTheListenAddress() {
-        IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
-                () -> TcpConfig.builder("a").tls(TestPki.FABRIC.node("elsewhere", "10.1.2.3")).build());
+        IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(
+                IllegalArgumentException.class,
+                () -> TcpConfig.builder("a")
+                        .tls(TestPki.FABRIC.node("elsewhere", "10.1.2.3"))
+                        .build());
         assertTrue(e.getMessage().contains("10.1.2.3") && e.getMessage().contains("127.0.0.1"), e.getMessage());
     }
 
@@ -144,7 +153,8 @@ class TcpTlsTest {
     void shouldNeverShowThePrivateKey() throws Exception {
         TlsCredentials c = TestPki.FABRIC.node("shown");
         String key = java.nio.file.Files.readString(c.directory().resolve(FabricPki.NODE_KEY));
-        String body = key.replace("-----BEGIN PRIVATE KEY-----", "").replace("-----END PRIVATE KEY-----", "")
+        String body = key.replace("-----BEGIN PRIVATE KEY-----", "")
+                .replace("-----END PRIVATE KEY-----", "")
                 .replace("\n", "");
         String shown = c + " " + TcpConfig.builder("a").tls(c).build();
         assertTrue(shown.contains(c.fingerprint()), shown);

@@ -1,21 +1,5 @@
 package io.simrdma.fabric.tcp;
 
-import io.simrdma.fabric.Fabric;
-import io.simrdma.fabric.WcOpcode;
-import io.simrdma.fabric.WcStatus;
-import io.simrdma.fabric.WorkCompletion;
-import io.simrdma.fabric.cm.CmEvent;
-import io.simrdma.fabric.cm.CmEventChannel;
-import io.simrdma.fabric.cm.CmEventType;
-import io.simrdma.fabric.cm.ConnParam;
-import io.simrdma.fabric.cm.RdmaCm;
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
-
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
-
 import static io.simrdma.fabric.tcp.TcpPeerMain.ATOMIC_ADD;
 import static io.simrdma.fabric.tcp.TcpPeerMain.ATOMIC_OFF;
 import static io.simrdma.fabric.tcp.TcpPeerMain.ATOMIC_START;
@@ -28,6 +12,21 @@ import static io.simrdma.fabric.tcp.TcpPeerMain.WRITE_SEED;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.simrdma.fabric.Fabric;
+import io.simrdma.fabric.WcOpcode;
+import io.simrdma.fabric.WcStatus;
+import io.simrdma.fabric.WorkCompletion;
+import io.simrdma.fabric.cm.CmEvent;
+import io.simrdma.fabric.cm.CmEventChannel;
+import io.simrdma.fabric.cm.CmEventType;
+import io.simrdma.fabric.cm.ConnParam;
+import io.simrdma.fabric.cm.RdmaCm;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
 
 /**
  * A TCP node in this JVM and one in a second JVM ({@link TcpPeerMain}, forked with this JVM's
@@ -60,7 +59,10 @@ class TcpTwoJvmTest {
         TcpNodeTest.assertStatus(WcStatus.SUCCESS, WcOpcode.SEND, a.next());
         a.postRead(2, 32_768, 0, SEND_LEN);
         TcpNodeTest.assertStatus(WcStatus.SUCCESS, WcOpcode.RDMA_READ, a.next());
-        assertEquals(-1, RcEnd.mismatch(a.buf, 32_768, SEND_LEN, SEND_SEED), "the SEND landed in the child's receive buffer");
+        assertEquals(
+                -1,
+                RcEnd.mismatch(a.buf, 32_768, SEND_LEN, SEND_SEED),
+                "the SEND landed in the child's receive buffer");
 
         RcEnd.fill(a.buf, 0, WRITE_LEN, WRITE_SEED);
         a.postWrite(3, 0, WRITE_OFF, WRITE_LEN);
@@ -78,10 +80,12 @@ class TcpTwoJvmTest {
         assertEquals(ATOMIC_START + ATOMIC_ADD, a.buf.getLong(50_008), "CMP_SWAP matched the added value");
     }
 
-    @DisplayName("SEND/RECV, RDMA WRITE, READ and atomics with a node in a second JVM; rdma_disconnect(3); the child exits 0")
+    @DisplayName(
+            "SEND/RECV, RDMA WRITE, READ and atomics with a node in a second JVM; rdma_disconnect(3); the child exits 0")
     @Test
     void shouldRunEveryOperationAgainstASecondJvmAndDisconnectCleanly() {
-        try (ChildJvm child = ChildJvm.start(START_SECONDS); Fabric f = fabric()) {
+        try (ChildJvm child = ChildJvm.start(START_SECONDS);
+                Fabric f = fabric()) {
             TcpNode node = TcpNode.start(f, TcpConfig.builder("parent").build());
             RdmaCm cm = RdmaCm.of(f, TcpPeerMain.CM);
             CmEventChannel ch = cm.createEventChannel();
@@ -95,8 +99,9 @@ class TcpTwoJvmTest {
         }
     }
 
-    @DisplayName("the peer JVM dies mid-transfer: outstanding WRs fail (RETRY_EXC_ERR, then WR_FLUSH_ERR), the CM reports"
-            + " DISCONNECTED, and a fresh peer can be reached afterwards")
+    @DisplayName(
+            "the peer JVM dies mid-transfer: outstanding WRs fail (RETRY_EXC_ERR, then WR_FLUSH_ERR), the CM reports"
+                    + " DISCONNECTED, and a fresh peer can be reached afterwards")
     @Test
     void shouldFailOutstandingWorkAndDisconnectWhenThePeerJvmIsKilled() {
         try (Fabric f = fabric()) {
@@ -126,9 +131,15 @@ class TcpTwoJvmTest {
             while (done.get(firstError).status() == WcStatus.SUCCESS) {
                 firstError++;
             }
-            assertEquals(WcStatus.RETRY_EXC_ERR, done.get(firstError).status(), "the oldest outstanding WR exhausts its retries");
+            assertEquals(
+                    WcStatus.RETRY_EXC_ERR,
+                    done.get(firstError).status(),
+                    "the oldest outstanding WR exhausts its retries");
             for (int i = firstError + 1; i < posted; i++) {
-                assertEquals(WcStatus.WR_FLUSH_ERR, done.get(i).status(), "then the QP in ERR flushes the rest: " + done.get(i));
+                assertEquals(
+                        WcStatus.WR_FLUSH_ERR,
+                        done.get(i).status(),
+                        "then the QP in ERR flushes the rest: " + done.get(i));
             }
             for (int i = 0; i < posted; i++) {
                 assertEquals(i < 100 ? i : 999, done.get(i).wrId(), "completions in post order");
@@ -140,7 +151,9 @@ class TcpTwoJvmTest {
             assertNotNull(e, "no DISCONNECTED within the CM timeout");
             assertEquals(CmEventType.DISCONNECTED, e.type(), e.toString());
             e.ack();
-            assertTrue(node.counter(TcpCounter.CONNECTIONS_LOST) >= 1, node.counters().toString());
+            assertTrue(
+                    node.counter(TcpCounter.CONNECTIONS_LOST) >= 1,
+                    node.counters().toString());
             a.id.destroyEp();
 
             try (ChildJvm fresh = ChildJvm.start(START_SECONDS)) {

@@ -1,5 +1,9 @@
 package io.simrdma.fabric.tcp;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.simrdma.fabric.AccessFlag;
 import io.simrdma.fabric.CompletionQueue;
 import io.simrdma.fabric.Device;
@@ -15,16 +19,11 @@ import io.simrdma.fabric.WcOpcode;
 import io.simrdma.fabric.WcStatus;
 import io.simrdma.fabric.WorkCompletion;
 import io.simrdma.fabric.WrOpcode;
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
-
 import java.nio.ByteBuffer;
 import java.util.EnumSet;
 import java.util.concurrent.TimeUnit;
-
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
 
 /**
  * UC over a TCP link: the UC opcodes (First/Middle/Last, RETH on the first WRITE packet,
@@ -41,7 +40,8 @@ class TcpUcTest {
     }
 
     @Test
-    @DisplayName("IBA 9.8.3 over TCP: a three-packet UC SEND and a three-packet UC RDMA WRITE with immediate arrive whole at a QP of another node")
+    @DisplayName(
+            "IBA 9.8.3 over TCP: a three-packet UC SEND and a three-packet UC RDMA WRITE with immediate arrive whole at a QP of another node")
     void shouldCarryUcMessagesWhenNodesAreOverTcp() {
         try (TcpPair p = new TcpPair(false)) {
             Device da = p.a.device();
@@ -63,7 +63,8 @@ class TcpUcTest {
                 src.put(i, (byte) (i * 31 + 7));
             }
             qb.postRecv(new RecvWr().wrId(1).sge(md, 0, 4096));
-            qa.postSend(new SendWr().wrId(10).opcode(WrOpcode.SEND).sge(ms, 0, 3000).flag(SendFlag.SIGNALED));
+            qa.postSend(
+                    new SendWr().wrId(10).opcode(WrOpcode.SEND).sge(ms, 0, 3000).flag(SendFlag.SIGNALED));
             assertEquals(WcStatus.SUCCESS, pollOne(ca).status());
             WorkCompletion r = pollOne(cb);
             assertEquals(WcStatus.SUCCESS, r.status(), r.toString());
@@ -75,8 +76,13 @@ class TcpUcTest {
             assertArrayEquals(want, got, "SEND");
 
             qb.postRecv(new RecvWr().wrId(2).sge(md, 0, 0));
-            qa.postSend(new SendWr().wrId(11).opcode(WrOpcode.RDMA_WRITE_WITH_IMM).immData(0xABC).sge(ms, 0, 3000)
-                    .remote(md.address() + 4096, md.rkey()).flag(SendFlag.SIGNALED));
+            qa.postSend(new SendWr()
+                    .wrId(11)
+                    .opcode(WrOpcode.RDMA_WRITE_WITH_IMM)
+                    .immData(0xABC)
+                    .sge(ms, 0, 3000)
+                    .remote(md.address() + 4096, md.rkey())
+                    .flag(SendFlag.SIGNALED));
             assertEquals(WcStatus.SUCCESS, pollOne(ca).status());
             WorkCompletion w = pollOne(cb);
             assertEquals(WcStatus.SUCCESS, w.status(), w.toString());

@@ -1,5 +1,10 @@
 package io.simrdma.fabric.tcp;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.simrdma.fabric.AccessFlag;
 import io.simrdma.fabric.AddressHandle;
 import io.simrdma.fabric.MemoryRegion;
@@ -22,18 +27,12 @@ import io.simrdma.fabric.cm.ConnParam;
 import io.simrdma.fabric.cm.PortSpace;
 import io.simrdma.fabric.cm.RdmaCm;
 import io.simrdma.fabric.cm.UdParam;
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
-
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.EnumSet;
 import java.util.concurrent.TimeUnit;
-
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
 
 /**
  * UD over a TCP link: rdma_cm's UDP port space resolves the remote QP with SIDR REQ/REP carried as
@@ -45,7 +44,8 @@ class TcpUdTest {
     private static final int PORT = 7480;
 
     @Test
-    @DisplayName("rdma_connect(3) RDMA_PS_UDP over TCP: SIDR REQ/REP between nodes, then a datagram with DETH and immediate data arrives with GRH, src_qp and imm")
+    @DisplayName(
+            "rdma_connect(3) RDMA_PS_UDP over TCP: SIDR REQ/REP between nodes, then a datagram with DETH and immediate data arrives with GRH, src_qp and imm")
     void shouldResolveAndSendDatagramWhenNodesAreOverTcp() {
         try (TcpPair p = new TcpPair(false)) {
             CmEventChannel chB = p.cmB.createEventChannel();
@@ -54,7 +54,8 @@ class TcpUdTest {
             listen.listen(4);
 
             CmEventChannel chA = p.cmA.createEventChannel();
-            AddrInfo ai = p.cmA.getAddrInfo(p.b.address(), String.valueOf(PORT), AddrInfo.active()).get(0);
+            AddrInfo ai = p.cmA.getAddrInfo(p.b.address(), String.valueOf(PORT), AddrInfo.active())
+                    .get(0);
             CmId client = p.cmA.createId(chA, null, PortSpace.UDP);
             CmSteps.resolve(client, null, ai.dstAddr(), 2000, TcpPair.WAIT_SECONDS);
             client.createQp(null, new QpInitAttr().caps(QpCaps.defaults()));
@@ -80,14 +81,21 @@ class TcpUdTest {
             byte[] msg = "datagram over TCP".getBytes(StandardCharsets.US_ASCII);
             sb.put(0, msg);
             MemoryRegion smr = client.qp().pd().registerMemory(sb, EnumSet.noneOf(AccessFlag.class));
-            client.qp().postSend(new SendWr().wrId(1).opcode(WrOpcode.SEND_WITH_IMM).immData(0x5EED)
-                    .sge(smr, 0, msg.length).ud(ah, ud.qpNum(), ud.qkey()).flag(SendFlag.SIGNALED));
+            client.qp()
+                    .postSend(new SendWr()
+                            .wrId(1)
+                            .opcode(WrOpcode.SEND_WITH_IMM)
+                            .immData(0x5EED)
+                            .sge(smr, 0, msg.length)
+                            .ud(ah, ud.qpNum(), ud.qkey())
+                            .flag(SendFlag.SIGNALED));
 
             WorkCompletion[] wc = WorkCompletion.array(1);
             assertTrue(client.sendCq().awaitCompletions(1, TcpPair.WAIT_SECONDS, TimeUnit.SECONDS), "send completion");
             assertEquals(1, client.sendCq().poll(wc, 1));
             assertEquals(WcStatus.SUCCESS, wc[0].status(), wc[0].toString());
-            assertTrue(server.recvCq().awaitCompletions(1, TcpPair.WAIT_SECONDS, TimeUnit.SECONDS), "receive completion");
+            assertTrue(
+                    server.recvCq().awaitCompletions(1, TcpPair.WAIT_SECONDS, TimeUnit.SECONDS), "receive completion");
             assertEquals(1, server.recvCq().poll(wc, 1));
             assertEquals(WcStatus.SUCCESS, wc[0].status(), wc[0].toString());
             assertEquals(7, wc[0].wrId());

@@ -2,13 +2,6 @@ package io.simrdma.fabric.tcp;
 
 import io.netty.buffer.ByteBufAllocator;
 import io.simrdma.fabric.wire.Gid;
-
-import javax.net.ssl.KeyManagerFactory;
-import javax.net.ssl.SSLContext;
-import javax.net.ssl.SSLException;
-import javax.net.ssl.SSLSocket;
-import javax.net.ssl.TrustManager;
-import javax.net.ssl.X509TrustManager;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -20,6 +13,12 @@ import java.security.KeyStore;
 import java.security.cert.X509Certificate;
 import java.util.ArrayList;
 import java.util.List;
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLSocket;
+import javax.net.ssl.TrustManager;
+import javax.net.ssl.X509TrustManager;
 
 /**
  * A party that dials a TLS node with some certificate (its own CA's, or the fabric's for another
@@ -32,26 +31,30 @@ final class TlsImpostor {
      * What happened: the TLS failure (null if TLS completed), the frames the node sent until it
      * closed, and whether the node (the TLS client) ever showed its certificate.
      */
-    record Outcome(SSLException tlsFailure, List<byte[]> frames, boolean nodeShowedCertificate) {
-    }
+    record Outcome(SSLException tlsFailure, List<byte[]> frames, boolean nodeShowedCertificate) {}
 
-    private TlsImpostor() {
-    }
+    private TlsImpostor() {}
 
     static Outcome claim(TcpNode target, TlsCredentials credentials, Gid claimed) {
         try (Socket plain = new Socket()) {
             plain.setSoTimeout((int) (RcEnd.WAIT_SECONDS * 1000));
             plain.connect(target.listenAddress(), (int) (RcEnd.WAIT_SECONDS * 1000));
             boolean[] shown = new boolean[1];
-            SSLSocket tls = (SSLSocket) context(credentials, shown).getSocketFactory().createSocket(plain,
-                    target.listenAddress().getHostString(), target.listenAddress().getPort(), true);
+            SSLSocket tls = (SSLSocket) context(credentials, shown)
+                    .getSocketFactory()
+                    .createSocket(
+                            plain,
+                            target.listenAddress().getHostString(),
+                            target.listenAddress().getPort(),
+                            true);
             tls.setUseClientMode(false);
             tls.setNeedClientAuth(true);
             tls.setEnabledProtocols(new String[] {"TLSv1.3"});
             try {
                 tls.startHandshake();
-                tls.getOutputStream().write(Frames.bytes(Handshake.encode(Frames.hello(TcpPair.FABRIC, claimed, true),
-                        ByteBufAllocator.DEFAULT)));
+                tls.getOutputStream()
+                        .write(Frames.bytes(Handshake.encode(
+                                Frames.hello(TcpPair.FABRIC, claimed, true), ByteBufAllocator.DEFAULT)));
                 tls.getOutputStream().flush();
                 return new Outcome(null, readUntilClosed(tls.getInputStream()), shown[0]);
             } catch (SSLException e) {
@@ -66,8 +69,10 @@ final class TlsImpostor {
         char[] pw = "x".toCharArray();
         KeyStore ks = KeyStore.getInstance("PKCS12");
         ks.load(null, null);
-        ks.setKeyEntry("node", Pem.readPrivateKey(c.directory().resolve(FabricPki.NODE_KEY)), pw,
-                new X509Certificate[] {c.certificate()});
+        ks.setKeyEntry(
+                "node", Pem.readPrivateKey(c.directory().resolve(FabricPki.NODE_KEY)), pw, new X509Certificate[] {
+                    c.certificate()
+                });
         KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
         kmf.init(ks, pw);
         TrustManager trustAll = new X509TrustManager() {
@@ -77,8 +82,7 @@ final class TlsImpostor {
             }
 
             @Override
-            public void checkServerTrusted(X509Certificate[] chain, String authType) {
-            }
+            public void checkServerTrusted(X509Certificate[] chain, String authType) {}
 
             @Override
             public X509Certificate[] getAcceptedIssuers() {

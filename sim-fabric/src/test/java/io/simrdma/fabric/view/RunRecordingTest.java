@@ -1,5 +1,9 @@
 package io.simrdma.fabric.view;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.simrdma.fabric.AccessFlag;
 import io.simrdma.fabric.CompletionQueue;
 import io.simrdma.fabric.Device;
@@ -21,10 +25,6 @@ import io.simrdma.fabric.WcStatus;
 import io.simrdma.fabric.WorkCompletion;
 import io.simrdma.fabric.WrOpcode;
 import io.simrdma.testsupport.ExternalTool;
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.EnumSet;
@@ -32,10 +32,9 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The ladder and the HTML viewer of a recorded run; the page is rendered by a real headless chromium. */
 class RunRecordingTest {
@@ -52,9 +51,12 @@ class RunRecordingTest {
             Device a = fabric.createDevice(DeviceConfig.named("a").maxMtu(Mtu.MTU_1024));
             Device b = fabric.createDevice(DeviceConfig.named("b").maxMtu(Mtu.MTU_1024));
             Link link = fabric.link(a, b);
-            link.addFault(FaultRule.drop(PacketMatcher.nth(3, PacketMatcher.requests())).times(1));
-            link.addFault(FaultRule.drop(PacketMatcher.nth(1, PacketMatcher.readResponses())).times(1));
-            EnumSet<AccessFlag> all = EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_READ);
+            link.addFault(FaultRule.drop(PacketMatcher.nth(3, PacketMatcher.requests()))
+                    .times(1));
+            link.addFault(FaultRule.drop(PacketMatcher.nth(1, PacketMatcher.readResponses()))
+                    .times(1));
+            EnumSet<AccessFlag> all =
+                    EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_READ);
             ProtectionDomain pdA = a.allocPd();
             ProtectionDomain pdB = b.allocPd();
             CompletionQueue cqA = a.createCq(8);
@@ -65,11 +67,19 @@ class RunRecordingTest {
             MemoryRegion mrB = pdB.registerMemory(ByteBuffer.allocateDirect(16384), all);
             RunRecording run = RunRecording.start(fabric, "RDMA WRITE and READ on a lossy link");
             RcConnect.connect(qa, qb);
-            qa.postSend(new SendWr().wrId(1).opcode(WrOpcode.RDMA_WRITE).sge(mrA, 0, 8192)
-                    .remote(mrB.address(), mrB.rkey()).flag(SendFlag.SIGNALED));
+            qa.postSend(new SendWr()
+                    .wrId(1)
+                    .opcode(WrOpcode.RDMA_WRITE)
+                    .sge(mrA, 0, 8192)
+                    .remote(mrB.address(), mrB.rkey())
+                    .flag(SendFlag.SIGNALED));
             awaitSuccess(cqA);
-            qa.postSend(new SendWr().wrId(2).opcode(WrOpcode.RDMA_READ).sge(mrA, 8192, 2048)
-                    .remote(mrB.address(), mrB.rkey()).flag(SendFlag.SIGNALED));
+            qa.postSend(new SendWr()
+                    .wrId(2)
+                    .opcode(WrOpcode.RDMA_READ)
+                    .sge(mrA, 8192, 2048)
+                    .remote(mrB.address(), mrB.rkey())
+                    .flag(SendFlag.SIGNALED));
             awaitSuccess(cqA);
             run.stop();
             mrA.deregister();
@@ -98,16 +108,32 @@ class RunRecordingTest {
         assertTrue(lanes.stream().noneMatch(l -> l.qpn() < 0), "every packet's sending QP learned: " + lanes);
         String[] lines = ladder.split("\n");
         assertTrue(lines[0].contains("virtual time"), "title says the clock: " + lines[0]);
-        assertTrue(lines[1].contains(lanes.get(0).title()) && lines[1].contains(lanes.get(1).title()),
+        assertTrue(
+                lines[1].contains(lanes.get(0).title())
+                        && lines[1].contains(lanes.get(1).title()),
                 "header names the columns: " + lines[1]);
         Pattern arrow = Pattern.compile("->\\||\\|<-|-X |\\| *X-");
-        long arrows = java.util.Arrays.stream(lines).filter(l -> arrow.matcher(l).find()).count();
+        long arrows = java.util.Arrays.stream(lines)
+                .filter(l -> arrow.matcher(l).find())
+                .count();
         assertEquals(run.packets(), arrows, "an arrow per packet:\n" + ladder);
         assertEquals(2, run.drops(), "the two scripted drops");
-        assertEquals(2, java.util.Arrays.stream(lines).filter(l -> l.contains("dropped by fault rule \"DROP, max 1\""))
-                .count(), "each drop names its rule:\n" + ladder);
-        for (String expected : List.of("[RESET->INIT]", "[INIT->RTR]", "[RTR->RTS]", "NAK PSN seq #",
-                "re WRITE Middle", "re READ Request", "(wc RDMA_WRITE)", "(wc RDMA_READ)", "retransmission")) {
+        assertEquals(
+                2,
+                java.util.Arrays.stream(lines)
+                        .filter(l -> l.contains("dropped by fault rule \"DROP, max 1\""))
+                        .count(),
+                "each drop names its rule:\n" + ladder);
+        for (String expected : List.of(
+                "[RESET->INIT]",
+                "[INIT->RTR]",
+                "[RTR->RTS]",
+                "NAK PSN seq #",
+                "re WRITE Middle",
+                "re READ Request",
+                "(wc RDMA_WRITE)",
+                "(wc RDMA_READ)",
+                "retransmission")) {
             assertTrue(ladder.contains(expected), "ladder shows <" + expected + ">:\n" + ladder);
         }
         assertEquals(ladder, Ladder.render(lossyWrite(5)), "same seed, same ladder");
@@ -121,24 +147,37 @@ class RunRecordingTest {
         Path page = dir.resolve("run.html");
         HtmlView.write(page, "simrdma run", List.of(run));
         String html = java.nio.file.Files.readString(page);
-        assertFalse(Pattern.compile("<script[^>]+src|<link|@import|url\\(['\"]?https?:|@font-face")
-                .matcher(html).find(), "the page loads no script, style sheet or font");
+        assertFalse(
+                Pattern.compile("<script[^>]+src|<link|@import|url\\(['\"]?https?:|@font-face")
+                        .matcher(html)
+                        .find(),
+                "the page loads no script, style sheet or font");
 
-        RunRecording.Event third = run.events().stream().filter(e -> e.kind() == RunRecording.Kind.PACKET)
-                .skip(3).findFirst().orElseThrow();
-        String psn = third.headers().stream().filter(f -> f.name().equals("PSN")).findFirst().orElseThrow().value();
+        RunRecording.Event third = run.events().stream()
+                .filter(e -> e.kind() == RunRecording.Kind.PACKET)
+                .skip(3)
+                .findFirst()
+                .orElseThrow();
+        String psn = third.headers().stream()
+                .filter(f -> f.name().equals("PSN"))
+                .findFirst()
+                .orElseThrow()
+                .value();
         String dom = Chromium.dumpDom(page.toUri() + "#packet=3", dir.resolve("profile"));
 
         assertTrue(dom.contains("data-rendered=\"yes\""), "the page's script ran to its end:\n" + head(dom));
-        Matcher summary = Pattern.compile("<span id=\"summary\">(\\d+) packets, (\\d+) dropped</span>").matcher(dom);
+        Matcher summary = Pattern.compile("<span id=\"summary\">(\\d+) packets, (\\d+) dropped</span>")
+                .matcher(dom);
         assertTrue(summary.find(), "summary filled in by the script:\n" + head(dom));
         assertEquals(run.packets(), Long.parseLong(summary.group(1)), "packets drawn");
         assertEquals(run.drops(), Long.parseLong(summary.group(2)), "drops drawn");
         assertEquals(run.packets(), count(dom, "<g class=\"pkt"), "packet elements in the DOM");
         assertEquals(run.drops(), count(dom, "<g class=\"pkt drop"), "dropped packet elements in the DOM");
-        Matcher table = Pattern.compile("<table id=\"headers\">(.*?)</table>", Pattern.DOTALL).matcher(dom);
+        Matcher table = Pattern.compile("<table id=\"headers\">(.*?)</table>", Pattern.DOTALL)
+                .matcher(dom);
         assertTrue(table.find(), "packet 3 selected: its header table shown");
-        assertTrue(table.group(1).contains("<td>PSN</td><td>" + psn + "</td>"),
+        assertTrue(
+                table.group(1).contains("<td>PSN</td><td>" + psn + "</td>"),
                 "packet 3's PSN " + psn + " in the table: " + table.group(1));
         assertTrue(table.group(1).contains("<td>BTH</td><td>OpCode</td>"), "BTH opcode row: " + table.group(1));
     }
@@ -157,12 +196,25 @@ class RunRecordingTest {
      */
     static final class Chromium {
         static String dumpDom(String url, Path profile) {
-            Path chromium = ExternalTool.require("chromium", "chromium", "chromium-browser", "google-chrome",
-                    "google-chrome-stable");
-            ExternalTool.Result r = ExternalTool.run(120, List.of(chromium.toString(), "--headless", "--no-sandbox",
-                    "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-                    "--disable-component-update", "--disable-sync", "--disable-extensions",
-                    "--user-data-dir=" + profile, "--virtual-time-budget=2000", "--dump-dom", url));
+            Path chromium = ExternalTool.require(
+                    "chromium", "chromium", "chromium-browser", "google-chrome", "google-chrome-stable");
+            ExternalTool.Result r = ExternalTool.run(
+                    120,
+                    List.of(
+                            chromium.toString(),
+                            "--headless",
+                            "--no-sandbox",
+                            "--disable-gpu",
+                            "--disable-quic",
+                            "--no-first-run",
+                            "--disable-background-networking",
+                            "--disable-component-update",
+                            "--disable-sync",
+                            "--disable-extensions",
+                            "--user-data-dir=" + profile,
+                            "--virtual-time-budget=2000",
+                            "--dump-dom",
+                            url));
             assertEquals(0, r.exitCode(), "chromium failed: " + r.err());
             return r.out();
         }

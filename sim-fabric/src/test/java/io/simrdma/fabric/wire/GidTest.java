@@ -1,17 +1,18 @@
 package io.simrdma.fabric.wire;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-
 /** The GID's two halves, as the TCP codec compares them with a received header. */
 class GidTest {
 
     @Test
-    @DisplayName("high and low are bytes 0-7 and 8-15 in network order, as ByteBuf.getLong reads them from a header (IBA 8.3 GRH SGID/DGID)")
+    @DisplayName(
+            "high and low are bytes 0-7 and 8-15 in network order, as ByteBuf.getLong reads them from a header (IBA 8.3 GRH SGID/DGID)")
     void shouldReadHalvesInNetworkOrderWhenComparedWithAWireHeader() {
         byte[] b = new byte[16];
         for (int i = 0; i < 16; i++) {

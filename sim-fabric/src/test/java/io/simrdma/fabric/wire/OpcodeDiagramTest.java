@@ -1,10 +1,9 @@
 package io.simrdma.fabric.wire;
 
 import io.simrdma.fabric.diagrams.DiagramFiles;
+import java.io.IOException;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
-
-import java.io.IOException;
 
 /**
  * Generates the IBA header layout of every opcode from the {@link Opcode} table (IBA 9.2, table 41)
@@ -22,15 +21,32 @@ class OpcodeDiagramTest {
         b.append("```mermaid\nflowchart LR\n");
         for (Opcode op : Opcode.values()) {
             String id = "op" + hex(op.value());
-            b.append("    ").append(id).append("[\"0x").append(hex(op.value())).append(' ').append(op.ibaName())
+            b.append("    ")
+                    .append(id)
+                    .append("[\"0x")
+                    .append(hex(op.value()))
+                    .append(' ')
+                    .append(op.ibaName())
                     .append("\"]");
             for (HeaderType h : op.headers()) {
-                b.append(" --> ").append(id).append('_').append(h.name()).append("[\"").append(h.name())
-                        .append(' ').append(op.offset(h)).append('-').append(op.offset(h) + h.length() - 1)
+                b.append(" --> ")
+                        .append(id)
+                        .append('_')
+                        .append(h.name())
+                        .append("[\"")
+                        .append(h.name())
+                        .append(' ')
+                        .append(op.offset(h))
+                        .append('-')
+                        .append(op.offset(h) + h.length() - 1)
                         .append("\"]");
             }
             if (op.hasPayload()) {
-                b.append(" --> ").append(id).append("_PAYLOAD[\"payload ").append(op.headerLength()).append("-\"]");
+                b.append(" --> ")
+                        .append(id)
+                        .append("_PAYLOAD[\"payload ")
+                        .append(op.headerLength())
+                        .append("-\"]");
             }
             b.append(" --> ").append(id).append("_ICRC[\"ICRC 4\"]\n");
         }
@@ -39,11 +55,23 @@ class OpcodeDiagramTest {
         for (Opcode op : Opcode.values()) {
             StringBuilder hs = new StringBuilder();
             for (HeaderType h : op.headers()) {
-                hs.append(hs.length() > 0 ? ", " : "").append(h.name()).append(' ').append(op.offset(h)).append('-')
+                hs.append(hs.length() > 0 ? ", " : "")
+                        .append(h.name())
+                        .append(' ')
+                        .append(op.offset(h))
+                        .append('-')
                         .append(op.offset(h) + h.length() - 1);
             }
-            b.append("| 0x").append(hex(op.value())).append(" | ").append(op.ibaName()).append(" | ").append(hs)
-                    .append(" | ").append(op.headerLength()).append(" | ").append(op.hasPayload() ? "yes" : "no")
+            b.append("| 0x")
+                    .append(hex(op.value()))
+                    .append(" | ")
+                    .append(op.ibaName())
+                    .append(" | ")
+                    .append(hs)
+                    .append(" | ")
+                    .append(op.headerLength())
+                    .append(" | ")
+                    .append(op.hasPayload() ? "yes" : "no")
                     .append(" |\n");
         }
         return b.toString();
@@ -51,13 +79,22 @@ class OpcodeDiagramTest {
 
     static String dot() {
         StringBuilder b = new StringBuilder();
-        b.append("// IBA headers per opcode, generated from the Opcode table (IBA 9.2, table 41) by OpcodeDiagramTest.\n");
+        b.append(
+                "// IBA headers per opcode, generated from the Opcode table (IBA 9.2, table 41) by OpcodeDiagramTest.\n");
         b.append("digraph opcodes {\n    rankdir=LR;\n    node [shape=record, fontname=\"Helvetica\", fontsize=10];\n");
         for (Opcode op : Opcode.values()) {
-            b.append("    op").append(hex(op.value())).append(" [label=\"0x").append(hex(op.value())).append(' ')
+            b.append("    op")
+                    .append(hex(op.value()))
+                    .append(" [label=\"0x")
+                    .append(hex(op.value()))
+                    .append(' ')
                     .append(op.ibaName());
             for (HeaderType h : op.headers()) {
-                b.append(" | ").append(h.name()).append("\\n").append(op.offset(h)).append('-')
+                b.append(" | ")
+                        .append(h.name())
+                        .append("\\n")
+                        .append(op.offset(h))
+                        .append('-')
                         .append(op.offset(h) + h.length() - 1);
             }
             if (op.hasPayload()) {

@@ -1,17 +1,5 @@
 package io.simrdma.fabric.wire;
 
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
-
-import java.util.ArrayList;
-import java.util.EnumMap;
-import java.util.EnumSet;
-import java.util.List;
-import java.util.Map;
-import java.util.Set;
-
 import static io.simrdma.fabric.wire.HeaderType.AETH;
 import static io.simrdma.fabric.wire.HeaderType.ATOMIC_ACK_ETH;
 import static io.simrdma.fabric.wire.HeaderType.ATOMIC_ETH;
@@ -23,6 +11,17 @@ import static io.simrdma.fabric.wire.HeaderType.RETH;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
+
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The opcode table checked against the IBA specification (STYLE.md "Tables over scattered
@@ -69,11 +68,20 @@ class OpcodeTableTest {
         row(Opcode.RC_RDMA_WRITE_FIRST, 0b000_00110, "RC RDMA WRITE First", "F P Q", RETH);
         row(Opcode.RC_RDMA_WRITE_MIDDLE, 0b000_00111, "RC RDMA WRITE Middle", "M P Q");
         row(Opcode.RC_RDMA_WRITE_LAST, 0b000_01000, "RC RDMA WRITE Last", "L P Q");
-        row(Opcode.RC_RDMA_WRITE_LAST_WITH_IMMEDIATE, 0b000_01001, "RC RDMA WRITE Last with Immediate", "L P W Q",
+        row(
+                Opcode.RC_RDMA_WRITE_LAST_WITH_IMMEDIATE,
+                0b000_01001,
+                "RC RDMA WRITE Last with Immediate",
+                "L P W Q",
                 IMM_DT);
         row(Opcode.RC_RDMA_WRITE_ONLY, 0b000_01010, "RC RDMA WRITE Only", "F L P Q", RETH);
-        row(Opcode.RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE, 0b000_01011, "RC RDMA WRITE Only with Immediate", "F L P W Q",
-                RETH, IMM_DT);
+        row(
+                Opcode.RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE,
+                0b000_01011,
+                "RC RDMA WRITE Only with Immediate",
+                "F L P W Q",
+                RETH,
+                IMM_DT);
         row(Opcode.RC_RDMA_READ_REQUEST, 0b000_01100, "RC RDMA READ Request", "F L Q", RETH);
         row(Opcode.RC_RDMA_READ_RESPONSE_FIRST, 0b000_01101, "RC RDMA READ response First", "F P R", AETH);
         row(Opcode.RC_RDMA_READ_RESPONSE_MIDDLE, 0b000_01110, "RC RDMA READ response Middle", "M P R");
@@ -96,23 +104,49 @@ class OpcodeTableTest {
         row(Opcode.UC_RDMA_WRITE_FIRST, 0b001_00110, "UC RDMA WRITE First", "F P Q", RETH);
         row(Opcode.UC_RDMA_WRITE_MIDDLE, 0b001_00111, "UC RDMA WRITE Middle", "M P Q");
         row(Opcode.UC_RDMA_WRITE_LAST, 0b001_01000, "UC RDMA WRITE Last", "L P Q");
-        row(Opcode.UC_RDMA_WRITE_LAST_WITH_IMMEDIATE, 0b001_01001, "UC RDMA WRITE Last with Immediate", "L P W Q",
+        row(
+                Opcode.UC_RDMA_WRITE_LAST_WITH_IMMEDIATE,
+                0b001_01001,
+                "UC RDMA WRITE Last with Immediate",
+                "L P W Q",
                 IMM_DT);
         row(Opcode.UC_RDMA_WRITE_ONLY, 0b001_01010, "UC RDMA WRITE Only", "F L P Q", RETH);
-        row(Opcode.UC_RDMA_WRITE_ONLY_WITH_IMMEDIATE, 0b001_01011, "UC RDMA WRITE Only with Immediate", "F L P W Q",
-                RETH, IMM_DT);
+        row(
+                Opcode.UC_RDMA_WRITE_ONLY_WITH_IMMEDIATE,
+                0b001_01011,
+                "UC RDMA WRITE Only with Immediate",
+                "F L P W Q",
+                RETH,
+                IMM_DT);
         // UD (transport bits 011): SEND Only carries a DETH.
         row(Opcode.UD_SEND_ONLY, 0b011_00100, "UD SEND Only", "F L P W Q", DETH);
         row(Opcode.UD_SEND_ONLY_WITH_IMMEDIATE, 0b011_00101, "UD SEND Only with Immediate", "F L P W Q", DETH, IMM_DT);
     }
 
     /** IBA header lengths in bytes, typed from the spec sections named in the class comment. */
-    private static final Map<HeaderType, Integer> LENGTH = Map.of(BTH, 12, HeaderType.RDETH, 4, DETH, 8, RETH, 16,
-            ATOMIC_ETH, 28, AETH, 4, ATOMIC_ACK_ETH, 8, IMM_DT, 4, IETH, 4);
+    private static final Map<HeaderType, Integer> LENGTH = Map.of(
+            BTH,
+            12,
+            HeaderType.RDETH,
+            4,
+            DETH,
+            8,
+            RETH,
+            16,
+            ATOMIC_ETH,
+            28,
+            AETH,
+            4,
+            ATOMIC_ACK_ETH,
+            8,
+            IMM_DT,
+            4,
+            IETH,
+            4);
 
     /** IBA wire order of the transport headers (9.2). */
-    private static final List<HeaderType> WIRE_ORDER = List.of(BTH, HeaderType.RDETH, DETH, RETH, ATOMIC_ETH, AETH,
-            ATOMIC_ACK_ETH, IMM_DT, IETH);
+    private static final List<HeaderType> WIRE_ORDER =
+            List.of(BTH, HeaderType.RDETH, DETH, RETH, ATOMIC_ETH, AETH, ATOMIC_ACK_ETH, IMM_DT, IETH);
 
     @Test
     @DisplayName("IBA 9.2.1 table 41: every opcode the table lists is an Opcode and vice versa")
@@ -173,17 +207,19 @@ class OpcodeTableTest {
         assertEquals(n.contains("SEND"), op.isSend(), op + " send");
         assertEquals(n.contains("WRITE"), op.isWrite(), op + " write");
         assertEquals(n.contains("READ"), op.isRead(), op + " read");
-        assertEquals(n.contains("CmpSwap") || n.contains("FetchAdd") || n.contains("ATOMIC"), op.isAtomic(),
-                op + " atomic");
+        assertEquals(
+                n.contains("CmpSwap") || n.contains("FetchAdd") || n.contains("ATOMIC"), op.isAtomic(), op + " atomic");
         assertEquals(n.equals("RC Acknowledge"), op.isAck(), op + " plain acknowledge");
-        assertEquals(n.startsWith("RC ") && (n.contains("Request") || n.contains("CmpSwap") || n.contains("FetchAdd")),
-                op.isReadOrAtomicRequest(), op + " READ or atomic request");
+        assertEquals(
+                n.startsWith("RC ") && (n.contains("Request") || n.contains("CmpSwap") || n.contains("FetchAdd")),
+                op.isReadOrAtomicRequest(),
+                op + " READ or atomic request");
         // Every message position is exactly one of first-only, middle, last, only.
         int positions = (op.isFirst() ? 1 : 0) + (op.isMiddle() ? 1 : 0) + (op.isLast() ? 1 : 0);
         assertEquals(op.isOnly() ? 2 : 1, positions, op + " position");
         // A message completes a receive WQE on its last packet, for SENDs and WRITE with immediate.
-        assertEquals(op.isLast() && (op.isSend() || op.hasImmediate()), op.completesReceive(),
-                op + " completes a receive");
+        assertEquals(
+                op.isLast() && (op.isSend() || op.hasImmediate()), op.completesReceive(), op + " completes a receive");
     }
 
     @Test

@@ -1,19 +1,5 @@
 package io.simrdma.fabric.wire;
 
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.PooledByteBufAllocator;
-import io.netty.buffer.Unpooled;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
-
-import java.nio.ByteBuffer;
-import java.util.ArrayList;
-import java.util.HexFormat;
-import java.util.List;
-import java.util.zip.CRC32;
-
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -21,6 +7,19 @@ import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.buffer.Unpooled;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.zip.CRC32;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
 
 /**
  * The packet flyweight writes the IBA header encodings byte for byte (IBA 9.2 BTH, 9.3 extension
@@ -123,7 +122,8 @@ class PacketTest {
     void shouldEncodeAtomicEthWhenCmpSwapOrFetchAdd() {
         Packet c = alloc(Opcode.RC_CMP_SWAP);
         c.atomicEth(0x00007F0000001000L, 0x11223344, 0x0102030405060708L, 0xA1A2A3A4A5A6A7A8L);
-        assertArrayEquals(hex("13 00 0000 00 000000 00 000000 00007F0000001000 11223344 0102030405060708 A1A2A3A4A5A6A7A8"),
+        assertArrayEquals(
+                hex("13 00 0000 00 000000 00 000000 00007F0000001000 11223344 0102030405060708 A1A2A3A4A5A6A7A8"),
                 header(c));
         assertEquals(40, c.headerLength());
         assertEquals(0x00007F0000001000L, c.atomicVa());
@@ -132,7 +132,8 @@ class PacketTest {
         assertEquals(0xA1A2A3A4A5A6A7A8L, c.atomicCompare());
         Packet f = alloc(Opcode.RC_FETCH_ADD);
         f.atomicEth(8, 1, -1L, 0);
-        assertArrayEquals(hex("14 00 0000 00 000000 00 000000 0000000000000008 00000001 FFFFFFFFFFFFFFFF 0000000000000000"),
+        assertArrayEquals(
+                hex("14 00 0000 00 000000 00 000000 0000000000000008 00000001 FFFFFFFFFFFFFFFF 0000000000000000"),
                 header(f));
     }
 
@@ -193,7 +194,12 @@ class PacketTest {
     @DisplayName("A pooled packet comes back with a zeroed header for its new opcode")
     void shouldStartFromZeroedHeaderWhenReallocatedFromThePool() {
         Packet p = Packet.allocate(Opcode.RC_CMP_SWAP);
-        p.atomicEth(-1, -1, -1, -1).psn(0xFFFFFF).destQp(0xFFFFFF).pkey(0xFFFF).solicited(true).ackReq(true);
+        p.atomicEth(-1, -1, -1, -1)
+                .psn(0xFFFFFF)
+                .destQp(0xFFFFFF)
+                .pkey(0xFFFF)
+                .solicited(true)
+                .ackReq(true);
         p.release();
         Packet q = alloc(Opcode.RC_CMP_SWAP);
         byte[] expected = new byte[40];
@@ -237,7 +243,9 @@ class PacketTest {
         }
 
         Packet attach(Packet p) {
-            return p.addSegment(s1, 10, 5).addSegment(s2, 33, 300).addSegment(ByteBuffer.allocate(1), 0, 0)
+            return p.addSegment(s1, 10, 5)
+                    .addSegment(s2, 33, 300)
+                    .addSegment(ByteBuffer.allocate(1), 0, 0)
                     .addSegment(s3, 13, 7);
         }
     }
@@ -420,7 +428,8 @@ class PacketTest {
     }
 
     @Test
-    @DisplayName("IBA 7.8.1: ICRC over headers (variant byte masked), payload and pad; any flipped invariant bit is caught")
+    @DisplayName(
+            "IBA 7.8.1: ICRC over headers (variant byte masked), payload and pad; any flipped invariant bit is caught")
     void shouldDetectEveryFlippedBitWhenIcrcIsAttached() {
         Segments s = new Segments();
         Packet p = s.attach(alloc(Opcode.RC_SEND_LAST_WITH_IMMEDIATE));

@@ -1,12 +1,11 @@
 package io.simrdma.fabric.wire;
 
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
-
-import java.util.SplittableRandom;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
 
 /** 24-bit PSN arithmetic (IBA 9.7.1: PSNs wrap modulo 2^24; "ahead" means within the next 2^23). */
 class PsnTest {

@@ -1,10 +1,9 @@
 package io.simrdma.tools.perf;
 
-import org.HdrHistogram.Histogram;
-
 import java.nio.ByteBuffer;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.atomic.AtomicLong;
+import org.HdrHistogram.Histogram;
 
 /**
  * What this machine does without the fabric, measured in the same JVM run as each figure so that
@@ -26,10 +25,10 @@ final class Baselines {
 
     /** A measurement lasts about this long, after a warm-up of a quarter of it. */
     private static final long BUDGET_NANOS = 250_000_000L;
+
     private static final Object TOKEN = new Object();
 
-    private Baselines() {
-    }
+    private Baselines() {}
 
     /** Bytes per second copying {@code size} bytes from one direct buffer into another. */
     static double copy(int size) {
@@ -79,15 +78,17 @@ final class Baselines {
 
     private static long handOffRun(int capacity, long items) {
         ArrayBlockingQueue<Object> q = new ArrayBlockingQueue<>(Math.max(1, capacity));
-        Thread producer = new Thread(() -> {
-            try {
-                for (long i = 0; i < items; i++) {
-                    q.put(TOKEN);
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }, "simrdma-perf-handoff");
+        Thread producer = new Thread(
+                () -> {
+                    try {
+                        for (long i = 0; i < items; i++) {
+                            q.put(TOKEN);
+                        }
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                },
+                "simrdma-perf-handoff");
         producer.setDaemon(true);
         long start = System.nanoTime();
         producer.start();
@@ -110,18 +111,20 @@ final class Baselines {
         AtomicLong ping = new AtomicLong();
         AtomicLong pong = new AtomicLong();
         long rounds = samples + Math.max(10_000, samples / 4L);
-        Thread echo = new Thread(() -> {
-            long seen = 0;
-            while (seen < rounds) {
-                long v = ping.get();
-                if (v != seen) {
-                    seen = v;
-                    pong.set(v);
-                } else {
-                    Thread.onSpinWait();
-                }
-            }
-        }, "simrdma-perf-spin");
+        Thread echo = new Thread(
+                () -> {
+                    long seen = 0;
+                    while (seen < rounds) {
+                        long v = ping.get();
+                        if (v != seen) {
+                            seen = v;
+                            pong.set(v);
+                        } else {
+                            Thread.onSpinWait();
+                        }
+                    }
+                },
+                "simrdma-perf-spin");
         echo.setDaemon(true);
         echo.start();
         Histogram h = new Histogram(3);

@@ -32,8 +32,7 @@ final class BwLoop {
         }
     }
 
-    private BwLoop() {
-    }
+    private BwLoop() {}
 
     /**
      * Runs {@code iterations} requests per QP of the prepared verb and size on {@code client};
@@ -58,7 +57,8 @@ final class BwLoop {
         while (totalDone < total) {
             for (int q = 0; q < n; q++) {
                 while (posted[q] < iterations) {
-                    int k = (int) Math.min(Math.min(s.postList(), iterations - posted[q]), depth - (posted[q] - done[q]));
+                    int k = (int)
+                            Math.min(Math.min(s.postList(), iterations - posted[q]), depth - (posted[q] - done[q]));
                     if (k <= 0) {
                         break;
                     }

@@ -5,15 +5,14 @@ import io.simrdma.dat.ConnectFlag;
 import io.simrdma.dat.ConnectionEvent;
 import io.simrdma.dat.DatException;
 import io.simrdma.dat.Endpoint;
+import io.simrdma.dat.EvdFlag;
 import io.simrdma.dat.EventDispatcher;
 import io.simrdma.dat.EventNumber;
-import io.simrdma.dat.EvdFlag;
 import io.simrdma.dat.InterfaceAdapter;
 import io.simrdma.dat.ProtectionZone;
 import io.simrdma.dat.PspFlag;
 import io.simrdma.dat.Qos;
 import io.simrdma.dat.Timeout;
-
 import java.io.PrintWriter;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
@@ -55,8 +54,7 @@ final class ConnectScale {
     }
 
     /** One client IA with its shared objects. */
-    private record Client(InterfaceAdapter ia, ProtectionZone pz, EventDispatcher dto, EventDispatcher conn) {
-    }
+    private record Client(InterfaceAdapter ia, ProtectionZone pz, EventDispatcher dto, EventDispatcher conn) {}
 
     void run() {
         String fabric = "scale-" + RUNS.incrementAndGet();
@@ -78,8 +76,12 @@ final class ConnectScale {
             server.createPsp(QUALIFIER, sconn, PspFlag.CONSUMER);
             SocketAddress addr = server.query().iaAttributes().iaAddress();
             for (int i = 0; i < ias; i++) {
-                InterfaceAdapter ia = DatSide.open("sim:" + fabric + "/client" + i + "?maxQp=" + (perClient + 64) + "&maxCq=64");
-                clients.add(new Client(ia, ia.createPz(), ia.createEvd(64, null, EnumSet.of(EvdFlag.DTO)),
+                InterfaceAdapter ia =
+                        DatSide.open("sim:" + fabric + "/client" + i + "?maxQp=" + (perClient + 64) + "&maxCq=64");
+                clients.add(new Client(
+                        ia,
+                        ia.createPz(),
+                        ia.createEvd(64, null, EnumSet.of(EvdFlag.DTO)),
                         ia.createEvd(64, null, EnumSet.of(EvdFlag.CONNECTION))));
             }
             heapBefore = usedHeap();
@@ -96,8 +98,12 @@ final class ConnectScale {
                     Endpoint cep = c.ia().createEndpoint(c.pz(), c.dto(), c.dto(), c.conn(), null);
                     cep.connect(addr, QUALIFIER, WAIT, null, Qos.BEST_EFFORT, EnumSet.noneOf(ConnectFlag.class));
                     Endpoint sep = server.createEndpoint(spz, sdto, sdto, sconn, null);
-                    sconn.waitForEvent(WAIT, 1).event().orElseThrow(() -> new PerfFailure("no connection request"))
-                            .asConnectionRequest().cr().accept(sep, null);
+                    sconn.waitForEvent(WAIT, 1)
+                            .event()
+                            .orElseThrow(() -> new PerfFailure("no connection request"))
+                            .asConnectionRequest()
+                            .cr()
+                            .accept(sep, null);
                     established(c.conn(), cep);
                     established(sconn, sep);
                 } catch (DatException | PerfFailure e) {
@@ -109,7 +115,11 @@ final class ConnectScale {
                     long now = System.nanoTime();
                     steps.add(new long[] {connected, now - stepStart});
                     if (!json) {
-                        out.printf(Locale.ROOT, " %-8d %-16.3f %-10.1f%n", connected, (now - stepStart) / 1e6 / STEP,
+                        out.printf(
+                                Locale.ROOT,
+                                " %-8d %-16.3f %-10.1f%n",
+                                connected,
+                                (now - stepStart) / 1e6 / STEP,
                                 (now - start) / 1e9);
                         out.flush();
                     }
@@ -126,21 +136,40 @@ final class ConnectScale {
         }
         double perPair = connected == 0 ? 0 : (heapAfter - heapBefore) / (double) connected;
         if (json) {
-            StringBuilder b = new StringBuilder("{\n  \"test\": \"connect-scale\",\n  \"pairs\": ").append(pairs)
-                    .append(",\n  \"clientIas\": ").append(ias).append(",\n  \"connected\": ").append(connected)
-                    .append(",\n  \"seconds\": ").append(String.format(Locale.ROOT, "%.3f", total / 1e9))
-                    .append(",\n  \"heapBytesPerPair\": ").append(String.format(Locale.ROOT, "%.0f", perPair))
-                    .append(",\n  \"stoppedBy\": ").append(stop == null ? "null" : Report.str(stop))
+            StringBuilder b = new StringBuilder("{\n  \"test\": \"connect-scale\",\n  \"pairs\": ")
+                    .append(pairs)
+                    .append(",\n  \"clientIas\": ")
+                    .append(ias)
+                    .append(",\n  \"connected\": ")
+                    .append(connected)
+                    .append(",\n  \"seconds\": ")
+                    .append(String.format(Locale.ROOT, "%.3f", total / 1e9))
+                    .append(",\n  \"heapBytesPerPair\": ")
+                    .append(String.format(Locale.ROOT, "%.0f", perPair))
+                    .append(",\n  \"stoppedBy\": ")
+                    .append(stop == null ? "null" : Report.str(stop))
                     .append(",\n  \"msPerPairBySteps\": [");
             for (int i = 0; i < steps.size(); i++) {
-                b.append(i == 0 ? "" : ", ").append(String.format(Locale.ROOT, "{\"pairs\": %d, \"msPerPair\": %.4f}",
-                        steps.get(i)[0], steps.get(i)[1] / 1e6 / STEP));
+                b.append(i == 0 ? "" : ", ")
+                        .append(String.format(
+                                Locale.ROOT,
+                                "{\"pairs\": %d, \"msPerPair\": %.4f}",
+                                steps.get(i)[0],
+                                steps.get(i)[1] / 1e6 / STEP));
             }
             out.println(b.append("]\n}"));
         } else {
-            out.printf(Locale.ROOT, " connected %d of %d pairs (%d endpoints) over %d client IA(s) and 1 server IA in %.1f s%n",
-                    connected, pairs, 2 * connected, ias, total / 1e9);
-            out.printf(Locale.ROOT, " heap per pair: %.1f KiB (used heap after a full GC, before and after; no memory registered)%n",
+            out.printf(
+                    Locale.ROOT,
+                    " connected %d of %d pairs (%d endpoints) over %d client IA(s) and 1 server IA in %.1f s%n",
+                    connected,
+                    pairs,
+                    2 * connected,
+                    ias,
+                    total / 1e9);
+            out.printf(
+                    Locale.ROOT,
+                    " heap per pair: %.1f KiB (used heap after a full GC, before and after; no memory registered)%n",
                     perPair / 1024);
             if (stop != null) {
                 out.println(" stopped: " + stop);
@@ -150,7 +179,9 @@ final class ConnectScale {
     }
 
     private static void established(EventDispatcher evd, Endpoint ep) {
-        ConnectionEvent e = evd.waitForEvent(WAIT, 1).event().orElseThrow(() -> new PerfFailure("no connection event"))
+        ConnectionEvent e = evd.waitForEvent(WAIT, 1)
+                .event()
+                .orElseThrow(() -> new PerfFailure("no connection event"))
                 .asConnectionEvent();
         if (e.eventNumber() != EventNumber.CONNECTION_EVENT_ESTABLISHED || e.ep() != ep) {
             throw new PerfFailure("expected ESTABLISHED, got " + e.eventNumber());

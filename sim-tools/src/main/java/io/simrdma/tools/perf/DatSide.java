@@ -10,10 +10,10 @@ import io.simrdma.dat.DtoCompletionEvent;
 import io.simrdma.dat.DtoCompletionStatus;
 import io.simrdma.dat.Endpoint;
 import io.simrdma.dat.EpAttributes;
-import io.simrdma.dat.EventDispatcher;
-import io.simrdma.dat.EventNumber;
 import io.simrdma.dat.EvdFlag;
 import io.simrdma.dat.EvdWaitResult;
+import io.simrdma.dat.EventDispatcher;
+import io.simrdma.dat.EventNumber;
 import io.simrdma.dat.InterfaceAdapter;
 import io.simrdma.dat.LmrTriplet;
 import io.simrdma.dat.LocalMemoryRegion;
@@ -24,7 +24,6 @@ import io.simrdma.dat.Qos;
 import io.simrdma.dat.RegionDescription;
 import io.simrdma.dat.RmrTriplet;
 import io.simrdma.dat.Timeout;
-
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -49,6 +48,7 @@ final class DatSide extends PerfSide {
 
     /** The connection qualifier the server's PSP listens on (perftest's default port). */
     static final long QUALIFIER = 18515;
+
     private static final Timeout CONNECT_TIMEOUT = Timeout.ofMillis(20_000);
     private static final Set<CompletionFlag> SIGNALLED = EnumSet.noneOf(CompletionFlag.class);
     private static final Set<CompletionFlag> SUPPRESSED = EnumSet.of(CompletionFlag.SUPPRESS);
@@ -67,6 +67,7 @@ final class DatSide extends PerfSide {
     private final List<List<LmrTriplet>> srcIov = new ArrayList<>();
     /** Receives take whole buffers, so those left posted from one size fit the next. */
     private final List<List<LmrTriplet>> recvIov = new ArrayList<>();
+
     private final RmrTriplet[] rmr;
     private PerfTest.Verb verb;
 
@@ -80,10 +81,18 @@ final class DatSide extends PerfSide {
             recvEvd = ia.createEvd(n * Math.max(1, s.rxDepth()), null, EnumSet.of(EvdFlag.DTO));
             connEvd = ia.createEvd(2 * n + 8, null, EnumSet.of(EvdFlag.CONNECTION, EvdFlag.CR));
             long maxSize = Math.max(1 << 20, s.maxSize());
-            EpAttributes attrs = EpAttributes.builder().maxMessageSize(maxSize).maxRdmaSize(maxSize)
-                    .maxRequestDtos(s.sendQueueDepth()).maxRecvDtos(Math.max(1, s.rxDepth()))
-                    .maxRequestIov(1).maxRecvIov(1).maxRdmaReadIov(1).maxRdmaWriteIov(1)
-                    .maxRdmaReadIn(VerbsSide.OUT_READS).maxRdmaReadOut(VerbsSide.OUT_READS).build();
+            EpAttributes attrs = EpAttributes.builder()
+                    .maxMessageSize(maxSize)
+                    .maxRdmaSize(maxSize)
+                    .maxRequestDtos(s.sendQueueDepth())
+                    .maxRecvDtos(Math.max(1, s.rxDepth()))
+                    .maxRequestIov(1)
+                    .maxRecvIov(1)
+                    .maxRdmaReadIov(1)
+                    .maxRdmaWriteIov(1)
+                    .maxRdmaReadIn(VerbsSide.OUT_READS)
+                    .maxRdmaReadOut(VerbsSide.OUT_READS)
+                    .build();
             ep = new Endpoint[n];
             srcLmr = new LocalMemoryRegion[n];
             dstLmr = new LocalMemoryRegion[n];
@@ -98,7 +107,8 @@ final class DatSide extends PerfSide {
                 srcLmr[q] = ia.createLmr(new RegionDescription.Virtual(src[q]), pz, MemoryPrivilege.all());
                 dstLmr[q] = ia.createLmr(new RegionDescription.Virtual(dst[q]), pz, MemoryPrivilege.all());
                 srcIov.add(List.of());
-                recvIov.add(List.of(new LmrTriplet(dstLmr[q].lmrContext(), dstLmr[q].registeredAddress(), s.maxSize())));
+                recvIov.add(
+                        List.of(new LmrTriplet(dstLmr[q].lmrContext(), dstLmr[q].registeredAddress(), s.maxSize())));
             }
         } catch (RuntimeException e) {
             ia.close(CloseFlag.ABRUPT);

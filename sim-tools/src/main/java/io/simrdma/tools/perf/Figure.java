@@ -23,8 +23,16 @@ sealed interface Figure permits Figure.Bw, Figure.Lat {
      * @param baseBytesPerSecond    the baseline's bandwidth (a copy of the same size, or the Netty stream)
      * @param baseMessagesPerSecond the baseline's message rate (the thread hand-off, or the Netty stream)
      */
-    record Bw(PerfSettings.Layer layer, int size, int iterations, double peakMessagesPerSecond, double messagesPerSecond,
-              double baseBytesPerSecond, double baseMessagesPerSecond, String baseline) implements Figure {
+    record Bw(
+            PerfSettings.Layer layer,
+            int size,
+            int iterations,
+            double peakMessagesPerSecond,
+            double messagesPerSecond,
+            double baseBytesPerSecond,
+            double baseMessagesPerSecond,
+            String baseline)
+            implements Figure {
 
         double bytesPerSecond() {
             return messagesPerSecond * size;
@@ -52,8 +60,15 @@ sealed interface Figure permits Figure.Bw, Figure.Lat {
      * @param base      the baseline's samples (spin round trips, or Netty ping-pongs)
      * @param rttFactor 2 for a ping-pong, 1 for a READ or an atomic
      */
-    record Lat(PerfSettings.Layer layer, int size, int iterations, Histogram samples, Histogram base, int rttFactor,
-               String baseline) implements Figure {
+    record Lat(
+            PerfSettings.Layer layer,
+            int size,
+            int iterations,
+            Histogram samples,
+            Histogram base,
+            int rttFactor,
+            String baseline)
+            implements Figure {
 
         /** A percentile in microseconds, divided by the RTT factor. */
         double micros(Histogram h, double percentile) {

@@ -1,9 +1,8 @@
 package io.simrdma.tools.perf;
 
-import org.HdrHistogram.Histogram;
-
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
+import org.HdrHistogram.Histogram;
 
 /**
  * The latency loops, as perftest's run_iter_lat: one operation at a time on QP 0, every request
@@ -22,8 +21,7 @@ final class LatLoop {
     /** A run that makes no progress for this long has failed (a server gone, a lost completion). */
     static final long STALL_NANOS = 60_000_000_000L;
 
-    private LatLoop() {
-    }
+    private LatLoop() {}
 
     /** The value of round {@code r}'s last byte: never 0 (fresh memory) and never the previous round's. */
     static byte roundValue(long r) {
@@ -36,7 +34,8 @@ final class LatLoop {
      *
      * @return the samples, in nanoseconds, not yet divided by the RTT factor
      */
-    static Histogram run(PerfSide client, ServerRole server, PerfTest test, int size, int iterations, Progress progress) {
+    static Histogram run(
+            PerfSide client, ServerRole server, PerfTest test, int size, int iterations, Progress progress) {
         long[] seqs = new long[64];
         int[] qps = new int[64];
         ByteBuffer src = client.src(0);
@@ -66,7 +65,8 @@ final class LatLoop {
             while (!completed || !answered) {
                 if ((++spins & 0xFFF) == 0 && System.nanoTime() - since > STALL_NANOS) {
                     throw new PerfFailure("iteration " + i + " made no progress for " + STALL_NANOS / 1_000_000_000L
-                            + " s (completed: " + completed + ", answered: " + answered + "); is the server side alive?");
+                            + " s (completed: " + completed + ", answered: " + answered
+                            + "); is the server side alive?");
                 }
                 if (!completed && client.pollRequests(seqs) > 0) {
                     completed = true;

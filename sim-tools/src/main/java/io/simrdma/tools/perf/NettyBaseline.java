@@ -22,13 +22,12 @@ import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.DefaultThreadFactory;
-import org.HdrHistogram.Histogram;
-
 import java.net.InetSocketAddress;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.HdrHistogram.Histogram;
 
 /**
  * The baseline between two JVMs: a raw Netty connection between the same two processes as the
@@ -45,8 +44,7 @@ final class NettyBaseline {
     private static final int FLUSH_EVERY = 16;
     private static final long WAIT_SECONDS = 600;
 
-    private NettyBaseline() {
-    }
+    private NettyBaseline() {}
 
     private static MultiThreadIoEventLoopGroup group(String name) {
         IoHandlerFactory io = Epoll.isAvailable() ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
@@ -65,16 +63,21 @@ final class NettyBaseline {
 
         /** Listens on {@code host}, an ephemeral port. */
         Server(String host) {
-            Class<? extends ServerChannel> type = Epoll.isAvailable() ? EpollServerSocketChannel.class
-                    : NioServerSocketChannel.class;
-            channel = new ServerBootstrap().group(group).channel(type)
+            Class<? extends ServerChannel> type =
+                    Epoll.isAvailable() ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
+            channel = new ServerBootstrap()
+                    .group(group)
+                    .channel(type)
                     .childOption(ChannelOption.TCP_NODELAY, true)
                     .childHandler(new ChannelInitializer<SocketChannel>() {
                         @Override
                         protected void initChannel(SocketChannel ch) {
                             ch.pipeline().addLast(new ServerHandler());
                         }
-                    }).bind(host, 0).syncUninterruptibly().channel();
+                    })
+                    .bind(host, 0)
+                    .syncUninterruptibly()
+                    .channel();
         }
 
         int port() {
@@ -127,8 +130,14 @@ final class NettyBaseline {
 
         Client(String host, int port) {
             Class<? extends Channel> type = Epoll.isAvailable() ? EpollSocketChannel.class : NioSocketChannel.class;
-            channel = new Bootstrap().group(group).channel(type).option(ChannelOption.TCP_NODELAY, true)
-                    .handler(handler).connect(host, port).syncUninterruptibly().channel();
+            channel = new Bootstrap()
+                    .group(group)
+                    .channel(type)
+                    .option(ChannelOption.TCP_NODELAY, true)
+                    .handler(handler)
+                    .connect(host, port)
+                    .syncUninterruptibly()
+                    .channel();
         }
 
         /**

@@ -87,9 +87,10 @@ interface Peer {
 
         @Override
         public String baseline(boolean latency) {
-            return latency ? "round trip between two threads spinning on volatile fields (halved like the test)"
+            return latency
+                    ? "round trip between two threads spinning on volatile fields (halved like the test)"
                     : "BW: copy of a direct ByteBuffer of the same size; MsgRate: ArrayBlockingQueue(tx-depth) hand-off "
-                    + "between two threads";
+                            + "between two threads";
         }
 
         @Override

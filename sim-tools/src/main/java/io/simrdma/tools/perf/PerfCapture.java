@@ -4,7 +4,6 @@ import io.simrdma.dat.InterfaceAdapter;
 import io.simrdma.fabric.Fabric;
 import io.simrdma.fabric.capture.PacketCapture;
 import io.simrdma.provider.SimProvider;
-
 import java.nio.file.Path;
 
 /**

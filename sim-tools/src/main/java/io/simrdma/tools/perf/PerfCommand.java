@@ -1,12 +1,5 @@
 package io.simrdma.tools.perf;
 
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
-import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.Spec;
-
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
@@ -16,6 +9,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code simrdma perf}: perftest for the simulated fabric. Runs one of perftest's tests on the verbs
@@ -24,19 +23,26 @@ import java.util.concurrent.Callable;
  *
  * <p>Thread safety: not thread-safe; picocli fills one instance per command line, which runs once.
  */
-@Command(name = "perf", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Measures the fabric as perftest measures an HCA (ib_write_bw, ib_read_bw, ib_send_bw, "
-                + "ib_write_lat, ib_read_lat, ib_send_lat, ib_atomic_lat), on the verbs or the DAT layer, and prints each "
-                + "figure beside a baseline measured in the same run (a memory copy, a thread hand-off, a spinning round "
-                + "trip; between two JVMs a raw Netty stream and ping-pong) and the ratio to it.",
-                "Two JVMs or hosts: 'simrdma perf --listen HOST:PORT' on one, 'simrdma perf TEST --peer HOST:PORT' on the "
-                        + "other (the client's settings apply to both). 'connect-scale' connects DAT endpoint pairs in "
-                        + "this JVM and reports set-up time and heap per pair."},
+@Command(
+        name = "perf",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
+        description = {
+            "Measures the fabric as perftest measures an HCA (ib_write_bw, ib_read_bw, ib_send_bw, "
+                    + "ib_write_lat, ib_read_lat, ib_send_lat, ib_atomic_lat), on the verbs or the DAT layer, and prints each "
+                    + "figure beside a baseline measured in the same run (a memory copy, a thread hand-off, a spinning round "
+                    + "trip; between two JVMs a raw Netty stream and ping-pong) and the ratio to it.",
+            "Two JVMs or hosts: 'simrdma perf --listen HOST:PORT' on one, 'simrdma perf TEST --peer HOST:PORT' on the "
+                    + "other (the client's settings apply to both). 'connect-scale' connects DAT endpoint pairs in "
+                    + "this JVM and reports set-up time and heap per pair."
+        },
         footerHeading = "%nTests:%n",
-        footer = {"  write-bw, read-bw, send-bw      bandwidth: tx-depth requests outstanding per QP",
-                "  write-lat, read-lat, send-lat   latency of one operation at a time (write/send: half the round trip)",
-                "  atomic-lat                      latency of an 8-byte FETCH_AND_ADD (verbs only)",
-                "  connect-scale                   DAT endpoint pairs connected in one JVM: time and heap per pair"})
+        footer = {
+            "  write-bw, read-bw, send-bw      bandwidth: tx-depth requests outstanding per QP",
+            "  write-lat, read-lat, send-lat   latency of one operation at a time (write/send: half the round trip)",
+            "  atomic-lat                      latency of an 8-byte FETCH_AND_ADD (verbs only)",
+            "  connect-scale                   DAT endpoint pairs connected in one JVM: time and heap per pair"
+        })
 public final class PerfCommand implements Callable<Integer> {
 
     /** The largest message perftest moves (-a runs 2 bytes to this). */
@@ -45,65 +51,130 @@ public final class PerfCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Parameters(index = "0", arity = "0..1", paramLabel = "TEST",
+    @Parameters(
+            index = "0",
+            arity = "0..1",
+            paramLabel = "TEST",
             description = "write-bw, read-bw, send-bw, write-lat, read-lat, send-lat, atomic-lat or connect-scale")
     String testName;
 
-    @Option(names = {"-s", "--size"}, paramLabel = "BYTES",
+    @Option(
+            names = {"-s", "--size"},
+            paramLabel = "BYTES",
             description = "message size (default: 65536 for bandwidth, 2 for latency, 8 for atomics)")
     Integer size;
 
-    @Option(names = {"-a", "--all"}, description = "run every size from 2 bytes to 8 MiB, doubling")
+    @Option(
+            names = {"-a", "--all"},
+            description = "run every size from 2 bytes to 8 MiB, doubling")
     boolean all;
 
-    @Option(names = {"-n", "--iters"}, paramLabel = "N", description = "iterations per size (default: 5000 bandwidth, 1000 latency)")
+    @Option(
+            names = {"-n", "--iters"},
+            paramLabel = "N",
+            description = "iterations per size (default: 5000 bandwidth, 1000 latency)")
     Integer iterations;
 
-    @Option(names = "--warmup", paramLabel = "N", description = "warm-up iterations per size, not counted (default: as many as --iters)")
+    @Option(
+            names = "--warmup",
+            paramLabel = "N",
+            description = "warm-up iterations per size, not counted (default: as many as --iters)")
     Integer warmup;
 
-    @Option(names = {"-q", "--qp"}, paramLabel = "N", defaultValue = "1", description = "QPs (endpoint pairs) side by side (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = {"-q", "--qp"},
+            paramLabel = "N",
+            defaultValue = "1",
+            description = "QPs (endpoint pairs) side by side (default: ${DEFAULT-VALUE})")
     int qps;
 
-    @Option(names = {"-t", "--tx-depth"}, paramLabel = "N", description = "requests outstanding per QP (default: 128 bandwidth, 1 latency)")
+    @Option(
+            names = {"-t", "--tx-depth"},
+            paramLabel = "N",
+            description = "requests outstanding per QP (default: 128 bandwidth, 1 latency)")
     Integer txDepth;
 
-    @Option(names = {"-r", "--rx-depth"}, paramLabel = "N", defaultValue = "512", description = "receives kept posted per QP for SEND tests (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = {"-r", "--rx-depth"},
+            paramLabel = "N",
+            defaultValue = "512",
+            description = "receives kept posted per QP for SEND tests (default: ${DEFAULT-VALUE})")
     int rxDepth;
 
-    @Option(names = {"-Q", "--cq-mod"}, paramLabel = "N", description = "signal one request in N (default: 100, at most tx-depth; latency tests signal each)")
+    @Option(
+            names = {"-Q", "--cq-mod"},
+            paramLabel = "N",
+            description = "signal one request in N (default: 100, at most tx-depth; latency tests signal each)")
     Integer cqMod;
 
-    @Option(names = {"-l", "--post-list"}, paramLabel = "N", defaultValue = "1", description = "requests per post call, chained on the verbs layer (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = {"-l", "--post-list"},
+            paramLabel = "N",
+            defaultValue = "1",
+            description = "requests per post call, chained on the verbs layer (default: ${DEFAULT-VALUE})")
     int postList;
 
-    @Option(names = {"-I", "--inline-size"}, paramLabel = "BYTES", defaultValue = "0", description = "send messages up to this size inline (verbs only; default: ${DEFAULT-VALUE})")
+    @Option(
+            names = {"-I", "--inline-size"},
+            paramLabel = "BYTES",
+            defaultValue = "0",
+            description = "send messages up to this size inline (verbs only; default: ${DEFAULT-VALUE})")
     int inline;
 
-    @Option(names = "--layer", defaultValue = "verbs", paramLabel = "LAYER", description = "verbs, dat, or both (verbs then DAT per size, with their ratio) (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--layer",
+            defaultValue = "verbs",
+            paramLabel = "LAYER",
+            description = "verbs, dat, or both (verbs then DAT per size, with their ratio) (default: ${DEFAULT-VALUE})")
     String layer;
 
-    @Option(names = "--mode", defaultValue = "threaded", paramLabel = "MODE", description = "deterministic, threaded, or tcp (two TCP nodes in this JVM unless --peer/--listen) (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--mode",
+            defaultValue = "threaded",
+            paramLabel = "MODE",
+            description =
+                    "deterministic, threaded, or tcp (two TCP nodes in this JVM unless --peer/--listen) (default: ${DEFAULT-VALUE})")
     String mode;
 
-    @Option(names = "--seed", defaultValue = "1", description = "seed of a deterministic fabric (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--seed",
+            defaultValue = "1",
+            description = "seed of a deterministic fabric (default: ${DEFAULT-VALUE})")
     long seed;
 
-    @Option(names = "--listen", paramLabel = "HOST:PORT", description = "be the server of a TCP run: wait for one client on this control address, run its settings, exit")
+    @Option(
+            names = "--listen",
+            paramLabel = "HOST:PORT",
+            description =
+                    "be the server of a TCP run: wait for one client on this control address, run its settings, exit")
     String listen;
 
-    @Option(names = "--peer", paramLabel = "HOST:PORT", description = "be the client of a TCP run against the server at this control address")
+    @Option(
+            names = "--peer",
+            paramLabel = "HOST:PORT",
+            description = "be the client of a TCP run against the server at this control address")
     String peer;
 
-    @Option(names = "--pairs", paramLabel = "N", defaultValue = "2000", description = "connect-scale: endpoint pairs to connect (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--pairs",
+            paramLabel = "N",
+            defaultValue = "2000",
+            description = "connect-scale: endpoint pairs to connect (default: ${DEFAULT-VALUE})")
     int pairs;
 
-    @Option(names = "--ias", paramLabel = "N", defaultValue = "1", description = "connect-scale: client IAs the pairs are spread over (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--ias",
+            paramLabel = "N",
+            defaultValue = "1",
+            description = "connect-scale: client IAs the pairs are spread over (default: ${DEFAULT-VALUE})")
     int ias;
 
-    @Option(names = "--pcap", paramLabel = "FILE",
-            description = "write this side's packets to FILE (pcapng, RoCEv2; every layer run into one file). Every packet "
-                    + "is written, so use a small --iters; the figures then include the cost of writing it")
+    @Option(
+            names = "--pcap",
+            paramLabel = "FILE",
+            description =
+                    "write this side's packets to FILE (pcapng, RoCEv2; every layer run into one file). Every packet "
+                            + "is written, so use a small --iters; the figures then include the cost of writing it")
     Path pcap;
 
     @Option(names = "--json", description = "print the results as one JSON document instead of the table")
@@ -122,7 +193,7 @@ public final class PerfCommand implements Callable<Integer> {
                     throw usage("--listen takes no TEST and no --peer: the client's settings apply");
                 }
                 try (TcpPerf.Server server = new TcpPerf.Server(address(listen));
-                     PerfCapture capture = new PerfCapture(pcap, "simrdma perf server " + listen)) {
+                        PerfCapture capture = new PerfCapture(pcap, "simrdma perf server " + listen)) {
                     out.println("perf server: control socket " + server.address() + ", waiting for one client");
                     out.flush();
                     server.serveOne(out, capture);
@@ -185,13 +256,15 @@ public final class PerfCommand implements Callable<Integer> {
         // Both nodes in this JVM: the server side serves from a thread of its own, as it would from another JVM.
         try (TcpPerf.Server server = new TcpPerf.Server(new InetSocketAddress("127.0.0.1", 0))) {
             PrintWriter quiet = new PrintWriter(java.io.Writer.nullWriter());
-            Thread t = new Thread(() -> {
-                try {
-                    server.serveOne(quiet, new PerfCapture(null, null));
-                } catch (IOException | RuntimeException e) {
-                    // the client reports the failure it sees
-                }
-            }, "simrdma-perf-tcp-server");
+            Thread t = new Thread(
+                    () -> {
+                        try {
+                            server.serveOne(quiet, new PerfCapture(null, null));
+                        } catch (IOException | RuntimeException e) {
+                            // the client reports the failure it sees
+                        }
+                    },
+                    "simrdma-perf-tcp-server");
             t.setDaemon(true);
             t.start();
             report.note("Both TCP nodes : in this JVM (over 127.0.0.1); use --listen/--peer for two JVMs");
@@ -253,7 +326,8 @@ public final class PerfCommand implements Callable<Integer> {
             throw usage("--tx-depth must be 1 to 15000 (perftest's limits)");
         }
         if (mod < 1 || mod > tx) {
-            throw usage("--cq-mod must be 1 to --tx-depth (" + tx + "): a send queue full of unsignalled requests never completes");
+            throw usage("--cq-mod must be 1 to --tx-depth (" + tx
+                    + "): a send queue full of unsignalled requests never completes");
         }
         if (postList < 1 || postList > tx) {
             throw usage("--post-list must be 1 to --tx-depth (" + tx + ")");
@@ -280,7 +354,8 @@ public final class PerfCommand implements Callable<Integer> {
         try {
             return Enum.valueOf(type, v.toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
-            throw usage(option + " must be one of " + java.util.Arrays.toString(type.getEnumConstants()).toLowerCase(Locale.ROOT));
+            throw usage(option + " must be one of "
+                    + java.util.Arrays.toString(type.getEnumConstants()).toLowerCase(Locale.ROOT));
         }
     }
 

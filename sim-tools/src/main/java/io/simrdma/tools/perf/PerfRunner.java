@@ -4,10 +4,9 @@ import io.simrdma.dat.InterfaceAdapter;
 import io.simrdma.fabric.Device;
 import io.simrdma.fabric.DeviceConfig;
 import io.simrdma.fabric.Fabric;
-import org.HdrHistogram.Histogram;
-
 import java.util.Locale;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.HdrHistogram.Histogram;
 
 /**
  * Runs a test: for each layer, connects the two sides (in this JVM on a deterministic or threaded
@@ -39,7 +38,9 @@ final class PerfRunner {
             int run = RUNS.incrementAndGet();
             if (layer == PerfSettings.Layer.VERBS) {
                 Fabric.Builder b = Fabric.builder().name("perf-" + run);
-                try (Fabric fabric = deterministic ? b.deterministic(s.seed()).build() : b.threaded().build()) {
+                try (Fabric fabric = deterministic
+                        ? b.deterministic(s.seed()).build()
+                        : b.threaded().build()) {
                     capture.add(fabric);
                     Device a = fabric.createDevice(DeviceConfig.named("client"));
                     Device c = fabric.createDevice(DeviceConfig.named("server"));
@@ -116,13 +117,20 @@ final class PerfRunner {
         progress.end();
         if (t.isLatency()) {
             Histogram base = peer.latencyBaseline(size, Math.max(10_000, s.iterations()));
-            return new Figure.Lat(client.layer(), size, s.iterations(), (Histogram) r, base, t.rttFactor(),
-                    peer.baseline(true));
+            return new Figure.Lat(
+                    client.layer(), size, s.iterations(), (Histogram) r, base, t.rttFactor(), peer.baseline(true));
         }
         BwLoop.Result b = (BwLoop.Result) r;
         double[] base = peer.bandwidthBaseline(size, b.messages());
-        return new Figure.Bw(client.layer(), size, s.iterations(), b.peakMessagesPerSecond(), b.messagesPerSecond(),
-                base[0], base[1], peer.baseline(false));
+        return new Figure.Bw(
+                client.layer(),
+                size,
+                s.iterations(),
+                b.peakMessagesPerSecond(),
+                b.messagesPerSecond(),
+                base[0],
+                base[1],
+                peer.baseline(false));
     }
 
     private Object once(PerfSide client, Peer peer, int size, int iterations) {

@@ -24,8 +24,20 @@ import java.util.Map;
  * @param mode        where the fabric runs
  * @param seed        seed of a deterministic fabric
  */
-record PerfSettings(PerfTest test, List<Integer> sizes, int iterations, int warmup, int qps, int txDepth, int rxDepth,
-                    int cqMod, int postList, int inline, Layer layer, Mode mode, long seed) {
+record PerfSettings(
+        PerfTest test,
+        List<Integer> sizes,
+        int iterations,
+        int warmup,
+        int qps,
+        int txDepth,
+        int rxDepth,
+        int cqMod,
+        int postList,
+        int inline,
+        Layer layer,
+        Mode mode,
+        long seed) {
 
     /** The API a test drives. */
     enum Layer {
@@ -91,7 +103,8 @@ record PerfSettings(PerfTest test, List<Integer> sizes, int iterations, int warm
         m.put("mode", mode.name());
         m.put("seed", Long.toString(seed));
         StringBuilder b = new StringBuilder();
-        m.forEach((k, v) -> b.append(b.length() == 0 ? "" : ";").append(k).append('=').append(v));
+        m.forEach((k, v) ->
+                b.append(b.length() == 0 ? "" : ";").append(k).append('=').append(v));
         return b.toString();
     }
 
@@ -117,9 +130,20 @@ record PerfSettings(PerfTest test, List<Integer> sizes, int iterations, int warm
         for (String s : get(m, "sizes").split(",")) {
             sizes.add(Integer.parseInt(s));
         }
-        return new PerfSettings(test, sizes, num(m, "iterations"), num(m, "warmup"), num(m, "qps"), num(m, "txDepth"),
-                num(m, "rxDepth"), num(m, "cqMod"), num(m, "postList"), num(m, "inline"), Layer.valueOf(get(m, "layer")),
-                Mode.valueOf(get(m, "mode")), Long.parseLong(get(m, "seed")));
+        return new PerfSettings(
+                test,
+                sizes,
+                num(m, "iterations"),
+                num(m, "warmup"),
+                num(m, "qps"),
+                num(m, "txDepth"),
+                num(m, "rxDepth"),
+                num(m, "cqMod"),
+                num(m, "postList"),
+                num(m, "inline"),
+                Layer.valueOf(get(m, "layer")),
+                Mode.valueOf(get(m, "mode")),
+                Long.parseLong(get(m, "seed")));
     }
 
     private static String get(Map<String, String> m, String k) {

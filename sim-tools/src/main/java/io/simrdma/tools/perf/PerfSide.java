@@ -77,6 +77,5 @@ abstract class PerfSide implements AutoCloseable {
     }
 
     /** Where a side's peer lets it write: the address and key of one QP's {@link #dst(int)} buffer. */
-    record Remote(long addr, int rkey) {
-    }
+    record Remote(long addr, int rkey) {}
 }

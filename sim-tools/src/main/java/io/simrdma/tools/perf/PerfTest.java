@@ -28,7 +28,10 @@ enum PerfTest {
 
     /** The operation a test moves data with. */
     enum Verb {
-        WRITE, READ, SEND, ATOMIC
+        WRITE,
+        READ,
+        SEND,
+        ATOMIC
     }
 
     private final String label;

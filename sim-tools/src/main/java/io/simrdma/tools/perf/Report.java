@@ -1,11 +1,10 @@
 package io.simrdma.tools.perf;
 
-import org.HdrHistogram.Histogram;
-
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import org.HdrHistogram.Histogram;
 
 /**
  * Prints a run as perftest does (a header with the settings, one line per size with perftest's
@@ -96,23 +95,35 @@ final class Report {
                     + " | base BW[MB/sec]  ratio | base rate[Mpps]  ratio" + vs);
         } else {
             out.println(layer + " #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]"
-                    + "    t_stdev[usec]   99% percentile[usec]   99.9% percentile[usec] | base t_typical[usec]    ratio" + vs);
+                    + "    t_stdev[usec]   99% percentile[usec]   99.9% percentile[usec] | base t_typical[usec]    ratio"
+                    + vs);
         }
     }
 
     private String row(Figure f) {
         String layer = settings.layer() == PerfSettings.Layer.BOTH
-                ? String.format(" %-6s", f.layer().name().toLowerCase(Locale.ROOT)) : "";
+                ? String.format(" %-6s", f.layer().name().toLowerCase(Locale.ROOT))
+                : "";
         if (f instanceof Figure.Bw b) {
             String vs = "";
             Figure.Bw verbs = verbsTwin(b, Figure.Bw.class);
             if (verbs != null) {
                 vs = String.format("  %9.3f", b.messagesPerSecond() / verbs.messagesPerSecond());
             }
-            return layer + String.format(Locale.ROOT, " %-10d %-10d       %-14.2f     %-14.2f       %-10.6f"
-                            + " | %-15.2f %6.3f | %-15.6f %6.3f", b.size(), b.iterations(), b.peakBytesPerSecond() / MB,
-                    b.bytesPerSecond() / MB, b.messagesPerSecond() / 1e6, b.baseBytesPerSecond() / MB, b.bwRatio(),
-                    b.baseMessagesPerSecond() / 1e6, b.rateRatio()) + vs;
+            return layer
+                    + String.format(
+                            Locale.ROOT,
+                            " %-10d %-10d       %-14.2f     %-14.2f       %-10.6f" + " | %-15.2f %6.3f | %-15.6f %6.3f",
+                            b.size(),
+                            b.iterations(),
+                            b.peakBytesPerSecond() / MB,
+                            b.bytesPerSecond() / MB,
+                            b.messagesPerSecond() / 1e6,
+                            b.baseBytesPerSecond() / MB,
+                            b.bwRatio(),
+                            b.baseMessagesPerSecond() / 1e6,
+                            b.rateRatio())
+                    + vs;
         }
         Figure.Lat l = (Figure.Lat) f;
         Histogram h = l.samples();
@@ -121,11 +132,23 @@ final class Report {
         if (verbs != null) {
             vs = String.format(Locale.ROOT, "  %9.3f", l.typical() / verbs.typical());
         }
-        return layer + String.format(Locale.ROOT, " %-7d %-10d    %-11.2f    %-11.2f  %-11.2f        %-11.2f    %-11.2f"
-                        + "     %-11.2f            %-11.2f          | %-17.3f    %7.1f", l.size(), l.iterations(),
-                h.getMinValue() / 1000.0 / l.rttFactor(), h.getMaxValue() / 1000.0 / l.rttFactor(), l.typical(),
-                h.getMean() / 1000.0 / l.rttFactor(), h.getStdDeviation() / 1000.0 / l.rttFactor(), l.micros(h, 99),
-                l.micros(h, 99.9), l.baseTypical(), l.ratio()) + vs;
+        return layer
+                + String.format(
+                        Locale.ROOT,
+                        " %-7d %-10d    %-11.2f    %-11.2f  %-11.2f        %-11.2f    %-11.2f"
+                                + "     %-11.2f            %-11.2f          | %-17.3f    %7.1f",
+                        l.size(),
+                        l.iterations(),
+                        h.getMinValue() / 1000.0 / l.rttFactor(),
+                        h.getMaxValue() / 1000.0 / l.rttFactor(),
+                        l.typical(),
+                        h.getMean() / 1000.0 / l.rttFactor(),
+                        h.getStdDeviation() / 1000.0 / l.rttFactor(),
+                        l.micros(h, 99),
+                        l.micros(h, 99.9),
+                        l.baseTypical(),
+                        l.ratio())
+                + vs;
     }
 
     /** For a DAT figure of a run of both layers: the verbs figure of the same size. */
@@ -158,12 +181,29 @@ final class Report {
         StringBuilder b = new StringBuilder("{\n");
         PerfSettings s = settings;
         b.append("  \"test\": ").append(str(s.test().label())).append(",\n");
-        b.append("  \"settings\": {\"layer\": ").append(str(lower(s.layer()))).append(", \"mode\": ")
-                .append(str(lower(s.mode()))).append(", \"qps\": ").append(s.qps()).append(", \"txDepth\": ")
-                .append(s.txDepth()).append(", \"rxDepth\": ").append(s.rxDepth()).append(", \"cqMod\": ")
-                .append(s.cqMod()).append(", \"postList\": ").append(s.postList()).append(", \"inline\": ")
-                .append(s.inline()).append(", \"iterations\": ").append(s.iterations()).append(", \"warmup\": ")
-                .append(s.warmup()).append(", \"seed\": ").append(s.seed()).append("},\n");
+        b.append("  \"settings\": {\"layer\": ")
+                .append(str(lower(s.layer())))
+                .append(", \"mode\": ")
+                .append(str(lower(s.mode())))
+                .append(", \"qps\": ")
+                .append(s.qps())
+                .append(", \"txDepth\": ")
+                .append(s.txDepth())
+                .append(", \"rxDepth\": ")
+                .append(s.rxDepth())
+                .append(", \"cqMod\": ")
+                .append(s.cqMod())
+                .append(", \"postList\": ")
+                .append(s.postList())
+                .append(", \"inline\": ")
+                .append(s.inline())
+                .append(", \"iterations\": ")
+                .append(s.iterations())
+                .append(", \"warmup\": ")
+                .append(s.warmup())
+                .append(", \"seed\": ")
+                .append(s.seed())
+                .append("},\n");
         b.append("  \"notes\": [");
         for (int i = 0; i < notes.size(); i++) {
             b.append(i == 0 ? "" : ", ").append(str(notes.get(i)));
@@ -176,17 +216,29 @@ final class Report {
     }
 
     private String json(Figure f) {
-        StringBuilder b = new StringBuilder("{\"layer\": ").append(str(lower(f.layer()))).append(", \"bytes\": ")
-                .append(f.size()).append(", \"iterations\": ").append(f.iterations()).append(", \"baseline\": ")
+        StringBuilder b = new StringBuilder("{\"layer\": ")
+                .append(str(lower(f.layer())))
+                .append(", \"bytes\": ")
+                .append(f.size())
+                .append(", \"iterations\": ")
+                .append(f.iterations())
+                .append(", \"baseline\": ")
                 .append(str(f.baseline()));
         if (f instanceof Figure.Bw w) {
-            b.append(", \"bwPeakMBps\": ").append(num(w.peakBytesPerSecond() / MB))
-                    .append(", \"bwAverageMBps\": ").append(num(w.bytesPerSecond() / MB))
-                    .append(", \"msgRateMpps\": ").append(num(w.messagesPerSecond() / 1e6))
-                    .append(", \"baseBwMBps\": ").append(num(w.baseBytesPerSecond() / MB))
-                    .append(", \"bwRatio\": ").append(num(w.bwRatio()))
-                    .append(", \"baseMsgRateMpps\": ").append(num(w.baseMessagesPerSecond() / 1e6))
-                    .append(", \"msgRateRatio\": ").append(num(w.rateRatio()));
+            b.append(", \"bwPeakMBps\": ")
+                    .append(num(w.peakBytesPerSecond() / MB))
+                    .append(", \"bwAverageMBps\": ")
+                    .append(num(w.bytesPerSecond() / MB))
+                    .append(", \"msgRateMpps\": ")
+                    .append(num(w.messagesPerSecond() / 1e6))
+                    .append(", \"baseBwMBps\": ")
+                    .append(num(w.baseBytesPerSecond() / MB))
+                    .append(", \"bwRatio\": ")
+                    .append(num(w.bwRatio()))
+                    .append(", \"baseMsgRateMpps\": ")
+                    .append(num(w.baseMessagesPerSecond() / 1e6))
+                    .append(", \"msgRateRatio\": ")
+                    .append(num(w.rateRatio()));
             Figure.Bw v = verbsTwin(w, Figure.Bw.class);
             if (v != null) {
                 b.append(", \"vsVerbs\": ").append(num(w.messagesPerSecond() / v.messagesPerSecond()));
@@ -194,16 +246,26 @@ final class Report {
         } else {
             Figure.Lat l = (Figure.Lat) f;
             Histogram h = l.samples();
-            b.append(", \"rttFactor\": ").append(l.rttFactor())
-                    .append(", \"tMinUs\": ").append(num(h.getMinValue() / 1000.0 / l.rttFactor()))
-                    .append(", \"tMaxUs\": ").append(num(h.getMaxValue() / 1000.0 / l.rttFactor()))
-                    .append(", \"tTypicalUs\": ").append(num(l.typical()))
-                    .append(", \"tAvgUs\": ").append(num(h.getMean() / 1000.0 / l.rttFactor()))
-                    .append(", \"tStdevUs\": ").append(num(h.getStdDeviation() / 1000.0 / l.rttFactor()))
-                    .append(", \"p99Us\": ").append(num(l.micros(h, 99)))
-                    .append(", \"p999Us\": ").append(num(l.micros(h, 99.9)))
-                    .append(", \"baseTypicalUs\": ").append(num(l.baseTypical()))
-                    .append(", \"ratio\": ").append(num(l.ratio()));
+            b.append(", \"rttFactor\": ")
+                    .append(l.rttFactor())
+                    .append(", \"tMinUs\": ")
+                    .append(num(h.getMinValue() / 1000.0 / l.rttFactor()))
+                    .append(", \"tMaxUs\": ")
+                    .append(num(h.getMaxValue() / 1000.0 / l.rttFactor()))
+                    .append(", \"tTypicalUs\": ")
+                    .append(num(l.typical()))
+                    .append(", \"tAvgUs\": ")
+                    .append(num(h.getMean() / 1000.0 / l.rttFactor()))
+                    .append(", \"tStdevUs\": ")
+                    .append(num(h.getStdDeviation() / 1000.0 / l.rttFactor()))
+                    .append(", \"p99Us\": ")
+                    .append(num(l.micros(h, 99)))
+                    .append(", \"p999Us\": ")
+                    .append(num(l.micros(h, 99.9)))
+                    .append(", \"baseTypicalUs\": ")
+                    .append(num(l.baseTypical()))
+                    .append(", \"ratio\": ")
+                    .append(num(l.ratio()));
             Figure.Lat v = verbsTwin(l, Figure.Lat.class);
             if (v != null) {
                 b.append(", \"vsVerbs\": ").append(num(l.typical() / v.typical()));

@@ -30,6 +30,7 @@ final class ServerRole {
     private long round;
     /** Requests posted and not yet seen complete (each is signalled in the latency tests). */
     private long outstanding;
+
     private boolean answerPending;
 
     ServerRole(PerfSide side, PerfTest test, int size) {

@@ -6,8 +6,6 @@ import io.simrdma.fabric.RcConnect;
 import io.simrdma.fabric.tcp.TcpConfig;
 import io.simrdma.fabric.tcp.TcpNode;
 import io.simrdma.fabric.wire.Gid;
-import org.HdrHistogram.Histogram;
-
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.InetAddress;
@@ -16,6 +14,7 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.util.ArrayList;
 import java.util.List;
+import org.HdrHistogram.Histogram;
 
 /**
  * A test between two TCP nodes, perftest's way: the server ({@code --listen}) waits on a control
@@ -34,10 +33,10 @@ final class TcpPerf {
 
     /** Fabric name of both sides' nodes (nodes of different fabrics refuse each other). */
     static final String FABRIC = "simrdma";
+
     private static final int REPLY_MILLIS = 120_000;
 
-    private TcpPerf() {
-    }
+    private TcpPerf() {}
 
     /** Words describing one side's QPs: per QP its GID, QPN, first PSN, buffer address and R_Key. */
     private static List<String> verbsWords(VerbsSide side) {
@@ -137,8 +136,9 @@ final class TcpPerf {
 
         /** Accepts one client and serves its run; {@code capture} takes this side's packets. */
         void serveOne(PrintWriter log, PerfCapture capture) throws IOException {
-            try (Socket s = socket.accept(); Control ctl = new Control(s);
-                 NettyBaseline.Server netty = new NettyBaseline.Server(host)) {
+            try (Socket s = socket.accept();
+                    Control ctl = new Control(s);
+                    NettyBaseline.Server netty = new NettyBaseline.Server(host)) {
                 log.println("perf server: client " + s.getRemoteSocketAddress());
                 log.flush();
                 PerfSettings settings;
@@ -187,7 +187,10 @@ final class TcpPerf {
                             thread.join();
                             thread = null;
                             if (role.failure() != null) {
-                                throw new PerfFailure("the server side failed: " + role.failure().getMessage(), role.failure());
+                                throw new PerfFailure(
+                                        "the server side failed: "
+                                                + role.failure().getMessage(),
+                                        role.failure());
                             }
                             ctl.send("ENDED");
                         }
@@ -247,7 +250,8 @@ final class TcpPerf {
                 capture.add(ia);
                 side.listen();
                 InetSocketAddress a = (InetSocketAddress) side.address();
-                List<String> w = new ArrayList<>(List.of(a.getAddress().getHostAddress(), Integer.toString(a.getPort())));
+                List<String> w =
+                        new ArrayList<>(List.of(a.getAddress().getHostAddress(), Integer.toString(a.getPort())));
                 w.addAll(datWords(side));
                 ctl.send(words("DAT", w));
                 side.setRemotes(remotes(ctl.expect("DAT", REPLY_MILLIS), 1));
@@ -278,17 +282,21 @@ final class TcpPerf {
         Socket socket = new Socket();
         socket.connect(peer, 10_000);
         try (Control ctl = new Control(socket)) {
-            String host = ((InetSocketAddress) socket.getLocalSocketAddress()).getAddress().getHostAddress();
+            String host = ((InetSocketAddress) socket.getLocalSocketAddress())
+                    .getAddress()
+                    .getHostAddress();
             ctl.send("HELLO", s.encode());
             int nettyPort = Integer.parseInt(ctl.expect("NETTY", REPLY_MILLIS)[1]);
-            try (NettyBaseline.Client netty = new NettyBaseline.Client(peer.getAddress().getHostAddress(), nettyPort)) {
-                report.note("Nodes           : this JVM " + host + ", server " + peer.getAddress().getHostAddress()
-                        + " (control port " + peer.getPort() + ")");
+            try (NettyBaseline.Client netty =
+                    new NettyBaseline.Client(peer.getAddress().getHostAddress(), nettyPort)) {
+                report.note("Nodes           : this JVM " + host + ", server "
+                        + peer.getAddress().getHostAddress() + " (control port " + peer.getPort() + ")");
                 for (PerfSettings.Layer layer : s.layer().runs()) {
                     ctl.send("LAYER", layer.name());
                     try (Opened opened = open(ctl, s, layer, host, capture)) {
                         ctl.expect("CONNECTED", REPLY_MILLIS);
-                        new PerfRunner(s, report, progress, capture).runLayer(opened.side(), new Remote(ctl, netty, s), null);
+                        new PerfRunner(s, report, progress, capture)
+                                .runLayer(opened.side(), new Remote(ctl, netty, s), null);
                         ctl.send("CLOSE");
                         ctl.expect("CLOSED", REPLY_MILLIS);
                     }
@@ -298,7 +306,8 @@ final class TcpPerf {
         }
     }
 
-    private static Opened open(Control ctl, PerfSettings s, PerfSettings.Layer layer, String host, PerfCapture capture) {
+    private static Opened open(
+            Control ctl, PerfSettings s, PerfSettings.Layer layer, String host, PerfCapture capture) {
         if (layer == PerfSettings.Layer.VERBS) {
             Fabric f = verbsFabric();
             try {
@@ -365,7 +374,8 @@ final class TcpPerf {
 
         @Override
         public String baseline(boolean latency) {
-            return latency ? "raw Netty ping-pong of the same size between the same two JVMs (halved like the test)"
+            return latency
+                    ? "raw Netty ping-pong of the same size between the same two JVMs (halved like the test)"
                     : "raw Netty stream of messages of the same size between the same two JVMs (BW and MsgRate)";
         }
 

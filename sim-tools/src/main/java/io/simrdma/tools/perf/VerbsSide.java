@@ -17,7 +17,6 @@ import io.simrdma.fabric.VerbsException;
 import io.simrdma.fabric.WcStatus;
 import io.simrdma.fabric.WorkCompletion;
 import io.simrdma.fabric.WrOpcode;
-
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -33,8 +32,8 @@ import java.util.List;
  */
 final class VerbsSide extends PerfSide {
 
-    private static final EnumSet<AccessFlag> ACCESS = EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE,
-            AccessFlag.REMOTE_READ, AccessFlag.REMOTE_ATOMIC);
+    private static final EnumSet<AccessFlag> ACCESS = EnumSet.of(
+            AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_READ, AccessFlag.REMOTE_ATOMIC);
     /** RDMA READs and atomics outstanding per QP, each way: perftest's default for recent HCAs. */
     static final int OUT_READS = 16;
 
@@ -117,7 +116,8 @@ final class VerbsSide extends PerfSide {
      * (a run then failed with retries exhausted).
      */
     static RcConnect.Options options(boolean realTime) {
-        RcConnect.Options o = RcConnect.Options.defaults().withPathMtu(Mtu.MTU_4096).withRdAtomic(OUT_READS);
+        RcConnect.Options o =
+                RcConnect.Options.defaults().withPathMtu(Mtu.MTU_4096).withRdAtomic(OUT_READS);
         return realTime ? o.withTimeout(17) : o;
     }
 
@@ -140,8 +140,11 @@ final class VerbsSide extends PerfSide {
     }
 
     /** Connects QP {@code q} to the peer's {@code q}-th QP (RESET to RTS) and notes its buffer. */
-    void connect(List<RcConnect.Endpoint> mine, List<RcConnect.Endpoint> peer, List<Remote> peerBuffers,
-                 RcConnect.Options o) {
+    void connect(
+            List<RcConnect.Endpoint> mine,
+            List<RcConnect.Endpoint> peer,
+            List<Remote> peerBuffers,
+            RcConnect.Options o) {
         for (int q = 0; q < qp.length; q++) {
             RcConnect.connect(qp[q], mine.get(q).psn(), peer.get(q), o);
             remote[q] = peerBuffers.get(q);
@@ -160,16 +163,23 @@ final class VerbsSide extends PerfSide {
 
     @Override
     void prepare(PerfTest.Verb verb, int size) {
-        baseFlags = size <= inline && (verb == PerfTest.Verb.WRITE || verb == PerfTest.Verb.SEND) ? SendFlag.INLINE.bit() : 0;
+        baseFlags = size <= inline && (verb == PerfTest.Verb.WRITE || verb == PerfTest.Verb.SEND)
+                ? SendFlag.INLINE.bit()
+                : 0;
         for (int q = 0; q < qp.length; q++) {
             for (SendWr w : chain[q]) {
                 w.clear();
                 switch (verb) {
-                    case WRITE -> w.opcode(WrOpcode.RDMA_WRITE).sge(srcMr[q], 0, size).remote(remote[q].addr(), remote[q].rkey());
-                    case READ -> w.opcode(WrOpcode.RDMA_READ).sge(srcMr[q], 0, size).remote(remote[q].addr(), remote[q].rkey());
+                    case WRITE ->
+                        w.opcode(WrOpcode.RDMA_WRITE).sge(srcMr[q], 0, size).remote(remote[q].addr(), remote[q].rkey());
+                    case READ ->
+                        w.opcode(WrOpcode.RDMA_READ).sge(srcMr[q], 0, size).remote(remote[q].addr(), remote[q].rkey());
                     case SEND -> w.opcode(WrOpcode.SEND).sge(srcMr[q], 0, size);
-                    case ATOMIC -> w.opcode(WrOpcode.ATOMIC_FETCH_AND_ADD).sge(srcMr[q], 0, 8)
-                            .remote(remote[q].addr(), remote[q].rkey()).atomic(1, 0);
+                    case ATOMIC ->
+                        w.opcode(WrOpcode.ATOMIC_FETCH_AND_ADD)
+                                .sge(srcMr[q], 0, 8)
+                                .remote(remote[q].addr(), remote[q].rkey())
+                                .atomic(1, 0);
                     default -> throw new IllegalArgumentException(verb.name());
                 }
             }

@@ -1,11 +1,10 @@
 package io.simrdma.tools.perf;
 
-import io.simrdma.testsupport.ExternalTool;
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.simrdma.testsupport.ExternalTool;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -15,10 +14,10 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
 
 /**
  * {@code simrdma perf --pcap FILE}: the packets of a run, every layer into one pcapng file, read
@@ -31,8 +30,7 @@ class PerfCaptureTest {
     @TempDir
     Path dir;
 
-    private record Run(int exitCode, String out, String err) {
-    }
+    private record Run(int exitCode, String out, String err) {}
 
     private static Run run(String... args) {
         StringWriter out = new StringWriter();
@@ -60,8 +58,10 @@ class PerfCaptureTest {
         }
         ExternalTool.Result r = ExternalTool.run(60, cmd);
         assertEquals(0, r.exitCode(), "tshark failed: " + r.err());
-        return Arrays.stream(r.out().split("\n")).filter(l -> !l.isEmpty())
-                .map(l -> Arrays.copyOf(l.split("\\|", -1), fields.length)).toList();
+        return Arrays.stream(r.out().split("\n"))
+                .filter(l -> !l.isEmpty())
+                .map(l -> Arrays.copyOf(l.split("\\|", -1), fields.length))
+                .toList();
     }
 
     private static boolean has(List<String[]> rows, int column, String value) {
@@ -69,18 +69,37 @@ class PerfCaptureTest {
     }
 
     @Test
-    @DisplayName("perf read-bw --layer both --pcap: the verbs run's READ requests and First/Last responses, then the DAT "
-            + "run's IB CM connection and its READs, in one file tshark reads without a malformed frame; the same seed "
-            + "writes the same bytes")
+    @DisplayName(
+            "perf read-bw --layer both --pcap: the verbs run's READ requests and First/Last responses, then the DAT "
+                    + "run's IB CM connection and its READs, in one file tshark reads without a malformed frame; the same seed "
+                    + "writes the same bytes")
     void shouldCaptureEveryLayerIntoOneFileWhenPerfIsGivenPcap() throws IOException {
         Path pcap = dir.resolve("perf.pcapng");
-        String[] args = {"read-bw", "--mode", "deterministic", "--layer", "both", "-s", "8192", "-n", "10", "--warmup",
-            "0", "-t", "4", "-Q", "2", "--no-progress", "--pcap", pcap.toString()};
+        String[] args = {
+            "read-bw",
+            "--mode",
+            "deterministic",
+            "--layer",
+            "both",
+            "-s",
+            "8192",
+            "-n",
+            "10",
+            "--warmup",
+            "0",
+            "-t",
+            "4",
+            "-Q",
+            "2",
+            "--no-progress",
+            "--pcap",
+            pcap.toString()
+        };
         Run r = run(args);
         assertEquals(0, r.exitCode(), r.err());
         long frames = written(r.out());
-        List<String[]> rows = tshark(pcap, "udp.dstport", "infiniband.bth.opcode", "infiniband.mad.attributeid",
-                "_ws.malformed");
+        List<String[]> rows =
+                tshark(pcap, "udp.dstport", "infiniband.bth.opcode", "infiniband.mad.attributeid", "_ws.malformed");
         assertEquals(frames, rows.size(), "tshark reads every frame perf wrote");
         for (String[] row : rows) {
             assertEquals("4791", row[0], "RoCEv2's UDP port");
@@ -98,7 +117,9 @@ class PerfCaptureTest {
         Path again = dir.resolve("again.pcapng");
         args[args.length - 1] = again.toString();
         assertEquals(0, run(args).exitCode());
-        assertArrayEquals(Files.readAllBytes(pcap), Files.readAllBytes(again),
+        assertArrayEquals(
+                Files.readAllBytes(pcap),
+                Files.readAllBytes(again),
                 "a deterministic run's capture is the same bytes for the same seed");
     }
 
@@ -107,26 +128,39 @@ class PerfCaptureTest {
             + "from the nodes' GIDs: RDMA WRITE Only one way and the other")
     void shouldCaptureTheTcpNodesTrafficWhenPerfRunsOverTcpWithPcap() {
         Path pcap = dir.resolve("tcp.pcapng");
-        Run r = run("write-lat", "--mode", "tcp", "-n", "20", "--warmup", "0", "--no-progress", "--pcap", pcap.toString());
+        Run r = run(
+                "write-lat", "--mode", "tcp", "-n", "20", "--warmup", "0", "--no-progress", "--pcap", pcap.toString());
         assertEquals(0, r.exitCode(), r.err());
         long frames = written(r.out());
         List<String[]> rows = tshark(pcap, "ipv6.src", "ipv6.dst", "infiniband.bth.opcode", "_ws.malformed");
         assertEquals(frames, rows.size(), "tshark reads every frame perf wrote");
         for (String[] row : rows) {
             // a TCP node's GID is fd53:494d::PORT:IPV4 (TcpNode.gidOf)
-            assertTrue(row[0].startsWith("fd53:494d::") && row[1].startsWith("fd53:494d::"),
+            assertTrue(
+                    row[0].startsWith("fd53:494d::") && row[1].startsWith("fd53:494d::"),
                     "IPv6 addresses from the TCP nodes' GIDs: " + String.join("|", row));
             assertEquals("", row[3], "malformed frame: " + String.join("|", row));
         }
         // write-lat: each side RDMA-WRITEs (opcode 10, Only) the other's buffer in turn
-        assertTrue(rows.stream().filter(x -> x[2].equals("10")).map(x -> x[0]).distinct().count() == 2,
+        assertTrue(
+                rows.stream()
+                                .filter(x -> x[2].equals("10"))
+                                .map(x -> x[0])
+                                .distinct()
+                                .count()
+                        == 2,
                 "RDMA WRITE Only from both nodes");
     }
 
     @Test
     @DisplayName("perf connect-scale --pcap is a usage error: connect-scale sends no test traffic")
     void shouldRefusePcapWhenTheTestIsConnectScale() {
-        Run r = run("connect-scale", "--pairs", "2", "--pcap", dir.resolve("x.pcapng").toString());
+        Run r = run(
+                "connect-scale",
+                "--pairs",
+                "2",
+                "--pcap",
+                dir.resolve("x.pcapng").toString());
         assertEquals(2, r.exitCode(), "usage error, seen:\n" + r.err());
         assertTrue(r.err().contains("--pcap captures a TEST's traffic"), r.err());
         assertTrue(Files.notExists(dir.resolve("x.pcapng")), "no file written");

@@ -1,19 +1,18 @@
 package io.simrdma.tools.perf;
 
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
-import picocli.CommandLine;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import picocli.CommandLine;
 
 /**
  * {@code simrdma perf}: every test runs and reports perftest's columns with its baseline, on every
@@ -22,8 +21,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class PerfCommandTest {
 
-    private record Run(int exitCode, String out, String err) {
-    }
+    private record Run(int exitCode, String out, String err) {}
 
     private static Run run(String... args) {
         StringWriter out = new StringWriter();
@@ -39,8 +37,10 @@ class PerfCommandTest {
     private static double[] row(String out, String prefix) {
         for (String line : out.split("\n")) {
             if (line.startsWith(prefix)) {
-                return java.util.Arrays.stream(line.trim().split("[\\s|]+")).filter(t -> t.matches("[0-9.]+"))
-                        .mapToDouble(Double::parseDouble).toArray();
+                return java.util.Arrays.stream(line.trim().split("[\\s|]+"))
+                        .filter(t -> t.matches("[0-9.]+"))
+                        .mapToDouble(Double::parseDouble)
+                        .toArray();
             }
         }
         throw new AssertionError("no row starting with '" + prefix + "' in:\n" + out);
@@ -48,12 +48,27 @@ class PerfCommandTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"write-bw", "read-bw", "send-bw"})
-    @DisplayName("bandwidth tests print perftest's columns (ib_write_bw: #bytes #iterations BW peak, BW average, MsgRate) and a baseline with its ratio")
+    @DisplayName(
+            "bandwidth tests print perftest's columns (ib_write_bw: #bytes #iterations BW peak, BW average, MsgRate) and a baseline with its ratio")
     void shouldReportBandwidthBesideItsBaselineWhenRunDeterministically(String test) {
-        Run r = run(test, "--mode", "deterministic", "-s", "4096", "-n", "200", "--warmup", "50", "-t", "16", "-Q", "4",
+        Run r = run(
+                test,
+                "--mode",
+                "deterministic",
+                "-s",
+                "4096",
+                "-n",
+                "200",
+                "--warmup",
+                "50",
+                "-t",
+                "16",
+                "-Q",
+                "4",
                 "--no-progress");
         assertEquals(0, r.exitCode(), r.err());
-        assertTrue(r.out().contains("#bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]"),
+        assertTrue(
+                r.out().contains("#bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]"),
                 r.out());
         double[] v = row(r.out(), " 4096 ");
         assertEquals(4096, v[0], 0, "size column");
@@ -68,12 +83,16 @@ class PerfCommandTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"write-lat", "read-lat", "send-lat", "atomic-lat"})
-    @DisplayName("latency tests print perftest's columns (t_min .. 99.9% percentile) and the spinning round trip beside t_typical")
+    @DisplayName(
+            "latency tests print perftest's columns (t_min .. 99.9% percentile) and the spinning round trip beside t_typical")
     void shouldReportLatencyPercentilesWhenRunDeterministically(String test) {
         Run r = run(test, "--mode", "deterministic", "-n", "300", "--warmup", "50", "--no-progress");
         assertEquals(0, r.exitCode(), r.err());
-        assertTrue(r.out().contains("t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    t_stdev[usec]   "
-                + "99% percentile[usec]   99.9% percentile[usec]"), r.out());
+        assertTrue(
+                r.out()
+                        .contains("t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    t_stdev[usec]   "
+                                + "99% percentile[usec]   99.9% percentile[usec]"),
+                r.out());
         String size = test.equals("atomic-lat") ? " 8 " : " 2 ";
         double[] v = row(r.out(), size);
         assertEquals(300, v[1], 0, "iterations column");
@@ -85,7 +104,17 @@ class PerfCommandTest {
     @Test
     @DisplayName("--layer both runs verbs then DAT for each size and prints DAT over verbs")
     void shouldCompareTheLayersWhenBothAreAsked() {
-        Run r = run("send-lat", "--mode", "deterministic", "--layer", "both", "-n", "200", "--warmup", "20", "--no-progress");
+        Run r = run(
+                "send-lat",
+                "--mode",
+                "deterministic",
+                "--layer",
+                "both",
+                "-n",
+                "200",
+                "--warmup",
+                "20",
+                "--no-progress");
         assertEquals(0, r.exitCode(), r.err());
         double[] verbs = row(r.out(), " verbs ");
         double[] dat = row(r.out(), " dat    ");
@@ -105,7 +134,18 @@ class PerfCommandTest {
     @Test
     @DisplayName("--mode tcp runs two TCP nodes over loopback with the raw Netty baseline")
     void shouldRunBetweenTwoTcpNodesWithTheNettyBaseline() {
-        Run r = run("write-bw", "--mode", "tcp", "--layer", "both", "-s", "65536", "-n", "100", "--warmup", "20",
+        Run r = run(
+                "write-bw",
+                "--mode",
+                "tcp",
+                "--layer",
+                "both",
+                "-s",
+                "65536",
+                "-n",
+                "100",
+                "--warmup",
+                "20",
                 "--no-progress");
         assertEquals(0, r.exitCode(), r.err());
         assertTrue(r.out().contains("raw Netty stream"), r.out());
@@ -119,13 +159,29 @@ class PerfCommandTest {
     @Test
     @DisplayName("--json prints one document with a result per layer and size")
     void shouldPrintJsonWhenAsked() {
-        Run r = run("write-bw", "--mode", "deterministic", "-s", "1024", "-n", "100", "--warmup", "10", "-t", "8",
-                "-Q", "4", "--layer", "both", "--json");
+        Run r = run(
+                "write-bw",
+                "--mode",
+                "deterministic",
+                "-s",
+                "1024",
+                "-n",
+                "100",
+                "--warmup",
+                "10",
+                "-t",
+                "8",
+                "-Q",
+                "4",
+                "--layer",
+                "both",
+                "--json");
         assertEquals(0, r.exitCode(), r.err());
         String j = r.out().trim();
         assertTrue(j.startsWith("{") && j.endsWith("}"), j);
         assertTrue(j.contains("\"test\": \"write-bw\""), j);
-        Matcher m = Pattern.compile("\\{\"layer\": \"(verbs|dat)\", \"bytes\": 1024").matcher(j);
+        Matcher m = Pattern.compile("\\{\"layer\": \"(verbs|dat)\", \"bytes\": 1024")
+                .matcher(j);
         int results = 0;
         while (m.find()) {
             results++;
@@ -140,7 +196,19 @@ class PerfCommandTest {
     @Test
     @DisplayName("-a runs every size from 2 bytes to 8 MiB (perftest's -a)")
     void shouldRunEverySizeWithAll() {
-        Run r = run("write-bw", "--mode", "deterministic", "-a", "-n", "5", "--warmup", "0", "-t", "4", "-Q", "2",
+        Run r = run(
+                "write-bw",
+                "--mode",
+                "deterministic",
+                "-a",
+                "-n",
+                "5",
+                "--warmup",
+                "0",
+                "-t",
+                "4",
+                "-Q",
+                "2",
                 "--json");
         assertEquals(0, r.exitCode(), r.err());
         for (int b = 2; b <= PerfCommand.MAX_SIZE; b *= 2) {
@@ -151,8 +219,27 @@ class PerfCommandTest {
     @Test
     @DisplayName("a post list chains requests and several QPs run side by side")
     void shouldPostListsOnSeveralQps() {
-        Run r = run("write-bw", "--mode", "deterministic", "-s", "8", "-n", "320", "--warmup", "0", "-q", "3", "-t", "32",
-                "-Q", "16", "-l", "8", "--layer", "both", "--no-progress");
+        Run r = run(
+                "write-bw",
+                "--mode",
+                "deterministic",
+                "-s",
+                "8",
+                "-n",
+                "320",
+                "--warmup",
+                "0",
+                "-q",
+                "3",
+                "-t",
+                "32",
+                "-Q",
+                "16",
+                "-l",
+                "8",
+                "--layer",
+                "both",
+                "--no-progress");
         assertEquals(0, r.exitCode(), r.err());
         assertTrue(r.out().contains("Post List       : 8"), r.out());
         row(r.out(), " dat    ");
@@ -188,8 +275,20 @@ class PerfCommandTest {
     @Test
     @DisplayName("a TCP client's settings reach the server unchanged")
     void shouldRoundTripSettingsOverTheControlConnection() {
-        PerfSettings s = new PerfSettings(PerfTest.SEND_BW, List.of(2, 4096, 1 << 23), 77, 5, 3, 64, 128, 16, 4, 64,
-                PerfSettings.Layer.BOTH, PerfSettings.Mode.TCP, -9);
+        PerfSettings s = new PerfSettings(
+                PerfTest.SEND_BW,
+                List.of(2, 4096, 1 << 23),
+                77,
+                5,
+                3,
+                64,
+                128,
+                16,
+                4,
+                64,
+                PerfSettings.Layer.BOTH,
+                PerfSettings.Mode.TCP,
+                -9);
         assertEquals(s, PerfSettings.decode(s.encode()));
     }
 }

@@ -1,13 +1,16 @@
 package io.simrdma.junit.example;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.simrdma.dat.CloseFlag;
 import io.simrdma.dat.CompletionFlag;
 import io.simrdma.dat.ConnectFlag;
 import io.simrdma.dat.DatEvent;
 import io.simrdma.dat.DtoCompletionStatus;
 import io.simrdma.dat.Endpoint;
-import io.simrdma.dat.EventDispatcher;
 import io.simrdma.dat.EvdFlag;
+import io.simrdma.dat.EventDispatcher;
 import io.simrdma.dat.InterfaceAdapter;
 import io.simrdma.dat.LmrTriplet;
 import io.simrdma.dat.LocalMemoryRegion;
@@ -23,15 +26,11 @@ import io.simrdma.junit.FabricMatrix;
 import io.simrdma.junit.Node;
 import io.simrdma.junit.OwnershipChecker;
 import io.simrdma.junit.SimFabricTest;
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
-
 import java.nio.ByteBuffer;
 import java.util.EnumSet;
 import java.util.List;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
 
 /**
  * A DAT application under the toolkit: two injected IAs, a connection, an RDMA WRITE. The checks
@@ -70,15 +69,22 @@ class DatWriteTest {
             cep = client.createEndpoint(cpz, cdto, cdto, cconn, null);
             sep = server.createEndpoint(spz, sdto, sdto, sconn, null);
             psp = server.createPsp(1234, sconn, PspFlag.CONSUMER);
-            cep.connect(server.query().iaAttributes().iaAddress(), 1234, Timeout.ofMillis(5000), null,
-                    Qos.BEST_EFFORT, EnumSet.noneOf(ConnectFlag.class));
+            cep.connect(
+                    server.query().iaAttributes().iaAddress(),
+                    1234,
+                    Timeout.ofMillis(5000),
+                    null,
+                    Qos.BEST_EFFORT,
+                    EnumSet.noneOf(ConnectFlag.class));
             next(sconn).asConnectionRequest().cr().accept(sep, null);
             next(cconn);
             next(sconn);
         }
 
         void postWrite() {
-            cep.postRdmaWrite(List.of(new LmrTriplet(slmr.lmrContext(), slmr.registeredAddress(), 4096)), 1,
+            cep.postRdmaWrite(
+                    List.of(new LmrTriplet(slmr.lmrContext(), slmr.registeredAddress(), 4096)),
+                    1,
                     new RmrTriplet(dlmr.rmrContext().orElseThrow(), dlmr.registeredAddress(), 4096),
                     CompletionFlag.defaults());
         }
@@ -106,7 +112,8 @@ class DatWriteTest {
     }
 
     @FabricMatrix
-    @DisplayName("dat_ep_post_rdma_write(3DAT) between two injected IAs; everything freed, so the end-of-test checks pass")
+    @DisplayName(
+            "dat_ep_post_rdma_write(3DAT) between two injected IAs; everything freed, so the end-of-test checks pass")
     void shouldWriteWhenBothIasAreInjected(@Node("a") InterfaceAdapter client, @Node("b") InterfaceAdapter server) {
         Connected c = new Connected(client, server);
         for (int i = 0; i < 4096; i++) {
@@ -119,18 +126,22 @@ class DatWriteTest {
     }
 
     @Test
-    @DisplayName("dat_ep_post_rdma_write(3DAT): the LMR is the provider's until the DTO completes; a write before is reported")
-    void shouldReportViolationWhenLmrIsWrittenBeforeCompletion(@Node("a") InterfaceAdapter client,
-                                                               @Node("b") InterfaceAdapter server, OwnershipChecker checker) {
+    @DisplayName(
+            "dat_ep_post_rdma_write(3DAT): the LMR is the provider's until the DTO completes; a write before is reported")
+    void shouldReportViolationWhenLmrIsWrittenBeforeCompletion(
+            @Node("a") InterfaceAdapter client, @Node("b") InterfaceAdapter server, OwnershipChecker checker) {
         Connected c = new Connected(client, server);
         c.postWrite();
-        c.src.put(100, (byte) 0x7F);   // the mistake
+        c.src.put(100, (byte) 0x7F); // the mistake
         assertEquals(DtoCompletionStatus.SUCCESS, next(c.cdto).asDtoCompletion().status());
         List<String> v = checker.takeViolations();
         assertEquals(1, v.size(), v.toString());
-        assertTrue(v.get(0).contains("(RDMA_WRITE) on QP 0x") && v.get(0).contains("of device a, source buffer sge 0")
-                && v.get(0).contains("bytes [100, 101) of the region written by the application")
-                && v.get(0).contains("posted: 00\n      now:    7f"), v.get(0));
+        assertTrue(
+                v.get(0).contains("(RDMA_WRITE) on QP 0x")
+                        && v.get(0).contains("of device a, source buffer sge 0")
+                        && v.get(0).contains("bytes [100, 101) of the region written by the application")
+                        && v.get(0).contains("posted: 00\n      now:    7f"),
+                v.get(0));
         c.free();
     }
 }

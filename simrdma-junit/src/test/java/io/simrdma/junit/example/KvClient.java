@@ -13,7 +13,6 @@ import io.simrdma.fabric.SendWr;
 import io.simrdma.fabric.WcStatus;
 import io.simrdma.fabric.WorkCompletion;
 import io.simrdma.fabric.WrOpcode;
-
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.EnumSet;
@@ -41,6 +40,7 @@ public class KvClient implements AutoCloseable {
     protected final QueuePair qp;
     /** Staging buffer of put: the value in a slot's format. */
     protected final ByteBuffer staging = ByteBuffer.allocateDirect(KvServer.SLOT);
+
     protected final MemoryRegion stagingMr;
     private final ByteBuffer readBuf = ByteBuffer.allocateDirect(KvServer.SLOT);
     private final MemoryRegion readMr;
@@ -65,16 +65,24 @@ public class KvClient implements AutoCloseable {
     /** Stores {@code value} under {@code key}: one RDMA WRITE, waited for. */
     public void put(int key, String value) {
         encode(value);
-        wr.clear().wrId(++nextId).opcode(WrOpcode.RDMA_WRITE).sge(stagingMr, 0, KvServer.SLOT)
-                .remote(slotAddress(key), tableRkey).flag(SendFlag.SIGNALED);
+        wr.clear()
+                .wrId(++nextId)
+                .opcode(WrOpcode.RDMA_WRITE)
+                .sge(stagingMr, 0, KvServer.SLOT)
+                .remote(slotAddress(key), tableRkey)
+                .flag(SendFlag.SIGNALED);
         qp.postSend(wr);
         awaitCompletion(nextId);
     }
 
     /** The value under {@code key} ("" if none was put): one RDMA READ. */
     public String get(int key) {
-        wr.clear().wrId(++nextId).opcode(WrOpcode.RDMA_READ).sge(readMr, 0, KvServer.SLOT)
-                .remote(slotAddress(key), tableRkey).flag(SendFlag.SIGNALED);
+        wr.clear()
+                .wrId(++nextId)
+                .opcode(WrOpcode.RDMA_READ)
+                .sge(readMr, 0, KvServer.SLOT)
+                .remote(slotAddress(key), tableRkey)
+                .flag(SendFlag.SIGNALED);
         qp.postSend(wr);
         awaitCompletion(nextId);
         int len = readBuf.getInt(0);

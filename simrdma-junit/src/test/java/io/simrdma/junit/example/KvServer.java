@@ -7,7 +7,6 @@ import io.simrdma.fabric.MemoryRegion;
 import io.simrdma.fabric.ProtectionDomain;
 import io.simrdma.fabric.QpInitAttr;
 import io.simrdma.fabric.QueuePair;
-
 import java.nio.ByteBuffer;
 import java.util.EnumSet;
 
@@ -35,7 +34,8 @@ public final class KvServer implements AutoCloseable {
     public KvServer(Device device) {
         pd = device.allocPd();
         cq = device.createCq(16);
-        table = pd.registerMemory(ByteBuffer.allocateDirect(SLOTS * SLOT),
+        table = pd.registerMemory(
+                ByteBuffer.allocateDirect(SLOTS * SLOT),
                 EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_READ, AccessFlag.REMOTE_WRITE));
         qp = pd.createQp(QpInitAttr.rc(cq, cq));
     }

@@ -1,5 +1,8 @@
 package io.simrdma.junit.example;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.simrdma.fabric.AccessFlag;
 import io.simrdma.fabric.CompletionQueue;
 import io.simrdma.fabric.Device;
@@ -18,19 +21,15 @@ import io.simrdma.junit.Faults;
 import io.simrdma.junit.Node;
 import io.simrdma.junit.ScriptedFault;
 import io.simrdma.junit.SimFabricTest;
-
 import java.nio.ByteBuffer;
 import java.util.EnumSet;
 import java.util.concurrent.TimeUnit;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 /** The README's example ("Testing your RDMA application"), kept compiling and passing here. */
-@SimFabricTest                        // a fresh fabric per test, devices "a" and "b", all checks on
+@SimFabricTest // a fresh fabric per test, devices "a" and "b", all checks on
 class RdmaWriteTest {
 
-    @FabricMatrix                     // deterministic, threaded and TCP loopback
+    @FabricMatrix // deterministic, threaded and TCP loopback
     void shouldWriteIntoPeerWhenFirstAckIsLost(@Node("a") Device a, @Node("b") Device b, Faults faults) {
         ScriptedFault lostAck = faults.add("drop 1st ACK b->a");
 
@@ -49,8 +48,12 @@ class RdmaWriteTest {
         for (int i = 0; i < 4096; i++) {
             src.put(i, (byte) i);
         }
-        qpA.postSend(new SendWr().wrId(1).opcode(WrOpcode.RDMA_WRITE).sge(mrA, 0, 4096)
-                .remote(mrB.address(), mrB.rkey()).flag(SendFlag.SIGNALED));
+        qpA.postSend(new SendWr()
+                .wrId(1)
+                .opcode(WrOpcode.RDMA_WRITE)
+                .sge(mrA, 0, 4096)
+                .remote(mrB.address(), mrB.rkey())
+                .flag(SendFlag.SIGNALED));
         // src is the NIC's until the completion: writing into it here would fail the test
         assertTrue(cqA.awaitCompletions(1, 5, TimeUnit.SECONDS), "the WRITE completes");
         WorkCompletion[] wc = WorkCompletion.array(1);

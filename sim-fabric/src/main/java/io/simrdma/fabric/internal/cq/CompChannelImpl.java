@@ -5,7 +5,6 @@ import io.simrdma.fabric.Device;
 import io.simrdma.fabric.FabricObserver;
 import io.simrdma.fabric.VerbsException;
 import io.simrdma.fabric.sched.WaitSignal;
-
 import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
 

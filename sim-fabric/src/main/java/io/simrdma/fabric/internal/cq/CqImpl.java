@@ -11,7 +11,6 @@ import io.simrdma.fabric.WcOpcode;
 import io.simrdma.fabric.WcStatus;
 import io.simrdma.fabric.WorkCompletion;
 import io.simrdma.fabric.sched.WaitSignal;
-
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -64,10 +63,12 @@ public final class CqImpl implements CompletionQueue {
      * otherwise contend for it with the engine thread adding completions).
      */
     private volatile int pollable;
+
     private int armed;
     private boolean overrun;
     /** QPs waiting for room (DeviceProfile.CqOverrun.STALL); guarded by lock. */
     private final java.util.List<Runnable> roomWaiters = new java.util.ArrayList<>(0);
+
     private volatile boolean destroyed;
 
     private volatile Runnable completionListener;
@@ -188,7 +189,16 @@ public final class CqImpl implements CompletionQueue {
             for (int i = 0; i < n; i++) {
                 WorkCompletion wc = wcs[i];
                 int at = head;
-                wc.set(wrId[at], status[at], opcode[at], byteLen[at], imm[at], qpNum[at], srcQp[at], flags[at], vendor[at]);
+                wc.set(
+                        wrId[at],
+                        status[at],
+                        opcode[at],
+                        byteLen[at],
+                        imm[at],
+                        qpNum[at],
+                        srcQp[at],
+                        flags[at],
+                        vendor[at]);
                 head = at + 1 == capacity ? 0 : at + 1;
             }
             count -= n;
@@ -208,11 +218,14 @@ public final class CqImpl implements CompletionQueue {
      * @return true if at least {@code n} completions are waiting
      */
     public boolean awaitCompletions(int n, long timeout, TimeUnit unit) {
-        return signal.await(() -> {
-            synchronized (lock) {
-                return count >= n || overrun || destroyed;
-            }
-        }, unit.toNanos(timeout)) && !isInError();
+        return signal.await(
+                        () -> {
+                            synchronized (lock) {
+                                return count >= n || overrun || destroyed;
+                            }
+                        },
+                        unit.toNanos(timeout))
+                && !isInError();
     }
 
     /**
@@ -303,7 +316,8 @@ public final class CqImpl implements CompletionQueue {
                 throw VerbsException.busy(boundQps + " queue pair(s) still use this CQ");
             }
             if (eventsUnacked.get() > 0) {
-                throw VerbsException.busy(eventsUnacked.get() + " completion event(s) not acknowledged (ibv_ack_cq_events(3))");
+                throw VerbsException.busy(
+                        eventsUnacked.get() + " completion event(s) not acknowledged (ibv_ack_cq_events(3))");
             }
             if (asyncRetrieved.get() > 0) {
                 throw VerbsException.busy(asyncRetrieved.get() + " async event(s) not acknowledged");
@@ -348,8 +362,17 @@ public final class CqImpl implements CompletionQueue {
      *
      * @return false if the CQ was full (the completion is not added) or is already in error
      */
-    public boolean push(long id, WcStatus st, WcOpcode op, int len, int immData, int wcFlags, int qp, int src,
-                 boolean solicited, int vendorErr) {
+    public boolean push(
+            long id,
+            WcStatus st,
+            WcOpcode op,
+            int len,
+            int immData,
+            int wcFlags,
+            int qp,
+            int src,
+            boolean solicited,
+            int vendorErr) {
         return add(id, st, op, len, immData, wcFlags, qp, src, solicited, vendorErr, true);
     }
 
@@ -359,13 +382,32 @@ public final class CqImpl implements CompletionQueue {
      *
      * @return false if the CQ is still full
      */
-    public boolean retryPush(long id, WcStatus st, WcOpcode op, int len, int immData, int wcFlags, int qp, int src,
-                             boolean solicited, int vendorErr) {
+    public boolean retryPush(
+            long id,
+            WcStatus st,
+            WcOpcode op,
+            int len,
+            int immData,
+            int wcFlags,
+            int qp,
+            int src,
+            boolean solicited,
+            int vendorErr) {
         return add(id, st, op, len, immData, wcFlags, qp, src, solicited, vendorErr, false);
     }
 
-    private boolean add(long id, WcStatus st, WcOpcode op, int len, int immData, int wcFlags, int qp, int src,
-                        boolean solicited, int vendorErr, boolean raise) {
+    private boolean add(
+            long id,
+            WcStatus st,
+            WcOpcode op,
+            int len,
+            int immData,
+            int wcFlags,
+            int qp,
+            int src,
+            boolean solicited,
+            int vendorErr,
+            boolean raise) {
         boolean notify = false;
         boolean full = false;
         synchronized (lock) {

@@ -9,19 +9,18 @@ import io.simrdma.fabric.SharedReceiveQueue;
 import io.simrdma.fabric.internal.cq.CqImpl;
 import io.simrdma.fabric.internal.link.Tracer;
 import io.simrdma.fabric.internal.rc.RcQueuePair;
-import io.simrdma.fabric.internal.ucud.UnreliableQueuePair;
 import io.simrdma.fabric.internal.rc.SrqImpl;
+import io.simrdma.fabric.internal.ucud.UnreliableQueuePair;
 import io.simrdma.fabric.sched.Scheduler;
 import io.simrdma.fabric.sched.WaitSignal;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.util.ArrayDeque;
 import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A device's asynchronous events (ibv_get_async_event(3)): raised by the engine on any thread,
@@ -59,8 +58,8 @@ final class AsyncEventQueue {
 
     /** Queues an event and wakes waiters. Any thread. */
     void raise(AsyncEventType type, QueuePair qp, CompletionQueue cq, SharedReceiveQueue srq) {
-        AsyncEvent e = new AsyncEvent(type, qp, cq, srq, type.element() == AsyncEventType.Element.PORT ? 1 : 0,
-                scheduler.nanoTime());
+        AsyncEvent e = new AsyncEvent(
+                type, qp, cq, srq, type.element() == AsyncEventType.Element.PORT ? 1 : 0, scheduler.nanoTime());
         synchronized (events) {
             events.add(e);
         }

@@ -1,6 +1,8 @@
 package io.simrdma.fabric.internal.device;
 
 import io.netty.util.collection.IntObjectHashMap;
+import io.simrdma.fabric.AddressHandle;
+import io.simrdma.fabric.AhAttr;
 import io.simrdma.fabric.AsyncEvent;
 import io.simrdma.fabric.AsyncEventType;
 import io.simrdma.fabric.CompletionChannel;
@@ -30,32 +32,29 @@ import io.simrdma.fabric.internal.CounterSet;
 import io.simrdma.fabric.internal.cq.CompChannelImpl;
 import io.simrdma.fabric.internal.cq.CqContext;
 import io.simrdma.fabric.internal.cq.CqImpl;
+import io.simrdma.fabric.internal.link.PacketRoute;
 import io.simrdma.fabric.internal.mem.MemoryContext;
 import io.simrdma.fabric.internal.mem.MemoryTable;
 import io.simrdma.fabric.internal.mem.PdImpl;
 import io.simrdma.fabric.internal.rc.RcContext;
 import io.simrdma.fabric.internal.rc.RcQueuePair;
 import io.simrdma.fabric.internal.rc.SrqImpl;
-import io.simrdma.fabric.internal.link.PacketRoute;
 import io.simrdma.fabric.internal.ucud.AhImpl;
 import io.simrdma.fabric.internal.ucud.UnreliableContext;
 import io.simrdma.fabric.internal.ucud.UnreliableQueuePair;
-import io.simrdma.fabric.AddressHandle;
-import io.simrdma.fabric.AhAttr;
 import io.simrdma.fabric.sched.EngineExecutor;
 import io.simrdma.fabric.sched.Scheduler;
 import io.simrdma.fabric.wire.Gid;
 import io.simrdma.fabric.wire.Packet;
 import io.simrdma.fabric.wire.PacketSink;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The implementation of {@link Device}: the device's identity and limits, its resource tables
@@ -89,6 +88,7 @@ public final class DeviceImpl implements Device, PacketSink, MemoryContext, CqCo
     private final IntObjectHashMap<RcQueuePair> qps = new IntObjectHashMap<>();
     /** UC and UD queue pairs; their numbers come from the same space as RC's. */
     private final IntObjectHashMap<UnreliableQueuePair> unreliableQps = new IntObjectHashMap<>();
+
     private final List<PdImpl> pds = new ArrayList<>();
     private final List<CqImpl> cqs = new ArrayList<>();
     private final List<CompChannelImpl> channels = new ArrayList<>();
@@ -259,7 +259,8 @@ public final class DeviceImpl implements Device, PacketSink, MemoryContext, CqCo
         // (ib_uverbs_create_cq: EINVAL otherwise).
         VerbsException.checkRange("comp_vector", compVector, 0, attributes.numCompVectors() - 1);
         if (channel != null && channel.device() != this) {
-            throw VerbsException.invalid("completion channel belongs to device " + channel.device().name());
+            throw VerbsException.invalid(
+                    "completion channel belongs to device " + channel.device().name());
         }
         return created(executor.call(() -> {
             if (cqs.size() >= attributes.maxCq()) {
@@ -282,8 +283,10 @@ public final class DeviceImpl implements Device, PacketSink, MemoryContext, CqCo
         checkPd(pd);
         if (!profile.supports(attr.qpType())) {
             // siw_create_qp: a QP type the device lacks is EOPNOTSUPP.
-            throw new VerbsException(Errno.EOPNOTSUPP, "device " + name + " (profile " + profile.name()
-                    + ") creates no " + attr.qpType() + " queue pairs");
+            throw new VerbsException(
+                    Errno.EOPNOTSUPP,
+                    "device " + name + " (profile " + profile.name() + ") creates no " + attr.qpType()
+                            + " queue pairs");
         }
         CqImpl scq = implOf(attr.sendCq(), CqImpl.class, "completion queue");
         CqImpl rcq = implOf(attr.recvCq(), CqImpl.class, "completion queue");
@@ -319,7 +322,8 @@ public final class DeviceImpl implements Device, PacketSink, MemoryContext, CqCo
         if (attr.qpType() != QpType.RC) {
             if (srq != null && attr.qpType() != QpType.UD) {
                 // ibv_create_qp(3) NOTES: only RC and UD QPs may be associated with an SRQ.
-                throw VerbsException.invalid("ibv_create_qp(3): a " + attr.qpType() + " QP cannot take an SRQ (RC and UD only)");
+                throw VerbsException.invalid(
+                        "ibv_create_qp(3): a " + attr.qpType() + " QP cannot take an SRQ (RC and UD only)");
             }
             int qpn = allocateQpn();
             UnreliableQueuePair uqp = new UnreliableQueuePair(this, pd, qpn, attr);
@@ -522,8 +526,8 @@ public final class DeviceImpl implements Device, PacketSink, MemoryContext, CqCo
     }
 
     @Override
-    public void traceCompletion(CompletionQueue cq, int qpNum, long wrId, WcStatus status, WcOpcode opcode,
-                                int byteLen) {
+    public void traceCompletion(
+            CompletionQueue cq, int qpNum, long wrId, WcStatus status, WcOpcode opcode, int byteLen) {
         fabric.tracer().completion(cq, qpNum, wrId, status, opcode, byteLen);
     }
 

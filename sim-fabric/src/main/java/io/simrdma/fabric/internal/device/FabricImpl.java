@@ -16,17 +16,15 @@ import io.simrdma.fabric.sched.EngineExecutor;
 import io.simrdma.fabric.sched.Scheduler;
 import io.simrdma.fabric.sched.ThreadedScheduler;
 import io.simrdma.fabric.wire.Gid;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The implementation of {@link Fabric}: its scheduler and clock, its devices (by name and by
@@ -61,9 +59,11 @@ public final class FabricImpl implements Fabric {
     public FabricImpl(Fabric.Builder b) {
         this.name = b.name();
         this.seed = b.seed();
-        this.scheduler = b.isDeterministic() ? new DeterministicScheduler(b.seed()) : new ThreadedScheduler(b.idleStrategy());
+        this.scheduler =
+                b.isDeterministic() ? new DeterministicScheduler(b.seed()) : new ThreadedScheduler(b.idleStrategy());
         this.threadedSeeds = new SplittableRandom(b.seed());
-        this.defaultLink = b.defaultLink() != null ? b.defaultLink()
+        this.defaultLink = b.defaultLink() != null
+                ? b.defaultLink()
                 : b.isDeterministic() ? LinkConfig.dataCenter() : LinkConfig.instant();
         this.control = scheduler.newExecutor(name + "-control");
         this.tracer = new Tracer(scheduler);
@@ -140,7 +140,8 @@ public final class FabricImpl implements Fabric {
             EngineExecutor ex = executor != null ? executor : scheduler.newExecutor(name + "-" + config.name());
             DeviceImpl d = new DeviceImpl(this, config, guid, ex, (int) (seed * 31 + index));
             if (byGid.putIfAbsent(d.gid(), d) != null) {
-                throw new IllegalArgumentException("GUID 0x" + Long.toHexString(guid) + " is already used in fabric " + name);
+                throw new IllegalArgumentException(
+                        "GUID 0x" + Long.toHexString(guid) + " is already used in fabric " + name);
             }
             devices.put(config.name(), d);
             return d;
@@ -176,7 +177,8 @@ public final class FabricImpl implements Fabric {
         if (x.fabric() != this || y.fabric() != this) {
             throw new IllegalArgumentException("device of another fabric");
         }
-        String key = x.name().compareTo(y.name()) <= 0 ? x.name() + "\u0000" + y.name() : y.name() + "\u0000" + x.name();
+        String key =
+                x.name().compareTo(y.name()) <= 0 ? x.name() + "\u0000" + y.name() : y.name() + "\u0000" + x.name();
         return links.computeIfAbsent(key, k -> x.name().compareTo(y.name()) <= 0 ? newLink(x, y) : newLink(y, x));
     }
 
@@ -365,6 +367,7 @@ public final class FabricImpl implements Fabric {
 
     @Override
     public String toString() {
-        return "Fabric[" + name + ", " + (scheduler.isDeterministic() ? "deterministic seed " + seed : "threaded") + "]";
+        return "Fabric[" + name + ", " + (scheduler.isDeterministic() ? "deterministic seed " + seed : "threaded")
+                + "]";
     }
 }

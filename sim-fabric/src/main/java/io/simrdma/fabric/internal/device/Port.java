@@ -18,10 +18,9 @@ import io.simrdma.fabric.wire.Gid;
 import io.simrdma.fabric.wire.Opcode;
 import io.simrdma.fabric.wire.Packet;
 import io.simrdma.fabric.wire.Psn;
+import java.nio.ByteBuffer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import java.nio.ByteBuffer;
 
 /**
  * A device's one port: what leaves it (a QP's packets routed to their destination, management
@@ -209,9 +208,13 @@ final class Port {
 
     private void receiveMad(Packet p) {
         Device.MadHandler h = madHandler;
-        if (h == null || p.destQp() != Device.GSI_QPN || p.payloadLength() != Device.MAD_SIZE
+        if (h == null
+                || p.destQp() != Device.GSI_QPN
+                || p.payloadLength() != Device.MAD_SIZE
                 || p.dethQkey() != Device.GSI_QKEY) {
-            drop(p, h == null ? DropReason.UNKNOWN_QP : DropReason.MALFORMED,
+            drop(
+                    p,
+                    h == null ? DropReason.UNKNOWN_QP : DropReason.MALFORMED,
                     h == null ? Counter.DROPPED_PACKETS : Counter.INVALID_PACKETS);
             return;
         }

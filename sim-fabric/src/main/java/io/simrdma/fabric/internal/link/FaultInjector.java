@@ -4,7 +4,6 @@ import io.netty.buffer.PooledByteBufAllocator;
 import io.simrdma.fabric.FaultGate;
 import io.simrdma.fabric.FaultRule;
 import io.simrdma.fabric.wire.Packet;
-
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;

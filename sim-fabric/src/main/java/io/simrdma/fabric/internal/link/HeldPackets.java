@@ -2,7 +2,6 @@ package io.simrdma.fabric.internal.link;
 
 import io.simrdma.fabric.FaultGate;
 import io.simrdma.fabric.wire.Packet;
-
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;

@@ -12,7 +12,6 @@ import io.simrdma.fabric.sched.Scheduler;
 import io.simrdma.fabric.sched.Task;
 import io.simrdma.fabric.wire.Packet;
 import io.simrdma.fabric.wire.PacketSink;
-
 import java.util.List;
 import java.util.Objects;
 import java.util.SplittableRandom;
@@ -44,6 +43,7 @@ public final class LinkImpl implements Link, PacketRoute {
     private volatile boolean up = true;
     /** Times the link went down; a packet sent before the latest outage is lost on arrival. */
     private volatile long outages;
+
     private volatile boolean removed;
 
     /**
@@ -53,9 +53,15 @@ public final class LinkImpl implements Link, PacketRoute {
      * @param randomAb the random source of the faults of the direction from a to b
      * @param randomBa the same for b to a (unused for a loopback link)
      */
-    public <P extends Device & PacketSink> LinkImpl(Tracer tracer, Scheduler scheduler, EngineExecutor control,
-                                                   P a, P b, LinkConfig config, SplittableRandom randomAb,
-                                                   SplittableRandom randomBa) {
+    public <P extends Device & PacketSink> LinkImpl(
+            Tracer tracer,
+            Scheduler scheduler,
+            EngineExecutor control,
+            P a,
+            P b,
+            LinkConfig config,
+            SplittableRandom randomAb,
+            SplittableRandom randomBa) {
         this.tracer = tracer;
         this.scheduler = scheduler;
         this.control = control;
@@ -134,25 +140,34 @@ public final class LinkImpl implements Link, PacketRoute {
 
     private LinkImpl changeAt(long timeNanos, boolean upThen) {
         long delay = timeNanos - scheduler.nanoTime();
-        control.schedule(new Task() {
-            @Override
-            public void run() {
-                setUp(upThen);
-            }
+        control.schedule(
+                new Task() {
+                    @Override
+                    public void run() {
+                        setUp(upThen);
+                    }
 
-            @Override
-            public String toString() {
-                return "link " + LinkImpl.this + (upThen ? " up" : " down");
-            }
-        }, Math.max(0, delay));
+                    @Override
+                    public String toString() {
+                        return "link " + LinkImpl.this + (upThen ? " up" : " down");
+                    }
+                },
+                Math.max(0, delay));
         return this;
     }
 
     /** Counts of what happened to packets sent from {@code from} over this link. */
     public LinkStats stats(Device from) {
         Direction d = direction(from);
-        return new LinkStats(d.sent.get(), d.delivered.get(), d.dropped.get(), d.duplicated.get(), d.delayed.get(),
-                d.corrupted.get(), d.rewritten.get(), d.held.get());
+        return new LinkStats(
+                d.sent.get(),
+                d.delivered.get(),
+                d.dropped.get(),
+                d.duplicated.get(),
+                d.delayed.get(),
+                d.corrupted.get(),
+                d.rewritten.get(),
+                d.held.get());
     }
 
     @Override
@@ -172,7 +187,6 @@ public final class LinkImpl implements Link, PacketRoute {
         packet.deliverTo(d.injectSink);
         from.executor().execute(packet);
     }
-
 
     @Override
     public boolean isRemoved() {
@@ -333,6 +347,7 @@ public final class LinkImpl implements Link, PacketRoute {
         final FaultInjector.Decision decision = new FaultInjector.Decision();
         /** Runs an injected packet's send on the sender's executor. */
         final PacketSink injectSink = this::injected;
+
         private HeldPackets holds;
         long packets;
         long busyUntil;
@@ -377,17 +392,19 @@ public final class LinkImpl implements Link, PacketRoute {
         synchronized HeldPackets holds() {
             if (holds == null) {
                 EngineExecutor executor = from.executor();
-                holds = new HeldPackets(r -> executor.execute(new Task() {
-                    @Override
-                    public void run() {
-                        r.run();
-                    }
+                holds = new HeldPackets(
+                        r -> executor.execute(new Task() {
+                            @Override
+                            public void run() {
+                                r.run();
+                            }
 
-                    @Override
-                    public String toString() {
-                        return "release held packets " + from.name() + "->" + to.name();
-                    }
-                }), p -> released(this, p));
+                            @Override
+                            public String toString() {
+                                return "release held packets " + from.name() + "->" + to.name();
+                            }
+                        }),
+                        p -> released(this, p));
             }
             return holds;
         }
@@ -408,5 +425,4 @@ public final class LinkImpl implements Link, PacketRoute {
             }
         }
     }
-
 }

@@ -26,8 +26,14 @@ public final class Slf4jTraceListener implements TraceListener {
     @Override
     public void onPacket(PacketEvent event, DropReason reason, long time, Device from, Device to, Packet packet) {
         if (LOG.isDebugEnabled()) {
-            LOG.debug("{} {}->{} {}{} {}", micros(time), from == null ? "?" : from.name(), to == null ? "?" : to.name(),
-                    event, reason == null ? "" : "(" + reason + ")", packet);
+            LOG.debug(
+                    "{} {}->{} {}{} {}",
+                    micros(time),
+                    from == null ? "?" : from.name(),
+                    to == null ? "?" : to.name(),
+                    event,
+                    reason == null ? "" : "(" + reason + ")",
+                    packet);
         }
     }
 
@@ -49,8 +55,13 @@ public final class Slf4jTraceListener implements TraceListener {
     @Override
     public void onFaultRule(long time, FaultRule rule, Device from, Device to, Packet packet) {
         if (LOG.isDebugEnabled()) {
-            LOG.debug("{} {}->{} fault {} on {}", micros(time), from == null ? "?" : from.name(),
-                    to == null ? "?" : to.name(), rule.label(), packet);
+            LOG.debug(
+                    "{} {}->{} fault {} on {}",
+                    micros(time),
+                    from == null ? "?" : from.name(),
+                    to == null ? "?" : to.name(),
+                    rule.label(),
+                    packet);
         }
     }
 

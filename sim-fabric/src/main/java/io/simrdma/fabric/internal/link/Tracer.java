@@ -14,13 +14,12 @@ import io.simrdma.fabric.WcOpcode;
 import io.simrdma.fabric.WcStatus;
 import io.simrdma.fabric.sched.Scheduler;
 import io.simrdma.fabric.wire.Packet;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A fabric's trace: hands every packet event, QP state change, link state change and

@@ -2,7 +2,6 @@ package io.simrdma.fabric.internal.mem;
 
 import io.simrdma.fabric.Errno;
 import io.simrdma.fabric.VerbsException;
-
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**

@@ -1,9 +1,9 @@
 package io.simrdma.fabric.internal.mem;
 
-import io.simrdma.fabric.FabricObserver;
 import io.simrdma.fabric.Device;
 import io.simrdma.fabric.DeviceAttributes;
 import io.simrdma.fabric.DeviceProfile;
+import io.simrdma.fabric.FabricObserver;
 import io.simrdma.fabric.QpInitAttr;
 import io.simrdma.fabric.QueuePair;
 import io.simrdma.fabric.SharedReceiveQueue;

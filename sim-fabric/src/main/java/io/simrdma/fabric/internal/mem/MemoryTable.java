@@ -6,7 +6,6 @@ import io.simrdma.fabric.Errno;
 import io.simrdma.fabric.MwType;
 import io.simrdma.fabric.VerbsException;
 import io.simrdma.fabric.WcStatus;
-
 import java.nio.ByteBuffer;
 import java.util.List;
 
@@ -32,6 +31,7 @@ public final class MemoryTable {
      * checked): a copy-on-write snapshot, replaced on the engine thread, read from posting threads.
      */
     private volatile MrImpl[] regions = new MrImpl[0];
+
     private int mrCount;
     private int mwCount;
 
@@ -141,7 +141,8 @@ public final class MemoryTable {
      */
     public MrImpl regionAt(long addr, long len) {
         for (MrImpl m : regions) {
-            if (m.valid && (m.accessMask() & AccessFlag.ZERO_BASED.bit()) == 0
+            if (m.valid
+                    && (m.accessMask() & AccessFlag.ZERO_BASED.bit()) == 0
                     && MemoryAccess.inRange(m.address(), m.length(), addr, len)) {
                 return m;
             }
@@ -204,8 +205,8 @@ public final class MemoryTable {
      * @return SUCCESS, or MW_BIND_ERR ("memory management operation error") when the rules of
      *         ibv_bind_mw(3) / ibv_alloc_mw(3) / IBA 10.6.7 are broken
      */
-    public WcStatus bind(WindowOwner qp, MwImpl mw, MrImpl mr, int bindRkey, long bindAddr, long bindLength,
-                         int bindAccess) {
+    public WcStatus bind(
+            WindowOwner qp, MwImpl mw, MrImpl mr, int bindRkey, long bindAddr, long bindLength, int bindAccess) {
         if (mw.deallocated || mw.pd() != qp.pd()) {
             return WcStatus.MW_BIND_ERR;
         }
@@ -232,7 +233,9 @@ public final class MemoryTable {
             }
         }
         // IBA o10-36.2.2: only type 2 windows may be zero based.
-        int allowed = AccessFlag.REMOTE_READ.bit() | AccessFlag.REMOTE_WRITE.bit() | AccessFlag.REMOTE_ATOMIC.bit()
+        int allowed = AccessFlag.REMOTE_READ.bit()
+                | AccessFlag.REMOTE_WRITE.bit()
+                | AccessFlag.REMOTE_ATOMIC.bit()
                 | (mw.type() == MwType.TYPE_2 ? AccessFlag.ZERO_BASED.bit() : 0);
         if ((bindAccess & ~allowed) != 0) {
             return WcStatus.MW_BIND_ERR;
@@ -280,8 +283,12 @@ public final class MemoryTable {
             return false;
         }
         MwImpl mw = (MwImpl) o;
-        if (mw.type() != MwType.TYPE_2 || mw.activeRkey != rkey || !mw.bound || mw.deallocated
-                || mw.pd() != qp.pd() || mw.boundQp != qp) {
+        if (mw.type() != MwType.TYPE_2
+                || mw.activeRkey != rkey
+                || !mw.bound
+                || mw.deallocated
+                || mw.pd() != qp.pd()
+                || mw.boundQp != qp) {
             return false;
         }
         unbind(mw);

@@ -6,7 +6,6 @@ import io.simrdma.fabric.MemoryRegion;
 import io.simrdma.fabric.ProtectionDomain;
 import io.simrdma.fabric.ReregFlag;
 import io.simrdma.fabric.VerbsException;
-
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
@@ -118,8 +117,11 @@ public final class MrImpl implements MemoryRegion {
      * itself runs on the device executor ({@link MemoryTable#reregister}).
      */
     @Override
-    public void reregister(java.util.Set<ReregFlag> flags, ProtectionDomain newPd, ByteBuffer buffer,
-                           java.util.Set<AccessFlag> newAccess) {
+    public void reregister(
+            java.util.Set<ReregFlag> flags,
+            ProtectionDomain newPd,
+            ByteBuffer buffer,
+            java.util.Set<AccessFlag> newAccess) {
         java.util.Objects.requireNonNull(flags, "flags");
         PdImpl current = pd;
         current.owner().checkOpen();
@@ -140,7 +142,8 @@ public final class MrImpl implements MemoryRegion {
         PdImpl target = current;
         if (changePd) {
             if (!(newPd instanceof PdImpl) || ((PdImpl) newPd).owner() != current.owner()) {
-                throw VerbsException.invalid("ibv_rereg_mr(3): CHANGE_PD needs a PD of device " + current.owner().name());
+                throw VerbsException.invalid("ibv_rereg_mr(3): CHANGE_PD needs a PD of device "
+                        + current.owner().name());
             }
             target = (PdImpl) newPd;
             target.checkUsable();

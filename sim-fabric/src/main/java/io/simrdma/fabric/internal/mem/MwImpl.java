@@ -28,6 +28,7 @@ public final class MwImpl implements MemoryWindow {
     private volatile int rkey;
     /** The R_Key the engine honours: updated when a bind executes. Engine thread only. */
     public int activeRkey;
+
     public boolean bound;
     public MrImpl mr;
     public long addr;
@@ -42,7 +43,6 @@ public final class MwImpl implements MemoryWindow {
         this.rkey = rkey;
         this.activeRkey = rkey;
     }
-
 
     public PdImpl pd() {
         return pd;

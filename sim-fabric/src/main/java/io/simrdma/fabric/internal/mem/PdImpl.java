@@ -1,10 +1,10 @@
 package io.simrdma.fabric.internal.mem;
 
-import io.simrdma.fabric.FabricObserver;
 import io.simrdma.fabric.AccessFlag;
 import io.simrdma.fabric.Device;
 import io.simrdma.fabric.DeviceProfile;
 import io.simrdma.fabric.Errno;
+import io.simrdma.fabric.FabricObserver;
 import io.simrdma.fabric.MwType;
 import io.simrdma.fabric.ProtectionDomain;
 import io.simrdma.fabric.QpInitAttr;
@@ -12,7 +12,6 @@ import io.simrdma.fabric.QueuePair;
 import io.simrdma.fabric.SharedReceiveQueue;
 import io.simrdma.fabric.SrqAttr;
 import io.simrdma.fabric.VerbsException;
-
 import java.nio.ByteBuffer;
 import java.util.Objects;
 import java.util.Set;
@@ -86,8 +85,8 @@ public final class PdImpl implements ProtectionDomain {
         // Devices whose driver pins pages refuse it (DeviceProfile ZERO_LENGTH_MR).
         int length = buffer.remaining();
         if (length == 0 && !device.profile().zeroLengthMr()) {
-            throw VerbsException.invalid("device " + device.name() + " (profile " + device.profile().name()
-                    + ") cannot register a zero-length region");
+            throw VerbsException.invalid("device " + device.name() + " (profile "
+                    + device.profile().name() + ") cannot register a zero-length region");
         }
         if (length > device.attributes().maxMrSize()) {
             throw VerbsException.invalid("region of " + length + " bytes exceeds max_mr_size "
@@ -135,7 +134,8 @@ public final class PdImpl implements ProtectionDomain {
         checkUsable();
         DeviceProfile profile = device.profile();
         if (!profile.supports(type)) {
-            throw new VerbsException(profile.memoryWindows().isEmpty() ? Errno.EOPNOTSUPP : Errno.EINVAL,
+            throw new VerbsException(
+                    profile.memoryWindows().isEmpty() ? Errno.EOPNOTSUPP : Errno.EINVAL,
                     "device " + device.name() + " (profile " + profile.name() + ") has no " + type + " memory windows");
         }
         return created(device.executor().call(() -> device.memory().createMw(this, type)));

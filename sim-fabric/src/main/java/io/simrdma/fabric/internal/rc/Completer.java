@@ -16,11 +16,10 @@ import io.simrdma.fabric.wire.HeaderType;
 import io.simrdma.fabric.wire.Opcode;
 import io.simrdma.fabric.wire.Packet;
 import io.simrdma.fabric.wire.Psn;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The completer role of an RC queue pair (after rxe_comp.c): matches acknowledgements and
@@ -44,7 +43,13 @@ public final class Completer {
     private static final Logger LOG = LoggerFactory.getLogger(Completer.class);
 
     enum Step {
-        CHECK_PSN, ACK, RNR_NAK, NAK, READ_RESPONSE, ATOMIC_RESPONSE, DONE
+        CHECK_PSN,
+        ACK,
+        RNR_NAK,
+        NAK,
+        READ_RESPONSE,
+        ATOMIC_RESPONSE,
+        DONE
     }
 
     private final RcQueuePair qp;
@@ -55,10 +60,12 @@ public final class Completer {
 
     /** Oldest PSN not yet acknowledged. */
     int psn;
+
     private int retriesLeft;
     private int rnrRetriesLeft;
     /** A retry for the gap at {@link #gapRetryPsn} was already requested; further gap responses are ignored. */
     private boolean gapRetryRequested;
+
     private int gapRetryPsn;
     /** Opcode of the last READ response accepted for the head WQE, or null. */
     private Opcode readProgress;
@@ -430,8 +437,8 @@ public final class Completer {
             int l = w.sgeLen[k];
             if (l == 0) {
                 w.sgeMr[k] = null;
-            } else if (access.local(qp.owner().memory().keys(), qp.pd(), w.sgeLkey[k], w.sgeAddr[k],
-                    Integer.toUnsignedLong(l), true)) {
+            } else if (access.local(
+                    qp.owner().memory().keys(), qp.pd(), w.sgeLkey[k], w.sgeAddr[k], Integer.toUnsignedLong(l), true)) {
                 w.sgeMr[k] = access.mr;
                 w.sgeIndex[k] = access.index;
             } else {

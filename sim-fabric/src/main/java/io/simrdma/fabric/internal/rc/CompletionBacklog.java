@@ -51,8 +51,16 @@ final class CompletionBacklog {
      *
      * @throws IllegalStateException if more completions come than the QP's queues can produce (a bug)
      */
-    void add(CqImpl to, long id, WcStatus st, WcOpcode op, int len, int immData, int wcFlags, boolean sol,
-             int vendorErr) {
+    void add(
+            CqImpl to,
+            long id,
+            WcStatus st,
+            WcOpcode op,
+            int len,
+            int immData,
+            int wcFlags,
+            boolean sol,
+            int vendorErr) {
         if (count == cq.length) {
             throw new IllegalStateException("completion backlog of " + cq.length + " overflowed");
         }
@@ -76,8 +84,17 @@ final class CompletionBacklog {
      */
     CqImpl writeOldest(int qpNum, int destQpn) {
         CqImpl to = cq[head];
-        if (!to.retryPush(wrId[head], status[head], opcode[head], byteLen[head], imm[head], flags[head], qpNum, destQpn,
-                solicited[head], vendor[head])) {
+        if (!to.retryPush(
+                wrId[head],
+                status[head],
+                opcode[head],
+                byteLen[head],
+                imm[head],
+                flags[head],
+                qpNum,
+                destQpn,
+                solicited[head],
+                vendor[head])) {
             return to;
         }
         cq[head] = null;

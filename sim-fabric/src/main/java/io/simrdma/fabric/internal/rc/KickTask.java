@@ -2,7 +2,6 @@ package io.simrdma.fabric.internal.rc;
 
 import io.simrdma.fabric.sched.EngineExecutor;
 import io.simrdma.fabric.sched.Task;
-
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**

@@ -8,7 +8,6 @@ import io.simrdma.fabric.QpAttr;
 import io.simrdma.fabric.QpAttrMask;
 import io.simrdma.fabric.VerbsException;
 import io.simrdma.fabric.wire.Psn;
-
 import java.util.Objects;
 import java.util.Set;
 
@@ -22,8 +21,10 @@ import java.util.Set;
  */
 final class QpAttributes {
 
-    private static final int QP_ACCESS_BITS = AccessFlag.LOCAL_WRITE.bit() | AccessFlag.REMOTE_WRITE.bit()
-            | AccessFlag.REMOTE_READ.bit() | AccessFlag.REMOTE_ATOMIC.bit();
+    private static final int QP_ACCESS_BITS = AccessFlag.LOCAL_WRITE.bit()
+            | AccessFlag.REMOTE_WRITE.bit()
+            | AccessFlag.REMOTE_READ.bit()
+            | AccessFlag.REMOTE_ATOMIC.bit();
 
     int accessFlags;
     int pkeyIndex;
@@ -32,6 +33,7 @@ final class QpAttributes {
     Mtu pathMtu = Mtu.MTU_256;
     /** The path MTU in bytes. */
     int mtu = 256;
+
     int destQpn;
     int rqPsn;
     int sqPsn;
@@ -57,7 +59,8 @@ final class QpAttributes {
             throw VerbsException.invalid("port_num " + a.port() + ": the device has one port, numbered 1");
         }
         if (mask.contains(QpAttrMask.ACCESS_FLAGS) && (a.accessFlagBits() & ~QP_ACCESS_BITS) != 0) {
-            throw VerbsException.invalid("qp_access_flags may hold only LOCAL_WRITE, REMOTE_WRITE, REMOTE_READ, REMOTE_ATOMIC");
+            throw VerbsException.invalid(
+                    "qp_access_flags may hold only LOCAL_WRITE, REMOTE_WRITE, REMOTE_READ, REMOTE_ATOMIC");
         }
         if (mask.contains(QpAttrMask.AV)) {
             AhAttr av = Objects.requireNonNull(a.av(), "av");
@@ -87,7 +90,8 @@ final class QpAttributes {
         range(mask, QpAttrMask.MAX_QP_RD_ATOMIC, a.maxRdAtomic(), 0, da.maxQpInitRdAtom(), "max_rd_atomic");
         range(mask, QpAttrMask.MAX_DEST_RD_ATOMIC, a.maxDestRdAtomic(), 0, da.maxQpRdAtom(), "max_dest_rd_atomic");
         if (mask.contains(QpAttrMask.ALT_PATH) || mask.contains(QpAttrMask.PATH_MIG_STATE)) {
-            throw VerbsException.invalid("the device does not support automatic path migration (no IBV_DEVICE_AUTO_PATH_MIG)");
+            throw VerbsException.invalid(
+                    "the device does not support automatic path migration (no IBV_DEVICE_AUTO_PATH_MIG)");
         }
     }
 
@@ -149,9 +153,19 @@ final class QpAttributes {
 
     /** Writes every attribute into {@code a}, as a query returns them. */
     void fill(QpAttr a) {
-        a.accessFlags(AccessFlag.fromMask(accessFlags)).pkeyIndex(pkeyIndex).port(port).pathMtu(pathMtu)
-                .timeout(timeout).retryCnt(retryCnt).rnrRetry(rnrRetry).rqPsn(rqPsn).maxRdAtomic(maxRdAtomic)
-                .minRnrTimer(minRnrTimer).sqPsn(sqPsn).maxDestRdAtomic(maxDestRdAtomic).destQpn(destQpn)
+        a.accessFlags(AccessFlag.fromMask(accessFlags))
+                .pkeyIndex(pkeyIndex)
+                .port(port)
+                .pathMtu(pathMtu)
+                .timeout(timeout)
+                .retryCnt(retryCnt)
+                .rnrRetry(rnrRetry)
+                .rqPsn(rqPsn)
+                .maxRdAtomic(maxRdAtomic)
+                .minRnrTimer(minRnrTimer)
+                .sqPsn(sqPsn)
+                .maxDestRdAtomic(maxDestRdAtomic)
+                .destQpn(destQpn)
                 .enSqdAsyncNotify(sqdNotify);
         if (av != null) {
             a.av(av);

@@ -1,14 +1,5 @@
 package io.simrdma.fabric.internal.rc;
 
-import io.simrdma.fabric.QpAttrMask;
-import io.simrdma.fabric.QpState;
-import io.simrdma.fabric.VerbsException;
-
-import java.util.EnumMap;
-import java.util.EnumSet;
-import java.util.Map;
-import java.util.Set;
-
 import static io.simrdma.fabric.QpAttrMask.ACCESS_FLAGS;
 import static io.simrdma.fabric.QpAttrMask.ALT_PATH;
 import static io.simrdma.fabric.QpAttrMask.AV;
@@ -36,6 +27,14 @@ import static io.simrdma.fabric.QpState.RTS;
 import static io.simrdma.fabric.QpState.SQD;
 import static io.simrdma.fabric.QpState.SQE;
 
+import io.simrdma.fabric.QpAttrMask;
+import io.simrdma.fabric.QpState;
+import io.simrdma.fabric.VerbsException;
+import java.util.EnumMap;
+import java.util.EnumSet;
+import java.util.Map;
+import java.util.Set;
+
 /**
  * The RC queue pair state machine of ibv_modify_qp(3) and IBA 11.2.5.2 (table 91, "QP state
  * transition properties"), as a table: for each legal (from, to) transition, the attributes it
@@ -45,8 +44,7 @@ import static io.simrdma.fabric.QpState.SQE;
 public final class QpTransitions {
 
     /** Required and optional attributes of one transition (STATE itself excluded). */
-    public record Rule(Set<QpAttrMask> required, Set<QpAttrMask> optional) {
-    }
+    public record Rule(Set<QpAttrMask> required, Set<QpAttrMask> optional) {}
 
     private static final Map<QpState, Map<QpState, Rule>> RC = new EnumMap<>(QpState.class);
 
@@ -59,23 +57,48 @@ public final class QpTransitions {
         }
         rule(RESET, INIT, EnumSet.of(PKEY_INDEX, PORT, ACCESS_FLAGS), EnumSet.noneOf(QpAttrMask.class));
         rule(INIT, INIT, EnumSet.noneOf(QpAttrMask.class), EnumSet.of(PKEY_INDEX, PORT, ACCESS_FLAGS));
-        rule(INIT, RTR, EnumSet.of(AV, PATH_MTU, DEST_QPN, RQ_PSN, MAX_DEST_RD_ATOMIC, MIN_RNR_TIMER),
+        rule(
+                INIT,
+                RTR,
+                EnumSet.of(AV, PATH_MTU, DEST_QPN, RQ_PSN, MAX_DEST_RD_ATOMIC, MIN_RNR_TIMER),
                 EnumSet.of(ALT_PATH, ACCESS_FLAGS, PKEY_INDEX));
-        rule(RTR, RTS, EnumSet.of(SQ_PSN, TIMEOUT, RETRY_CNT, RNR_RETRY, MAX_QP_RD_ATOMIC),
+        rule(
+                RTR,
+                RTS,
+                EnumSet.of(SQ_PSN, TIMEOUT, RETRY_CNT, RNR_RETRY, MAX_QP_RD_ATOMIC),
                 EnumSet.of(CUR_STATE, ALT_PATH, ACCESS_FLAGS, MIN_RNR_TIMER, PATH_MIG_STATE));
-        rule(RTS, RTS, EnumSet.noneOf(QpAttrMask.class),
+        rule(
+                RTS,
+                RTS,
+                EnumSet.noneOf(QpAttrMask.class),
                 EnumSet.of(CUR_STATE, ACCESS_FLAGS, ALT_PATH, PATH_MIG_STATE, MIN_RNR_TIMER));
         rule(RTS, SQD, EnumSet.noneOf(QpAttrMask.class), EnumSet.of(EN_SQD_ASYNC_NOTIFY));
-        rule(SQD, RTS, EnumSet.noneOf(QpAttrMask.class),
+        rule(
+                SQD,
+                RTS,
+                EnumSet.noneOf(QpAttrMask.class),
                 EnumSet.of(CUR_STATE, ACCESS_FLAGS, ALT_PATH, PATH_MIG_STATE, MIN_RNR_TIMER));
-        rule(SQD, SQD, EnumSet.noneOf(QpAttrMask.class),
-                EnumSet.of(PKEY_INDEX, PORT, AV, ACCESS_FLAGS, ALT_PATH, TIMEOUT, RETRY_CNT, RNR_RETRY,
-                        MAX_QP_RD_ATOMIC, MAX_DEST_RD_ATOMIC, MIN_RNR_TIMER, PATH_MIG_STATE));
+        rule(
+                SQD,
+                SQD,
+                EnumSet.noneOf(QpAttrMask.class),
+                EnumSet.of(
+                        PKEY_INDEX,
+                        PORT,
+                        AV,
+                        ACCESS_FLAGS,
+                        ALT_PATH,
+                        TIMEOUT,
+                        RETRY_CNT,
+                        RNR_RETRY,
+                        MAX_QP_RD_ATOMIC,
+                        MAX_DEST_RD_ATOMIC,
+                        MIN_RNR_TIMER,
+                        PATH_MIG_STATE));
         rule(SQE, RTS, EnumSet.noneOf(QpAttrMask.class), EnumSet.of(CUR_STATE, ACCESS_FLAGS));
     }
 
-    private QpTransitions() {
-    }
+    private QpTransitions() {}
 
     private static void rule(QpState from, QpState to, Set<QpAttrMask> required, Set<QpAttrMask> optional) {
         RC.get(from).put(to, new Rule(required, optional));
@@ -100,15 +123,16 @@ public final class QpTransitions {
         EnumSet<QpAttrMask> missing = EnumSet.copyOf(r.required());
         missing.removeAll(mask);
         if (!missing.isEmpty()) {
-            throw VerbsException.invalid("transition " + from + " -> " + to + " requires " + missing + " (ibv_modify_qp(3))");
+            throw VerbsException.invalid(
+                    "transition " + from + " -> " + to + " requires " + missing + " (ibv_modify_qp(3))");
         }
         EnumSet<QpAttrMask> extra = mask.isEmpty() ? EnumSet.noneOf(QpAttrMask.class) : EnumSet.copyOf(mask);
         extra.remove(STATE);
         extra.removeAll(r.required());
         extra.removeAll(r.optional());
         if (!extra.isEmpty()) {
-            throw VerbsException.invalid("transition " + from + " -> " + to + " does not accept " + extra
-                    + " (IBA 11.2.5.2, table 91)");
+            throw VerbsException.invalid(
+                    "transition " + from + " -> " + to + " does not accept " + extra + " (IBA 11.2.5.2, table 91)");
         }
     }
 }

@@ -31,13 +31,11 @@ import io.simrdma.fabric.internal.mem.PdImpl;
 import io.simrdma.fabric.internal.mem.WindowOwner;
 import io.simrdma.fabric.wire.Gid;
 import io.simrdma.fabric.wire.Packet;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
-import java.util.EnumSet;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A reliable connected queue pair (ibv_create_qp(3)) with the IBA state machine and the RC
@@ -83,6 +81,7 @@ public final class RcQueuePair implements QueuePair, WindowOwner {
     private final CompletionBacklog backlog;
     /** A full CQ stalls this QP: its roles do nothing until the backlog is written. Engine thread. */
     private boolean stalled;
+
     public final AtomicInteger asyncRetrieved = new AtomicInteger();
 
     private volatile QpState state = QpState.RESET;
@@ -92,9 +91,11 @@ public final class RcQueuePair implements QueuePair, WindowOwner {
     private final SendPoster poster = new SendPoster(this);
     /** The attributes ibv_modify_qp(3) sets; written on the engine thread. */
     final QpAttributes attr = new QpAttributes();
+
     boolean sqDrainedRaised;
     /** Type 2 memory windows bound to this QP; engine thread. */
     public int boundWindows;
+
     public PacketRoute route;
 
     public RcQueuePair(RcContext device, PdImpl pd, int qpn, QpInitAttr attr) {
@@ -112,7 +113,8 @@ public final class RcQueuePair implements QueuePair, WindowOwner {
         this.sq = new SendQueue(c.maxSendWr(), Math.max(1, c.maxSendSge()), c.maxInlineData());
         this.rq = srq == null ? new RecvQueue(c.maxRecvWr(), Math.max(1, c.maxRecvSge())) : null;
         this.requester = new Requester(this);
-        this.responder = new Responder(this, srq == null ? Math.max(1, c.maxRecvSge()) : Math.max(1, srq.queue.maxSge()));
+        this.responder =
+                new Responder(this, srq == null ? Math.max(1, c.maxRecvSge()) : Math.max(1, srq.queue.maxSge()));
         this.completer = new Completer(this);
         this.requesterTask = new KickTask(device.executor(), "requester-" + qpn, requester::run);
         this.responderTask = new KickTask(device.executor(), "responder-" + qpn, responder::run);
@@ -216,8 +218,14 @@ public final class RcQueuePair implements QueuePair, WindowOwner {
      * @throws VerbsException EINVAL for a type 2 window, a non-zero length without a region, or a
      *                        QP state that does not allow posting; ENOMEM when the send queue is full
      */
-    public int bindMw(MemoryWindow window, MemoryRegion region, long addr, long length, Set<AccessFlag> access,
-                      long wrId, Set<SendFlag> flags) {
+    public int bindMw(
+            MemoryWindow window,
+            MemoryRegion region,
+            long addr,
+            long length,
+            Set<AccessFlag> access,
+            long wrId,
+            Set<SendFlag> flags) {
         return poster.bindMw(window, region, addr, length, access, wrId, flags);
     }
 
@@ -233,9 +241,11 @@ public final class RcQueuePair implements QueuePair, WindowOwner {
             throw new PostException(Errno.ENOENT, "queue pair was destroyed", first, 0);
         }
         if (srq != null) {
-            throw new PostException(Errno.EINVAL, "QP receives from an SRQ; post to the SRQ (ibv_post_srq_recv(3))", first, 0);
+            throw new PostException(
+                    Errno.EINVAL, "QP receives from an SRQ; post to the SRQ (ibv_post_srq_recv(3))", first, 0);
         }
-        if (state == QpState.RESET && device.profile().postRecvInReset() == DeviceProfile.PostRecvInReset.REFUSE_EINVAL) {
+        if (state == QpState.RESET
+                && device.profile().postRecvInReset() == DeviceProfile.PostRecvInReset.REFUSE_EINVAL) {
             // ibv_post_recv(3), IBA C10-97.2.1; a device that does not check holds it (DeviceProfile).
             throw new PostException(Errno.EINVAL, "cannot post a receive in state RESET", first, 0);
         }
@@ -390,7 +400,6 @@ public final class RcQueuePair implements QueuePair, WindowOwner {
         enterError(ErrorCause.MODIFY);
     }
 
-
     /**
      * Why the QP entered ERR the last time, or null if it never did since it was last reset: lets
      * a layer above tell a connection that broke (an engine cause) from one that was closed (MODIFY).
@@ -460,7 +469,8 @@ public final class RcQueuePair implements QueuePair, WindowOwner {
                 throw VerbsException.busy(asyncRetrieved.get() + " async event(s) of this QP not acknowledged");
             }
             if (boundWindows > 0) {
-                throw VerbsException.busy(boundWindows + " type 2 memory window(s) are bound to this QP; invalidate them first");
+                throw VerbsException.busy(
+                        boundWindows + " type 2 memory window(s) are bound to this QP; invalidate them first");
             }
             forceDestroy();
             return null;
@@ -541,8 +551,15 @@ public final class RcQueuePair implements QueuePair, WindowOwner {
     }
 
     /** As above, with a vendor error (see {@link WorkCompletion#VENDOR_ERR_PARTIAL_MESSAGE}). */
-    void completeRecv(long wrId, WcStatus status, WcOpcode opcode, int byteLen, int imm, int flags, boolean solicited,
-                      int vendorErr) {
+    void completeRecv(
+            long wrId,
+            WcStatus status,
+            WcOpcode opcode,
+            int byteLen,
+            int imm,
+            int flags,
+            boolean solicited,
+            int vendorErr) {
         FabricObserver o = device.observer();
         if (o != null) {
             o.recvCompleted(this, wrId, status, opcode, byteLen);
@@ -550,8 +567,17 @@ public final class RcQueuePair implements QueuePair, WindowOwner {
         complete(recvCq, true, wrId, status, opcode, byteLen, imm, flags, solicited, vendorErr);
     }
 
-    private void complete(CqImpl cq, boolean recv, long wrId, WcStatus status, WcOpcode opcode, int byteLen,
-                          int imm, int flags, boolean solicited, int vendorErr) {
+    private void complete(
+            CqImpl cq,
+            boolean recv,
+            long wrId,
+            WcStatus status,
+            WcOpcode opcode,
+            int byteLen,
+            int imm,
+            int flags,
+            boolean solicited,
+            int vendorErr) {
         counters.increment(Counter.COMPLETIONS);
         if (status != WcStatus.SUCCESS) {
             counters.increment(Counter.COMPLETION_ERRORS);
@@ -647,14 +673,33 @@ public final class RcQueuePair implements QueuePair, WindowOwner {
      */
     public String engineState() {
         return device.executor().call(() -> {
-            StringBuilder sb = new StringBuilder(" {requester psn=").append(requester.psn)
-                    .append(" highest=").append(requester.highestPsn).append(" wqe=").append(requester.wqeIndex)
-                    .append(" rdAtomic=").append(requester.outstandingRdAtomic).append(" rnrWait=")
-                    .append(requester.rnrWait).append(" windowFull=").append(requester.windowFull)
-                    .append("; completer psn=").append(completer.psn).append(" ackTimer=")
-                    .append(completer.retransmitTimer).append(" rnrTimer=").append(completer.rnrTimer)
-                    .append("; responder psn=").append(responder.psn).append(" msn=").append(responder.msn)
-                    .append("; sq head=").append(sq.head).append(" tail=").append(sq.tail).append(':');
+            StringBuilder sb = new StringBuilder(" {requester psn=")
+                    .append(requester.psn)
+                    .append(" highest=")
+                    .append(requester.highestPsn)
+                    .append(" wqe=")
+                    .append(requester.wqeIndex)
+                    .append(" rdAtomic=")
+                    .append(requester.outstandingRdAtomic)
+                    .append(" rnrWait=")
+                    .append(requester.rnrWait)
+                    .append(" windowFull=")
+                    .append(requester.windowFull)
+                    .append("; completer psn=")
+                    .append(completer.psn)
+                    .append(" ackTimer=")
+                    .append(completer.retransmitTimer)
+                    .append(" rnrTimer=")
+                    .append(completer.rnrTimer)
+                    .append("; responder psn=")
+                    .append(responder.psn)
+                    .append(" msn=")
+                    .append(responder.msn)
+                    .append("; sq head=")
+                    .append(sq.head)
+                    .append(" tail=")
+                    .append(sq.tail)
+                    .append(':');
             for (long i = sq.head; i < sq.tail; i++) {
                 sb.append(' ').append(sq.at(i));
             }

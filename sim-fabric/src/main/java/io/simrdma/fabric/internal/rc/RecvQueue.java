@@ -64,7 +64,8 @@ public final class RecvQueue {
         for (RecvWr wr = first; wr != null; wr = wr.next(), n++) {
             int numSge = wr.numSge();
             if (numSge > maxSge) {
-                throw new PostException(Errno.EINVAL, "receive WR has " + numSge + " SGEs, max_recv_sge is " + maxSge, wr, n);
+                throw new PostException(
+                        Errno.EINVAL, "receive WR has " + numSge + " SGEs, max_recv_sge is " + maxSge, wr, n);
             }
             long cap = wr.totalLength();
             if (cap > Integer.MAX_VALUE) {

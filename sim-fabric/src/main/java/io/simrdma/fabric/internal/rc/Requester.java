@@ -7,7 +7,6 @@ import io.simrdma.fabric.WrOpcode;
 import io.simrdma.fabric.internal.mem.MemoryAccess;
 import io.simrdma.fabric.internal.mem.MemoryTable;
 import io.simrdma.fabric.internal.mem.MrImpl;
-import io.simrdma.fabric.wire.HeaderType;
 import io.simrdma.fabric.wire.Opcode;
 import io.simrdma.fabric.wire.Packet;
 import io.simrdma.fabric.wire.Psn;
@@ -37,7 +36,14 @@ public final class Requester {
     private static final int ACK_REQ_INTERVAL = 64;
 
     enum Step {
-        GET_WQE, CHECK_FENCE, LOCAL_OP, CHECK_RD_ATOMIC, CHECK_WINDOW, START_WQE, BUILD_PACKET, DONE
+        GET_WQE,
+        CHECK_FENCE,
+        LOCAL_OP,
+        CHECK_RD_ATOMIC,
+        CHECK_WINDOW,
+        START_WQE,
+        BUILD_PACKET,
+        DONE
     }
 
     private final RcQueuePair qp;
@@ -55,10 +61,12 @@ public final class Requester {
     boolean rnrWait;
     /** Stopped on a full PSN window; the completer kicks the requester when an ACK opens it. */
     boolean windowFull;
+
     private boolean retryPending;
     private int retryPsn;
     /** Packets with a PSN before this one are being sent again. */
     private int retransmitUntil;
+
     private boolean retransmitting;
     private int packetsSinceAckReq;
     private int sentThisRun;
@@ -240,7 +248,13 @@ public final class Requester {
                     wqe.sgeMr[i] = null;
                     continue;
                 }
-                if (!access.local(qp.owner().memory().keys(), qp.pd(), wqe.sgeLkey[i], wqe.sgeAddr[i], Integer.toUnsignedLong(len), false)) {
+                if (!access.local(
+                        qp.owner().memory().keys(),
+                        qp.pd(),
+                        wqe.sgeLkey[i],
+                        wqe.sgeAddr[i],
+                        Integer.toUnsignedLong(len),
+                        false)) {
                     failWqe(WcStatus.LOC_PROT_ERR);
                     return Step.DONE;
                 }
@@ -315,7 +329,9 @@ public final class Requester {
                 }
                 gather(p, w, w.sentBytes, payload);
                 p.updatePadCount();
-                if (last && w.has(SendFlag.SOLICITED) && (w.opcode.isSend() || w.opcode == WrOpcode.RDMA_WRITE_WITH_IMM)) {
+                if (last
+                        && w.has(SendFlag.SOLICITED)
+                        && (w.opcode.isSend() || w.opcode == WrOpcode.RDMA_WRITE_WITH_IMM)) {
                     p.solicited(true);
                 }
                 // A retransmitted packet always asks for an ACK: on a lossy path every packet that
@@ -353,19 +369,24 @@ public final class Requester {
     private static Opcode dataOpcode(WrOpcode op, boolean first, boolean last) {
         switch (op) {
             case SEND:
-                return first ? (last ? Opcode.RC_SEND_ONLY : Opcode.RC_SEND_FIRST)
+                return first
+                        ? (last ? Opcode.RC_SEND_ONLY : Opcode.RC_SEND_FIRST)
                         : (last ? Opcode.RC_SEND_LAST : Opcode.RC_SEND_MIDDLE);
             case SEND_WITH_IMM:
-                return first ? (last ? Opcode.RC_SEND_ONLY_WITH_IMMEDIATE : Opcode.RC_SEND_FIRST)
+                return first
+                        ? (last ? Opcode.RC_SEND_ONLY_WITH_IMMEDIATE : Opcode.RC_SEND_FIRST)
                         : (last ? Opcode.RC_SEND_LAST_WITH_IMMEDIATE : Opcode.RC_SEND_MIDDLE);
             case SEND_WITH_INV:
-                return first ? (last ? Opcode.RC_SEND_ONLY_WITH_INVALIDATE : Opcode.RC_SEND_FIRST)
+                return first
+                        ? (last ? Opcode.RC_SEND_ONLY_WITH_INVALIDATE : Opcode.RC_SEND_FIRST)
                         : (last ? Opcode.RC_SEND_LAST_WITH_INVALIDATE : Opcode.RC_SEND_MIDDLE);
             case RDMA_WRITE:
-                return first ? (last ? Opcode.RC_RDMA_WRITE_ONLY : Opcode.RC_RDMA_WRITE_FIRST)
+                return first
+                        ? (last ? Opcode.RC_RDMA_WRITE_ONLY : Opcode.RC_RDMA_WRITE_FIRST)
                         : (last ? Opcode.RC_RDMA_WRITE_LAST : Opcode.RC_RDMA_WRITE_MIDDLE);
             case RDMA_WRITE_WITH_IMM:
-                return first ? (last ? Opcode.RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE : Opcode.RC_RDMA_WRITE_FIRST)
+                return first
+                        ? (last ? Opcode.RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE : Opcode.RC_RDMA_WRITE_FIRST)
                         : (last ? Opcode.RC_RDMA_WRITE_LAST_WITH_IMMEDIATE : Opcode.RC_RDMA_WRITE_MIDDLE);
             default:
                 throw new IllegalArgumentException("no data opcode for " + op);

@@ -15,14 +15,12 @@ import io.simrdma.fabric.internal.mem.MemoryAccess;
 import io.simrdma.fabric.internal.mem.MrImpl;
 import io.simrdma.fabric.internal.mem.PdImpl;
 import io.simrdma.fabric.wire.Aeth;
-import io.simrdma.fabric.wire.HeaderType;
 import io.simrdma.fabric.wire.Opcode;
 import io.simrdma.fabric.wire.Packet;
 import io.simrdma.fabric.wire.Psn;
+import java.util.ArrayDeque;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import java.util.ArrayDeque;
 
 /**
  * The responder role of an RC queue pair (after rxe_resp.c): checks each request packet and
@@ -48,9 +46,28 @@ public final class Responder {
     private static final Logger LOG = LoggerFactory.getLogger(Responder.class);
 
     enum Step {
-        GET_REQUEST, CHECK_PSN, CHECK_OP_SEQUENCE, CHECK_OP_VALID, CHECK_RESOURCE, CHECK_LENGTH, CHECK_RKEY,
-        EXECUTE, READ_REPLY, ATOMIC_REPLY, COMPLETE, ACKNOWLEDGE, DUPLICATE, OUT_OF_SEQUENCE, ERR_RNR,
-        ERR_INVALID_REQUEST, ERR_REMOTE_ACCESS, ERR_REMOTE_OPERATIONAL, ERR_LENGTH, ERR_INVALIDATE, CLEANUP, DONE
+        GET_REQUEST,
+        CHECK_PSN,
+        CHECK_OP_SEQUENCE,
+        CHECK_OP_VALID,
+        CHECK_RESOURCE,
+        CHECK_LENGTH,
+        CHECK_RKEY,
+        EXECUTE,
+        READ_REPLY,
+        ATOMIC_REPLY,
+        COMPLETE,
+        ACKNOWLEDGE,
+        DUPLICATE,
+        OUT_OF_SEQUENCE,
+        ERR_RNR,
+        ERR_INVALID_REQUEST,
+        ERR_REMOTE_ACCESS,
+        ERR_REMOTE_OPERATIONAL,
+        ERR_LENGTH,
+        ERR_INVALIDATE,
+        CLEANUP,
+        DONE
     }
 
     /** A responder resource: what an RDMA READ or atomic needs to answer it again (IBA 9.7.5.1.5). */
@@ -69,6 +86,7 @@ public final class Responder {
     private final RcQueuePair qp;
     /** The PD receive buffers are checked against: the SRQ's when the QP has one, else the QP's. */
     private final PdImpl recvPd;
+
     private final ArrayDeque<Packet> inbox = new ArrayDeque<>();
     private final MemoryAccess access = new MemoryAccess();
 
@@ -76,6 +94,7 @@ public final class Responder {
     int psn;
     /** Message sequence number: messages completed (IBA 9.7.5.2.2). */
     int msn;
+
     private boolean nakSent;
     private boolean inSend;
     private boolean inWrite;
@@ -165,7 +184,14 @@ public final class Responder {
     void flushReceives() {
         if (holding) {
             // A SEND cut off mid-message: part of it is already in the buffers.
-            qp.completeRecv(held.wrId, WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, 0, 0, 0, false,
+            qp.completeRecv(
+                    held.wrId,
+                    WcStatus.WR_FLUSH_ERR,
+                    WcOpcode.RECV,
+                    0,
+                    0,
+                    0,
+                    false,
                     recvOffset > 0 ? WorkCompletion.VENDOR_ERR_PARTIAL_MESSAGE : 0);
             releaseHeld();
         }
@@ -244,7 +270,8 @@ public final class Responder {
                     // A receive WQE is held only by an RDMA WRITE with immediate: its bad R_Key is a
                     // local access error for the receiver (ibv_poll_cq(3) IBV_WC_LOC_ACCESS_ERR: a
                     // protection error on a local buffer during an RDMA WRITE with immediate).
-                    step = classC(p, Aeth.NakCode.REMOTE_ACCESS_ERROR, WcStatus.LOC_ACCESS_ERR, AsyncEventType.QP_ACCESS_ERR);
+                    step = classC(
+                            p, Aeth.NakCode.REMOTE_ACCESS_ERROR, WcStatus.LOC_ACCESS_ERR, AsyncEventType.QP_ACCESS_ERR);
                     break;
                 case ERR_INVALIDATE:
                     step = invalidateFailed(p);
@@ -276,7 +303,8 @@ public final class Responder {
             return Step.DONE;
         }
         if (!qp.canReceive()) {
-            if (qp.state() == QpState.ERR && qp.owner().profile().remoteQpInError() != DeviceProfile.RemoteQpInError.SILENT) {
+            if (qp.state() == QpState.ERR
+                    && qp.owner().profile().remoteQpInError() != DeviceProfile.RemoteQpInError.SILENT) {
                 answerInError(p);
             }
             // IBA 10.3.1: a QP in RESET, INIT (no remote QP to answer to) or ERR drops requests.
@@ -327,7 +355,8 @@ public final class Responder {
         }
         // An operation the device does not support is an invalid request (IBA 9.7.5.2.1).
         DeviceProfile profile = qp.owner().profile();
-        if ((op.isAtomic() && !profile.atomics()) || (op.hasImmediate() && !profile.immediateData())
+        if ((op.isAtomic() && !profile.atomics())
+                || (op.hasImmediate() && !profile.immediateData())
                 || (op.hasInvalidate() && !profile.sendWithInvalidate())) {
             return Step.ERR_INVALID_REQUEST;
         }
@@ -416,14 +445,27 @@ public final class Responder {
                 writeMr = null;
                 return Step.EXECUTE;
             }
-            if (!access.remote(qp.owner().memory().keys(), qp, p.rethRkey(), p.rethVa(), writeLength, AccessFlag.REMOTE_WRITE.bit())) {
+            if (!access.remote(
+                    qp.owner().memory().keys(),
+                    qp,
+                    p.rethRkey(),
+                    p.rethVa(),
+                    writeLength,
+                    AccessFlag.REMOTE_WRITE.bit())) {
                 return Step.ERR_REMOTE_ACCESS;
             }
             writeMr = access.mr;
             writeIndex = access.index;
         } else if (op == Opcode.RC_RDMA_READ_REQUEST) {
             int len = p.rethLength();
-            if (len != 0 && !access.remote(qp.owner().memory().keys(), qp, p.rethRkey(), p.rethVa(), len, AccessFlag.REMOTE_READ.bit())) {
+            if (len != 0
+                    && !access.remote(
+                            qp.owner().memory().keys(),
+                            qp,
+                            p.rethRkey(),
+                            p.rethVa(),
+                            len,
+                            AccessFlag.REMOTE_READ.bit())) {
                 return Step.ERR_REMOTE_ACCESS;
             }
         } else if (op.isAtomic()) {
@@ -431,7 +473,8 @@ public final class Responder {
                 // Atomics need a naturally aligned 8-byte target (IBA 9.4.5).
                 return Step.ERR_INVALID_REQUEST;
             }
-            if (!access.remote(qp.owner().memory().keys(), qp, p.atomicRkey(), p.atomicVa(), 8, AccessFlag.REMOTE_ATOMIC.bit())) {
+            if (!access.remote(
+                    qp.owner().memory().keys(), qp, p.atomicRkey(), p.atomicVa(), 8, AccessFlag.REMOTE_ATOMIC.bit())) {
                 return Step.ERR_REMOTE_ACCESS;
             }
         }
@@ -536,8 +579,13 @@ public final class Responder {
                         }
                         // IBA 10.2.9 / ibv_create_srq(3): a receive WQE taken from an SRQ is checked against
                         // the SRQ's PD, not the QP's (RDMA WRITE targets stay checked against the QP's).
-                        if (!access.local(qp.owner().memory().keys(), recvPd, held.sgeLkey[k], held.sgeAddr[k],
-                                Integer.toUnsignedLong(held.sgeLen[k]), true)) {
+                        if (!access.local(
+                                qp.owner().memory().keys(),
+                                recvPd,
+                                held.sgeLkey[k],
+                                held.sgeAddr[k],
+                                Integer.toUnsignedLong(held.sgeLen[k]),
+                                true)) {
                             return false;
                         }
                         recvMr[k] = access.mr;
@@ -577,9 +625,13 @@ public final class Responder {
         int base = r.mr == null ? 0 : r.index + (int) (va - r.va);
         for (int i = 0; i < packets; i++) {
             int n = Math.min(mtu, len - i * mtu);
-            Opcode op = packets == 1 ? Opcode.RC_RDMA_READ_RESPONSE_ONLY
-                    : i == 0 ? Opcode.RC_RDMA_READ_RESPONSE_FIRST
-                    : i == packets - 1 ? Opcode.RC_RDMA_READ_RESPONSE_LAST : Opcode.RC_RDMA_READ_RESPONSE_MIDDLE;
+            Opcode op = packets == 1
+                    ? Opcode.RC_RDMA_READ_RESPONSE_ONLY
+                    : i == 0
+                            ? Opcode.RC_RDMA_READ_RESPONSE_FIRST
+                            : i == packets - 1
+                                    ? Opcode.RC_RDMA_READ_RESPONSE_LAST
+                                    : Opcode.RC_RDMA_READ_RESPONSE_MIDDLE;
             Packet resp = Packet.allocate(op);
             resp.psn(Psn.add(startPsn, i));
             if (op.has(io.simrdma.fabric.wire.HeaderType.AETH)) {
@@ -647,7 +699,9 @@ public final class Responder {
             Resource r = findResource(p.psn(), false);
             long va = p.rethVa();
             long len = Integer.toUnsignedLong(p.rethLength());
-            if (r == null || Long.compareUnsigned(va, r.va) < 0 || len > r.length
+            if (r == null
+                    || Long.compareUnsigned(va, r.va) < 0
+                    || len > r.length
                     || Long.compareUnsigned(va - r.va, r.length - len) > 0) {
                 // Unknown or not a subset of the original: drop it (IBA class D error).
                 return Step.CLEANUP;
@@ -672,7 +726,8 @@ public final class Responder {
             if (!r.valid || r.atomic != atomic) {
                 continue;
             }
-            if (atomic ? r.firstPsn == pktPsn
+            if (atomic
+                    ? r.firstPsn == pktPsn
                     : Psn.compare(pktPsn, r.firstPsn) >= 0 && Psn.compare(pktPsn, r.lastPsn) <= 0) {
                 return r;
             }
@@ -740,11 +795,16 @@ public final class Responder {
      * finds the QP in ERR.
      */
     private Step invalidateFailed(Packet p) {
-        LOG.debug("qp {}: R_Key 0x{} of a SEND with invalidate cannot be invalidated", qp.qpNum(),
+        LOG.debug(
+                "qp {}: R_Key 0x{} of a SEND with invalidate cannot be invalidated",
+                qp.qpNum(),
                 Integer.toHexString(p.iethRkey()));
         DeviceProfile profile = qp.owner().profile();
         if (profile.sendInvalidateError() == DeviceProfile.InvalidateError.NAK_REMOTE_ACCESS) {
-            return classC(p, Aeth.NakCode.REMOTE_ACCESS_ERROR, profile.sendInvalidateRecvStatus(),
+            return classC(
+                    p,
+                    Aeth.NakCode.REMOTE_ACCESS_ERROR,
+                    profile.sendInvalidateRecvStatus(),
                     AsyncEventType.QP_ACCESS_ERR);
         }
         inSend = false;

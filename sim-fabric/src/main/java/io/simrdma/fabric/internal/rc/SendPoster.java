@@ -18,7 +18,6 @@ import io.simrdma.fabric.WrOpcode;
 import io.simrdma.fabric.internal.mem.MemoryAccess;
 import io.simrdma.fabric.internal.mem.MrImpl;
 import io.simrdma.fabric.internal.mem.MwImpl;
-
 import java.util.Objects;
 import java.util.Set;
 
@@ -99,13 +98,19 @@ final class SendPoster {
             throw new PostException(Errno.EINVAL, "work request has no opcode", wr, index);
         }
         if (!profile.supports(op)) {
-            throw new PostException(profile.unsupportedOperation(), op + " is not supported by device "
-                    + qp.owner().name() + " (profile " + profile.name() + ")", wr, index);
+            throw new PostException(
+                    profile.unsupportedOperation(),
+                    op + " is not supported by device " + qp.owner().name() + " (profile " + profile.name() + ")",
+                    wr,
+                    index);
         }
         int numSge = wr.numSge();
-        int maxSge = op == WrOpcode.RDMA_READ ? Math.min(qp.caps().maxSendSge(), qp.owner().attributes().maxSgeRd()) : qp.caps().maxSendSge();
+        int maxSge = op == WrOpcode.RDMA_READ
+                ? Math.min(qp.caps().maxSendSge(), qp.owner().attributes().maxSgeRd())
+                : qp.caps().maxSendSge();
         if (numSge > maxSge) {
-            throw new PostException(Errno.EINVAL, op + " has " + numSge + " SGEs, at most " + maxSge + " allowed", wr, index);
+            throw new PostException(
+                    Errno.EINVAL, op + " has " + numSge + " SGEs, at most " + maxSge + " allowed", wr, index);
         }
         long total = wr.totalLength();
         if (total > Integer.MAX_VALUE) {
@@ -113,26 +118,36 @@ final class SendPoster {
         }
         if ((wr.flagBits() & SendFlag.INLINE.bit()) != 0) {
             if (!op.sendsData()) {
-                throw new PostException(Errno.EINVAL, "INLINE is valid only for SEND and RDMA WRITE, not " + op, wr, index);
+                throw new PostException(
+                        Errno.EINVAL, "INLINE is valid only for SEND and RDMA WRITE, not " + op, wr, index);
             }
             if (total > qp.caps().maxInlineData()) {
-                throw new PostException(Errno.EINVAL, "inline data of " + total + " bytes exceeds max_inline_data "
-                        + qp.caps().maxInlineData(), wr, index);
+                throw new PostException(
+                        Errno.EINVAL,
+                        "inline data of " + total + " bytes exceeds max_inline_data "
+                                + qp.caps().maxInlineData(),
+                        wr,
+                        index);
             }
         }
-        if (op.isAtomic() && profile.atomicArguments() == DeviceProfile.AtomicArguments.AT_POST
+        if (op.isAtomic()
+                && profile.atomicArguments() == DeviceProfile.AtomicArguments.AT_POST
                 && (total < 8 || (wr.remoteAddr() & 7) != 0)) {
             // The device checks an atomic's arguments at post (rdma-core's rxe: validate_send_wr).
-            throw new PostException(Errno.EINVAL, "atomic of " + total + " bytes at remote address 0x"
-                    + Long.toHexString(wr.remoteAddr()) + ": needs 8 bytes at an 8-byte aligned address", wr, index);
+            throw new PostException(
+                    Errno.EINVAL,
+                    "atomic of " + total + " bytes at remote address 0x" + Long.toHexString(wr.remoteAddr())
+                            + ": needs 8 bytes at an 8-byte aligned address",
+                    wr,
+                    index);
         }
         if (op == WrOpcode.BIND_MW) {
             if (wr.bindWindow() == null || wr.bindRegion() == null) {
                 throw new PostException(Errno.EINVAL, "BIND_MW needs a window and a region", wr, index);
             }
             if (wr.bindWindow().type() != MwType.TYPE_2) {
-                throw new PostException(Errno.EINVAL, "type 1 windows are bound with bindMw (ibv_bind_mw(3)), not BIND_MW",
-                        wr, index);
+                throw new PostException(
+                        Errno.EINVAL, "type 1 windows are bound with bindMw (ibv_bind_mw(3)), not BIND_MW", wr, index);
             }
         }
         if (qp.sq.full()) {
@@ -199,21 +214,35 @@ final class SendPoster {
         }
         long len = Integer.toUnsignedLong(s.length());
         Object o = qp.owner().memory().keys().lookup(s.lkey());
-        MrImpl mr = o instanceof MrImpl && ((MrImpl) o).lkey() == s.lkey() && ((MrImpl) o).valid
-                && MemoryAccess.inRange(((MrImpl) o).address(), ((MrImpl) o).length(), s.addr(), len) ? (MrImpl) o : null;
+        MrImpl mr = o instanceof MrImpl
+                        && ((MrImpl) o).lkey() == s.lkey()
+                        && ((MrImpl) o).valid
+                        && MemoryAccess.inRange(((MrImpl) o).address(), ((MrImpl) o).length(), s.addr(), len)
+                ? (MrImpl) o
+                : null;
         if (mr == null) {
             mr = qp.owner().memory().regionAt(s.addr(), len);
         }
         if (mr == null) {
-            throw new PostException(Errno.EINVAL, "inline SGE " + s + ": no registered region of device "
-                    + qp.owner().name() + " holds its address (inline bytes are read from simulated memory)", wr, index);
+            throw new PostException(
+                    Errno.EINVAL,
+                    "inline SGE " + s + ": no registered region of device "
+                            + qp.owner().name() + " holds its address (inline bytes are read from simulated memory)",
+                    wr,
+                    index);
         }
         mr.buf.get(mr.indexOf(s.addr()), w.inlineData, at, s.length());
     }
 
     /** Posts a type 1 window bind (ibv_bind_mw(3)); see {@link RcQueuePair#bindMw}. */
-    int bindMw(MemoryWindow window, MemoryRegion region, long addr, long length, Set<AccessFlag> access,
-                      long wrId, Set<SendFlag> flags) {
+    int bindMw(
+            MemoryWindow window,
+            MemoryRegion region,
+            long addr,
+            long length,
+            Set<AccessFlag> access,
+            long wrId,
+            Set<SendFlag> flags) {
         Objects.requireNonNull(window, "mw");
         if (!(window instanceof MwImpl) || (region != null && !(region instanceof MrImpl))) {
             throw VerbsException.invalid("window or region of another fabric");

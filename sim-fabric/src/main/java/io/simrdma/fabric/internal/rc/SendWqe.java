@@ -64,6 +64,7 @@ public final class SendWqe {
      * or Only (IBA 9.7.5.1.5), so that PSN is where a First of this READ's responses can stand.
      */
     int readRequestPsn;
+
     final MrImpl[] sgeMr;
     final int[] sgeIndex;
     /**
@@ -101,7 +102,7 @@ public final class SendWqe {
 
     @Override
     public String toString() {
-        return "WQE[" + opcode + ", wrId=" + wrId + ", " + state + ", psn=" + firstPsn + ".." + lastPsn
-                + ", sent=" + sentBytes + "/" + length + "]";
+        return "WQE[" + opcode + ", wrId=" + wrId + ", " + state + ", psn=" + firstPsn + ".." + lastPsn + ", sent="
+                + sentBytes + "/" + length + "]";
     }
 }

@@ -9,7 +9,6 @@ import io.simrdma.fabric.SrqAttr;
 import io.simrdma.fabric.SrqAttrMask;
 import io.simrdma.fabric.VerbsException;
 import io.simrdma.fabric.internal.mem.PdImpl;
-
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -79,9 +78,11 @@ public final class SrqImpl implements SharedReceiveQueue {
                 int newMax = queue.maxWr();
                 if (mask.contains(SrqAttrMask.MAX_WR)) {
                     newMax = attr.maxWr();
-                    VerbsException.checkRange("SRQ max_wr", newMax, 1, device.attributes().maxSrqWr());
+                    VerbsException.checkRange(
+                            "SRQ max_wr", newMax, 1, device.attributes().maxSrqWr());
                     if (newMax < queue.size()) {
-                        throw VerbsException.invalid("cannot resize SRQ to " + newMax + ": " + queue.size() + " WRs are posted");
+                        throw VerbsException.invalid(
+                                "cannot resize SRQ to " + newMax + ": " + queue.size() + " WRs are posted");
                     }
                 }
                 if (mask.contains(SrqAttrMask.LIMIT) && (attr.srqLimit() < 0 || attr.srqLimit() > newMax)) {

@@ -33,10 +33,12 @@ public final class AhImpl implements AddressHandle {
      */
     public static AhImpl create(PdImpl pd, AhAttr attr) {
         if (attr.portNum() != 1) {
-            throw VerbsException.invalid("ibv_create_ah(3): port_num " + attr.portNum() + ": the device has one port, numbered 1");
+            throw VerbsException.invalid(
+                    "ibv_create_ah(3): port_num " + attr.portNum() + ": the device has one port, numbered 1");
         }
         if (attr.sgidIndex() != 0) {
-            throw VerbsException.invalid("ibv_create_ah(3): sgid_index " + attr.sgidIndex() + " outside the GID table (1 entry)");
+            throw VerbsException.invalid(
+                    "ibv_create_ah(3): sgid_index " + attr.sgidIndex() + " outside the GID table (1 entry)");
         }
         VerbsException.checkRange("ibv_create_ah(3): sl", attr.sl(), 0, 15);
         VerbsException.checkRange("ibv_create_ah(3): flow_label", attr.flowLabel(), 0, (1 << 20) - 1);

@@ -4,7 +4,6 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.buffer.UnpooledByteBufAllocator;
 import io.netty.buffer.UnpooledHeapByteBuf;
-
 import java.util.ArrayDeque;
 
 /**
@@ -22,6 +21,7 @@ final class PayloadBuffers {
 
     /** Bytes of each buffer: MTU 4096, the largest packet payload. */
     static final int SIZE = 4096;
+
     private static final int MAX_FREE = 256;
 
     private final ArrayDeque<Buf> free = new ArrayDeque<>();

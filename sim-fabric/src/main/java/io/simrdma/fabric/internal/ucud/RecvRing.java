@@ -53,7 +53,8 @@ final class RecvRing {
         for (RecvWr wr = first; wr != null; wr = wr.next(), n++) {
             int numSge = wr.numSge();
             if (numSge > maxSge) {
-                throw new PostException(Errno.EINVAL, "receive WR has " + numSge + " SGEs, max_recv_sge is " + maxSge, wr, n);
+                throw new PostException(
+                        Errno.EINVAL, "receive WR has " + numSge + " SGEs, max_recv_sge is " + maxSge, wr, n);
             }
             long cap = wr.totalLength();
             if (cap > Integer.MAX_VALUE) {
@@ -61,7 +62,8 @@ final class RecvRing {
             }
             long p = producer;
             if (p - consumer >= slots.length) {
-                throw new PostException(Errno.ENOMEM, "receive queue full (" + slots.length + " WRs outstanding)", wr, n);
+                throw new PostException(
+                        Errno.ENOMEM, "receive queue full (" + slots.length + " WRs outstanding)", wr, n);
             }
             Wqe w = slots[(int) (p % slots.length)];
             w.wrId = wr.wrId();

@@ -27,6 +27,7 @@ final class SendRing {
         AhImpl ah;
         /** BIND_MW (type 2) or ibv_bind_mw (type 1): the window, region, new R_Key, range, rights. */
         io.simrdma.fabric.internal.mem.MwImpl mw;
+
         io.simrdma.fabric.internal.mem.MrImpl bindMr;
         int bindRkey;
         long bindAddr;
@@ -34,10 +35,12 @@ final class SendRing {
         int bindAccess;
         /** LOCAL_INV: the R_Key to invalidate. */
         int invRkey;
+
         int remoteQpn;
         int remoteQkey;
         /** Inline bytes copied at post time (IBV_SEND_INLINE), or unused. */
         final byte[] inline;
+
         boolean isInline;
 
         Wqe(int maxSge, int maxInline) {

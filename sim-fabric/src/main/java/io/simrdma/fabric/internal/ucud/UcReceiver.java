@@ -40,9 +40,11 @@ final class UcReceiver {
     private int epsn;
     /** A message is in progress (its First has been accepted). */
     private boolean inMessage;
+
     private boolean write;
     /** The WRITE's target, checked at its First packet. */
     private MrImpl writeMr;
+
     private int writeIndex;
     private int writeLength;
     /** Bytes of the message placed so far. */
@@ -118,7 +120,8 @@ final class UcReceiver {
         if (write) {
             int required = AccessFlag.REMOTE_WRITE.bit();
             if ((qp.accessFlags & required) == 0
-                    || !access.remote(qp.owner().memory().keys(), qp, p.rethRkey(), p.rethVa(), p.rethLength(), required)) {
+                    || !access.remote(
+                            qp.owner().memory().keys(), qp, p.rethRkey(), p.rethVa(), p.rethLength(), required)) {
                 // UC cannot NAK: an access violation drops the message.
                 qp.drop(p, DropReason.MESSAGE_ABANDONED, Counter.MESSAGES_ABANDONED);
                 return false;
@@ -152,8 +155,15 @@ final class UcReceiver {
         }
         long wrId = w.wrId;
         qp.rq.advance();
-        qp.completeRecv(wrId, WcStatus.SUCCESS, write ? WcOpcode.RECV_RDMA_WITH_IMM : WcOpcode.RECV, placed,
-                immData, imm ? WcFlag.WITH_IMM.bit() : 0, qp.destQpn, solicited);
+        qp.completeRecv(
+                wrId,
+                WcStatus.SUCCESS,
+                write ? WcOpcode.RECV_RDMA_WITH_IMM : WcOpcode.RECV,
+                placed,
+                immData,
+                imm ? WcFlag.WITH_IMM.bit() : 0,
+                qp.destQpn,
+                solicited);
     }
 
     private void finishWithError(Packet p, long wrId, WcStatus status) {

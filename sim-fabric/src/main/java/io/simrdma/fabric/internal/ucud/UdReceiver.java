@@ -32,6 +32,7 @@ final class UdReceiver {
 
     /** IBA 8.3.1: NxtHdr of a GRH followed by a BTH. */
     private static final int NEXT_HEADER_BTH = 0x1B;
+
     private static final int HOP_LIMIT = 64;
 
     private final UnreliableQueuePair qp;

@@ -37,13 +37,12 @@ import io.simrdma.fabric.internal.rc.SrqImpl;
 import io.simrdma.fabric.sched.Task;
 import io.simrdma.fabric.wire.Packet;
 import io.simrdma.fabric.wire.Psn;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A UC or UD queue pair (ibv_create_qp(3) with IBV_QPT_UC or IBV_QPT_UD): the state machine of
@@ -69,8 +68,11 @@ public final class UnreliableQueuePair implements QueuePair, WindowOwner {
 
     /** The default P_Key, the one entry of a simrdma port's P_Key table. */
     static final int DEFAULT_PKEY = 0xFFFF;
-    private static final int QP_ACCESS_BITS = AccessFlag.LOCAL_WRITE.bit() | AccessFlag.REMOTE_WRITE.bit()
-            | AccessFlag.REMOTE_READ.bit() | AccessFlag.REMOTE_ATOMIC.bit();
+
+    private static final int QP_ACCESS_BITS = AccessFlag.LOCAL_WRITE.bit()
+            | AccessFlag.REMOTE_WRITE.bit()
+            | AccessFlag.REMOTE_READ.bit()
+            | AccessFlag.REMOTE_ATOMIC.bit();
 
     private final UnreliableContext ctx;
     private final PdImpl pd;
@@ -82,6 +84,7 @@ public final class UnreliableQueuePair implements QueuePair, WindowOwner {
     private final SrqImpl srq;
     /** A WQE taken from the SRQ, and the same as this package reads it; engine thread. */
     private final RecvWqe srqTaken;
+
     private final RecvRing.Wqe srqWqe;
     private final QpCaps caps;
     private final boolean sqSigAll;
@@ -283,7 +286,8 @@ public final class UnreliableQueuePair implements QueuePair, WindowOwner {
                 }
                 SendRing.Wqe w = sq.claim(caps.maxSendWr());
                 if (w == null) {
-                    throw new PostException(Errno.ENOMEM, "send queue full (" + caps.maxSendWr() + " WRs outstanding)", wr, n);
+                    throw new PostException(
+                            Errno.ENOMEM, "send queue full (" + caps.maxSendWr() + " WRs outstanding)", wr, n);
                 }
                 copy(wr, w, n);
                 sq.publish();
@@ -295,9 +299,13 @@ public final class UnreliableQueuePair implements QueuePair, WindowOwner {
     /** The post-time checks of one WR (ibv_post_send(3)). */
     private void check(SendWr wr, int n) {
         WrOpcode op = wr.opcode();
-        boolean allowed = op == WrOpcode.SEND || op == WrOpcode.SEND_WITH_IMM
-                || (type == QpType.UC && (op == WrOpcode.RDMA_WRITE || op == WrOpcode.RDMA_WRITE_WITH_IMM
-                || op == WrOpcode.BIND_MW || op == WrOpcode.LOCAL_INV));
+        boolean allowed = op == WrOpcode.SEND
+                || op == WrOpcode.SEND_WITH_IMM
+                || (type == QpType.UC
+                        && (op == WrOpcode.RDMA_WRITE
+                                || op == WrOpcode.RDMA_WRITE_WITH_IMM
+                                || op == WrOpcode.BIND_MW
+                                || op == WrOpcode.LOCAL_INV));
         if (!allowed) {
             // IBA 9.8.3 / 9.8.4: UC carries SEND and RDMA WRITE (and the local memory window
             // operations, ibv_bind_mw(3): "UC, RC or XRC_SEND"), UD only SEND.
@@ -308,33 +316,40 @@ public final class UnreliableQueuePair implements QueuePair, WindowOwner {
                 throw new PostException(Errno.EINVAL, "BIND_MW needs a window and a region of this fabric", wr, n);
             }
             if (wr.bindWindow().type() != io.simrdma.fabric.MwType.TYPE_2) {
-                throw new PostException(Errno.EINVAL, "type 1 windows are bound with bindMw (ibv_bind_mw(3)), not BIND_MW",
-                        wr, n);
+                throw new PostException(
+                        Errno.EINVAL, "type 1 windows are bound with bindMw (ibv_bind_mw(3)), not BIND_MW", wr, n);
             }
         }
         DeviceProfile profile = ctx.profile();
         if (!profile.supports(op)) {
-            throw new PostException(profile.unsupportedOperation(), "device " + ctx.name() + " (profile "
-                    + profile.name() + ") does not support " + op, wr, n);
+            throw new PostException(
+                    profile.unsupportedOperation(),
+                    "device " + ctx.name() + " (profile " + profile.name() + ") does not support " + op,
+                    wr,
+                    n);
         }
         if (wr.numSge() > caps.maxSendSge()) {
-            throw new PostException(Errno.EINVAL, "send WR has " + wr.numSge() + " SGEs, max_send_sge is "
-                    + caps.maxSendSge(), wr, n);
+            throw new PostException(
+                    Errno.EINVAL, "send WR has " + wr.numSge() + " SGEs, max_send_sge is " + caps.maxSendSge(), wr, n);
         }
         long len = wr.totalLength();
         if (len > Integer.MAX_VALUE) {
             throw new PostException(Errno.EINVAL, "message longer than 2^31 bytes", wr, n);
         }
         if (wr.hasFlag(SendFlag.INLINE) && len > caps.maxInlineData()) {
-            throw new PostException(Errno.EINVAL, "inline data of " + len + " bytes exceeds max_inline_data "
-                    + caps.maxInlineData(), wr, n);
+            throw new PostException(
+                    Errno.EINVAL,
+                    "inline data of " + len + " bytes exceeds max_inline_data " + caps.maxInlineData(),
+                    wr,
+                    n);
         }
         if (type == QpType.UD) {
             if (!(wr.ah() instanceof AhImpl) || !wr.ah().isValid() || ((AhImpl) wr.ah()).pdImpl() != pd) {
                 throw new PostException(Errno.EINVAL, "a UD send needs a live address handle of the QP's PD", wr, n);
             }
             if ((wr.remoteQpn() & ~Psn.MASK) != 0) {
-                throw new PostException(Errno.EINVAL, "remote_qpn " + wr.remoteQpn() + " is not a 24-bit QP number", wr, n);
+                throw new PostException(
+                        Errno.EINVAL, "remote_qpn " + wr.remoteQpn() + " is not a 24-bit QP number", wr, n);
             }
         }
     }
@@ -391,8 +406,14 @@ public final class UnreliableQueuePair implements QueuePair, WindowOwner {
      *                        the profile's refusal in RESET, INIT or RTR; ENOMEM when the send queue is full
      */
     @Override
-    public int bindMw(MemoryWindow window, MemoryRegion region, long addr, long length, Set<AccessFlag> access,
-                      long wrId, Set<SendFlag> flags) {
+    public int bindMw(
+            MemoryWindow window,
+            MemoryRegion region,
+            long addr,
+            long length,
+            Set<AccessFlag> access,
+            long wrId,
+            Set<SendFlag> flags) {
         Objects.requireNonNull(window, "mw");
         if (type != QpType.UC) {
             throw VerbsException.invalid("ibv_bind_mw(3): the QP must be UC, RC or XRC_SEND, not " + type);
@@ -477,7 +498,8 @@ public final class UnreliableQueuePair implements QueuePair, WindowOwner {
             throw new PostException(Errno.ENOENT, "queue pair was destroyed", first, 0);
         }
         if (srq != null) {
-            throw new PostException(Errno.EINVAL, "QP receives from an SRQ; post to the SRQ (ibv_post_srq_recv(3))", first, 0);
+            throw new PostException(
+                    Errno.EINVAL, "QP receives from an SRQ; post to the SRQ (ibv_post_srq_recv(3))", first, 0);
         }
         if (state == QpState.RESET && ctx.profile().postRecvInReset() == DeviceProfile.PostRecvInReset.REFUSE_EINVAL) {
             throw new PostException(Errno.EINVAL, "cannot post a receive in state RESET", first, 0);
@@ -541,7 +563,8 @@ public final class UnreliableQueuePair implements QueuePair, WindowOwner {
             throw VerbsException.invalid("port_num " + a.port() + ": the device has one port, numbered 1");
         }
         if (mask.contains(QpAttrMask.ACCESS_FLAGS) && (a.accessFlagBits() & ~QP_ACCESS_BITS) != 0) {
-            throw VerbsException.invalid("qp_access_flags may hold only LOCAL_WRITE, REMOTE_WRITE, REMOTE_READ, REMOTE_ATOMIC");
+            throw VerbsException.invalid(
+                    "qp_access_flags may hold only LOCAL_WRITE, REMOTE_WRITE, REMOTE_READ, REMOTE_ATOMIC");
         }
         if (mask.contains(QpAttrMask.AV)) {
             AhAttr v = Objects.requireNonNull(a.av(), "av");
@@ -740,12 +763,21 @@ public final class UnreliableQueuePair implements QueuePair, WindowOwner {
             if (destroyed) {
                 throw VerbsException.stale("queue pair was destroyed");
             }
-            QpAttr a = new QpAttr().state(state).curState(state).cap(caps).pkeyIndex(pkeyIndex).port(port)
-                    .sqPsn(sqPsn).enSqdAsyncNotify(sqdNotify);
+            QpAttr a = new QpAttr()
+                    .state(state)
+                    .curState(state)
+                    .cap(caps)
+                    .pkeyIndex(pkeyIndex)
+                    .port(port)
+                    .sqPsn(sqPsn)
+                    .enSqdAsyncNotify(sqdNotify);
             if (type == QpType.UD) {
                 a.qkey(qkey);
             } else {
-                a.accessFlags(AccessFlag.fromMask(accessFlags)).pathMtu(pathMtu).destQpn(destQpn).rqPsn(rqPsn);
+                a.accessFlags(AccessFlag.fromMask(accessFlags))
+                        .pathMtu(pathMtu)
+                        .destQpn(destQpn)
+                        .rqPsn(rqPsn);
                 if (av != null) {
                     a.av(av);
                 }
@@ -765,7 +797,8 @@ public final class UnreliableQueuePair implements QueuePair, WindowOwner {
                 throw VerbsException.busy(asyncRetrieved.get() + " async event(s) of this QP not acknowledged");
             }
             if (boundWindows > 0) {
-                throw VerbsException.busy(boundWindows + " type 2 memory window(s) are bound to this QP; invalidate them first");
+                throw VerbsException.busy(
+                        boundWindows + " type 2 memory window(s) are bound to this QP; invalidate them first");
             }
             forceDestroy();
             return null;
@@ -862,13 +895,28 @@ public final class UnreliableQueuePair implements QueuePair, WindowOwner {
     }
 
     /** Adds a receive completion; a full CQ moves the QP to ERR. Engine thread. */
-    void completeRecv(long wrId, WcStatus status, WcOpcode opcode, int byteLen, int imm, int flags, int srcQp,
-                      boolean solicited) {
+    void completeRecv(
+            long wrId,
+            WcStatus status,
+            WcOpcode opcode,
+            int byteLen,
+            int imm,
+            int flags,
+            int srcQp,
+            boolean solicited) {
         complete(recvCq, wrId, status, opcode, byteLen, imm, flags, srcQp, solicited);
     }
 
-    private void complete(CqImpl cq, long wrId, WcStatus status, WcOpcode opcode, int byteLen, int imm, int flags,
-                          int srcQp, boolean solicited) {
+    private void complete(
+            CqImpl cq,
+            long wrId,
+            WcStatus status,
+            WcOpcode opcode,
+            int byteLen,
+            int imm,
+            int flags,
+            int srcQp,
+            boolean solicited) {
         counters.increment(Counter.COMPLETIONS);
         if (status != WcStatus.SUCCESS) {
             counters.increment(Counter.COMPLETION_ERRORS);

@@ -41,6 +41,7 @@ final class UnreliableSender {
     private final PayloadBuffers buffers = new PayloadBuffers();
     /** A zeroed header but for its opcode byte, from which each packet starts. */
     private final byte[] blank = new byte[Packet.MAX_HEADER_LENGTH];
+
     private int psn;
 
     UnreliableSender(UnreliableQueuePair qp) {
@@ -95,11 +96,13 @@ final class UnreliableSender {
         if (qp.type() == QpType.UD && length > qp.owner().activeMtu().bytes()) {
             // IBA C10-93.1.1: no packet goes out; whether an error is reported is the device's (profile).
             return qp.owner().profile().udOversizedSend() == DeviceProfile.UdOversizedSend.DISCARD
-                    ? WcStatus.SUCCESS : WcStatus.LOC_LEN_ERR;
+                    ? WcStatus.SUCCESS
+                    : WcStatus.LOC_LEN_ERR;
         }
         if (!w.isInline) {
             for (int i = 0; i < w.numSge; i++) {
-                if (w.len[i] != 0 && !access.local(qp.owner().memory().keys(), qp.pd(), w.lkey[i], w.addr[i], w.len[i], false)) {
+                if (w.len[i] != 0
+                        && !access.local(qp.owner().memory().keys(), qp.pd(), w.lkey[i], w.addr[i], w.len[i], false)) {
                     return WcStatus.LOC_PROT_ERR;
                 }
             }

@@ -1,15 +1,5 @@
 package io.simrdma.fabric.internal.ucud;
 
-import io.simrdma.fabric.QpAttrMask;
-import io.simrdma.fabric.QpState;
-import io.simrdma.fabric.QpType;
-import io.simrdma.fabric.VerbsException;
-
-import java.util.EnumMap;
-import java.util.EnumSet;
-import java.util.Map;
-import java.util.Set;
-
 import static io.simrdma.fabric.QpAttrMask.ACCESS_FLAGS;
 import static io.simrdma.fabric.QpAttrMask.ALT_PATH;
 import static io.simrdma.fabric.QpAttrMask.AV;
@@ -32,6 +22,15 @@ import static io.simrdma.fabric.QpState.RTS;
 import static io.simrdma.fabric.QpState.SQD;
 import static io.simrdma.fabric.QpState.SQE;
 
+import io.simrdma.fabric.QpAttrMask;
+import io.simrdma.fabric.QpState;
+import io.simrdma.fabric.QpType;
+import io.simrdma.fabric.VerbsException;
+import java.util.EnumMap;
+import java.util.EnumSet;
+import java.util.Map;
+import java.util.Set;
+
 /**
  * The UC and UD columns of IBA 11.2.5.2 table 91 ("QP state transition properties") and
  * ibv_modify_qp(3): per legal transition the attributes required and those accepted. UC needs no
@@ -41,8 +40,7 @@ import static io.simrdma.fabric.QpState.SQE;
 public final class UnreliableTransitions {
 
     /** Required and accepted attributes of one transition (STATE itself excluded). */
-    record Rule(Set<QpAttrMask> required, Set<QpAttrMask> optional) {
-    }
+    record Rule(Set<QpAttrMask> required, Set<QpAttrMask> optional) {}
 
     private static final Map<QpType, Map<QpState, Map<QpState, Rule>>> TABLES = new EnumMap<>(QpType.class);
 
@@ -72,8 +70,7 @@ public final class UnreliableTransitions {
         TABLES.put(QpType.UD, ud);
     }
 
-    private UnreliableTransitions() {
-    }
+    private UnreliableTransitions() {}
 
     private static EnumSet<QpAttrMask> none() {
         return EnumSet.noneOf(QpAttrMask.class);
@@ -90,8 +87,12 @@ public final class UnreliableTransitions {
         return t;
     }
 
-    private static void rule(Map<QpState, Map<QpState, Rule>> t, QpState from, QpState to, Set<QpAttrMask> required,
-                             Set<QpAttrMask> optional) {
+    private static void rule(
+            Map<QpState, Map<QpState, Rule>> t,
+            QpState from,
+            QpState to,
+            Set<QpAttrMask> required,
+            Set<QpAttrMask> optional) {
         t.get(from).put(to, new Rule(required, optional));
     }
 
@@ -110,14 +111,14 @@ public final class UnreliableTransitions {
     static void check(QpType type, QpState from, QpState to, Set<QpAttrMask> mask) {
         Rule r = TABLES.get(type).get(from).get(to);
         if (r == null) {
-            throw VerbsException.invalid("illegal " + type + " QP state transition " + from + " -> " + to
-                    + " (ibv_modify_qp(3))");
+            throw VerbsException.invalid(
+                    "illegal " + type + " QP state transition " + from + " -> " + to + " (ibv_modify_qp(3))");
         }
         EnumSet<QpAttrMask> missing = r.required().isEmpty() ? none() : EnumSet.copyOf(r.required());
         missing.removeAll(mask);
         if (!missing.isEmpty()) {
-            throw VerbsException.invalid(type + " transition " + from + " -> " + to + " requires " + missing
-                    + " (ibv_modify_qp(3))");
+            throw VerbsException.invalid(
+                    type + " transition " + from + " -> " + to + " requires " + missing + " (ibv_modify_qp(3))");
         }
         EnumSet<QpAttrMask> extra = mask.isEmpty() ? none() : EnumSet.copyOf(mask);
         extra.remove(STATE);

@@ -1,17 +1,16 @@
 package io.simrdma.fabric.internal.rc;
 
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.simrdma.fabric.QpAttrMask;
 import io.simrdma.fabric.QpState;
 import io.simrdma.fabric.diagrams.DiagramFiles;
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
-
 import java.io.IOException;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
-
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
 
 /**
  * Generates the RC QP state diagram from {@link QpTransitions} (IBA 11.2.5.2, table 91) as Mermaid
@@ -20,8 +19,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class QpStateDiagramTest {
 
     /** States in the order the diagram lists them. */
-    private static final QpState[] STATES = {QpState.RESET, QpState.INIT, QpState.RTR, QpState.RTS, QpState.SQD,
-        QpState.SQE, QpState.ERR};
+    private static final QpState[] STATES = {
+        QpState.RESET, QpState.INIT, QpState.RTR, QpState.RTS, QpState.SQD, QpState.SQE, QpState.ERR
+    };
 
     static String mermaid() {
         StringBuilder b = new StringBuilder();
@@ -39,7 +39,13 @@ class QpStateDiagramTest {
                 if (r == null || to == QpState.RESET || to == QpState.ERR) {
                     continue;
                 }
-                b.append("    ").append(from).append(" --> ").append(to).append(": ").append(label(r)).append('\n');
+                b.append("    ")
+                        .append(from)
+                        .append(" --> ")
+                        .append(to)
+                        .append(": ")
+                        .append(label(r))
+                        .append('\n');
             }
         }
         b.append("    note right of ERR\n        any state to RESET or ERR\n        with no attribute\n    end note\n");
@@ -49,8 +55,15 @@ class QpStateDiagramTest {
             for (QpState to : STATES) {
                 QpTransitions.Rule r = QpTransitions.rule(from, to);
                 if (r != null) {
-                    b.append("| ").append(from).append(" | ").append(to).append(" | ").append(names(r.required()))
-                            .append(" | ").append(names(r.optional())).append(" |\n");
+                    b.append("| ")
+                            .append(from)
+                            .append(" | ")
+                            .append(to)
+                            .append(" | ")
+                            .append(names(r.required()))
+                            .append(" | ")
+                            .append(names(r.optional()))
+                            .append(" |\n");
                 }
             }
         }
@@ -59,14 +72,20 @@ class QpStateDiagramTest {
 
     static String dot() {
         StringBuilder b = new StringBuilder();
-        b.append("// RC QP state machine, generated from QpTransitions (IBA 11.2.5.2, table 91) by QpStateDiagramTest.\n");
+        b.append(
+                "// RC QP state machine, generated from QpTransitions (IBA 11.2.5.2, table 91) by QpStateDiagramTest.\n");
         b.append("digraph qp_states {\n    rankdir=LR;\n    node [shape=ellipse, fontname=\"Helvetica\"];\n");
         b.append("    edge [fontname=\"Helvetica\", fontsize=9];\n");
         for (QpState from : STATES) {
             for (QpState to : STATES) {
                 QpTransitions.Rule r = QpTransitions.rule(from, to);
                 if (r != null) {
-                    b.append("    ").append(from).append(" -> ").append(to).append(" [label=\"").append(label(r))
+                    b.append("    ")
+                            .append(from)
+                            .append(" -> ")
+                            .append(to)
+                            .append(" [label=\"")
+                            .append(label(r))
                             .append("\"];\n");
                 }
             }
