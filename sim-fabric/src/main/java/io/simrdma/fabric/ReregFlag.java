@@ -2,6 +2,8 @@ package io.simrdma.fabric;
 
 /**
  * What a re-registration changes (ibv_rereg_mr(3): enum ibv_rereg_mr_flags).
+ *
+ * <p>Thread safety: immutable.
  */
 public enum ReregFlag {
     /** IBV_REREG_MR_CHANGE_TRANSLATION: a new location and length (here, a new buffer). */

@@ -6,6 +6,8 @@ import io.simrdma.fabric.AhAttr;
  * The UD event data of an RDMA_PS_UDP id (rdma_get_cm_event(3), "UD EVENT DATA"): what the
  * active side needs to send datagrams to the QP the peer's rdma_accept named.
  *
+ * <p>Thread safety: immutable; the private data is copied in and out.
+ *
  * @param privateData the peer's private data (rdma_accept's on ESTABLISHED, rdma_connect's on
  *                    CONNECT_REQUEST; empty if none); copied
  * @param ahAttr      the address to make an address handle from (ibv_create_ah(3))
