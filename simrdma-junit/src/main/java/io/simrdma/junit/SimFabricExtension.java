@@ -27,6 +27,8 @@ import org.junit.jupiter.api.extension.TestExecutionExceptionHandler;
 import org.junit.jupiter.api.extension.TestTemplateInvocationContext;
 import org.junit.jupiter.api.extension.TestTemplateInvocationContextProvider;
 import org.junit.platform.commons.support.AnnotationSupport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The JUnit 5 extension behind {@link SimFabricTest} and {@link FabricMatrix}.
@@ -56,6 +58,8 @@ public final class SimFabricExtension
                 TestExecutionExceptionHandler,
                 LifecycleMethodExecutionExceptionHandler,
                 TestTemplateInvocationContextProvider {
+
+    private static final Logger LOG = LoggerFactory.getLogger(SimFabricExtension.class);
 
     /** The system property that fixes the seed. */
     public static final String SEED_PROPERTY = "simrdma.seed";
@@ -239,8 +243,8 @@ public final class SimFabricExtension
         if (net != null) {
             SeedReport report = new SeedReport(SeedReport.message(context, net));
             throwable.addSuppressed(report);
-            // The person running the build reads it here too, next to the failure.
-            System.err.println(report.getMessage());
+            // The person running the build reads it in the log too, next to the failure.
+            LOG.warn("{}", report.getMessage());
         }
         throw throwable;
     }
