@@ -418,6 +418,9 @@ final class Rules {
                     }
                     breakConnection(m, ep, peerOf(ep), "an LMR freed under a receive", false);
                 }
+                if (!w.done && w.srq != null && srqBufferFreed(m, w.srq)) {
+                    srqReceiveMayFail(m, w);
+                }
             }
         }
     }
@@ -1514,6 +1517,12 @@ final class Rules {
     static void graceful(Model m, M.Ep ep) {
         M.Ep peer = ep.peer;
         if (pendingEnd(ep) != null) {
+            // already ending (the peer's disconnect, a break) but not yet seen to end: the call still finds the EP
+            // CONNECTED and puts it in DISCONNECT_PENDING ("During that time, the local Endpoint is in a
+            // DAT_EP_DISCONNECT_PENDING state", dat_ep_disconnect) until the pending end takes it to DISCONNECTED
+            if (ep.state == CONNECTED) {
+                ep.state = DISCONNECT_PENDING;
+            }
             return;
         }
         boolean allCertain = true;
@@ -1679,6 +1688,11 @@ final class Rules {
     static void connectStarted(Model m, M.Ep ep, M.Ia target, boolean bogus, long qual, byte[] pdata) {
         ep.state = ACTIVE_CONNECTION_PENDING;
         ep.pending.clear();
+        // a new connection: how an earlier one ended (a break, the peer's end) no longer applies to its works
+        // (dat_ep_reset clears these too; an EP the model lost track of may reach here without one)
+        ep.breaking = false;
+        ep.peerEnding = false;
+        ep.mayBreak = false;
         M.Conn conn = new M.Conn(ep, target, qual, pdata == null ? new byte[0] : pdata, m.fork("conn " + ep.sym));
         ep.conn = conn;
         ep.peer = null;
@@ -3579,7 +3593,44 @@ final class Rules {
             y.wild = true;
             send.ep.wild = true;
         }
+        if (srqBufferFreed(m, srq)) {
+            srqReceiveMayFail(m, r);
+        }
         watermark(m, srq);
+    }
+
+    /**
+     * Whether a buffer on {@code srq} uses an LMR freed since it was posted: the message that takes it
+     * fails ("Any DTO operation that uses the destroyed LMR after the dat_lmr_free() is completed shall fail
+     * and report a protection violation", dat_lmr_free), and which buffer a message takes shows only in its
+     * completion (dat_srq_post_recv).
+     */
+    static boolean srqBufferFreed(Model m, M.Srq srq) {
+        for (M.SrqBuf b : srq.posted) {
+            for (Tri t : b.segs()) {
+                if (t.len() > 0 && t.raw() == null && t.lmr() != null) {
+                    M.Lmr l = m.get(t.lmr());
+                    if (l != null && !l.alive) {
+                        return true;
+                    }
+                }
+            }
+        }
+        return false;
+    }
+
+    /** An SRQ receive that may take a buffer of a freed LMR: it and its Send may fail, and the connection break. */
+    static void srqReceiveMayFail(Model m, M.Work r) {
+        if (r.done) {
+            return;
+        }
+        r.possible.addAll(ANY_ERROR);
+        r.data = null;
+        if (r.peer != null) {
+            r.peer.possible.addAll(ANY_ERROR);
+            r.peer.data = null;
+        }
+        breakConnection(m, r.ep, peerOf(r.ep), "an LMR freed under a receive", false);
     }
 
     /** Sends waiting at EPs of the SRQ take newly posted buffers. */

@@ -94,10 +94,6 @@ class SimProviderConformanceTest {
                     "open: dat_evd_wait's nmore counts one more event than the model has queued (an event the "
                             + "model does not expect yet)"),
             Map.entry(
-                    "a message for an EP of the SRQ completes one of the SRQ's buffers",
-                    "open: an SRQ receive completes with DAT_DTO_ERR_LOCAL_PROTECTION where the model expects "
-                            + "success"),
-            Map.entry(
                     "a DTO posted while the connection ends is completed unsuccessfully",
                     "open: a DTO posted as the connection ends completes successfully; the model holds the "
                             + "connection already ended for it"),
@@ -106,19 +102,9 @@ class SimProviderConformanceTest {
                     "open: with three IAs, a connection request's remote address is another IA than the model "
                             + "matched it to"),
             Map.entry(
-                    "in CONNECTED the request is posted; its completion comes on request_evd",
-                    "open, not triaged (seeds 405, 408, 425, ...): a post in CONNECTED fails or completes "
-                            + "otherwise than the model holds"),
-            Map.entry(
                     "a receive buffer's LMR lacks local read",
                     "open, not triaged: the LMR privilege a receive buffer needs (the page says local read; "
                             + "the model and sim-provider disagree)"),
-            Map.entry(
-                    "an LMR of local_iov lacks the LOCAL_READ privilege",
-                    "open, not triaged: DAT_PRIVILEGES_VIOLATION for a local_iov LMR without LOCAL_READ"),
-            Map.entry(
-                    "an LMR of local_iov lacks the LOCAL_WRITE privilege",
-                    "open, not triaged: DAT_PRIVILEGES_VIOLATION for a local_iov LMR without LOCAL_WRITE"),
             Map.entry(
                     "a rejected request is reported by DAT_CONNECTION_EVENT_PEER_REJECTED",
                     "open, not triaged: the event of a rejected request"),
