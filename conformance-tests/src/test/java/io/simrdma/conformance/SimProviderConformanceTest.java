@@ -102,10 +102,6 @@ class SimProviderConformanceTest {
                     "open: with three IAs, a connection request's remote address is another IA than the model "
                             + "matched it to"),
             Map.entry(
-                    "a receive buffer's LMR lacks local read",
-                    "open, not triaged: the LMR privilege a receive buffer needs (the page says local read; "
-                            + "the model and sim-provider disagree)"),
-            Map.entry(
                     "a rejected request is reported by DAT_CONNECTION_EVENT_PEER_REJECTED",
                     "open, not triaged: the event of a rejected request"),
             Map.entry(
