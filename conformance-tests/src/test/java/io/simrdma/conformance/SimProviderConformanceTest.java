@@ -43,10 +43,6 @@ class SimProviderConformanceTest {
      */
     static final Map<String, String> KNOWN = Map.ofEntries(
             Map.entry(
-                    "a successful completion reports the bytes transferred",
-                    "open: a receive reports one byte fewer than the message the model sent into it (seed 923, "
-                            + "shrunk to 27 actions); not yet settled whether the model or sim-provider miscounts"),
-            Map.entry(
                     "dat_ep_connect is valid only in UNCONNECTED",
                     "open: the EP is in DISCONNECT_PENDING where the model still has it CONNECTED (seed 941), "
                             + "so the subtype is DAT_INVALID_STATE_EP_DISCPENDING; the same disconnect the model "
