@@ -2614,6 +2614,55 @@ final class Rules {
                 }
             }
         }
+        for (M.Srq q : m.live(M.Srq.class)) {
+            srqRaces(m, q);
+        }
+    }
+
+    /**
+     * The buffers posted to {@code srq} are written by whichever message takes them (dat_srq_post_recv): an
+     * unfinished work whose memory overlaps one of them races the SRQ's receives, and neither's bytes can be
+     * verified.
+     */
+    static void srqRaces(Model m, M.Srq srq) {
+        List<M.Seg> bufs = new ArrayList<>();
+        for (M.SrqBuf b : srq.posted) {
+            bufs.addAll(memSegs(m, srq.ia, b.segs()));
+        }
+        if (bufs.isEmpty()) {
+            return;
+        }
+        List<M.Work> takers = new ArrayList<>();
+        boolean hit = false;
+        for (M.Ep ep : m.all(M.Ep.class)) {
+            for (java.util.ArrayDeque<M.Work> q : List.of(ep.requests, ep.recvs)) {
+                for (M.Work o : q) {
+                    if (o.done) {
+                        continue;
+                    }
+                    if (o.srq == srq) {
+                        takers.add(o);
+                    } else if (overlaps(bufs, o.dest) || overlaps(bufs, o.source)) {
+                        hit = true;
+                        unverifiable(o);
+                    }
+                }
+            }
+        }
+        if (hit) {
+            for (M.Work r : takers) {
+                unverifiable(r);
+            }
+        }
+    }
+
+    private static void unverifiable(M.Work o) {
+        o.data = null;
+        o.raced = true;
+        if (o.peer != null) {
+            o.peer.data = null;
+            o.peer.raced = true;
+        }
     }
 
     /** The consumer writes its memory: unfinished works reading or writing it can no longer be verified. */
@@ -3544,6 +3593,7 @@ final class Rules {
                 v -> {
                     M.SrqBuf b = new M.SrqBuf(cookie, List.copyOf(segs), Tri.total(segs));
                     srq.posted.add(b);
+                    srqRaces(m, srq);
                     srqWaiters(m, srq);
                     watermark(m, srq);
                 });
@@ -3587,6 +3637,7 @@ final class Rules {
         send.certain = true;
         r.certain = true;
         r.data = send.data;
+        srqRaces(m, srq);
         if (smallest < send.length) {
             r.possible.add(DtoCompletionStatus.ERR_LOCAL_LENGTH);
             send.possible.addAll(ANY_ERROR);
