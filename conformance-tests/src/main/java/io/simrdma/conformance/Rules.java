@@ -3402,7 +3402,14 @@ final class Rules {
                                 .rows("2.7#10", "4#21");
                         if (remote != null) {
                             boolean blocked = requestsBlocked(ep);
+                            List<M.Work> open = openReceives(ep, peer);
                             breakConnection(m, ep, peer, "a remote access error", !blocked);
+                            for (M.Work r : open) {
+                                // the error shows only when the peer's answer comes back: a message the peer
+                                // sends meanwhile may still land in a receive already posted
+                                r.possible.add(DtoCompletionStatus.SUCCESS);
+                                r.possible.addAll(ANY_ERROR);
+                            }
                         } else {
                             ep.wild = true;
                             if (peer != null) {
@@ -3433,6 +3440,22 @@ final class Rules {
                     peerEnding(ep, w);
                 })
                 .or(remoteSync);
+    }
+
+    /** The receives of {@code x} and {@code y} no message has been matched to yet that may still succeed. */
+    static List<M.Work> openReceives(M.Ep x, M.Ep y) {
+        List<M.Work> l = new ArrayList<>();
+        for (M.Ep ep : new M.Ep[] {x, y}) {
+            if (ep == null) {
+                continue;
+            }
+            for (M.Work r : ep.recvs) {
+                if (!r.done && r.peer == null && r.possible.contains(DtoCompletionStatus.SUCCESS)) {
+                    l.add(r);
+                }
+            }
+        }
+        return l;
     }
 
     /** dat_rmr_bind of {@code rmr} to {@code tri} with {@code privs} on {@code ep} ({@code tri} empty: unbind). */

@@ -101,15 +101,8 @@ class SimProviderConformanceTest {
                     "a rejected request is reported by DAT_CONNECTION_EVENT_PEER_REJECTED",
                     "open, not triaged: the event of a rejected request"),
             Map.entry(
-                    "the completion carries the cookie and a status the pages allow",
-                    "open, not triaged: a completion status the model does not allow at that point"),
-            Map.entry(
                     "the EP must be Idle (UNCONNECTED)",
                     "open, not triaged: an EP the model holds CONNECTED accepted where it must be UNCONNECTED"),
-            Map.entry("the Send completes on request_evd with its cookie", "open, not triaged: a Send's completion"),
-            Map.entry(
-                    "the RDMA Write completes and the remote buffer holds the local bytes",
-                    "open, not triaged: an RDMA Write's completion or bytes"),
             Map.entry(
                     "the Endpoint is created in the Unconnected state",
                     "open, not triaged: a new EP's state as first queried"),
