@@ -3065,10 +3065,7 @@ final class Rules {
             // the peer may still be establishing the connection the error breaks (the passive side has not seen
             // its ESTABLISHED yet): the break comes after the establishment, if the establishment completes
             int established = ep == y && ep != x && peerOf(y) == x && y.conn != null ? establishedAt(y) : -1;
-            if (ep == y
-                    && ep != x
-                    && established < 0
-                    && (peerOf(y) != x || y.state == UNCONNECTED || y.conn == null)) {
+            if (ep == y && ep != x && established < 0 && (peerOf(y) != x || y.state == UNCONNECTED || y.conn == null)) {
                 continue;
             }
             M.Slot end = established < 0 ? pendingEnd(ep) : pendingEndAfter(ep, established);
