@@ -586,7 +586,14 @@ final class Rules {
         if (cno != null) {
             badHandle(e, cno, evd.ia, p, "cno_handle");
         }
-        return e.alts.isEmpty() ? Expect.ok(Check.ok(p, "the EVD notifies the new CNO"), v -> evd.cno = cno) : e;
+        return e.alts.isEmpty()
+                ? Expect.ok(Check.ok(p, "the EVD notifies the new CNO"), v -> {
+                    if (evd.cno != null) {
+                        evd.oldCnos.add(evd.cno);
+                    }
+                    evd.cno = cno;
+                })
+                : e;
     }
 
     static Expect evdSimple(M.Evd evd, String page, String rule, Runnable effect) {
