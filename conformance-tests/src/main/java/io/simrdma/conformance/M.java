@@ -341,9 +341,19 @@ final class M {
     static final class Fork {
         final String name;
         String chosen;
+        /**
+         * Whether the choice concerns only the event of the one slot that names this fork (BROKEN or
+         * DISCONNECTED for an end already certain): a state seen then leaves the event open.
+         */
+        final boolean local;
 
         Fork(String name) {
+            this(name, false);
+        }
+
+        Fork(String name, boolean local) {
             this.name = name;
+            this.local = local;
         }
 
         boolean viable(String option) {

@@ -221,7 +221,21 @@ final class Model {
         }
         ep.state = st.to;
         if (st.event != null && !eventDequeued) {
-            ep.arrived.add(new M.ConnEv(st.event, st.privateData, st.check));
+            M.ConnEv ev = new M.ConnEv(st.event, st.privateData, st.check);
+            ep.arrived.add(ev);
+            // the state was seen, not the event: where the slot's choice is only which event reports it, every
+            // event it offers for that state stays allowed
+            if (st.fork != null && st.fork.local) {
+                List<M.ConnEv> alt = new ArrayList<>();
+                for (M.Step o : slot.alternatives) {
+                    if (o != st && o.fork == st.fork && o.to == st.to && o.event != null && o.event != st.event) {
+                        alt.add(new M.ConnEv(o.event, o.privateData, o.check));
+                    }
+                }
+                if (!alt.isEmpty()) {
+                    eventAlternatives.put(ev, alt);
+                }
+            }
         }
         if (st.effect != null) {
             st.effect.run();
@@ -243,6 +257,30 @@ final class Model {
 
     M.Fork fork(String what) {
         return new M.Fork(what + "#" + (++forkSeq));
+    }
+
+    /** A fork whose options differ only in the connection event of one slot (see {@link M.Fork#local}). */
+    M.Fork localFork(String what) {
+        return new M.Fork(what + "#" + (++forkSeq), true);
+    }
+
+    /**
+     * The other events a connection event queued by a state seen may still turn out to be: a query saw the
+     * EP DISCONNECTED, which says the connection ended but not whether the provider reported the end by
+     * BROKEN or DISCONNECTED (the alternatives the pages allow for it).
+     */
+    final Map<M.ConnEv, List<M.ConnEv>> eventAlternatives = new java.util.IdentityHashMap<>();
+
+    /** Moves the EP's queued connection events, with their alternatives, to the events that may come. */
+    void arrivedToMaybe(M.Ep ep) {
+        for (M.ConnEv ev : ep.arrived) {
+            ep.maybe.add(ev);
+            List<M.ConnEv> alt = eventAlternatives.remove(ev);
+            if (alt != null) {
+                ep.maybe.addAll(alt);
+            }
+        }
+        ep.arrived.clear();
     }
 
     // ------------------------------------------------------------------ events
@@ -493,8 +531,17 @@ final class Model {
         if (head != null) {
             if (head.number() == c.eventNumber()) {
                 ep.arrived.poll();
+                eventAlternatives.remove(head);
                 checkConnData(run, ep, head.number(), head.privateData(), head.check(), c);
                 return;
+            }
+            for (M.ConnEv alt : eventAlternatives.getOrDefault(head, List.of())) {
+                if (alt.number() == c.eventNumber()) {
+                    ep.arrived.poll();
+                    eventAlternatives.remove(head);
+                    checkConnData(run, ep, alt.number(), alt.privateData(), alt.check(), c);
+                    return;
+                }
             }
         }
         tidy(ep);

@@ -1100,8 +1100,7 @@ final class Rules {
             w.certain = false;
             w.possible.addAll(ANY_ERROR);
         }
-        ep.maybe.addAll(ep.arrived);
-        ep.arrived.clear();
+        m.arrivedToMaybe(ep);
         for (M.Slot sl : ep.pending) {
             for (M.Step st : sl.alternatives) {
                 if (st.event != null) {
@@ -1170,7 +1169,7 @@ final class Rules {
                 .choice("S1: the natural reading, DISCONNECTED");
         Check brk = dis.rule("the peer of a disconnected EP gets DAT_CONNECTION_EVENT_BROKEN (" + why + ")")
                 .alternative("S1: the natural reading is DISCONNECTED");
-        M.Fork f = m.fork("peer-end " + y.sym);
+        M.Fork f = m.localFork("peer-end " + y.sym);
         Runnable flush = () -> {
             flushAll(y);
             dropWaiting(y);
@@ -1265,8 +1264,7 @@ final class Rules {
             }
             q.clear();
         }
-        ep.maybe.addAll(ep.arrived);
-        ep.arrived.clear();
+        m.arrivedToMaybe(ep);
         ep.peer = null;
         ep.conn = null;
         ep.reqFailed = false;
@@ -1414,7 +1412,7 @@ final class Rules {
         }
         String s1 = "S1: whether an abort posts a connection event, and which, is silent: DISCONNECTED, or the outcome "
                 + "the request had reached";
-        M.Fork f = m.fork("abort " + ep.sym);
+        M.Fork f = m.localFork("abort " + ep.sym);
         M.Slot slot = m.pend(ep, false);
         for (EventNumber n : new EventNumber[] {
             EventNumber.CONNECTION_EVENT_DISCONNECTED,
@@ -1444,6 +1442,36 @@ final class Rules {
         if (other != null && other.alive) {
             other.wild = true;
         }
+    }
+
+    /**
+     * The index of the pending slot in which an EP not yet connected becomes CONNECTED (its
+     * establishment completes), or -1 if it is connected already or no pending step connects it.
+     */
+    static int establishedAt(M.Ep ep) {
+        if (ep.state == CONNECTED || ep.state == DISCONNECT_PENDING) {
+            return -1;
+        }
+        for (int i = 0; i < ep.pending.size(); i++) {
+            for (M.Step st : ep.pending.get(i).viable()) {
+                if (st.to == CONNECTED) {
+                    return i;
+                }
+            }
+        }
+        return -1;
+    }
+
+    /** The pending slot after index {@code i} that ends the EP in DISCONNECTED with a connection event, or null. */
+    static M.Slot pendingEndAfter(M.Ep ep, int i) {
+        for (int k = i + 1; k < ep.pending.size(); k++) {
+            for (M.Step st : ep.pending.get(k).viable()) {
+                if (st.to == DISCONNECTED && st.event != null) {
+                    return ep.pending.get(k);
+                }
+            }
+        }
+        return null;
     }
 
     /** The pending slot that ends the EP in DISCONNECTED with a connection event, or null. */
@@ -1514,6 +1542,12 @@ final class Rules {
     static void graceful(Model m, M.Ep ep) {
         M.Ep peer = ep.peer;
         if (pendingEnd(ep) != null) {
+            // the end already under way (the peer disconnected, a transfer error broke the connection) has not
+            // happened yet, or this is the DISCONNECTED no-op: "During that time, the local Endpoint is in a
+            // DAT_EP_DISCONNECT_PENDING state" (dat_ep_disconnect), until that end comes
+            if (ep.state == CONNECTED) {
+                ep.state = DISCONNECT_PENDING;
+            }
             return;
         }
         boolean allCertain = true;
@@ -2953,11 +2987,18 @@ final class Rules {
                                         "which events report a broken connection is silent: the connection event, and the dat.h "
                                                 + "asynchronous EP event")));
             }
-            if (ep == y && ep != x && (peerOf(y) != x || y.state == UNCONNECTED || y.conn == null)) {
+            // the peer may still be establishing the connection the error breaks (the passive side has not seen
+            // its ESTABLISHED yet): the break comes after the establishment, if the establishment completes
+            int established = ep == y && ep != x && peerOf(y) == x && y.conn != null ? establishedAt(y) : -1;
+            if (ep == y
+                    && ep != x
+                    && established < 0
+                    && (peerOf(y) != x || y.state == UNCONNECTED || y.conn == null)) {
                 continue;
             }
-            M.Slot end = pendingEnd(ep);
-            if (!certain) {
+            M.Slot end = established < 0 ? pendingEnd(ep) : pendingEndAfter(ep, established);
+            boolean sure = certain && established < 0;
+            if (!sure) {
                 ep.mayBreak = true;
             }
             if (end != null || ep.state == DISCONNECTED && ep.pending.isEmpty()) {
@@ -2976,7 +3017,7 @@ final class Rules {
                 }
                 continue;
             }
-            ep.breaking = certain;
+            ep.breaking = sure;
             Check brk = Check.ok(
                             "dat_ep_set_watermark",
                             "a connection broken by " + why + " is reported by "
@@ -2985,32 +3026,32 @@ final class Rules {
                     .choice(choice);
             Check dis = brk.rule("a connection broken by " + why + " reported by DAT_CONNECTION_EVENT_DISCONNECTED")
                     .alternative(choice);
-            M.Fork f = m.fork("break " + ep.sym);
+            M.Fork f = m.localFork("break " + ep.sym);
             Runnable flush = () -> {
                 inProgress(ep);
                 dropWaiting(ep);
             };
             m.pend(
                     ep,
-                    certain,
+                    sure,
                     new M.Step(DISCONNECTED, EventNumber.CONNECTION_EVENT_BROKEN, null, f, "brk", brk, flush),
                     new M.Step(DISCONNECTED, EventNumber.CONNECTION_EVENT_DISCONNECTED, null, f, "dis", dis, flush));
             for (M.Work w : ep.requests) {
                 if (!w.done && w.possible.contains(DtoCompletionStatus.SUCCESS) && w.peer == null) {
                     w.possible.addAll(ANY_ERROR);
-                    w.certain |= certain;
+                    w.certain |= sure;
                 }
             }
             for (M.Work w : ep.recvs) {
                 if (!w.done && w.peer == null) {
                     w.possible.add(DtoCompletionStatus.ERR_FLUSHED);
-                    if (certain) {
+                    if (sure) {
                         w.possible = EnumSet.of(DtoCompletionStatus.ERR_FLUSHED);
                         w.certain = true;
                     }
                 }
             }
-            if (certain) {
+            if (sure) {
                 ep.waitingSends.clear();
             }
         }
