@@ -300,6 +300,8 @@ final class M {
         boolean breaks;
         /** If it completes with an error, the connection breaks then (the model could not tell before). */
         boolean breakOnError;
+        /** Posted while a transfer error was breaking the connection: it may complete either way. */
+        boolean maybeBroken;
         /** For a receive from an SRQ: the buffer is known only from the completion. */
         Srq srq;
         /** The check the completion's status is held to. */
@@ -480,6 +482,12 @@ final class M {
         boolean recvFailed;
         /** A work request already posted will break the connection: later work is flushed. */
         boolean breaking;
+        /**
+         * The end {@link #breaking} awaits is a transfer error not yet seen, not the consumer's abrupt disconnect:
+         * until the error happens the EP is still connected, so work posted meanwhile is outstanding when the
+         * connection breaks, not posted after it.
+         */
+        boolean errorBreak;
         /** The other side ended the connection and this EP will learn it: later work may or may not complete. */
         boolean peerEnding;
         /** A work request may break the connection (if what holds it back completes): later work may fail. */

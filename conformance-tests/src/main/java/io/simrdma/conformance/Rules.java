@@ -1205,7 +1205,7 @@ final class Rules {
         }
         for (M.Work w : ep.recvs) {
             if (!w.done) {
-                if (w.peer == null) {
+                if (w.peer == null && !w.maybeBroken) {
                     w.possible = EnumSet.of(DtoCompletionStatus.ERR_FLUSHED);
                 } else {
                     w.possible.addAll(ANY_ERROR);
@@ -1270,6 +1270,7 @@ final class Rules {
         ep.reqFailed = false;
         ep.recvFailed = false;
         ep.breaking = false;
+        ep.errorBreak = false;
         ep.peerEnding = false;
         ep.mayBreak = false;
     }
@@ -1511,6 +1512,7 @@ final class Rules {
             }
         }
         ep.breaking = true;
+        ep.errorBreak = false;
         M.Slot slot = m.pend(
                 ep,
                 true,
@@ -2750,10 +2752,11 @@ final class Rules {
             w.source = memSegs(m, ep.ia, segs);
             w.data = gather(w.source, len);
             ep.requests.add(w);
-            if (s == DISCONNECTED || ep.breaking) {
+            if (s == DISCONNECTED || ep.breaking && !ep.errorBreak) {
                 breakingOrFlushed(w, p, ep);
                 return;
             }
+            postedWhileBreaking(w, ep);
             w.check = Check.ok(p, "the Send completes on request_evd with its cookie")
                     .rows("2.7#1");
             races(m, w);
@@ -2880,6 +2883,21 @@ final class Rules {
                                 "any Receive DTOs currently posted to the Endpoint that do not match "
                                         + "the new Protection Zone fail")
                         .rows("2.10#2");
+            }
+        }
+    }
+
+    /**
+     * Work posted while a transfer error breaks the connection, before the EP saw the error: the EP is still
+     * connected, so the work is outstanding when the connection breaks, and like the work outstanding then it
+     * completes successfully or unsuccessfully (dat_ep_disconnect: in-progress DTOs may succeed or fail).
+     */
+    static void postedWhileBreaking(M.Work w, M.Ep ep) {
+        if (ep.breaking && ep.errorBreak) {
+            w.maybeBroken = true;
+            if (w.kind == M.WorkKind.RECV && w.peer == null) {
+                // a Send the break may have cut from the model's view can still fill it
+                w.data = null;
             }
         }
     }
@@ -3018,6 +3036,7 @@ final class Rules {
                 continue;
             }
             ep.breaking = sure;
+            ep.errorBreak = sure;
             Check brk = Check.ok(
                             "dat_ep_set_watermark",
                             "a connection broken by " + why + " is reported by "
@@ -3109,10 +3128,11 @@ final class Rules {
                 M.Work w = newWork(m, M.WorkKind.RECV, ep, cookie, flags, segs, Tri.total(segs));
                 w.dest = memSegs(m, ep.ia, segs);
                 ep.recvs.add(w);
-                if (s == DISCONNECTED || ep.breaking) {
+                if (s == DISCONNECTED || ep.breaking && !ep.errorBreak) {
                     breakingOrFlushed(w, p, ep);
                     return;
                 }
+                postedWhileBreaking(w, ep);
                 races(m, w);
                 M.Work waiting = ep.waitingSends.poll();
                 if (waiting != null) {
@@ -3291,10 +3311,11 @@ final class Rules {
                             m, read ? M.WorkKind.RDMA_READ : M.WorkKind.RDMA_WRITE, ep, cookie, flags, segs, xfer);
                     List<M.Seg> local = memSegs(m, ep.ia, segs);
                     ep.requests.add(w);
-                    if (s == DISCONNECTED || ep.breaking) {
+                    if (s == DISCONNECTED || ep.breaking && !ep.errorBreak) {
                         breakingOrFlushed(w, p, ep);
                         return;
                     }
+                    postedWhileBreaking(w, ep);
                     if (zeroUnchecked) {
                         // a zero-length RDMA transfer touches no memory: whether its rmr_context is checked is the
                         // provider's
@@ -3435,10 +3456,11 @@ final class Rules {
                 ep.wild = ep.wild || rmr.pendingBind.ep != ep;
             }
             rmr.pendingBind = w;
-            if (s == DISCONNECTED || ep.breaking) {
+            if (s == DISCONNECTED || ep.breaking && !ep.errorBreak) {
                 breakingOrFlushed(w, p, ep);
                 return;
             }
+            postedWhileBreaking(w, ep);
             w.certain = true;
             w.check = Check.ok(p, "the bind completes with DAT_RMR_BIND_COMPLETION_EVENT on request_evd")
                     .rows("2.7#3");
