@@ -2152,7 +2152,10 @@ final class Rules {
             Expect e = Expect.ok(
                     Check.ok(p, "frees an RSP after its request; the request is unaffected")
                             .choice(c2),
-                    v -> spGone(m, rsp));
+                    v -> {
+                        spGone(m, rsp);
+                        requestMayNotHaveArrived(m, rsp);
+                    });
             e.orErrChoice(
                     INVALID_HANDLE,
                     Check.ret(p, INVALID_HANDLE, "an RSP destroyed by its request")
@@ -2169,6 +2172,28 @@ final class Rules {
                         rsp.ep.state = UNCONNECTED;
                     }
                 });
+    }
+
+    /**
+     * dat_rsp_free of an RSP whose request was sent but not yet seen to arrive: if it arrived, the EP is
+     * PASSIVE_CONNECTION_PENDING; if it was still in flight, the RSP no longer listens for it (dat_rsp_free: in-flight
+     * requests are rejected as if nobody listened) and the EP went back to the consumer, UNCONNECTED (dat_ep_free:
+     * destroying the RSP moves the EP to Unconnected). RESERVED is no longer possible.
+     */
+    static void requestMayNotHaveArrived(Model m, M.Rsp rsp) {
+        M.Ep ep = rsp.ep;
+        if (!ep.alive || ep.wild || ep.state != RESERVED) {
+            return;
+        }
+        for (M.Slot slot : ep.pending) {
+            for (M.Step st : slot.viable()) {
+                if (st.to == PASSIVE_CONNECTION_PENDING) {
+                    ep.state = UNCONNECTED;
+                    slot.certain = false;
+                    return;
+                }
+            }
+        }
     }
 
     static Expect crQuery(M.Cr cr) {
