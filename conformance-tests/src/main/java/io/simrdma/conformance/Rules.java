@@ -909,6 +909,7 @@ final class Rules {
             attrErrors(e, p, ia, a, withSrq);
         }
         mixedNotification(e, p, m, recv, req, a);
+        thresholdOnly(e, p, recv, req, conn, a);
         limit(e, m, ia, M.Ep.class, ia.attrs.maxEps(), p, "max_eps");
         if (e.alts.isEmpty()) {
             e.orOk(
@@ -917,6 +918,54 @@ final class Rules {
                     null);
         }
         return e;
+    }
+
+    static final String FED_BY_OTHERS = "dat_ep_create: 'fed by' other event streams is the EVD's own connection "
+            + "stream, or any EVD created for connection, CR, async or software events";
+
+    /**
+     * dat_ep_create: "If request_evd_handle (recv_evd_handle) is used for an EVD that is fed by any event stream
+     * other than DTO or RMR completion event streams, only DAT_COMPLETION_THRESHOLD is valid for Request/Recv
+     * Completion Flags": an UNSIGNALLED (or SOLICITED_WAIT receive) stream may not use it. The EP's own connection
+     * stream surely feeds its connect_evd; an EVD merely created for other streams may be read either way.
+     */
+    static void thresholdOnly(Expect e, String p, M.Evd recv, M.Evd req, M.Evd conn, EpAttributes a) {
+        if (a == null) {
+            return;
+        }
+        boolean recvC = a.recvCompletionFlags().contains(CompletionFlag.UNSIGNALLED)
+                || a.recvCompletionFlags().contains(CompletionFlag.SOLICITED_WAIT);
+        boolean reqC = a.requestCompletionFlags().contains(CompletionFlag.UNSIGNALLED);
+        boolean sure = false;
+        boolean maybe = false;
+        for (M.Evd evd : new M.Evd[] {recv, req}) {
+            if (evd == null || !evd.live() || !(evd == recv ? recvC : reqC)) {
+                continue;
+            }
+            if (evd == conn) {
+                sure = true;
+            } else if (evd.flags.contains(EvdFlag.CONNECTION)
+                    || evd.flags.contains(EvdFlag.CR)
+                    || evd.flags.contains(EvdFlag.ASYNC)
+                    || evd.flags.contains(EvdFlag.SOFTWARE)) {
+                maybe = true;
+            }
+        }
+        if (!sure && !maybe) {
+            return;
+        }
+        boolean wasEmpty = e.alts.isEmpty();
+        Check c = Check.ret(
+                p,
+                INVALID_PARAMETER,
+                "a DTO stream that is not threshold-controlled on an EVD fed by other event streams");
+        e.orErr(INVALID_PARAMETER, sure ? c : c.choice(FED_BY_OTHERS));
+        if (!sure && wasEmpty) {
+            e.orOk(
+                    Check.ok(p, "the Endpoint is created in the Unconnected state; its EVD is not yet fed by others")
+                            .alternative(FED_BY_OTHERS),
+                    null);
+        }
     }
 
     static final String MIXED = "the DTO streams of one EVD agree on consumer-controlled notification (provider-api "
