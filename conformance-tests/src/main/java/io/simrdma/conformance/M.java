@@ -407,6 +407,11 @@ final class M {
     static final class Slot {
         final List<Step> alternatives = new ArrayList<>();
         boolean certain;
+        /**
+         * A break of a connection the EP was still establishing: certain once the establishment completes (a step
+         * to CONNECTED happens), since the error has then broken a connection the EP has.
+         */
+        boolean certainOnceConnected;
 
         Slot(boolean certain, Step... steps) {
             this.certain = certain;

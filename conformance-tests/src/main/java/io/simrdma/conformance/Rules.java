@@ -3124,11 +3124,12 @@ final class Rules {
                 inProgress(ep);
                 dropWaiting(ep);
             };
-            m.pend(
+            M.Slot broken = m.pend(
                     ep,
                     sure,
                     new M.Step(DISCONNECTED, EventNumber.CONNECTION_EVENT_BROKEN, null, f, "brk", brk, flush),
                     new M.Step(DISCONNECTED, EventNumber.CONNECTION_EVENT_DISCONNECTED, null, f, "dis", dis, flush));
+            broken.certainOnceConnected = certain && established >= 0;
             for (M.Work w : ep.requests) {
                 if (!w.done && w.possible.contains(DtoCompletionStatus.SUCCESS) && w.peer == null) {
                     w.possible.addAll(ANY_ERROR);
