@@ -631,6 +631,8 @@ final class M {
         int arming;
 
         final List<SrqBuf> posted = new ArrayList<>();
+        /** Cookies of posted buffers whose memory other work also writes or reads: their bytes cannot be checked. */
+        final java.util.Set<Long> raced = new java.util.HashSet<>();
         /** Buffers taken by incoming messages whose completions were not dequeued. */
         int taken;
         /** Incoming messages that will take a buffer (sent, not yet matched to a completion). */

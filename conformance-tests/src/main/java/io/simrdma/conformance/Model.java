@@ -797,6 +797,10 @@ final class Model {
                     w.cookie = b.cookie();
                     w.segs = b.segs();
                     w.dest = Rules.memSegs(this, ep.srq.ia, b.segs());
+                    if (ep.srq.raced.remove(b.cookie())) {
+                        w.data = null;
+                        w.raced = true;
+                    }
                     if (b.length() < (w.peer != null ? w.peer.length : 0)) {
                         w.possible = EnumSet.of(DtoCompletionStatus.ERR_LOCAL_LENGTH);
                     }

@@ -2691,6 +2691,17 @@ final class Rules {
         if (selfOverlap(w.dest)) {
             w.data = null;
         }
+        // a buffer posted to an SRQ is some receive's destination once a message takes it
+        for (M.Srq srq : m.all(M.Srq.class)) {
+            for (M.SrqBuf b : srq.posted) {
+                List<M.Seg> bs = memSegs(m, srq.ia, b.segs());
+                if (overlaps(bs, w.dest) || overlaps(bs, w.source)) {
+                    srq.raced.add(b.cookie());
+                    w.data = null;
+                    w.raced = true;
+                }
+            }
+        }
         for (M.Ep ep : m.all(M.Ep.class)) {
             for (java.util.ArrayDeque<M.Work> q : List.of(ep.requests, ep.recvs)) {
                 for (M.Work o : q) {
@@ -3082,10 +3093,7 @@ final class Rules {
             // the peer may still be establishing the connection the error breaks (the passive side has not seen
             // its ESTABLISHED yet): the break comes after the establishment, if the establishment completes
             int established = ep == y && ep != x && peerOf(y) == x && y.conn != null ? establishedAt(y) : -1;
-            if (ep == y
-                    && ep != x
-                    && established < 0
-                    && (peerOf(y) != x || y.state == UNCONNECTED || y.conn == null)) {
+            if (ep == y && ep != x && established < 0 && (peerOf(y) != x || y.state == UNCONNECTED || y.conn == null)) {
                 continue;
             }
             M.Slot end = established < 0 ? pendingEnd(ep) : pendingEndAfter(ep, established);
