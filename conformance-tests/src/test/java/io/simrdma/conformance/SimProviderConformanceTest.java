@@ -47,16 +47,6 @@ class SimProviderConformanceTest {
                     "open: a receive reports one byte fewer than the message the model sent into it (seed 923, "
                             + "shrunk to 27 actions); not yet settled whether the model or sim-provider miscounts"),
             Map.entry(
-                    "dat_ep_connect is valid only in UNCONNECTED",
-                    "open: the EP is in DISCONNECT_PENDING where the model still has it CONNECTED (seed 941), "
-                            + "so the subtype is DAT_INVALID_STATE_EP_DISCPENDING; the same disconnect the model "
-                            + "has not seen begin as below"),
-            Map.entry(
-                    "the local buffer is too small for the data of the remote buffer",
-                    "open: an RDMA READ posted when the EP is already in DISCONNECT_PENDING, which the model "
-                            + "still has CONNECTED (seeds 960, 963): DAT_INVALID_STATE_EP_DISCPENDING instead of "
-                            + "DAT_LENGTH_ERROR"),
-            Map.entry(
                     "a rejected request is destroyed: it does not arrive again",
                     "open: sim-fabric's CM answers a REQ retransmitted after its REJ as a new request (the REJ "
                             + "was lost or overtaken); dat_cr_reject(3DAT) says the request is destroyed"),
@@ -72,24 +62,6 @@ class SimProviderConformanceTest {
                             + "failed; ESTABLISHED after a graceful disconnect of the passive side); not yet settled "
                             + "whether the model or sim-provider is wrong"),
             Map.entry(
-                    "a connection event the EP's state calls for",
-                    "open: a BROKEN or second DISCONNECTED event where the model has the EP's end already "
-                            + "reported (an RDMA READ with an invalid rkey on a connection ending; a graceful "
-                            + "disconnect right after a reconnect)"),
-            Map.entry(
-                    "a completed disconnect is reported by DAT_CONNECTION_EVENT_DISCONNECTED",
-                    "open: dat_ep_disconnect(ABRUPT) while the peer's RDMA WRITE with an invalid rkey breaks "
-                            + "the connection reports BROKEN; the model allows BROKEN only when it saw the break first"),
-            Map.entry(
-                    "a connection broken by",
-                    "open: the converse: DISCONNECTED where the model, having seen the break first, expects "
-                            + "BROKEN"),
-            Map.entry(
-                    "returns the EP's state",
-                    "open: dat_ep_get_status shows DISCONNECTED or DISCONNECT_PENDING where the model still has "
-                            + "an earlier state, after an RDMA with an invalid rkey breaks a connection not yet "
-                            + "established on the passive side"),
-            Map.entry(
                     "nmore counts the events left on the queue",
                     "open: dat_evd_wait's nmore counts one more event than the model has queued (an event the "
                             + "model does not expect yet)"),
@@ -97,10 +69,6 @@ class SimProviderConformanceTest {
                     "a message for an EP of the SRQ completes one of the SRQ's buffers",
                     "open: an SRQ receive completes with DAT_DTO_ERR_LOCAL_PROTECTION where the model expects "
                             + "success"),
-            Map.entry(
-                    "a DTO posted while the connection ends is completed unsuccessfully",
-                    "open: a DTO posted as the connection ends completes successfully; the model holds the "
-                            + "connection already ended for it"),
             Map.entry(
                     "the request carries the entire private data of dat_ep_connect and the requester's address",
                     "open: with three IAs, a connection request's remote address is another IA than the model "
@@ -125,22 +93,18 @@ class SimProviderConformanceTest {
             Map.entry(
                     "the completion carries the cookie and a status the pages allow",
                     "open, not triaged: a completion status the model does not allow at that point"),
-            Map.entry(
-                    "the EP must be Idle (UNCONNECTED)",
-                    "open, not triaged: an EP the model holds CONNECTED accepted where it must be UNCONNECTED"),
             Map.entry("the Send completes on request_evd with its cookie", "open, not triaged: a Send's completion"),
             Map.entry(
                     "the RDMA Write completes and the remote buffer holds the local bytes",
                     "open, not triaged: an RDMA Write's completion or bytes"),
             Map.entry(
-                    "the Endpoint is created in the Unconnected state",
-                    "open, not triaged: a new EP's state as first queried"),
-            Map.entry(
-                    "the EP's state is one its history allows",
-                    "open, not triaged: an EP state the model's history does not allow"),
-            Map.entry(
                     "nbufs_allocated counts the receives the EP holds",
-                    "open, not triaged: dat_ep_recv_query's nbufs_allocated"));
+                    "open, not triaged: dat_ep_recv_query's nbufs_allocated"),
+            Map.entry(
+                    "the EVD a notification names is one that feeds the CNO",
+                    "open, not triaged: dat_cno_wait names an EVD detached from the CNO (dat_evd_modify_cno "
+                            + "with NULL) after it triggered while attached (seeds 536-542, which generate this "
+                            + "sequence since the model's connection-end changes shifted the seeds)"));
 
     static SuiteConfig.Builder sim(String template) {
         return SuiteConfig.builder(template).knownDeviations(KNOWN).stopAfter(20);
