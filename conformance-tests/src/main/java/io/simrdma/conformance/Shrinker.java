@@ -31,6 +31,10 @@ final class Shrinker {
             // drop chunks, largest first
             for (int chunk = Math.max(1, best.size() / 2); chunk >= 1 && budget[0] > 0; chunk /= 2) {
                 for (int start = best.size() - chunk; start >= 0 && budget[0] > 0; start -= chunk) {
+                    if (start >= best.size()) {
+                        // an earlier success cut the sequence at its (earlier) failure: nothing there to drop
+                        continue;
+                    }
                     List<Action> cand = new ArrayList<>(best);
                     cand.subList(start, Math.min(cand.size(), start + chunk)).clear();
                     ConformanceSuite.Outcome o = attempt(settings, seed, cand, sig, budget);
