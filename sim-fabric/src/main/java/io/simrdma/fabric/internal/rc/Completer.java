@@ -227,6 +227,17 @@ public final class Completer {
             return false;
         }
         if (!scatter(p, w, (int) offset, k * mtu)) {
+            // One by one, the packets wholly before the failing SGE were taken first.
+            long sgeStart = 0;
+            for (int i = 0; i < w.sgeResolved; i++) {
+                sgeStart += Integer.toUnsignedLong(w.sgeLen[i]);
+            }
+            int taken = (int) ((sgeStart - offset) / mtu);
+            if (taken > 0) {
+                psn = Psn.add(psn, taken);
+                readProgress = Opcode.RC_RDMA_READ_RESPONSE_MIDDLE;
+                progress();
+            }
             failHead(WcStatus.LOC_PROT_ERR);
             return true;
         }

@@ -289,15 +289,26 @@ public final class Responder {
                     step = classC(p, Aeth.NakCode.INVALID_REQUEST, WcStatus.LOC_LEN_ERR, AsyncEventType.QP_REQ_ERR);
                     break;
                 case CLEANUP:
-                    if (p.isBurst() && qp.state() != QpState.ERR) {
+                    if (!p.isBurst()) {
+                        p.release();
+                        p = null;
+                        step = qp.state() == QpState.ERR ? Step.DONE : Step.GET_REQUEST;
+                    } else if (qp.state() == QpState.ERR) {
+                        // The burst's later packets come after the error, as they would one by one
+                        // (each arrives later): refused as any request reaching a QP in ERR.
+                        p.nextInBurst();
+                        while (p.isBurst()) {
+                            refuse(p.splitFirst());
+                        }
+                        refuse(p);
+                        p = null;
+                        step = Step.DONE;
+                    } else {
                         // The burst's next packet is the next request, as if it had been queued alone.
                         p.nextInBurst();
                         executeMiddles(p);
-                    } else {
-                        p.release();
-                        p = null;
+                        step = Step.GET_REQUEST;
                     }
-                    step = qp.state() == QpState.ERR ? Step.DONE : Step.GET_REQUEST;
                     break;
                 default:
                     throw new IllegalStateException("responder step " + step);
