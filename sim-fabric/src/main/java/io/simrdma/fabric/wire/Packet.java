@@ -81,6 +81,7 @@ public final class Packet extends Task {
     private int payloadBase;
     /** The last packet's opcode, its ImmDt, IETH R_Key or AETH (syndrome << 24 | MSN), SE and AckReq. */
     private Opcode burstLastOpcode;
+
     private int burstLastExtra;
     private boolean burstLastSolicited;
     private boolean burstLastAckReq;
@@ -579,8 +580,7 @@ public final class Packet extends Task {
                 || payloadLength - full > mtu
                 || !opcode.hasPayload()
                 || opcode.isLast()) {
-            throw new IllegalArgumentException(
-                    "no burst of " + packets + " packets of " + mtu + " bytes from " + this);
+            throw new IllegalArgumentException("no burst of " + packets + " packets of " + mtu + " bytes from " + this);
         }
         burstLeft = packets;
         burstMtu = mtu;

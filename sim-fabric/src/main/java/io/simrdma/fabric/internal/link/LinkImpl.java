@@ -218,12 +218,7 @@ public final class LinkImpl implements Link, PacketRoute {
      */
     @Override
     public boolean carriesBursts() {
-        return offload
-                && up
-                && !removed
-                && pendingChanges.get() == 0
-                && faults.isEmpty()
-                && !tracer.isActive();
+        return offload && up && !removed && pendingChanges.get() == 0 && faults.isEmpty() && !tracer.isActive();
     }
 
     public void remove() {

@@ -26,7 +26,6 @@ import io.simrdma.fabric.RecvWr;
 import io.simrdma.fabric.SendFlag;
 import io.simrdma.fabric.SendWr;
 import io.simrdma.fabric.TraceListener;
-import io.simrdma.fabric.WcStatus;
 import io.simrdma.fabric.WorkCompletion;
 import io.simrdma.fabric.WrOpcode;
 import io.simrdma.fabric.capture.PacketCapture;
@@ -175,8 +174,8 @@ class SegmentationOffloadTest {
         while ((n = cq.poll(wc, wc.length)) > 0) {
             for (int i = 0; i < n; i++) {
                 WorkCompletion w = wc[i];
-                out.add(w.wrId() + " " + w.status() + " " + w.opcode() + " len=" + w.byteLen() + " imm="
-                        + w.immData() + " flags=" + w.wcFlags() + " vendor=" + w.vendorErr());
+                out.add(w.wrId() + " " + w.status() + " " + w.opcode() + " len=" + w.byteLen() + " imm=" + w.immData()
+                        + " flags=" + w.wcFlags() + " vendor=" + w.vendorErr());
             }
         }
         return out;
@@ -196,8 +195,10 @@ class SegmentationOffloadTest {
             scenario.accept(e);
             e.run();
             long steps = e.fabric.deterministicScheduler().steps() - steps0;
-            ByteBuffer a = ByteBuffer.allocate(BUF).put(e.ba.duplicate().clear()).flip();
-            ByteBuffer b = ByteBuffer.allocate(BUF).put(e.bb.duplicate().clear()).flip();
+            ByteBuffer a =
+                    ByteBuffer.allocate(BUF).put(e.ba.duplicate().clear()).flip();
+            ByteBuffer b =
+                    ByteBuffer.allocate(BUF).put(e.bb.duplicate().clear()).flip();
             Outcome o = new Outcome(
                     drain(e.ca),
                     drain(e.cb),
@@ -240,7 +241,10 @@ class SegmentationOffloadTest {
         Result off = run(seed, mtu, window, rnrRetry, false, scenario);
         Outcome x = on.outcome();
         Outcome y = off.outcome();
-        assertEquals(y.completionsA(), x.completionsA(), what + ": requester completions (expected per-packet, seen offloaded)");
+        assertEquals(
+                y.completionsA(),
+                x.completionsA(),
+                what + ": requester completions (expected per-packet, seen offloaded)");
         assertEquals(y.completionsB(), x.completionsB(), what + ": responder completions");
         assertEquals(-1, y.bytesA().mismatch(x.bytesA()), what + ": first differing byte of a's buffer");
         assertEquals(-1, y.bytesB().mismatch(x.bytesB()), what + ": first differing byte of b's buffer");
@@ -378,12 +382,18 @@ class SegmentationOffloadTest {
     @DisplayName(
             "IBA 9.7.4.1.3 / ibv_poll_cq(3) LOC_LEN_ERR: a SEND longer than the receive WQE fails on the same packet with the same bytes placed")
     void shouldFailOnTheSamePacketWhenSendOverrunsTheReceiveBuffer() {
-        Result on = assertSameWithAndWithoutOffload("send overrun", 5, Mtu.MTU_1024, 128, 7, Compare.ALL_BUT_TIME, e -> {
-            e.qb.postRecv(new RecvWr().wrId(9).sge(e.mb, 0, 5 * 1024 + 512));
-            e.qa.postSend(
-                    new SendWr().wrId(1).opcode(WrOpcode.SEND).flag(SendFlag.SIGNALED).sge(e.ma, 0, 12 * 1024));
-        });
-        assertTrue(on.outcome().completionsB().get(0).contains("LOC_LEN_ERR"), on.outcome().completionsB().toString());
+        Result on =
+                assertSameWithAndWithoutOffload("send overrun", 5, Mtu.MTU_1024, 128, 7, Compare.ALL_BUT_TIME, e -> {
+                    e.qb.postRecv(new RecvWr().wrId(9).sge(e.mb, 0, 5 * 1024 + 512));
+                    e.qa.postSend(new SendWr()
+                            .wrId(1)
+                            .opcode(WrOpcode.SEND)
+                            .flag(SendFlag.SIGNALED)
+                            .sge(e.ma, 0, 12 * 1024));
+                });
+        assertTrue(
+                on.outcome().completionsB().get(0).contains("LOC_LEN_ERR"),
+                on.outcome().completionsB().toString());
         assertTrue(
                 on.outcome().completionsA().get(0).contains("REM_INV_REQ_ERR"),
                 on.outcome().completionsA().toString());
@@ -393,44 +403,67 @@ class SegmentationOffloadTest {
     @DisplayName(
             "IBA 10.6.3.1: a SEND reaching a receive SGE with a bad L_Key mid-message is NAKed on the same packet, the bytes before it placed")
     void shouldFailOnTheSamePacketWhenSendReachesABadReceiveSge() {
-        Result on = assertSameWithAndWithoutOffload("send into bad SGE", 6, Mtu.MTU_512, 128, 7, Compare.ALL_BUT_TIME, e -> {
-            e.qb.postRecv(new RecvWr()
-                    .wrId(9)
-                    .sge(e.mb, 0, 5 * 512 / 2)
-                    .sge(e.mb.address() + 4096, 4096, BAD_LKEY));
-            e.qa.postSend(new SendWr().wrId(1).opcode(WrOpcode.SEND).flag(SendFlag.SIGNALED).sge(e.ma, 0, 6 * 512));
-        });
-        assertTrue(on.outcome().completionsB().get(0).contains("LOC_PROT_ERR"), on.outcome().completionsB().toString());
-        assertTrue(on.outcome().completionsA().get(0).contains("REM_OP_ERR"), on.outcome().completionsA().toString());
+        Result on = assertSameWithAndWithoutOffload(
+                "send into bad SGE", 6, Mtu.MTU_512, 128, 7, Compare.ALL_BUT_TIME, e -> {
+                    e.qb.postRecv(
+                            new RecvWr().wrId(9).sge(e.mb, 0, 5 * 512 / 2).sge(e.mb.address() + 4096, 4096, BAD_LKEY));
+                    e.qa.postSend(new SendWr()
+                            .wrId(1)
+                            .opcode(WrOpcode.SEND)
+                            .flag(SendFlag.SIGNALED)
+                            .sge(e.ma, 0, 6 * 512));
+                });
+        assertTrue(
+                on.outcome().completionsB().get(0).contains("LOC_PROT_ERR"),
+                on.outcome().completionsB().toString());
+        assertTrue(
+                on.outcome().completionsA().get(0).contains("REM_OP_ERR"),
+                on.outcome().completionsA().toString());
     }
 
     @Test
     @DisplayName(
             "IBA 10.6.3.1: an RDMA READ whose local SGE fails its check mid-message completes LOC_PROT_ERR with the same bytes placed")
     void shouldFailTheSameWayWhenReadResponsesReachABadLocalSge() {
-        Result on = assertSameWithAndWithoutOffload("read into bad SGE", 7, Mtu.MTU_1024, 128, 7, Compare.ALL_BUT_TIME, e -> e.qa.postSend(
-                new SendWr()
+        Result on = assertSameWithAndWithoutOffload(
+                "read into bad SGE",
+                7,
+                Mtu.MTU_1024,
+                128,
+                7,
+                Compare.ALL_BUT_TIME,
+                e -> e.qa.postSend(new SendWr()
                         .wrId(1)
                         .opcode(WrOpcode.RDMA_READ)
                         .flag(SendFlag.SIGNALED)
                         .sge(e.ma, 100, 7 * 1024 / 2)
                         .sge(e.ma.address() + 8192, 8192, BAD_LKEY)
                         .remote(e.mb.address(), e.mb.rkey())));
-        assertTrue(on.outcome().completionsA().get(0).contains("LOC_PROT_ERR"), on.outcome().completionsA().toString());
+        assertTrue(
+                on.outcome().completionsA().get(0).contains("LOC_PROT_ERR"),
+                on.outcome().completionsA().toString());
     }
 
     @Test
     @DisplayName(
             "IBA 9.7.5.2.4 / 10.3.1: an RDMA WRITE past the end of the remote region is NAKed at its first PSN; the rest of the burst reaches a QP in ERR and is dropped packet by packet")
     void shouldNakTheFirstPacketAndDropTheRestWhenWriteExceedsTheRemoteRegion() {
-        Result on = assertSameWithAndWithoutOffload("write past region", 8, Mtu.MTU_1024, 128, 7, Compare.ALL_BUT_TIME, e -> e.qa.postSend(
-                new SendWr()
+        Result on = assertSameWithAndWithoutOffload(
+                "write past region",
+                8,
+                Mtu.MTU_1024,
+                128,
+                7,
+                Compare.ALL_BUT_TIME,
+                e -> e.qa.postSend(new SendWr()
                         .wrId(1)
                         .opcode(WrOpcode.RDMA_WRITE)
                         .flag(SendFlag.SIGNALED)
                         .sge(e.ma, 0, 40 * 1024)
                         .remote(e.mb.address() + BUF - 8 * 1024, e.mb.rkey())));
-        assertTrue(on.outcome().completionsA().get(0).contains("REM_ACCESS_ERR"), on.outcome().completionsA().toString());
+        assertTrue(
+                on.outcome().completionsA().get(0).contains("REM_ACCESS_ERR"),
+                on.outcome().completionsA().toString());
         assertEquals(
                 39L,
                 on.outcome().devB().get(Counter.DROPPED_PACKETS),
@@ -441,12 +474,17 @@ class SegmentationOffloadTest {
     @DisplayName("IBA 9.7.5.2.8: a SEND with no receive WQE is RNR NAKed at its first PSN and retried, as one by one")
     void shouldRnrNakAndRetryTheSameWayWhenNoReceiveIsPosted() {
         Result on = assertSameWithAndWithoutOffload("rnr then receive", 9, Mtu.MTU_1024, 128, 7, Compare.RESULTS, e -> {
-            e.qa.postSend(
-                    new SendWr().wrId(1).opcode(WrOpcode.SEND).flag(SendFlag.SIGNALED).sge(e.ma, 0, 30 * 1024));
+            e.qa.postSend(new SendWr()
+                    .wrId(1)
+                    .opcode(WrOpcode.SEND)
+                    .flag(SendFlag.SIGNALED)
+                    .sge(e.ma, 0, 30 * 1024));
             e.fabric.deterministicScheduler().advanceTime(50_000);
             e.qb.postRecv(new RecvWr().wrId(9).sge(e.mb, 0, 64 * 1024));
         });
-        assertTrue(on.outcome().completionsA().get(0).contains("SUCCESS"), on.outcome().completionsA().toString());
+        assertTrue(
+                on.outcome().completionsA().get(0).contains("SUCCESS"),
+                on.outcome().completionsA().toString());
         Result exhausted = assertSameWithAndWithoutOffload(
                 "rnr exhausted",
                 10,
@@ -512,7 +550,8 @@ class SegmentationOffloadTest {
             e.fabric.addTraceListener(w);
             BIG_WRITE.accept(e);
         });
-        assertEquals(off.steps(), on.steps(), "scheduler steps with a listener (per-packet run had " + off.steps() + ")");
+        assertEquals(
+                off.steps(), on.steps(), "scheduler steps with a listener (per-packet run had " + off.steps() + ")");
         assertEquals(packets(on.outcome().qpA()) + packets(on.outcome().qpB()), w.sent, "SENT events vs packets sent");
         assertEquals(w.sent, w.delivered, "DELIVERED events");
         assertEquals(0, w.psnGaps, "request PSNs out of order in the trace");
@@ -520,7 +559,8 @@ class SegmentationOffloadTest {
     }
 
     @Test
-    @DisplayName("a fault rule needs each packet: offload steps aside while the link has one, even one that never fires")
+    @DisplayName(
+            "a fault rule needs each packet: offload steps aside while the link has one, even one that never fires")
     void shouldSendPacketByPacketWhenTheLinkHasAFaultRule() {
         Consumer<Ends> withRule = e -> {
             e.link().addFault(FaultRule.drop(PacketMatcher.psn(0x7FFFFF)));
@@ -578,7 +618,9 @@ class SegmentationOffloadTest {
             e.link().addFault(FaultRule.drop(PacketMatcher.nth(3, PacketMatcher.requests())));
         });
         assertTrue(on.outcome().qpA().get(Counter.RETRANSMITTED_PACKETS) > 0, "the lost packet was resent");
-        assertTrue(on.outcome().completionsA().get(0).contains("SUCCESS"), on.outcome().completionsA().toString());
+        assertTrue(
+                on.outcome().completionsA().get(0).contains("SUCCESS"),
+                on.outcome().completionsA().toString());
     }
 
     @Test
