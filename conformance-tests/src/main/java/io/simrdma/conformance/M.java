@@ -410,6 +410,11 @@ final class M {
     static final class Slot {
         final List<Step> alternatives = new ArrayList<>();
         boolean certain;
+        /**
+         * A break of a connection the EP was still establishing: certain once the establishment completes (a step
+         * to CONNECTED happens), since the error has then broken a connection the EP has.
+         */
+        boolean certainOnceConnected;
 
         Slot(boolean certain, Step... steps) {
             this.certain = certain;
@@ -629,6 +634,8 @@ final class M {
         int arming;
 
         final List<SrqBuf> posted = new ArrayList<>();
+        /** Cookies of posted buffers whose memory other work also writes or reads: their bytes cannot be checked. */
+        final java.util.Set<Long> raced = new java.util.HashSet<>();
         /** Buffers taken by incoming messages whose completions were not dequeued. */
         int taken;
         /** Incoming messages that will take a buffer (sent, not yet matched to a completion). */

@@ -220,6 +220,15 @@ final class Model {
             st.fork.chosen = st.option;
         }
         ep.state = st.to;
+        if (st.to == EndpointState.CONNECTED) {
+            for (M.Slot later : ep.pending) {
+                if (later.certainOnceConnected && !later.certain) {
+                    later.certain = true;
+                    ep.breaking = true;
+                    ep.errorBreak = true;
+                }
+            }
+        }
         if (st.event != null && !eventDequeued) {
             M.ConnEv ev = new M.ConnEv(st.event, st.privateData, st.check);
             ep.arrived.add(ev);
@@ -544,9 +553,10 @@ final class Model {
                 }
             }
         }
-        if (head == null) {
-            // an event the provider may have queued before a dat_ep_reset is older than any event of the EP's next
-            // connection: on the FIFO connect_evd it comes first (two rejected connects to unlistened qualifiers)
+        tidy(ep);
+        if (head == null && !ep.pending.isEmpty()) {
+            // an event of an earlier connection that dat_ep_reset did not drop was queued before any event of the
+            // connection now pending (events of one stream come in order): the same event number is that one
             for (java.util.Iterator<M.ConnEv> it = ep.maybe.iterator(); it.hasNext(); ) {
                 M.ConnEv x = it.next();
                 if (x.number() == c.eventNumber()) {
@@ -555,9 +565,6 @@ final class Model {
                     return;
                 }
             }
-        }
-        tidy(ep);
-        if (head == null && !ep.pending.isEmpty()) {
             M.Slot slot = ep.pending.get(0);
             for (M.Step st : slot.viable()) {
                 if (st.event == c.eventNumber()) {
@@ -790,6 +797,10 @@ final class Model {
                     w.cookie = b.cookie();
                     w.segs = b.segs();
                     w.dest = Rules.memSegs(this, ep.srq.ia, b.segs());
+                    if (ep.srq.raced.remove(b.cookie())) {
+                        w.data = null;
+                        w.raced = true;
+                    }
                     if (b.length() < (w.peer != null ? w.peer.length : 0)) {
                         w.possible = EnumSet.of(DtoCompletionStatus.ERR_LOCAL_LENGTH);
                     }

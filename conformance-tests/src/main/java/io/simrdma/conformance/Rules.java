@@ -919,6 +919,7 @@ final class Rules {
             attrErrors(e, p, ia, a, withSrq);
         }
         mixedNotification(e, p, m, recv, req, a);
+        thresholdOnly(e, p, recv, req, conn, a);
         limit(e, m, ia, M.Ep.class, ia.attrs.maxEps(), p, "max_eps");
         if (e.alts.isEmpty()) {
             e.orOk(
@@ -927,6 +928,54 @@ final class Rules {
                     null);
         }
         return e;
+    }
+
+    static final String FED_BY_OTHERS = "dat_ep_create: 'fed by' other event streams is the EVD's own connection "
+            + "stream, or any EVD created for connection, CR, async or software events";
+
+    /**
+     * dat_ep_create: "If request_evd_handle (recv_evd_handle) is used for an EVD that is fed by any event stream
+     * other than DTO or RMR completion event streams, only DAT_COMPLETION_THRESHOLD is valid for Request/Recv
+     * Completion Flags": an UNSIGNALLED (or SOLICITED_WAIT receive) stream may not use it. The EP's own connection
+     * stream surely feeds its connect_evd; an EVD merely created for other streams may be read either way.
+     */
+    static void thresholdOnly(Expect e, String p, M.Evd recv, M.Evd req, M.Evd conn, EpAttributes a) {
+        if (a == null) {
+            return;
+        }
+        boolean recvC = a.recvCompletionFlags().contains(CompletionFlag.UNSIGNALLED)
+                || a.recvCompletionFlags().contains(CompletionFlag.SOLICITED_WAIT);
+        boolean reqC = a.requestCompletionFlags().contains(CompletionFlag.UNSIGNALLED);
+        boolean sure = false;
+        boolean maybe = false;
+        for (M.Evd evd : new M.Evd[] {recv, req}) {
+            if (evd == null || !evd.live() || !(evd == recv ? recvC : reqC)) {
+                continue;
+            }
+            if (evd == conn) {
+                sure = true;
+            } else if (evd.flags.contains(EvdFlag.CONNECTION)
+                    || evd.flags.contains(EvdFlag.CR)
+                    || evd.flags.contains(EvdFlag.ASYNC)
+                    || evd.flags.contains(EvdFlag.SOFTWARE)) {
+                maybe = true;
+            }
+        }
+        if (!sure && !maybe) {
+            return;
+        }
+        boolean wasEmpty = e.alts.isEmpty();
+        Check c = Check.ret(
+                p,
+                INVALID_PARAMETER,
+                "a DTO stream that is not threshold-controlled on an EVD fed by other event streams");
+        e.orErr(INVALID_PARAMETER, sure ? c : c.choice(FED_BY_OTHERS));
+        if (!sure && wasEmpty) {
+            e.orOk(
+                    Check.ok(p, "the Endpoint is created in the Unconnected state; its EVD is not yet fed by others")
+                            .alternative(FED_BY_OTHERS),
+                    null);
+        }
     }
 
     static final String MIXED = "the DTO streams of one EVD agree on consumer-controlled notification (provider-api "
@@ -2167,7 +2216,10 @@ final class Rules {
             Expect e = Expect.ok(
                     Check.ok(p, "frees an RSP after its request; the request is unaffected")
                             .choice(c2),
-                    v -> spGone(m, rsp));
+                    v -> {
+                        spGone(m, rsp);
+                        requestMayNotHaveArrived(m, rsp);
+                    });
             e.orErrChoice(
                     INVALID_HANDLE,
                     Check.ret(p, INVALID_HANDLE, "an RSP destroyed by its request")
@@ -2184,6 +2236,28 @@ final class Rules {
                         rsp.ep.state = UNCONNECTED;
                     }
                 });
+    }
+
+    /**
+     * dat_rsp_free of an RSP whose request was sent but not yet seen to arrive: if it arrived, the EP is
+     * PASSIVE_CONNECTION_PENDING; if it was still in flight, the RSP no longer listens for it (dat_rsp_free: in-flight
+     * requests are rejected as if nobody listened) and the EP went back to the consumer, UNCONNECTED (dat_ep_free:
+     * destroying the RSP moves the EP to Unconnected). RESERVED is no longer possible.
+     */
+    static void requestMayNotHaveArrived(Model m, M.Rsp rsp) {
+        M.Ep ep = rsp.ep;
+        if (!ep.alive || ep.wild || ep.state != RESERVED) {
+            return;
+        }
+        for (M.Slot slot : ep.pending) {
+            for (M.Step st : slot.viable()) {
+                if (st.to == PASSIVE_CONNECTION_PENDING) {
+                    ep.state = UNCONNECTED;
+                    slot.certain = false;
+                    return;
+                }
+            }
+        }
     }
 
     static Expect crQuery(M.Cr cr) {
@@ -2631,6 +2705,17 @@ final class Rules {
     static void races(Model m, M.Work w) {
         if (selfOverlap(w.dest)) {
             w.data = null;
+        }
+        // a buffer posted to an SRQ is some receive's destination once a message takes it
+        for (M.Srq srq : m.all(M.Srq.class)) {
+            for (M.SrqBuf b : srq.posted) {
+                List<M.Seg> bs = memSegs(m, srq.ia, b.segs());
+                if (overlaps(bs, w.dest) || overlaps(bs, w.source)) {
+                    srq.raced.add(b.cookie());
+                    w.data = null;
+                    w.raced = true;
+                }
+            }
         }
         for (M.Ep ep : m.all(M.Ep.class)) {
             for (java.util.ArrayDeque<M.Work> q : List.of(ep.requests, ep.recvs)) {
@@ -3111,11 +3196,12 @@ final class Rules {
                 inProgress(ep);
                 dropWaiting(ep);
             };
-            m.pend(
+            M.Slot broken = m.pend(
                     ep,
                     sure,
                     new M.Step(DISCONNECTED, EventNumber.CONNECTION_EVENT_BROKEN, null, f, "brk", brk, flush),
                     new M.Step(DISCONNECTED, EventNumber.CONNECTION_EVENT_DISCONNECTED, null, f, "dis", dis, flush));
+            broken.certainOnceConnected = certain && established >= 0;
             for (M.Work w : ep.requests) {
                 if (!w.done && w.possible.contains(DtoCompletionStatus.SUCCESS) && w.peer == null) {
                     w.possible.addAll(ANY_ERROR);

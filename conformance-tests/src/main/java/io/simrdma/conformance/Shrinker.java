@@ -32,7 +32,7 @@ final class Shrinker {
             for (int chunk = Math.max(1, best.size() / 2); chunk >= 1 && budget[0] > 0; chunk /= 2) {
                 for (int start = best.size() - chunk; start >= 0 && budget[0] > 0; start -= chunk) {
                     if (start >= best.size()) {
-                        // an earlier drop of this pass shortened the sequence past this chunk
+                        // an earlier success cut the sequence at its (earlier) failure: nothing there to drop
                         continue;
                     }
                     List<Action> cand = new ArrayList<>(best);

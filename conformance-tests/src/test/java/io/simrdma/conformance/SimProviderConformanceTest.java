@@ -43,16 +43,6 @@ class SimProviderConformanceTest {
      */
     static final Map<String, String> KNOWN = Map.ofEntries(
             Map.entry(
-                    "dat_ep_connect is valid only in UNCONNECTED",
-                    "open: the EP is in DISCONNECT_PENDING where the model still has it CONNECTED (seed 941), "
-                            + "so the subtype is DAT_INVALID_STATE_EP_DISCPENDING; the same disconnect the model "
-                            + "has not seen begin as below"),
-            Map.entry(
-                    "the local buffer is too small for the data of the remote buffer",
-                    "open: an RDMA READ posted when the EP is already in DISCONNECT_PENDING, which the model "
-                            + "still has CONNECTED (seeds 960, 963): DAT_INVALID_STATE_EP_DISCPENDING instead of "
-                            + "DAT_LENGTH_ERROR"),
-            Map.entry(
                     "a rejected request is destroyed: it does not arrive again",
                     "open: sim-fabric's CM answers a REQ retransmitted after its REJ as a new request (the REJ "
                             + "was lost or overtaken); dat_cr_reject(3DAT) says the request is destroyed"),
@@ -68,47 +58,16 @@ class SimProviderConformanceTest {
                             + "failed; ESTABLISHED after a graceful disconnect of the passive side); not yet settled "
                             + "whether the model or sim-provider is wrong"),
             Map.entry(
-                    "a connection event the EP's state calls for",
-                    "open: a BROKEN or second DISCONNECTED event where the model has the EP's end already "
-                            + "reported (an RDMA READ with an invalid rkey on a connection ending; a graceful "
-                            + "disconnect right after a reconnect)"),
-            Map.entry(
-                    "a completed disconnect is reported by DAT_CONNECTION_EVENT_DISCONNECTED",
-                    "open: dat_ep_disconnect(ABRUPT) while the peer's RDMA WRITE with an invalid rkey breaks "
-                            + "the connection reports BROKEN; the model allows BROKEN only when it saw the break first"),
-            Map.entry(
-                    "a connection broken by",
-                    "open: the converse: DISCONNECTED where the model, having seen the break first, expects "
-                            + "BROKEN"),
-            Map.entry(
-                    "returns the EP's state",
-                    "open: dat_ep_get_status shows DISCONNECTED or DISCONNECT_PENDING where the model still has "
-                            + "an earlier state, after an RDMA with an invalid rkey breaks a connection not yet "
-                            + "established on the passive side"),
-            Map.entry(
                     "nmore counts the events left on the queue",
                     "open: dat_evd_wait's nmore counts one more event than the model has queued (an event the "
                             + "model does not expect yet)"),
-            Map.entry(
-                    "a DTO posted while the connection ends is completed unsuccessfully",
-                    "open: a DTO posted as the connection ends completes successfully; the model holds the "
-                            + "connection already ended for it"),
             Map.entry(
                     "the request carries the entire private data of dat_ep_connect and the requester's address",
                     "open: with three IAs, a connection request's remote address is another IA than the model "
                             + "matched it to"),
             Map.entry(
                     "a rejected request is reported by DAT_CONNECTION_EVENT_PEER_REJECTED",
-                    "open, not triaged: the event of a rejected request"),
-            Map.entry(
-                    "the EP must be Idle (UNCONNECTED)",
-                    "open, not triaged: an EP the model holds CONNECTED accepted where it must be UNCONNECTED"),
-            Map.entry(
-                    "the Endpoint is created in the Unconnected state",
-                    "open, not triaged: a new EP's state as first queried"),
-            Map.entry(
-                    "the EP's state is one its history allows",
-                    "open, not triaged: an EP state the model's history does not allow"));
+                    "open, not triaged: the event of a rejected request"));
 
     static SuiteConfig.Builder sim(String template) {
         return SuiteConfig.builder(template).knownDeviations(KNOWN).stopAfter(20);
