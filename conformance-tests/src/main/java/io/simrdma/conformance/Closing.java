@@ -16,7 +16,8 @@ import java.util.function.Function;
  * model decides the outcome. It fills a small software EVD until {@code dat_evd_post_se} refuses an event
  * (DAT_QUEUE_FULL, row 4.1#10) and shrinks it below its queued events ({@code dat_evd_resize}
  * DAT_INVALID_STATE, row 4.1#9); waits on a CNO no EVD feeds (DAT_QUEUE_EMPTY) and with the thread
- * interrupted (DAT_INTERRUPTED_CALL); binds an RMR through an EP that is not connected ({@code dat_rmr_bind}
+ * interrupted (DAT_INTERRUPTED_CALL); opens an IA of a name over DAT_NAME_MAX_LENGTH and dup-connects with
+ * private data over the limit (DAT_INVALID_PARAMETER); binds an RMR through an EP that is not connected ({@code dat_rmr_bind}
  * DAT_INVALID_STATE) and frees an LMR an RMR is bound to ({@code dat_lmr_free} DAT_INVALID_STATE); then closes
  * the last IA with an invalid flag and abruptly, and calls {@code dat_ia_query}, {@code dat_ia_close},
  * {@code dat_pz_create}, {@code dat_cno_create}, {@code dat_srq_create}, {@code dat_rsp_create},
@@ -56,6 +57,8 @@ final class Closing {
         });
         steps.add(m -> live(m, cno) ? new IaActions.CnoWait(cno, false) : null);
         steps.add(m -> live(m, cno) ? new IaActions.CnoWaitInterrupted(cno) : null);
+        steps.add(m -> new IaActions.IaOpenLongName());
+        steps.add(Closing::dupConnectOverLimit);
         steps.add(this::bindUnconnected);
         steps.add(Closing::freeBoundLmr);
         // the last IA: an invalid flag, then closed abruptly, then calls on its destroyed handles
@@ -100,6 +103,33 @@ final class Closing {
         });
         steps.add(m -> postRdmaDead(m, true));
         steps.add(m -> postRdmaDead(m, false));
+        // every call of every kind of handle the closed IA held (the *_free pages on destroyed handles among them)
+        deadCalls(M.Evd.class, e -> new EvdActions.EvdSwitch(e.sym, EvdActions.Switch.ENABLE));
+        deadCalls(M.Evd.class, e -> new EvdActions.EvdSwitch(e.sym, EvdActions.Switch.DISABLE));
+        deadCalls(M.Evd.class, e -> new EvdActions.EvdSwitch(e.sym, EvdActions.Switch.CLEAR_UNWAITABLE));
+        deadCalls(M.Evd.class, e -> new EvdActions.EvdPostSe(e.sym, 1));
+        deadCalls(M.Evd.class, e -> new EvdActions.EvdWait(e.sym, 1, false, false));
+        deadCalls(M.Evd.class, e -> new EvdActions.EvdResize(e.sym, 8));
+        deadCalls(M.Evd.class, e -> new EvdActions.EvdFree(e.sym));
+        deadCalls(M.Cno.class, c -> new IaActions.CnoQuery(c.sym));
+        deadCalls(M.Cno.class, c -> new IaActions.CnoWait(c.sym, false));
+        deadCalls(M.Cno.class, c -> new IaActions.CnoModifyAgent(c.sym, false));
+        deadCalls(M.Cno.class, c -> new IaActions.CnoFree(c.sym));
+        deadCalls(M.Rmr.class, r -> new IaActions.RmrQuery(r.sym));
+        deadCalls(M.Rmr.class, r -> new IaActions.RmrFree(r.sym));
+        deadCalls(M.Rsp.class, r -> new EpActions.SpQuery(r.sym));
+        deadCalls(M.Rsp.class, r -> new EpActions.SpFree(r.sym));
+        deadCalls(M.Psp.class, p -> new EpActions.SpFree(p.sym));
+        deadCalls(M.Srq.class, q -> new DtoActions.SrqResize(q.sym, 8));
+        deadCalls(M.Srq.class, q -> new DtoActions.SrqSetLw(q.sym, 1));
+        deadCalls(M.Srq.class, q -> new DtoActions.SrqFree(q.sym));
+        deadCalls(M.Lmr.class, l -> new IaActions.LmrFree(l.sym));
+        deadCalls(M.Pz.class, z -> new IaActions.PzFree(z.sym));
+        deadCalls(M.Ep.class, ep -> new EpActions.EpQuery(ep.sym));
+        deadCalls(M.Ep.class, ep -> new EpActions.EpRecvQuery(ep.sym));
+        deadCalls(M.Ep.class, ep -> new EpActions.EpReset(ep.sym));
+        deadCalls(M.Ep.class, ep -> new EpActions.EpFree(ep.sym));
+        deadCalls(M.Obj.class, o -> new IaActions.Context(o.sym, 1));
         steps.add(m -> {
             M.Evd e = deadEvd(m);
             return e == null ? null : new EvdActions.EvdSwitch(e.sym, EvdActions.Switch.ENABLE);
@@ -107,6 +137,22 @@ final class Closing {
         steps.add(m -> {
             M.Evd e = deadEvd(m);
             return e == null ? null : new EvdActions.EvdSwitch(e.sym, EvdActions.Switch.SET_UNWAITABLE);
+        });
+    }
+
+    /** A step calling {@code call} on the first destroyed object of kind {@code kind} the closed IA held. */
+    private <T extends M.Obj> void deadCalls(Class<T> kind, Function<T, Action> call) {
+        steps.add(m -> {
+            M.Ia d = deadIa(m);
+            if (d == null) {
+                return null;
+            }
+            for (T o : m.all(kind)) {
+                if (o.ia == d && !o.live() && !(o instanceof M.Ep ep && ep.undefined) && !(o instanceof M.Cr)) {
+                    return call.apply(o);
+                }
+            }
+            return null;
         });
     }
 
@@ -170,6 +216,23 @@ final class Closing {
             }
         }
         return null;
+    }
+
+    /** dat_ep_dup_connect with private data one byte over the IA's limit, from an EP that could connect. */
+    private static Action dupConnectOverLimit(Model m) {
+        M.Ep ep = null;
+        M.Ep dup = null;
+        for (M.Ep d : m.live(M.Ep.class)) {
+            if (!d.undefined && !d.wild && d.possibleStates().equals(EnumSet.of(EndpointState.CONNECTED))) {
+                for (M.Ep e : m.live(M.Ep.class)) {
+                    if (e.ia == d.ia && !e.undefined && e.state == EndpointState.UNCONNECTED) {
+                        ep = e;
+                        dup = d;
+                    }
+                }
+            }
+        }
+        return ep == null ? null : new EpActions.EpDupConnect(ep.sym, dup.sym, ep.ia.maxPrivateData() + 1, 7);
     }
 
     private static Action freeBoundLmr(Model m) {

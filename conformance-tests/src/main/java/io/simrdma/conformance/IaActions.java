@@ -152,6 +152,34 @@ final class IaActions {
         }
     }
 
+    /** dat_ia_open of a name longer than DAT_NAME_MAX_LENGTH: DAT_INVALID_PARAMETER. */
+    record IaOpenLongName() implements Action {
+        @Override
+        public void run(Run r) {
+            String name = "x".repeat(io.simrdma.dat.Dat.NAME_MAX_LENGTH + 1);
+            Expect e = Expect.err(
+                    DatReturnType.INVALID_PARAMETER,
+                    Check.ret(
+                            "dat_ia_open",
+                            DatReturnType.INVALID_PARAMETER,
+                            "an ia_name longer than DAT_NAME_MAX_LENGTH is an invalid parameter"));
+            Object v = r.call(
+                    e,
+                    null,
+                    (r.settings.defaultRegistry() ? "Dat" : "registry") + ".openIa(\"x\".repeat("
+                            + (io.simrdma.dat.Dat.NAME_MAX_LENGTH + 1) + "), 8)",
+                    () -> r.settings.registry().openIa(name, 8));
+            if (v instanceof InterfaceAdapter ia) {
+                ia.close(CloseFlag.ABRUPT);
+            }
+        }
+
+        @Override
+        public String page() {
+            return "dat_ia_open";
+        }
+    }
+
     record IaQuery(String ia) implements Action {
         @Override
         public void run(Run r) {
