@@ -5,6 +5,7 @@ import io.simrdma.dat.CompletionFlag;
 import io.simrdma.dat.EndpointState;
 import io.simrdma.dat.EvdFlag;
 import io.simrdma.dat.MemoryPrivilege;
+import io.simrdma.dat.Qos;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
@@ -16,8 +17,9 @@ import java.util.function.Function;
  * model decides the outcome. It fills a small software EVD until {@code dat_evd_post_se} refuses an event
  * (DAT_QUEUE_FULL, row 4.1#10) and shrinks it below its queued events ({@code dat_evd_resize}
  * DAT_INVALID_STATE, row 4.1#9); waits on a CNO no EVD feeds (DAT_QUEUE_EMPTY) and with the thread
- * interrupted (DAT_INTERRUPTED_CALL); opens an IA of a name over DAT_NAME_MAX_LENGTH and dup-connects with
- * private data over the limit (DAT_INVALID_PARAMETER); binds an RMR through an EP that is not connected ({@code dat_rmr_bind}
+ * interrupted (DAT_INTERRUPTED_CALL); waits for two events on an EVD an unsignalled stream feeds (row 4.1#4); opens an IA of a name over DAT_NAME_MAX_LENGTH and dup-connects with
+ * private data over the limit (DAT_INVALID_PARAMETER); asks dat_ep_dup_connect for a qos the IA does not support
+ * (DAT_MODEL_NOT_SUPPORTED); pre-posts receives on an Unconnected EP one beyond max_recv_dtos (DAT_INSUFFICIENT_RESOURCES); binds an RMR through an EP that is not connected ({@code dat_rmr_bind}
  * DAT_INVALID_STATE) and frees an LMR an RMR is bound to ({@code dat_lmr_free} DAT_INVALID_STATE); then closes
  * the last IA with an invalid flag and abruptly, and calls {@code dat_ia_query}, {@code dat_ia_close},
  * {@code dat_pz_create}, {@code dat_cno_create}, {@code dat_srq_create}, {@code dat_rsp_create},
@@ -35,6 +37,8 @@ final class Closing {
     private final String cno;
     private long cookie = 900_000;
     private boolean full;
+    private M.Ep overflowEp;
+    private int posted;
 
     /** The closing phase; its objects are named {@code close*} (no generated symbol starts so). */
     Closing() {
@@ -57,8 +61,13 @@ final class Closing {
         });
         steps.add(m -> live(m, cno) ? new IaActions.CnoWait(cno, false) : null);
         steps.add(m -> live(m, cno) ? new IaActions.CnoWaitInterrupted(cno) : null);
+        steps.add(Closing::waitTwoOnUnsignalled);
         steps.add(m -> new IaActions.IaOpenLongName());
         steps.add(Closing::dupConnectOverLimit);
+        steps.add(Closing::dupConnectQos);
+        for (int k = 0; k < 18; k++) {
+            steps.add(this::recvOverflow);
+        }
         steps.add(this::bindUnconnected);
         steps.add(Closing::freeBoundLmr);
         // the last IA: an invalid flag, then closed abruptly, then calls on its destroyed handles
@@ -232,7 +241,73 @@ final class Closing {
                 }
             }
         }
-        return ep == null ? null : new EpActions.EpDupConnect(ep.sym, dup.sym, ep.ia.maxPrivateData() + 1, 7);
+        return ep == null
+                ? null
+                : new EpActions.EpDupConnect(ep.sym, dup.sym, ep.ia.maxPrivateData() + 1, 7, Qos.BEST_EFFORT);
+    }
+
+    /** dat_ep_dup_connect asking for a qos outside the IA's qos_supported. */
+    private static Action dupConnectQos(Model m) {
+        for (M.Ep d : m.live(M.Ep.class)) {
+            for (M.Ep e : m.live(M.Ep.class)) {
+                if (!d.undefined && e.ia == d.ia && !e.undefined && e.state == EndpointState.UNCONNECTED) {
+                    for (Qos q : Qos.values()) {
+                        if (!e.ia.providerAttrs.qosSupported().contains(q)) {
+                            return new EpActions.EpDupConnect(e.sym, d.sym, 0, 8, q);
+                        }
+                    }
+                    return null;
+                }
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Pre-posts receives on an Unconnected EP one beyond its max_recv_dtos: the last is DAT_INSUFFICIENT_RESOURCES
+     * (no traffic: an Unconnected EP receives nothing).
+     */
+    private Action recvOverflow(Model m) {
+        if (overflowEp == null) {
+            for (M.Ep e : m.live(M.Ep.class)) {
+                if (!e.undefined
+                        && e.state == EndpointState.UNCONNECTED
+                        && e.attrs != null
+                        && e.pz != null
+                        && e.recvEvd != null
+                        && e.srq == null
+                        && e.attrs.maxRecvDtos() <= 16
+                        && e.recvs.isEmpty()) {
+                    overflowEp = e;
+                    break;
+                }
+            }
+            if (overflowEp == null) {
+                return null;
+            }
+        }
+        M.Ep e = overflowEp;
+        if (!e.live() || e.state != EndpointState.UNCONNECTED || posted > e.attrs.maxRecvDtos()) {
+            return null;
+        }
+        posted++;
+        return new DtoActions.PostRecv(e.sym, List.of(), ++cookie, EnumSet.noneOf(CompletionFlag.class));
+    }
+
+    /** dat_evd_wait with threshold 2 on a request EVD an unsignalled stream feeds (row 4.1#4). */
+    private static Action waitTwoOnUnsignalled(Model m) {
+        for (M.Ep ep : m.live(M.Ep.class)) {
+            if (!ep.undefined
+                    && ep.attrs != null
+                    && ep.attrs.requestCompletionFlags().contains(CompletionFlag.UNSIGNALLED)
+                    && ep.reqEvd != null
+                    && ep.reqEvd.live()
+                    && ep.reqEvd.waitable
+                    && (ep.reqEvd.qlen > 0 ? ep.reqEvd.qlen : ep.reqEvd.minQlen) >= 2) {
+                return new EvdActions.EvdWait(ep.reqEvd.sym, 2, false, false);
+            }
+        }
+        return null;
     }
 
     private static Action freeBoundLmr(Model m) {
