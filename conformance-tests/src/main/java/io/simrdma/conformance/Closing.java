@@ -94,7 +94,9 @@ final class Closing {
             M.Ep ep = d == null ? null : first(m.all(M.Ep.class), d);
             M.Ia a = firstLive(m);
             M.Evd evd = a == null ? null : crEvd(m, a);
-            return ep == null || evd == null ? null : new EpActions.RspCreate(a.sym, "closeRsp" + tag, 150, ep.sym, evd.sym);
+            return ep == null || evd == null
+                    ? null
+                    : new EpActions.RspCreate(a.sym, "closeRsp" + tag, 150, ep.sym, evd.sym);
         });
         steps.add(m -> {
             M.Ia d = deadIa(m);

@@ -405,8 +405,8 @@ final class EpActions {
             r.call(
                     Rules.epDupConnect(r.model, m, d, Timeout.INFINITE.micros(), pd, qos),
                     null,
-                    ep + ".dupConnect(" + dup + ", Timeout.INFINITE, " + pdataJava(pdataLen, seed)
-                            + ", Qos." + qos.name() + ")",
+                    ep + ".dupConnect(" + dup + ", Timeout.INFINITE, " + pdataJava(pdataLen, seed) + ", Qos."
+                            + qos.name() + ")",
                     () -> {
                         h.dupConnect(hd, Timeout.INFINITE, pd, qos);
                         return null;

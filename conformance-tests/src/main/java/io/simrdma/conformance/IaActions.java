@@ -697,7 +697,11 @@ final class IaActions {
                             + "again (provider-api)");
             Expect e = new Expect()
                     .orErr(DatReturnType.INTERRUPTED_CALL, ic)
-                    .orOk(Check.ok("dat_cno_wait", "a wait of an interrupted thread may return a pending notification"), null);
+                    .orOk(
+                            Check.ok(
+                                    "dat_cno_wait",
+                                    "a wait of an interrupted thread may return a pending notification"),
+                            null);
             r.transcript.add("Thread.currentThread().interrupt();");
             Thread.currentThread().interrupt();
             Object v;

@@ -150,8 +150,9 @@ public final class MatrixWriter {
                 .append(n[Status.PASSED.ordinal()])
                 .append("; with a failed check: ")
                 .append(n[Status.FAILED.ordinal()])
-                .append("; not reached, listed with the reason (the Java API cannot produce it, or a conforming provider "
-                        + "never has to): ")
+                .append(
+                        "; not reached, listed with the reason (the Java API cannot produce it, or a conforming provider "
+                                + "never has to): ")
                 .append(n[Status.LISTED.ordinal()])
                 .append("; not covered: ")
                 .append(n[Status.NOT_COVERED.ordinal()])
@@ -208,7 +209,11 @@ public final class MatrixWriter {
         int gaps = 0;
         for (Clause cl : ClauseCatalog.get().all()) {
             if (status(c, cl) == Status.NOT_COVERED) {
-                sb.append("- ").append(cl.id()).append(": ").append(cell(cl.text())).append('\n');
+                sb.append("- ")
+                        .append(cl.id())
+                        .append(": ")
+                        .append(cell(cl.text()))
+                        .append('\n');
                 gaps++;
             }
         }
