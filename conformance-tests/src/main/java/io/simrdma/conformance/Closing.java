@@ -17,7 +17,7 @@ import java.util.function.Function;
  * model decides the outcome. It fills a small software EVD until {@code dat_evd_post_se} refuses an event
  * (DAT_QUEUE_FULL, row 4.1#10) and shrinks it below its queued events ({@code dat_evd_resize}
  * DAT_INVALID_STATE, row 4.1#9); waits on a CNO no EVD feeds (DAT_QUEUE_EMPTY) and with the thread
- * interrupted (DAT_INTERRUPTED_CALL); waits for two events on an EVD an unsignalled stream feeds (row 4.1#4); opens an IA of a name over DAT_NAME_MAX_LENGTH and dup-connects with
+ * interrupted (DAT_INTERRUPTED_CALL); calls dat_psp_create_any without psp_flags (DAT_INVALID_PARAMETER); waits for two events on an EVD an unsignalled stream feeds (row 4.1#4); opens an IA of a name over DAT_NAME_MAX_LENGTH and dup-connects with
  * private data over the limit (DAT_INVALID_PARAMETER); asks dat_ep_dup_connect for a qos the IA does not support
  * (DAT_MODEL_NOT_SUPPORTED); pre-posts receives on an Unconnected EP one beyond max_recv_dtos (DAT_INSUFFICIENT_RESOURCES); binds an RMR through an EP that is not connected ({@code dat_rmr_bind}
  * DAT_INVALID_STATE) and frees an LMR an RMR is bound to ({@code dat_lmr_free} DAT_INVALID_STATE); then closes
@@ -62,6 +62,11 @@ final class Closing {
         steps.add(m -> live(m, cno) ? new IaActions.CnoWait(cno, false) : null);
         steps.add(m -> live(m, cno) ? new IaActions.CnoWaitInterrupted(cno) : null);
         steps.add(Closing::waitTwoOnUnsignalled);
+        steps.add(m -> {
+            M.Ia a = firstLive(m);
+            M.Evd evd = a == null ? null : crEvd(m, a);
+            return evd == null ? null : new EpActions.PspCreate(a.sym, "closePsp", 0, evd.sym, null, true);
+        });
         steps.add(m -> new IaActions.IaOpenLongName());
         steps.add(Closing::dupConnectOverLimit);
         steps.add(Closing::dupConnectQos);
