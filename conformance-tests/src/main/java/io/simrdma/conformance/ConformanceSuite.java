@@ -135,8 +135,20 @@ public final class ConformanceSuite {
                 }
                 Action d = new EvdActions.Drain();
                 seq.add(d);
-                run.execute(d, i);
+                run.execute(d, i++);
+                if (run.failed()) {
+                    return new Outcome(List.copyOf(seq), run, null);
+                }
                 digest = traceDigest(run);
+                // the closing phase: calls a random walk reaches too rarely (see Closing)
+                Closing closing = new Closing();
+                for (Action a = closing.next(run.model); a != null; a = closing.next(run.model)) {
+                    seq.add(a);
+                    run.execute(a, i++);
+                    if (run.failed()) {
+                        return new Outcome(List.copyOf(seq), run, null);
+                    }
+                }
             } finally {
                 run.closing = true;
                 run.close();

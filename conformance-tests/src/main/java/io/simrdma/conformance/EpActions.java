@@ -392,7 +392,7 @@ final class EpActions {
         }
     }
 
-    record EpDupConnect(String ep, String dup, int pdataLen, int seed) implements Action {
+    record EpDupConnect(String ep, String dup, int pdataLen, int seed, Qos qos) implements Action {
         @Override
         public void run(Run r) {
             M.Ep m = r.model.need(ep);
@@ -404,12 +404,12 @@ final class EpActions {
             Endpoint hd = r.live(dup);
             byte[] pd = pdata(pdataLen, seed);
             r.call(
-                    Rules.epDupConnect(r.model, m, d, Timeout.INFINITE.micros(), pd, Qos.BEST_EFFORT),
+                    Rules.epDupConnect(r.model, m, d, Timeout.INFINITE.micros(), pd, qos),
                     null,
-                    ep + ".dupConnect(" + dup + ", Timeout.INFINITE, " + pdataJava(pdataLen, seed)
-                            + ", Qos.BEST_EFFORT)",
+                    ep + ".dupConnect(" + dup + ", Timeout.INFINITE, " + pdataJava(pdataLen, seed) + ", Qos."
+                            + qos.name() + ")",
                     () -> {
-                        h.dupConnect(hd, Timeout.INFINITE, pd, Qos.BEST_EFFORT);
+                        h.dupConnect(hd, Timeout.INFINITE, pd, qos);
                         return null;
                     });
         }

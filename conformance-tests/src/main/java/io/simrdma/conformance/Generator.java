@@ -624,7 +624,7 @@ final class Generator {
         if (dup == null) {
             dup = pick(eps);
         }
-        return new EpActions.EpDupConnect(ep.sym, dup.sym, rnd.nextInt(8), ++seed);
+        return new EpActions.EpDupConnect(ep.sym, dup.sym, rnd.nextInt(8), ++seed, Qos.BEST_EFFORT);
     }
 
     // ------------------------------------------------------------------ transfer moves

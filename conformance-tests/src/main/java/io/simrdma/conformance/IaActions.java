@@ -152,6 +152,34 @@ final class IaActions {
         }
     }
 
+    /** dat_ia_open of a name longer than DAT_NAME_MAX_LENGTH: DAT_INVALID_PARAMETER. */
+    record IaOpenLongName() implements Action {
+        @Override
+        public void run(Run r) {
+            String name = "x".repeat(io.simrdma.dat.Dat.NAME_MAX_LENGTH + 1);
+            Expect e = Expect.err(
+                    DatReturnType.INVALID_PARAMETER,
+                    Check.ret(
+                            "dat_ia_open",
+                            DatReturnType.INVALID_PARAMETER,
+                            "an ia_name longer than DAT_NAME_MAX_LENGTH is an invalid parameter"));
+            Object v = r.call(
+                    e,
+                    null,
+                    (r.settings.defaultRegistry() ? "Dat" : "registry") + ".openIa(\"x\".repeat("
+                            + (io.simrdma.dat.Dat.NAME_MAX_LENGTH + 1) + "), 8)",
+                    () -> r.settings.registry().openIa(name, 8));
+            if (v instanceof InterfaceAdapter ia) {
+                ia.close(CloseFlag.ABRUPT);
+            }
+        }
+
+        @Override
+        public String page() {
+            return "dat_ia_open";
+        }
+    }
+
     record IaQuery(String ia) implements Action {
         @Override
         public void run(Run r) {
@@ -621,6 +649,17 @@ final class IaActions {
                     cno + ".waitForNotification("
                             + (nullTimeout ? "null" : "Timeout.ofMillis(" + r.settings.shortWaitMillis() + ")") + ")",
                     () -> h.waitForNotification(t));
+            if (v instanceof io.simrdma.dat.CnoWaitResult w && w.isTimedOut()) {
+                r.check(
+                        Check.ret(
+                                "dat_cno_wait",
+                                DatReturnType.QUEUE_EMPTY,
+                                "a wait that times out without a notification returns DAT_QUEUE_EMPTY and a null "
+                                        + "evd_handle"),
+                        w.evd().isEmpty(),
+                        "no EVD",
+                        () -> String.valueOf(w.evd()));
+            }
             if (v instanceof io.simrdma.dat.CnoWaitResult w && w.evd().isPresent()) {
                 String evd = r.symOf(w.evd().get());
                 M.Evd e = r.model.get(evd);
@@ -633,6 +672,56 @@ final class IaActions {
                         e != null && (e.cno == m || e.oldCnos.contains(m)),
                         "an EVD of " + cno,
                         () -> String.valueOf(evd));
+            }
+        }
+
+        @Override
+        public String page() {
+            return "dat_cno_wait";
+        }
+    }
+
+    /**
+     * dat_cno_wait by a thread whose interrupt status is set: DAT_INTERRUPTED_CALL with the status set
+     * again (provider-api), or a notification already pending.
+     */
+    record CnoWaitInterrupted(String cno) implements Action {
+        @Override
+        public void run(Run r) {
+            M.Cno m = r.model.need(cno);
+            ConsumerNotificationObject h = r.live(cno);
+            Expect base = Rules.cnoWait(m, false);
+            if (base.onlyErrors()) {
+                throw Skip.INSTANCE;
+            }
+            Check ic = Check.ret(
+                    "dat_cno_wait",
+                    DatReturnType.INTERRUPTED_CALL,
+                    "a wait of an interrupted thread returns DAT_INTERRUPTED_CALL and sets the interrupt status "
+                            + "again (provider-api)");
+            Expect e = new Expect()
+                    .orErr(DatReturnType.INTERRUPTED_CALL, ic)
+                    .orOk(
+                            Check.ok(
+                                    "dat_cno_wait",
+                                    "a wait of an interrupted thread may return a pending notification"),
+                            null);
+            r.transcript.add("Thread.currentThread().interrupt();");
+            Thread.currentThread().interrupt();
+            Object v;
+            boolean still;
+            try {
+                v = r.call(
+                        e,
+                        null,
+                        cno + ".waitForNotification(Timeout.ofMillis(1))",
+                        () -> h.waitForNotification(io.simrdma.dat.Timeout.ofMillis(1)));
+            } finally {
+                still = Thread.interrupted();
+            }
+            r.transcript.add("assertTrue(Thread.interrupted());");
+            if (v == Run.FAILED) {
+                r.check(ic, still, "the interrupt status set", () -> "cleared");
             }
         }
 

@@ -1,0 +1,403 @@
+package io.simrdma.conformance;
+
+import io.simrdma.dat.CloseFlag;
+import io.simrdma.dat.CompletionFlag;
+import io.simrdma.dat.EndpointState;
+import io.simrdma.dat.EvdFlag;
+import io.simrdma.dat.MemoryPrivilege;
+import io.simrdma.dat.Qos;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.function.Function;
+
+/**
+ * The closing phase of every generated sequence, after its random actions and the drain: calls whose
+ * clauses a random walk reaches too rarely to trace them, each chosen from the model's state so that the
+ * model decides the outcome. It fills a small software EVD until {@code dat_evd_post_se} refuses an event
+ * (DAT_QUEUE_FULL, row 4.1#10) and shrinks it below its queued events ({@code dat_evd_resize}
+ * DAT_INVALID_STATE, row 4.1#9); waits on a CNO no EVD feeds (DAT_QUEUE_EMPTY) and with the thread
+ * interrupted (DAT_INTERRUPTED_CALL); calls dat_psp_create_any without psp_flags (DAT_INVALID_PARAMETER); waits for two events on an EVD an unsignalled stream feeds (row 4.1#4); opens an IA of a name over DAT_NAME_MAX_LENGTH and dup-connects with
+ * private data over the limit (DAT_INVALID_PARAMETER); asks dat_ep_dup_connect for a qos the IA does not support
+ * (DAT_MODEL_NOT_SUPPORTED); pre-posts receives on an Unconnected EP one beyond max_recv_dtos (DAT_INSUFFICIENT_RESOURCES); binds an RMR through an EP that is not connected ({@code dat_rmr_bind}
+ * DAT_INVALID_STATE) and frees an LMR an RMR is bound to ({@code dat_lmr_free} DAT_INVALID_STATE); then closes
+ * the last IA with an invalid flag and abruptly, and calls {@code dat_ia_query}, {@code dat_ia_close},
+ * {@code dat_pz_create}, {@code dat_cno_create}, {@code dat_srq_create}, {@code dat_rsp_create},
+ * {@code dat_lmr_sync_rdma_*}, {@code dat_ep_modify}, {@code dat_ep_post_rdma_*} and {@code dat_evd_enable} /
+ * {@code dat_evd_set_unwaitable} on its destroyed handles (DAT_INVALID_HANDLE). It draws no random numbers,
+ * so the random part of a seed's sequence is the same with or without it.
+ *
+ * <p>Thread safety: not thread-safe; one per sequence.
+ */
+final class Closing {
+
+    private final List<Function<Model, Action>> steps = new ArrayList<>();
+    private int next;
+    private final String probe;
+    private final String cno;
+    private long cookie = 900_000;
+    private boolean full;
+    private M.Ep overflowEp;
+    private int posted;
+
+    /** The closing phase; its objects are named {@code close*} (no generated symbol starts so). */
+    Closing() {
+        String tag = "";
+        probe = "closeEvd";
+        cno = "closeCno";
+        // a software EVD of two entries: filled, then one more, then shrunk below its events
+        steps.add(m -> {
+            M.Ia a = firstLive(m);
+            return a == null ? null : new EvdActions.EvdCreate(a.sym, probe, 2, null, EnumSet.of(EvdFlag.SOFTWARE));
+        });
+        for (int k = 0; k < 8; k++) {
+            steps.add(this::postUntilFull);
+        }
+        steps.add(m -> evd(m) == null ? null : new EvdActions.EvdResize(probe, 1));
+        // a CNO no EVD feeds: a wait times out; an interrupted wait fails
+        steps.add(m -> {
+            M.Ia a = firstLive(m);
+            return a == null ? null : new IaActions.CnoCreate(a.sym, cno, false);
+        });
+        steps.add(m -> live(m, cno) ? new IaActions.CnoWait(cno, false) : null);
+        steps.add(m -> live(m, cno) ? new IaActions.CnoWaitInterrupted(cno) : null);
+        steps.add(Closing::waitTwoOnUnsignalled);
+        steps.add(m -> {
+            M.Ia a = firstLive(m);
+            M.Evd evd = a == null ? null : crEvd(m, a);
+            return evd == null ? null : new EpActions.PspCreate(a.sym, "closePsp", 0, evd.sym, null, true);
+        });
+        steps.add(m -> new IaActions.IaOpenLongName());
+        steps.add(Closing::dupConnectOverLimit);
+        steps.add(Closing::dupConnectQos);
+        for (int k = 0; k < 18; k++) {
+            steps.add(this::recvOverflow);
+        }
+        steps.add(this::bindUnconnected);
+        steps.add(Closing::freeBoundLmr);
+        // the last IA: an invalid flag, then closed abruptly, then calls on its destroyed handles
+        steps.add(m -> {
+            M.Ia a = lastLive(m);
+            return a == null ? null : new IaActions.IaClose(a.sym, null);
+        });
+        steps.add(m -> {
+            M.Ia a = lastLive(m);
+            return a == null || m.live(M.Ia.class).size() < 2 ? null : new IaActions.IaClose(a.sym, CloseFlag.ABRUPT);
+        });
+        steps.add(m -> deadIa(m) == null ? null : new IaActions.IaQuery(deadIa(m).sym));
+        steps.add(m -> deadIa(m) == null ? null : new IaActions.IaClose(deadIa(m).sym, CloseFlag.GRACEFUL));
+        steps.add(m -> deadIa(m) == null ? null : new IaActions.PzCreate(deadIa(m).sym, "closePz" + tag));
+        steps.add(m -> deadIa(m) == null ? null : new IaActions.CnoCreate(deadIa(m).sym, "closeCnoX" + tag, false));
+        steps.add(m -> {
+            M.Ia d = deadIa(m);
+            M.Pz pz = d == null ? null : first(m.all(M.Pz.class), d);
+            M.Ia a = firstLive(m);
+            return pz == null || a == null ? null : new DtoActions.SrqCreate(a.sym, "closeSrq" + tag, pz.sym, 8, 1, 0);
+        });
+        steps.add(m -> {
+            M.Ia d = deadIa(m);
+            M.Ep ep = d == null ? null : first(m.all(M.Ep.class), d);
+            M.Ia a = firstLive(m);
+            M.Evd evd = a == null ? null : crEvd(m, a);
+            return ep == null || evd == null
+                    ? null
+                    : new EpActions.RspCreate(a.sym, "closeRsp" + tag, 150, ep.sym, evd.sym);
+        });
+        steps.add(m -> {
+            M.Ia d = deadIa(m);
+            M.Lmr l = d == null ? null : first(m.all(M.Lmr.class), d);
+            return l == null ? null : new IaActions.LmrSync(d.sym, List.of(Tri.of(l.sym, 0, 1)), true);
+        });
+        steps.add(m -> {
+            M.Ia d = deadIa(m);
+            M.Lmr l = d == null ? null : first(m.all(M.Lmr.class), d);
+            return l == null ? null : new IaActions.LmrSync(d.sym, List.of(Tri.of(l.sym, 0, 1)), false);
+        });
+        steps.add(m -> {
+            M.Ep ep = deadEp(m);
+            return ep == null ? null : new EpActions.EpModifyAction(ep.sym, EpActions.ModKind.MAX_RECV_DTOS, null, 4);
+        });
+        steps.add(m -> postRdmaDead(m, true));
+        steps.add(m -> postRdmaDead(m, false));
+        // every call of every kind of handle the closed IA held (the *_free pages on destroyed handles among them)
+        deadCalls(M.Evd.class, e -> new EvdActions.EvdSwitch(e.sym, EvdActions.Switch.ENABLE));
+        deadCalls(M.Evd.class, e -> new EvdActions.EvdSwitch(e.sym, EvdActions.Switch.DISABLE));
+        deadCalls(M.Evd.class, e -> new EvdActions.EvdSwitch(e.sym, EvdActions.Switch.CLEAR_UNWAITABLE));
+        deadCalls(M.Evd.class, e -> new EvdActions.EvdPostSe(e.sym, 1));
+        deadCalls(M.Evd.class, e -> new EvdActions.EvdWait(e.sym, 1, false, false));
+        deadCalls(M.Evd.class, e -> new EvdActions.EvdResize(e.sym, 8));
+        deadCalls(M.Evd.class, e -> new EvdActions.EvdFree(e.sym));
+        deadCalls(M.Cno.class, c -> new IaActions.CnoQuery(c.sym));
+        deadCalls(M.Cno.class, c -> new IaActions.CnoWait(c.sym, false));
+        deadCalls(M.Cno.class, c -> new IaActions.CnoModifyAgent(c.sym, false));
+        deadCalls(M.Cno.class, c -> new IaActions.CnoFree(c.sym));
+        deadCalls(M.Rmr.class, r -> new IaActions.RmrQuery(r.sym));
+        deadCalls(M.Rmr.class, r -> new IaActions.RmrFree(r.sym));
+        deadCalls(M.Rsp.class, r -> new EpActions.SpQuery(r.sym));
+        deadCalls(M.Rsp.class, r -> new EpActions.SpFree(r.sym));
+        deadCalls(M.Psp.class, p -> new EpActions.SpFree(p.sym));
+        deadCalls(M.Srq.class, q -> new DtoActions.SrqResize(q.sym, 8));
+        deadCalls(M.Srq.class, q -> new DtoActions.SrqSetLw(q.sym, 1));
+        deadCalls(M.Srq.class, q -> new DtoActions.SrqFree(q.sym));
+        deadCalls(M.Lmr.class, l -> new IaActions.LmrFree(l.sym));
+        deadCalls(M.Pz.class, z -> new IaActions.PzFree(z.sym));
+        deadCalls(M.Ep.class, ep -> new EpActions.EpQuery(ep.sym));
+        deadCalls(M.Ep.class, ep -> new EpActions.EpRecvQuery(ep.sym));
+        deadCalls(M.Ep.class, ep -> new EpActions.EpReset(ep.sym));
+        deadCalls(M.Ep.class, ep -> new EpActions.EpFree(ep.sym));
+        deadCalls(M.Obj.class, o -> new IaActions.Context(o.sym, 1));
+        steps.add(m -> {
+            M.Evd e = deadEvd(m);
+            return e == null ? null : new EvdActions.EvdSwitch(e.sym, EvdActions.Switch.ENABLE);
+        });
+        steps.add(m -> {
+            M.Evd e = deadEvd(m);
+            return e == null ? null : new EvdActions.EvdSwitch(e.sym, EvdActions.Switch.SET_UNWAITABLE);
+        });
+    }
+
+    /** A step calling {@code call} on the first destroyed object of kind {@code kind} the closed IA held. */
+    private <T extends M.Obj> void deadCalls(Class<T> kind, Function<T, Action> call) {
+        steps.add(m -> {
+            M.Ia d = deadIa(m);
+            if (d == null) {
+                return null;
+            }
+            for (T o : m.all(kind)) {
+                if (o.ia == d && !o.live() && !(o instanceof M.Ep ep && ep.undefined) && !(o instanceof M.Cr)) {
+                    return call.apply(o);
+                }
+            }
+            return null;
+        });
+    }
+
+    /** The next action of the phase, or null when it is over. */
+    Action next(Model m) {
+        while (next < steps.size()) {
+            Action a = steps.get(next++).apply(m);
+            if (a != null) {
+                return a;
+            }
+        }
+        return null;
+    }
+
+    private M.Evd evd(Model m) {
+        return m.get(probe) instanceof M.Evd e && e.live() ? e : null;
+    }
+
+    private Action postUntilFull(Model m) {
+        M.Evd e = evd(m);
+        if (e == null || e.unreliable) {
+            return null;
+        }
+        int qlen = e.qlen > 0 ? e.qlen : e.minQlen;
+        if (full) {
+            return null;
+        }
+        // posts until the model holds the queue certainly full, then one more
+        full = m.count(e).certain() >= qlen;
+        return new EvdActions.EvdPostSe(probe, (int) ++cookie);
+    }
+
+    private Action bindUnconnected(Model m) {
+        for (M.Rmr r : m.live(M.Rmr.class)) {
+            if (r.pendingBind != null) {
+                continue;
+            }
+            M.Lmr lmr = null;
+            for (M.Lmr l : m.live(M.Lmr.class)) {
+                if (l.pz == r.pz && l.len >= 8) {
+                    lmr = l;
+                    break;
+                }
+            }
+            for (M.Ep ep : m.live(M.Ep.class)) {
+                if (lmr != null
+                        && ep.ia == r.ia
+                        && !ep.undefined
+                        && ep.pz == r.pz
+                        && ep.state != EndpointState.CONNECTED
+                        && ep.state != EndpointState.DISCONNECTED
+                        && ep.state != EndpointState.DISCONNECT_PENDING) {
+                    return new DtoActions.RmrBind(
+                            r.sym,
+                            Tri.of(lmr.sym, 0, 8),
+                            EnumSet.of(MemoryPrivilege.REMOTE_READ),
+                            ep.sym,
+                            ++cookie,
+                            EnumSet.noneOf(CompletionFlag.class));
+                }
+            }
+        }
+        return null;
+    }
+
+    /** dat_ep_dup_connect with private data one byte over the IA's limit, from an EP that could connect. */
+    private static Action dupConnectOverLimit(Model m) {
+        M.Ep ep = null;
+        M.Ep dup = null;
+        for (M.Ep d : m.live(M.Ep.class)) {
+            if (!d.undefined && !d.wild && d.possibleStates().equals(EnumSet.of(EndpointState.CONNECTED))) {
+                for (M.Ep e : m.live(M.Ep.class)) {
+                    if (e.ia == d.ia && !e.undefined && e.state == EndpointState.UNCONNECTED) {
+                        ep = e;
+                        dup = d;
+                    }
+                }
+            }
+        }
+        return ep == null
+                ? null
+                : new EpActions.EpDupConnect(ep.sym, dup.sym, ep.ia.maxPrivateData() + 1, 7, Qos.BEST_EFFORT);
+    }
+
+    /** dat_ep_dup_connect asking for a qos outside the IA's qos_supported. */
+    private static Action dupConnectQos(Model m) {
+        for (M.Ep d : m.live(M.Ep.class)) {
+            for (M.Ep e : m.live(M.Ep.class)) {
+                if (!d.undefined && e.ia == d.ia && !e.undefined && e.state == EndpointState.UNCONNECTED) {
+                    for (Qos q : Qos.values()) {
+                        if (!e.ia.providerAttrs.qosSupported().contains(q)) {
+                            return new EpActions.EpDupConnect(e.sym, d.sym, 0, 8, q);
+                        }
+                    }
+                    return null;
+                }
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Pre-posts receives on an Unconnected EP one beyond its max_recv_dtos: the last is DAT_INSUFFICIENT_RESOURCES
+     * (no traffic: an Unconnected EP receives nothing).
+     */
+    private Action recvOverflow(Model m) {
+        if (overflowEp == null) {
+            for (M.Ep e : m.live(M.Ep.class)) {
+                if (!e.undefined
+                        && e.state == EndpointState.UNCONNECTED
+                        && e.attrs != null
+                        && e.pz != null
+                        && e.recvEvd != null
+                        && e.srq == null
+                        && e.attrs.maxRecvDtos() <= 16
+                        && e.recvs.isEmpty()) {
+                    overflowEp = e;
+                    break;
+                }
+            }
+            if (overflowEp == null) {
+                return null;
+            }
+        }
+        M.Ep e = overflowEp;
+        if (!e.live() || e.state != EndpointState.UNCONNECTED || posted > e.attrs.maxRecvDtos()) {
+            return null;
+        }
+        posted++;
+        return new DtoActions.PostRecv(e.sym, List.of(), ++cookie, EnumSet.noneOf(CompletionFlag.class));
+    }
+
+    /** dat_evd_wait with threshold 2 on a request EVD an unsignalled stream feeds (row 4.1#4). */
+    private static Action waitTwoOnUnsignalled(Model m) {
+        for (M.Ep ep : m.live(M.Ep.class)) {
+            if (!ep.undefined
+                    && ep.attrs != null
+                    && ep.attrs.requestCompletionFlags().contains(CompletionFlag.UNSIGNALLED)
+                    && ep.reqEvd != null
+                    && ep.reqEvd.live()
+                    && ep.reqEvd.waitable
+                    && (ep.reqEvd.qlen > 0 ? ep.reqEvd.qlen : ep.reqEvd.minQlen) >= 2) {
+                return new EvdActions.EvdWait(ep.reqEvd.sym, 2, false, false);
+            }
+        }
+        return null;
+    }
+
+    private static Action freeBoundLmr(Model m) {
+        for (M.Rmr r : m.live(M.Rmr.class)) {
+            if (r.pendingBind == null && r.binding != null && r.binding.lmr().live()) {
+                return new IaActions.LmrFree(r.binding.lmr().sym);
+            }
+        }
+        return null;
+    }
+
+    private Action postRdmaDead(Model m, boolean read) {
+        M.Ep ep = deadEp(m);
+        return ep == null
+                ? null
+                : new DtoActions.PostRdma(
+                        ep.sym,
+                        List.of(),
+                        ++cookie,
+                        new M.Remote(null, 0, 0, 8),
+                        EnumSet.noneOf(CompletionFlag.class),
+                        read,
+                        1);
+    }
+
+    private static boolean live(Model m, String sym) {
+        return m.get(sym) != null && m.get(sym).live();
+    }
+
+    private static M.Ia firstLive(Model m) {
+        List<M.Ia> l = m.live(M.Ia.class);
+        return l.isEmpty() ? null : l.get(0);
+    }
+
+    private static M.Ia lastLive(Model m) {
+        List<M.Ia> l = m.live(M.Ia.class);
+        return l.isEmpty() ? null : l.get(l.size() - 1);
+    }
+
+    private static M.Ia deadIa(Model m) {
+        for (M.Ia a : m.ias) {
+            if (!a.live()) {
+                return a;
+            }
+        }
+        return null;
+    }
+
+    private static <T extends M.Obj> T first(List<T> l, M.Ia ia) {
+        for (T o : l) {
+            if (o.ia == ia && !o.live()) {
+                return o;
+            }
+        }
+        return null;
+    }
+
+    private static M.Ep deadEp(Model m) {
+        M.Ia d = deadIa(m);
+        for (M.Ep ep : m.all(M.Ep.class)) {
+            if (!ep.live() && !ep.undefined && (d == null || ep.ia == d)) {
+                return ep;
+            }
+        }
+        return null;
+    }
+
+    private static M.Evd deadEvd(Model m) {
+        M.Ia d = deadIa(m);
+        for (M.Evd e : m.all(M.Evd.class)) {
+            if (!e.live() && (d == null || e.ia == d)) {
+                return e;
+            }
+        }
+        return null;
+    }
+
+    private static M.Evd crEvd(Model m, M.Ia a) {
+        for (M.Evd e : m.live(M.Evd.class)) {
+            if (e.ia == a && e.flags.contains(EvdFlag.CR) && !e.providerCreated) {
+                return e;
+            }
+        }
+        return null;
+    }
+}
