@@ -1,11 +1,7 @@
 package io.simrdma.fabric.sched;
 
-import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.Callable;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -25,6 +21,13 @@ import java.util.function.BooleanSupplier;
  * that throws ends the run: the exception reaches the driving thread as an
  * {@link EngineFailureException}.
  *
+ * <p>Cost: the scheduler's own work is a few field writes per task. A ready queue is a linked
+ * list through the tasks themselves (a task is queued at most once), so queueing allocates
+ * nothing and never grows an array; the ready executors sit in an array; the timer queue is a
+ * binary heap ({@link TaskHeap}) that holds only the tasks due later (link latency, protocol
+ * timers), never the ready ones; the lock ({@link DriverLock}) costs one compare-and-set to take
+ * and a release store to let go.
+ *
  * <p>Thread safety: all methods are guarded by one lock, so stray calls from other threads are
  * safe, but the run is reproducible only when one thread drives it.
  */
@@ -33,10 +36,14 @@ public final class DeterministicScheduler implements Scheduler {
     private final long seed;
     private final SplittableRandom random;
     private final SplittableRandom childSeeds;
-    private final ReentrantLock lock = new ReentrantLock();
-    private final List<DetExecutor> ready = new ArrayList<>();
-    private Task[] heap = new Task[64];
-    private int heapSize;
+    private final DriverLock lock = new DriverLock();
+    /** The executors with ready tasks, in the order the seeded choice indexes them. */
+    private DetExecutor[] ready = new DetExecutor[8];
+
+    private int readyCount;
+    /** Tasks due later, ordered by (due time, submission order). */
+    private final TaskHeap timers = new TaskHeap(64);
+
     private long now;
     private long nextSeq;
     private long steps;
@@ -162,9 +169,9 @@ public final class DeterministicScheduler implements Scheduler {
     public int pending() {
         lock.lock();
         try {
-            int n = heapSize;
-            for (DetExecutor e : ready) {
-                n += e.queue.size();
+            int n = timers.size();
+            for (int i = 0; i < readyCount; i++) {
+                n += ready[i].size;
             }
             return n;
         } finally {
@@ -177,16 +184,12 @@ public final class DeterministicScheduler implements Scheduler {
         lock.lock();
         try {
             closed = true;
-            for (DetExecutor e : ready) {
-                e.queue.clear();
-                e.readyIndex = -1;
+            for (int i = 0; i < readyCount; i++) {
+                ready[i].clearQueue();
+                ready[i] = null;
             }
-            ready.clear();
-            for (int i = 0; i < heapSize; i++) {
-                heap[i].heapIndex = -1;
-                heap[i] = null;
-            }
-            heapSize = 0;
+            readyCount = 0;
+            timers.clear();
         } finally {
             lock.unlock();
         }
@@ -205,11 +208,12 @@ public final class DeterministicScheduler implements Scheduler {
      * @return false if there was nothing to do
      */
     private boolean step(long deadline) {
-        if (!ready.isEmpty()) {
+        if (readyCount > 0) {
             runOne();
             return true;
         }
-        if (heapSize > 0 && heap[0].due <= deadline) {
+        Task first = timers.peek();
+        if (first != null && first.due <= deadline) {
             advanceToNextTimer();
             return true;
         }
@@ -217,11 +221,10 @@ public final class DeterministicScheduler implements Scheduler {
     }
 
     private void runOne() {
-        int index = ready.size() == 1 ? 0 : random.nextInt(ready.size());
-        DetExecutor executor = ready.get(index);
-        Task task = executor.queue.poll();
-        task.readyQueued = false;
-        if (executor.queue.isEmpty()) {
+        int index = readyCount == 1 ? 0 : random.nextInt(readyCount);
+        DetExecutor executor = ready[index];
+        Task task = executor.pollReady();
+        if (executor.size == 0) {
             removeReady(executor);
         }
         running = true;
@@ -238,95 +241,35 @@ public final class DeterministicScheduler implements Scheduler {
 
     /** Moves virtual time to the earliest timer and makes every timer due then ready. */
     private void advanceToNextTimer() {
-        long due = heap[0].due;
-        now = Math.max(now, due);
-        while (heapSize > 0 && heap[0].due <= now) {
-            Task t = pollHeap();
+        now = Math.max(now, timers.peek().due);
+        Task t;
+        while ((t = timers.peek()) != null && t.due <= now) {
+            timers.poll();
             t.timerOwner.enqueueReady(t);
         }
     }
 
     private void addReady(DetExecutor e) {
         if (e.readyIndex < 0) {
-            e.readyIndex = ready.size();
-            ready.add(e);
+            if (readyCount == ready.length) {
+                DetExecutor[] bigger = new DetExecutor[ready.length * 2];
+                System.arraycopy(ready, 0, bigger, 0, readyCount);
+                ready = bigger;
+            }
+            e.readyIndex = readyCount;
+            ready[readyCount++] = e;
         }
     }
 
+    /** Removes {@code e} from the ready executors, moving the last one into its place. */
     private void removeReady(DetExecutor e) {
         int i = e.readyIndex;
-        int last = ready.size() - 1;
-        DetExecutor moved = ready.get(last);
-        ready.set(i, moved);
+        int last = --readyCount;
+        DetExecutor moved = ready[last];
+        ready[i] = moved;
         moved.readyIndex = i;
-        ready.remove(last);
+        ready[last] = null;
         e.readyIndex = -1;
-    }
-
-    // ---- timer heap ordered by (due, seq) ----
-
-    private static boolean before(Task a, Task b) {
-        return a.due < b.due || (a.due == b.due && a.seq < b.seq);
-    }
-
-    private void offerHeap(Task t) {
-        if (heapSize == heap.length) {
-            Task[] bigger = new Task[heap.length * 2];
-            System.arraycopy(heap, 0, bigger, 0, heapSize);
-            heap = bigger;
-        }
-        t.heapIndex = heapSize;
-        heap[heapSize++] = t;
-        siftUp(t.heapIndex);
-    }
-
-    private Task pollHeap() {
-        Task top = heap[0];
-        Task last = heap[--heapSize];
-        heap[heapSize] = null;
-        top.heapIndex = -1;
-        if (heapSize > 0) {
-            heap[0] = last;
-            last.heapIndex = 0;
-            siftDown(0);
-        }
-        return top;
-    }
-
-    private void siftUp(int i) {
-        Task t = heap[i];
-        while (i > 0) {
-            int parent = (i - 1) >>> 1;
-            Task p = heap[parent];
-            if (!before(t, p)) {
-                break;
-            }
-            heap[i] = p;
-            p.heapIndex = i;
-            i = parent;
-        }
-        heap[i] = t;
-        t.heapIndex = i;
-    }
-
-    private void siftDown(int i) {
-        Task t = heap[i];
-        int half = heapSize >>> 1;
-        while (i < half) {
-            int child = 2 * i + 1;
-            int right = child + 1;
-            if (right < heapSize && before(heap[right], heap[child])) {
-                child = right;
-            }
-            if (!before(heap[child], t)) {
-                break;
-            }
-            heap[i] = heap[child];
-            heap[i].heapIndex = i;
-            i = child;
-        }
-        heap[i] = t;
-        t.heapIndex = i;
     }
 
     private static long saturatedAdd(long a, long b) {
@@ -334,10 +277,12 @@ public final class DeterministicScheduler implements Scheduler {
         return ((a ^ r) & (b ^ r)) < 0 ? Long.MAX_VALUE : r;
     }
 
-    /** One device's queue of ready tasks. */
+    /** One device's queue of ready tasks: a FIFO linked through {@link Task#readyNext}. */
     final class DetExecutor implements EngineExecutor {
         private final String name;
-        private final ArrayDeque<Task> queue = new ArrayDeque<>();
+        private Task head;
+        private Task tail;
+        private int size;
         private int readyIndex = -1;
 
         DetExecutor(String name) {
@@ -371,8 +316,40 @@ public final class DeterministicScheduler implements Scheduler {
                 throw new IllegalStateException("task submitted twice: " + task);
             }
             task.readyQueued = true;
-            queue.add(task);
+            if (tail == null) {
+                head = task;
+            } else {
+                tail.readyNext = task;
+            }
+            tail = task;
+            size++;
             addReady(this);
+        }
+
+        /** Takes the oldest ready task; the queue must not be empty. */
+        Task pollReady() {
+            Task t = head;
+            head = t.readyNext;
+            if (head == null) {
+                tail = null;
+            }
+            t.readyNext = null;
+            t.readyQueued = false;
+            size--;
+            return t;
+        }
+
+        void clearQueue() {
+            Task t = head;
+            while (t != null) {
+                Task next = t.readyNext;
+                t.readyNext = null;
+                t = next;
+            }
+            head = null;
+            tail = null;
+            size = 0;
+            readyIndex = -1;
         }
 
         /**
@@ -392,16 +369,13 @@ public final class DeterministicScheduler implements Scheduler {
                 }
                 long due = saturatedAdd(now, Math.max(0, delayNanos));
                 if (task.inTimerQueue()) {
-                    if (due < task.due) {
-                        task.due = due;
-                        siftUp(task.heapIndex);
-                    }
+                    timers.moveEarlier(task, due);
                     return;
                 }
                 task.due = due;
                 task.seq = nextSeq++;
                 task.timerOwner = this;
-                offerHeap(task);
+                timers.offer(task);
             } finally {
                 lock.unlock();
             }

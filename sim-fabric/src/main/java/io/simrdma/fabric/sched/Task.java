@@ -19,6 +19,8 @@ public abstract class Task implements Runnable {
     int heapIndex = -1;
     DeterministicScheduler.DetExecutor timerOwner;
     boolean readyQueued;
+    /** The next task in a deterministic executor's ready queue (see DeterministicScheduler). */
+    Task readyNext;
     /** The next task in a threaded executor's lock-free queue (see ThreadedScheduler). */
     volatile Task next;
 

@@ -96,6 +96,35 @@ public final class PacketCodec {
      * @throws IllegalStateException if the packet has no source or destination GID
      */
     public static ByteBuf encode(Packet p, ByteBufAllocator alloc) {
+        ByteBuf head = encodeHead(p, alloc);
+        if (p.payloadLength() == 0) {
+            return head;
+        }
+        CompositeByteBuf frame = alloc.compositeDirectBuffer(3);
+        frame.addComponent(true, head);
+        try {
+            frame.addComponent(true, p.payloadView(alloc));
+            ByteBuf t = encodeTrailer(p, alloc);
+            if (t != null) {
+                frame.addComponent(true, t);
+            }
+        } catch (RuntimeException e) {
+            frame.release();
+            throw e;
+        }
+        return frame;
+    }
+
+    /**
+     * The start of {@code p}'s frame in a direct buffer of its own: the length prefix (which counts
+     * the whole frame), type, flags, GIDs and IBA headers; for a packet without payload also its
+     * trailer, so that the result is the complete frame. A packet with payload continues with
+     * {@link Packet#payloadView} and {@link #encodeTrailer}, written after it as separate buffers
+     * (what {@link FrameEncoder} does, so that no composite buffer is built per frame).
+     *
+     * @throws IllegalStateException if the packet has no source or destination GID
+     */
+    static ByteBuf encodeHead(Packet p, ByteBufAllocator alloc) {
         Gid src = p.sourceGid();
         Gid dst = p.destinationGid();
         if (src == null || dst == null) {
@@ -113,22 +142,19 @@ public final class PacketCodec {
         p.copyHeaderTo(head);
         if (payload == 0) {
             writeTrailer(p, head);
-            return head;
         }
-        CompositeByteBuf frame = alloc.compositeDirectBuffer(3);
-        frame.addComponent(true, head);
-        try {
-            frame.addComponent(true, p.payloadView(alloc));
-            if (trailer > 0) {
-                ByteBuf t = alloc.directBuffer(trailer);
-                writeTrailer(p, t);
-                frame.addComponent(true, t);
-            }
-        } catch (RuntimeException e) {
-            frame.release();
-            throw e;
+        return head;
+    }
+
+    /** The pad and ICRC that end the frame of {@code p}, a packet with payload, or null if it has neither. */
+    static ByteBuf encodeTrailer(Packet p, ByteBufAllocator alloc) {
+        int trailer = trailerLength(p);
+        if (trailer == 0) {
+            return null;
         }
-        return frame;
+        ByteBuf t = alloc.directBuffer(trailer);
+        writeTrailer(p, t);
+        return t;
     }
 
     /**
@@ -148,10 +174,10 @@ public final class PacketCodec {
         }
     }
 
+    /** The GID's sixteen bytes as two big-endian longs (not sixteen checked single-byte writes). */
     private static void writeGid(ByteBuf dst, Gid g) {
-        for (int i = 0; i < 16; i++) {
-            dst.writeByte(g.byteAt(i));
-        }
+        dst.writeLong(g.high());
+        dst.writeLong(g.low());
     }
 
     /**

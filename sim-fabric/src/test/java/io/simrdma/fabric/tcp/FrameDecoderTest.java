@@ -368,6 +368,42 @@ class FrameDecoderTest {
     }
 
     @Test
+    void shouldWriteTheSameBytesWhenTheFrameIsSplitIntoHeadPayloadAndTrailer() {
+        // FrameEncoder writes a packet's frame as its head, a view of its payload and its trailer,
+        // one buffer after the other: their bytes in order must be exactly the one-buffer frame.
+        SplittableRandom r = new SplittableRandom(12);
+        Opcode[] ops = Opcode.values();
+        for (int i = 0; i < 200; i++) {
+            Opcode op = ops[r.nextInt(ops.length)];
+            Packet p = Frames.packet(op, op.hasPayload() ? r.nextInt(4097) : 0, i);
+            if (i % 3 == 0) {
+                p.icrc(r.nextInt());
+            }
+            boolean trailed = p.payloadLength() > 0 && (p.padCount() > 0 || p.icrcPresent());
+            ByteBuf whole = PacketCodec.encode(p, ByteBufAllocator.DEFAULT);
+            ByteBuf head = PacketCodec.encodeHead(p, ByteBufAllocator.DEFAULT);
+            ByteBuf payload = p.payloadLength() == 0 ? null : p.payloadView(ByteBufAllocator.DEFAULT);
+            ByteBuf trailer = p.payloadLength() == 0 ? null : PacketCodec.encodeTrailer(p, ByteBufAllocator.DEFAULT);
+            p.release();
+            assertEquals(
+                    trailed,
+                    trailer != null,
+                    op + ": a trailer buffer exactly when a payload is followed by pad or an ICRC");
+            ByteBuf split = Unpooled.buffer();
+            for (ByteBuf b : new ByteBuf[] {head, payload, trailer}) {
+                if (b != null) {
+                    split.writeBytes(b);
+                    b.release();
+                }
+            }
+            assertArrayEquals(
+                    Frames.bytes(whole), // releases whole
+                    Frames.bytes(split), // releases split
+                    op + ": the frame written as head, payload and trailer differs from the one-buffer frame");
+        }
+    }
+
+    @Test
     void shouldDecodeRandomValidStreamsSplitAnywhere() {
         SplittableRandom r = new SplittableRandom(7);
         Opcode[] ops = Opcode.values();
