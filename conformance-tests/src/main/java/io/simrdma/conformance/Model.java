@@ -603,6 +603,8 @@ final class Model {
         }
         M.Arrival match = null;
         Iterator<M.Arrival> matchIt = null;
+        M.Arrival phantom = null;
+        List<M.Arrival> phantomList = null;
         M.Arrival fallback = null;
         for (Map.Entry<M.Obj, List<M.Arrival>> e : arrivals.entrySet()) {
             for (Iterator<M.Arrival> it = e.getValue().iterator(); it.hasNext() && match == null; ) {
@@ -625,11 +627,27 @@ final class Model {
                     }
                     continue;
                 }
+                if (a.phantom) {
+                    // a request that must not come again: a real request that fits as well (the same EP connecting
+                    // again after a reset, with the same private data) is the one that arrived
+                    if (phantom == null) {
+                        phantom = a;
+                        phantomList = e.getValue();
+                    }
+                    continue;
+                }
                 match = a;
                 matchIt = it;
             }
             if (match != null) {
                 break;
+            }
+        }
+        if (match == null && phantom != null) {
+            match = phantom;
+            matchIt = phantomList.iterator();
+            while (matchIt.next() != phantom) {
+                // up to the phantom, so that remove() takes it
             }
         }
         // A request is named after the EP whose connect it answers (cr<ep number>_<n>), not by arrival order, so that
