@@ -85,6 +85,29 @@ public interface EventDispatcher extends FreeableHandle {
     Optional<DatEvent> dequeue();
 
     /**
+     * Removes the first event, if any, into {@code into}, caller-owned storage reused from call to
+     * call, as the C {@code dat_evd_dequeue()} fills the {@code DAT_EVENT} its caller passes; an
+     * empty EVD returns false (the C {@code DAT_QUEUE_EMPTY}) and leaves {@code into} as it was.
+     * Same rules as {@link #dequeue()}. A provider may take DTO completions this way without
+     * allocating per completion (sim-provider does); this default delegates to {@link #dequeue()}.
+     *
+     * @return true if an event was removed into {@code into}
+     * @throws DatException {@code DAT_INVALID_PARAMETER} ({@code into} is null), {@code DAT_INVALID_STATE}
+     *         (a thread is waiting on the EVD), {@code DAT_INVALID_HANDLE}
+     */
+    default boolean dequeue(EventSlot into) {
+        if (into == null) {
+            throw DatException.invalidParameter("the event slot is null");
+        }
+        Optional<DatEvent> e = dequeue();
+        if (e.isEmpty()) {
+            return false;
+        }
+        into.set(e.get());
+        return true;
+    }
+
+    /**
      * Posts a {@link SoftwareEvent} carrying {@code pointer} (opaque to the provider; may be null).
      * Corresponds to {@code dat_evd_post_se()}. On a full queue the event is not queued and the EVD
      * does not overflow.

@@ -513,7 +513,7 @@ final class EpPosting {
         if (evd == null) {
             return;
         }
-        evd.deliver(new DtoCompletionEvent(evd, ep, cookie, st, ok ? length : 0), notify, null);
+        evd.deliverDto(ep, cookie, st, ok ? length : 0, notify, null);
     }
 
     /** A receive completion of this endpoint taken off its recv EVD's CQ: queues its event on {@code evd} (null: it has none). */
@@ -546,10 +546,7 @@ final class EpPosting {
             }
             return;
         }
-        evd.deliver(
-                new DtoCompletionEvent(evd, ep, cookie, st, ok ? Integer.toUnsignedLong(wc.byteLen()) : 0),
-                notify,
-                reaped);
+        evd.deliverDto(ep, cookie, st, ok ? Integer.toUnsignedLong(wc.byteLen()) : 0, notify, reaped);
     }
 
     /**

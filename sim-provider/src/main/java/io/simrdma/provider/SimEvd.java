@@ -7,12 +7,16 @@ import io.simrdma.dat.DatEvent;
 import io.simrdma.dat.DatException;
 import io.simrdma.dat.DatReturnSubtype;
 import io.simrdma.dat.DatReturnType;
+import io.simrdma.dat.DtoCompletionEvent;
+import io.simrdma.dat.DtoCompletionStatus;
+import io.simrdma.dat.Endpoint;
 import io.simrdma.dat.EvdFlag;
 import io.simrdma.dat.EvdParams;
 import io.simrdma.dat.EvdState;
 import io.simrdma.dat.EvdWaitResult;
 import io.simrdma.dat.EventDispatcher;
 import io.simrdma.dat.EventNumber;
+import io.simrdma.dat.EventSlot;
 import io.simrdma.dat.HandleType;
 import io.simrdma.dat.SoftwareEvent;
 import io.simrdma.dat.Timeout;
@@ -50,9 +54,17 @@ final class SimEvd extends SimHandle implements EventDispatcher {
     private final EnumSet<EvdFlag> flags;
     /**
      * The queue: a ring of qlen slots, oldest at {@code head}; per slot the event, whether it
-     * notifies, and what runs when it leaves ({@link #deliver}). Guarded by lock; no allocation per event.
+     * notifies, and what runs when it leaves ({@link #deliver}). A DTO completion is kept as its
+     * fields ({@link #deliverDto}; its {@code events} entry is null) and becomes a
+     * {@link DtoCompletionEvent} only if it is dequeued as one: taken with
+     * {@link #dequeue(EventSlot)} it costs no allocation at all. Guarded by lock.
      */
     private DatEvent[] events;
+
+    private Endpoint[] dtoEp;
+    private long[] dtoCookie;
+    private DtoCompletionStatus[] dtoStatus;
+    private long[] dtoLength;
 
     private boolean[] notifies;
     private Runnable[] reapers;
@@ -88,6 +100,10 @@ final class SimEvd extends SimHandle implements EventDispatcher {
         this.events = new DatEvent[qlen];
         this.notifies = new boolean[qlen];
         this.reapers = new Runnable[qlen];
+        this.dtoEp = new Endpoint[qlen];
+        this.dtoCookie = new long[qlen];
+        this.dtoStatus = new DtoCompletionStatus[qlen];
+        this.dtoLength = new long[qlen];
         this.flags = flags.isEmpty() ? EnumSet.noneOf(EvdFlag.class) : EnumSet.copyOf(flags);
         this.streams = new EvdStreams(this.flags);
         this.signal = ia.fabric.scheduler().newSignal();
@@ -187,24 +203,42 @@ final class SimEvd extends SimHandle implements EventDispatcher {
      * to an overflow (which is reported), or discarded with the EVD. Engine thread.
      */
     void deliver(DatEvent e, boolean notify, Runnable reaped) {
-        enqueue(e, notify, reaped, true);
+        enqueue(e, null, 0, null, 0, notify, reaped, true);
+    }
+
+    /**
+     * As {@link #deliver} for a DTO completion, kept as its fields (no event object is made unless
+     * a consumer dequeues it as one). Engine thread.
+     */
+    void deliverDto(
+            Endpoint ep, long cookie, DtoCompletionStatus status, long length, boolean notify, Runnable reaped) {
+        enqueue(null, ep, cookie, status, length, notify, reaped, true);
     }
 
     /** Queues an event of any stream. Any thread. @return false if the EVD overflowed (the event is lost) */
     boolean enqueue(DatEvent e, boolean notify) {
-        return enqueue(e, notify, null, true);
+        return enqueue(e, null, 0, null, 0, notify, null, true);
     }
 
     /** Queues a notifying event only if the EVD has room; a full EVD is left alone (no overflow is reported). */
     boolean offer(DatEvent e) {
-        return enqueue(e, true, null, false);
+        return enqueue(e, null, 0, null, 0, true, null, false);
     }
 
     /**
      * As {@link #enqueue(DatEvent, boolean)}; {@code reaped} runs when the event leaves the EVD or is
-     * lost; an event lost to a full EVD is reported as an overflow if {@code reportOverflow}.
+     * lost; an event lost to a full EVD is reported as an overflow if {@code reportOverflow}. A null
+     * {@code e} queues a DTO completion of {@code ep}, {@code cookie}, {@code status}, {@code length}.
      */
-    private boolean enqueue(DatEvent e, boolean notify, Runnable reaped, boolean reportOverflow) {
+    private boolean enqueue(
+            DatEvent e,
+            Endpoint ep,
+            long cookie,
+            DtoCompletionStatus status,
+            long length,
+            boolean notify,
+            Runnable reaped,
+            boolean reportOverflow) {
         SimCno trigger = null;
         boolean queued = false;
         boolean wasFreed;
@@ -213,6 +247,12 @@ final class SimEvd extends SimHandle implements EventDispatcher {
             if (!wasFreed && count < qlen) {
                 int at = (head + count) % events.length;
                 events[at] = e;
+                if (e == null) {
+                    dtoEp[at] = ep;
+                    dtoCookie[at] = cookie;
+                    dtoStatus[at] = status;
+                    dtoLength[at] = length;
+                }
                 notifies[at] = notify;
                 reapers[at] = reaped;
                 count++;
@@ -260,18 +300,13 @@ final class SimEvd extends SimHandle implements EventDispatcher {
         DatEvent e;
         Runnable reaper;
         synchronized (lock) {
-            if (waiting) {
-                throw invalidState(
-                        DatReturnSubtype.INVALID_STATE_EVD_WAITER,
-                        "a thread waits on this EVD (dat_evd_dequeue(3DAT))");
-            }
+            checkNoWaiter();
             reaper = count > 0 ? reapers[head] : null;
             e = take();
         }
         // Empty: run engine work on this thread (deterministic: a step; threaded: the device's
         // queued work when its thread is not on it, EngineExecutor.help), as a CQ poll does.
-        if (e == null
-                && (ia.fabric.scheduler().progress() || ia.device.executor().help())) {
+        if (e == null && runEngineWork()) {
             synchronized (lock) {
                 reaper = count > 0 ? reapers[head] : null;
                 e = take();
@@ -283,6 +318,44 @@ final class SimEvd extends SimHandle implements EventDispatcher {
         return e == null ? Optional.empty() : Optional.of(e);
     }
 
+    /** dat_evd_dequeue(3DAT) into caller-owned storage: a DTO completion costs no allocation. */
+    @Override
+    public boolean dequeue(EventSlot into) {
+        checkHandle();
+        if (into == null) {
+            throw DatException.invalidParameter("the event slot is null (dat_evd_dequeue(3DAT))");
+        }
+        boolean taken;
+        Runnable reaper;
+        synchronized (lock) {
+            checkNoWaiter();
+            reaper = count > 0 ? reapers[head] : null;
+            taken = takeInto(into);
+        }
+        if (!taken && runEngineWork()) {
+            synchronized (lock) {
+                reaper = count > 0 ? reapers[head] : null;
+                taken = takeInto(into);
+            }
+        }
+        if (reaper != null) {
+            reaper.run();
+        }
+        return taken;
+    }
+
+    private void checkNoWaiter() {
+        if (waiting) {
+            throw invalidState(
+                    DatReturnSubtype.INVALID_STATE_EVD_WAITER, "a thread waits on this EVD (dat_evd_dequeue(3DAT))");
+        }
+    }
+
+    /** Runs queued engine work on the calling thread; true if any ran (an event may have come). */
+    private boolean runEngineWork() {
+        return ia.fabric.scheduler().progress() || ia.device.executor().help();
+    }
+
     /** Takes the oldest event off the queue, or null; the caller runs its reaper (read first). Holds lock. */
     private DatEvent take() {
         if (count == 0) {
@@ -290,14 +363,41 @@ final class SimEvd extends SimHandle implements EventDispatcher {
         }
         int at = head;
         DatEvent e = events[at];
+        if (e == null) {
+            e = new DtoCompletionEvent(this, dtoEp[at], dtoCookie[at], dtoStatus[at], dtoLength[at]);
+        }
+        retireHead();
+        return e;
+    }
+
+    /** As {@link #take()}, into {@code into}; false if empty. Holds lock. */
+    private boolean takeInto(EventSlot into) {
+        if (count == 0) {
+            return false;
+        }
+        int at = head;
+        DatEvent e = events[at];
+        if (e == null) {
+            into.setDtoCompletion(this, dtoEp[at], dtoCookie[at], dtoStatus[at], dtoLength[at]);
+        } else {
+            into.set(e);
+        }
+        retireHead();
+        return true;
+    }
+
+    /** Drops the oldest event, keeping no reference to it. Holds lock; count > 0. */
+    private void retireHead() {
+        int at = head;
         if (notifies[at]) {
             notifying--;
         }
         events[at] = null;
         reapers[at] = null;
+        dtoEp[at] = null;
+        dtoStatus[at] = null;
         head = at + 1 == events.length ? 0 : at + 1;
         count--;
-        return e;
     }
 
     @Override
@@ -413,15 +513,27 @@ final class SimEvd extends SimHandle implements EventDispatcher {
             DatEvent[] e = new DatEvent[minQlen];
             boolean[] n = new boolean[minQlen];
             Runnable[] r = new Runnable[minQlen];
+            Endpoint[] dEp = new Endpoint[minQlen];
+            long[] dCookie = new long[minQlen];
+            DtoCompletionStatus[] dStatus = new DtoCompletionStatus[minQlen];
+            long[] dLength = new long[minQlen];
             for (int i = 0; i < count; i++) {
                 int at = (head + i) % events.length;
                 e[i] = events[at];
                 n[i] = notifies[at];
                 r[i] = reapers[at];
+                dEp[i] = dtoEp[at];
+                dCookie[i] = dtoCookie[at];
+                dStatus[i] = dtoStatus[at];
+                dLength[i] = dtoLength[at];
             }
             events = e;
             notifies = n;
             reapers = r;
+            dtoEp = dEp;
+            dtoCookie = dCookie;
+            dtoStatus = dStatus;
+            dtoLength = dLength;
             head = 0;
             qlen = minQlen;
         }
@@ -525,7 +637,7 @@ final class SimEvd extends SimHandle implements EventDispatcher {
                 if (reapers[head] != null) {
                     discarded.add(reapers[head]);
                 }
-                take();
+                retireHead();
             }
             notifying = 0;
             c = cno;

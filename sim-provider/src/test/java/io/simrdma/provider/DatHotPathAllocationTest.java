@@ -8,6 +8,7 @@ import io.simrdma.dat.DatEvent;
 import io.simrdma.dat.DtoCompletionEvent;
 import io.simrdma.dat.DtoCompletionStatus;
 import io.simrdma.dat.Endpoint;
+import io.simrdma.dat.EventSlot;
 import io.simrdma.dat.LmrTriplet;
 import io.simrdma.dat.RmrTriplet;
 import java.lang.management.ManagementFactory;
@@ -153,5 +154,45 @@ class DatHotPathAllocationTest {
                 bytes <= 2 * EVENT_BYTES + SLACK,
                 "SEND/RECV: " + bytes + " bytes allocated per message; expected at most " + 2 * EVENT_BYTES
                         + " (the send's and the receive's events)");
+    }
+
+    /** Waits for one DTO completion by polling dat_evd_dequeue into caller-owned storage. */
+    private static long dequeueInto(DatPair.Side s, EventSlot slot) {
+        while (!s.dto.dequeue(slot)) {
+            // poll
+        }
+        if (!slot.isDtoCompletion() || slot.status() != DtoCompletionStatus.SUCCESS) {
+            throw new AssertionError("DTO failed: " + slot);
+        }
+        return slot.userCookie();
+    }
+
+    @Test
+    @DisplayName(
+            "dat_evd_dequeue(3DAT) into a caller's DAT_EVENT (EventSlot): a SEND, its receive and an RDMA WRITE batch "
+                    + "allocate nothing at all")
+    void shouldAllocateNothingWhenDequeuingIntoASlot() {
+        List<LmrTriplet> out = pair.a.iov(0, 64);
+        List<LmrTriplet> in = pair.b.iov(0, 64);
+        List<LmrTriplet> local = pair.a.iov(0, 4096);
+        RmrTriplet remote = pair.b.remote(8192, 4096);
+        EventSlot slotA = new EventSlot();
+        EventSlot slotB = new EventSlot();
+        double bytes = perRound(
+                round -> {
+                    b.postRecv(in, round, SIGNALLED);
+                    a.postSend(out, round, SIGNALLED);
+                    assertEquals(round, dequeueInto(pair.a, slotA));
+                    assertEquals(round, dequeueInto(pair.b, slotB));
+                    for (int i = 0; i < BATCH; i++) {
+                        a.postRdmaWrite(local, round * BATCH + i, remote, i == BATCH - 1 ? SIGNALLED : SUPPRESSED);
+                    }
+                    assertEquals(round * BATCH + BATCH - 1, dequeueInto(pair.a, slotA));
+                },
+                2_000);
+        assertTrue(
+                bytes <= SLACK,
+                "SEND/RECV and a WRITE batch: " + bytes + " bytes allocated per round with dequeue(EventSlot); "
+                        + "expected none beyond the slack of " + SLACK);
     }
 }

@@ -6,7 +6,6 @@ import io.simrdma.dat.ConnectFlag;
 import io.simrdma.dat.ConnectionEvent;
 import io.simrdma.dat.Dat;
 import io.simrdma.dat.DatEvent;
-import io.simrdma.dat.DtoCompletionEvent;
 import io.simrdma.dat.DtoCompletionStatus;
 import io.simrdma.dat.Endpoint;
 import io.simrdma.dat.EpAttributes;
@@ -14,6 +13,7 @@ import io.simrdma.dat.EvdFlag;
 import io.simrdma.dat.EvdWaitResult;
 import io.simrdma.dat.EventDispatcher;
 import io.simrdma.dat.EventNumber;
+import io.simrdma.dat.EventSlot;
 import io.simrdma.dat.InterfaceAdapter;
 import io.simrdma.dat.LmrTriplet;
 import io.simrdma.dat.LocalMemoryRegion;
@@ -29,7 +29,6 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
-import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -37,7 +36,8 @@ import java.util.Set;
  * {@code simtcp:} name): one IA with a PZ, a request EVD, a receive EVD and a connection EVD shared
  * by its endpoints, two LMRs per endpoint. Endpoints connect through a PSP (dat_psp_create,
  * dat_ep_connect, dat_cr_accept). Unsignalled requests are posted with
- * DAT_COMPLETION_SUPPRESS_FLAG, signalled ones with the default flags; polls are dat_evd_dequeue.
+ * DAT_COMPLETION_SUPPRESS_FLAG, signalled ones with the default flags; polls are dat_evd_dequeue into a reused
+ * {@link EventSlot}.
  *
  * <p>DAT 1.2 posts one DTO per call and has no atomics and no inline data: a post list is that many
  * calls, and {@code atomic-lat} and {@code --inline} are verbs only.
@@ -58,6 +58,10 @@ final class DatSide extends PerfSide {
     private final EventDispatcher reqEvd;
     private final EventDispatcher recvEvd;
     private final EventDispatcher connEvd;
+    /** Reused by the request and receive polls (dat_evd_dequeue into caller storage: no allocation per completion). */
+    private final EventSlot reqSlot = new EventSlot();
+
+    private final EventSlot recvSlot = new EventSlot();
     private final Endpoint[] ep;
     private final LocalMemoryRegion[] srcLmr;
     private final LocalMemoryRegion[] dstLmr;
@@ -243,12 +247,8 @@ final class DatSide extends PerfSide {
     @Override
     int pollRequests(long[] seqs) {
         int n = 0;
-        while (n < seqs.length) {
-            Optional<DatEvent> e = reqEvd.dequeue();
-            if (e.isEmpty()) {
-                break;
-            }
-            seqs[n++] = check(e.get()).userCookie();
+        while (n < seqs.length && reqEvd.dequeue(reqSlot)) {
+            seqs[n++] = check(reqSlot);
         }
         return n;
     }
@@ -256,22 +256,21 @@ final class DatSide extends PerfSide {
     @Override
     int pollRecvs(int[] qps) {
         int n = 0;
-        while (n < qps.length) {
-            Optional<DatEvent> e = recvEvd.dequeue();
-            if (e.isEmpty()) {
-                break;
-            }
-            qps[n++] = (int) check(e.get()).userCookie();
+        while (n < qps.length && recvEvd.dequeue(recvSlot)) {
+            qps[n++] = (int) check(recvSlot);
         }
         return n;
     }
 
-    private static DtoCompletionEvent check(DatEvent e) {
-        DtoCompletionEvent d = e.asDtoCompletion();
-        if (d.status() != DtoCompletionStatus.SUCCESS) {
-            throw new PerfFailure("DTO completion with an error: " + d.status() + " (cookie " + d.userCookie() + ")");
+    /** The cookie of the successful DTO completion in {@code e}. */
+    private static long check(EventSlot e) {
+        if (!e.isDtoCompletion()) {
+            throw new PerfFailure("not a DTO completion: " + e);
         }
-        return d;
+        if (e.status() != DtoCompletionStatus.SUCCESS) {
+            throw new PerfFailure("DTO completion with an error: " + e.status() + " (cookie " + e.userCookie() + ")");
+        }
+        return e.userCookie();
     }
 
     @Override

@@ -19,6 +19,12 @@ public final class CompChannelImpl implements CompletionChannel {
 
     private final CqContext device;
     private final ArrayDeque<CqImpl> events = new ArrayDeque<>();
+    /**
+     * Events queued, written under the lock: lets {@link #pollCqEvent} answer "none" without the lock,
+     * as a consumer that polls the channel after every completion mostly finds it empty.
+     */
+    private volatile int pending;
+
     private final WaitSignal signal;
     public int cqCount;
     private volatile boolean destroyed;
@@ -52,12 +58,16 @@ public final class CompChannelImpl implements CompletionChannel {
 
     /** The next CQ event without waiting, or null. */
     public CqImpl pollCqEvent() {
+        if (pending == 0) {
+            return null;
+        }
         CqImpl cq;
         synchronized (events) {
             cq = events.poll();
             if (cq != null) {
                 cq.eventQueued = false;
             }
+            pending = events.size();
         }
         if (cq != null) {
             cq.eventsUnacked.incrementAndGet();
@@ -121,6 +131,7 @@ public final class CompChannelImpl implements CompletionChannel {
             }
             cq.eventQueued = true;
             events.add(cq);
+            pending = events.size();
         }
         signal.signalAll();
     }
@@ -129,6 +140,7 @@ public final class CompChannelImpl implements CompletionChannel {
         synchronized (events) {
             events.removeIf(e -> e == cq);
             cq.eventQueued = false;
+            pending = events.size();
         }
     }
 }

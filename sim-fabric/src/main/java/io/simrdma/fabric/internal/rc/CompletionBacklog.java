@@ -8,25 +8,31 @@ import io.simrdma.fabric.internal.cq.CqImpl;
  * The completions a queue pair keeps while a full CQ stalls it ({@code DeviceProfile.CqOverrun.STALL},
  * the way siw leaves a WQE unrecycled when its CQ is full): a FIFO written to the CQs in order once
  * they have room. Its capacity is every completion the QP can produce without its engine running
- * (its send and receive queues flushed, plus the receive WQE the responder holds), allocated once.
+ * (its send and receive queues flushed, plus the receive WQE the responder holds), allocated once, the
+ * first time a completion is kept (most QPs never stall and never pay for it).
  *
  * <p>Thread safety: engine thread only.
  */
 final class CompletionBacklog {
 
-    private final CqImpl[] cq;
-    private final long[] wrId;
-    private final WcStatus[] status;
-    private final WcOpcode[] opcode;
-    private final int[] byteLen;
-    private final int[] imm;
-    private final int[] flags;
-    private final boolean[] solicited;
-    private final int[] vendor;
+    private final int capacity;
+    private CqImpl[] cq;
+    private long[] wrId;
+    private WcStatus[] status;
+    private WcOpcode[] opcode;
+    private int[] byteLen;
+    private int[] imm;
+    private int[] flags;
+    private boolean[] solicited;
+    private int[] vendor;
     private int head;
     private int count;
 
     CompletionBacklog(int capacity) {
+        this.capacity = capacity;
+    }
+
+    private void allocate() {
         cq = new CqImpl[capacity];
         wrId = new long[capacity];
         status = new WcStatus[capacity];
@@ -61,8 +67,11 @@ final class CompletionBacklog {
             int wcFlags,
             boolean sol,
             int vendorErr) {
-        if (count == cq.length) {
-            throw new IllegalStateException("completion backlog of " + cq.length + " overflowed");
+        if (cq == null) {
+            allocate();
+        }
+        if (count == capacity) {
+            throw new IllegalStateException("completion backlog of " + capacity + " overflowed");
         }
         int at = (head + count) % cq.length;
         cq[at] = to;
@@ -105,8 +114,8 @@ final class CompletionBacklog {
 
     /** Forgets every kept completion (the QP was reset or destroyed). */
     void clear() {
-        for (int i = 0; i < cq.length; i++) {
-            cq[i] = null;
+        if (cq != null) {
+            java.util.Arrays.fill(cq, null);
         }
         head = 0;
         count = 0;

@@ -27,15 +27,19 @@ public final class RecvQueue {
     RecvQueue(int maxWr, int maxSge) {
         this.maxWr = maxWr;
         this.maxSge = maxSge;
-        this.slots = newSlots(maxWr, maxSge);
+        // slots are made the first time a post reaches them and reused from then on (as SendQueue)
+        this.slots = new RecvWqe[maxWr];
     }
 
-    private static RecvWqe[] newSlots(int n, int maxSge) {
-        RecvWqe[] s = new RecvWqe[n];
-        for (int i = 0; i < n; i++) {
-            s[i] = new RecvWqe(maxSge);
+    /** The slot a post fills at {@code index}, made on first use. Caller holds {@link #postLock}. */
+    private RecvWqe slotForPost(long index) {
+        int i = (int) (index % slots.length);
+        RecvWqe w = slots[i];
+        if (w == null) {
+            w = new RecvWqe(maxSge);
+            slots[i] = w;
         }
-        return s;
+        return w;
     }
 
     int maxWr() {
@@ -75,7 +79,7 @@ public final class RecvQueue {
             if (p - consumer >= maxWr) {
                 throw new PostException(Errno.ENOMEM, "receive queue full (" + maxWr + " WRs outstanding)", wr, n);
             }
-            RecvWqe w = slots[(int) (p % slots.length)];
+            RecvWqe w = slotForPost(p);
             w.wrId = wr.wrId();
             w.numSge = numSge;
             for (int i = 0; i < numSge; i++) {
@@ -129,10 +133,10 @@ public final class RecvQueue {
      */
     void resize(int newMax) {
         int size = size();
-        RecvWqe[] fresh = newSlots(newMax, maxSge);
+        RecvWqe[] fresh = new RecvWqe[newMax];
         long c = consumer;
         for (int i = 0; i < size; i++) {
-            fresh[i].copyFrom(slots[(int) ((c + i) % slots.length)]);
+            fresh[i] = slots[(int) ((c + i) % slots.length)];
         }
         slots = fresh;
         maxWr = newMax;

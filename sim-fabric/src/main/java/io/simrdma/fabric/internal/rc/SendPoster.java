@@ -47,7 +47,7 @@ final class SendPoster {
                 int posted = 0;
                 for (SendWr wr = first; wr != null; wr = wr.next()) {
                     if (checkPostableSend(wr, posted)) {
-                        fillSendWqe(qp.sq.at(qp.sq.tail), wr, posted);
+                        fillSendWqe(qp.sq.slotForPost(qp.sq.tail), wr, posted);
                         if (observer != null) {
                             observer.sendPosted(qp, wr);
                         }
@@ -271,7 +271,7 @@ final class SendPoster {
                 return newRkey; // dropped before RTS (DeviceProfile.PostBeforeRts.DROP)
             }
             wr.opcode(WrOpcode.BIND_MW).wrId(wrId).flags(flags).bind(mw, newRkey, mr, addr, length, access);
-            SendWqe w = qp.sq.at(qp.sq.tail);
+            SendWqe w = qp.sq.slotForPost(qp.sq.tail);
             fillSendWqe(w, wr, 0);
             FabricObserver observer = qp.owner().observer();
             if (observer != null) {
