@@ -72,6 +72,23 @@ public interface Link {
     LinkStats stats(Device from);
 
     /**
+     * Turns segmentation offload on or off (on by default). With it on, the link carries a run of
+     * consecutive packets of one message (RDMA WRITE, SEND or RDMA READ response First..Last, up
+     * to what the requester's window and budget let go at once) as one unit whenever nothing
+     * needs them one by one, as a NIC's segmentation offload does: the packets keep their PSNs,
+     * the run arrives when its last packet would have, the receiver checks and acknowledges them
+     * as if they had come one by one, and every counter counts them one by one. Per-packet
+     * handling returns by itself while the link has a fault rule, a timed change pending
+     * ({@link #downAt}, {@link #upAt}), or the fabric has a trace listener (a capture is one) or
+     * an observer; a run already on its way is cut into its packets when it meets one. Off, every
+     * packet travels alone (to compare, or to measure the per-packet path). Any thread.
+     */
+    Link segmentationOffload(boolean on);
+
+    /** Whether segmentation offload is on (see {@link #segmentationOffload(boolean)}). */
+    boolean segmentationOffload();
+
+    /**
      * Packet counts of one direction.
      *
      * @param sent       packets given to the link (injected ones included)

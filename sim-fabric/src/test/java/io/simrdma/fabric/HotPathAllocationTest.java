@@ -37,7 +37,13 @@ class HotPathAllocationTest {
     }
 
     private static void assertNoPerPacketAllocation(WrOpcode op) {
+        assertNoPerPacketAllocation(op, true);
+    }
+
+    /** With {@code offload} off every packet travels alone (Link.segmentationOffload), so the per-packet path is measured. */
+    private static void assertNoPerPacketAllocation(WrOpcode op, boolean offload) {
         try (RcPair p = RcPair.deterministic(3).connect()) {
+            p.link().segmentationOffload(offload);
             int len = 16 * 1024; // 16 packets at MTU 1024
             boolean send = op == WrOpcode.SEND;
             SendWr wr = new SendWr().wrId(7).opcode(op).sge(p.a.mr, 0, len).flag(SendFlag.SIGNALED);
@@ -69,6 +75,21 @@ class HotPathAllocationTest {
     @Test
     void shouldNotAllocatePerPacketWhenReadingInSteadyState() {
         assertNoPerPacketAllocation(WrOpcode.RDMA_READ);
+    }
+
+    @Test
+    void shouldNotAllocatePerPacketWhenSendingPacketByPacket() {
+        assertNoPerPacketAllocation(WrOpcode.SEND, false);
+    }
+
+    @Test
+    void shouldNotAllocatePerPacketWhenWritingPacketByPacket() {
+        assertNoPerPacketAllocation(WrOpcode.RDMA_WRITE, false);
+    }
+
+    @Test
+    void shouldNotAllocatePerPacketWhenReadingPacketByPacket() {
+        assertNoPerPacketAllocation(WrOpcode.RDMA_READ, false);
     }
 
     /**

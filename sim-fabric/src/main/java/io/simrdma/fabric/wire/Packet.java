@@ -69,6 +69,23 @@ public final class Packet extends Task {
     private long carrierTag;
     private boolean inUse;
 
+    // ---- segmentation offload: this packet may stand for a run of consecutive packets of one
+    // message (a burst); the header and payload view are those of the current one of them.
+    /** Packets of the burst from the current one on (1: an ordinary packet). */
+    private int burstLeft = 1;
+    /** Payload bytes of each packet of the burst but the last (the path MTU). */
+    private int burstMtu;
+    /** Payload bytes from the current packet's first byte to the end of the burst. */
+    private int burstBytes;
+    /** Payload offset of the current packet within the segments. */
+    private int payloadBase;
+    /** The last packet's opcode, its ImmDt, IETH R_Key or AETH (syndrome << 24 | MSN), SE and AckReq. */
+    private Opcode burstLastOpcode;
+
+    private int burstLastExtra;
+    private boolean burstLastSolicited;
+    private boolean burstLastAckReq;
+
     private Packet() {}
 
     /** A packet from the pool with a zeroed header for {@code opcode} and no payload. */
@@ -147,6 +164,9 @@ public final class Packet extends Task {
         retransmission = false;
         injected = false;
         carrierTag = 0;
+        burstLeft = 1;
+        burstLastOpcode = null;
+        payloadBase = 0;
         POOL.put(this);
     }
 
@@ -168,6 +188,15 @@ public final class Packet extends Task {
         p.retransmission = retransmission;
         p.injected = injected;
         p.carrierTag = carrierTag;
+        p.payloadBase = payloadBase;
+        p.payloadLength = payloadLength;
+        p.burstLeft = burstLeft;
+        p.burstMtu = burstMtu;
+        p.burstBytes = burstBytes;
+        p.burstLastOpcode = burstLastOpcode;
+        p.burstLastExtra = burstLastExtra;
+        p.burstLastSolicited = burstLastSolicited;
+        p.burstLastAckReq = burstLastAckReq;
         return p;
     }
 
@@ -478,11 +507,15 @@ public final class Packet extends Task {
 
     /**
      * Copies {@code len} payload bytes starting at payload offset {@code from} into {@code dst} at
-     * absolute index {@code dstIndex}. This is the single copy of an in-process transfer.
+     * absolute index {@code dstIndex}. This is the single copy of an in-process transfer. For a
+     * {@link #burst}, offsets count from the current packet's first byte and the range may run on
+     * into the packets after it.
      */
     public void copyPayload(int from, ByteBuffer dst, int dstIndex, int len) {
-        if (from < 0 || len < 0 || from > payloadLength - len) {
-            throw new IndexOutOfBoundsException("payload range " + from + "+" + len + " of " + payloadLength);
+        // A burst's later packets follow the current one: a run of them is copied at once.
+        int available = burstBytes();
+        if (from < 0 || len < 0 || from > available - len) {
+            throw new IndexOutOfBoundsException("payload range " + from + "+" + len + " of " + available);
         }
         if (len == 0) {
             // Nothing to copy; the segment walk below must not look past the last segment.
@@ -502,7 +535,7 @@ public final class Packet extends Task {
             return;
         }
         int seg = 0;
-        int skip = from;
+        int skip = payloadBase + from;
         while (skip >= segLen[seg]) {
             skip -= segLen[seg];
             seg++;
@@ -517,6 +550,186 @@ public final class Packet extends Task {
             skip = 0;
             seg++;
         }
+    }
+
+    // ------------------------------------------------------------------ segmentation offload
+
+    /**
+     * Makes this packet, built as the first of {@code packets} consecutive packets of one message
+     * and given the payload of all of them, stand for the whole run: a burst, as a NIC's
+     * segmentation offload carries one large frame to be cut into MTU-sized packets. An in-process
+     * link carries a burst as one unit when nothing needs its packets one by one (no fault rule,
+     * trace listener or capture); the receiver walks it packet by packet with {@link
+     * #nextInBurst()} or in bulk with {@link #skipInBurst(int)}, and {@link #splitFirst()} turns it
+     * back into ordinary packets. The header and {@link #payloadLength()} are always those of the
+     * current packet; every packet but the last carries {@code mtu} bytes and the middle opcode of
+     * the message's kind (SEND, RDMA WRITE or READ response), with no AckReq or SE bit.
+     *
+     * @param lastOpcode the last packet's opcode (a Middle opcode if the run stops before the message's end)
+     * @param lastExtra the last packet's ImmDt, IETH R_Key, or AETH as {@code syndrome << 24 | msn}, if its opcode has one
+     * @throws IllegalArgumentException if the payload does not fill {@code packets - 1} MTUs and some of the last
+     */
+    public Packet burst(
+            int packets, int mtu, Opcode lastOpcode, int lastExtra, boolean lastSolicited, boolean lastAckReq) {
+        long full = (long) (packets - 1) * mtu;
+        if (packets < 2
+                || mtu <= 0
+                || owned != null
+                || burstLeft != 1
+                || payloadLength <= full
+                || payloadLength - full > mtu
+                || !opcode.hasPayload()
+                || opcode.isLast()) {
+            throw new IllegalArgumentException("no burst of " + packets + " packets of " + mtu + " bytes from " + this);
+        }
+        burstLeft = packets;
+        burstMtu = mtu;
+        burstBytes = payloadLength;
+        payloadBase = 0;
+        payloadLength = mtu;
+        burstLastOpcode = java.util.Objects.requireNonNull(lastOpcode, "lastOpcode");
+        burstLastExtra = lastExtra;
+        burstLastSolicited = lastSolicited;
+        burstLastAckReq = lastAckReq;
+        ackReq(false);
+        solicited(false);
+        updatePadCount();
+        return this;
+    }
+
+    /** Packets this packet stands for from the current one on: 1 for an ordinary packet, more for a burst. */
+    public int burstPackets() {
+        return burstLeft;
+    }
+
+    /** True if this packet stands for more than one (see {@link #burst}). */
+    public boolean isBurst() {
+        return burstLeft > 1;
+    }
+
+    /** Payload bytes from the current packet on to the end of the burst ({@link #payloadLength()} if not a burst). */
+    public int burstBytes() {
+        return burstLeft > 1 ? burstBytes : payloadLength;
+    }
+
+    /** The payload bytes each packet of the burst but the last carries. */
+    public int burstMtu() {
+        return burstMtu;
+    }
+
+    /** The opcode of the burst's last packet (this packet's opcode if it is not a burst). */
+    public Opcode burstLastOpcode() {
+        return burstLeft > 1 ? burstLastOpcode : opcode;
+    }
+
+    /** Whether the burst's last packet asks for an acknowledgement. */
+    public boolean burstLastAckReq() {
+        return burstLeft > 1 ? burstLastAckReq : ackReq();
+    }
+
+    /** Moves to the burst's next packet: its header and payload become this packet's. */
+    public void nextInBurst() {
+        skipInBurst(1);
+    }
+
+    /**
+     * Moves {@code k} packets on in the burst ({@code 1 <= k < burstPackets()}): the header
+     * (opcode, PSN advanced by {@code k}, flags, the last packet's extension header) and the
+     * payload view become those of that packet, as if it had arrived alone.
+     */
+    public void skipInBurst(int k) {
+        if (k < 1 || k >= burstLeft) {
+            throw new IllegalArgumentException("cannot skip " + k + " of " + burstLeft + " packets");
+        }
+        int nextPsn = Psn.add(psn(), k);
+        int skipped = k * burstMtu;
+        payloadBase += skipped;
+        burstBytes -= skipped;
+        burstLeft -= k;
+        boolean last = burstLeft == 1;
+        Opcode op = last ? burstLastOpcode : middleOf(opcode);
+        opcode = op;
+        header[0] = (byte) op.value();
+        psn(nextPsn);
+        payloadLength = last ? burstBytes : burstMtu;
+        ackReq(last && burstLastAckReq);
+        solicited(last && burstLastSolicited);
+        updatePadCount();
+        if (last) {
+            dropPayloadBefore(payloadBase);
+            if (op.hasImmediate()) {
+                immediate(burstLastExtra);
+            } else if (op.hasInvalidate()) {
+                iethRkey(burstLastExtra);
+            } else if (op.has(HeaderType.AETH)) {
+                aeth(burstLastExtra >>> 24, burstLastExtra & 0xFFFFFF);
+            }
+        }
+    }
+
+    /**
+     * Takes the current packet of a burst out as an ordinary packet of its own (from the pool,
+     * referencing the same payload bytes, with the same routing and flags) and moves this burst
+     * to its next packet. For a link or port that must see the packets one by one.
+     */
+    public Packet splitFirst() {
+        if (burstLeft < 2) {
+            throw new IllegalStateException("not a burst: " + this);
+        }
+        Packet q = allocate(opcode);
+        System.arraycopy(header, 0, q.header, 0, opcode.headerLength());
+        int skip = payloadBase;
+        int remaining = payloadLength;
+        for (int i = 0; i < segCount && remaining > 0; i++) {
+            if (skip >= segLen[i]) {
+                skip -= segLen[i];
+                continue;
+            }
+            int n = Math.min(remaining, segLen[i] - skip);
+            q.addSegment(segBuf[i], segOff[i] + skip, n);
+            remaining -= n;
+            skip = 0;
+        }
+        q.sourceGid = sourceGid;
+        q.destinationGid = destinationGid;
+        q.retransmission = retransmission;
+        q.injected = injected;
+        q.carrierTag = carrierTag;
+        nextInBurst();
+        return q;
+    }
+
+    /** Forgets the first {@code bytes} bytes of the referenced payload (the segments move down). */
+    private void dropPayloadBefore(int bytes) {
+        int skip = bytes;
+        int kept = 0;
+        for (int i = 0; i < segCount; i++) {
+            int len = segLen[i];
+            if (skip >= len) {
+                skip -= len;
+                continue;
+            }
+            segBuf[kept] = segBuf[i];
+            segOff[kept] = segOff[i] + skip;
+            segLen[kept] = len - skip;
+            skip = 0;
+            kept++;
+        }
+        for (int i = kept; i < segCount; i++) {
+            segBuf[i] = null;
+        }
+        segCount = kept;
+        payloadBase = 0;
+    }
+
+    private static Opcode middleOf(Opcode op) {
+        if (op.isWrite()) {
+            return Opcode.RC_RDMA_WRITE_MIDDLE;
+        }
+        if (op.isSend()) {
+            return Opcode.RC_SEND_MIDDLE;
+        }
+        return Opcode.RC_RDMA_READ_RESPONSE_MIDDLE;
     }
 
     /** Copies {@code len} payload bytes starting at payload offset {@code from} into {@code dst} at {@code dstOffset}. */
@@ -767,6 +980,9 @@ public final class Packet extends Task {
                     .append(rethLength() & 0xFFFFFFFFL);
         }
         sb.append(" payload=").append(payloadLength);
+        if (burstLeft > 1) {
+            sb.append(" burst=").append(burstLeft);
+        }
         if (ackReq()) {
             sb.append(" A");
         }

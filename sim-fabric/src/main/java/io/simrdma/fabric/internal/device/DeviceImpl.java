@@ -590,6 +590,11 @@ public final class DeviceImpl implements Device, PacketSink, MemoryContext, CqCo
     }
 
     @Override
+    public boolean carriesBursts(RcQueuePair qp) {
+        return port.carriesBursts(qp);
+    }
+
+    @Override
     public PacketRoute route(Gid destination) {
         return fabric.route(this, destination);
     }

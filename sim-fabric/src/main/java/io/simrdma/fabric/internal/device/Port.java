@@ -88,20 +88,21 @@ final class Port {
     /** Sends a packet of {@code qp} towards its destination. Engine thread; takes ownership. */
     void transmit(RcQueuePair qp, Packet p) {
         p.route(gid, qp.destGid());
-        qp.counters.increment(Counter.PACKETS_SENT);
-        qp.counters.add(Counter.BYTES_SENT, p.payloadLength());
+        int packets = p.burstPackets();
+        if (packets == 1) {
+            qp.counters.increment(Counter.PACKETS_SENT);
+        } else {
+            qp.counters.add(Counter.PACKETS_SENT, packets);
+        }
+        qp.counters.add(Counter.BYTES_SENT, p.burstBytes());
         if (p.retransmission()) {
-            qp.counters.increment(Counter.RETRANSMITTED_PACKETS);
+            qp.counters.add(Counter.RETRANSMITTED_PACKETS, packets);
         }
         if (state != PortState.ACTIVE) {
             dropUnsent(p, DropReason.PORT_DOWN);
             return;
         }
-        PacketRoute link = qp.route;
-        if (link == null || link.isRemoved()) {
-            link = fabric.route(device, qp.destGid());
-            qp.route = link;
-        }
+        PacketRoute link = route(qp);
         if (link == null) {
             dropUnsent(p, DropReason.NO_ROUTE);
             return;
@@ -109,8 +110,37 @@ final class Port {
         link.transmit(device, p);
     }
 
-    /** A packet that cannot leave the port: traced as sent, then as dropped, and released. */
+    /** The route of {@code qp}'s packets, looked up again once the cached one is gone; null if none. */
+    private PacketRoute route(RcQueuePair qp) {
+        PacketRoute link = qp.route;
+        if (link == null || link.isRemoved()) {
+            link = fabric.route(device, qp.destGid());
+            qp.route = link;
+        }
+        return link;
+    }
+
+    /**
+     * True if a burst of {@code qp}'s packets sent now would travel as one unit (segmentation
+     * offload: the port up, no fabric observer, and a route that carries bursts). Engine thread.
+     */
+    boolean carriesBursts(RcQueuePair qp) {
+        if (state != PortState.ACTIVE || device.observer() != null) {
+            return false;
+        }
+        PacketRoute link = route(qp);
+        return link != null && link.carriesBursts();
+    }
+
+    /** A packet (each packet of a burst) that cannot leave the port: traced as sent, then as dropped, and released. */
     private void dropUnsent(Packet p, DropReason reason) {
+        while (p.isBurst()) {
+            dropUnsentOne(p.splitFirst(), reason);
+        }
+        dropUnsentOne(p, reason);
+    }
+
+    private void dropUnsentOne(Packet p, DropReason reason) {
         tracer.packet(p.retransmission() ? PacketEvent.RETRANSMITTED : PacketEvent.SENT, null, device, null, p);
         tracer.packet(PacketEvent.DROPPED, reason, device, null, p);
         p.release();
@@ -234,6 +264,26 @@ final class Port {
 
     /** A link delivers a packet to this port. Engine thread; takes ownership. */
     void receive(Packet p) {
+        if (p.isBurst() && !receivesBurst(p)) {
+            // Something needs the packets one by one (a trace listener attached while the burst
+            // was on its way, a port that went down, a QP that is gone): take them one by one.
+            while (p.isBurst()) {
+                receiveOne(p.splitFirst());
+            }
+        }
+        receiveOne(p);
+    }
+
+    /** True if {@code p}, a burst, can go to its QP as one unit. */
+    private boolean receivesBurst(Packet p) {
+        return !tracer.isActive()
+                && !device.isClosed()
+                && state == PortState.ACTIVE
+                && p.icrcValid()
+                && device.qp(p.destQp()) != null;
+    }
+
+    private void receiveOne(Packet p) {
         if (device.isClosed()) {
             tracer.packet(PacketEvent.DROPPED, DropReason.CLOSED, null, device, p);
             p.release();
@@ -265,8 +315,13 @@ final class Port {
             drop(p, DropReason.UNKNOWN_QP, Counter.DROPPED_PACKETS);
             return;
         }
-        qp.counters.increment(Counter.PACKETS_RECEIVED);
-        qp.counters.add(Counter.BYTES_RECEIVED, p.payloadLength());
+        int packets = p.burstPackets();
+        if (packets == 1) {
+            qp.counters.increment(Counter.PACKETS_RECEIVED);
+        } else {
+            qp.counters.add(Counter.PACKETS_RECEIVED, packets);
+        }
+        qp.counters.add(Counter.BYTES_RECEIVED, p.burstBytes());
         if (p.opcode().isRequest()) {
             qp.responder.enqueue(p);
         } else {

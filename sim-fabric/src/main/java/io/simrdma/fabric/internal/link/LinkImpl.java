@@ -10,6 +10,7 @@ import io.simrdma.fabric.PacketEvent;
 import io.simrdma.fabric.sched.EngineExecutor;
 import io.simrdma.fabric.sched.Scheduler;
 import io.simrdma.fabric.sched.Task;
+import io.simrdma.fabric.wire.Opcode;
 import io.simrdma.fabric.wire.Packet;
 import io.simrdma.fabric.wire.PacketSink;
 import java.util.List;
@@ -45,6 +46,9 @@ public final class LinkImpl implements Link, PacketRoute {
     private volatile long outages;
 
     private volatile boolean removed;
+    private volatile boolean offload = true;
+    /** Timed changes ({@link #downAt}, {@link #upAt}) scheduled and not yet run. */
+    private final AtomicLong pendingChanges = new AtomicLong();
 
     /**
      * A link between ports {@code a} and {@code b} of one fabric (the same port twice for loopback).
@@ -140,11 +144,15 @@ public final class LinkImpl implements Link, PacketRoute {
 
     private LinkImpl changeAt(long timeNanos, boolean upThen) {
         long delay = timeNanos - scheduler.nanoTime();
+        // While a change is due, packets travel one by one: a run on the wire when the link goes
+        // down must lose exactly the packets that had not arrived yet.
+        pendingChanges.incrementAndGet();
         control.schedule(
                 new Task() {
                     @Override
                     public void run() {
                         setUp(upThen);
+                        pendingChanges.decrementAndGet();
                     }
 
                     @Override
@@ -193,6 +201,26 @@ public final class LinkImpl implements Link, PacketRoute {
         return removed;
     }
 
+    @Override
+    public LinkImpl segmentationOffload(boolean on) {
+        offload = on;
+        return this;
+    }
+
+    @Override
+    public boolean segmentationOffload() {
+        return offload;
+    }
+
+    /**
+     * True if a burst sent now travels as one unit: offload on, the link up with no timed change
+     * pending, no fault rule, and no trace listener (a capture is one) to show each packet.
+     */
+    @Override
+    public boolean carriesBursts() {
+        return offload && up && !removed && pendingChanges.get() == 0 && faults.isEmpty() && !tracer.isActive();
+    }
+
     public void remove() {
         removed = true;
         ab.dropHeld();
@@ -215,6 +243,29 @@ public final class LinkImpl implements Link, PacketRoute {
     @Override
     public void transmit(Device from, Packet p) {
         Direction d = from == a ? ab : ba;
+        if (p.isBurst()) {
+            if (carriesBursts()) {
+                transmitBurst(d, p);
+                return;
+            }
+            // Something needs the packets one by one now: cut the run into them.
+            while (p.isBurst()) {
+                transmitOne(d, from, p.splitFirst());
+            }
+        }
+        transmitOne(d, from, p);
+    }
+
+    /** A burst travels as one unit, counted as its packets; it arrives when its last packet would have. */
+    private void transmitBurst(Direction d, Packet p) {
+        int n = p.burstPackets();
+        d.packets += n;
+        d.sent.addAndGet(n);
+        p.carrierTag(outages);
+        deliver(d, p, delay(d, p));
+    }
+
+    private void transmitOne(Direction d, Device from, Packet p) {
         long index = ++d.packets;
         d.sent.incrementAndGet();
         tracer.packet(p.retransmission() ? PacketEvent.RETRANSMITTED : PacketEvent.SENT, null, from, d.to, p);
@@ -319,6 +370,15 @@ public final class LinkImpl implements Link, PacketRoute {
         }
         long now = scheduler.nanoTime();
         long ser = c.serializationNanos(p.headerLength() + p.payloadLength() + p.padCount() + Packet.ICRC_LENGTH);
+        if (p.isBurst()) {
+            // Each packet of the run occupies the link in turn, as if sent one by one.
+            int middles = p.burstPackets() - 2;
+            int mtu = p.burstMtu();
+            ser += middles * c.serializationNanos(MIDDLE_HEADER_LENGTH + mtu + Packet.ICRC_LENGTH);
+            int lastLen = p.burstBytes() - (p.burstPackets() - 1) * mtu;
+            ser += c.serializationNanos(
+                    p.burstLastOpcode().headerLength() + lastLen + ((-lastLen) & 3) + Packet.ICRC_LENGTH);
+        }
         long start = Math.max(now, d.busyUntil);
         d.busyUntil = start + ser;
         return d.busyUntil - now + c.latencyNanos();
@@ -332,6 +392,9 @@ public final class LinkImpl implements Link, PacketRoute {
             d.to.executor().schedule(p, delay);
         }
     }
+
+    /** Header length of a Middle packet (a BTH alone). */
+    private static final int MIDDLE_HEADER_LENGTH = Opcode.RC_RDMA_WRITE_MIDDLE.headerLength();
 
     @Override
     public String toString() {
@@ -372,13 +435,20 @@ public final class LinkImpl implements Link, PacketRoute {
             // Lost if the link is down now, or went down while the packet was on the wire (even
             // if it is up again).
             if (!up || removed || p.carrierTag() != outages) {
-                dropped.incrementAndGet();
-                tracer.packet(PacketEvent.DROPPED, DropReason.LINK_DOWN, from, to, p);
-                p.release();
+                while (p.isBurst()) {
+                    lost(p.splitFirst());
+                }
+                lost(p);
                 return;
             }
-            delivered.incrementAndGet();
+            delivered.addAndGet(p.burstPackets());
             port.receive(p);
+        }
+
+        private void lost(Packet p) {
+            dropped.incrementAndGet();
+            tracer.packet(PacketEvent.DROPPED, DropReason.LINK_DOWN, from, to, p);
+            p.release();
         }
 
         /** An injected packet, now on the sender's executor. */

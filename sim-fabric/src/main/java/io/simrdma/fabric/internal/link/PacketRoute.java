@@ -16,6 +16,16 @@ public interface PacketRoute {
      */
     void transmit(Device from, Packet p);
 
+    /**
+     * True if a burst ({@link Packet#burst}, a run of consecutive packets of one message carried
+     * as one unit) sent now would travel as one unit: nothing on the route needs the packets one
+     * by one. Sender's executor. A route that does not carry bursts still takes them ({@link
+     * #transmit} cuts them into their packets), so a change between asking and sending is safe.
+     */
+    default boolean carriesBursts() {
+        return false;
+    }
+
     /** True once the route is gone for good (a device closed, a transport shut down). */
     boolean isRemoved();
 }

@@ -150,11 +150,25 @@ public final class Completer {
         Packet p;
         while ((p = inbox.poll()) != null) {
             if (!qp.canSend()) {
-                qp.owner().drop(p, DropReason.QP_STATE, Counter.DROPPED_PACKETS);
+                dropAll(p);
                 continue;
             }
             process(p);
-            p.release();
+            // A burst's packets follow one another as if each had been queued alone.
+            while (p.isBurst() && qp.state() != QpState.ERR) {
+                if (!qp.canSend()) {
+                    dropAll(p);
+                    p = null;
+                    break;
+                }
+                p.nextInBurst();
+                if (!takeReadMiddles(p)) {
+                    process(p);
+                }
+            }
+            if (p != null) {
+                p.release();
+            }
             if (qp.state() == QpState.ERR) {
                 releaseInbox();
                 qp.flushQueues();
@@ -163,6 +177,78 @@ public final class Completer {
         }
         retireHead();
         qp.checkDrained();
+    }
+
+    /** Drops a response (each packet of a burst) the QP's state does not let it take. */
+    private void dropAll(Packet p) {
+        while (p.isBurst()) {
+            qp.owner().drop(p.splitFirst(), DropReason.QP_STATE, Counter.DROPPED_PACKETS);
+        }
+        qp.owner().drop(p, DropReason.QP_STATE, Counter.DROPPED_PACKETS);
+    }
+
+    /**
+     * Segmentation offload: places at once the run of RDMA READ response Middle packets of a
+     * burst that starts at {@code p}'s current packet, when each would pass {@link #readResponse}
+     * one by one (the expected PSN, the outstanding READ's First already taken, before its last
+     * PSN, the QP's MTU), then moves {@code p} past them. The scatter checks each SGE when data
+     * first reaches it, as one by one: a failing SGE gets the bytes before it written and fails
+     * the READ with LOC_PROT_ERR, as it would on the packet that reached it.
+     *
+     * @return true if the current packet (and the run after it) was taken here; false to take it
+     *         through the steps
+     */
+    private boolean takeReadMiddles(Packet p) {
+        int mtu = p.burstMtu();
+        if (p.opcode() != Opcode.RC_RDMA_READ_RESPONSE_MIDDLE
+                || !p.isBurst()
+                || p.psn() != psn
+                || readProgress == null
+                || mtu != qp.attr.mtu
+                || qp.owner().observer() != null
+                || LOG.isTraceEnabled()) {
+            return false;
+        }
+        SendQueue sq = qp.sq;
+        if (sq.head >= sq.tail) {
+            return false;
+        }
+        SendWqe w = sq.at(sq.head);
+        if ((w.state != SendWqe.State.STARTED && w.state != SendWqe.State.SENT)
+                || w.opcode != WrOpcode.RDMA_READ
+                || !within(psn, w)) {
+            return false;
+        }
+        // Middle packets stand before the READ's last PSN, each a full MTU within its length.
+        int k = Math.min(p.burstPackets() - 1, Psn.distance(psn, w.lastPsn));
+        long offset = (long) Psn.distance(w.firstPsn, psn) * mtu;
+        k = (int) Math.min(k, (w.length - offset - 1) / mtu);
+        if (k <= 0) {
+            return false;
+        }
+        if (!scatter(p, w, (int) offset, k * mtu)) {
+            // One by one, the packets wholly before the failing SGE were taken first.
+            long sgeStart = 0;
+            for (int i = 0; i < w.sgeResolved; i++) {
+                sgeStart += Integer.toUnsignedLong(w.sgeLen[i]);
+            }
+            int taken = (int) ((sgeStart - offset) / mtu);
+            if (taken > 0) {
+                psn = Psn.add(psn, taken);
+                readProgress = Opcode.RC_RDMA_READ_RESPONSE_MIDDLE;
+                progress();
+            }
+            failHead(WcStatus.LOC_PROT_ERR);
+            return true;
+        }
+        psn = Psn.add(psn, k);
+        readProgress = Opcode.RC_RDMA_READ_RESPONSE_MIDDLE;
+        progress();
+        if (k > 1) {
+            // The run's last packet is now the current one; the loop moves past it.
+            p.skipInBurst(k - 1);
+        }
+        return true;
     }
 
     private void process(Packet p) {

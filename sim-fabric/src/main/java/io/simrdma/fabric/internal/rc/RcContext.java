@@ -60,6 +60,12 @@ public interface RcContext {
     /** Sends a packet of {@code qp} out of the port, towards its destination. Engine thread; takes ownership. */
     void transmit(RcQueuePair qp, Packet p);
 
+    /**
+     * True if a burst of {@code qp}'s packets (a run of consecutive packets of one message, see
+     * {@link Packet#burst}) sent now would travel to its destination as one unit. Engine thread.
+     */
+    boolean carriesBursts(RcQueuePair qp);
+
     /** Drops a received packet: counts it, traces it and releases it. Engine thread. */
     void drop(Packet p, DropReason reason, Counter counter);
 

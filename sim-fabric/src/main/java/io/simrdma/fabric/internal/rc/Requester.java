@@ -315,6 +315,11 @@ public final class Requester {
                 int remaining = w.length - w.sentBytes;
                 boolean first = w.sentBytes == 0;
                 boolean last = remaining <= mtu;
+                int run = last || retransmitting || w.inline ? 1 : burstLength(remaining, mtu);
+                if (run > 1) {
+                    p = buildBurst(w, run, first, remaining, mtu);
+                    break;
+                }
                 int payload = last ? remaining : mtu;
                 Opcode op = dataOpcode(w.opcode, first, last);
                 p = Packet.allocate(op);
@@ -363,6 +368,56 @@ public final class Requester {
         qp.completer.packetSent();
         sentThisRun++;
         return Step.GET_WQE;
+    }
+
+    /**
+     * How many packets of the current message may leave now as one burst (segmentation offload):
+     * as many as would be sent one by one in this run (the budget, the PSN window, the message's
+     * end), ending at the next packet that asks for an ACK, if the route carries bursts at all.
+     */
+    private int burstLength(int remaining, int mtu) {
+        int n = (int) Math.min((remaining + (long) mtu - 1) / mtu, BUDGET - sentThisRun);
+        n = Math.min(n, ACK_REQ_INTERVAL - packetsSinceAckReq);
+        // checkWindow let the first packet go; the completer's PSN does not move during the run.
+        int window = qp.owner().maxUnackedPsns() - Psn.distance(qp.completer.psn, psn);
+        n = Math.min(n, Math.max(1, window));
+        if (n < 2 || !qp.owner().carriesBursts(qp)) {
+            return 1;
+        }
+        return n;
+    }
+
+    /**
+     * Builds {@code n} packets of a SEND or RDMA WRITE (not its last one first) as one burst:
+     * the same headers, PSNs, AckReq and SE bits they would carry sent one by one, and references
+     * to their payload in the source memory.
+     */
+    private Packet buildBurst(SendWqe w, int n, boolean first, int remaining, int mtu) {
+        int bytes = (int) Math.min(remaining, (long) n * mtu);
+        boolean endsMessage = bytes == remaining;
+        Packet p = Packet.allocate(dataOpcode(w.opcode, first, false));
+        if (p.opcode().has(io.simrdma.fabric.wire.HeaderType.RETH)) {
+            p.reth(w.remoteAddr, w.rkey, w.length);
+        }
+        gather(p, w, w.sentBytes, bytes);
+        Opcode lastOp = dataOpcode(w.opcode, false, endsMessage);
+        int lastExtra = lastOp.hasImmediate() ? w.imm : lastOp.hasInvalidate() ? w.invRkey : 0;
+        boolean lastSolicited = endsMessage
+                && w.has(SendFlag.SOLICITED)
+                && (w.opcode.isSend() || w.opcode == WrOpcode.RDMA_WRITE_WITH_IMM);
+        // As buildPacket: the message's last packet asks for an ACK (and restarts the count),
+        // others every ACK_REQ_INTERVAL packets; burstLength ends the run at the first that asks.
+        boolean lastAckReq = endsMessage || packetsSinceAckReq + n >= ACK_REQ_INTERVAL;
+        packetsSinceAckReq = lastAckReq ? 0 : packetsSinceAckReq + n;
+        p.burst(n, mtu, lastOp, lastExtra, lastSolicited, lastAckReq);
+        w.sentBytes += bytes;
+        psn = Psn.add(psn, n);
+        sentThisRun += n - 1; // buildPacket counts the burst's first packet
+        if (endsMessage) {
+            w.state = SendWqe.State.SENT;
+            wqeIndex++;
+        }
+        return p;
     }
 
     /** The wire opcode of a SEND or RDMA WRITE packet (IBA 9.2.1, table 41). */

@@ -218,8 +218,14 @@ public final class Responder {
             }
             switch (step) {
                 case GET_REQUEST:
-                    p = inbox.poll();
+                    if (p == null) {
+                        // (else p is a burst moved to its next packet: that packet comes next)
+                        p = inbox.poll();
+                    }
                     step = getRequest(p);
+                    if (step == Step.GET_REQUEST) {
+                        p = null; // dropped
+                    }
                     break;
                 case CHECK_PSN:
                     step = checkPsn(p);
@@ -283,9 +289,26 @@ public final class Responder {
                     step = classC(p, Aeth.NakCode.INVALID_REQUEST, WcStatus.LOC_LEN_ERR, AsyncEventType.QP_REQ_ERR);
                     break;
                 case CLEANUP:
-                    p.release();
-                    p = null;
-                    step = qp.state() == QpState.ERR ? Step.DONE : Step.GET_REQUEST;
+                    if (!p.isBurst()) {
+                        p.release();
+                        p = null;
+                        step = qp.state() == QpState.ERR ? Step.DONE : Step.GET_REQUEST;
+                    } else if (qp.state() == QpState.ERR) {
+                        // The burst's later packets come after the error, as they would one by one
+                        // (each arrives later): refused as any request reaching a QP in ERR.
+                        p.nextInBurst();
+                        while (p.isBurst()) {
+                            refuse(p.splitFirst());
+                        }
+                        refuse(p);
+                        p = null;
+                        step = Step.DONE;
+                    } else {
+                        // The burst's next packet is the next request, as if it had been queued alone.
+                        p.nextInBurst();
+                        executeMiddles(p);
+                        step = Step.GET_REQUEST;
+                    }
                     break;
                 default:
                     throw new IllegalStateException("responder step " + step);
@@ -303,12 +326,10 @@ public final class Responder {
             return Step.DONE;
         }
         if (!qp.canReceive()) {
-            if (qp.state() == QpState.ERR
-                    && qp.owner().profile().remoteQpInError() != DeviceProfile.RemoteQpInError.SILENT) {
-                answerInError(p);
+            while (p.isBurst()) {
+                refuse(p.splitFirst());
             }
-            // IBA 10.3.1: a QP in RESET, INIT (no remote QP to answer to) or ERR drops requests.
-            qp.owner().drop(p, DropReason.QP_STATE, Counter.DROPPED_PACKETS);
+            refuse(p);
             return Step.GET_REQUEST;
         }
         if (qp.state() == QpState.RTR && !commEstRaised) {
@@ -317,6 +338,75 @@ public final class Responder {
             qp.owner().raiseAsync(AsyncEventType.COMM_EST, qp, null, null);
         }
         return Step.CHECK_PSN;
+    }
+
+    /** A request the QP's state does not let it take: answered (if the profile says so) and dropped. */
+    private void refuse(Packet p) {
+        if (qp.state() == QpState.ERR
+                && qp.owner().profile().remoteQpInError() != DeviceProfile.RemoteQpInError.SILENT) {
+            answerInError(p);
+        }
+        // IBA 10.3.1: a QP in RESET, INIT (no remote QP to answer to) or ERR drops requests.
+        qp.owner().drop(p, DropReason.QP_STATE, Counter.DROPPED_PACKETS);
+    }
+
+    /**
+     * Segmentation offload: executes at once the run of Middle packets of an RDMA WRITE or SEND
+     * burst that starts at {@code p}'s current packet, as far as each of them would pass every
+     * step one by one (in sequence, the MTU the QP expects, within the RDMA WRITE's DMA length or
+     * the receive WQE's capacity, into SGEs that pass their checks): one copy for the run, the
+     * PSN advanced past it, no ACK (Middle packets of a burst never ask for one). The packet a
+     * step would refuse, and the burst's last packet, then go through the steps themselves, so an
+     * error in the middle of a message is met on the same packet, with the same bytes written
+     * before it, as without offload. Engine thread.
+     */
+    private void executeMiddles(Packet p) {
+        Opcode op = p.opcode();
+        int mtu = p.burstMtu();
+        if (!op.isMiddle()
+                || !p.isBurst()
+                || p.psn() != psn
+                || mtu != qp.attr.mtu
+                || !qp.canReceive()
+                || (qp.state() == QpState.RTR && !commEstRaised)
+                || qp.owner().observer() != null
+                || LOG.isTraceEnabled()) {
+            return;
+        }
+        int k = p.burstPackets() - 1; // the last packet takes the steps
+        int bytes;
+        if (op.isWrite()) {
+            if (!inWrite || writeMr == null || (qp.attr.accessFlags & AccessFlag.REMOTE_WRITE.bit()) == 0) {
+                return;
+            }
+            k = Math.min(k, writeRemaining / mtu);
+            if (k <= 0) {
+                return;
+            }
+            bytes = k * mtu;
+            p.copyPayload(0, writeMr.buf, writeIndex, bytes);
+            writeIndex += bytes;
+            writeRemaining -= bytes;
+        } else if (op.isSend()) {
+            if (!inSend || !holding) {
+                return;
+            }
+            k = (int) Math.min(k, (held.capacity - (long) recvOffset) / mtu);
+            long checked = resolveReceiveSges(recvOffset + (long) k * mtu);
+            k = (int) Math.min(k, (checked - recvOffset) / mtu);
+            if (k <= 0) {
+                return;
+            }
+            bytes = k * mtu;
+            if (!scatterToReceive(p, bytes)) {
+                throw new IllegalStateException("receive SGEs checked, yet the scatter failed");
+            }
+        } else {
+            return;
+        }
+        nakSent = false;
+        psn = Psn.add(psn, k);
+        p.skipInBurst(k);
     }
 
     private Step checkPsn(Packet p) {
@@ -560,7 +650,14 @@ public final class Responder {
 
     /** Scatters a SEND payload into the held receive WQE, checking each SGE when first used. */
     private boolean scatterToReceive(Packet p) {
-        int len = p.payloadLength();
+        return scatterToReceive(p, p.payloadLength());
+    }
+
+    /**
+     * Scatters {@code len} bytes of payload from {@code p}'s current packet on (more than one
+     * packet's for a burst's run of Middle packets) into the held receive WQE.
+     */
+    private boolean scatterToReceive(Packet p, int len) {
         int skip = recvOffset;
         int i = 0;
         while (i < held.numSge && skip >= held.sgeLen[i]) {
@@ -571,27 +668,10 @@ public final class Responder {
         while (done < len) {
             int n = Math.min(len - done, held.sgeLen[i] - skip);
             if (n > 0) {
-                if (i >= recvResolved) {
-                    for (int k = recvResolved; k <= i; k++) {
-                        if (held.sgeLen[k] == 0) {
-                            recvMr[k] = null;
-                            continue;
-                        }
-                        // IBA 10.2.9 / ibv_create_srq(3): a receive WQE taken from an SRQ is checked against
-                        // the SRQ's PD, not the QP's (RDMA WRITE targets stay checked against the QP's).
-                        if (!access.local(
-                                qp.owner().memory().keys(),
-                                recvPd,
-                                held.sgeLkey[k],
-                                held.sgeAddr[k],
-                                Integer.toUnsignedLong(held.sgeLen[k]),
-                                true)) {
-                            return false;
-                        }
-                        recvMr[k] = access.mr;
-                        recvIndex[k] = access.index;
+                while (recvResolved <= i) {
+                    if (!resolveReceiveSge(recvResolved)) {
+                        return false;
                     }
-                    recvResolved = i + 1;
                 }
                 p.copyPayload(done, recvMr[i].buf, recvIndex[i] + skip, n);
                 wrote(recvMr[i], recvIndex[i] + skip, n);
@@ -602,6 +682,51 @@ public final class Responder {
         }
         recvOffset += len;
         return true;
+    }
+
+    /**
+     * Checks SGE {@code k} of the held receive WQE (the next one not checked) for local write
+     * access and resolves it to its region.
+     *
+     * @return false if it fails its check
+     */
+    private boolean resolveReceiveSge(int k) {
+        if (held.sgeLen[k] != 0) {
+            // IBA 10.2.9 / ibv_create_srq(3): a receive WQE taken from an SRQ is checked against
+            // the SRQ's PD, not the QP's (RDMA WRITE targets stay checked against the QP's).
+            if (!access.local(
+                    qp.owner().memory().keys(),
+                    recvPd,
+                    held.sgeLkey[k],
+                    held.sgeAddr[k],
+                    Integer.toUnsignedLong(held.sgeLen[k]),
+                    true)) {
+                return false;
+            }
+            recvMr[k] = access.mr;
+            recvIndex[k] = access.index;
+        } else {
+            recvMr[k] = null;
+        }
+        recvResolved = k + 1;
+        return true;
+    }
+
+    /**
+     * Checks, in order, the SGEs of the held receive WQE that message bytes before {@code end}
+     * reach and that are not checked yet.
+     *
+     * @return {@code end}, or the message offset where the first SGE that fails its check starts
+     */
+    private long resolveReceiveSges(long end) {
+        long start = 0;
+        for (int k = 0; k < held.numSge && start < end; k++) {
+            if (k >= recvResolved && !resolveReceiveSge(k)) {
+                return start;
+            }
+            start += Integer.toUnsignedLong(held.sgeLen[k]);
+        }
+        return end;
     }
 
     private Resource nextResource() {
@@ -623,6 +748,16 @@ public final class Responder {
         int mtu = qp.attr.mtu;
         int packets = qp.packets(len);
         int base = r.mr == null ? 0 : r.index + (int) (va - r.va);
+        if (packets > 1 && qp.owner().carriesBursts(qp)) {
+            // Segmentation offload: the responses travel as one burst, First to Last.
+            int aeth = Aeth.ack(Aeth.CREDITS_INVALID);
+            Packet resp = Packet.allocate(Opcode.RC_RDMA_READ_RESPONSE_FIRST);
+            resp.psn(startPsn).aeth(aeth, msn);
+            resp.addSegment(r.mr.buf, base, len);
+            resp.burst(packets, mtu, Opcode.RC_RDMA_READ_RESPONSE_LAST, aeth << 24 | (msn & 0xFFFFFF), false, false);
+            qp.transmit(resp);
+            return;
+        }
         for (int i = 0; i < packets; i++) {
             int n = Math.min(mtu, len - i * mtu);
             Opcode op = packets == 1
