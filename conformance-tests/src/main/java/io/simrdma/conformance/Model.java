@@ -660,24 +660,20 @@ final class Model {
 
     private void observeRequest(Run run, M.Evd evd, ConnectionRequestEvent ev) {
         // the request's parameters tell which connect it belongs to (dat_cr_query, a call of the observation)
-        String sym = run.fresh("cr");
-        run.bind(sym, ev.cr());
-        run.transcript.add("ConnectionRequest " + sym + " = ((ConnectionRequestEvent) " + run.eventExpr + ").cr();");
         io.simrdma.dat.CrParams q = null;
+        io.simrdma.dat.DatException queryFailed = null;
         try {
             q = ev.cr().query();
-            run.transcript.add("CrParams " + sym + "q = " + sym + ".query();");
         } catch (io.simrdma.dat.DatException e) {
-            run.check(
-                    Check.ok("dat_cr_query", "a request just delivered can be queried"),
-                    false,
-                    "its parameters",
-                    e::toString);
+            queryFailed = e;
         }
+        M.Arrival match = null;
+        Iterator<M.Arrival> matchIt = null;
+        M.Arrival phantom = null;
+        List<M.Arrival> phantomList = null;
         M.Arrival fallback = null;
-        Iterator<M.Arrival> fallbackIt = null;
         for (Map.Entry<M.Obj, List<M.Arrival>> e : arrivals.entrySet()) {
-            for (Iterator<M.Arrival> it = e.getValue().iterator(); it.hasNext(); ) {
+            for (Iterator<M.Arrival> it = e.getValue().iterator(); it.hasNext() && match == null; ) {
                 M.Arrival a = it.next();
                 if (a.evd != evd || !a.viable()) {
                     continue;
@@ -694,22 +690,61 @@ final class Model {
                                 || !q.remoteIaAddress().equals(a.conn.active.ia.address))) {
                     if (fallback == null) {
                         fallback = a;
-                        fallbackIt = it;
                     }
                     continue;
                 }
-                it.remove();
                 if (a.phantom) {
-                    run.check(
-                            a.check,
-                            false,
-                            "no second request of " + a.conn.active + "'s connect (its first was " + "rejected)",
-                            ev::toString);
+                    // a request that must not come again: a real request that fits as well (the same EP connecting
+                    // again after a reset, with the same private data) is the one that arrived
+                    if (phantom == null) {
+                        phantom = a;
+                        phantomList = e.getValue();
+                    }
+                    continue;
                 }
-                run.pass(a.check);
-                Rules.requestArrived(this, run, a, ev, sym);
-                return;
+                match = a;
+                matchIt = it;
             }
+            if (match != null) {
+                break;
+            }
+        }
+        if (match == null && phantom != null) {
+            match = phantom;
+            matchIt = phantomList.iterator();
+            while (matchIt.next() != phantom) {
+                // up to the phantom, so that remove() takes it
+            }
+        }
+        // A request is named after the EP whose connect it answers (cr<ep number>_<n>), not by arrival order, so that
+        // a shrunk sequence without another connection still names it the same.
+        String sym = match != null ? run.fresh("cr" + match.conn.active.sym.replace("ep", "") + "_") : run.fresh("cr");
+        run.bind(sym, ev.cr());
+        run.transcript.add("ConnectionRequest " + sym + " = ((ConnectionRequestEvent) " + run.eventExpr + ").cr();");
+        if (q != null) {
+            run.transcript.add("CrParams " + sym + "q = " + sym + ".query();");
+        }
+        if (queryFailed != null) {
+            io.simrdma.dat.DatException e = queryFailed;
+            run.check(
+                    Check.ok("dat_cr_query", "a request just delivered can be queried"),
+                    false,
+                    "its parameters",
+                    e::toString);
+        }
+        if (match != null) {
+            M.Arrival a = match;
+            matchIt.remove();
+            if (a.phantom) {
+                run.check(
+                        a.check,
+                        false,
+                        "no second request of " + a.conn.active + "'s connect (its first was " + "rejected)",
+                        ev::toString);
+            }
+            run.pass(a.check);
+            Rules.requestArrived(this, run, a, ev, sym);
+            return;
         }
         if (q != null) {
             for (M.Conn c : finished) {

@@ -1179,15 +1179,22 @@ final class Rules {
             }
             conn.aborted = true;
             abandonArrivals(m, conn);
-            if (conn.passive != null && conn.passive.alive) {
+            if (conn.passive != null && conn.passive.alive && !ended(conn.passive, conn)) {
                 conn.passive.wild = true;
             }
-        } else if (conn != null && conn.passive == ep && conn.active.alive) {
-            // the passive side abandons an accepted request: what the requester sees is silent (S1)
+        } else if (conn != null && conn.passive == ep && conn.active.alive && !ended(conn.active, conn)) {
+            // the passive side abandons an accepted request: what the requester sees is silent (S1); an active EP whose
+            // end of this connection was already reported (DISCONNECTED, nothing pending) or that was reset since
+            // sees nothing of it
             conn.active.wild = true;
         }
         dropWaiting(ep);
         ep.state = s;
+    }
+
+    /** True if {@code y}'s part in {@code conn} is over: DISCONNECTED with nothing pending, or reset since. */
+    static boolean ended(M.Ep y, M.Conn conn) {
+        return y.conn != conn || y.state == DISCONNECTED && y.pending.isEmpty();
     }
 
     static boolean peerConnectedOrSoon(M.Ep y) {
@@ -1287,8 +1294,16 @@ final class Rules {
         }
         return m.byState(ep, s -> switch (s) {
             case UNCONNECTED ->
-                Expect.ok(Check.ok(p, "a reset of an unconnected EP is a no-op; pre-posted receives " + "stay")
-                        .rows("2.1#7", "4#4"));
+                Expect.ok(
+                        Check.ok(p, "a reset of an unconnected EP is a no-op; pre-posted receives " + "stay")
+                                .rows("2.1#7", "4#4"),
+                        v -> {
+                            if (ep.wild) {
+                                // an EP the model does not follow may have been DISCONNECTED: whatever it held
+                                // of its connection is gone either way
+                                reset(m, ep);
+                            }
+                        });
             case DISCONNECTED ->
                 Expect.ok(
                         Check.ok(

@@ -64,6 +64,13 @@ final class Connection {
     /** The last CM message sent that a duplicate of the peer's message is answered with; or a retransmission. */
     byte[] lastMad;
 
+    /** Passive side: how long the requester waits for an answer before it resends its REQ (the REQ's Remote CM Response Timeout). */
+    long requesterResendNanos;
+    /** Passive side: how many times the requester resends its REQ (the REQ's Max CM Retries). */
+    int requesterRetries;
+    /** Passive side: an MRA answered a resent REQ, so the requester waits the MRA's service timeout longer. */
+    boolean mraSent;
+
     int retriesLeft;
     /** How long the tracked message waits for an answer before a resend: the response timeout, longer after an MRA. */
     long retryTimeoutNanos;

@@ -376,7 +376,16 @@ final class ConnectionMachine {
                 // IBA 12.6.6: the application has the request and has not answered it; the requester, which resent
                 // its REQ, learns that the request arrived and waits the service timeout longer.
                 sender.sendMra(source, dup, config.mraServiceTimeout());
+                dup.mraSent = true;
             }
+            return;
+        }
+        byte[] refused =
+                table.rejected(req.localCaGuid, req.localCommId, cm.fabric().now());
+        if (refused != null) {
+            // A duplicate of a request refused and since destroyed (rdma_reject(3), then rdma_destroy_id(3)): the REJ
+            // was lost or overtaken by the resent REQ. It gets the REJ again; the request stays destroyed.
+            sender.send(source, refused);
             return;
         }
         PortSpace ps = PortSpace.ofServiceId(req.serviceId);
@@ -434,6 +443,8 @@ final class ConnectionMachine {
         c.retryCountForQp = req.retryCount;
         c.rnrRetryForQp = req.rnrRetryCount;
         c.transactionId = req.transactionId;
+        c.requesterResendNanos = 4096L << req.remoteCmResponseTimeout;
+        c.requesterRetries = req.maxCmRetries;
         child.tos = req.trafficClass;
         child.ackTimeout = req.localAckTimeout;
         byte[] user = Arrays.copyOfRange(pd, header, CmMessage.Type.REQ.privateDataLength);
@@ -593,6 +604,9 @@ final class ConnectionMachine {
                 // Kept as the answer to a duplicate REQ (onReq): the REJ may be lost, and a resent REP would
                 // establish the connection at the peer while this side has abandoned it.
                 c.lastMad = rejectAttempt(id, RejectReason.CONSUMER_DEFINED, null);
+                if (c.state == Connection.State.REP_SENT) {
+                    rememberRefusal(id);
+                }
                 qps.toError(id);
                 c.state = Connection.State.IDLE;
                 id.state = CmId.State.DISCONNECT;
@@ -707,9 +721,24 @@ final class ConnectionMachine {
     private void refuseRequest(CmId child, byte[] privateData) {
         Connection c = child.connection;
         c.lastMad = rejectAttempt(child, RejectReason.CONSUMER_DEFINED, privateData);
+        rememberRefusal(child);
         child.listener.listenQueue.answered();
         c.state = Connection.State.IDLE;
         child.state = CmId.State.DISCONNECT;
+    }
+
+    /**
+     * Remembers the REJ (its {@code lastMad}) with which this side refused the request {@code id} received, for as
+     * long as the requester may still resend the REQ: its retries plus one, each after its CM response timeout and,
+     * once this side sent an MRA, the MRA's service timeout. The id may be destroyed meanwhile; a duplicate REQ is
+     * then still answered with the REJ (see {@link ConnectionTable#rememberRejection}).
+     */
+    private void rememberRefusal(CmId id) {
+        Connection c = id.connection;
+        long perTry = c.requesterResendNanos + (c.mraSent ? config.mraServiceTimeoutNanos() : 0);
+        long window = (c.requesterRetries + 1L) * perTry;
+        long now = cm.fabric().now();
+        table.rememberRejection(c.remoteGuid, c.remoteCommId, c.lastMad, now + window, now);
     }
 
     /** The connection attempt of {@code id} ended without a connection: the application gets {@code type}. */
@@ -823,6 +852,7 @@ final class ConnectionMachine {
                 // Kept as the answer to a late duplicate REQ (onReq), which must not get the stale REP: the
                 // requester would establish a connection whose passive QP is in ERR.
                 c.lastMad = rejectAttempt(id, RejectReason.TIMEOUT, null);
+                rememberRefusal(id);
                 qps.toError(id);
                 attemptEnded(id, CmEventType.CONNECT_ERROR, ETIMEDOUT, null);
                 break;

@@ -3,6 +3,7 @@ package io.simrdma.fabric.cm;
 import io.simrdma.fabric.wire.Gid;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -26,8 +27,16 @@ final class ConnectionTable {
 
     private record RemoteKey(long guid, int commId) {}
 
+    /** The REJ that refused a request, and when a duplicate of the request can no longer come. */
+    private record Rejection(byte[] rej, long expiresAt) {}
+
+    /** Most rejected requests remembered at once; beyond it the oldest is forgotten first. */
+    static final int MAX_REJECTIONS = 1024;
+
     private final Map<Integer, CmId> byLocalCommId = new LinkedHashMap<>();
     private final Map<RemoteKey, CmId> byRemote = new HashMap<>();
+    /** Rejected requests by requester, oldest first, kept after their ids are gone (see {@link #rejected}). */
+    private final LinkedHashMap<RemoteKey, Rejection> rejections = new LinkedHashMap<>();
 
     /** Enters {@code id} under its local comm ID. */
     void addLocal(CmId id) {
@@ -63,6 +72,42 @@ final class ConnectionTable {
             }
         }
         return null;
+    }
+
+    /**
+     * Remembers that the request with this requester's CA GUID and comm ID was refused with {@code rej}, until
+     * {@code expiresAt} (fabric time): a duplicate of the REQ that arrives after the id that held it is gone
+     * (rdma_destroy_id(3) after rdma_reject(3)) still gets the REJ again instead of being taken for a new request
+     * (IBA 12.9.6: a duplicate is answered, never executed twice). At most {@link #MAX_REJECTIONS} are kept; expired
+     * ones are dropped as new ones come.
+     */
+    void rememberRejection(long remoteGuid, int remoteCommId, byte[] rej, long expiresAt, long now) {
+        dropExpired(now);
+        RemoteKey k = new RemoteKey(remoteGuid, remoteCommId);
+        rejections.remove(k);
+        rejections.put(k, new Rejection(rej, expiresAt));
+        if (rejections.size() > MAX_REJECTIONS) {
+            Iterator<RemoteKey> it = rejections.keySet().iterator();
+            it.next();
+            it.remove();
+        }
+    }
+
+    /** The REJ that refused the request with this requester's CA GUID and comm ID, if still remembered at {@code now}. */
+    byte[] rejected(long remoteGuid, int remoteCommId, long now) {
+        dropExpired(now);
+        Rejection r = rejections.get(new RemoteKey(remoteGuid, remoteCommId));
+        return r == null ? null : r.rej();
+    }
+
+    /** How many rejected requests are remembered (for tests). */
+    int rejectionsRemembered(long now) {
+        dropExpired(now);
+        return rejections.size();
+    }
+
+    private void dropExpired(long now) {
+        rejections.values().removeIf(r -> r.expiresAt() <= now);
     }
 
     /** Removes {@code id} from both indexes. */

@@ -512,6 +512,31 @@ class CmFaultTest {
 
     @Test
     @DisplayName(
+            "rdma_reject(3), IBA 12.9.6: a REQ resent after its REJ was lost gets the REJ again, even after the rejected "
+                    + "id is destroyed; no second CONNECT_REQUEST (dat_cr_reject(3DAT): the request is destroyed)")
+    void shouldAnswerAResentReqWithTheRejWhenTheRejectedIdIsDestroyed() {
+        try (CmRig rig = rig(222)) {
+            rig.link()
+                    .addFault(FaultRule.drop(CmTrace.type(Type.REJ).and(PacketMatcher.from(rig.b)), 1)
+                            .times(1));
+            RcEnd client = rig.connecting(7122);
+            CmEvent request = expect(rig.chB, CmEventType.CONNECT_REQUEST);
+            request.id().reject("no".getBytes(StandardCharsets.US_ASCII));
+            request.id().destroy();
+            CmEvent rejected = expect(rig.chA, CmEventType.REJECTED);
+            assertEquals(RejectReason.CONSUMER_DEFINED, rejected.rejectReason(), "expected the consumer's reject");
+            assertEquals("no", new String(rejected.privateData(), 0, 2, StandardCharsets.US_ASCII));
+            assertEquals(List.of("a:REQ", "b:REJ", "a:REQ", "b:REJ"), rig.trace.sentTypes(rig.a, rig.b));
+            List<Mad> rejs = rig.trace.sent(rig.b, Type.REJ);
+            assertEquals(rejs.get(0).msg().remoteCommId, rejs.get(1).msg().remoteCommId, "the same request refused");
+            assertEquals(1, dropped(rig, Type.REJ).size(), "the first REJ was lost");
+            assertEquals(QpState.ERR, client.qp.state());
+            rig.assertQuiet(null, "b: no second CONNECT_REQUEST for the rejected request");
+        }
+    }
+
+    @Test
+    @DisplayName(
             "IBA 12.9.6 DREQ Sent: every DREQ lost: DISCONNECTED after (retries + 1) timeouts, then timewait; the peer hears nothing")
     void shouldReportDisconnectedAfterRetriesPlusOneTimeoutsWhenEveryDreqIsLost() {
         try (CmRig rig = rig(221)) {
