@@ -6,6 +6,7 @@ import io.simrdma.dat.ConnectFlag;
 import io.simrdma.dat.ConnectionRequest;
 import io.simrdma.dat.CrParams;
 import io.simrdma.dat.DatReturnType;
+import io.simrdma.dat.DtoCompletionStatus;
 import io.simrdma.dat.Endpoint;
 import io.simrdma.dat.EndpointState;
 import io.simrdma.dat.EpAttributes;
@@ -602,7 +603,11 @@ final class EpActions {
                 for (M.Work w : m.recvs) {
                     if (!w.done) {
                         any++;
-                        if (w.peer == null && !w.certain) {
+                        // held for sure: nothing can complete it yet (no message for it, and no end of the
+                        // connection or other error that could flush it has been allowed for)
+                        if (w.peer == null
+                                && !w.certain
+                                && w.possible.equals(EnumSet.of(DtoCompletionStatus.SUCCESS))) {
                             sure++;
                         }
                     }

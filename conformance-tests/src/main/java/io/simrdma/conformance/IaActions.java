@@ -664,8 +664,12 @@ final class IaActions {
                 String evd = r.symOf(w.evd().get());
                 M.Evd e = r.model.get(evd);
                 r.check(
-                        Check.ok("dat_cno_wait", "the EVD a notification names is one that feeds the CNO"),
-                        e != null && e.cno == m,
+                        Check.ok(
+                                "dat_cno_wait",
+                                "the EVD a notification names is one that feeds the CNO, or fed it before "
+                                        + "dat_evd_modify_cno (the consumer must be prepared to collect a notification "
+                                        + "on the EVD's old CNO)"),
+                        e != null && (e.cno == m || e.oldCnos.contains(m)),
                         "an EVD of " + cno,
                         () -> String.valueOf(evd));
             }

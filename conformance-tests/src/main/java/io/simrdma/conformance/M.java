@@ -225,6 +225,9 @@ final class M {
         int minQlen;
         int qlen;
         Cno cno;
+        /** CNOs the EVD fed before dat_evd_modify_cno: a notification it made then may still come on them. */
+        final Set<Cno> oldCnos = new java.util.HashSet<>();
+
         boolean enabled = true;
         boolean waitable = true;
         final boolean providerCreated;

@@ -418,6 +418,9 @@ final class Rules {
                     }
                     breakConnection(m, ep, peerOf(ep), "an LMR freed under a receive", false);
                 }
+                if (!w.done && w.srq != null && srqBufferFreed(m, w.srq)) {
+                    srqReceiveMayFail(m, w);
+                }
             }
         }
     }
@@ -583,7 +586,14 @@ final class Rules {
         if (cno != null) {
             badHandle(e, cno, evd.ia, p, "cno_handle");
         }
-        return e.alts.isEmpty() ? Expect.ok(Check.ok(p, "the EVD notifies the new CNO"), v -> evd.cno = cno) : e;
+        return e.alts.isEmpty()
+                ? Expect.ok(Check.ok(p, "the EVD notifies the new CNO"), v -> {
+                    if (evd.cno != null) {
+                        evd.oldCnos.add(evd.cno);
+                    }
+                    evd.cno = cno;
+                })
+                : e;
     }
 
     static Expect evdSimple(M.Evd evd, String page, String rule, Runnable effect) {
@@ -1764,6 +1774,11 @@ final class Rules {
     static void connectStarted(Model m, M.Ep ep, M.Ia target, boolean bogus, long qual, byte[] pdata) {
         ep.state = ACTIVE_CONNECTION_PENDING;
         ep.pending.clear();
+        // a new connection: how an earlier one ended (a break, the peer's end) no longer applies to its works
+        // (dat_ep_reset clears these too; an EP the model lost track of may reach here without one)
+        ep.breaking = false;
+        ep.peerEnding = false;
+        ep.mayBreak = false;
         M.Conn conn = new M.Conn(ep, target, qual, pdata == null ? new byte[0] : pdata, m.fork("conn " + ep.sym));
         ep.conn = conn;
         ep.peer = null;
@@ -2721,6 +2736,55 @@ final class Rules {
                 }
             }
         }
+        for (M.Srq q : m.live(M.Srq.class)) {
+            srqRaces(m, q);
+        }
+    }
+
+    /**
+     * The buffers posted to {@code srq} are written by whichever message takes them (dat_srq_post_recv): an
+     * unfinished work whose memory overlaps one of them races the SRQ's receives, and neither's bytes can be
+     * verified.
+     */
+    static void srqRaces(Model m, M.Srq srq) {
+        List<M.Seg> bufs = new ArrayList<>();
+        for (M.SrqBuf b : srq.posted) {
+            bufs.addAll(memSegs(m, srq.ia, b.segs()));
+        }
+        if (bufs.isEmpty()) {
+            return;
+        }
+        List<M.Work> takers = new ArrayList<>();
+        boolean hit = false;
+        for (M.Ep ep : m.all(M.Ep.class)) {
+            for (java.util.ArrayDeque<M.Work> q : List.of(ep.requests, ep.recvs)) {
+                for (M.Work o : q) {
+                    if (o.done) {
+                        continue;
+                    }
+                    if (o.srq == srq) {
+                        takers.add(o);
+                    } else if (overlaps(bufs, o.dest) || overlaps(bufs, o.source)) {
+                        hit = true;
+                        unverifiable(o);
+                    }
+                }
+            }
+        }
+        if (hit) {
+            for (M.Work r : takers) {
+                unverifiable(r);
+            }
+        }
+    }
+
+    private static void unverifiable(M.Work o) {
+        o.data = null;
+        o.raced = true;
+        if (o.peer != null) {
+            o.peer.data = null;
+            o.peer.raced = true;
+        }
     }
 
     /** The consumer writes its memory: unfinished works reading or writing it can no longer be verified. */
@@ -3428,7 +3492,14 @@ final class Rules {
                                 .rows("2.7#10", "4#21");
                         if (remote != null) {
                             boolean blocked = requestsBlocked(ep);
+                            List<M.Work> open = openReceives(ep, peer);
                             breakConnection(m, ep, peer, "a remote access error", !blocked);
+                            for (M.Work r : open) {
+                                // the error shows only when the peer's answer comes back: a message the peer
+                                // sends meanwhile may still land in a receive already posted
+                                r.possible.add(DtoCompletionStatus.SUCCESS);
+                                r.possible.addAll(ANY_ERROR);
+                            }
                         } else {
                             ep.wild = true;
                             if (peer != null) {
@@ -3459,6 +3530,22 @@ final class Rules {
                     peerEnding(ep, w);
                 })
                 .or(remoteSync);
+    }
+
+    /** The receives of {@code x} and {@code y} no message has been matched to yet that may still succeed. */
+    static List<M.Work> openReceives(M.Ep x, M.Ep y) {
+        List<M.Work> l = new ArrayList<>();
+        for (M.Ep ep : new M.Ep[] {x, y}) {
+            if (ep == null) {
+                continue;
+            }
+            for (M.Work r : ep.recvs) {
+                if (!r.done && r.peer == null && r.possible.contains(DtoCompletionStatus.SUCCESS)) {
+                    l.add(r);
+                }
+            }
+        }
+        return l;
     }
 
     /** dat_rmr_bind of {@code rmr} to {@code tri} with {@code privs} on {@code ep} ({@code tri} empty: unbind). */
@@ -3676,6 +3763,7 @@ final class Rules {
                 v -> {
                     M.SrqBuf b = new M.SrqBuf(cookie, List.copyOf(segs), Tri.total(segs));
                     srq.posted.add(b);
+                    srqRaces(m, srq);
                     srqWaiters(m, srq);
                     watermark(m, srq);
                 });
@@ -3719,13 +3807,51 @@ final class Rules {
         send.certain = true;
         r.certain = true;
         r.data = send.data;
+        srqRaces(m, srq);
         if (smallest < send.length) {
             r.possible.add(DtoCompletionStatus.ERR_LOCAL_LENGTH);
             send.possible.addAll(ANY_ERROR);
             y.wild = true;
             send.ep.wild = true;
         }
+        if (srqBufferFreed(m, srq)) {
+            srqReceiveMayFail(m, r);
+        }
         watermark(m, srq);
+    }
+
+    /**
+     * Whether a buffer on {@code srq} uses an LMR freed since it was posted: the message that takes it
+     * fails ("Any DTO operation that uses the destroyed LMR after the dat_lmr_free() is completed shall fail
+     * and report a protection violation", dat_lmr_free), and which buffer a message takes shows only in its
+     * completion (dat_srq_post_recv).
+     */
+    static boolean srqBufferFreed(Model m, M.Srq srq) {
+        for (M.SrqBuf b : srq.posted) {
+            for (Tri t : b.segs()) {
+                if (t.len() > 0 && t.raw() == null && t.lmr() != null) {
+                    M.Lmr l = m.get(t.lmr());
+                    if (l != null && !l.alive) {
+                        return true;
+                    }
+                }
+            }
+        }
+        return false;
+    }
+
+    /** An SRQ receive that may take a buffer of a freed LMR: it and its Send may fail, and the connection break. */
+    static void srqReceiveMayFail(Model m, M.Work r) {
+        if (r.done) {
+            return;
+        }
+        r.possible.addAll(ANY_ERROR);
+        r.data = null;
+        if (r.peer != null) {
+            r.peer.possible.addAll(ANY_ERROR);
+            r.peer.data = null;
+        }
+        breakConnection(m, r.ep, peerOf(r.ep), "an LMR freed under a receive", false);
     }
 
     /** Sends waiting at EPs of the SRQ take newly posted buffers. */

@@ -43,10 +43,6 @@ class SimProviderConformanceTest {
      */
     static final Map<String, String> KNOWN = Map.ofEntries(
             Map.entry(
-                    "a successful completion reports the bytes transferred",
-                    "open: a receive reports one byte fewer than the message the model sent into it (seed 923, "
-                            + "shrunk to 27 actions); not yet settled whether the model or sim-provider miscounts"),
-            Map.entry(
                     "a rejected request is destroyed: it does not arrive again",
                     "open: sim-fabric's CM answers a REQ retransmitted after its REJ as a new request (the REJ "
                             + "was lost or overtaken); dat_cr_reject(3DAT) says the request is destroyed"),
@@ -66,45 +62,12 @@ class SimProviderConformanceTest {
                     "open: dat_evd_wait's nmore counts one more event than the model has queued (an event the "
                             + "model does not expect yet)"),
             Map.entry(
-                    "a message for an EP of the SRQ completes one of the SRQ's buffers",
-                    "open: an SRQ receive completes with DAT_DTO_ERR_LOCAL_PROTECTION where the model expects "
-                            + "success"),
-            Map.entry(
                     "the request carries the entire private data of dat_ep_connect and the requester's address",
                     "open: with three IAs, a connection request's remote address is another IA than the model "
                             + "matched it to"),
             Map.entry(
-                    "in CONNECTED the request is posted; its completion comes on request_evd",
-                    "open, not triaged (seeds 405, 408, 425, ...): a post in CONNECTED fails or completes "
-                            + "otherwise than the model holds"),
-            Map.entry(
-                    "a receive buffer's LMR lacks local read",
-                    "open, not triaged: the LMR privilege a receive buffer needs (the page says local read; "
-                            + "the model and sim-provider disagree)"),
-            Map.entry(
-                    "an LMR of local_iov lacks the LOCAL_READ privilege",
-                    "open, not triaged: DAT_PRIVILEGES_VIOLATION for a local_iov LMR without LOCAL_READ"),
-            Map.entry(
-                    "an LMR of local_iov lacks the LOCAL_WRITE privilege",
-                    "open, not triaged: DAT_PRIVILEGES_VIOLATION for a local_iov LMR without LOCAL_WRITE"),
-            Map.entry(
                     "a rejected request is reported by DAT_CONNECTION_EVENT_PEER_REJECTED",
-                    "open, not triaged: the event of a rejected request"),
-            Map.entry(
-                    "the completion carries the cookie and a status the pages allow",
-                    "open, not triaged: a completion status the model does not allow at that point"),
-            Map.entry("the Send completes on request_evd with its cookie", "open, not triaged: a Send's completion"),
-            Map.entry(
-                    "the RDMA Write completes and the remote buffer holds the local bytes",
-                    "open, not triaged: an RDMA Write's completion or bytes"),
-            Map.entry(
-                    "nbufs_allocated counts the receives the EP holds",
-                    "open, not triaged: dat_ep_recv_query's nbufs_allocated"),
-            Map.entry(
-                    "the EVD a notification names is one that feeds the CNO",
-                    "open, not triaged: dat_cno_wait names an EVD detached from the CNO (dat_evd_modify_cno "
-                            + "with NULL) after it triggered while attached (seeds 536-542, which generate this "
-                            + "sequence since the model's connection-end changes shifted the seeds)"));
+                    "open, not triaged: the event of a rejected request"));
 
     static SuiteConfig.Builder sim(String template) {
         return SuiteConfig.builder(template).knownDeviations(KNOWN).stopAfter(20);
