@@ -43,6 +43,18 @@ class SimProviderConformanceTest {
      */
     static final Map<String, String> KNOWN = Map.ofEntries(
             Map.entry(
+                    "disconnecting a Reserved EP is disallowed",
+                    "open: an EP reserved by dat_rsp_create turns PASSIVE_CONNECTION_PENDING from a request sent "
+                            + "before the RSP existed by an active EP that dat_ep_free has since freed (the request was "
+                            + "still in flight; the model holds it gone); dat_ep_disconnect then gives "
+                            + "EP_PASSCONNPENDING, the model expects EP_RESERVED (seed 86 of 300x200, mixed seeds)"),
+            Map.entry(
+                    "a disconnected EP goes back to Unconnected; completions not yet dequeued may be lost",
+                    "open: after dat_ep_disconnect GRACEFUL and a dat_ep_post_recv in DISCONNECT_PENDING, the model "
+                            + "takes a dequeued event for the end of the disconnect and expects dat_ep_reset to "
+                            + "succeed; sim-provider is still DISCONNECT_PENDING and returns INVALID_STATE "
+                            + "EP_DISCPENDING (seed 255 of 300x200, mixed seeds)"),
+            Map.entry(
                     "a rejected request is destroyed: it does not arrive again",
                     "open: sim-fabric's CM answers a REQ retransmitted after its REJ as a new request (the REJ "
                             + "was lost or overtaken); dat_cr_reject(3DAT) says the request is destroyed"),
