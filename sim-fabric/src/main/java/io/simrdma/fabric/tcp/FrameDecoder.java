@@ -8,7 +8,8 @@ import java.util.List;
 /**
  * Splits a connection's byte stream into frames ({@link PacketCodec} draws them) and decodes
  * each: a PACKET into a {@link io.simrdma.fabric.wire.Packet} whose payload is a retained slice
- * of the received bytes, a handshake frame into a {@link Handshake} message.
+ * of the received bytes, a BURST into a packet standing for its run whose payload references the
+ * received bytes, a handshake frame into a {@link Handshake} message.
  *
  * <p>The length prefix is checked against the maximum before anything else happens, and nothing
  * is ever allocated from it: a frame is decoded only once all its bytes have arrived, as slices
@@ -115,6 +116,9 @@ final class FrameDecoder extends ByteToMessageDecoder {
             switch (type) {
                 case PacketCodec.TYPE_PACKET:
                     message = codec.decode(in, start, (int) length);
+                    break;
+                case PacketCodec.TYPE_BURST:
+                    message = codec.decodeBurst(in, start, (int) length);
                     break;
                 case PacketCodec.TYPE_HELLO:
                 case PacketCodec.TYPE_REFUSE:
