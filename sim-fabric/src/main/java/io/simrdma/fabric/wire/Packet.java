@@ -816,7 +816,8 @@ public final class Packet extends Task {
      * (as a sender's memory is), and takes ownership of {@code received}: it is released with the
      * packet, and shared (retained) by its {@link #duplicate duplicates} and {@link #splitFirst
      * split-off packets}. For a transport that receives a {@link #burst}'s bytes into a buffer of
-     * its own and hands them on without a copy. Allocates a {@link ByteBuffer} view once per call.
+     * its own and hands them on without a copy; bytes gathered from several reads (a composite
+     * buffer) become one segment per part. Allocates a {@link ByteBuffer} view per part.
      *
      * @throws IllegalStateException if the packet already has a payload
      */
@@ -827,7 +828,14 @@ public final class Packet extends Task {
         }
         int len = received.readableBytes();
         pin = received;
-        return addSegment(received.nioBuffer(received.readerIndex(), len), 0, len);
+        if (received.nioBufferCount() == 1) {
+            return addSegment(received.nioBuffer(received.readerIndex(), len), 0, len);
+        }
+        // bytes gathered from several reads: one segment per part, never merged (copied)
+        for (ByteBuffer part : received.nioBuffers(received.readerIndex(), len)) {
+            addSegment(part, part.position(), part.remaining());
+        }
+        return this;
     }
 
     private void unpin() {

@@ -121,6 +121,11 @@ class FrameDecoderTest {
             ByteBuffer landed = ByteBuffer.allocate(3 * 4096 + 100);
             p.copyPayload(0, landed, 0, 3 * 4096 + 100);
             assertEquals(-1, RcEnd.mismatch(landed, 0, 3 * 4096 + 100, 6), "the run's payload, cut at " + cut);
+            // the payload references the reads (not a merged copy): a change there shows in the packet
+            frame[frame.length - 1] ^= 0x5A;
+            p.copyPayload(0, landed, 0, 3 * 4096 + 100);
+            assertEquals(frame[frame.length - 1], landed.get(3 * 4096 + 99), "not copied, cut at " + cut);
+            frame[frame.length - 1] ^= 0x5A;
             // IBA 9.7.2: each packet of the run as if it had arrived alone
             assertEquals(Opcode.RC_RDMA_WRITE_FIRST, p.opcode());
             assertEquals(0x123456, p.psn());
@@ -176,6 +181,23 @@ class FrameDecoderTest {
             assertEquals(1, out.size(), "cut at " + cut);
             assertEquals(77, ((Packet) out.get(0)).payloadLength());
         }
+    }
+
+    @Test
+    void shouldDecodeAFrameSplitAcrossReadsWithoutCopyingItsBytes() {
+        byte[] frame = Frames.bytes(Frames.encode(Frames.packet(Opcode.RC_SEND_ONLY, 3000, 4)));
+        int cut = 1000;
+        byte[] second = java.util.Arrays.copyOfRange(frame, cut, frame.length);
+        write(Unpooled.wrappedBuffer(frame, 0, cut));
+        write(Unpooled.wrappedBuffer(second));
+        Packet p = (Packet) readAll().get(0);
+        int payloadStart = 4 + PacketCodec.PACKET_PREFIX_LENGTH + Opcode.RC_SEND_ONLY.headerLength();
+        // the payload's last byte lies in the second read: change it there, see it in the packet
+        second[second.length - 1] ^= 0x5A;
+        byte[] seen = payload(p);
+        assertEquals(
+                second[second.length - 1], seen[seen.length - 1], "the payload is a view of the reads, not a copy");
+        assertEquals(3000, frame.length - payloadStart, "the frame ends with its payload");
     }
 
     @Test
