@@ -291,17 +291,18 @@ public final class TcpLink implements PacketRoute {
     /** Sends {@code p} to the peer. Runs on the device's executor (the event loop); takes ownership. */
     @Override
     public void transmit(Device from, Packet p) {
-        if (p.isBurst() && !carriesBursts()) {
+        if (p.isBurst()) {
+            Connection c = active;
+            if (c != null && carriesBursts()) {
+                sent.addAndGet(p.burstPackets());
+                transmitted = true;
+                c.write(p);
+                return;
+            }
             // Something needs the packets one by one now (a rule, a trace, no connection): cut the run.
             while (p.isBurst()) {
                 transmitOne(from, p.splitFirst());
             }
-        }
-        if (p.isBurst()) {
-            sent.addAndGet(p.burstPackets());
-            transmitted = true;
-            active.write(p);
-            return;
         }
         transmitOne(from, p);
     }
