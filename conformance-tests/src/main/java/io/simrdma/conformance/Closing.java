@@ -73,6 +73,12 @@ final class Closing {
         for (int k = 0; k < 18; k++) {
             steps.add(this::recvOverflow);
         }
+        // a connected EP's request queue filled by zero-length sends (which wait for the thread to wait), then one
+        // more send, RDMA Write and RDMA Read: each may be refused for resource limitations
+        for (int k = 0; k < 20; k++) {
+            steps.add(this::requestOverflow);
+        }
+        steps.add(this::srqPostOutside);
         steps.add(this::bindUnconnected);
         steps.add(Closing::freeBoundLmr);
         // the last IA: an invalid flag, then closed abruptly, then calls on its destroyed handles
@@ -299,6 +305,61 @@ final class Closing {
         }
         posted++;
         return new DtoActions.PostRecv(e.sym, List.of(), ++cookie, EnumSet.noneOf(CompletionFlag.class));
+    }
+
+    private M.Ep requestEp;
+    private int requested;
+
+    /**
+     * One post on a CONNECTED EP whose request queue holds at most 16 and nothing now: zero-length sends until the
+     * queue is full, then one send, one RDMA Write and one RDMA Read beyond max_request_dtos
+     * (dat_ep_post_send, dat_ep_post_rdma_write, dat_ep_post_rdma_read: DAT_INSUFFICIENT_RESOURCES). Nothing
+     * completes in between: the deterministic fabric moves only while the sequence's thread waits.
+     */
+    private Action requestOverflow(Model m) {
+        if (requestEp == null) {
+            for (M.Ep e : m.live(M.Ep.class)) {
+                if (!e.undefined
+                        && e.state == EndpointState.CONNECTED
+                        && e.attrs != null
+                        && e.pz != null
+                        && e.reqEvd != null
+                        && e.attrs.maxRequestDtos() <= 16
+                        && e.requests.isEmpty()) {
+                    requestEp = e;
+                    break;
+                }
+            }
+            if (requestEp == null) {
+                return null;
+            }
+        }
+        M.Ep e = requestEp;
+        int max = e.attrs.maxRequestDtos();
+        if (!e.live() || e.state != EndpointState.CONNECTED || requested > max + 2) {
+            return null;
+        }
+        int k = requested++;
+        EnumSet<CompletionFlag> none = EnumSet.noneOf(CompletionFlag.class);
+        if (k <= max) {
+            return new DtoActions.PostSend(e.sym, List.of(), ++cookie, none, 0);
+        }
+        return new DtoActions.PostRdma(e.sym, List.of(), ++cookie, new M.Remote(null, 0, 0, 0), none, k == max + 2, 1);
+    }
+
+    /**
+     * dat_srq_post_recv of a segment that runs past the end of an LMR of the SRQ's PZ (DAT_INVALID_PARAMETER: "one
+     * of the IOV segments pointed to a memory outside its LMR").
+     */
+    private Action srqPostOutside(Model m) {
+        for (M.Srq q : m.live(M.Srq.class)) {
+            for (M.Lmr l : m.live(M.Lmr.class)) {
+                if (l.ia == q.ia && l.pz == q.pz && l.has(MemoryPrivilege.LOCAL_WRITE) && l.len >= 8) {
+                    return new DtoActions.SrqPostRecv(q.sym, List.of(Tri.of(l.sym, l.len - 4, 8)), ++cookie);
+                }
+            }
+        }
+        return null;
     }
 
     /** dat_evd_wait with threshold 2 on a request EVD an unsignalled stream feeds (row 4.1#4). */
