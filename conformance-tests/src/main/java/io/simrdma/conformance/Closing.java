@@ -17,9 +17,13 @@ import java.util.function.Function;
  * model decides the outcome. It fills a small software EVD until {@code dat_evd_post_se} refuses an event
  * (DAT_QUEUE_FULL, row 4.1#10) and shrinks it below its queued events ({@code dat_evd_resize}
  * DAT_INVALID_STATE, row 4.1#9); waits on a CNO no EVD feeds (DAT_QUEUE_EMPTY) and with the thread
- * interrupted (DAT_INTERRUPTED_CALL); calls dat_psp_create_any without psp_flags (DAT_INVALID_PARAMETER); waits for two events on an EVD an unsignalled stream feeds (row 4.1#4); opens an IA of a name over DAT_NAME_MAX_LENGTH and dup-connects with
+ * interrupted (DAT_INTERRUPTED_CALL); calls dat_psp_create_any without psp_flags (DAT_INVALID_PARAMETER); waits for two events on an EVD an unsignalled stream feeds (row 4.1#4; it makes such an EP if the sequence has
+ * none); opens an IA of a name over DAT_NAME_MAX_LENGTH and dup-connects with
  * private data over the limit (DAT_INVALID_PARAMETER); asks dat_ep_dup_connect for a qos the IA does not support
- * (DAT_MODEL_NOT_SUPPORTED); pre-posts receives on an Unconnected EP one beyond max_recv_dtos (DAT_INSUFFICIENT_RESOURCES); binds an RMR through an EP that is not connected ({@code dat_rmr_bind}
+ * (DAT_MODEL_NOT_SUPPORTED); pre-posts receives on an Unconnected EP one beyond max_recv_dtos (DAT_INSUFFICIENT_RESOURCES); fills a connected
+ * EP's request queue and posts a send, an RDMA Write and an RDMA Read beyond max_request_dtos
+ * (DAT_INSUFFICIENT_RESOURCES); posts an SRQ buffer past its LMR's end ({@code dat_srq_post_recv}
+ * DAT_INVALID_PARAMETER); binds an RMR through an EP that is not connected ({@code dat_rmr_bind}
  * DAT_INVALID_STATE) and frees an LMR an RMR is bound to ({@code dat_lmr_free} DAT_INVALID_STATE); then closes
  * the last IA with an invalid flag and abruptly, and calls {@code dat_ia_query}, {@code dat_ia_close},
  * {@code dat_pz_create}, {@code dat_cno_create}, {@code dat_srq_create}, {@code dat_rsp_create},
@@ -61,6 +65,43 @@ final class Closing {
         });
         steps.add(m -> live(m, cno) ? new IaActions.CnoWait(cno, false) : null);
         steps.add(m -> live(m, cno) ? new IaActions.CnoWaitInterrupted(cno) : null);
+        // without an EP whose requests are unsignalled, one is made for the wait: an EVD of four entries, an EP
+        // with UNSIGNALLED request completions on it (the wait's row 4.1#4 needs only the EP's attributes)
+        steps.add(m -> {
+            M.Ia a = firstLive(m);
+            return a == null || waitTwoOnUnsignalled(m) != null
+                    ? null
+                    : new EvdActions.EvdCreate(a.sym, "closeUnsigEvd", 4, null, EnumSet.of(EvdFlag.DTO));
+        });
+        steps.add(m -> {
+            M.Obj evd = m.get("closeUnsigEvd");
+            if (!(evd instanceof M.Evd e) || !e.live()) {
+                return null;
+            }
+            io.simrdma.dat.EpAttributes attrs = io.simrdma.dat.EpAttributes.builder()
+                    .maxMessageSize(65536)
+                    .maxRdmaSize(65536)
+                    .maxRecvDtos(8)
+                    .maxRequestDtos(8)
+                    .maxRecvIov(4)
+                    .maxRequestIov(4)
+                    .maxRdmaReadIn(4)
+                    .maxRdmaReadOut(4)
+                    .maxRdmaReadIov(4)
+                    .maxRdmaWriteIov(4)
+                    .requestCompletionFlags(EnumSet.of(CompletionFlag.UNSIGNALLED))
+                    .build();
+            M.Pz pz = null;
+            for (M.Pz z : m.live(M.Pz.class)) {
+                if (z.ia == e.ia) {
+                    pz = z;
+                    break;
+                }
+            }
+            return pz == null
+                    ? null
+                    : new EpActions.EpCreate(e.ia.sym, "closeUnsigEp", pz.sym, null, e.sym, null, attrs, null);
+        });
         steps.add(Closing::waitTwoOnUnsignalled);
         steps.add(m -> {
             M.Ia a = firstLive(m);
