@@ -114,7 +114,8 @@ final class Shrinker {
      */
     private static boolean dropObjects(State s) {
         boolean progress = false;
-        List<Map.Entry<String, Integer>> created = new ArrayList<>(createdSymbols(s.best).entrySet());
+        List<Map.Entry<String, Integer>> created =
+                new ArrayList<>(createdSymbols(s.best).entrySet());
         for (int j = created.size() - 1; j >= 0 && s.budget[0] > 0; j--) {
             String sym = created.get(j).getKey();
             int at = s.best.indexOf(creation(s.best, sym));
@@ -254,7 +255,8 @@ final class Shrinker {
                     simpler.add(java.util.EnumSet.noneOf(enumOf(cs[i])));
                 }
                 if (!set.isEmpty()
-                        && set.size() < enumOf(cs[i]).getEnumConstants().length && (Class<?>) enumOf(cs[i]) == io.simrdma.dat.EvdFlag.class) {
+                        && set.size() < enumOf(cs[i]).getEnumConstants().length
+                        && (Class<?>) enumOf(cs[i]) == io.simrdma.dat.EvdFlag.class) {
                     simpler.add(java.util.EnumSet.allOf(enumOf(cs[i])));
                 }
             } else if (v instanceof Boolean b && b) {

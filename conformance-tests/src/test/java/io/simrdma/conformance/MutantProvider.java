@@ -59,6 +59,7 @@ final class MutantProvider implements DatProvider {
     private final java.util.function.Supplier<Mutation> mutations;
     /** The mutation of each run, by the IA name before {@code /ia}. */
     private final Map<String, Mutation> byRun = new java.util.HashMap<>();
+
     private final SimProvider sim = new SimProvider();
     private final Map<Object, Object> proxies = new IdentityHashMap<>();
     private final Map<Object, Object> reals = new IdentityHashMap<>();
@@ -145,7 +146,9 @@ final class MutantProvider implements DatProvider {
                     collect(c, ifaces);
                 }
                 p = Proxy.newProxyInstance(
-                        MutantProvider.class.getClassLoader(), ifaces.toArray(Class<?>[]::new), new Handler(real, mutation));
+                        MutantProvider.class.getClassLoader(),
+                        ifaces.toArray(Class<?>[]::new),
+                        new Handler(real, mutation));
                 proxies.put(real, p);
                 reals.put(p, real);
             }

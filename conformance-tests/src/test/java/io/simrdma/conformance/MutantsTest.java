@@ -37,6 +37,7 @@ class MutantsTest {
      * second or third completion needs two or three transfers on one connection.
      */
     static final int MAX_SHRUNK = 22;
+
     private static final Map<String, String> ROWS = new ConcurrentHashMap<>();
 
     static List<Mutants.Mutant> mutants() {
@@ -52,8 +53,7 @@ class MutantsTest {
         int seeds = Integer.getInteger("conform.mutantSeeds", DEFAULT_SEEDS);
         Failure kill = null;
         for (long seed = 1; seed <= seeds && kill == null; seed++) {
-            SuiteReport r =
-                    run(new MutantProvider(mutant.name(), mutant.mutation()), seed, false);
+            SuiteReport r = run(new MutantProvider(mutant.name(), mutant.mutation()), seed, false);
             if (r.failures().isEmpty()) {
                 continue;
             }
@@ -62,8 +62,7 @@ class MutantsTest {
             if (!control.failures().isEmpty() || !control.deviations().isEmpty()) {
                 continue;
             }
-            SuiteReport shrunk =
-                    run(new MutantProvider(mutant.name(), mutant.mutation()), seed, true);
+            SuiteReport shrunk = run(new MutantProvider(mutant.name(), mutant.mutation()), seed, true);
             assertFalse(shrunk.failures().isEmpty(), "seed " + seed + " fails again when run to be shrunk");
             kill = shrunk.failures().get(0);
         }

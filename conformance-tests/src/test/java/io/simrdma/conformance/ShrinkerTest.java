@@ -91,14 +91,14 @@ class ShrinkerTest {
             ConformanceSuite.Outcome r = ConformanceSuite.replay(settings, 10, o.sequence());
             assertEquals(sig, ConformanceSuite.signature(r.run()), "replay " + i + ": the same failed check");
             assertEquals(o.run().failedAt, r.run().failedAt, "replay " + i + ": fails at the same action");
-            assertEquals(
-                    calls(o.run()), calls(r.run()), "replay " + i + ": the same calls and outcomes");
+            assertEquals(calls(o.run()), calls(r.run()), "replay " + i + ": the same calls and outcomes");
         }
     }
 
     @Test
-    @DisplayName("a mutant that completes flushed DTOs as successful (dat_ep_disconnect(3DAT)) shrinks to the few calls "
-            + "that connect, post, disconnect and dequeue, failing the same rule and replaying exactly")
+    @DisplayName(
+            "a mutant that completes flushed DTOs as successful (dat_ep_disconnect(3DAT)) shrinks to the few calls "
+                    + "that connect, post, disconnect and dequeue, failing the same rule and replaying exactly")
     void shouldShrinkToFewActionsWhenTransferMutantFails() {
         Mutants.Mutant flushed = mutant("flushed-as-success");
         MutantProvider p = new MutantProvider(flushed.name(), flushed.mutation());
