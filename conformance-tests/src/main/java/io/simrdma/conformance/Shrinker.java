@@ -9,9 +9,9 @@ import java.util.Map;
 
 /**
  * Shrinks a failing sequence to a minimal one that fails the same way (same clause and rule). Each pass
- * drops one object at a time, latest first (its creation goes; every action that names it is then skipped
- * and dropped, and dropping an IA's opening means fewer IAs); drops chunks of actions, largest first, down
- * to single actions (delta debugging); merges two objects of a kind into one (every use of the later one
+ * drops chunks of actions, largest first, down to single actions (delta debugging); drops one object at a
+ * time, latest first (its creation goes; every action that names it is then skipped and dropped, and
+ * dropping an IA's opening means fewer IAs); merges two objects of a kind into one (every use of the later one
  * names the earlier one and its creation goes: fewer PZs, EVDs, LMRs, IAs); then simplifies each action's
  * arguments until none simplifies further (shorter transfers at offset 0, fewer segments, no private data,
  * no flags, optional references such as an EP's SRQ or an EVD's CNO dropped, an EVD's flags made full so
@@ -42,8 +42,12 @@ final class Shrinker {
         int maxChunk = Integer.MAX_VALUE;
         while (progress && budget[0] > 0) {
             int before = s.best.size();
-            progress = dropObjects(s);
-            progress |= dropChunks(s, maxChunk);
+            // a quarter of the sequence or more at a time first: while the sequence is long, a replay is dear and a
+            // large drop often holds; then objects (which may change the scenario: a connect to no listener), then
+            // chunks down to single actions
+            progress = dropChunks(s, maxChunk, Math.max(1, s.best.size() / 4));
+            progress |= dropObjects(s);
+            progress |= dropChunks(s, maxChunk, 1);
             progress |= mergeObjects(s);
             progress |= simplify(s);
             // a pass that only simplified arguments or merged objects enables single drops, rarely large ones
@@ -142,11 +146,11 @@ final class Shrinker {
         return null;
     }
 
-    /** Drops chunks of actions, halving the chunk size down to one action; true if any drop held. */
-    private static boolean dropChunks(State s, int maxChunk) {
+    /** Drops chunks of actions, halving the chunk size down to {@code minChunk} actions; true if any drop held. */
+    private static boolean dropChunks(State s, int maxChunk, int minChunk) {
         boolean progress = false;
         for (int chunk = Math.max(1, Math.min(maxChunk, s.best.size() / 2));
-                chunk >= 1 && s.budget[0] > 0;
+                chunk >= minChunk && s.budget[0] > 0;
                 chunk /= 2) {
             for (int start = s.best.size() - chunk; start >= 0 && s.budget[0] > 0; start -= chunk) {
                 if (start >= s.best.size()) {
