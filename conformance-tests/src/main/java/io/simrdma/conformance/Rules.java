@@ -3309,6 +3309,17 @@ final class Rules {
                 if (ep.mayBreak) {
                     w.possible.addAll(ANY_ERROR);
                 }
+                if (s == DISCONNECT_PENDING) {
+                    // dat_ep_disconnect: "Upon disconnect, all outstanding and in-progress DTOs and RMR Binds must
+                    // be completed", while "The Endpoint is automatically transitioned into a
+                    // DAT_EP_STATE_DISCONNECTED state upon successful asynchronous completion" of the disconnect: a
+                    // receive posted during a graceful disconnect is outstanding when it proceeds and may be flushed
+                    // before the EP is DISCONNECTED, as the receives graceful() found posted (its flush shows the
+                    // disconnect under way, not its completion)
+                    M.Slot end = pendingEnd(ep);
+                    w.possible.addAll(ANY_ERROR);
+                    w.certain |= end != null && end.certain;
+                }
             };
             java.util.function.Consumer<Object> eff = v -> {
                 eff0.accept(v);
