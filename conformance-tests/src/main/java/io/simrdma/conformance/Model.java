@@ -825,8 +825,14 @@ final class Model {
             }
         }
         if (ep.srq != null && Rules.srqBuffer(ep.srq, d.userCookie()) != null) {
-            for (M.Work w : ep.recvs) {
-                if (!w.done && w.srq != null && w.cookie == Long.MIN_VALUE) {
+            // an SRQ receive the EP took before dat_ep_reset is an orphan: dat_ep_reset says completions not yet
+            // dequeued "may be lost", so they may also come; dat_srq_post_recv: every buffer an EP took is completed
+            // to its recv_evd
+            for (java.util.ArrayDeque<M.Work> q : List.of(ep.recvs, ep.orphans)) {
+                for (M.Work w : q) {
+                    if (w.done || w.srq == null || w.cookie != Long.MIN_VALUE) {
+                        continue;
+                    }
                     M.SrqBuf b = Rules.srqBuffer(ep.srq, d.userCookie());
                     ep.srq.posted.remove(b);
                     w.cookie = b.cookie();
@@ -837,9 +843,15 @@ final class Model {
                         w.raced = true;
                     }
                     if (b.length() < (w.peer != null ? w.peer.length : 0)) {
-                        w.possible = EnumSet.of(DtoCompletionStatus.ERR_LOCAL_LENGTH);
+                        if (q == ep.orphans) {
+                            // an orphan may also have been flushed
+                            w.possible.remove(DtoCompletionStatus.SUCCESS);
+                            w.possible.add(DtoCompletionStatus.ERR_LOCAL_LENGTH);
+                        } else {
+                            w.possible = EnumSet.of(DtoCompletionStatus.ERR_LOCAL_LENGTH);
+                        }
                     }
-                    matchWork(run, evd, ep, w, ep.recvs, d.status(), d.transferredLength(), null);
+                    matchWork(run, evd, ep, w, q, d.status(), d.transferredLength(), null);
                     return;
                 }
             }
