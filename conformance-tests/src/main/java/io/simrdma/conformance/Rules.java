@@ -1935,8 +1935,13 @@ final class Rules {
 
     /** Both sides of {@code conn} are connected: receives may now take messages. */
     static void established(Model m, M.Conn conn) {
-        conn.active.peer = conn.passive;
-        if (conn.passive != null) {
+        // the step may happen late (a query of the passive EP resolves it after the active EP was reset and
+        // connected again): only an EP still on this connection takes the other end as its peer, or an RDMA
+        // DTO of the new connection would be judged against the old peer's memory
+        if (conn.active.conn == conn) {
+            conn.active.peer = conn.passive;
+        }
+        if (conn.passive != null && conn.passive.conn == conn) {
             conn.passive.peer = conn.active;
         }
     }
