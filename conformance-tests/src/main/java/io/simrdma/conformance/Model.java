@@ -303,11 +303,15 @@ final class Model {
         int possible = certain;
         int toCome = 0;
         for (M.Ep ep : all(M.Ep.class)) {
+            // dat_ep_free: "The Consumer must be ready for all completions that are not dequeued yet either still
+            // being on the Endpoint recv_evd_handle and request_evd_handle or not being there": a freed EP's orphans
+            // (works a dat_ep_reset left unfinished) may still come as well
             if (!ep.alive
                     && !ep.providerCreated
                     && ep.arrived.isEmpty()
                     && ep.requests.isEmpty()
-                    && ep.recvs.isEmpty()) {
+                    && ep.recvs.isEmpty()
+                    && ep.orphans.isEmpty()) {
                 continue;
             }
             if (ep.wild && (ep.connEvd == evd || ep.reqEvd == evd || ep.recvEvd == evd)) {
