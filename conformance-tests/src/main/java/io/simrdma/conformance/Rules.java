@@ -3359,7 +3359,12 @@ final class Rules {
     }
 
     /** The remote region an RMR triplet names at {@code target}'s IA, as the target resolves it. */
-    record RemoteRegion(M.Lmr lmr, long off, Set<MemoryPrivilege> privs, M.Pz pz, boolean maybe, String why) {}
+    record RemoteRegion(
+            M.Lmr lmr, long off, Set<MemoryPrivilege> privs, M.Pz pz, boolean maybe, String why, M.Rmr rmr) {
+        RemoteRegion(M.Lmr lmr, long off, Set<MemoryPrivilege> privs, M.Pz pz, boolean maybe, String why) {
+            this(lmr, off, privs, pz, maybe, why, null);
+        }
+    }
 
     /**
      * Resolves an rmr_context at the peer: an LMR with that rmr_context, or an RMR bound with it.
@@ -3397,7 +3402,7 @@ final class Rules {
         if (!b.lmr().alive || off < 0 || off + len > b.len()) {
             return new RemoteRegion(null, 0, Set.of(), null, maybe, "outside the RMR's window");
         }
-        return new RemoteRegion(b.lmr(), b.off() + off, b.privs(), r.pz, maybe, null);
+        return new RemoteRegion(b.lmr(), b.off() + off, b.privs(), r.pz, maybe, null, r);
     }
 
     /** An RDMA Read or Write. */
@@ -3543,6 +3548,7 @@ final class Rules {
                     }
                     List<M.Seg> remoteSegs = List.of(new M.Seg(rr.lmr.mem, (int) (rr.lmr.memOff + rr.off), (int) xfer));
                     w.remoteLmr = rr.lmr;
+                    w.viaRmr = rr.rmr;
                     w.certain = true;
                     w.check = Check.ok(
                                     p,
@@ -3662,6 +3668,23 @@ final class Rules {
             if (s == DISCONNECTED || ep.breaking && !ep.errorBreak) {
                 breakingOrFlushed(w, p, ep);
                 return;
+            }
+            // An RDMA DTO already posted through this RMR's binding and not yet completed races with the bind: the
+            // provider may execute the bind first, after which "the previous value of rmr_context" no longer works
+            // (dat_rmr_bind), and the DTO fails and breaks its connection. As for a DTO posted while a bind is in
+            // flight, the model stops following those connections.
+            for (M.Ep x : m.all(M.Ep.class)) {
+                for (M.Work d : x.requests) {
+                    if (!d.done && d.viaRmr == rmr) {
+                        d.possible.addAll(ANY_ERROR);
+                        d.data = null;
+                        x.wild = true;
+                        M.Ep y = peerOf(x);
+                        if (y != null) {
+                            y.wild = true;
+                        }
+                    }
+                }
             }
             postedWhileBreaking(w, ep);
             w.certain = true;
