@@ -289,6 +289,8 @@ final class M {
         List<Seg> source;
         /** For an RDMA Read or Write, the remote LMR it accesses (directly or through an RMR). */
         Lmr remoteLmr;
+        /** For an RDMA Read or Write through an RMR's binding, that RMR (a later bind of it races with the DTO). */
+        Rmr viaRmr;
         /** The RMR of a bind, the binding it makes (null: unbind), and the context it returned. */
         Rmr rmr;
 

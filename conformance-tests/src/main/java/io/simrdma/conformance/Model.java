@@ -303,11 +303,15 @@ final class Model {
         int possible = certain;
         int toCome = 0;
         for (M.Ep ep : all(M.Ep.class)) {
+            // dat_ep_free: "The Consumer must be ready for all completions that are not dequeued yet either still
+            // being on the Endpoint recv_evd_handle and request_evd_handle or not being there": a freed EP's orphans
+            // (works a dat_ep_reset left unfinished) may still come as well
             if (!ep.alive
                     && !ep.providerCreated
                     && ep.arrived.isEmpty()
                     && ep.requests.isEmpty()
-                    && ep.recvs.isEmpty()) {
+                    && ep.recvs.isEmpty()
+                    && ep.orphans.isEmpty()) {
                 continue;
             }
             if (ep.wild && (ep.connEvd == evd || ep.reqEvd == evd || ep.recvEvd == evd)) {
@@ -825,8 +829,14 @@ final class Model {
             }
         }
         if (ep.srq != null && Rules.srqBuffer(ep.srq, d.userCookie()) != null) {
-            for (M.Work w : ep.recvs) {
-                if (!w.done && w.srq != null && w.cookie == Long.MIN_VALUE) {
+            // an SRQ receive the EP took before dat_ep_reset is an orphan: dat_ep_reset says completions not yet
+            // dequeued "may be lost", so they may also come; dat_srq_post_recv: every buffer an EP took is completed
+            // to its recv_evd
+            for (java.util.ArrayDeque<M.Work> q : List.of(ep.recvs, ep.orphans)) {
+                for (M.Work w : q) {
+                    if (w.done || w.srq == null || w.cookie != Long.MIN_VALUE) {
+                        continue;
+                    }
                     M.SrqBuf b = Rules.srqBuffer(ep.srq, d.userCookie());
                     ep.srq.posted.remove(b);
                     w.cookie = b.cookie();
@@ -837,9 +847,15 @@ final class Model {
                         w.raced = true;
                     }
                     if (b.length() < (w.peer != null ? w.peer.length : 0)) {
-                        w.possible = EnumSet.of(DtoCompletionStatus.ERR_LOCAL_LENGTH);
+                        if (q == ep.orphans) {
+                            // an orphan may also have been flushed
+                            w.possible.remove(DtoCompletionStatus.SUCCESS);
+                            w.possible.add(DtoCompletionStatus.ERR_LOCAL_LENGTH);
+                        } else {
+                            w.possible = EnumSet.of(DtoCompletionStatus.ERR_LOCAL_LENGTH);
+                        }
                     }
-                    matchWork(run, evd, ep, w, ep.recvs, d.status(), d.transferredLength(), null);
+                    matchWork(run, evd, ep, w, q, d.status(), d.transferredLength(), null);
                     return;
                 }
             }

@@ -1939,8 +1939,13 @@ final class Rules {
 
     /** Both sides of {@code conn} are connected: receives may now take messages. */
     static void established(Model m, M.Conn conn) {
-        conn.active.peer = conn.passive;
-        if (conn.passive != null) {
+        // the step may happen late (a query of the passive EP resolves it after the active EP was reset and
+        // connected again): only an EP still on this connection takes the other end as its peer, or an RDMA
+        // DTO of the new connection would be judged against the old peer's memory
+        if (conn.active.conn == conn) {
+            conn.active.peer = conn.passive;
+        }
+        if (conn.passive != null && conn.passive.conn == conn) {
             conn.passive.peer = conn.active;
         }
     }
@@ -3313,6 +3318,17 @@ final class Rules {
                 if (ep.mayBreak) {
                     w.possible.addAll(ANY_ERROR);
                 }
+                if (s == DISCONNECT_PENDING) {
+                    // dat_ep_disconnect: "Upon disconnect, all outstanding and in-progress DTOs and RMR Binds must
+                    // be completed", while "The Endpoint is automatically transitioned into a
+                    // DAT_EP_STATE_DISCONNECTED state upon successful asynchronous completion" of the disconnect: a
+                    // receive posted during a graceful disconnect is outstanding when it proceeds and may be flushed
+                    // before the EP is DISCONNECTED, as the receives graceful() found posted (its flush shows the
+                    // disconnect under way, not its completion)
+                    M.Slot end = pendingEnd(ep);
+                    w.possible.addAll(ANY_ERROR);
+                    w.certain |= end != null && end.certain;
+                }
             };
             java.util.function.Consumer<Object> eff = v -> {
                 eff0.accept(v);
@@ -3347,7 +3363,12 @@ final class Rules {
     }
 
     /** The remote region an RMR triplet names at {@code target}'s IA, as the target resolves it. */
-    record RemoteRegion(M.Lmr lmr, long off, Set<MemoryPrivilege> privs, M.Pz pz, boolean maybe, String why) {}
+    record RemoteRegion(
+            M.Lmr lmr, long off, Set<MemoryPrivilege> privs, M.Pz pz, boolean maybe, String why, M.Rmr rmr) {
+        RemoteRegion(M.Lmr lmr, long off, Set<MemoryPrivilege> privs, M.Pz pz, boolean maybe, String why) {
+            this(lmr, off, privs, pz, maybe, why, null);
+        }
+    }
 
     /**
      * Resolves an rmr_context at the peer: an LMR with that rmr_context, or an RMR bound with it.
@@ -3385,7 +3406,7 @@ final class Rules {
         if (!b.lmr().alive || off < 0 || off + len > b.len()) {
             return new RemoteRegion(null, 0, Set.of(), null, maybe, "outside the RMR's window");
         }
-        return new RemoteRegion(b.lmr(), b.off() + off, b.privs(), r.pz, maybe, null);
+        return new RemoteRegion(b.lmr(), b.off() + off, b.privs(), r.pz, maybe, null, r);
     }
 
     /** An RDMA Read or Write. */
@@ -3531,6 +3552,7 @@ final class Rules {
                     }
                     List<M.Seg> remoteSegs = List.of(new M.Seg(rr.lmr.mem, (int) (rr.lmr.memOff + rr.off), (int) xfer));
                     w.remoteLmr = rr.lmr;
+                    w.viaRmr = rr.rmr;
                     w.certain = true;
                     w.check = Check.ok(
                                     p,
@@ -3650,6 +3672,23 @@ final class Rules {
             if (s == DISCONNECTED || ep.breaking && !ep.errorBreak) {
                 breakingOrFlushed(w, p, ep);
                 return;
+            }
+            // An RDMA DTO already posted through this RMR's binding and not yet completed races with the bind: the
+            // provider may execute the bind first, after which "the previous value of rmr_context" no longer works
+            // (dat_rmr_bind), and the DTO fails and breaks its connection. As for a DTO posted while a bind is in
+            // flight, the model stops following those connections.
+            for (M.Ep x : m.all(M.Ep.class)) {
+                for (M.Work d : x.requests) {
+                    if (!d.done && d.viaRmr == rmr) {
+                        d.possible.addAll(ANY_ERROR);
+                        d.data = null;
+                        x.wild = true;
+                        M.Ep y = peerOf(x);
+                        if (y != null) {
+                            y.wild = true;
+                        }
+                    }
+                }
             }
             postedWhileBreaking(w, ep);
             w.certain = true;

@@ -51,12 +51,6 @@ class SimProviderConformanceTest {
                     "a connection request arrives only for a dat_ep_connect to a listening service point",
                     "open, not triaged: a connection request arrives at a PSP/RSP the model holds nobody connected to (seeds 490, 652 of 1000x200, mixed seeds)"),
             Map.entry(
-                    "a connection event the EP's state calls for",
-                    "open, not triaged: CONNECTION_EVENT_BROKEN on an EP the model holds CONNECTED with no break pending (seeds 735, 886 of 1000x200, mixed seeds)"),
-            Map.entry(
-                    "an asynchronous event the pages call for",
-                    "open, not triaged: ASYNC_ERROR_EP_BROKEN (EP_TRANSFER_TO_ERROR) for a DISCONNECTED EP where the model expects none (seed 827 of 1000x200, mixed seeds)"),
-            Map.entry(
                     "an accepted request is reported by DAT_CONNECTION_EVENT_ESTABLISHED on connect_evd",
                     "open, not triaged: NON_PEER_REJECTED where the model holds the request accepted and the EP CONNECTED (seed 941 of 1000x200, mixed seeds)"),
             Map.entry(
@@ -65,12 +59,6 @@ class SimProviderConformanceTest {
                             + "before the RSP existed by an active EP that dat_ep_free has since freed (the request was "
                             + "still in flight; the model holds it gone); dat_ep_disconnect then gives "
                             + "EP_PASSCONNPENDING, the model expects EP_RESERVED (seed 86 of 300x200, mixed seeds)"),
-            Map.entry(
-                    "a disconnected EP goes back to Unconnected; completions not yet dequeued may be lost",
-                    "open: after dat_ep_disconnect GRACEFUL and a dat_ep_post_recv in DISCONNECT_PENDING, the model "
-                            + "takes a dequeued event for the end of the disconnect and expects dat_ep_reset to "
-                            + "succeed; sim-provider is still DISCONNECT_PENDING and returns INVALID_STATE "
-                            + "EP_DISCPENDING (seed 255 of 300x200, mixed seeds)"),
             Map.entry(
                     "an EP without a PZ or DTO EVD does not satisfy the request",
                     "provider choice (S2, ep-state-machine.md: SILENT, the return code of dat_cr_accept when the EP "
@@ -91,25 +79,7 @@ class SimProviderConformanceTest {
                             + "earlier request sent before it listened, which the CM had already rejected (seed 299: "
                             + "the model expects NON_PEER_REJECTED, the request waits at the RSP); an SRQ receive "
                             + "the model holds certain (seeds 178, 179, 924); ESTABLISHED or DISCONNECTED of a "
-                            + "passive EP without DTO EVDs whose accept may have failed (seeds 192, 666)"),
-            Map.entry(
-                    "a completion carries the cookie of a posted DTO or bind",
-                    "open, not triaged (seeds 283, 284, 286; first seen on branch confcm, after the CM fix of "
-                            + "rejected requests): an SRQ buffer completes successfully on an EP reset after its "
-                            + "connection ended, whose receive the model no longer holds; with the mixed seeds also seed 863: a "
-                            + "SUCCESS completion with a cookie the model does not hold posted, on an UNCONNECTED EP"),
-            Map.entry(
-                    "an EP without a DTO EVD",
-                    "open, not triaged (seeds 407, 409; first seen on branch confcm, after the CM fix of rejected "
-                            + "requests): an RDMA READ on an RSP's EP without DTO EVDs whose peer EP was freed gets "
-                            + "DAT_INVALID_STATE_EP_DISCPENDING where the model expects EP_NOTREADY: the EP is in "
-                            + "DISCONNECT_PENDING where the model has an earlier state, as for 'the local buffer is "
-                            + "too small'"),
-            Map.entry(
-                    "nmore counts the events left on the queue",
-                    "open, triaged (seeds 153, 693): an RDMA READ with an invalid rkey breaks a connection not yet "
-                            + "ESTABLISHED on the passive side; the passive EP's end event (BROKEN or DISCONNECTED) "
-                            + "comes, which the model does not predict: the same cause as 'returns the EP's state'"));
+                            + "passive EP without DTO EVDs whose accept may have failed (seeds 192, 666)"));
 
     static SuiteConfig.Builder sim(String template) {
         return SuiteConfig.builder(template).knownDeviations(KNOWN).stopAfter(20);

@@ -160,6 +160,30 @@ class MemoryWindowTest {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
+    @DisplayName(
+            "ibv_bind_mw(3): a bind whose CQE reports a failure (flushed behind a failed RDMA WRITE) leaves the window as it was: the old R_Key still works, the new one does not")
+    void shouldKeepOldBindingWhenBindFlushed(Mode mode) {
+        try (Pairs p = new Pairs(mode)) {
+            MemoryWindow mw = p.b.pd.allocMw(MwType.TYPE_1);
+            int k1 = bind(p, mw, p.target, p.t(0), 256, RW);
+            // a WRITE with an R_Key nobody has fails on its NAK; the bind posted behind it is flushed
+            p.qb1.postSend(ControlPlaneFixture.write(p.b, 1, 0, 8, p.a.addr(0), 0x5555));
+            int k2 = p.qb1.bindMw(mw, p.target, p.t(1024), 256, RW, 2, SIGNALED);
+            assertNotEquals(k1, k2);
+            WorkCompletion w = assertStatus(WcStatus.REM_ACCESS_ERR, pollOne(p.b.cq));
+            assertEquals(1, w.wrId());
+            WorkCompletion b = assertStatus(WcStatus.WR_FLUSH_ERR, pollOne(p.b.cq));
+            assertEquals(2, b.wrId(), "the bind's completion is a flush");
+            // "keep a copy of the old R_key, and fix the mw structure if the subsequent CQE for the bind operation
+            // indicates a failure": the old key is the window's, through any QP of the PD
+            assertStatus(WcStatus.SUCCESS, p.write(p.qa2, p.t(0), k1, 8, 3));
+            RcPair.assertBytes(p.a.buf, 0, p.targetBuf, 0, 8);
+            assertStatus(WcStatus.REM_ACCESS_ERR, p.write(p.qa2, p.t(1024), k2, 8, 4));
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Mode.class)
     @DisplayName("ibv_alloc_mw(3): a type 1 window belongs to its PD: another QP of the PD may rebind it")
     void shouldRebindThroughAnotherQpWhenType1(Mode mode) {
         try (Pairs p = new Pairs(mode)) {

@@ -197,6 +197,48 @@ class RmrTest {
     @ParameterizedTest
     @EnumSource(DatPair.Mode.class)
     @DisplayName(
+            "dat_rmr_bind(3DAT): a bind that fails after dat_rmr_bind returned (flushed behind an RDMA Write the peer refused) leaves the RMR as it was: dat_rmr_query reports the old binding, whose rmr_context still works, and the new one does not")
+    void shouldKeepBindingWhenBindFlushed(DatPair.Mode mode) {
+        try (DatPair p = DatPair.open(mode)) {
+            Setup s = new Setup(p);
+            RemoteMemoryRegion rmr = p.b.pz.createRmr();
+            LmrTriplet t1 = s.window(WIN, WIN_LEN);
+            int ctx1 = s.bind(rmr, t1, remoteRw(), 1);
+            // a second connection, to use the window once the first one is broken
+            Endpoint ea2 = p.a.ep();
+            Endpoint eb2 = p.b.ia.createEndpoint(p.b.pz, s.bRecv, p.b.dto, p.b.conn, null);
+            p.connect(ea2, eb2);
+            // eb writes through an rmr_context a does not have; the rebind posted behind it fails with it
+            s.eb.postRdmaWrite(
+                    p.b.iov(0, 8),
+                    5,
+                    new RmrTriplet(0x5555, p.a.lmr.registeredAddress(), 8),
+                    CompletionFlag.defaults());
+            int ctx2 = rmr.bind(s.window(4096, 64), remoteRw(), s.eb, 6, CompletionFlag.defaults());
+            assertNotEquals(ctx1, ctx2);
+            EventTestSupport.completion(p.b.dto, 5, DtoCompletionStatus.ERR_REMOTE_ACCESS);
+            s.bindCompletion(6, DtoCompletionStatus.ERR_FLUSHED);
+            assertEquals(
+                    Optional.of(new RmrBinding(t1, remoteRw(), ctx1)),
+                    rmr.query().binding(),
+                    "dat_rmr_query after the failed bind");
+            p.a.buf.put(0, (byte) 9);
+            assertEquals(
+                    DtoCompletionStatus.SUCCESS,
+                    rdmaWrite(p.a, ea2, 0, s.remote(ctx1, WIN, 1), 7).status(),
+                    "the rmr_context of the binding dat_rmr_query reports");
+            assertEquals(9, p.b.buf.get(WIN));
+            assertEquals(
+                    DtoCompletionStatus.ERR_REMOTE_ACCESS,
+                    rdmaWrite(p.a, ea2, 0, s.remote(ctx2, 4096, 1), 8).status(),
+                    "the rmr_context of the failed bind");
+            assertEquals(0, p.b.buf.get(4096));
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(DatPair.Mode.class)
+    @DisplayName(
             "dat_rmr_bind(3DAT): a zero-length LMR triplet unbinds; the completion carries the cookie and the context stops working")
     void shouldUnbindWithZeroLengthTriplet(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {

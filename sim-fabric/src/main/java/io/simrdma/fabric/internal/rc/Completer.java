@@ -757,6 +757,11 @@ public final class Completer {
         if (qp.requester.wqeIndex < head) {
             qp.requester.wqeIndex = head;
         }
+        if (qp.requester.localWaits) {
+            // a bind waiting for the WQEs before it may go now
+            qp.requester.localWaits = false;
+            qp.requesterTask.kick();
+        }
         readProgress = null;
         FabricObserver o = qp.owner().observer();
         if (o != null) {

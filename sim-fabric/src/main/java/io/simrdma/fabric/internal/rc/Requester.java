@@ -61,6 +61,11 @@ public final class Requester {
     boolean rnrWait;
     /** Stopped on a full PSN window; the completer kicks the requester when an ACK opens it. */
     boolean windowFull;
+    /**
+     * Stopped on a local operation (a window bind or invalidate) while WQEs before it are outstanding; the
+     * completer kicks the requester when the head moves.
+     */
+    boolean localWaits;
 
     private boolean retryPending;
     private int retryPsn;
@@ -83,6 +88,7 @@ public final class Requester {
         outstandingRdAtomic = 0;
         rnrWait = false;
         windowFull = false;
+        localWaits = false;
         retryPending = false;
         retransmitting = false;
         packetsSinceAckReq = 0;
@@ -181,6 +187,14 @@ public final class Requester {
     private Step checkFence() {
         // IBV_SEND_FENCE: wait until earlier RDMA READs and atomics have completed.
         if (wqe.state == SendWqe.State.POSTED && wqe.has(SendFlag.FENCE) && outstandingRdAtomic > 0) {
+            return Step.DONE;
+        }
+        if (wqe.opcode.isLocal() && wqeIndex > qp.sq.head) {
+            // A bind (or invalidate) changes a window for good, while a WQE before it that fails flushes it: it
+            // runs only once everything before it has completed, so that a bind whose completion is a flush
+            // never took effect (ibv_bind_mw(3): the caller keeps the old R_Key when the CQE reports a failure;
+            // dat_rmr_bind(3DAT): the consumer learns the new rmr_context is usable from a successful completion).
+            localWaits = true;
             return Step.DONE;
         }
         return wqe.opcode.isLocal() ? Step.LOCAL_OP : Step.CHECK_RD_ATOMIC;
