@@ -175,13 +175,12 @@ final class LoopExecutor implements EngineExecutor, Runnable {
         // A helping thread that owns the executor runs this task or wakes the thread when it
         // leaves; one that polls often picks it up soon (the parked thread also looks again
         // within HELP_WINDOW_NANOS), so only an executor without helpers needs a wake-up -- or
-        // one whose helper is the submitter itself, busy posting rather than polling (a helper
-        // submitting from inside an engine task it runs is polling: it comes back for this).
-        if (parked && owner.get() == null) {
-            Thread me = Thread.currentThread();
-            if (helper == me ? !scheduler.runsTaskOf(me) : System.nanoTime() - lastHelp > HELP_WINDOW_NANOS) {
-                LockSupport.unpark(thread);
-            }
+        // one whose helper is the submitter itself (it is busy posting, not polling, or running
+        // another executor's task, and this thread may have parked before it last helped).
+        if (parked
+                && owner.get() == null
+                && (helper == Thread.currentThread() || System.nanoTime() - lastHelp > HELP_WINDOW_NANOS)) {
+            LockSupport.unpark(thread);
         }
     }
 
@@ -231,7 +230,7 @@ final class LoopExecutor implements EngineExecutor, Runnable {
      */
     @Override
     public boolean help() {
-        return helpOwn() || scheduler.helpOthers(this);
+        return helpOwn(true) || scheduler.helpOthers(this);
     }
 
     /** True if the calling thread runs this executor's tasks now (it is inside one of them). */
@@ -247,10 +246,23 @@ final class LoopExecutor implements EngineExecutor, Runnable {
         return helper != t && System.nanoTime() - lastHelp <= POLLED_NANOS;
     }
 
-    /** {@link #help()} for this executor's own work only. */
-    boolean helpOwn() {
+    /**
+     * True if tasks are queued or a timer is due (read without owning, an approximation): another
+     * executor's helper checks this first, so it does not claim an idle executor.
+     */
+    boolean hasWork() {
+        return state == RUNNING && (!queueEmpty() || timersDue());
+    }
+
+    /**
+     * {@link #help()} for this executor's own work only. {@code note}: the caller polls this
+     * executor's device and is noted as its helper (producers then count on it instead of waking
+     * the thread); a thread lending a hand to another device's executor is not, so that device's
+     * thread is still woken for work that arrives after it leaves.
+     */
+    boolean helpOwn(boolean note) {
         long now = System.nanoTime();
-        if (now - lastHelp > HELP_NOTE_NANOS) {
+        if (note && now - lastHelp > HELP_NOTE_NANOS) {
             lastHelp = now;
             helper = Thread.currentThread();
         }

@@ -134,7 +134,7 @@ public final class ThreadedScheduler implements Scheduler {
         }
         boolean worked = false;
         for (LoopExecutor e : all) {
-            if (e != self && !e.polledByAnother(me) && e.helpOwn()) {
+            if (e != self && e.hasWork() && !e.polledByAnother(me) && e.helpOwn(false)) {
                 worked = true;
             }
         }
