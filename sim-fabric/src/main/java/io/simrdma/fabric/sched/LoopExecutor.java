@@ -32,6 +32,13 @@ final class LoopExecutor implements EngineExecutor, Runnable {
     private static final int HELP_BUDGET = 1024;
     /** How long after a thread offered help the executor's thread counts on it instead of being woken. */
     private static final long HELP_WINDOW_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
+    /**
+     * How long after a thread offered help its device counts as polled by it, so that other polling
+     * threads do not run its work (two threads ping-ponging through two devices each keep to their
+     * own device: a 50 us window let them run each other's work, and the median round trip rose
+     * from 13-44 us to 108-114 us on a loaded 2-core VM).
+     */
+    private static final long POLLED_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     /** Granularity of {@link #lastHelp}, so that a busy-polling thread does not write it on every poll. */
     private static final long HELP_NOTE_NANOS = TimeUnit.MICROSECONDS.toNanos(5);
 
@@ -168,7 +175,8 @@ final class LoopExecutor implements EngineExecutor, Runnable {
         // A helping thread that owns the executor runs this task or wakes the thread when it
         // leaves; one that polls often picks it up soon (the parked thread also looks again
         // within HELP_WINDOW_NANOS), so only an executor without helpers needs a wake-up -- or
-        // one whose helper is the submitter itself (it is busy posting, not polling).
+        // one whose helper is the submitter itself (it is busy posting, not polling, or running
+        // another executor's task, and this thread may have parked before it last helped).
         if (parked
                 && owner.get() == null
                 && (helper == Thread.currentThread() || System.nanoTime() - lastHelp > HELP_WINDOW_NANOS)) {
@@ -213,10 +221,48 @@ final class LoopExecutor implements EngineExecutor, Runnable {
 
     // ---- running: the executor's own thread, or a polling thread helping ----
 
+    /**
+     * Runs this executor's queued work here if no thread is on it; when there is none, the queued
+     * work of the scheduler's other executors whose threads are not on theirs
+     * ({@link ThreadedScheduler#helpOthers}): a thread polling one device's CQ also moves the
+     * packets its peer device in this JVM has queued (the other side of the transfer it waits for),
+     * so neither device's thread has to be woken while it polls.
+     */
     @Override
     public boolean help() {
+        return helpOwn(true) || scheduler.helpOthers(this);
+    }
+
+    /** True if the calling thread runs this executor's tasks now (it is inside one of them). */
+    boolean ownedBy(Thread t) {
+        return owner.get() == t;
+    }
+
+    /**
+     * True if a thread other than {@code t} offered help within the last POLLED_NANOS: it polls
+     * this executor's device itself (now and then at least), so {@code t} leaves that work to it.
+     */
+    boolean polledByAnother(Thread t) {
+        return helper != t && System.nanoTime() - lastHelp <= POLLED_NANOS;
+    }
+
+    /**
+     * True if tasks are queued or a timer is due (read without owning, an approximation): another
+     * executor's helper checks this first, so it does not claim an idle executor.
+     */
+    boolean hasWork() {
+        return state == RUNNING && (!queueEmpty() || timersDue());
+    }
+
+    /**
+     * {@link #help()} for this executor's own work only. {@code note}: the caller polls this
+     * executor's device and is noted as its helper (producers then count on it instead of waking
+     * the thread); a thread lending a hand to another device's executor is not, so that device's
+     * thread is still woken for work that arrives after it leaves.
+     */
+    boolean helpOwn(boolean note) {
         long now = System.nanoTime();
-        if (now - lastHelp > HELP_NOTE_NANOS) {
+        if (note && now - lastHelp > HELP_NOTE_NANOS) {
             lastHelp = now;
             helper = Thread.currentThread();
         }

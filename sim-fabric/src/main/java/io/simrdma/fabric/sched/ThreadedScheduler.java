@@ -33,6 +33,9 @@ public final class ThreadedScheduler implements Scheduler {
 
     private final IdleStrategy idle;
     private final List<LoopExecutor> loops = new CopyOnWriteArrayList<>();
+    /** The same executors as an array, for {@link #helpOthers} to walk without allocating. */
+    private volatile LoopExecutor[] loopArray = new LoopExecutor[0];
+
     private final List<ThreadedExecutor> executors = new CopyOnWriteArrayList<>();
     private final AtomicLong failures = new AtomicLong();
     private volatile Throwable lastFailure;
@@ -69,7 +72,10 @@ public final class ThreadedScheduler implements Scheduler {
             throw new IllegalStateException("scheduler is closed");
         }
         LoopExecutor executor = new LoopExecutor(this, name, idle);
-        loops.add(executor);
+        synchronized (loops) {
+            loops.add(executor);
+            loopArray = loops.toArray(new LoopExecutor[0]);
+        }
         if (closed) { // closed meanwhile: stop the thread just started
             executor.shutdown();
             throw new IllegalStateException("scheduler is closed");
@@ -105,6 +111,43 @@ public final class ThreadedScheduler implements Scheduler {
 
     @Override
     public boolean progress() {
+        return false;
+    }
+
+    /**
+     * Lends the calling thread, which found nothing to run on {@code self}, to the queued work of
+     * this scheduler's other executors (each only if no thread is on it and no other thread polls
+     * it: two threads ping-ponging through two devices keep to their own; see
+     * {@link EngineExecutor#help()}). Nothing runs if the caller is inside an engine task of any of
+     * them: work of one executor never runs nested inside another's.
+     *
+     * @return whether anything ran
+     */
+    boolean helpOthers(LoopExecutor self) {
+        LoopExecutor[] all = loopArray;
+        if (all.length < 2) {
+            return false;
+        }
+        Thread me = Thread.currentThread();
+        if (runsTaskOf(me)) {
+            return false;
+        }
+        boolean worked = false;
+        for (LoopExecutor e : all) {
+            if (e != self && e.hasWork() && !e.polledByAnother(me) && e.helpOwn(false)) {
+                worked = true;
+            }
+        }
+        return worked;
+    }
+
+    /** True if {@code t} is running a task of one of this scheduler's executors now. */
+    boolean runsTaskOf(Thread t) {
+        for (LoopExecutor e : loopArray) {
+            if (e.ownedBy(t)) {
+                return true;
+            }
+        }
         return false;
     }
 
@@ -150,7 +193,10 @@ public final class ThreadedScheduler implements Scheduler {
                 LOG.error("executor {} did not stop within {} s", e.name(), SHUTDOWN_TIMEOUT_SECONDS);
             }
         }
-        loops.clear();
+        synchronized (loops) {
+            loops.clear();
+            loopArray = new LoopExecutor[0];
+        }
         for (ThreadedExecutor e : executors) {
             if (e.owned) {
                 e.executor.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);

@@ -312,6 +312,81 @@ class ThreadedSchedulerTest {
     }
 
     @Test
+    @DisplayName(
+            "help with nothing queued on its own executor runs another executor's queued work here, inside that executor, once and in order")
+    void shouldRunAnotherExecutorsWorkWhenHelpingAnIdleExecutor() throws InterruptedException {
+        try (ThreadedScheduler s = new ThreadedScheduler(IdleStrategy.park())) {
+            EngineExecutor x = s.newExecutor("ts-other-x");
+            EngineExecutor y = s.newExecutor("ts-other-y");
+            // y's thread may take the task first, so help until this thread has run one (bounded).
+            AtomicReference<String> ranOn = new AtomicReference<>();
+            AtomicBoolean insideY = new AtomicBoolean();
+            AtomicBoolean insideX = new AtomicBoolean();
+            java.util.concurrent.atomic.AtomicInteger runs = new java.util.concurrent.atomic.AtomicInteger();
+            boolean helped = false;
+            int tries = 0;
+            for (; tries < 1000 && !helped; tries++) {
+                Latch l = new Latch() {
+                    @Override
+                    public void run() {
+                        runs.incrementAndGet();
+                        ranOn.set(Thread.currentThread().getName());
+                        insideY.set(y.inExecutor());
+                        insideX.set(x.inExecutor());
+                        super.run();
+                    }
+                };
+                y.execute(l);
+                helped = x.help();
+                l.awaitThread();
+            }
+            assertEquals(tries, runs.get(), "expected each task to run exactly once");
+            if (helped) {
+                assertEquals(Thread.currentThread().getName(), ranOn.get(), "x.help() ran y's task here");
+                assertTrue(insideY.get(), "expected y.inExecutor() true while the helper runs y's task");
+                assertFalse(insideX.get(), "expected x.inExecutor() false while the helper runs y's task");
+            }
+            assertFalse(x.help(), "expected nothing to run when every executor is idle");
+        }
+    }
+
+    @Test
+    @DisplayName("help from inside an engine task runs no other executor's work (never nested in another task)")
+    void shouldNotRunOtherExecutorsWorkWhenHelpingFromInsideATask() throws InterruptedException {
+        try (ThreadedScheduler s = new ThreadedScheduler(IdleStrategy.park())) {
+            EngineExecutor x = s.newExecutor("ts-nest-x");
+            EngineExecutor y = s.newExecutor("ts-nest-y");
+            CountDownLatch inside = new CountDownLatch(1);
+            CountDownLatch queued = new CountDownLatch(1);
+            AtomicBoolean helpedInside = new AtomicBoolean(true);
+            AtomicReference<String> xThread = new AtomicReference<>();
+            Latch done = new Latch();
+            x.execute(new Task() {
+                @Override
+                public void run() {
+                    xThread.set(Thread.currentThread().getName());
+                    inside.countDown();
+                    try {
+                        queued.await(WAIT_SECONDS, TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                    helpedInside.set(x.help());
+                    done.run();
+                }
+            });
+            assertTrue(inside.await(WAIT_SECONDS, TimeUnit.SECONDS));
+            Latch onY = new Latch();
+            y.execute(onY);
+            queued.countDown();
+            done.awaitThread();
+            String t = onY.awaitThread();
+            assertFalse(helpedInside.get(), "expected help() inside a task of x to run nothing");
+            assertNotEquals(xThread.get(), t, "expected y's task not to run nested inside x's task");
+        }
+    }
+
+    @Test
     @DisplayName("an idle strategy refuses negative times; busySpin never parks, park parks at once")
     void shouldCheckIdleStrategyWhenCreated() {
         assertThrows(IllegalArgumentException.class, () -> new IdleStrategy(-1, 0));
