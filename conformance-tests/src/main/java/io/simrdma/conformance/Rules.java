@@ -1668,8 +1668,62 @@ final class Rules {
         }
         for (M.Obj o : ia.objects) {
             if (o.alive
-                    && (o instanceof M.Psp p && p.qual == qual || o instanceof M.Rsp r && r.qual == qual && !r.fired)) {
+                    && (o instanceof M.Psp p && p.qual == qual
+                            || o instanceof M.Rsp r && r.qual == qual && !taken(m, r))) {
                 return o;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Whether the RSP generated its one request (dat_rsp_create(3DAT): "generates, at most, one Connection
+     * Request"), or a request still may. A request not yet delivered that can no longer arrive (its connect
+     * ended otherwise: the CM rejected it before the RSP listened, or it was abandoned and is gone) did not take
+     * it: the RSP still listens.
+     */
+    static boolean taken(Model m, M.Rsp r) {
+        if (!r.fired) {
+            return false;
+        }
+        M.Conn c = r.firedBy;
+        return c == null || c.cr != null || anyInFlight(m, r);
+    }
+
+    /** Whether a request certain to arrive is on its way to {@code sp}. */
+    static boolean certainInFlight(Model m, M.Obj sp) {
+        List<M.Arrival> l = m.arrivalsOf(sp);
+        if (l != null) {
+            for (M.Arrival a : l) {
+                if (a.certain && !a.phantom && a.viable()) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /** Whether any request may still arrive at {@code sp}. */
+    static boolean anyInFlight(Model m, M.Obj sp) {
+        List<M.Arrival> l = m.arrivalsOf(sp);
+        if (l != null) {
+            for (M.Arrival a : l) {
+                if (!a.phantom && a.viable()) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /** The arrival of {@code c}'s request at {@code sp} that may still come, or null. */
+    static M.Arrival inFlight(Model m, M.Obj sp, M.Conn c) {
+        List<M.Arrival> l = m.arrivalsOf(sp);
+        if (l != null) {
+            for (M.Arrival a : l) {
+                if (a.conn == c && !a.phantom && a.viable()) {
+                    return a;
+                }
             }
         }
         return null;
@@ -1843,9 +1897,11 @@ final class Rules {
                         && r.qual == qual
                         && r.fired
                         && r.firedBy != null
-                        && r.firedBy.aborted
-                        && r.firedBy.cr == null) {
-                    // the RSP's request came from a connect abandoned before it arrived: it may still be listening
+                        && r.firedBy.cr == null
+                        && (r.firedBy.aborted || !certainInFlight(m, r))) {
+                    // the RSP's request came from a connect abandoned before it arrived, or was sent before the RSP
+                    // listened and may have been rejected then: the RSP may still be listening, and this request may
+                    // be the one it generates (dat_rsp_create: "at most, one Connection Request")
                     r.fired = false;
                     lateListener(m, r, r.evd);
                 }
@@ -1891,17 +1947,13 @@ final class Rules {
         Check unr = Check.ok("dat_ep_connect", "an unanswered request ends DAT_CONNECTION_EVENT_UNREACHABLE")
                 .rows("2.5#4")
                 .choice(GAVE_UP);
+        M.Step estStep = new M.Step(
+                CONNECTED, EventNumber.CONNECTION_EVENT_ESTABLISHED, null, conn.fork, "est", est, () -> established(m, conn));
+        estStep.awaitsAccept = conn;
         m.pend(
                 ep,
                 false,
-                new M.Step(
-                        CONNECTED,
-                        EventNumber.CONNECTION_EVENT_ESTABLISHED,
-                        null,
-                        conn.fork,
-                        "est",
-                        est,
-                        () -> established(m, conn)),
+                estStep,
                 new M.Step(DISCONNECTED, EventNumber.CONNECTION_EVENT_PEER_REJECTED, null, conn.fork, "rej", rej, down),
                 new M.Step(
                         DISCONNECTED, EventNumber.CONNECTION_EVENT_UNREACHABLE, null, conn.fork, "gaveup", unr, down),
@@ -1962,6 +2014,8 @@ final class Rules {
         if (a.sp instanceof M.Rsp rsp) {
             m.resolveTo(rsp.ep, PASSIVE_CONNECTION_PENDING);
             conn.passive = rsp.ep;
+            rsp.firedBy = conn;
+            otherRequestsRefused(m, rsp, conn);
         } else if (((M.Psp) a.sp).flag == PspFlag.PROVIDER) {
             M.Ep pep = m.add(new M.Ep(cr.sym + "ep", ia, null, null, null, null, null));
             pep.providerCreated = true;
@@ -1969,6 +2023,51 @@ final class Rules {
             pep.conn = conn;
             cr.providerEp = pep;
             conn.passive = pep;
+        }
+    }
+
+    /**
+     * The RSP generated its one request (dat_rsp_create(3DAT): "generates, at most, one Connection Request"): the
+     * other requests the model held possibly on their way to it cannot arrive there; their connects end without a
+     * listener (NON_PEER_REJECTED, dat_ep_connect(3DAT): "remote Consumer is not listening on the requested
+     * Connection Qualifier") or when the provider gives up (S9).
+     */
+    static void otherRequestsRefused(Model m, M.Rsp rsp, M.Conn taker) {
+        List<M.Arrival> l = m.arrivalsOf(rsp);
+        if (l == null) {
+            return;
+        }
+        for (java.util.Iterator<M.Arrival> it = l.iterator(); it.hasNext(); ) {
+            M.Arrival a = it.next();
+            if (a.conn == taker || a.phantom) {
+                continue;
+            }
+            it.remove();
+            M.Ep x = a.conn.active;
+            if (x.alive && x.conn == a.conn && !x.pending.isEmpty() && !a.conn.aborted) {
+                M.Slot s = x.pending.get(0);
+                boolean nonpeer = false;
+                boolean est = false;
+                for (M.Step st : s.alternatives) {
+                    nonpeer |= "nonpeer".equals(st.option);
+                    est |= "est".equals(st.option);
+                }
+                if (!nonpeer && !est) {
+                    continue;
+                }
+                s.alternatives.removeIf(st -> "est".equals(st.option) || "rej".equals(st.option));
+                if (!nonpeer) {
+                    s.alternatives.add(0, new M.Step(
+                            DISCONNECTED,
+                            EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED,
+                            null,
+                            a.conn.fork,
+                            "nonpeer",
+                            NO_LISTENER,
+                            () -> flushUnconnected(x)));
+                }
+                s.certain = true;
+            }
         }
     }
 
@@ -2045,11 +2144,64 @@ final class Rules {
     }
 
     /**
+     * A service point now listens on {@code qual}: a request an EP sent there before it existed and then abandoned
+     * (dat_ep_free or dat_ep_disconnect while ACTIVE_CONNECTION_PENDING) may still be on its way and arrive.
+     * dat_ep_free(3DAT): "The destruction of the Endpoint during connection setup aborts connection establishment"
+     * -- the connection is not established, but a request already sent is not recalled; what the remote side
+     * sees of an abort is SILENT (S1, ep-state-machine.md). An RSP it reaches turns its EP PASSIVE_CONNECTION_PENDING
+     * (an accept of it cannot complete; the model stops following that EP).
+     */
+    static void abandonedLate(Model m, M.Obj sp, M.Evd evd, long qual) {
+        for (M.Ep ep : m.all(M.Ep.class)) {
+            M.Conn c = ep.conn;
+            if (c == null
+                    || c.active != ep
+                    || !c.aborted
+                    || c.sp != null
+                    || c.cr != null
+                    || c.targetIa != sp.ia
+                    || c.qual != qual) {
+                continue;
+            }
+            c.sp = sp;
+            m.arrive(new M.Arrival(
+                    c,
+                    sp,
+                    evd,
+                    false,
+                    Check.ok(
+                                    "dat_ep_free",
+                                    "a request sent before the service point existed by a connect abandoned since "
+                                            + "may still arrive once it listens")
+                            .choice("S1: what the remote side sees of an aborted establishment")));
+            if (sp instanceof M.Rsp rsp && !rsp.fired) {
+                rsp.fired = true;
+                rsp.firedBy = c;
+                m.pend(
+                        rsp.ep,
+                        false,
+                        new M.Step(
+                                PASSIVE_CONNECTION_PENDING,
+                                null,
+                                null,
+                                null,
+                                null,
+                                Check.ok(
+                                                "dat_rsp_create",
+                                                "a request on the RSP moves its EP to PASSIVE_CONNECTION_PENDING")
+                                        .rows("2.2#1"),
+                                null));
+            }
+        }
+    }
+
+    /**
      * A service point now listens on {@code qual}: a request sent there before it existed may still be on
      * its way, and arrive, or have been rejected as nobody listened.
      */
     static void lateListener(Model m, M.Obj sp, M.Evd evd) {
         long qual = Model.qualOf(sp);
+        abandonedLate(m, sp, evd, qual);
         for (M.Ep ep : m.live(M.Ep.class)) {
             M.Conn c = ep.conn;
             if (c == null
@@ -2086,14 +2238,10 @@ final class Rules {
                     .rows("2.5#4")
                     .choice(GAVE_UP);
             Runnable down = () -> flushUnconnected(ep);
-            slot.alternatives.add(new M.Step(
-                    CONNECTED,
-                    EventNumber.CONNECTION_EVENT_ESTABLISHED,
-                    null,
-                    c.fork,
-                    "est",
-                    est,
-                    () -> established(m, c)));
+            M.Step estStep = new M.Step(
+                    CONNECTED, EventNumber.CONNECTION_EVENT_ESTABLISHED, null, c.fork, "est", est, () -> established(m, c));
+            estStep.awaitsAccept = c;
+            slot.alternatives.add(estStep);
             slot.alternatives.add(new M.Step(
                     DISCONNECTED, EventNumber.CONNECTION_EVENT_PEER_REJECTED, null, c.fork, "rej", rej, down));
             slot.alternatives.add(new M.Step(
@@ -2101,6 +2249,7 @@ final class Rules {
             slot.alternatives.add(gaveUpTimedOut(c, down));
             if (sp instanceof M.Rsp rsp) {
                 rsp.fired = true;
+                rsp.firedBy = c;
                 m.pend(
                         rsp.ep,
                         false,
@@ -2506,11 +2655,47 @@ final class Rules {
             if (sp != null) {
                 e.orOk(Check.ok(p, why + ": the request arrives there again").choice(same), v -> handedOff(m, cr, sp));
             }
+            M.Rsp racing = sp == null ? rspAwaitingRequest(m, cr.ia, qual) : null;
+            if (racing != null) {
+                // dat_cr_handoff(3DAT) hands the request "to another Service Point specified by the Connection
+                // Qualifier handoff": an RSP whose one request is still on its way (sent, not delivered) is such a
+                // Service Point until that request reaches it. Which comes first is timing: the handoff may take
+                // the RSP, and the request on its way then finds nobody listening.
+                e.orOk(
+                        Check.ok(
+                                p,
+                                "a handoff to an RSP whose request is still on its way: the handed-off request "
+                                        + "takes it"),
+                        v -> {
+                            otherRequestsRefused(m, racing, cr.conn);
+                            racing.ep.pending.removeIf(sl -> sl.alternatives.stream()
+                                    .allMatch(st -> st.to == PASSIVE_CONNECTION_PENDING && st.event == null));
+                            handedOff(m, cr, racing);
+                        });
+            }
             return e;
         }
         return Expect.ok(
                 Check.ok(p, "hands the request to the service point on the qualifier and destroys the CR"),
                 v -> handedOff(m, cr, sp));
+    }
+
+    /**
+     * A live RSP of {@code ia} on {@code qual} the model holds fired by a request not yet delivered, or null.
+     */
+    static M.Rsp rspAwaitingRequest(Model m, M.Ia ia, long qual) {
+        for (M.Obj o : ia.objects) {
+            if (o.alive
+                    && o instanceof M.Rsp r
+                    && r.qual == qual
+                    && r.fired
+                    && r.firedBy != null
+                    && r.firedBy.cr == null
+                    && inFlight(m, r, r.firedBy) != null) {
+                return r;
+            }
+        }
+        return null;
     }
 
     static void handedOff(Model m, M.Cr cr, M.Obj sp) {
@@ -2533,6 +2718,7 @@ final class Rules {
                 Check.ok("dat_cr_handoff", "the handed-off request arrives on the " + "target service point's EVD")));
         if (sp instanceof M.Rsp rsp) {
             rsp.fired = true;
+            rsp.firedBy = conn;
             m.pend(
                     rsp.ep,
                     true,
