@@ -1161,11 +1161,7 @@ final class Rules {
         }
         m.arrivedToMaybe(ep);
         for (M.Slot sl : ep.pending) {
-            for (M.Step st : sl.alternatives) {
-                if (st.event != null) {
-                    ep.maybe.add(new M.ConnEv(st.event, st.privateData, st.check));
-                }
-            }
+            m.maybeOneOf(ep, sl.alternatives);
         }
         ep.pending.clear();
         M.Ep peer = ep.peer;
@@ -1321,11 +1317,7 @@ final class Rules {
         // A connection event the provider may have posted before the reset (the DISCONNECTED of an aborted
         // establishment, SILENT in dat_ep_disconnect) stays on the connect EVD: it may still be dequeued.
         for (M.Slot slot : ep.pending) {
-            for (M.Step st : slot.viable()) {
-                if (st.event != null) {
-                    ep.maybe.add(new M.ConnEv(st.event, st.privateData, st.check));
-                }
-            }
+            m.maybeOneOf(ep, slot.viable());
         }
         ep.pending.clear();
         for (java.util.ArrayDeque<M.Work> q : List.of(ep.requests, ep.recvs)) {
