@@ -1940,7 +1940,13 @@ final class Rules {
                 .rows("2.5#4")
                 .choice(GAVE_UP);
         M.Step estStep = new M.Step(
-                CONNECTED, EventNumber.CONNECTION_EVENT_ESTABLISHED, null, conn.fork, "est", est, () -> established(m, conn));
+                CONNECTED,
+                EventNumber.CONNECTION_EVENT_ESTABLISHED,
+                null,
+                conn.fork,
+                "est",
+                est,
+                () -> established(m, conn));
         estStep.awaitsAccept = conn;
         m.pend(
                 ep,
@@ -2049,14 +2055,16 @@ final class Rules {
                 }
                 s.alternatives.removeIf(st -> "est".equals(st.option) || "rej".equals(st.option));
                 if (!nonpeer) {
-                    s.alternatives.add(0, new M.Step(
-                            DISCONNECTED,
-                            EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED,
-                            null,
-                            a.conn.fork,
-                            "nonpeer",
-                            NO_LISTENER,
-                            () -> flushUnconnected(x)));
+                    s.alternatives.add(
+                            0,
+                            new M.Step(
+                                    DISCONNECTED,
+                                    EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED,
+                                    null,
+                                    a.conn.fork,
+                                    "nonpeer",
+                                    NO_LISTENER,
+                                    () -> flushUnconnected(x)));
                 }
                 s.certain = true;
             }
@@ -2231,7 +2239,13 @@ final class Rules {
                     .choice(GAVE_UP);
             Runnable down = () -> flushUnconnected(ep);
             M.Step estStep = new M.Step(
-                    CONNECTED, EventNumber.CONNECTION_EVENT_ESTABLISHED, null, c.fork, "est", est, () -> established(m, c));
+                    CONNECTED,
+                    EventNumber.CONNECTION_EVENT_ESTABLISHED,
+                    null,
+                    c.fork,
+                    "est",
+                    est,
+                    () -> established(m, c));
             estStep.awaitsAccept = c;
             slot.alternatives.add(estStep);
             slot.alternatives.add(new M.Step(
