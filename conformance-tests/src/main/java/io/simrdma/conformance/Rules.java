@@ -1280,7 +1280,10 @@ final class Rules {
                 } else {
                     w.possible.addAll(ANY_ERROR);
                 }
-                w.certain = true;
+                // an SRQ buffer the model expects a message to take: dat_srq_post_recv(3DAT) flushes only "the
+                // buffers that it dequeued from SRQ"; a message still on its way when the connection ended takes
+                // none, and the buffer stays on the SRQ (unless the send's success showed the message arrived)
+                w.certain = !(w.srq != null && w.cookie == Long.MIN_VALUE && (w.peer == null || !w.peer.done));
             }
         }
     }
