@@ -1283,9 +1283,17 @@ final class Rules {
                 // an SRQ buffer the model expects a message to take: dat_srq_post_recv(3DAT) flushes only "the
                 // buffers that it dequeued from SRQ"; a message still on its way when the connection ended takes
                 // none, and the buffer stays on the SRQ (unless the send's success showed the message arrived)
-                w.certain = !(w.srq != null && w.cookie == Long.MIN_VALUE && (w.peer == null || !w.peer.done));
+                w.certain = !srqMessageMayNotArrive(w);
             }
         }
+    }
+
+    /**
+     * A receive the model holds for a message to an SRQ EP that may still not have arrived when the connection
+     * ended: it takes a buffer only if the message arrived (a Send seen to succeed shows it did).
+     */
+    static boolean srqMessageMayNotArrive(M.Work w) {
+        return w.srq != null && w.cookie == Long.MIN_VALUE && (w.peer == null || !w.peer.done);
     }
 
     /** The EP left the connection: its receives without a message are flushed, the rest may go either way. */
@@ -1490,7 +1498,7 @@ final class Rules {
         for (M.Work w : ep.recvs) {
             if (!w.done) {
                 w.possible = EnumSet.of(DtoCompletionStatus.ERR_FLUSHED);
-                w.certain = true;
+                w.certain = !srqMessageMayNotArrive(w);
                 w.check = Check.ok("dat_ep_disconnect", "aborting establishment flushes pre-posted receives")
                         .rows(active ? "2.5#6" : "2.6#1");
             }
@@ -1661,7 +1669,7 @@ final class Rules {
         for (M.Work w : ep.recvs) {
             if (!w.done) {
                 w.possible.addAll(ANY_ERROR);
-                w.certain = true;
+                w.certain = !srqMessageMayNotArrive(w);
             }
         }
         if (peer != null && peer.alive) {
@@ -4043,6 +4051,12 @@ final class Rules {
             send.possible.addAll(ANY_ERROR);
             y.wild = true;
             send.ep.wild = true;
+        } else if (y.wild || send.ep.wild || y.breaking || y.mayBreak || send.ep.breaking || send.ep.mayBreak) {
+            // a connection the model lost track of, or one an earlier error may have broken: the message may never
+            // arrive, and a buffer it does not take stays on the SRQ (dat_srq_post_recv(3DAT) flushes only the
+            // buffers an EP dequeued)
+            r.possible.addAll(ANY_ERROR);
+            r.certain = false;
         }
         if (srqBufferFreed(m, srq)) {
             srqReceiveMayFail(m, r);
