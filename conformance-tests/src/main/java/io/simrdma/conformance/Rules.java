@@ -1350,13 +1350,6 @@ final class Rules {
             q.clear();
         }
         m.arrivedToMaybe(ep);
-        // dat_ep_reset(3DAT) takes a DISCONNECTED EP back to UNCONNECTED: its connection is over for both ends, so
-        // work the former peer posts later does not reach this EP's new receives (it is flushed or fails there)
-        M.Ep former = ep.peer;
-        dropWaiting(ep);
-        if (former != null && former.peer == ep) {
-            former.peer = null;
-        }
         ep.peer = null;
         ep.conn = null;
         ep.reqFailed = false;
@@ -1711,6 +1704,30 @@ final class Rules {
         return c == null || c.cr != null || anyInFlight(m, r);
     }
 
+    /** A request certain to reach {@code rsp} may be overtaken: it may arrive, or end NON_PEER_REJECTED. */
+    static void mayLoseRace(Model m, M.Rsp rsp, M.Arrival a) {
+        List<M.Arrival> l = m.arrivalsOf(rsp);
+        l.set(l.indexOf(a), new M.Arrival(a.conn, a.sp, a.evd, false, a.check));
+        M.Ep x = a.conn.active;
+        if (!x.alive || x.conn != a.conn || x.pending.isEmpty()) {
+            return;
+        }
+        M.Slot s = x.pending.get(0);
+        for (M.Step st : s.alternatives) {
+            if ("nonpeer".equals(st.option)) {
+                return;
+            }
+        }
+        s.alternatives.add(new M.Step(
+                DISCONNECTED,
+                EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED,
+                null,
+                a.conn.fork,
+                "nonpeer",
+                NO_LISTENER,
+                () -> flushUnconnected(x)));
+    }
+
     /** Whether a request certain to arrive is on its way to {@code sp}. */
     static boolean certainInFlight(Model m, M.Obj sp) {
         List<M.Arrival> l = m.arrivalsOf(sp);
@@ -1919,10 +1936,16 @@ final class Rules {
                         && r.fired
                         && r.firedBy != null
                         && r.firedBy.cr == null
-                        && (r.firedBy.aborted || !certainInFlight(m, r))) {
-                    // the RSP's request came from a connect abandoned before it arrived, or was sent before the RSP
-                    // listened and may have been rejected then: the RSP may still be listening, and this request may
-                    // be the one it generates (dat_rsp_create: "at most, one Connection Request")
+                        && (r.firedBy.aborted || inFlight(m, r, r.firedBy) != null || !certainInFlight(m, r))) {
+                    // the RSP's request came from a connect abandoned before it arrived, was sent before the RSP
+                    // listened and may have been rejected then, or is still on its way: the RSP may still be
+                    // listening, and this request may be the one it generates (dat_rsp_create: "at most, one
+                    // Connection Request"); requests from different requesters race (a local one may overtake one
+                    // from another IA), and the one that loses finds nobody listening
+                    M.Arrival first = inFlight(m, r, r.firedBy);
+                    if (first != null && first.certain) {
+                        mayLoseRace(m, r, first);
+                    }
                     r.fired = false;
                     lateListener(m, r, r.evd);
                 }
@@ -3304,7 +3327,9 @@ final class Rules {
 
     /** A Send from a connected EP reaches its peer: it takes the peer's next receive, or waits for one. */
     static void matchSend(Model m, M.Work send, M.Ep y) {
-        if (y == null || y.peer != send.ep && y.peer != null || !y.alive) {
+        // y.conn == null: dat_ep_reset(3DAT) took y from DISCONNECTED back to UNCONNECTED; its connection is over for
+        // both ends, so a Send its former peer posts afterwards does not reach y's new receives
+        if (y == null || y.peer != send.ep && y.peer != null || !y.alive || y.conn == null) {
             send.possible.addAll(ANY_ERROR);
             send.certain = false;
             send.data = null;
