@@ -8,6 +8,8 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -19,6 +21,23 @@ import org.junit.jupiter.api.Test;
  */
 class EpStateDiagramTest {
 
+    /** An edge of the diagram: a row of the table whose operation moves the endpoint to another state. */
+    record Edge(EndpointState from, EpOp op, EndpointState to, String source) {}
+
+    static List<Edge> edges() {
+        List<Edge> edges = new ArrayList<>();
+        for (Map.Entry<EndpointState, Map<EpOp, EpStateTable.Rule>> row :
+                EpStateTable.rows().entrySet()) {
+            for (Map.Entry<EpOp, EpStateTable.Rule> cell : row.getValue().entrySet()) {
+                EpStateTable.Rule r = cell.getValue();
+                if (r.next() != null && r.next() != row.getKey()) {
+                    edges.add(new Edge(row.getKey(), cell.getKey(), r.next(), r.source()));
+                }
+            }
+        }
+        return edges;
+    }
+
     static String mermaid() {
         StringBuilder b = new StringBuilder();
         b.append("# DAT endpoint state machine\n\n");
@@ -29,38 +48,24 @@ class EpStateDiagramTest {
         b.append("shows. `EpStateDiagramTest` fails when this file no longer matches the table.\n\n");
         b.append("```mermaid\nstateDiagram-v2\n");
         b.append("    [*] --> UNCONNECTED: dat_ep_create\n");
-        for (Map.Entry<EndpointState, Map<EpOp, EpStateTable.Rule>> row :
-                EpStateTable.rows().entrySet()) {
-            for (Map.Entry<EpOp, EpStateTable.Rule> cell : row.getValue().entrySet()) {
-                EpStateTable.Rule r = cell.getValue();
-                if (r.next() != null && r.next() != row.getKey()) {
-                    b.append("    ")
-                            .append(row.getKey())
-                            .append(" --> ")
-                            .append(r.next())
-                            .append(": ")
-                            .append(r.source())
-                            .append('\n');
-                }
-            }
+        for (Edge e : edges()) {
+            b.append("    ")
+                    .append(e.from())
+                    .append(" --> ")
+                    .append(e.to())
+                    .append(": ")
+                    .append(e.source());
+            b.append('\n');
         }
         b.append("```\n\n| state | operation | next state | man page |\n|---|---|---|---|\n");
-        for (Map.Entry<EndpointState, Map<EpOp, EpStateTable.Rule>> row :
-                EpStateTable.rows().entrySet()) {
-            for (Map.Entry<EpOp, EpStateTable.Rule> cell : row.getValue().entrySet()) {
-                EpStateTable.Rule r = cell.getValue();
-                if (r.next() != null && r.next() != row.getKey()) {
-                    b.append("| ")
-                            .append(row.getKey())
-                            .append(" | ")
-                            .append(cell.getKey())
-                            .append(" | ")
-                            .append(r.next())
-                            .append(" | ")
-                            .append(r.source())
-                            .append(" |\n");
-                }
-            }
+        for (Edge e : edges()) {
+            b.append("| ")
+                    .append(e.from())
+                    .append(" | ")
+                    .append(e.op())
+                    .append(" | ")
+                    .append(e.to());
+            b.append(" | ").append(e.source()).append(" |\n");
         }
         return b.toString();
     }
@@ -70,22 +75,14 @@ class EpStateDiagramTest {
         b.append("// DAT endpoint state machine, generated from EpStateTable by EpStateDiagramTest.\n");
         b.append("digraph ep_states {\n    rankdir=LR;\n    node [shape=ellipse, fontname=\"Helvetica\"];\n");
         b.append("    edge [fontname=\"Helvetica\", fontsize=9];\n");
-        for (Map.Entry<EndpointState, Map<EpOp, EpStateTable.Rule>> row :
-                EpStateTable.rows().entrySet()) {
-            for (Map.Entry<EpOp, EpStateTable.Rule> cell : row.getValue().entrySet()) {
-                EpStateTable.Rule r = cell.getValue();
-                if (r.next() != null && r.next() != row.getKey()) {
-                    b.append("    ")
-                            .append(row.getKey())
-                            .append(" -> ")
-                            .append(r.next())
-                            .append(" [label=\"")
-                            .append(cell.getKey())
-                            .append("\\n")
-                            .append(r.source())
-                            .append("\"];\n");
-                }
-            }
+        for (Edge e : edges()) {
+            b.append("    ")
+                    .append(e.from())
+                    .append(" -> ")
+                    .append(e.to())
+                    .append(" [label=\"")
+                    .append(e.op());
+            b.append("\\n").append(e.source()).append("\"];\n");
         }
         return b.append("}\n").toString();
     }

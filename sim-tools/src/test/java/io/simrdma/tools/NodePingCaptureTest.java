@@ -1,24 +1,15 @@
 package io.simrdma.tools;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.simrdma.testsupport.ExternalTool;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -29,7 +20,6 @@ import picocli.CommandLine;
 class NodePingCaptureTest {
 
     private static final Pattern LISTENING = Pattern.compile("IA address 127\\.0\\.0\\.1:(\\d+),");
-    private static final long DEADLINE_SECONDS = 60;
 
     @TempDir
     Path dir;
@@ -42,12 +32,7 @@ class NodePingCaptureTest {
         Path nodePcap = dir.resolve("node.pcapng");
         Path pingPcap = dir.resolve("ping.pcapng");
         Path pingHtml = dir.resolve("ping.html");
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> cmd = new ArrayList<>(List.of(
-                java,
-                "-cp",
-                System.getProperty("java.class.path"),
-                Simrdma.class.getName(),
+        try (ChildCli node = ChildCli.start(
                 "node",
                 "--listen",
                 "127.0.0.1:0",
@@ -56,35 +41,8 @@ class NodePingCaptureTest {
                 "--region",
                 "4096",
                 "--pcap",
-                nodePcap.toString()));
-        Process node = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        BlockingQueue<String> lines = new LinkedBlockingQueue<>();
-        Thread reader = new Thread(
-                () -> {
-                    try (BufferedReader r =
-                            new BufferedReader(new InputStreamReader(node.getInputStream(), StandardCharsets.UTF_8))) {
-                        for (String l = r.readLine(); l != null; l = r.readLine()) {
-                            lines.add(l);
-                        }
-                    } catch (java.io.IOException e) {
-                        lines.add("reader: " + e);
-                    }
-                },
-                "node-output");
-        reader.setDaemon(true);
-        reader.start();
-        try {
-            String port = null;
-            StringBuilder seen = new StringBuilder();
-            while (port == null) {
-                String l = lines.poll(DEADLINE_SECONDS, TimeUnit.SECONDS);
-                assertNotNull(l, () -> "the node did not start listening; its output:\n" + seen);
-                seen.append(l).append('\n');
-                Matcher m = LISTENING.matcher(l);
-                if (m.find()) {
-                    port = m.group(1);
-                }
-            }
+                nodePcap.toString())) {
+            String port = node.await(LISTENING);
             StringWriter out = new StringWriter();
             CommandLine cl = Simrdma.commandLine();
             cl.setOut(new PrintWriter(out, true));
@@ -114,10 +72,7 @@ class NodePingCaptureTest {
             assertTrue(
                     page.contains("simrdma ping 127.0.0.1:" + port) && page.contains("CM REQ"),
                     "the run viewer page holds the ping's run");
-            assertTrue(node.waitFor(DEADLINE_SECONDS, TimeUnit.SECONDS), "the node did not exit after its connection");
-            assertEquals(0, node.exitValue());
-        } finally {
-            node.destroyForcibly();
+            assertEquals(0, node.exitCode(), "the node exits after its connection");
         }
         for (Path pcap : List.of(pingPcap, nodePcap)) {
             List<String> read = ExternalTool.tshark(pcap);
