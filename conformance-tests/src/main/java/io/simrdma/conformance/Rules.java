@@ -1223,14 +1223,6 @@ final class Rules {
      * the recorded reading is DAT_CONNECTION_EVENT_DISCONNECTED, BROKEN is accepted as the alternative.
      */
     static void peerEnds(Model m, M.Ep y, String why) {
-        peerEnds(m, y, why, true);
-    }
-
-    /**
-     * As {@link #peerEnds(Model, M.Ep, String)}; {@code certain} is false where the other side's end itself may
-     * never come (a graceful disconnect waiting for request DTOs that need something else first).
-     */
-    static void peerEnds(Model m, M.Ep y, String why, boolean certain) {
         Check dis = Check.ok(
                         "dat_ep_disconnect",
                         "the peer of a disconnected EP gets DAT_CONNECTION_EVENT_DISCONNECTED "
@@ -1251,14 +1243,14 @@ final class Rules {
         for (M.Slot s : y.pending) {
             for (M.Step st : s.viable()) {
                 if (st.to == DISCONNECTED) {
-                    s.certain |= certain;
+                    s.certain = true;
                     return;
                 }
             }
         }
         m.pend(
                 y,
-                certain,
+                true,
                 new M.Step(DISCONNECTED, EventNumber.CONNECTION_EVENT_DISCONNECTED, null, f, "dis", dis, flush),
                 new M.Step(DISCONNECTED, EventNumber.CONNECTION_EVENT_BROKEN, null, f, "brk", brk, flush));
         y.peerEnding = true;
@@ -1666,10 +1658,7 @@ final class Rules {
             }
         }
         if (peer != null && peer.alive) {
-            // the peer learns of the disconnect when it completes: "the local Endpoint is in a
-            // DAT_EP_DISCONNECT_PENDING state" while request DTOs complete (dat_ep_disconnect(3DAT)); a Send that
-            // waits for a receive the peer never posts holds both ends where they are
-            peerEnds(m, peer, "graceful dat_ep_disconnect of the other side", allCertain);
+            peerEnds(m, peer, "graceful dat_ep_disconnect of the other side");
         }
     }
 

@@ -64,13 +64,15 @@ class SimProviderConformanceTest {
                     "a timeout with fewer than threshold events queued",
                     "open, partly triaged (branch confcm4; the model waits for an event sim-provider never gives): "
                             + "fixed in the model were a reset's leftover connection events taken for the next "
-                            + "connect's (seed 598), a reset EP still taking its former peer's Sends (541, 799), the "
-                            + "peer of a graceful disconnect held by a waiting Send (521, 654, 705, 914), SRQ receives "
-                            + "of messages that may never arrive (590, 713, 882, 895) and an RSP held taken by a "
-                            + "request the CM had rejected (the cause recorded for old seed 299); still open: an SRQ receive held certain "
-                            + "after a receive-length error broke the connection (877, 967), a receive held certain "
-                            + "after a graceful disconnect (851), ESTABLISHED held still queued after a query saw the "
-                            + "EP CONNECTED and a transfer error broke it (688), and seed 910"),
+                            + "connect's (seed 598), a reset EP still taking its former peer's Sends (541, 799), SRQ "
+                            + "receives of messages that may never arrive (590, 713, 882, 895) and an RSP held taken "
+                            + "by a request the CM had rejected (the cause recorded for old seed 299); still open: "
+                            + "the peer of a graceful disconnect whose Send waits for a receive the peer never posts "
+                            + "(521, 654, 705, 914: the model holds the peer's end certain; making it uncertain broke "
+                            + "seed 800, not pursued), an SRQ receive held certain after a receive-length error "
+                            + "broke the connection (877, 967), a receive held certain after a graceful disconnect "
+                            + "(851), ESTABLISHED held queued after a status query saw the EP CONNECTED (688), and "
+                            + "seed 910"),
             Map.entry(
                     "a completion carries the cookie of a posted DTO or bind",
                     "open, not triaged (seeds 283, 284, 286; first seen on branch confcm, after the CM fix of "
