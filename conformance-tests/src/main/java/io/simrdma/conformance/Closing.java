@@ -17,9 +17,13 @@ import java.util.function.Function;
  * model decides the outcome. It fills a small software EVD until {@code dat_evd_post_se} refuses an event
  * (DAT_QUEUE_FULL, row 4.1#10) and shrinks it below its queued events ({@code dat_evd_resize}
  * DAT_INVALID_STATE, row 4.1#9); waits on a CNO no EVD feeds (DAT_QUEUE_EMPTY) and with the thread
- * interrupted (DAT_INTERRUPTED_CALL); calls dat_psp_create_any without psp_flags (DAT_INVALID_PARAMETER); waits for two events on an EVD an unsignalled stream feeds (row 4.1#4); opens an IA of a name over DAT_NAME_MAX_LENGTH and dup-connects with
+ * interrupted (DAT_INTERRUPTED_CALL); calls dat_psp_create_any without psp_flags (DAT_INVALID_PARAMETER); waits for two events on an EVD an unsignalled stream feeds (row 4.1#4; it makes such an EP if the sequence has
+ * none); opens an IA of a name over DAT_NAME_MAX_LENGTH and dup-connects with
  * private data over the limit (DAT_INVALID_PARAMETER); asks dat_ep_dup_connect for a qos the IA does not support
- * (DAT_MODEL_NOT_SUPPORTED); pre-posts receives on an Unconnected EP one beyond max_recv_dtos (DAT_INSUFFICIENT_RESOURCES); binds an RMR through an EP that is not connected ({@code dat_rmr_bind}
+ * (DAT_MODEL_NOT_SUPPORTED); pre-posts receives on an Unconnected EP one beyond max_recv_dtos (DAT_INSUFFICIENT_RESOURCES); fills a connected
+ * EP's request queue and posts a send, an RDMA Write and an RDMA Read beyond max_request_dtos
+ * (DAT_INSUFFICIENT_RESOURCES); posts an SRQ buffer past its LMR's end ({@code dat_srq_post_recv}
+ * DAT_INVALID_PARAMETER); binds an RMR through an EP that is not connected ({@code dat_rmr_bind}
  * DAT_INVALID_STATE) and frees an LMR an RMR is bound to ({@code dat_lmr_free} DAT_INVALID_STATE); then closes
  * the last IA with an invalid flag and abruptly, and calls {@code dat_ia_query}, {@code dat_ia_close},
  * {@code dat_pz_create}, {@code dat_cno_create}, {@code dat_srq_create}, {@code dat_rsp_create},
@@ -61,6 +65,43 @@ final class Closing {
         });
         steps.add(m -> live(m, cno) ? new IaActions.CnoWait(cno, false) : null);
         steps.add(m -> live(m, cno) ? new IaActions.CnoWaitInterrupted(cno) : null);
+        // without an EP whose requests are unsignalled, one is made for the wait: an EVD of four entries, an EP
+        // with UNSIGNALLED request completions on it (the wait's row 4.1#4 needs only the EP's attributes)
+        steps.add(m -> {
+            M.Ia a = firstLive(m);
+            return a == null || waitTwoOnUnsignalled(m) != null
+                    ? null
+                    : new EvdActions.EvdCreate(a.sym, "closeUnsigEvd", 4, null, EnumSet.of(EvdFlag.DTO));
+        });
+        steps.add(m -> {
+            M.Obj evd = m.get("closeUnsigEvd");
+            if (!(evd instanceof M.Evd e) || !e.live()) {
+                return null;
+            }
+            io.simrdma.dat.EpAttributes attrs = io.simrdma.dat.EpAttributes.builder()
+                    .maxMessageSize(65536)
+                    .maxRdmaSize(65536)
+                    .maxRecvDtos(8)
+                    .maxRequestDtos(8)
+                    .maxRecvIov(4)
+                    .maxRequestIov(4)
+                    .maxRdmaReadIn(4)
+                    .maxRdmaReadOut(4)
+                    .maxRdmaReadIov(4)
+                    .maxRdmaWriteIov(4)
+                    .requestCompletionFlags(EnumSet.of(CompletionFlag.UNSIGNALLED))
+                    .build();
+            M.Pz pz = null;
+            for (M.Pz z : m.live(M.Pz.class)) {
+                if (z.ia == e.ia) {
+                    pz = z;
+                    break;
+                }
+            }
+            return pz == null
+                    ? null
+                    : new EpActions.EpCreate(e.ia.sym, "closeUnsigEp", pz.sym, null, e.sym, null, attrs, null);
+        });
         steps.add(Closing::waitTwoOnUnsignalled);
         steps.add(m -> {
             M.Ia a = firstLive(m);
@@ -73,6 +114,12 @@ final class Closing {
         for (int k = 0; k < 18; k++) {
             steps.add(this::recvOverflow);
         }
+        // a connected EP's request queue filled by zero-length sends (which wait for the thread to wait), then one
+        // more send, RDMA Write and RDMA Read: each may be refused for resource limitations
+        for (int k = 0; k < 20; k++) {
+            steps.add(this::requestOverflow);
+        }
+        steps.add(this::srqPostOutside);
         steps.add(this::bindUnconnected);
         steps.add(Closing::freeBoundLmr);
         // the last IA: an invalid flag, then closed abruptly, then calls on its destroyed handles
@@ -299,6 +346,61 @@ final class Closing {
         }
         posted++;
         return new DtoActions.PostRecv(e.sym, List.of(), ++cookie, EnumSet.noneOf(CompletionFlag.class));
+    }
+
+    private M.Ep requestEp;
+    private int requested;
+
+    /**
+     * One post on a CONNECTED EP whose request queue holds at most 16 and nothing now: zero-length sends until the
+     * queue is full, then one send, one RDMA Write and one RDMA Read beyond max_request_dtos
+     * (dat_ep_post_send, dat_ep_post_rdma_write, dat_ep_post_rdma_read: DAT_INSUFFICIENT_RESOURCES). Nothing
+     * completes in between: the deterministic fabric moves only while the sequence's thread waits.
+     */
+    private Action requestOverflow(Model m) {
+        if (requestEp == null) {
+            for (M.Ep e : m.live(M.Ep.class)) {
+                if (!e.undefined
+                        && e.state == EndpointState.CONNECTED
+                        && e.attrs != null
+                        && e.pz != null
+                        && e.reqEvd != null
+                        && e.attrs.maxRequestDtos() <= 16
+                        && e.requests.isEmpty()) {
+                    requestEp = e;
+                    break;
+                }
+            }
+            if (requestEp == null) {
+                return null;
+            }
+        }
+        M.Ep e = requestEp;
+        int max = e.attrs.maxRequestDtos();
+        if (!e.live() || e.state != EndpointState.CONNECTED || requested > max + 2) {
+            return null;
+        }
+        int k = requested++;
+        EnumSet<CompletionFlag> none = EnumSet.noneOf(CompletionFlag.class);
+        if (k <= max) {
+            return new DtoActions.PostSend(e.sym, List.of(), ++cookie, none, 0);
+        }
+        return new DtoActions.PostRdma(e.sym, List.of(), ++cookie, new M.Remote(null, 0, 0, 0), none, k == max + 2, 1);
+    }
+
+    /**
+     * dat_srq_post_recv of a segment that runs past the end of an LMR of the SRQ's PZ (DAT_INVALID_PARAMETER: "one
+     * of the IOV segments pointed to a memory outside its LMR").
+     */
+    private Action srqPostOutside(Model m) {
+        for (M.Srq q : m.live(M.Srq.class)) {
+            for (M.Lmr l : m.live(M.Lmr.class)) {
+                if (l.ia == q.ia && l.pz == q.pz && l.has(MemoryPrivilege.LOCAL_WRITE) && l.len >= 8) {
+                    return new DtoActions.SrqPostRecv(q.sym, List.of(Tri.of(l.sym, l.len - 4, 8)), ++cookie);
+                }
+            }
+        }
+        return null;
     }
 
     /** dat_evd_wait with threshold 2 on a request EVD an unsignalled stream feeds (row 4.1#4). */

@@ -70,7 +70,26 @@ final class DtoActions {
         if (changed) {
             l.add(half);
         }
+        List<Tri> start = atStart(segs);
+        if (start != null) {
+            l.add(start);
+        }
         return l;
+    }
+
+    /** {@code segs} each at offset 0 of its LMR (so that a shorter LMR can stand for it), or null if they are. */
+    static List<Tri> atStart(List<Tri> segs) {
+        List<Tri> out = new ArrayList<>(segs.size());
+        boolean changed = false;
+        for (Tri t : segs) {
+            if (t.off() > 0 && t.raw() == null) {
+                out.add(new Tri(t.lmr(), 0, t.len(), null));
+                changed = true;
+            } else {
+                out.add(t);
+            }
+        }
+        return changed ? out : null;
     }
 
     record PostSend(String ep, List<Tri> segs, long cookie, Set<CompletionFlag> flags, int seed) implements Action {
@@ -234,6 +253,17 @@ final class DtoActions {
                         List.of(new Tri(t.lmr(), t.off(), t.len() / 2, null)),
                         cookie,
                         new M.Remote(remote.sym(), remote.raw(), remote.off(), remote.len() / 2),
+                        flags,
+                        read,
+                        seed));
+            }
+            List<Tri> start = atStart(segs);
+            if (start != null || (remote.off() > 0 && remote.raw() == null)) {
+                l.add(new PostRdma(
+                        ep,
+                        start == null ? segs : start,
+                        cookie,
+                        remote.raw() == null ? new M.Remote(remote.sym(), null, 0, remote.len()) : remote,
                         flags,
                         read,
                         seed));

@@ -170,6 +170,10 @@ final class EpActions {
                 Check.ok("dat_ep_query", "the EP's state is one its history allows")
                         .rows(Rules.queryRow(q.state())));
         Check c = Check.ok("dat_ep_query", "returns the EP's IA, PZ, EVDs, SRQ and attributes");
+        if (m.srq != null) {
+            // dat_ep_create_with_srq: the SRQ stays bound until dat_ep_free (dat_ep_reset keeps it), row 5#5
+            c = c.rows("5#5");
+        }
         String want = "pz " + m.pz + ", recv " + m.recvEvd + ", request " + m.reqEvd + ", connect " + m.connEvd
                 + ", srq " + m.srq;
         String got = "pz " + q.pz().map(r::symOf).orElse(null) + ", recv "

@@ -1276,6 +1276,10 @@ final class Rules {
                 // buffers that it dequeued from SRQ"; a message still on its way when the connection ended takes
                 // none, and the buffer stays on the SRQ (unless the send's success showed the message arrived)
                 w.certain = !srqMessageMayNotArrive(w);
+                if (w.srq != null && w.check != null && !w.check.clauses().contains("5#9")) {
+                    // a buffer the EP took from its SRQ completes to the EP's recv_evd, flushed without a message
+                    w.check = w.check.rows("5#9");
+                }
             }
         }
     }
@@ -4048,11 +4052,15 @@ final class Rules {
         for (M.SrqBuf b : srq.posted) {
             smallest = Math.min(smallest, b.length());
         }
+        // the EP takes the buffer in CONNECTED or DISCONNECT_PENDING (row 5#8; in DISCONNECT_PENDING row 2.8#5)
         r.check = Check.ok(
                         "dat_srq_post_recv",
                         "a message for an EP of the SRQ completes one of the SRQ's buffers on "
                                 + "the EP's recv_evd, in the order of the peer's sends")
-                .rows("5#7", "5#11");
+                .rows("5#7", "5#11", "5#8");
+        if (y.state == DISCONNECT_PENDING) {
+            r.check = r.check.rows("2.8#5");
+        }
         y.recvs.add(r);
         send.peer = r;
         r.peer = send;

@@ -8,14 +8,17 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Shrinks a failing sequence to a minimal one that fails the same way (same clause and rule): drops
- * chunks of actions, largest first, down to single actions (an action whose objects are gone is skipped,
- * so dropping a creation drops what uses it, and dropping an IA's opening means fewer IAs); merges two
- * objects of a kind into one (every use of the later one names the earlier one and its creation goes:
- * fewer PZs, EVDs, LMRs, IAs); then simplifies arguments (shorter transfers, fewer segments, no private
- * data, no flags); and repeats all of it until a whole pass changes nothing (a fixpoint) or the budget
- * of replays is spent. Each candidate is replayed from scratch with the same seed, so the result replays
- * exactly.
+ * Shrinks a failing sequence to a minimal one that fails the same way (same clause and rule). Each pass
+ * drops chunks of actions, largest first, down to single actions (delta debugging); drops one object at a
+ * time, latest first (its creation goes; every action that names it is then skipped and dropped, and
+ * dropping an IA's opening means fewer IAs); merges two objects of a kind into one (every use of the later one
+ * names the earlier one and its creation goes: fewer PZs, EVDs, LMRs, IAs); then simplifies each action's
+ * arguments until none simplifies further (shorter transfers at offset 0, fewer segments, no private data,
+ * no flags, optional references such as an EP's SRQ or an EVD's CNO dropped, an EVD's flags made full so
+ * that two EVDs can merge). Passes repeat until one changes nothing (a fixpoint) or the budget of replays is
+ * spent; a pass that shortened nothing is followed by one that drops single actions and pairs only. No
+ * candidate is replayed twice. Each candidate is replayed from scratch with the same seed, so the result
+ * replays exactly.
  *
  * <p>Thread safety: stateless.
  */
@@ -32,13 +35,23 @@ final class Shrinker {
         int[] budget = {hang ? 40 : BUDGET};
         State s = new State(settings, seed, sig, budget);
         s.best = new ArrayList<>(failing.sequence().subList(0, failing.run().failedAt + 1));
+        s.tried.add(s.best.toString());
         s.bestOutcome = failing;
         s.dropSkipped();
         boolean progress = true;
+        int maxChunk = Integer.MAX_VALUE;
         while (progress && budget[0] > 0) {
-            progress = dropChunks(s);
+            int before = s.best.size();
+            // a quarter of the sequence or more at a time first: while the sequence is long, a replay is dear and a
+            // large drop often holds; then objects (which may change the scenario: a connect to no listener), then
+            // chunks down to single actions
+            progress = dropChunks(s, maxChunk, Math.max(1, s.best.size() / 4));
+            progress |= dropObjects(s);
+            progress |= dropChunks(s, maxChunk, 1);
             progress |= mergeObjects(s);
             progress |= simplify(s);
+            // a pass that only simplified arguments or merged objects enables single drops, rarely large ones
+            maxChunk = s.best.size() < before ? Integer.MAX_VALUE : 2;
         }
         s.dropSkipped();
         return s.bestOutcome;
@@ -60,9 +73,15 @@ final class Shrinker {
             this.budget = budget;
         }
 
+        /**
+         * The candidates replayed so far (their actions' text): none is replayed twice, so a pass that finds
+         * nothing new costs nothing, and two variants that undo each other cannot loop.
+         */
+        final java.util.Set<String> tried = new java.util.HashSet<>();
+
         /** Replays {@code cand}; keeps it (trimmed after the failing action) if it fails the same way. */
         boolean tryCandidate(List<Action> cand) {
-            if (budget[0] <= 0) {
+            if (budget[0] <= 0 || !tried.add(cand.toString())) {
                 return false;
             }
             ConformanceSuite.Outcome o = attempt(settings, seed, cand, sig, budget);
@@ -92,10 +111,47 @@ final class Shrinker {
         }
     }
 
-    /** Drops chunks of actions, halving the chunk size down to one action; true if any drop held. */
-    private static boolean dropChunks(State s) {
+    /**
+     * Drops one object at a time, the latest first, with every action that names it (they are skipped in the
+     * replay, then dropped): one replay per object, where the chunks of {@link #dropChunks} would need many
+     * for actions spread over the sequence. True if any drop held.
+     */
+    private static boolean dropObjects(State s) {
         boolean progress = false;
-        for (int chunk = Math.max(1, s.best.size() / 2); chunk >= 1 && s.budget[0] > 0; chunk /= 2) {
+        List<Map.Entry<String, Integer>> created =
+                new ArrayList<>(createdSymbols(s.best).entrySet());
+        for (int j = created.size() - 1; j >= 0 && s.budget[0] > 0; j--) {
+            String sym = created.get(j).getKey();
+            int at = s.best.indexOf(creation(s.best, sym));
+            if (at < 0 || at == s.best.size() - 1) {
+                continue;
+            }
+            List<Action> cand = new ArrayList<>(s.best);
+            cand.remove(at);
+            if (s.tryCandidate(cand)) {
+                progress = true;
+                s.dropSkipped();
+            }
+        }
+        return progress;
+    }
+
+    /** The action of {@code actions} that creates {@code sym}, or null. */
+    private static Action creation(List<Action> actions, String sym) {
+        for (Action a : actions) {
+            if (sym.equals(createdSymbol(a))) {
+                return a;
+            }
+        }
+        return null;
+    }
+
+    /** Drops chunks of actions, halving the chunk size down to {@code minChunk} actions; true if any drop held. */
+    private static boolean dropChunks(State s, int maxChunk, int minChunk) {
+        boolean progress = false;
+        for (int chunk = Math.max(1, Math.min(maxChunk, s.best.size() / 2));
+                chunk >= minChunk && s.budget[0] > 0;
+                chunk /= 2) {
             for (int start = s.best.size() - chunk; start >= 0 && s.budget[0] > 0; start -= chunk) {
                 if (start >= s.best.size()) {
                     continue;
@@ -153,16 +209,95 @@ final class Shrinker {
     private static boolean simplify(State s) {
         boolean progress = false;
         for (int i = 0; i < s.best.size() && s.budget[0] > 0; i++) {
-            for (Action a : s.best.get(i).simpler()) {
-                List<Action> cand = new ArrayList<>(s.best);
-                cand.set(i, a);
-                if (s.tryCandidate(cand)) {
-                    progress = true;
-                    break;
+            // each action down to its simplest form before the next (a shorter transfer may be halved again)
+            boolean again = true;
+            while (again && i < s.best.size()) {
+                again = false;
+                for (Action a : variants(s.best.get(i))) {
+                    List<Action> cand = new ArrayList<>(s.best);
+                    cand.set(i, a);
+                    if (s.tryCandidate(cand)) {
+                        progress = true;
+                        again = true;
+                        break;
+                    }
                 }
             }
         }
         return progress;
+    }
+
+    /**
+     * The simpler variants of {@code a}: its own {@link Action#simpler()}, then, for a record, one variant per
+     * argument after the first (the object the call acts on) and other than the symbol it creates: a reference
+     * to another object or an optional value dropped (null: an EP without an SRQ, an EVD without a CNO, default
+     * attributes), a flag set emptied, an EVD's flags made full (an EVD of every kind of event can stand for two, so
+     * that merging them holds), a boolean option turned off.
+     */
+    static List<Action> variants(Action a) {
+        List<Action> out = new ArrayList<>(a.simpler());
+        if (!a.getClass().isRecord()) {
+            return out;
+        }
+        RecordComponent[] cs = a.getClass().getRecordComponents();
+        Object[] args = new Object[cs.length];
+        Class<?>[] types = new Class<?>[cs.length];
+        for (int i = 0; i < cs.length; i++) {
+            args[i] = value(cs[i], a);
+            types[i] = cs[i].getType();
+        }
+        for (int i = 1; i < cs.length; i++) {
+            Object v = args[i];
+            if (v == null || cs[i].getName().equals("sym") || cs[i].getName().equals("ia")) {
+                continue;
+            }
+            List<Object> simpler = new ArrayList<>(2);
+            if (v instanceof String || (v.getClass().isRecord() && !(v instanceof Action))) {
+                simpler.add(null);
+            } else if (v instanceof java.util.Set<?> set && enumOf(cs[i]) != null) {
+                if (!set.isEmpty()) {
+                    simpler.add(java.util.EnumSet.noneOf(enumOf(cs[i])));
+                }
+                if (!set.isEmpty()
+                        && set.size() < enumOf(cs[i]).getEnumConstants().length
+                        && (Class<?>) enumOf(cs[i]) == io.simrdma.dat.EvdFlag.class) {
+                    simpler.add(java.util.EnumSet.allOf(enumOf(cs[i])));
+                }
+            } else if (v instanceof Boolean b && b) {
+                simpler.add(Boolean.FALSE);
+            }
+            for (Object w : simpler) {
+                Object[] copy = args.clone();
+                copy[i] = w;
+                Action b = construct(a, types, copy);
+                if (b != null && !b.equals(a) && !out.contains(b)) {
+                    out.add(b);
+                }
+            }
+        }
+        return out;
+    }
+
+    /** The enum type of a {@code Set<E extends Enum>} component, or null. */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private static Class<Enum> enumOf(RecordComponent c) {
+        if (c.getGenericType() instanceof java.lang.reflect.ParameterizedType pt
+                && pt.getActualTypeArguments()[0] instanceof Class<?> e
+                && e.isEnum()) {
+            return (Class<Enum>) e;
+        }
+        return null;
+    }
+
+    private static Action construct(Action a, Class<?>[] types, Object[] args) {
+        try {
+            Constructor<?> ctor = a.getClass().getDeclaredConstructor(types);
+            ctor.setAccessible(true);
+            return (Action) ctor.newInstance(args);
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            // a compact constructor that refuses the value: no such variant
+            return null;
+        }
     }
 
     /** The symbols the actions create (a {@code sym} component; IaOpen's {@code k} as ia<k>), by creating index. */

@@ -32,6 +32,10 @@ import java.util.Set;
  * back are unwrapped before they reach sim-provider. A handle keeps one proxy (identity is preserved,
  * as the suite compares handles by identity).
  *
+ * <p>Each run (the IA names before {@code /ia}: the suite's {@code {run}} number) gets a fresh mutation from the
+ * supplier, so a stateful mutation (one that drops every third completion) does the same in every replay of a
+ * seed: a shrink's replays start where the run they shrink started.
+ *
  * <p>Thread safety: the handle map is synchronized; a mutation's own state must be (the suite runs one
  * sequence at a time, but providers call back on their threads).
  */
@@ -52,14 +56,22 @@ final class MutantProvider implements DatProvider {
     }
 
     private final String name;
-    private final Mutation mutation;
+    private final java.util.function.Supplier<Mutation> mutations;
+    /** The mutation of each run, by the IA name before {@code /ia}. */
+    private final Map<String, Mutation> byRun = new java.util.HashMap<>();
+
     private final SimProvider sim = new SimProvider();
     private final Map<Object, Object> proxies = new IdentityHashMap<>();
     private final Map<Object, Object> reals = new IdentityHashMap<>();
 
-    MutantProvider(String name, Mutation mutation) {
+    MutantProvider(String name, java.util.function.Supplier<Mutation> mutations) {
         this.name = name;
-        this.mutation = mutation;
+        this.mutations = mutations;
+    }
+
+    /** A provider whose mutation keeps no state (the same one serves every run). */
+    MutantProvider(String name, Mutation mutation) {
+        this(name, () -> mutation);
     }
 
     /** A registry holding only this provider (it serves the sim provider's IA names). */
@@ -94,26 +106,33 @@ final class MutantProvider implements DatProvider {
 
     @Override
     public InterfaceAdapter openIa(IaOpenRequest request) {
-        return (InterfaceAdapter) wrap(sim.openIa(request));
+        String name = request.iaName();
+        int cut = name.indexOf("/ia");
+        String run = cut < 0 ? name : name.substring(0, cut);
+        Mutation m;
+        synchronized (byRun) {
+            m = byRun.computeIfAbsent(run, k -> mutations.get());
+        }
+        return (InterfaceAdapter) wrap(sim.openIa(request), m);
     }
 
     /** The proxy of a real object (handles, records holding handles, optionals and lists of them). */
-    Object wrap(Object real) {
+    Object wrap(Object real, Mutation mutation) {
         if (real == null) {
             return null;
         }
         if (real instanceof Optional<?> o) {
-            return o.map(this::wrap);
+            return o.map(e -> wrap(e, mutation));
         }
         if (real instanceof List<?> l) {
             List<Object> out = new ArrayList<>(l.size());
             for (Object e : l) {
-                out.add(wrap(e));
+                out.add(wrap(e, mutation));
             }
             return List.copyOf(out);
         }
         if (real.getClass().isRecord() && real.getClass().getPackageName().equals("io.simrdma.dat")) {
-            return rebuild(real, true);
+            return rebuild(real, mutation);
         }
         if (!(real instanceof DatHandle)) {
             // values and the consumer's own objects (a WaitProxyAgent, a software event's pointer) pass as they are
@@ -127,7 +146,9 @@ final class MutantProvider implements DatProvider {
                     collect(c, ifaces);
                 }
                 p = Proxy.newProxyInstance(
-                        MutantProvider.class.getClassLoader(), ifaces.toArray(Class<?>[]::new), new Handler(real));
+                        MutantProvider.class.getClassLoader(),
+                        ifaces.toArray(Class<?>[]::new),
+                        new Handler(real, mutation));
                 proxies.put(real, p);
                 reals.put(p, real);
             }
@@ -160,7 +181,7 @@ final class MutantProvider implements DatProvider {
             return out;
         }
         if (o.getClass().isRecord() && o.getClass().getPackageName().equals("io.simrdma.dat")) {
-            return rebuild(o, false);
+            return rebuild(o, null);
         }
         return o;
     }
@@ -191,7 +212,9 @@ final class MutantProvider implements DatProvider {
         }
     }
 
-    private Object rebuild(Object rec, boolean wrapping) {
+    /** {@code rec} with its handles wrapped (for {@code mutation}'s run) or, with a null mutation, unwrapped. */
+    private Object rebuild(Object rec, Mutation mutation) {
+        boolean wrapping = mutation != null;
         RecordComponent[] rc = rec.getClass().getRecordComponents();
         Object[] values = new Object[rc.length];
         Class<?>[] types = new Class<?>[rc.length];
@@ -199,7 +222,7 @@ final class MutantProvider implements DatProvider {
         try {
             for (int i = 0; i < rc.length; i++) {
                 Object v = rc[i].getAccessor().invoke(rec);
-                Object w = wrapping ? wrap(v) : unwrap(v);
+                Object w = wrapping ? wrap(v, mutation) : unwrap(v);
                 changed |= w != v;
                 values[i] = w;
                 types[i] = rc[i].getType();
@@ -231,11 +254,14 @@ final class MutantProvider implements DatProvider {
 
     private final class Handler implements InvocationHandler {
         private final Object real;
+        /** The mutation of the run the handle belongs to. */
+        private final Mutation mutation;
         /** The handle's type while it was alive (a freed handle's dat_get_handle_type fails). */
         private final Object handleType;
 
-        Handler(Object real) {
+        Handler(Object real, Mutation mutation) {
             this.real = real;
+            this.mutation = mutation;
             Object t = null;
             if (real instanceof DatHandle h) {
                 try {
@@ -273,7 +299,7 @@ final class MutantProvider implements DatProvider {
                     throw e.getCause();
                 }
             });
-            return wrap(result);
+            return wrap(result, mutation);
         }
     }
 }

@@ -31,6 +31,13 @@ class MutantsTest {
 
     static final int DEFAULT_SEEDS = 200;
     static final int ACTIONS = 200;
+    /**
+     * The longest a shrunk kill may be: a transfer needs about 14 calls (IA, PZ, EVD, LMR, service point, two EPs,
+     * connect, the request's wait, accept, a wait, the post and what observes it); a mutant that breaks only the
+     * second or third completion needs two or three transfers on one connection.
+     */
+    static final int MAX_SHRUNK = 22;
+
     private static final Map<String, String> ROWS = new ConcurrentHashMap<>();
 
     static List<Mutants.Mutant> mutants() {
@@ -46,8 +53,7 @@ class MutantsTest {
         int seeds = Integer.getInteger("conform.mutantSeeds", DEFAULT_SEEDS);
         Failure kill = null;
         for (long seed = 1; seed <= seeds && kill == null; seed++) {
-            SuiteReport r =
-                    run(new MutantProvider(mutant.name(), mutant.mutation().get()), seed, false);
+            SuiteReport r = run(new MutantProvider(mutant.name(), mutant.mutation()), seed, false);
             if (r.failures().isEmpty()) {
                 continue;
             }
@@ -56,8 +62,7 @@ class MutantsTest {
             if (!control.failures().isEmpty() || !control.deviations().isEmpty()) {
                 continue;
             }
-            SuiteReport shrunk =
-                    run(new MutantProvider(mutant.name(), mutant.mutation().get()), seed, true);
+            SuiteReport shrunk = run(new MutantProvider(mutant.name(), mutant.mutation()), seed, true);
             assertFalse(shrunk.failures().isEmpty(), "seed " + seed + " fails again when run to be shrunk");
             kill = shrunk.failures().get(0);
         }
@@ -80,6 +85,10 @@ class MutantsTest {
         assertTrue(
                 kill.actionsAfter() <= kill.actionsBefore(),
                 "shrinking never lengthens: " + kill.actionsBefore() + " -> " + kill.actionsAfter());
+        assertTrue(
+                kill.actionsAfter() <= MAX_SHRUNK,
+                "expected the kill of " + mutant.name() + " shrunk to at most " + MAX_SHRUNK + " actions, got "
+                        + kill.actionsAfter() + ": " + kill.sequence());
     }
 
     private static SuiteReport run(MutantProvider provider, long seed, boolean shrink) {

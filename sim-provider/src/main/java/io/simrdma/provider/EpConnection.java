@@ -52,7 +52,15 @@ final class EpConnection {
 
     private static final Logger LOG = LoggerFactory.getLogger(EpConnection.class);
     private static final int RESOLVE_TIMEOUT_MS = 2000;
+    /**
+     * The first look at the send queue after a graceful disconnect began; each later look waits twice as long, up
+     * to {@link #DRAIN_POLL_MAX_NANOS}. A request completion looks at once ({@link EpPosting}), so the polls only
+     * catch a queue that drains without one; backing off keeps a queue that never drains (a peer that stopped
+     * answering, receiver-not-ready retries) from costing a scheduler step every 10 us of a long wait.
+     */
     private static final long DRAIN_POLL_NANOS = 10_000;
+
+    private static final long DRAIN_POLL_MAX_NANOS = 10_000_000;
 
     private final SimEp ep;
     private CmId cmId;
@@ -65,6 +73,8 @@ final class EpConnection {
     private byte[] connectPrivateData;
     private final EngineTimer connectTimer;
     private final EngineTimer drainTimer;
+    /** The wait before the next look at the send queue while DISCONNECT_PENDING. Device executor. */
+    private long drainPoll = DRAIN_POLL_NANOS;
     /**
      * The consumer's disconnect made the endpoint DISCONNECTED at once; its DISCONNECTED event
      * follows when the connection manager reports the connection gone.
@@ -501,6 +511,7 @@ final class EpConnection {
                     safeDisconnect();
                 } else {
                     ep.state(EndpointState.DISCONNECT_PENDING);
+                    drainPoll = DRAIN_POLL_NANOS;
                     checkDrained();
                 }
                 break;
@@ -524,8 +535,9 @@ final class EpConnection {
         if (q == null || q.sendQueueDepth() == 0) {
             drainTimer.stop();
             safeDisconnect();
-        } else {
-            drainTimer.start(DRAIN_POLL_NANOS);
+        } else if (!drainTimer.isArmed()) {
+            drainTimer.start(drainPoll);
+            drainPoll = Math.min(DRAIN_POLL_MAX_NANOS, drainPoll * 2);
         }
     }
 

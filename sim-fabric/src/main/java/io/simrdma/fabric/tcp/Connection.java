@@ -179,6 +179,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
                         Handshake.MAGIC,
                         Handshake.VERSION,
                         node.config().isTls(),
+                        node.config().maxFrameLength(),
                         node.gid(),
                         node.incarnation(),
                         node.newNonce(),
@@ -431,11 +432,25 @@ final class Connection extends ChannelInboundHandlerAdapter {
         c.writeAndFlush(p, c.voidPromise());
     }
 
-    void packetWritten() {
+    void packetWritten(int packets) {
         TcpLink l = link;
         if (l != null) {
-            l.countWritten();
+            l.countWritten(packets);
         }
+    }
+
+    /**
+     * How many packets of {@code mtu} bytes one BURST frame to the peer may carry: what the
+     * longest frame its HELLO accepts holds (at most a run's u16 count); below 2 the peer gets
+     * packets one by one. Event loop.
+     */
+    int burstLimit(int mtu) {
+        Handshake.Hello h = peer;
+        if (h == null || mtu <= 0) {
+            return 1;
+        }
+        long room = (long) h.maxFrameLength() - PacketCodec.burstBodyLength(0, mtu);
+        return (int) Math.max(1, Math.min(0xFFFF, room / mtu));
     }
 
     // ------------------------------------------------------------------ housekeeping

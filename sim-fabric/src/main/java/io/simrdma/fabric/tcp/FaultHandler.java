@@ -53,6 +53,12 @@ final class FaultHandler extends ChannelOutboundHandlerAdapter {
             return;
         }
         Packet p = (Packet) msg;
+        if (p.isBurst() && link.hasFaults()) {
+            // A rule was added while the burst was on its way here: the rules see each packet.
+            while (p.isBurst()) {
+                write(ctx, p.splitFirst(), ctx.voidPromise());
+            }
+        }
         FaultInjector.Decision d = link.decide(p);
         if (d == null) {
             ctx.write(p, promise);

@@ -55,6 +55,55 @@ final class FrameEncoder extends ChannelOutboundHandlerAdapter {
     }
 
     private void writePacket(ChannelHandlerContext ctx, Packet p, ChannelPromise promise) {
+        if (p.isBurst()) {
+            writeBurst(ctx, p, promise);
+            return;
+        }
+        writeOne(ctx, p, promise);
+    }
+
+    /**
+     * A burst goes out as BURST frames of as many of its packets as the peer's maximum frame length
+     * allows (all of them in one frame, normally: a 64 KiB run at the default maximum), then, if one
+     * packet is left, that packet as a PACKET frame. Each frame is its head and a view of its run's
+     * payload in the sender's memory.
+     */
+    private void writeBurst(ChannelHandlerContext ctx, Packet p, ChannelPromise promise) {
+        int limit = connection.burstLimit(p.burstMtu());
+        try {
+            while (p.isBurst()) {
+                int n = Math.min(limit, p.burstPackets());
+                if (n < 2) {
+                    writeOne(ctx, p.splitFirst(), quiet);
+                    continue;
+                }
+                int bytes = n == p.burstPackets() ? p.burstBytes() : n * p.burstMtu();
+                ByteBuf head = PacketCodec.encodeBurstHead(p, n, bytes, ctx.alloc());
+                ByteBuf payload;
+                try {
+                    payload = p.payloadView(ctx.alloc(), 0, bytes);
+                } catch (RuntimeException e) {
+                    head.release();
+                    throw e;
+                }
+                connection.packetWritten(n);
+                ctx.write(head, quiet);
+                if (n == p.burstPackets()) {
+                    p.release();
+                    ctx.write(payload, promise);
+                    return;
+                }
+                ctx.write(payload, quiet);
+                p.skipInBurst(n);
+            }
+        } catch (RuntimeException e) {
+            p.release();
+            throw e;
+        }
+        writeOne(ctx, p, promise);
+    }
+
+    private void writeOne(ChannelHandlerContext ctx, Packet p, ChannelPromise promise) {
         ByteBuf head;
         ByteBuf payload = null;
         ByteBuf trailer = null;
@@ -75,7 +124,7 @@ final class FrameEncoder extends ChannelOutboundHandlerAdapter {
         } finally {
             p.release();
         }
-        connection.packetWritten();
+        connection.packetWritten(1);
         if (payload == null) {
             ctx.write(head, promise);
             return;

@@ -11,11 +11,11 @@ import java.nio.charset.StandardCharsets;
  * peer unacceptable sends a REFUSE and closes.
  * <pre>
  * HELLO  (type 0x01)
- *  +------+-----------+---------+-------+----------+-----------------+-----------+-----+--------+-----+------+
- *  | 0x01 | magic u32 | version | flags | GID (16) | incarnation u64 | nonce (32)| len | fabric | len | node |
- *  |      | "SIMR"    | u16 = 2 | bit 0 |          | (random per     | (random)  | u8  | UTF-8  | u8  | UTF-8|
- *  |      |           |         | = TLS |          |  node start)    |           |     |        |     |      |
- *  +------+-----------+---------+-------+----------+-----------------+-----------+-----+--------+-----+------+
+ *  +------+-----------+---------+-------+-----------+----------+-----------------+-----------+-----+--------+-----+------+
+ *  | 0x01 | magic u32 | version | flags | max frame | GID (16) | incarnation u64 | nonce (32)| len | fabric | len | node |
+ *  |      | "SIMR"    | u16 = 3 | bit 0 | u32       |          | (random per     | (random)  | u8  | UTF-8  | u8  | UTF-8|
+ *  |      |           |         | = TLS |           |          |  node start)    |           |     |        |     |      |
+ *  +------+-----------+---------+-------+-----------+----------+-----------------+-----------+-----+--------+-----+------+
  * REFUSE (type 0x03): 0x03, reason code (1 byte, {@link HandshakeFailure#code()})
  * </pre>
  * Authentication is TLS's ({@link TlsCredentials}); the HELLO only names the node, its fabric and
@@ -23,25 +23,37 @@ import java.nio.charset.StandardCharsets;
  * gone: its proof was not bound to the connection, so a relay could pass it on, and frames were
  * not authenticated; a version 1 peer is refused with BAD_VERSION.
  *
+ * <p>Max frame: the longest frame body the sender accepts ({@link TcpConfig#maxFrameLength()}), so
+ * that the peer sends BURST frames ({@link PacketCodec#TYPE_BURST}) no longer than that. Version 2
+ * had no such field and no BURST frames; a version 2 peer is refused with BAD_VERSION.
+ *
  * <p>Thread safety: the messages are immutable; the static methods are thread-safe.
  */
 final class Handshake {
 
     static final int MAGIC = 0x53494D52;
-    static final int VERSION = 2;
+    static final int VERSION = 3;
     static final int NONCE_LENGTH = 32;
     static final int MAX_NAME_BYTES = 255;
     private static final int FLAG_TLS = 1;
     /** type, magic, version: what every version of HELLO starts with. */
     private static final int HELLO_PREFIX = 1 + 4 + 2;
 
-    private static final int HELLO_FIXED = HELLO_PREFIX + 1 + 16 + 8 + NONCE_LENGTH + 1 + 1;
+    private static final int HELLO_FIXED = HELLO_PREFIX + 1 + 4 + 16 + 8 + NONCE_LENGTH + 1 + 1;
 
     private Handshake() {}
 
     /** A HELLO; for another magic or version only {@code magic} and {@code version} are set. */
     record Hello(
-            int magic, int version, boolean tls, Gid gid, long incarnation, byte[] nonce, String fabric, String node) {
+            int magic,
+            int version,
+            boolean tls,
+            int maxFrameLength,
+            Gid gid,
+            long incarnation,
+            byte[] nonce,
+            String fabric,
+            String node) {
 
         boolean compatible() {
             return magic == MAGIC && version == VERSION;
@@ -64,6 +76,7 @@ final class Handshake {
         b.writeInt(h.magic());
         b.writeShort(h.version());
         b.writeByte(h.tls() ? FLAG_TLS : 0);
+        b.writeInt(h.maxFrameLength());
         b.writeBytes(h.gid().toBytes());
         b.writeLong(h.incarnation());
         b.writeBytes(h.nonce());
@@ -120,7 +133,7 @@ final class Handshake {
         int version = body.getUnsignedShort(at + 4);
         if (magic != MAGIC || version != VERSION) {
             // Another version may lay out the rest differently: stop here and refuse.
-            return new Hello(magic, version, false, null, 0, null, null, null);
+            return new Hello(magic, version, false, 0, null, 0, null, null, null);
         }
         if (length < HELLO_FIXED) {
             throw new FrameException(
@@ -132,6 +145,13 @@ final class Handshake {
         if ((flags & ~FLAG_TLS) != 0) {
             throw new FrameException(
                     FrameError.MALFORMED_HANDSHAKE, "unknown HELLO flags 0x" + Integer.toHexString(flags));
+        }
+        long maxFrame = body.getUnsignedInt(at);
+        at += 4;
+        if (maxFrame < PacketCodec.MIN_MAX_FRAME_LENGTH || maxFrame > Integer.MAX_VALUE) {
+            throw new FrameException(
+                    FrameError.MALFORMED_HANDSHAKE,
+                    "HELLO maximum frame length " + maxFrame + " below " + PacketCodec.MIN_MAX_FRAME_LENGTH);
         }
         byte[] gid = new byte[16];
         body.getBytes(at, gid);
@@ -157,6 +177,7 @@ final class Handshake {
                     "HELLO node name of " + nodeLength + " bytes does not end the frame");
         }
         String node = body.toString(at, nodeLength, StandardCharsets.UTF_8);
-        return new Hello(magic, version, (flags & FLAG_TLS) != 0, Gid.of(gid), incarnation, nonce, fabric, node);
+        return new Hello(
+                magic, version, (flags & FLAG_TLS) != 0, (int) maxFrame, Gid.of(gid), incarnation, nonce, fabric, node);
     }
 }

@@ -29,6 +29,18 @@ import io.simrdma.fabric.wire.Packet;
  *  |      |       |                  |                  | H bytes    |           | zeros   | flag 1|
  *  +------+-------+------------------+------------------+------------+-----------+---------+-------+
  * </pre>
+ * type 0x11 BURST (segmentation offload: a run of consecutive packets of one message, see
+ * {@link Packet#burst}), only to a peer whose HELLO allows frames of that length:
+ *
+ *  4      5       6                  22                 38           38+H      +10                     +P
+ *  +------+-------+------------------+------------------+------------+---------+-----------------------+
+ *  | 0x11 | flags | source GID (16)  | dest GID (16)    | first      | run     | payload of the whole  |
+ *  |      | = 0   |                  |                  | packet's   | (below) | run, P bytes, no pad  |
+ *  |      |       |                  |                  | IBA headers|         |                       |
+ *  +------+-------+------------------+------------------+------------+---------+-----------------------+
+ *  run: packets u16 (>= 2), MTU u16 (each packet but the last carries MTU bytes), last packet's
+ *  opcode u8, its flags u8 (bit 0 SE, bit 1 AckReq), its ImmDt / IETH R_Key / AETH u32 (or 0)
+ *
  * flags bit 0: an ICRC follows (set only by fault rules: a corrupting rule's ICRC makes the
  * receiving port drop the packet as a NIC would, a rewriting rule's correct one over the new
  * bytes lets it through); other bits must be 0. H is the header length the BTH opcode
@@ -52,6 +64,17 @@ public final class PacketCodec {
 
     public static final int TYPE_REFUSE = 0x03;
     public static final int TYPE_PACKET = 0x10;
+    /** A run of packets of one message as one frame (segmentation offload). */
+    public static final int TYPE_BURST = 0x11;
+    /** Bytes of a BURST frame's run description. */
+    public static final int BURST_RUN_LENGTH = 2 + 2 + 1 + 1 + 4;
+    /** Largest frame body of a BURST with {@code packets} of an MTU: what a peer's maximum frame length must allow. */
+    static int burstBodyLength(int packets, int mtu) {
+        return PACKET_PREFIX_LENGTH + Packet.MAX_HEADER_LENGTH + BURST_RUN_LENGTH + packets * mtu;
+    }
+
+    private static final int BURST_LAST_SOLICITED = 1;
+    private static final int BURST_LAST_ACK_REQ = 2;
     /** PACKET flag: an ICRC trails the packet. */
     public static final int FLAG_ICRC = 0x01;
     /** Bytes of a PACKET body before the IBA headers: type, flags, two GIDs. */
@@ -144,6 +167,130 @@ public final class PacketCodec {
             writeTrailer(p, head);
         }
         return head;
+    }
+
+    /**
+     * The start of a BURST frame for the next {@code packets} packets of {@code p}, a burst, whose
+     * payload ({@code bytes} bytes, {@link Packet#payloadView(ByteBufAllocator, int, int)}) follows as a
+     * buffer of its own: length prefix, type, GIDs, the current packet's IBA headers and the run. A
+     * run shorter than the rest of the burst ends with a Middle packet without SE or AckReq.
+     */
+    static ByteBuf encodeBurstHead(Packet p, int packets, int bytes, ByteBufAllocator alloc) {
+        Gid src = p.sourceGid();
+        Gid dst = p.destinationGid();
+        if (src == null || dst == null) {
+            throw new IllegalStateException("packet without a route: " + p);
+        }
+        boolean whole = packets == p.burstPackets();
+        int headLength = LENGTH_FIELD_LENGTH + PACKET_PREFIX_LENGTH + p.headerLength() + BURST_RUN_LENGTH;
+        ByteBuf head = alloc.directBuffer(headLength);
+        head.writeInt(headLength - LENGTH_FIELD_LENGTH + bytes);
+        head.writeByte(TYPE_BURST);
+        head.writeByte(0);
+        writeGid(head, src);
+        writeGid(head, dst);
+        p.copyHeaderTo(head);
+        head.writeShort(packets);
+        head.writeShort(p.burstMtu());
+        if (whole) {
+            head.writeByte(p.burstLastOpcode().value());
+            head.writeByte((p.burstLastSolicited() ? BURST_LAST_SOLICITED : 0)
+                    | (p.burstLastAckReq() ? BURST_LAST_ACK_REQ : 0));
+            head.writeInt(p.burstLastExtra());
+        } else {
+            head.writeByte(middleOf(p.opcode()).value());
+            head.writeByte(0);
+            head.writeInt(0);
+        }
+        return head;
+    }
+
+    /** The Middle opcode of the message kind of {@code op} (an RC SEND, RDMA WRITE or READ response). */
+    private static Opcode middleOf(Opcode op) {
+        return op.isWrite()
+                ? Opcode.RC_RDMA_WRITE_MIDDLE
+                : op.isSend() ? Opcode.RC_SEND_MIDDLE : Opcode.RC_RDMA_READ_RESPONSE_MIDDLE;
+    }
+
+    /**
+     * Decodes a BURST body (type byte first) of {@code length} bytes at {@code base}, read in place:
+     * a packet standing for the run ({@link Packet#burst}) whose payload is a retained slice of
+     * {@code body}; the indexes of {@code body} do not change.
+     *
+     * @throws FrameException for a body that is not a well-formed run of packets
+     */
+    Packet decodeBurst(ByteBuf body, int base, int length) {
+        if (length < MIN_PACKET_BODY + BURST_RUN_LENGTH) {
+            throw new FrameException(
+                    FrameError.TRUNCATED,
+                    "burst frame of " + length + " bytes, shorter than two GIDs, a BTH and a run");
+        }
+        if (body.getUnsignedByte(base) != TYPE_BURST) {
+            throw new IllegalArgumentException("not a BURST frame");
+        }
+        int flags = body.getUnsignedByte(base + 1);
+        if (flags != 0) {
+            throw new FrameException(
+                    FrameError.MALFORMED_HEADER, "unknown burst flags 0x" + Integer.toHexString(flags));
+        }
+        int ibaStart = base + PACKET_PREFIX_LENGTH;
+        Opcode op = opcode(body, ibaStart);
+        if (!op.isRc() || !op.hasPayload() || !(op.isFirst() || op.isMiddle())) {
+            throw new FrameException(FrameError.MALFORMED_HEADER, "a burst cannot start with " + op.ibaName());
+        }
+        int hl = op.headerLength();
+        int run = ibaStart + hl;
+        int payloadStart = run + BURST_RUN_LENGTH;
+        int payloadLength = base + length - payloadStart;
+        if (payloadLength < 0) {
+            throw new FrameException(
+                    FrameError.TRUNCATED, "burst frame of " + length + " bytes has no room for its headers and run");
+        }
+        int b1 = body.getUnsignedByte(ibaStart + 1);
+        if ((b1 & 0x0F) != 0) {
+            throw new FrameException(FrameError.MALFORMED_HEADER, "BTH transport version " + (b1 & 0x0F));
+        }
+        if ((b1 & 0x30) != 0) {
+            throw new FrameException(FrameError.BAD_PAD, "a burst's first packet carries a full MTU, no pad");
+        }
+        int packets = body.getUnsignedShort(run);
+        int mtu = body.getUnsignedShort(run + 2);
+        Opcode last = Opcode.fromValue(body.getUnsignedByte(run + 4));
+        int lastFlags = body.getUnsignedByte(run + 5);
+        int lastExtra = body.getInt(run + 6);
+        if (last == null
+                || !(last == middleOf(op) || (last.isLast() && last.isRc() && sameKind(op, last)))
+                || (lastFlags & ~(BURST_LAST_SOLICITED | BURST_LAST_ACK_REQ)) != 0) {
+            throw new FrameException(
+                    FrameError.MALFORMED_HEADER, "a burst of " + op.ibaName() + " cannot end as described");
+        }
+        if (packets < 2
+                || mtu < 256
+                || mtu > MAX_PAYLOAD
+                || Integer.bitCount(mtu) != 1
+                || payloadLength <= (packets - 1) * mtu
+                || payloadLength > packets * mtu) {
+            throw new FrameException(
+                    FrameError.MALFORMED_HEADER,
+                    "a burst of " + packets + " packets of MTU " + mtu + " cannot carry " + payloadLength + " bytes");
+        }
+        Packet p = Packet.fromWire(body, ibaStart, hl, null);
+        p.addReceivedSegment(body.retainedSlice(payloadStart, payloadLength));
+        p.burst(
+                packets,
+                mtu,
+                last,
+                lastExtra,
+                (lastFlags & BURST_LAST_SOLICITED) != 0,
+                (lastFlags & BURST_LAST_ACK_REQ) != 0);
+        lastSource = gidAt(body, base + 2, lastSource);
+        lastDestination = gidAt(body, base + 18, lastDestination);
+        p.route(lastSource, lastDestination);
+        return p;
+    }
+
+    private static boolean sameKind(Opcode a, Opcode b) {
+        return a.isWrite() == b.isWrite() && a.isSend() == b.isSend() && a.isRead() == b.isRead();
     }
 
     /** The pad and ICRC that end the frame of {@code p}, a packet with payload, or null if it has neither. */

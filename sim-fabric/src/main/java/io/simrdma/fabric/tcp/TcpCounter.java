@@ -45,7 +45,10 @@ public enum TcpCounter {
             "packets with an ICRC whose headers could not be parsed, dropped as a NIC drops a bad frame"),
     PACKETS_SENT("packets written to connections"),
     PACKETS_RECEIVED("packets received from connections"),
-    PACKETS_DROPPED("packets lost: link down, no connection, connection lost, fault rules");
+    PACKETS_DROPPED("packets lost: link down, no connection, connection lost, fault rules"),
+    BURSTS_SENT(
+            "BURST frames written: runs of packets of one message as one frame (counted in PACKETS_SENT as their packets)"),
+    BURSTS_RECEIVED("BURST frames received (counted in PACKETS_RECEIVED as their packets)");
 
     private final String description;
 

@@ -14,6 +14,10 @@ final class TcpCounters {
         values.incrementAndGet(c.ordinal());
     }
 
+    void add(TcpCounter c, long n) {
+        values.addAndGet(c.ordinal(), n);
+    }
+
     long get(TcpCounter c) {
         return values.get(c.ordinal());
     }

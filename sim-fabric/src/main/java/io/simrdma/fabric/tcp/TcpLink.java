@@ -67,6 +67,7 @@ public final class TcpLink implements PacketRoute {
     private volatile boolean up = true;
     private volatile boolean removed;
     private volatile boolean pinned;
+    private volatile boolean offload = true;
 
     // ---- event loop
     private long faultIndex;
@@ -158,6 +159,43 @@ public final class TcpLink implements PacketRoute {
     public TcpLink addFault(FaultRule rule) {
         faults.add(rule);
         return this;
+    }
+
+    /**
+     * Turns segmentation offload on (the default) or off: whether a run of consecutive packets of
+     * one message may cross this link as one BURST frame ({@link PacketCodec#TYPE_BURST}) when
+     * nothing needs them one by one, as on an in-process {@link Link#segmentationOffload(boolean)}.
+     */
+    public TcpLink segmentationOffload(boolean on) {
+        offload = on;
+        return this;
+    }
+
+    /** True if segmentation offload is on (see {@link #segmentationOffload(boolean)}). */
+    public boolean segmentationOffload() {
+        return offload;
+    }
+
+    /**
+     * True if a burst sent now crosses as BURST frames: offload on, the link up with a connection
+     * whose peer takes bursts, no fault rule and no trace listener (a capture is one) to show each
+     * packet. Event loop.
+     */
+    @Override
+    public boolean carriesBursts() {
+        Connection c = active;
+        return offload
+                && up
+                && !removed
+                && c != null
+                && c.burstLimit(PacketCodec.MAX_PAYLOAD) >= 2
+                && faults.isEmpty()
+                && !node.fabricImpl().tracer().isActive();
+    }
+
+    /** True if the link has a fault rule. */
+    boolean hasFaults() {
+        return !faults.isEmpty();
     }
 
     /** Removes every fault rule. */
@@ -253,6 +291,23 @@ public final class TcpLink implements PacketRoute {
     /** Sends {@code p} to the peer. Runs on the device's executor (the event loop); takes ownership. */
     @Override
     public void transmit(Device from, Packet p) {
+        if (p.isBurst()) {
+            Connection c = active;
+            if (c != null && carriesBursts()) {
+                sent.addAndGet(p.burstPackets());
+                transmitted = true;
+                c.write(p);
+                return;
+            }
+            // Something needs the packets one by one now (a rule, a trace, no connection): cut the run.
+            while (p.isBurst()) {
+                transmitOne(from, p.splitFirst());
+            }
+        }
+        transmitOne(from, p);
+    }
+
+    private void transmitOne(Device from, Packet p) {
         sent.incrementAndGet();
         transmitted = true;
         node.fabricImpl()
@@ -295,18 +350,30 @@ public final class TcpLink implements PacketRoute {
 
     /** A packet from the peer, checked by its connection. Event loop; takes ownership. */
     void receive(Packet p) {
-        received.incrementAndGet();
-        node.count(TcpCounter.PACKETS_RECEIVED);
+        int packets = p.burstPackets();
+        if (packets > 1) {
+            node.count(TcpCounter.BURSTS_RECEIVED);
+        }
+        received.addAndGet(packets);
+        node.counterSet().add(TcpCounter.PACKETS_RECEIVED, packets);
         DeviceImpl d = node.deviceImpl();
         if (!up) {
-            droppedIn.incrementAndGet();
-            node.count(TcpCounter.PACKETS_DROPPED);
-            node.fabricImpl().tracer().packet(PacketEvent.DROPPED, DropReason.LINK_DOWN, null, d, p);
-            p.release();
+            while (p.isBurst()) {
+                dropInbound(d, p.splitFirst());
+            }
+            dropInbound(d, p);
             return;
         }
-        deliveredIn.incrementAndGet();
+        deliveredIn.addAndGet(packets);
         d.receive(p);
+    }
+
+    /** A packet from the peer lost because the link is down: counted, traced, released. Event loop. */
+    private void dropInbound(DeviceImpl d, Packet p) {
+        droppedIn.incrementAndGet();
+        node.count(TcpCounter.PACKETS_DROPPED);
+        node.fabricImpl().tracer().packet(PacketEvent.DROPPED, DropReason.LINK_DOWN, null, d, p);
+        p.release();
     }
 
     /** Drops an outbound packet: counted, traced, released. Event loop. */
@@ -325,7 +392,7 @@ public final class TcpLink implements PacketRoute {
         if (p.injected()) {
             return null;
         }
-        long index = ++faultIndex;
+        long index = faultIndex += p.burstPackets();
         if (faults.isEmpty()) {
             return null;
         }
@@ -338,9 +405,12 @@ public final class TcpLink implements PacketRoute {
         return random;
     }
 
-    void countWritten() {
-        written.incrementAndGet();
-        node.count(TcpCounter.PACKETS_SENT);
+    void countWritten(int packets) {
+        if (packets > 1) {
+            node.count(TcpCounter.BURSTS_SENT);
+        }
+        written.addAndGet(packets);
+        node.counterSet().add(TcpCounter.PACKETS_SENT, packets);
     }
 
     void countCorrupted(Packet p) {

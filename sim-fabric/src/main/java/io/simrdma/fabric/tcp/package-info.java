@@ -11,7 +11,9 @@
  *       on first use and again after it closed; link control, fault rules and stats like an
  *       in-process {@link io.simrdma.fabric.Link}.</li>
  *   <li>{@link io.simrdma.fabric.tcp.PacketCodec}: the frame format and the packet encoding
- *       (payload written from registered memory without a copy, received into a slice).</li>
+ *       (payload written from registered memory without a copy, received into a slice); a run
+ *       of packets of one message as one BURST frame when nothing needs them one by one
+ *       (segmentation offload, {@link io.simrdma.fabric.tcp.TcpLink#segmentationOffload(boolean)}).</li>
  *   <li>{@link io.simrdma.fabric.tcp.TlsCredentials}, {@link io.simrdma.fabric.tcp.FabricPki}: TLS 1.3
  *       with mutual authentication through a fabric CA (the dialler is the TLS server, so a listening
  *       node shows nothing before the dialler proved itself); a peer may claim only a GID whose

@@ -57,6 +57,8 @@ public final class Packet extends Task {
     private int[] segOff = new int[4];
     private int[] segLen = new int[4];
     private ByteBuf owned;
+    /** The buffer the segments point into when they are received bytes (a burst from a socket): released with the packet. */
+    private ByteBuf pin;
 
     private boolean icrcPresent;
     private int icrc;
@@ -152,6 +154,7 @@ public final class Packet extends Task {
             owned.release();
             owned = null;
         }
+        unpin();
         for (int i = 0; i < segCount; i++) {
             segBuf[i] = null;
         }
@@ -180,6 +183,9 @@ public final class Packet extends Task {
         if (owned != null) {
             p.owned = owned.retainedDuplicate();
             p.payloadLength = payloadLength;
+        }
+        if (pin != null) {
+            p.pin = pin.retain();
         }
         p.icrcPresent = icrcPresent;
         p.icrc = icrc;
@@ -690,6 +696,9 @@ public final class Packet extends Task {
             remaining -= n;
             skip = 0;
         }
+        if (pin != null) {
+            q.pin = pin.retain();
+        }
         q.sourceGid = sourceGid;
         q.destinationGid = destinationGid;
         q.retransmission = retransmission;
@@ -767,6 +776,85 @@ public final class Packet extends Task {
         return c;
     }
 
+    /**
+     * {@link #payloadView} of {@code len} bytes from payload offset {@code from}, counted from the
+     * current packet's first byte; for a {@link #burst} the range may run on into the packets after
+     * it (a transport writing a run of the burst as one frame). Never copies; the caller releases
+     * the result.
+     *
+     * @throws IndexOutOfBoundsException if the range is not within the burst's payload
+     */
+    public ByteBuf payloadView(ByteBufAllocator alloc, int from, int len) {
+        int available = burstBytes();
+        if (from < 0 || len <= 0 || from > available - len) {
+            throw new IndexOutOfBoundsException("payload range " + from + "+" + len + " of " + available);
+        }
+        if (owned != null) {
+            return owned.retainedSlice(owned.readerIndex() + from, len);
+        }
+        int seg = 0;
+        int skip = payloadBase + from;
+        while (skip >= segLen[seg]) {
+            skip -= segLen[seg];
+            seg++;
+        }
+        if (len <= segLen[seg] - skip) {
+            return io.netty.buffer.Unpooled.wrappedBuffer(segBuf[seg].slice(segOff[seg] + skip, len));
+        }
+        io.netty.buffer.CompositeByteBuf c = alloc.compositeBuffer(Math.max(2, segCount - seg));
+        for (int remaining = len; remaining > 0; seg++) {
+            int n = Math.min(remaining, segLen[seg] - skip);
+            c.addComponent(true, io.netty.buffer.Unpooled.wrappedBuffer(segBuf[seg].slice(segOff[seg] + skip, n)));
+            remaining -= n;
+            skip = 0;
+        }
+        return c;
+    }
+
+    /**
+     * Makes the readable bytes of {@code received} this packet's payload, referenced as a segment
+     * (as a sender's memory is), and takes ownership of {@code received}: it is released with the
+     * packet, and shared (retained) by its {@link #duplicate duplicates} and {@link #splitFirst
+     * split-off packets}. For a transport that receives a {@link #burst}'s bytes into a buffer of
+     * its own and hands them on without a copy; bytes gathered from several reads (a composite
+     * buffer) become one segment per part. Allocates a {@link ByteBuffer} view per part.
+     *
+     * @throws IllegalStateException if the packet already has a payload
+     */
+    public Packet addReceivedSegment(ByteBuf received) {
+        if (owned != null || segCount != 0 || pin != null) {
+            received.release();
+            throw new IllegalStateException("packet already has a payload");
+        }
+        int len = received.readableBytes();
+        pin = received;
+        if (received.nioBufferCount() == 1) {
+            return addSegment(received.nioBuffer(received.readerIndex(), len), 0, len);
+        }
+        // bytes gathered from several reads: one segment per part, never merged (copied)
+        for (ByteBuffer part : received.nioBuffers(received.readerIndex(), len)) {
+            addSegment(part, part.position(), part.remaining());
+        }
+        return this;
+    }
+
+    private void unpin() {
+        if (pin != null) {
+            pin.release();
+            pin = null;
+        }
+    }
+
+    /** The ImmDt, IETH R_Key or AETH ({@code syndrome << 24 | msn}) the burst's last packet carries, if its opcode has one. */
+    public int burstLastExtra() {
+        return burstLeft > 1 ? burstLastExtra : 0;
+    }
+
+    /** Whether the burst's last packet has the SE bit (this packet's if it is not a burst). */
+    public boolean burstLastSolicited() {
+        return burstLeft > 1 ? burstLastSolicited : solicited();
+    }
+
     /** Copies referenced payload into a buffer the packet owns, so it no longer reads the sender's memory. */
     public void materialize(ByteBufAllocator alloc) {
         if (owned != null) {
@@ -778,6 +866,7 @@ public final class Packet extends Task {
             segBuf[i] = null;
         }
         segCount = 0;
+        unpin();
         owned = b;
     }
 
@@ -813,6 +902,7 @@ public final class Packet extends Task {
             owned.release();
             owned = null;
         }
+        unpin();
         for (int i = 0; i < segCount; i++) {
             segBuf[i] = null;
         }

@@ -107,6 +107,70 @@ class FrameDecoderTest {
     }
 
     @Test
+    void shouldDecodeABurstIntoAPacketStandingForItsRunWhenSplitAnywhere() {
+        byte[] frame = Frames.bytes(Frames.burst(4, 100, 4, 6));
+        for (int cut : new int[] {1, 3, 4, 40, 70, 4096, frame.length - 1}) {
+            write(Unpooled.wrappedBuffer(frame, 0, cut));
+            write(Unpooled.wrappedBuffer(frame, cut, frame.length - cut));
+            List<Object> out = readAll();
+            assertEquals(1, out.size(), "cut at " + cut);
+            Packet p = (Packet) out.get(0);
+            assertTrue(p.isBurst(), "a run of packets");
+            assertEquals(4, p.burstPackets());
+            assertEquals(3 * 4096 + 100, p.burstBytes());
+            ByteBuffer landed = ByteBuffer.allocate(3 * 4096 + 100);
+            p.copyPayload(0, landed, 0, 3 * 4096 + 100);
+            assertEquals(-1, RcEnd.mismatch(landed, 0, 3 * 4096 + 100, 6), "the run's payload, cut at " + cut);
+            // the payload references the reads (not a merged copy): a change there shows in the packet
+            frame[frame.length - 1] ^= 0x5A;
+            p.copyPayload(0, landed, 0, 3 * 4096 + 100);
+            assertEquals(frame[frame.length - 1], landed.get(3 * 4096 + 99), "not copied, cut at " + cut);
+            frame[frame.length - 1] ^= 0x5A;
+            // IBA 9.7.2: each packet of the run as if it had arrived alone
+            assertEquals(Opcode.RC_RDMA_WRITE_FIRST, p.opcode());
+            assertEquals(0x123456, p.psn());
+            assertFalse(p.ackReq(), "only the last packet asks for an ACK");
+            p.skipInBurst(3);
+            assertEquals(Opcode.RC_RDMA_WRITE_LAST, p.opcode());
+            assertEquals(0x123459, p.psn(), "PSN advanced by the packets skipped");
+            assertEquals(100, p.payloadLength());
+            assertTrue(p.ackReq(), "the last packet asks for an ACK");
+            assertEquals(Frames.SRC, p.sourceGid());
+            assertEquals(Frames.DST, p.destinationGid());
+        }
+    }
+
+    @Test
+    void shouldRejectABurstWhosePacketCountDoesNotFitItsPayload() {
+        assertEquals(
+                FrameError.MALFORMED_HEADER,
+                rejected(Frames.burst(4, 100, 5, 1)).kind(),
+                "5 packets of 4096 cannot carry 3 x 4096 + 100 bytes");
+    }
+
+    @Test
+    void shouldRejectABurstOfOnePacket() {
+        assertEquals(
+                FrameError.MALFORMED_HEADER,
+                rejected(Frames.burst(2, 100, 1, 1)).kind());
+    }
+
+    @Test
+    void shouldRejectABurstThatStartsWithALastPacket() {
+        ByteBuf f = Frames.burst(2, 100, 2, 1);
+        f.setByte(4 + PacketCodec.PACKET_PREFIX_LENGTH, Opcode.RC_RDMA_WRITE_LAST.value());
+        assertEquals(FrameError.MALFORMED_HEADER, rejected(f).kind());
+    }
+
+    @Test
+    void shouldRejectABurstThatEndsWithAnotherKindOfPacket() {
+        ByteBuf f = Frames.burst(2, 100, 2, 1);
+        int runAt = 4 + PacketCodec.PACKET_PREFIX_LENGTH + Opcode.RC_RDMA_WRITE_FIRST.headerLength();
+        f.setByte(runAt + 4, Opcode.RC_SEND_LAST.value());
+        assertEquals(FrameError.MALFORMED_HEADER, rejected(f).kind());
+    }
+
+    @Test
     void shouldDecodeWhenTheFrameIsSplitAtEveryPoint() {
         byte[] frame = Frames.bytes(Frames.encode(Frames.packet(Opcode.RC_SEND_ONLY, 77, 5)));
         for (int cut = 1; cut < frame.length; cut++) {
@@ -117,6 +181,23 @@ class FrameDecoderTest {
             assertEquals(1, out.size(), "cut at " + cut);
             assertEquals(77, ((Packet) out.get(0)).payloadLength());
         }
+    }
+
+    @Test
+    void shouldDecodeAFrameSplitAcrossReadsWithoutCopyingItsBytes() {
+        byte[] frame = Frames.bytes(Frames.encode(Frames.packet(Opcode.RC_SEND_ONLY, 3000, 4)));
+        int cut = 1000;
+        byte[] second = java.util.Arrays.copyOfRange(frame, cut, frame.length);
+        write(Unpooled.wrappedBuffer(frame, 0, cut));
+        write(Unpooled.wrappedBuffer(second));
+        Packet p = (Packet) readAll().get(0);
+        int payloadStart = 4 + PacketCodec.PACKET_PREFIX_LENGTH + Opcode.RC_SEND_ONLY.headerLength();
+        // the payload's last byte lies in the second read: change it there, see it in the packet
+        second[second.length - 1] ^= 0x5A;
+        byte[] seen = payload(p);
+        assertEquals(
+                second[second.length - 1], seen[seen.length - 1], "the payload is a view of the reads, not a copy");
+        assertEquals(3000, frame.length - payloadStart, "the frame ends with its payload");
     }
 
     @Test

@@ -39,6 +39,35 @@ final class Frames {
         return copy;
     }
 
+    /**
+     * The BURST frame of a WRITE's first {@code packets} packets of MTU 4096, the last carrying
+     * {@code lastBytes} and asking for an ACK, as one heap buffer; the run field may be altered
+     * by {@code packetsOnWire} (the count written in the frame).
+     */
+    static ByteBuf burst(int packets, int lastBytes, int packetsOnWire, long seed) {
+        int bytes = (packets - 1) * 4096 + lastBytes;
+        ByteBuffer data = ByteBuffer.allocate(bytes);
+        RcEnd.fill(data, 0, bytes, seed);
+        Packet p = Packet.allocate(Opcode.RC_RDMA_WRITE_FIRST)
+                .destQp(0x11)
+                .psn(0x123456)
+                .pkey(0xFFFF)
+                .reth(0x1000, 0x77, bytes)
+                .route(SRC, DST);
+        p.addSegment(data, 0, bytes);
+        p.burst(packets, 4096, Opcode.RC_RDMA_WRITE_LAST, 0, false, true);
+        ByteBuf head = PacketCodec.encodeBurstHead(p, packets, bytes, ByteBufAllocator.DEFAULT);
+        ByteBuf payload = p.payloadView(ByteBufAllocator.DEFAULT, 0, bytes);
+        p.release();
+        ByteBuf frame = Unpooled.buffer(head.readableBytes() + bytes);
+        frame.writeBytes(head).writeBytes(payload);
+        head.release();
+        payload.release();
+        int runAt = 4 + PacketCodec.PACKET_PREFIX_LENGTH + Opcode.RC_RDMA_WRITE_FIRST.headerLength();
+        frame.setShort(runAt, packetsOnWire);
+        return frame;
+    }
+
     static byte[] bytes(ByteBuf b) {
         byte[] a = new byte[b.readableBytes()];
         b.getBytes(b.readerIndex(), a);
@@ -74,6 +103,7 @@ final class Frames {
                 Handshake.MAGIC,
                 Handshake.VERSION,
                 tls,
+                PacketCodec.DEFAULT_MAX_FRAME_LENGTH,
                 gid,
                 42L,
                 new byte[Handshake.NONCE_LENGTH],
