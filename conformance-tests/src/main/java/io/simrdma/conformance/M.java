@@ -380,6 +380,15 @@ final class M {
         final String option;
         final Check check;
         final Runnable effect;
+        /**
+         * The connection this step establishes on the active side, or null. dat_ep_connect(3DAT): "The acceptance
+         * of the requested connection by the remote Consumer is reported to the local Consumer through a
+         * DAT_CONNECTION_EVENT_ESTABLISHED event" and the EP becomes CONNECTED "when a Connection Request accepted
+         * by the remote Consumer and the Provider completes the Transport-specific Connection establishment": the
+         * step cannot happen before the model saw dat_cr_accept succeed (a post that succeeds on an EP whose
+         * request nobody accepted shows it DISCONNECTED, not CONNECTED).
+         */
+        Conn awaitsAccept;
 
         Step(
                 EndpointState to,
@@ -399,7 +408,7 @@ final class M {
         }
 
         boolean viable() {
-            return fork == null || fork.viable(option);
+            return (fork == null || fork.viable(option)) && (awaitsAccept == null || awaitsAccept.accepted);
         }
 
         @Override

@@ -283,13 +283,53 @@ final class Model {
     /** Moves the EP's queued connection events, with their alternatives, to the events that may come. */
     void arrivedToMaybe(M.Ep ep) {
         for (M.ConnEv ev : ep.arrived) {
-            ep.maybe.add(ev);
             List<M.ConnEv> alt = eventAlternatives.remove(ev);
+            List<M.ConnEv> group = new ArrayList<>();
+            group.add(ev);
             if (alt != null) {
-                ep.maybe.addAll(alt);
+                group.addAll(alt);
             }
+            maybeGroup(ep, group);
         }
         ep.arrived.clear();
+    }
+
+    /**
+     * The events of {@code ep}'s connection events that may still be dequeued, each with the others it is an
+     * alternative to: one pending slot reports its state change with at most one event, so once one of them is
+     * dequeued the others cannot come (dat_ep_connect(3DAT) names one event per outcome).
+     */
+    final Map<M.ConnEv, List<M.ConnEv>> maybeSiblings = new java.util.IdentityHashMap<>();
+
+    /** The events of a slot's steps may come, at most one of them (the slot's outcome may have been lost). */
+    void maybeOneOf(M.Ep ep, List<M.Step> steps) {
+        List<M.ConnEv> group = new ArrayList<>();
+        for (M.Step st : steps) {
+            if (st.event != null) {
+                group.add(new M.ConnEv(st.event, st.privateData, st.check));
+            }
+        }
+        maybeGroup(ep, group);
+    }
+
+    private void maybeGroup(M.Ep ep, List<M.ConnEv> group) {
+        ep.maybe.addAll(group);
+        if (group.size() > 1) {
+            for (M.ConnEv ev : group) {
+                maybeSiblings.put(ev, group);
+            }
+        }
+    }
+
+    /** A maybe-event was dequeued: the others of its slot cannot come. */
+    private void maybeTaken(M.Ep ep, M.ConnEv x) {
+        List<M.ConnEv> group = maybeSiblings.remove(x);
+        if (group != null) {
+            for (M.ConnEv o : group) {
+                maybeSiblings.remove(o);
+                ep.maybe.removeIf(e -> e == o);
+            }
+        }
     }
 
     // ------------------------------------------------------------------ events
@@ -565,6 +605,7 @@ final class Model {
                 M.ConnEv x = it.next();
                 if (x.number() == c.eventNumber()) {
                     it.remove();
+                    maybeTaken(ep, x);
                     run.pass(x.check());
                     return;
                 }
@@ -600,6 +641,7 @@ final class Model {
             M.ConnEv x = it.next();
             if (x.number() == c.eventNumber()) {
                 it.remove();
+                maybeTaken(ep, x);
                 run.pass(x.check());
                 return;
             }

@@ -1161,11 +1161,7 @@ final class Rules {
         }
         m.arrivedToMaybe(ep);
         for (M.Slot sl : ep.pending) {
-            for (M.Step st : sl.alternatives) {
-                if (st.event != null) {
-                    ep.maybe.add(new M.ConnEv(st.event, st.privateData, st.check));
-                }
-            }
+            m.maybeOneOf(ep, sl.alternatives);
         }
         ep.pending.clear();
         M.Ep peer = ep.peer;
@@ -1276,13 +1272,24 @@ final class Rules {
                 } else {
                     w.possible.addAll(ANY_ERROR);
                 }
-                w.certain = true;
+                // an SRQ buffer the model expects a message to take: dat_srq_post_recv(3DAT) flushes only "the
+                // buffers that it dequeued from SRQ"; a message still on its way when the connection ended takes
+                // none, and the buffer stays on the SRQ (unless the send's success showed the message arrived)
+                w.certain = !srqMessageMayNotArrive(w);
                 if (w.srq != null && w.check != null && !w.check.clauses().contains("5#9")) {
                     // a buffer the EP took from its SRQ completes to the EP's recv_evd, flushed without a message
                     w.check = w.check.rows("5#9");
                 }
             }
         }
+    }
+
+    /**
+     * A receive the model holds for a message to an SRQ EP that may still not have arrived when the connection
+     * ended: it takes a buffer only if the message arrived (a Send seen to succeed shows it did).
+     */
+    static boolean srqMessageMayNotArrive(M.Work w) {
+        return w.srq != null && w.cookie == Long.MIN_VALUE && (w.peer == null || !w.peer.done);
     }
 
     /** The EP left the connection: its receives without a message are flushed, the rest may go either way. */
@@ -1325,11 +1332,7 @@ final class Rules {
         // A connection event the provider may have posted before the reset (the DISCONNECTED of an aborted
         // establishment, SILENT in dat_ep_disconnect) stays on the connect EVD: it may still be dequeued.
         for (M.Slot slot : ep.pending) {
-            for (M.Step st : slot.viable()) {
-                if (st.event != null) {
-                    ep.maybe.add(new M.ConnEv(st.event, st.privateData, st.check));
-                }
-            }
+            m.maybeOneOf(ep, slot.viable());
         }
         ep.pending.clear();
         for (java.util.ArrayDeque<M.Work> q : List.of(ep.requests, ep.recvs)) {
@@ -1484,7 +1487,7 @@ final class Rules {
         for (M.Work w : ep.recvs) {
             if (!w.done) {
                 w.possible = EnumSet.of(DtoCompletionStatus.ERR_FLUSHED);
-                w.certain = true;
+                w.certain = !srqMessageMayNotArrive(w);
                 w.check = Check.ok("dat_ep_disconnect", "aborting establishment flushes pre-posted receives")
                         .rows(active ? "2.5#6" : "2.6#1");
             }
@@ -1655,7 +1658,7 @@ final class Rules {
         for (M.Work w : ep.recvs) {
             if (!w.done) {
                 w.possible.addAll(ANY_ERROR);
-                w.certain = true;
+                w.certain = !srqMessageMayNotArrive(w);
             }
         }
         if (peer != null && peer.alive) {
@@ -1672,8 +1675,86 @@ final class Rules {
         }
         for (M.Obj o : ia.objects) {
             if (o.alive
-                    && (o instanceof M.Psp p && p.qual == qual || o instanceof M.Rsp r && r.qual == qual && !r.fired)) {
+                    && (o instanceof M.Psp p && p.qual == qual
+                            || o instanceof M.Rsp r && r.qual == qual && !taken(m, r))) {
                 return o;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Whether the RSP generated its one request (dat_rsp_create(3DAT): "generates, at most, one Connection
+     * Request"), or a request still may. A request not yet delivered that can no longer arrive (its connect
+     * ended otherwise: the CM rejected it before the RSP listened, or it was abandoned and is gone) did not take
+     * it: the RSP still listens.
+     */
+    static boolean taken(Model m, M.Rsp r) {
+        if (!r.fired) {
+            return false;
+        }
+        M.Conn c = r.firedBy;
+        return c == null || c.cr != null || anyInFlight(m, r);
+    }
+
+    /** A request certain to reach {@code rsp} may be overtaken: it may arrive, or end NON_PEER_REJECTED. */
+    static void mayLoseRace(Model m, M.Rsp rsp, M.Arrival a) {
+        List<M.Arrival> l = m.arrivalsOf(rsp);
+        l.set(l.indexOf(a), new M.Arrival(a.conn, a.sp, a.evd, false, a.check));
+        M.Ep x = a.conn.active;
+        if (!x.alive || x.conn != a.conn || x.pending.isEmpty()) {
+            return;
+        }
+        M.Slot s = x.pending.get(0);
+        for (M.Step st : s.alternatives) {
+            if ("nonpeer".equals(st.option)) {
+                return;
+            }
+        }
+        s.alternatives.add(new M.Step(
+                DISCONNECTED,
+                EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED,
+                null,
+                a.conn.fork,
+                "nonpeer",
+                NO_LISTENER,
+                () -> flushUnconnected(x)));
+    }
+
+    /** Whether a request certain to arrive is on its way to {@code sp}. */
+    static boolean certainInFlight(Model m, M.Obj sp) {
+        List<M.Arrival> l = m.arrivalsOf(sp);
+        if (l != null) {
+            for (M.Arrival a : l) {
+                if (a.certain && !a.phantom && a.viable()) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /** Whether any request may still arrive at {@code sp}. */
+    static boolean anyInFlight(Model m, M.Obj sp) {
+        List<M.Arrival> l = m.arrivalsOf(sp);
+        if (l != null) {
+            for (M.Arrival a : l) {
+                if (!a.phantom && a.viable()) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /** The arrival of {@code c}'s request at {@code sp} that may still come, or null. */
+    static M.Arrival inFlight(Model m, M.Obj sp, M.Conn c) {
+        List<M.Arrival> l = m.arrivalsOf(sp);
+        if (l != null) {
+            for (M.Arrival a : l) {
+                if (a.conn == c && !a.phantom && a.viable()) {
+                    return a;
+                }
             }
         }
         return null;
@@ -1847,9 +1928,17 @@ final class Rules {
                         && r.qual == qual
                         && r.fired
                         && r.firedBy != null
-                        && r.firedBy.aborted
-                        && r.firedBy.cr == null) {
-                    // the RSP's request came from a connect abandoned before it arrived: it may still be listening
+                        && r.firedBy.cr == null
+                        && (r.firedBy.aborted || inFlight(m, r, r.firedBy) != null || !certainInFlight(m, r))) {
+                    // the RSP's request came from a connect abandoned before it arrived, was sent before the RSP
+                    // listened and may have been rejected then, or is still on its way: the RSP may still be
+                    // listening, and this request may be the one it generates (dat_rsp_create: "at most, one
+                    // Connection Request"); requests from different requesters race (a local one may overtake one
+                    // from another IA), and the one that loses finds nobody listening
+                    M.Arrival first = inFlight(m, r, r.firedBy);
+                    if (first != null && first.certain) {
+                        mayLoseRace(m, r, first);
+                    }
                     r.fired = false;
                     lateListener(m, r, r.evd);
                 }
@@ -1895,17 +1984,19 @@ final class Rules {
         Check unr = Check.ok("dat_ep_connect", "an unanswered request ends DAT_CONNECTION_EVENT_UNREACHABLE")
                 .rows("2.5#4")
                 .choice(GAVE_UP);
+        M.Step estStep = new M.Step(
+                CONNECTED,
+                EventNumber.CONNECTION_EVENT_ESTABLISHED,
+                null,
+                conn.fork,
+                "est",
+                est,
+                () -> established(m, conn));
+        estStep.awaitsAccept = conn;
         m.pend(
                 ep,
                 false,
-                new M.Step(
-                        CONNECTED,
-                        EventNumber.CONNECTION_EVENT_ESTABLISHED,
-                        null,
-                        conn.fork,
-                        "est",
-                        est,
-                        () -> established(m, conn)),
+                estStep,
                 new M.Step(DISCONNECTED, EventNumber.CONNECTION_EVENT_PEER_REJECTED, null, conn.fork, "rej", rej, down),
                 new M.Step(
                         DISCONNECTED, EventNumber.CONNECTION_EVENT_UNREACHABLE, null, conn.fork, "gaveup", unr, down),
@@ -1971,6 +2062,8 @@ final class Rules {
         if (a.sp instanceof M.Rsp rsp) {
             m.resolveTo(rsp.ep, PASSIVE_CONNECTION_PENDING);
             conn.passive = rsp.ep;
+            rsp.firedBy = conn;
+            otherRequestsRefused(m, rsp, conn);
         } else if (((M.Psp) a.sp).flag == PspFlag.PROVIDER) {
             M.Ep pep = m.add(new M.Ep(cr.sym + "ep", ia, null, null, null, null, null));
             pep.providerCreated = true;
@@ -1978,6 +2071,53 @@ final class Rules {
             pep.conn = conn;
             cr.providerEp = pep;
             conn.passive = pep;
+        }
+    }
+
+    /**
+     * The RSP generated its one request (dat_rsp_create(3DAT): "generates, at most, one Connection Request"): the
+     * other requests the model held possibly on their way to it cannot arrive there; their connects end without a
+     * listener (NON_PEER_REJECTED, dat_ep_connect(3DAT): "remote Consumer is not listening on the requested
+     * Connection Qualifier") or when the provider gives up (S9).
+     */
+    static void otherRequestsRefused(Model m, M.Rsp rsp, M.Conn taker) {
+        List<M.Arrival> l = m.arrivalsOf(rsp);
+        if (l == null) {
+            return;
+        }
+        for (java.util.Iterator<M.Arrival> it = l.iterator(); it.hasNext(); ) {
+            M.Arrival a = it.next();
+            if (a.conn == taker || a.phantom) {
+                continue;
+            }
+            it.remove();
+            M.Ep x = a.conn.active;
+            if (x.alive && x.conn == a.conn && !x.pending.isEmpty() && !a.conn.aborted) {
+                M.Slot s = x.pending.get(0);
+                boolean nonpeer = false;
+                boolean est = false;
+                for (M.Step st : s.alternatives) {
+                    nonpeer |= "nonpeer".equals(st.option);
+                    est |= "est".equals(st.option);
+                }
+                if (!nonpeer && !est) {
+                    continue;
+                }
+                s.alternatives.removeIf(st -> "est".equals(st.option) || "rej".equals(st.option));
+                if (!nonpeer) {
+                    s.alternatives.add(
+                            0,
+                            new M.Step(
+                                    DISCONNECTED,
+                                    EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED,
+                                    null,
+                                    a.conn.fork,
+                                    "nonpeer",
+                                    NO_LISTENER,
+                                    () -> flushUnconnected(x)));
+                }
+                s.certain = true;
+            }
         }
     }
 
@@ -2054,11 +2194,64 @@ final class Rules {
     }
 
     /**
+     * A service point now listens on {@code qual}: a request an EP sent there before it existed and then abandoned
+     * (dat_ep_free or dat_ep_disconnect while ACTIVE_CONNECTION_PENDING) may still be on its way and arrive.
+     * dat_ep_free(3DAT): "The destruction of the Endpoint during connection setup aborts connection establishment"
+     * -- the connection is not established, but a request already sent is not recalled; what the remote side
+     * sees of an abort is SILENT (S1, ep-state-machine.md). An RSP it reaches turns its EP PASSIVE_CONNECTION_PENDING
+     * (an accept of it cannot complete; the model stops following that EP).
+     */
+    static void abandonedLate(Model m, M.Obj sp, M.Evd evd, long qual) {
+        for (M.Ep ep : m.all(M.Ep.class)) {
+            M.Conn c = ep.conn;
+            if (c == null
+                    || c.active != ep
+                    || !c.aborted
+                    || c.sp != null
+                    || c.cr != null
+                    || c.targetIa != sp.ia
+                    || c.qual != qual) {
+                continue;
+            }
+            c.sp = sp;
+            m.arrive(new M.Arrival(
+                    c,
+                    sp,
+                    evd,
+                    false,
+                    Check.ok(
+                                    "dat_ep_free",
+                                    "a request sent before the service point existed by a connect abandoned since "
+                                            + "may still arrive once it listens")
+                            .choice("S1: what the remote side sees of an aborted establishment")));
+            if (sp instanceof M.Rsp rsp && !rsp.fired) {
+                rsp.fired = true;
+                rsp.firedBy = c;
+                m.pend(
+                        rsp.ep,
+                        false,
+                        new M.Step(
+                                PASSIVE_CONNECTION_PENDING,
+                                null,
+                                null,
+                                null,
+                                null,
+                                Check.ok(
+                                                "dat_rsp_create",
+                                                "a request on the RSP moves its EP to PASSIVE_CONNECTION_PENDING")
+                                        .rows("2.2#1"),
+                                null));
+            }
+        }
+    }
+
+    /**
      * A service point now listens on {@code qual}: a request sent there before it existed may still be on
      * its way, and arrive, or have been rejected as nobody listened.
      */
     static void lateListener(Model m, M.Obj sp, M.Evd evd) {
         long qual = Model.qualOf(sp);
+        abandonedLate(m, sp, evd, qual);
         for (M.Ep ep : m.live(M.Ep.class)) {
             M.Conn c = ep.conn;
             if (c == null
@@ -2095,14 +2288,16 @@ final class Rules {
                     .rows("2.5#4")
                     .choice(GAVE_UP);
             Runnable down = () -> flushUnconnected(ep);
-            slot.alternatives.add(new M.Step(
+            M.Step estStep = new M.Step(
                     CONNECTED,
                     EventNumber.CONNECTION_EVENT_ESTABLISHED,
                     null,
                     c.fork,
                     "est",
                     est,
-                    () -> established(m, c)));
+                    () -> established(m, c));
+            estStep.awaitsAccept = c;
+            slot.alternatives.add(estStep);
             slot.alternatives.add(new M.Step(
                     DISCONNECTED, EventNumber.CONNECTION_EVENT_PEER_REJECTED, null, c.fork, "rej", rej, down));
             slot.alternatives.add(new M.Step(
@@ -2110,6 +2305,7 @@ final class Rules {
             slot.alternatives.add(gaveUpTimedOut(c, down));
             if (sp instanceof M.Rsp rsp) {
                 rsp.fired = true;
+                rsp.firedBy = c;
                 m.pend(
                         rsp.ep,
                         false,
@@ -2515,11 +2711,47 @@ final class Rules {
             if (sp != null) {
                 e.orOk(Check.ok(p, why + ": the request arrives there again").choice(same), v -> handedOff(m, cr, sp));
             }
+            M.Rsp racing = sp == null ? rspAwaitingRequest(m, cr.ia, qual) : null;
+            if (racing != null) {
+                // dat_cr_handoff(3DAT) hands the request "to another Service Point specified by the Connection
+                // Qualifier handoff": an RSP whose one request is still on its way (sent, not delivered) is such a
+                // Service Point until that request reaches it. Which comes first is timing: the handoff may take
+                // the RSP, and the request on its way then finds nobody listening.
+                e.orOk(
+                        Check.ok(
+                                p,
+                                "a handoff to an RSP whose request is still on its way: the handed-off request "
+                                        + "takes it"),
+                        v -> {
+                            otherRequestsRefused(m, racing, cr.conn);
+                            racing.ep.pending.removeIf(sl -> sl.alternatives.stream()
+                                    .allMatch(st -> st.to == PASSIVE_CONNECTION_PENDING && st.event == null));
+                            handedOff(m, cr, racing);
+                        });
+            }
             return e;
         }
         return Expect.ok(
                 Check.ok(p, "hands the request to the service point on the qualifier and destroys the CR"),
                 v -> handedOff(m, cr, sp));
+    }
+
+    /**
+     * A live RSP of {@code ia} on {@code qual} the model holds fired by a request not yet delivered, or null.
+     */
+    static M.Rsp rspAwaitingRequest(Model m, M.Ia ia, long qual) {
+        for (M.Obj o : ia.objects) {
+            if (o.alive
+                    && o instanceof M.Rsp r
+                    && r.qual == qual
+                    && r.fired
+                    && r.firedBy != null
+                    && r.firedBy.cr == null
+                    && inFlight(m, r, r.firedBy) != null) {
+                return r;
+            }
+        }
+        return null;
     }
 
     static void handedOff(Model m, M.Cr cr, M.Obj sp) {
@@ -2542,6 +2774,7 @@ final class Rules {
                 Check.ok("dat_cr_handoff", "the handed-off request arrives on the " + "target service point's EVD")));
         if (sp instanceof M.Rsp rsp) {
             rsp.fired = true;
+            rsp.firedBy = conn;
             m.pend(
                     rsp.ep,
                     true,
@@ -3092,7 +3325,9 @@ final class Rules {
 
     /** A Send from a connected EP reaches its peer: it takes the peer's next receive, or waits for one. */
     static void matchSend(Model m, M.Work send, M.Ep y) {
-        if (y == null || y.peer != send.ep && y.peer != null || !y.alive) {
+        // y.conn == null: dat_ep_reset(3DAT) took y from DISCONNECTED back to UNCONNECTED; its connection is over for
+        // both ends, so a Send its former peer posts afterwards does not reach y's new receives
+        if (y == null || y.peer != send.ep && y.peer != null || !y.alive || y.conn == null) {
             send.possible.addAll(ANY_ERROR);
             send.certain = false;
             send.data = null;
@@ -3877,6 +4112,12 @@ final class Rules {
             send.possible.addAll(ANY_ERROR);
             y.wild = true;
             send.ep.wild = true;
+        } else if (y.wild || send.ep.wild || y.breaking || y.mayBreak || send.ep.breaking || send.ep.mayBreak) {
+            // a connection the model lost track of, or one an earlier error may have broken: the message may never
+            // arrive, and a buffer it does not take stays on the SRQ (dat_srq_post_recv(3DAT) flushes only the
+            // buffers an EP dequeued)
+            r.possible.addAll(ANY_ERROR);
+            r.certain = false;
         }
         if (srqBufferFreed(m, srq)) {
             srqReceiveMayFail(m, r);
