@@ -106,12 +106,14 @@ class EpConfigurationTest {
             RemoteMemoryRegion rmr = p.a.pz.createRmr();
             LmrTriplet window = new LmrTriplet(p.a.lmr.lmrContext(), p.a.lmr.registeredAddress() + 32768, 256);
             int ctx = rmr.bind(window, EnumSet.of(MemoryPrivilege.REMOTE_WRITE), active, 401, DEFAULT);
-            // The write and the bind completed: the passive side writes through the window the bind made.
+            // Without a request EVD the bind's completion is never seen: the drained request queue says the write
+            // and the bind completed (dat_rmr_bind(3DAT): the rmr_context is usable once the bind has completed;
+            // ibv_bind_mw(3): not before a successful completion). Then the passive side writes through the window.
+            await(p.a.ia, () -> active.status().requestIdle(), "the request queue drained");
             fill(p.b, 20000, 256, 9);
             passive.postRdmaWrite(p.b.iov(20000, 256), 301, new RmrTriplet(ctx, window.virtualAddress(), 256), DEFAULT);
             completion(p.b.dto, 301, DtoCompletionStatus.SUCCESS);
             assertFilled(p.a, 32768, 256, 9, "the write through the bound RMR");
-            await(p.a.ia, () -> active.status().requestIdle(), "the request queue drained");
             assertFilled(p.b, 16384, 128, 5, "the RDMA Write");
             assertNoEvent(p.a.dto);
             rmr.free();
