@@ -2225,24 +2225,27 @@ final class Rules {
                                             + "may still arrive once it listens")
                             .choice("S1: what the remote side sees of an aborted establishment")));
             if (sp instanceof M.Rsp rsp && !rsp.fired) {
-                rsp.fired = true;
-                rsp.firedBy = c;
-                m.pend(
-                        rsp.ep,
-                        false,
-                        new M.Step(
-                                PASSIVE_CONNECTION_PENDING,
-                                null,
-                                null,
-                                null,
-                                null,
-                                Check.ok(
-                                                "dat_rsp_create",
-                                                "a request on the RSP moves its EP to PASSIVE_CONNECTION_PENDING")
-                                        .rows("2.2#1"),
-                                null));
+                requestOnItsWay(m, rsp, c);
             }
         }
+    }
+
+    /** {@code c}'s request may be the one request of {@code rsp}: its EP may turn PASSIVE_CONNECTION_PENDING. */
+    static void requestOnItsWay(Model m, M.Rsp rsp, M.Conn c) {
+        rsp.fired = true;
+        rsp.firedBy = c;
+        m.pend(
+                rsp.ep,
+                false,
+                new M.Step(
+                        PASSIVE_CONNECTION_PENDING,
+                        null,
+                        null,
+                        null,
+                        null,
+                        Check.ok("dat_rsp_create", "a request on the RSP moves its EP to PASSIVE_CONNECTION_PENDING")
+                                .rows("2.2#1"),
+                        null));
     }
 
     /**
@@ -2304,22 +2307,7 @@ final class Rules {
                     DISCONNECTED, EventNumber.CONNECTION_EVENT_UNREACHABLE, null, c.fork, "gaveup", unr, down));
             slot.alternatives.add(gaveUpTimedOut(c, down));
             if (sp instanceof M.Rsp rsp) {
-                rsp.fired = true;
-                rsp.firedBy = c;
-                m.pend(
-                        rsp.ep,
-                        false,
-                        new M.Step(
-                                PASSIVE_CONNECTION_PENDING,
-                                null,
-                                null,
-                                null,
-                                null,
-                                Check.ok(
-                                                "dat_rsp_create",
-                                                "a request on the RSP moves its EP to PASSIVE_CONNECTION_PENDING")
-                                        .rows("2.2#1"),
-                                null));
+                requestOnItsWay(m, rsp, c);
             }
         }
     }
