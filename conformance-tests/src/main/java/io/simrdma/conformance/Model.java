@@ -321,6 +321,23 @@ final class Model {
         }
     }
 
+    /**
+     * Takes a connection event of {@code number} that {@code ep} may get (an event of an earlier
+     * connection that dat_ep_reset did not drop, or an alternative of one): true if there was one.
+     */
+    private boolean takeMaybe(Run run, M.Ep ep, EventNumber number) {
+        for (java.util.Iterator<M.ConnEv> it = ep.maybe.iterator(); it.hasNext(); ) {
+            M.ConnEv x = it.next();
+            if (x.number() == number) {
+                it.remove();
+                maybeTaken(ep, x);
+                run.pass(x.check());
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** A maybe-event was dequeued: the others of its slot cannot come. */
     private void maybeTaken(M.Ep ep, M.ConnEv x) {
         List<M.ConnEv> group = maybeSiblings.remove(x);
@@ -601,14 +618,8 @@ final class Model {
         if (head == null && !ep.pending.isEmpty()) {
             // an event of an earlier connection that dat_ep_reset did not drop was queued before any event of the
             // connection now pending (events of one stream come in order): the same event number is that one
-            for (java.util.Iterator<M.ConnEv> it = ep.maybe.iterator(); it.hasNext(); ) {
-                M.ConnEv x = it.next();
-                if (x.number() == c.eventNumber()) {
-                    it.remove();
-                    maybeTaken(ep, x);
-                    run.pass(x.check());
-                    return;
-                }
+            if (takeMaybe(run, ep, c.eventNumber())) {
+                return;
             }
             M.Slot slot = ep.pending.get(0);
             for (M.Step st : slot.viable()) {
@@ -637,14 +648,8 @@ final class Model {
                 }
             }
         }
-        for (java.util.Iterator<M.ConnEv> it = ep.maybe.iterator(); it.hasNext(); ) {
-            M.ConnEv x = it.next();
-            if (x.number() == c.eventNumber()) {
-                it.remove();
-                maybeTaken(ep, x);
-                run.pass(x.check());
-                return;
-            }
+        if (takeMaybe(run, ep, c.eventNumber())) {
+            return;
         }
         String allowed = head != null
                 ? head.number().toString()

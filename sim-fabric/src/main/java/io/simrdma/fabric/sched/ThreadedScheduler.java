@@ -2,6 +2,7 @@ package io.simrdma.fabric.sched;
 
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.Future;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -32,9 +33,13 @@ public final class ThreadedScheduler implements Scheduler {
     static final long SHUTDOWN_TIMEOUT_SECONDS = 10;
 
     private final IdleStrategy idle;
-    private final List<LoopExecutor> loops = new CopyOnWriteArrayList<>();
-    /** The same executors as an array, for {@link #helpOthers} to walk without allocating. */
-    private volatile LoopExecutor[] loopArray = new LoopExecutor[0];
+    /**
+     * The loop executors, copied on write (under {@link #loopsLock}) so that {@link #helpOthers}, on a
+     * polling thread's path, walks them without a lock or an iterator.
+     */
+    private volatile LoopExecutor[] loops = new LoopExecutor[0];
+
+    private final Object loopsLock = new Object();
 
     private final List<ThreadedExecutor> executors = new CopyOnWriteArrayList<>();
     private final AtomicLong failures = new AtomicLong();
@@ -72,9 +77,10 @@ public final class ThreadedScheduler implements Scheduler {
             throw new IllegalStateException("scheduler is closed");
         }
         LoopExecutor executor = new LoopExecutor(this, name, idle);
-        synchronized (loops) {
-            loops.add(executor);
-            loopArray = loops.toArray(new LoopExecutor[0]);
+        synchronized (loopsLock) {
+            LoopExecutor[] more = Arrays.copyOf(loops, loops.length + 1);
+            more[more.length - 1] = executor;
+            loops = more;
         }
         if (closed) { // closed meanwhile: stop the thread just started
             executor.shutdown();
@@ -124,7 +130,7 @@ public final class ThreadedScheduler implements Scheduler {
      * @return whether anything ran
      */
     boolean helpOthers(LoopExecutor self) {
-        LoopExecutor[] all = loopArray;
+        LoopExecutor[] all = loops;
         if (all.length < 2) {
             return false;
         }
@@ -143,7 +149,7 @@ public final class ThreadedScheduler implements Scheduler {
 
     /** True if {@code t} is running a task of one of this scheduler's executors now. */
     boolean runsTaskOf(Thread t) {
-        for (LoopExecutor e : loopArray) {
+        for (LoopExecutor e : loops) {
             if (e.ownedBy(t)) {
                 return true;
             }
@@ -193,9 +199,8 @@ public final class ThreadedScheduler implements Scheduler {
                 LOG.error("executor {} did not stop within {} s", e.name(), SHUTDOWN_TIMEOUT_SECONDS);
             }
         }
-        synchronized (loops) {
-            loops.clear();
-            loopArray = new LoopExecutor[0];
+        synchronized (loopsLock) {
+            loops = new LoopExecutor[0];
         }
         for (ThreadedExecutor e : executors) {
             if (e.owned) {
