@@ -297,6 +297,8 @@ final class M {
         Binding binding;
         /** A completion was dequeued (or the work completed silently). */
         boolean done;
+        /** It completed with an error status (a failed Send shows no more than that its message may have left). */
+        boolean failed;
         /** Completes apart from its stream's order and without ending the connection (a PZ change failed it). */
         boolean apart;
         /** Posted on a stream without an EVD (dat_ep_create: the consumer is not interested): no event comes. */
@@ -460,6 +462,11 @@ final class M {
         boolean rejected;
         /** The active side gave up establishing (disconnect or free while pending). */
         boolean aborted;
+        /**
+         * Its request could not be told from an aborted connect's (the same requester, the same private data): the
+         * CR the consumer got may be either's, so what accepting it leads to is not predicted.
+         */
+        boolean unsure;
 
         Conn(Ep active, Ia targetIa, long qual, byte[] privateData, Fork fork) {
             this.active = active;

@@ -594,6 +594,16 @@ final class Model {
         if (ep.wild) {
             run.note("connection event " + c.eventNumber() + " of " + sym + ", an EP the model does not follow");
             ep.pending.clear();
+            // an event the model queued for a state it saw before it lost track of the EP (ESTABLISHED, once a post
+            // showed the EP CONNECTED) is this one: dat_ep_connect(3DAT) reports the establishment once
+            M.ConnEv first = ep.arrived.peek();
+            if (first != null
+                    && (first.number() == c.eventNumber()
+                            || eventAlternatives.getOrDefault(first, List.of()).stream()
+                                    .anyMatch(a -> a.number() == c.eventNumber()))) {
+                ep.arrived.poll();
+                eventAlternatives.remove(first);
+            }
             return;
         }
         run.check(where, ep.connEvd == evd, "connect_evd " + ep.connEvd, () -> "dequeued from " + evd.sym);
@@ -765,6 +775,38 @@ final class Model {
             matchIt = phantomList.iterator();
             while (matchIt.next() != phantom) {
                 // up to the phantom, so that remove() takes it
+            }
+        }
+        if (match != null && !match.phantom && !match.certain && q != null) {
+            // a request of an aborted connect may arrive or not ("aborts" the connection establishment,
+            // dat_ep_disconnect(3DAT); requests in flight "either produce an event + CR or are rejected",
+            // dat_psp_free(3DAT)): one the model cannot tell from a later request certain to arrive (the same requester
+            // connecting again with the same private data) may be either; the certain one is taken (the other may
+            // still come), and the connection the consumer accepts or rejects with it is not predicted
+            for (Map.Entry<M.Obj, List<M.Arrival>> e : arrivals.entrySet()) {
+                for (Iterator<M.Arrival> it = e.getValue().iterator(); it.hasNext(); ) {
+                    M.Arrival a = it.next();
+                    if (a != match
+                            && a.certain
+                            && !a.phantom
+                            && a.viable()
+                            && a.evd == evd
+                            && ev.connQual() == qualOf(a.sp)
+                            && (ev.servicePoint().isEmpty()
+                                    || a.sp.sym.equals(
+                                            run.symOf(ev.servicePoint().get())))
+                            && Arrays.equals(q.privateData(), a.conn.privateData)
+                            && q.remoteIaAddress().equals(a.conn.active.ia.address)) {
+                        match = a;
+                        matchIt = it;
+                        a.conn.unsure = true;
+                        a.conn.active.wild = true;
+                        break;
+                    }
+                }
+                if (match.conn.unsure) {
+                    break;
+                }
             }
         }
         // A request is named after the EP whose connect it answers (cr<ep number>_<n>), not by arrival order, so that

@@ -1223,6 +1223,14 @@ final class Rules {
      * the recorded reading is DAT_CONNECTION_EVENT_DISCONNECTED, BROKEN is accepted as the alternative.
      */
     static void peerEnds(Model m, M.Ep y, String why) {
+        peerEnds(m, y, why, true);
+    }
+
+    /**
+     * As {@link #peerEnds(Model, M.Ep, String)}; {@code certain} is false where the other side's end itself may
+     * never come (a graceful disconnect waiting for request DTOs that need something else first).
+     */
+    static void peerEnds(Model m, M.Ep y, String why, boolean certain) {
         Check dis = Check.ok(
                         "dat_ep_disconnect",
                         "the peer of a disconnected EP gets DAT_CONNECTION_EVENT_DISCONNECTED "
@@ -1243,14 +1251,14 @@ final class Rules {
         for (M.Slot s : y.pending) {
             for (M.Step st : s.viable()) {
                 if (st.to == DISCONNECTED) {
-                    s.certain = true;
+                    s.certain |= certain;
                     return;
                 }
             }
         }
         m.pend(
                 y,
-                true,
+                certain,
                 new M.Step(DISCONNECTED, EventNumber.CONNECTION_EVENT_DISCONNECTED, null, f, "dis", dis, flush),
                 new M.Step(DISCONNECTED, EventNumber.CONNECTION_EVENT_BROKEN, null, f, "brk", brk, flush));
         y.peerEnding = true;
@@ -1286,10 +1294,14 @@ final class Rules {
 
     /**
      * A receive the model holds for a message to an SRQ EP that may still not have arrived when the connection
-     * ended: it takes a buffer only if the message arrived (a Send seen to succeed shows it did).
+     * ended: it takes a buffer only if the message arrived (a Send seen to succeed shows it did). A Send that
+     * completed unsuccessfully shows nothing: "all outstanding DTOs ... are completed unsuccessfully, and
+     * in-progress DTOs ... can be completed successfully or unsuccessfully" (dat_ep_disconnect(3DAT)), so a flushed
+     * Send may never have left, and dat_srq_post_recv(3DAT) completes to the EP only "the buffers that it dequeued
+     * from SRQ".
      */
     static boolean srqMessageMayNotArrive(M.Work w) {
-        return w.srq != null && w.cookie == Long.MIN_VALUE && (w.peer == null || !w.peer.done);
+        return w.srq != null && w.cookie == Long.MIN_VALUE && (w.peer == null || !w.peer.done || w.peer.failed);
     }
 
     /** The EP left the connection: its receives without a message are flushed, the rest may go either way. */
@@ -1346,6 +1358,14 @@ final class Rules {
             q.clear();
         }
         m.arrivedToMaybe(ep);
+        // dat_ep_reset(3DAT) takes the EP back to UNCONNECTED: its connection is over for both ends, so a Send of the
+        // former peer that waited here for a receive takes none posted after the reset (as matchSend refuses one
+        // posted after it); whether the former peer's Send fails or keeps waiting is its end's business
+        for (M.Work s : ep.waitingSends) {
+            s.possible.addAll(ANY_ERROR);
+            s.data = null;
+        }
+        ep.waitingSends.clear();
         ep.peer = null;
         ep.conn = null;
         ep.reqFailed = false;
@@ -1658,11 +1678,20 @@ final class Rules {
         for (M.Work w : ep.recvs) {
             if (!w.done) {
                 w.possible.addAll(ANY_ERROR);
-                w.certain = !srqMessageMayNotArrive(w);
+                // "Upon disconnect, all outstanding and in-progress DTOs ... must be completed" (dat_ep_disconnect
+                // (3DAT)): a receive no message fills is flushed when the disconnect proceeds, which a request DTO
+                // that may never complete (a Send waiting for a receive the peer never posts) holds back
+                w.certain = !srqMessageMayNotArrive(w) && (allCertain || w.peer != null && w.certain);
             }
         }
         if (peer != null && peer.alive) {
-            peerEnds(m, peer, "graceful dat_ep_disconnect of the other side");
+            // "For graceful disconnect, all outstanding and in-progress request DTOs and RMR Binds must try to be
+            // completed successfully first, before disconnect proceeds. During that time, the local Endpoint is in a
+            // DAT_EP_DISCONNECT_PENDING state" (dat_ep_disconnect(3DAT)): the peer learns of the disconnect when it
+            // proceeds, so a Send that waits for a receive the peer never posts (RNR retry; dat_ep_set_watermark(3DAT)
+            // only "does not prevent" a broken connection when no Recv buffer is available) may hold both ends where
+            // they are; the peer's end is as certain as this side's
+            peerEnds(m, peer, "graceful dat_ep_disconnect of the other side", allCertain);
         }
     }
 
@@ -2573,7 +2602,7 @@ final class Rules {
         conn.passive = y;
         y.conn = conn;
         y.pending.clear();
-        if (conn.aborted || !x.alive) {
+        if (conn.aborted || !x.alive || conn.unsure) {
             y.wild = true;
             y.state = COMPLETION_PENDING;
             return;
@@ -2663,7 +2692,9 @@ final class Rules {
                 m.arrive(ph);
             }
             M.Ep x = conn.active;
-            if (!x.pending.isEmpty()) {
+            // the requester learns of the rejection while it still waits on this connect: once dat_ep_disconnect
+            // aborted it and dat_ep_reset let the EP connect again, the pending outcome is another connect's
+            if (x.conn == conn && !x.pending.isEmpty()) {
                 M.Slot s = x.pending.get(0);
                 s.certain = true;
                 s.alternatives.removeIf(st -> "est".equals(st.option) || "nonpeer".equals(st.option));
@@ -3314,8 +3345,9 @@ final class Rules {
     /** A Send from a connected EP reaches its peer: it takes the peer's next receive, or waits for one. */
     static void matchSend(Model m, M.Work send, M.Ep y) {
         // y.conn == null: dat_ep_reset(3DAT) took y from DISCONNECTED back to UNCONNECTED; its connection is over for
-        // both ends, so a Send its former peer posts afterwards does not reach y's new receives
-        if (y == null || y.peer != send.ep && y.peer != null || !y.alive || y.conn == null) {
+        // both ends, so a Send its former peer posts afterwards does not reach y's new receives; nor does it once y
+        // connected again (y.conn is then another connection)
+        if (y == null || y.peer != send.ep && y.peer != null || !y.alive || y.conn == null || y.conn != send.ep.conn) {
             send.possible.addAll(ANY_ERROR);
             send.certain = false;
             send.data = null;
@@ -3426,7 +3458,21 @@ final class Rules {
                             DISC_EVENT
                                     .rule("a connection ending while a transfer error breaks it may report BROKEN")
                                     .rows("2.7#8"),
-                            null));
+                            () -> {
+                                inProgress(ep);
+                                dropWaiting(ep);
+                            }));
+                    // an end that was waiting (a graceful disconnect whose Send waits for a receive) comes now: the
+                    // break does not wait, and the request DTOs still outstanding may fail, as in-progress DTOs of
+                    // any end ("in-progress DTOs ... can be completed successfully or unsuccessfully",
+                    // dat_ep_disconnect(3DAT))
+                    end.certain |= sure;
+                    for (M.Work w : ep.requests) {
+                        if (!w.done && w.possible.contains(DtoCompletionStatus.SUCCESS) && w.peer == null) {
+                            w.possible.addAll(ANY_ERROR);
+                            w.certain |= sure;
+                        }
+                    }
                 }
                 continue;
             }
@@ -4524,6 +4570,7 @@ final class Rules {
      */
     static void workCompleted(Model m, Run run, M.Work w, DtoCompletionStatus status, long length, boolean silent) {
         boolean ok = status == DtoCompletionStatus.SUCCESS;
+        w.failed = !ok;
         if (w.srq != null) {
             w.srq.incoming = Math.max(0, w.srq.incoming - 1);
         }
