@@ -495,6 +495,11 @@ final class M {
         final ArrayDeque<Work> recvs = new ArrayDeque<>();
         /** Sends from the peer waiting for a receive here (RNR). */
         final ArrayDeque<Work> waitingSends = new ArrayDeque<>();
+        /**
+         * The ends of a graceful disconnect of this EP (its own and its peer's) that wait for request DTOs that may
+         * never complete (a Send waiting for a receive): certain once those complete.
+         */
+        final List<Slot> endsAfterRequests = new ArrayList<>();
 
         Ep peer;
         Conn conn;

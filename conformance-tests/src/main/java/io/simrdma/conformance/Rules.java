@@ -1230,7 +1230,7 @@ final class Rules {
      * As {@link #peerEnds(Model, M.Ep, String)}; {@code certain} is false where the other side's end itself may
      * never come (a graceful disconnect waiting for request DTOs that need something else first).
      */
-    static void peerEnds(Model m, M.Ep y, String why, boolean certain) {
+    static M.Slot peerEnds(Model m, M.Ep y, String why, boolean certain) {
         Check dis = Check.ok(
                         "dat_ep_disconnect",
                         "the peer of a disconnected EP gets DAT_CONNECTION_EVENT_DISCONNECTED "
@@ -1245,24 +1245,25 @@ final class Rules {
             dropWaiting(y);
         };
         if (y.state == DISCONNECTED && y.pending.isEmpty()) {
-            return;
+            return null;
         }
         // a graceful disconnect of y itself already pending: its end comes either way
         for (M.Slot s : y.pending) {
             for (M.Step st : s.viable()) {
                 if (st.to == DISCONNECTED) {
                     s.certain |= certain;
-                    return;
+                    return s;
                 }
             }
         }
-        m.pend(
+        M.Slot end = m.pend(
                 y,
                 certain,
                 new M.Step(DISCONNECTED, EventNumber.CONNECTION_EVENT_DISCONNECTED, null, f, "dis", dis, flush),
                 new M.Step(DISCONNECTED, EventNumber.CONNECTION_EVENT_BROKEN, null, f, "brk", brk, flush));
         y.peerEnding = true;
         inProgress(y);
+        return end;
     }
 
     /** Work in progress when the connection ends may complete either way (dat_ep_disconnect). */
@@ -1661,7 +1662,7 @@ final class Rules {
         }
         // "During that time, the local Endpoint is in a DAT_EP_DISCONNECT_PENDING state" (dat_ep_disconnect)
         ep.state = DISCONNECT_PENDING;
-        m.pend(
+        M.Slot own = m.pend(
                 ep,
                 allCertain,
                 new M.Step(
@@ -1691,7 +1692,34 @@ final class Rules {
             // proceeds, so a Send that waits for a receive the peer never posts (RNR retry; dat_ep_set_watermark(3DAT)
             // only "does not prevent" a broken connection when no Recv buffer is available) may hold both ends where
             // they are; the peer's end is as certain as this side's
-            peerEnds(m, peer, "graceful dat_ep_disconnect of the other side", allCertain);
+            M.Slot peerEnd = peerEnds(m, peer, "graceful dat_ep_disconnect of the other side", allCertain);
+            if (!allCertain && peerEnd != null) {
+                ep.endsAfterRequests.add(peerEnd);
+            }
+        }
+        if (!allCertain) {
+            ep.endsAfterRequests.add(own);
+        }
+    }
+
+    /**
+     * A request that might never complete (a Send waiting for a receive) now will: once none is left, the graceful
+     * disconnect waiting for them proceeds ("all outstanding and in-progress request DTOs ... must try to be
+     * completed successfully first, before disconnect proceeds", dat_ep_disconnect(3DAT)), so its end, the peer's
+     * end and the flush of its receives are certain again.
+     */
+    static void requestsMayProceed(M.Ep ep) {
+        if (ep.endsAfterRequests.isEmpty() || requestsBlocked(ep)) {
+            return;
+        }
+        for (M.Slot s : ep.endsAfterRequests) {
+            s.certain = true;
+        }
+        ep.endsAfterRequests.clear();
+        for (M.Work w : ep.recvs) {
+            if (!w.done) {
+                w.certain = !srqMessageMayNotArrive(w);
+            }
         }
     }
 
@@ -3381,6 +3409,7 @@ final class Rules {
             r.data = send.data;
             r.check = Check.ok("dat_ep_post_recv", "the receive completes with the Send's data and length")
                     .rows("2.7#4");
+            requestsMayProceed(send.ep);
             return;
         }
         r.possible = EnumSet.of(DtoCompletionStatus.ERR_LOCAL_LENGTH);
@@ -4141,6 +4170,7 @@ final class Rules {
         r.certain = true;
         r.data = send.data;
         srqRaces(m, srq);
+        requestsMayProceed(send.ep);
         if (smallest < send.length) {
             r.possible.add(DtoCompletionStatus.ERR_LOCAL_LENGTH);
             send.possible.addAll(ANY_ERROR);
