@@ -194,6 +194,7 @@ final class CmAgent implements Device.MadHandler {
         }
         List<CmId> removed = cm.idsOn(device);
         onDevice(() -> {
+            machine.deviceClosed();
             for (CmId id : removed) {
                 resolver.cancel(id);
                 machine.deviceRemoved(id);

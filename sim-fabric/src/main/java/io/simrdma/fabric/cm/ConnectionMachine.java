@@ -9,6 +9,8 @@ import io.simrdma.fabric.VerbsException;
 import io.simrdma.fabric.wire.Gid;
 import java.net.InetSocketAddress;
 import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -61,6 +63,11 @@ final class ConnectionMachine {
     private final ConnectionTable table;
     private final CmSender sender;
     private final QpTransitions qps;
+    /**
+     * Ids destroyed while their DREQ was outstanding, by local comm ID: the DREQ is still resent until its DREP
+     * comes or the retries run out, so that a lost DREQ does not leave the peer connected (see {@link #destroyed}).
+     */
+    private final Map<Integer, CmId> destroyedWithDreq = new HashMap<>();
 
     ConnectionMachine(RdmaCm cm, Device device, ConnectionTable table) {
         this.cm = cm;
@@ -672,8 +679,14 @@ final class ConnectionMachine {
         enterTimewait(id);
     }
 
-    /** DREP in DREQ_SENT: TIMEWAIT. */
+    /** DREP in DREQ_SENT: TIMEWAIT; the DREP of a destroyed id's DREQ ends its resends. */
     void onDrep(CmMessage drep) {
+        CmId gone = destroyedWithDreq.remove(drep.remoteCommId);
+        if (gone != null) {
+            gone.connection.timer.stop();
+            gone.connection.state = Connection.State.IDLE;
+            return;
+        }
         CmId id = table.byLocal(drep.remoteCommId);
         if (id != null && id.connection.state == Connection.State.DREQ_SENT) {
             id.connection.timer.stop();
@@ -791,6 +804,14 @@ final class ConnectionMachine {
     /** The connection's timer expired: a tracked message is resent or given up; a timewait ends. */
     private void onTimeout(CmId id) {
         Connection c = id.connection;
+        if (destroyedWithDreq.get(c.localCommId) == id) {
+            // the DREQ of a destroyed id: resent while retries are left, then dropped without any event
+            if (!sender.retransmit(id)) {
+                destroyedWithDreq.remove(c.localCommId);
+                c.state = Connection.State.IDLE;
+            }
+            return;
+        }
         switch (c.state) {
             case REQ_SENT:
             case MRA_REQ_RCVD:
@@ -869,6 +890,11 @@ final class ConnectionMachine {
     /**
      * rdma_destroy_id(3): an established connection sends a DREQ (no event follows), an attempt
      * is rejected; a listener's requests the application never received are refused.
+     *
+     * <p>The DREQ (also one a disconnect sent before) keeps being resent after the response timeout until the
+     * peer's DREP comes or the CM retries run out (IBA 12.9.6 DREQ Sent), without events for the destroyed id: a
+     * lost DREQ would otherwise leave the peer connected for good, which a lossless link would not (a dat_ep_free
+     * of a connected EP must end its peer's connection whatever the link loses within the retry budget).
      */
     void destroyed(CmId id) {
         Connection c = id.connection;
@@ -878,8 +904,14 @@ final class ConnectionMachine {
         switch (c.state) {
             case ESTABLISHED:
                 sendDreq(id);
-                c.timer.stop();
-                break;
+                table.forget(id);
+                destroyedWithDreq.put(c.localCommId, id);
+                return;
+            case DREQ_SENT:
+                table.forget(id);
+                destroyedWithDreq.put(c.localCommId, id);
+                c.timer.start(c.retryTimeoutNanos);
+                return;
             case REQ_RCVD:
                 if (id.ps == PortSpace.UDP) {
                     answerSidr(id, SIDR_REJECT, null, null);
@@ -916,6 +948,15 @@ final class ConnectionMachine {
                 }
             }
         }
+    }
+
+    /** The device was closed: DREQs of destroyed ids are no longer resent. */
+    void deviceClosed() {
+        for (CmId id : destroyedWithDreq.values()) {
+            id.connection.timer.stop();
+            id.connection.state = Connection.State.IDLE;
+        }
+        destroyedWithDreq.clear();
     }
 
     /** The device was closed: the connection ends without a message; the id gets DEVICE_REMOVAL. */

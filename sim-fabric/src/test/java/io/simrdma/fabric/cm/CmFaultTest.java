@@ -271,6 +271,29 @@ class CmFaultTest {
 
     @Test
     @DisplayName(
+            "rdma_destroy_id(3), IBA 12.9.6 DREQ Sent: the DREQ of an established id destroyed without a disconnect is"
+                    + " resent when lost, so the peer is DISCONNECTED (dat_ep_free(3DAT) of a connected EP; link faults within the"
+                    + " retry budget change only timing)")
+    void shouldResendTheDreqOfADestroyedIdWhenTheFirstDreqIsLost() {
+        try (CmRig rig = rig(290)) {
+            Pair p = rig.connect(7190);
+            rig.link().addFault(FaultRule.drop(CmTrace.type(Type.DREQ), 1).times(1));
+            p.client().id.destroyQp();
+            p.client().id.destroy();
+            expect(rig.chB, CmEventType.DISCONNECTED);
+            List<Mad> dreqs = rig.trace.sent(rig.a, Type.DREQ);
+            assertEquals(2, dreqs.size(), "the lost DREQ is resent once, then answered");
+            assertEquals(T, dreqs.get(1).time() - dreqs.get(0).time(), "resent after one response timeout");
+            assertEquals(dreqs.get(0).msg().transactionId, dreqs.get(1).msg().transactionId, "the same DREQ");
+            assertEquals(1, dropped(rig, Type.DREQ).size(), "the first DREQ was lost");
+            assertEquals(List.of(CmEventType.TIMEWAIT_EXIT), rig.drain(rig.chB));
+            assertEquals(1, rig.trace.sent(rig.b, Type.DREP).size(), "b answers the resent DREQ");
+            assertEquals(2, rig.trace.sent(rig.a, Type.DREQ).size(), "no resend after the DREP");
+        }
+    }
+
+    @Test
+    @DisplayName(
             "IBA 12.9.6 TimeWait: a DREQ resent after a lost DREP is answered with a DREP again; each side DISCONNECTED once")
     void shouldAnswerTheResentDreqWhenTheDrepIsLost() {
         try (CmRig rig = rig(209)) {
