@@ -41,26 +41,12 @@ class SimProviderConformanceTest {
      * sim-provider's known divergences from the suite's reading, by the rule they fail: each is reported
      * (once) instead of failing the run. Every entry says why it is known and where it stands.
      */
-    static final Map<String, String> KNOWN = Map.ofEntries(
-            Map.entry(
-                    "an EP without a PZ or DTO EVD does not satisfy the request",
-                    "provider choice (S2, ep-state-machine.md: SILENT, the return code of dat_cr_accept when the EP "
-                            + "does not satisfy the request): dat_cr_accept of an EP without a PZ or DTO EVD is "
-                            + "DAT_INVALID_PARAMETER in sim-provider (the EP's parameters do not satisfy the request), "
-                            + "the recorded reading says not ready (DAT_INVALID_STATE); the pages allow both"),
-            Map.entry(
-                    "a timeout with fewer than threshold events queued",
-                    "open, partly triaged (branch confcm4; the model waits for an event sim-provider never gives): "
-                            + "fixed in the model were a reset's leftover connection events taken for the next "
-                            + "connect's (seed 598), a reset EP still taking its former peer's Sends (541, 799), SRQ "
-                            + "receives of messages that may never arrive (590, 713, 882, 895) and an RSP held taken "
-                            + "by a request the CM had rejected (the cause recorded for old seed 299); still open: "
-                            + "the peer of a graceful disconnect whose Send waits for a receive the peer never posts "
-                            + "(521, 654, 705, 914: the model holds the peer's end certain; making it uncertain broke "
-                            + "seed 800, not pursued), an SRQ receive held certain after a receive-length error "
-                            + "broke the connection (877, 967), a receive held certain after a graceful disconnect "
-                            + "(851), ESTABLISHED held queued after a status query saw the EP CONNECTED (688), and "
-                            + "seed 910"));
+    static final Map<String, String> KNOWN = Map.ofEntries(Map.entry(
+            "an EP without a PZ or DTO EVD does not satisfy the request",
+            "provider choice (S2, ep-state-machine.md: SILENT, the return code of dat_cr_accept when the EP "
+                    + "does not satisfy the request): dat_cr_accept of an EP without a PZ or DTO EVD is "
+                    + "DAT_INVALID_PARAMETER in sim-provider (the EP's parameters do not satisfy the request), "
+                    + "the recorded reading says not ready (DAT_INVALID_STATE); the pages allow both"));
 
     static SuiteConfig.Builder sim(String template) {
         return SuiteConfig.builder(template).knownDeviations(KNOWN).stopAfter(20);
