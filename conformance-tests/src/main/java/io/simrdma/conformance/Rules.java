@@ -1166,7 +1166,8 @@ final class Rules {
         ep.pending.clear();
         M.Ep peer = ep.peer;
         M.Conn conn = ep.conn;
-        if (peer != null && peer.alive && peerConnectedOrSoon(peer)) {
+        // a peer that was reset since (and may have connected again) has left this connection: it learns nothing
+        if (peer != null && peer.alive && peer.conn == conn && peerConnectedOrSoon(peer)) {
             peerEnds(m, peer, "the peer's EP was destroyed");
         } else if (conn != null && conn.active == ep) {
             // the active side abandons its request: a passive EP that accepted it cannot be predicted (S1)
@@ -1638,7 +1639,7 @@ final class Rules {
                             .rows("2.7#5", "2.7#8"),
                     null));
         }
-        if (peer != null && peer.alive) {
+        if (peer != null && peer.alive && peer.conn == ep.conn) {
             peerEnds(m, peer, "dat_ep_disconnect of the other side");
         }
     }
@@ -1685,7 +1686,7 @@ final class Rules {
                 w.certain = !srqMessageMayNotArrive(w) && (allCertain || w.peer != null && w.certain);
             }
         }
-        if (peer != null && peer.alive) {
+        if (peer != null && peer.alive && peer.conn == ep.conn) {
             // "For graceful disconnect, all outstanding and in-progress request DTOs and RMR Binds must try to be
             // completed successfully first, before disconnect proceeds. During that time, the local Endpoint is in a
             // DAT_EP_DISCONNECT_PENDING state" (dat_ep_disconnect(3DAT)): the peer learns of the disconnect when it
