@@ -390,9 +390,7 @@ final class Model {
                     }
                     if (any) {
                         possible++;
-                        // an EP the model does not follow (wild) may have ended otherwise than its pending steps say
-                        // (a connection event of it was dequeued unchecked): their events are not awaited
-                        if (s.certain && allEvents && !ep.wild) {
+                        if (s.certain && allEvents) {
                             toCome++;
                         }
                     }

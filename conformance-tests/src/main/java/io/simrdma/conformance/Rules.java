@@ -1167,7 +1167,7 @@ final class Rules {
         M.Ep peer = ep.peer;
         M.Conn conn = ep.conn;
         // a peer that was reset since (and may have connected again) has left this connection: it learns nothing
-        if (peer != null && peer.alive && peer.conn == conn && peerConnectedOrSoon(peer)) {
+        if (peer != null && peer.alive && !onAnotherConnection(peer, conn) && peerConnectedOrSoon(peer)) {
             peerEnds(m, peer, "the peer's EP was destroyed");
         } else if (conn != null && conn.active == ep) {
             // the active side abandons its request: a passive EP that accepted it cannot be predicted (S1)
@@ -1187,6 +1187,14 @@ final class Rules {
         }
         dropWaiting(ep);
         ep.state = s;
+    }
+
+    /**
+     * True if {@code y} was reset since it was on {@code conn} and has made or accepted another connection
+     * (dat_ep_reset(3DAT) took it back to UNCONNECTED): the end of {@code conn} is nothing to it.
+     */
+    static boolean onAnotherConnection(M.Ep y, M.Conn conn) {
+        return y.conn != null && conn != null && y.conn != conn;
     }
 
     /** True if {@code y}'s part in {@code conn} is over: DISCONNECTED with nothing pending, or reset since. */
@@ -1639,7 +1647,7 @@ final class Rules {
                             .rows("2.7#5", "2.7#8"),
                     null));
         }
-        if (peer != null && peer.alive && peer.conn == ep.conn) {
+        if (peer != null && peer.alive && !onAnotherConnection(peer, ep.conn)) {
             peerEnds(m, peer, "dat_ep_disconnect of the other side");
         }
     }
@@ -1686,7 +1694,7 @@ final class Rules {
                 w.certain = !srqMessageMayNotArrive(w) && (allCertain || w.peer != null && w.certain);
             }
         }
-        if (peer != null && peer.alive && peer.conn == ep.conn) {
+        if (peer != null && peer.alive && !onAnotherConnection(peer, ep.conn)) {
             // "For graceful disconnect, all outstanding and in-progress request DTOs and RMR Binds must try to be
             // completed successfully first, before disconnect proceeds. During that time, the local Endpoint is in a
             // DAT_EP_DISCONNECT_PENDING state" (dat_ep_disconnect(3DAT)): the peer learns of the disconnect when it
