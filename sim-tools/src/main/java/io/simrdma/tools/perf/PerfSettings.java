@@ -14,6 +14,9 @@ import java.util.Map;
  * @param sizes       message sizes in bytes, in the order they run
  * @param iterations  iterations per QP and size (perftest's -n)
  * @param warmup      warm-up iterations per QP and size, run and discarded before the measured ones
+ * @param warmupMillis the warm-up's rounds of {@code warmup} iterations repeat until they have lasted at
+ *                    least this long (0: one round), so that the JIT has compiled the hot paths before
+ *                    the measured run; only the client needs it
  * @param qps         connections (QP or endpoint pairs) used side by side (perftest's -q)
  * @param txDepth     requests outstanding per QP (perftest's -t)
  * @param rxDepth     receives kept posted per QP for SEND tests (perftest's -r)
@@ -29,6 +32,7 @@ record PerfSettings(
         List<Integer> sizes,
         int iterations,
         int warmup,
+        long warmupMillis,
         int qps,
         int txDepth,
         int rxDepth,
@@ -93,6 +97,7 @@ record PerfSettings(
         m.put("sizes", s.toString());
         m.put("iterations", Integer.toString(iterations));
         m.put("warmup", Integer.toString(warmup));
+        m.put("warmupMillis", Long.toString(warmupMillis));
         m.put("qps", Integer.toString(qps));
         m.put("txDepth", Integer.toString(txDepth));
         m.put("rxDepth", Integer.toString(rxDepth));
@@ -135,6 +140,7 @@ record PerfSettings(
                 sizes,
                 num(m, "iterations"),
                 num(m, "warmup"),
+                Long.parseLong(m.getOrDefault("warmupMillis", "0")),
                 num(m, "qps"),
                 num(m, "txDepth"),
                 num(m, "rxDepth"),

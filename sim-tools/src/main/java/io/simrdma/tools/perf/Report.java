@@ -82,7 +82,10 @@ final class Report {
         }
         out.println(" Mtu             : 4096[B]");
         out.printf(" Max inline data : %d[B]%n", s.inline());
-        out.printf(" Warm-up         : %d iterations per size, not counted%n", s.warmup());
+        out.printf(
+                " Warm-up         : %d iterations per size%s, not counted%n",
+                s.warmup(),
+                s.warmup() > 0 && s.warmupMillis() > 0 ? ", repeated for at least " + s.warmupMillis() + " ms" : "");
         out.println(" Baseline        : " + first.baseline());
         for (String n : notes) {
             out.println(" " + n);
@@ -201,6 +204,8 @@ final class Report {
                 .append(s.iterations())
                 .append(", \"warmup\": ")
                 .append(s.warmup())
+                .append(", \"warmupMs\": ")
+                .append(s.warmupMillis())
                 .append(", \"seed\": ")
                 .append(s.seed())
                 .append("},\n");
