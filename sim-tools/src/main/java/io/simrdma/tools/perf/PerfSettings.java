@@ -90,7 +90,22 @@ record PerfSettings(
             Layer layer,
             Mode mode,
             long seed) {
-        this(test, sizes, iterations, warmup, 0, qps, txDepth, rxDepth, cqMod, postList, inline, layer, mode, seed, false);
+        this(
+                test,
+                sizes,
+                iterations,
+                warmup,
+                0,
+                qps,
+                txDepth,
+                rxDepth,
+                cqMod,
+                postList,
+                inline,
+                layer,
+                mode,
+                seed,
+                false);
     }
 
     /** The same settings, waiting for completions asleep if {@code on}. */
