@@ -30,6 +30,9 @@ final class Baselines {
     /** The copy baseline's measured copies are repeated until they have taken at least this long. */
     private static final long MIN_RUN_NANOS = 20_000_000L;
 
+    /** The copy baseline's buffer pairs hold at most this many bytes in all. */
+    private static final long MAX_COPY_BYTES = 256L * 1024 * 1024;
+
     private static final Object TOKEN = new Object();
 
     private Baselines() {}
@@ -45,9 +48,13 @@ final class Baselines {
      * <p>Like with like: an earlier version kept the best of four short windows of copies, set
      * against the test's average over its whole run (on a shared machine the best window is the one
      * nobody preempted, the average includes every preemption); both are averages over the same
-     * bytes and buffers now.
+     * bytes and buffers now. The pairs are capped at {@value #MAX_COPY_BYTES} bytes in all (the
+     * test's own buffers are still allocated beside them; many QPs of the largest sizes would
+     * otherwise double the direct memory the run needs): beyond that both working sets are far
+     * larger than the caches anyway.
      */
-    static double copy(int size, long messages, int pairs) {
+    static double copy(int size, long messages, int qps) {
+        int pairs = (int) Math.max(1, Math.min(qps, MAX_COPY_BYTES / (2L * size)));
         ByteBuffer[] from = new ByteBuffer[pairs];
         ByteBuffer[] to = new ByteBuffer[pairs];
         for (int p = 0; p < pairs; p++) {
