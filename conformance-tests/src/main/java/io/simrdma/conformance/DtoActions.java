@@ -50,9 +50,16 @@ final class DtoActions {
         }
     }
 
-    /** Shorter segments, fewer segments, no flags: the simpler posts of a shrink. */
+    /**
+     * Shorter segments, fewer segments, no flags: the simpler posts of a shrink. One segment becomes none first (a 0
+     * size message, which dat_ep_post_send(3DAT) and dat_ep_post_recv(3DAT) allow: num_segments "can be 0"), so the
+     * LMR it named may go.
+     */
     static List<List<Tri>> simplerSegs(List<Tri> segs) {
         List<List<Tri>> l = new ArrayList<>();
+        if (segs.size() == 1) {
+            l.add(List.of());
+        }
         if (segs.size() > 1) {
             l.add(segs.subList(0, segs.size() - 1));
             l.add(List.of(segs.get(0)));
