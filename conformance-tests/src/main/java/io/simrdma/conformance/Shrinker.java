@@ -149,13 +149,20 @@ final class Shrinker {
     }
 
     /**
-     * Drops two actions at a time (never the failing last one), the pair nearest the end first; true if a drop held
-     * (then the passes of single drops run again before more pairs).
+     * Drops two actions at a time (never the failing last one, never a creation: {@link #dropObjects} drops those
+     * with their uses), the pair nearest the end first; true if a drop held (then the passes of single drops run
+     * again before more pairs).
      */
     private static boolean dropPairs(State s) {
         int last = s.best.size() - 1;
         for (int j = last - 1; j > 0 && s.budget[0] > 0; j--) {
+            if (createdSymbol(s.best.get(j)) != null) {
+                continue;
+            }
             for (int i = j - 1; i >= 0 && s.budget[0] > 0; i--) {
+                if (createdSymbol(s.best.get(i)) != null) {
+                    continue;
+                }
                 List<Action> cand = new ArrayList<>(s.best);
                 cand.remove(j);
                 cand.remove(i);
