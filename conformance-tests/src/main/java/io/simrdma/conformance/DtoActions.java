@@ -253,6 +253,11 @@ final class DtoActions {
         @Override
         public List<Action> simpler() {
             List<Action> l = new ArrayList<>();
+            if (!segs.isEmpty() || remote.sym() != null) {
+                // a zero-length RDMA (num_segments 0, a remote buffer of length 0) names no LMR, so the LMRs it
+                // named may go
+                l.add(new PostRdma(ep, List.of(), cookie, new M.Remote(null, 0, 0, 0), flags, read, seed));
+            }
             if (segs.size() == 1 && segs.get(0).len() > 1 && segs.get(0).raw() == null && remote.len() > 1) {
                 Tri t = segs.get(0);
                 l.add(new PostRdma(

@@ -98,6 +98,24 @@ class ShrinkerTest {
     }
 
     @Test
+    @DisplayName("dat_ep_post_rdma_write(3DAT): an RDMA's first variant is a zero-length one that names no LMR "
+            + "(num_segments 0, a remote buffer of length 0), so the LMRs it named may go")
+    void shouldOfferZeroLengthRdmaWhenRdmaNamesAnLmr() {
+        DtoActions.PostRdma a = new DtoActions.PostRdma(
+                "ep1",
+                List.of(Tri.of("lmr2", 0, 1)),
+                7,
+                new M.Remote("lmr3", null, 0, 1),
+                EnumSet.noneOf(CompletionFlag.class),
+                false,
+                0);
+        DtoActions.PostRdma none =
+                new DtoActions.PostRdma("ep1", List.of(), 7, new M.Remote(null, 0, 0, 0), a.flags(), false, 0);
+        assertEquals(none, Shrinker.variants(a).get(0), "expected the zero-length RDMA first: " + Shrinker.variants(a));
+        assertFalse(Shrinker.variants(none).contains(none), "a zero-length RDMA is not offered again");
+    }
+
+    @Test
     @DisplayName("dat_evd_wait(3DAT), dat_cno_wait(3DAT): a wait's stand-in is a wait on the IA's clock, and a "
             + "reference moves only to an object of its kind created earlier (the IA's async EVD for a dequeue)")
     void shouldOfferStandInsNamingEarlierObjectsWhenActionNamesALaterOne() {
