@@ -337,13 +337,15 @@ final class IaActions {
             }
             int len = from == null ? size : src.len;
             int memOff = from == null ? 0 : src.memOff;
+            // an LMR over an LMR registers the same memory: read-only when that LMR's buffer is
+            boolean memReadOnly = from == null ? readOnly : src.readOnly;
             Expect e = Rules.lmrCreate(
                     r.model,
                     m,
                     mpz,
                     src,
                     len,
-                    readOnly && from == null,
+                    memReadOnly,
                     privs,
                     from == null ? MemoryType.VIRTUAL : MemoryType.LMR);
             Object v = r.call(
@@ -362,6 +364,7 @@ final class IaActions {
                         EnumSet.copyOf(privs.isEmpty() ? EnumSet.noneOf(MemoryPrivilege.class) : privs),
                         src));
                 r.bind(sym, l);
+                ml.readOnly = memReadOnly;
                 ml.lmrContext = l.lmrContext();
                 ml.regAddr = l.registeredAddress();
                 ml.regSize = l.registeredSize();

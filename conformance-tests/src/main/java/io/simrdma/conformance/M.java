@@ -152,6 +152,8 @@ final class M {
         long regAddr;
         long regSize;
         final Lmr source;
+        /** Its memory is a read-only buffer (an LMR over it shares that memory: dat_lmr_create, USAGE). */
+        boolean readOnly;
 
         Lmr(String sym, Ia ia, Pz pz, Mem mem, int memOff, int len, Set<MemoryPrivilege> privs, Lmr source) {
             super(sym, HandleType.LMR, ia);

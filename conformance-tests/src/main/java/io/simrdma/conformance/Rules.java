@@ -298,6 +298,14 @@ final class Rules {
             return e;
         }
         badHandle(e, pz, ia, p, "pz_handle");
+        if (pz == null) {
+            // "pz_handle: Handle for an instance of the Protection Zone" / "DAT_INVALID_HANDLE Invalid DAT
+            // handle": no PZ at all is not a PZ's handle (a shrunk sequence may drop the argument)
+            e.orErr(
+                    INVALID_HANDLE,
+                    Check.ret(p, INVALID_HANDLE, "pz_handle of no PZ is invalid"),
+                    DatReturnSubtype.INVALID_HANDLE_PZ);
+        }
         if (source != null) {
             badHandle(e, source, ia, p, "region LMR");
         }
@@ -309,6 +317,9 @@ final class Rules {
                             MODEL_NOT_SUPPORTED,
                             "a memory type the provider does not " + "support (lmr_mem_types_supported)"));
         }
+        // readOnly also for DAT_MEM_TYPE_LMR over an LMR of a read-only buffer: "Consumers can create an LMR over
+        // the existing LMR memory with different Protection Zones and privileges" (USAGE) -- over the same memory,
+        // so a write privilege on memory that cannot be written is still "DAT_INVALID_PARAMETER Invalid parameter"
         if (readOnly && (privs.contains(MemoryPrivilege.LOCAL_WRITE) || privs.contains(MemoryPrivilege.REMOTE_WRITE))) {
             e.orErr(
                     INVALID_PARAMETER,
