@@ -391,6 +391,12 @@ final class M {
          * request nobody accepted shows it DISCONNECTED, not CONNECTED).
          */
         Conn awaitsAccept;
+        /**
+         * The request this step refuses for a full backlog, or null: possible only while the request was not
+         * delivered and its service point's EVD may hold more events than its queue (dat_psp_create: "Consumers can
+         * control the size of backlog through the queue size of the associated Event Dispatcher").
+         */
+        Arrival refusedIfFull;
 
         Step(
                 EndpointState to,
@@ -410,7 +416,9 @@ final class M {
         }
 
         boolean viable() {
-            return (fork == null || fork.viable(option)) && (awaitsAccept == null || awaitsAccept.accepted);
+            return (fork == null || fork.viable(option))
+                    && (awaitsAccept == null || awaitsAccept.accepted)
+                    && (refusedIfFull == null || refusedIfFull.evd.unreliable && refusedIfFull.conn.cr == null);
         }
 
         @Override

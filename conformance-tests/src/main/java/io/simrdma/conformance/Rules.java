@@ -668,9 +668,12 @@ final class Rules {
         } else if (c.possible() >= qlen || evd.qlen < 0) {
             e.orErr(QUEUE_FULL, full);
         }
-        e.orOk(
-                Check.ok(p, "queues a software event with the consumer's pointer"),
-                v -> evd.software.add(new M.SoftwareEv(pointer)));
+        e.orOk(Check.ok(p, "queues a software event with the consumer's pointer"), v -> {
+            evd.software.add(new M.SoftwareEv(pointer));
+            // with this event the EVD may now hold more than its queue: a connection request still to come to it
+            // may find it full (dat_psp_create: the EVD's queue is the backlog)
+            m.count(evd);
+        });
         return e;
     }
 
@@ -1963,7 +1966,10 @@ final class Rules {
                         "a request for the "
                                 + "service point's qualifier arrives as DAT_CONNECTION_REQUEST_EVENT on its EVD")
                 .rows(sp instanceof M.Rsp ? "2.2#1" : "2.1#1");
-        m.arrive(new M.Arrival(conn, sp, evd, true, arrives));
+        M.Arrival arrival = new M.Arrival(conn, sp, evd, true, arrives);
+        m.arrive(arrival);
+        // counting the EVD with this request notes whether it may be full when the request comes
+        m.count(evd);
         if (sp instanceof M.Rsp rsp) {
             rsp.fired = true;
             rsp.firedBy = conn;
@@ -2004,14 +2010,32 @@ final class Rules {
                 est,
                 () -> established(m, conn));
         estStep.awaitsAccept = conn;
-        m.pend(
-                ep,
-                false,
-                estStep,
-                new M.Step(DISCONNECTED, EventNumber.CONNECTION_EVENT_PEER_REJECTED, null, conn.fork, "rej", rej, down),
-                new M.Step(
-                        DISCONNECTED, EventNumber.CONNECTION_EVENT_UNREACHABLE, null, conn.fork, "gaveup", unr, down),
-                gaveUpTimedOut(conn, down));
+        M.Step rejStep =
+                new M.Step(DISCONNECTED, EventNumber.CONNECTION_EVENT_PEER_REJECTED, null, conn.fork, "rej", rej, down);
+        M.Step unrStep = new M.Step(
+                DISCONNECTED, EventNumber.CONNECTION_EVENT_UNREACHABLE, null, conn.fork, "gaveup", unr, down);
+        if (sp instanceof M.Psp) {
+            // dat_psp_create: "There is no explicit backlog for a Public Service Point. Instead, Consumers can control
+            // the size of backlog through the queue size of the associated Event Dispatcher"; ep-state-machine.md
+            // 2.5: "backlog full ... -> DISCONNECTED, DAT_CONNECTION_EVENT_NON_PEER_REJECTED on connect_evd". A
+            // request that may find the PSP's EVD full may be refused so (then it never arrives there)
+            M.Step full = new M.Step(
+                    DISCONNECTED,
+                    EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED,
+                    null,
+                    conn.fork,
+                    "full",
+                    Check.ok(
+                                    "dat_ep_connect",
+                                    "a request that finds the Service Point's EVD (its backlog) full ends with "
+                                            + "DAT_CONNECTION_EVENT_NON_PEER_REJECTED and the EP in DISCONNECTED")
+                            .rows("2.5#3"),
+                    down);
+            full.refusedIfFull = arrival;
+            m.pend(ep, false, estStep, rejStep, unrStep, gaveUpTimedOut(conn, down), full);
+            return;
+        }
+        m.pend(ep, false, estStep, rejStep, unrStep, gaveUpTimedOut(conn, down));
     }
 
     /** An unanswered request may also end TIMED_OUT when the provider stops waiting (S9). */
