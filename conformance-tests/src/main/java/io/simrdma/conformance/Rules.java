@@ -3030,8 +3030,20 @@ final class Rules {
      */
     static void srqRaces(Model m, M.Srq srq) {
         List<M.Seg> bufs = new ArrayList<>();
+        List<List<M.Seg>> each = new ArrayList<>();
         for (M.SrqBuf b : srq.posted) {
-            bufs.addAll(memSegs(m, srq.ia, b.segs()));
+            List<M.Seg> bs = memSegs(m, srq.ia, b.segs());
+            // two buffers of the SRQ over the same memory: the message that takes the one may write into the other
+            // after its own message landed there ("which buffer a message takes shows only in its completion"), so
+            // neither's bytes can be verified
+            for (int i = 0; i < each.size(); i++) {
+                if (overlaps(bs, each.get(i))) {
+                    srq.raced.add(b.cookie());
+                    srq.raced.add(srq.posted.get(i).cookie());
+                }
+            }
+            each.add(bs);
+            bufs.addAll(bs);
         }
         if (bufs.isEmpty()) {
             return;
