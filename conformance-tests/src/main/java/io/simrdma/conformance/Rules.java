@@ -3203,9 +3203,44 @@ final class Rules {
             w.check = Check.ok(p, "the Send completes on request_evd with its cookie")
                     .rows("2.7#1");
             races(m, w);
-            matchSend(m, w, ep.peer);
+            if (!((w.maybeBroken || ep.mayBreak) && mayArriveBeforeBreak(w, ep.peer))) {
+                matchSend(m, w, ep.peer);
+            }
             peerEnding(ep, w);
         });
+    }
+
+    /**
+     * A Send posted while a transfer error breaks (or may break) the connection, before its EP saw the error, is
+     * in progress when the connection breaks: "in-progress DTOs may succeed or fail" (ep-state-machine.md 2.7,
+     * dat_ep_disconnect). If it reaches the peer first it takes the peer's next receive, which the break would
+     * otherwise flush: that receive completes with the message (DAT_DTO_SUCCESS, or DAT_DTO_ERR_LOCAL_LENGTH for a
+     * buffer too small: dat_ep_post_recv) or is flushed. Which bytes it then holds the model does not follow.
+     */
+    static boolean mayArriveBeforeBreak(M.Work send, M.Ep y) {
+        if (y == null || y.srq != null || y.peer != send.ep || !y.alive) {
+            return false;
+        }
+        for (M.Work r : y.recvs) {
+            if (r.done || r.peer != null || r.kind != M.WorkKind.RECV) {
+                continue;
+            }
+            // receives are taken in order: the message goes to the first one without a message, if any
+            if (!r.possible.equals(EnumSet.of(DtoCompletionStatus.ERR_FLUSHED))) {
+                return false;
+            }
+            send.peer = r;
+            r.peer = send;
+            r.maybeBroken = true;
+            r.data = null;
+            r.possible.add(
+                    Tri.total(r.segs) >= send.length
+                            ? DtoCompletionStatus.SUCCESS
+                            : DtoCompletionStatus.ERR_LOCAL_LENGTH);
+            send.possible.addAll(ANY_ERROR);
+            return true;
+        }
+        return false;
     }
 
     /** A work posted while the other side ends the connection may complete or be flushed (this side may not know yet). */
