@@ -598,6 +598,14 @@ final class Model {
         }
         run.check(where, ep.connEvd == evd, "connect_evd " + ep.connEvd, () -> "dequeued from " + evd.sym);
         M.ConnEv head = ep.arrived.peek();
+        while (head != null && evd.unreliable && !matches(head, c.eventNumber())) {
+            // an EVD that may have overflowed may have lost the queued events before this one (the recorded choice
+            // of overflowRisk: "an EVD that overflows loses events; the overflow is reported on the IA's async
+            // EVD"): the head was lost
+            ep.arrived.poll();
+            eventAlternatives.remove(head);
+            head = ep.arrived.peek();
+        }
         if (head != null) {
             if (head.number() == c.eventNumber()) {
                 ep.arrived.poll();
@@ -666,6 +674,19 @@ final class Model {
                 false,
                 allowed + " for " + sym + " (state " + ep.state + ")",
                 () -> c.eventNumber().toString());
+    }
+
+    /** Whether {@code n} is the queued connection event {@code ev} or one of its alternatives. */
+    private boolean matches(M.ConnEv ev, EventNumber n) {
+        if (ev.number() == n) {
+            return true;
+        }
+        for (M.ConnEv alt : eventAlternatives.getOrDefault(ev, List.of())) {
+            if (alt.number() == n) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private void checkOrderBeforeDisconnect(Run run, M.Ep ep, M.Step st) {
