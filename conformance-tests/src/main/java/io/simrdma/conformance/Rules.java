@@ -3956,6 +3956,10 @@ final class Rules {
                 }
             }
         }
+        // a bind is posted to the EP's request queue like a request DTO ("The completion of the posted RMR Bind is
+        // reported ... through a DTO Completion event", on request_evd_handle): with max_request_dtos outstanding it
+        // may fail "DAT_INSUFFICIENT_RESOURCES The operation failed due to resource limitations" (dat_rmr_bind)
+        outstanding(params, p, ep, ep.requests, ep.attrs.maxRequestDtos());
         M.Lmr lmr = l;
         return posting(m, ep, p, params, (s, v) -> {
             M.Work w = newWork(m, M.WorkKind.BIND, ep, cookie, flags, List.of(), 0);
