@@ -3499,6 +3499,13 @@ final class Rules {
             if (end != null || ep.state == DISCONNECTED && ep.pending.isEmpty()) {
                 // already ending: the break only adds BROKEN as a way it may be reported
                 if (end != null) {
+                    // ... and it may come before the requests the graceful end waits for have completed: "in-progress
+                    // ones may succeed or fail" (ep-state-machine.md 2.7, the end of a connection)
+                    for (M.Work w : ep.requests) {
+                        if (!w.done && w.possible.contains(DtoCompletionStatus.SUCCESS) && w.peer == null) {
+                            w.possible.addAll(ANY_ERROR);
+                        }
+                    }
                     end.alternatives.add(new M.Step(
                             DISCONNECTED,
                             EventNumber.CONNECTION_EVENT_BROKEN,
