@@ -575,7 +575,8 @@ final class IaActions {
             Object v = r.call(Rules.cnoQuery(m), null, cno + ".query()", h::query);
             if (v instanceof CnoParams q) {
                 // dat_cno_create: the agent is invoked when the CNO is triggered; after that it is no longer associated
-                boolean mayHaveTriggered = false;
+                // an EVD that fed it earlier (dat_evd_modify_cno moved it elsewhere since) may have triggered it then
+                boolean mayHaveTriggered = m.fed;
                 for (M.Evd e : r.model.all(M.Evd.class)) {
                     mayHaveTriggered |= e.cno == m;
                 }

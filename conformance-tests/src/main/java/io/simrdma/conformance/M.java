@@ -192,6 +192,11 @@ final class M {
     /** A Consumer Notification Object. */
     static final class Cno extends Obj {
         Object agent;
+        /**
+         * An EVD fed it since its agent was set: it may have been triggered and its agent invoked, even if no EVD
+         * feeds it now (dat_cno_create: "After it is invoked, it is no longer associated with the CNO").
+         */
+        boolean fed;
 
         Cno(String sym, Ia ia) {
             super(sym, HandleType.CNO, ia);

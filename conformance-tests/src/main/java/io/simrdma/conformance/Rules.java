@@ -603,6 +603,9 @@ final class Rules {
                         evd.oldCnos.add(evd.cno);
                     }
                     evd.cno = cno;
+                    if (cno != null) {
+                        cno.fed = true;
+                    }
                 })
                 : e;
     }
@@ -781,7 +784,11 @@ final class Rules {
         Expect bad = onlyBadHandle(cno, "dat_cno_modify_agent");
         return bad != null
                 ? bad
-                : Expect.ok(Check.ok("dat_cno_modify_agent", "replaces the wait proxy agent"), v -> cno.agent = agent);
+                : Expect.ok(Check.ok("dat_cno_modify_agent", "replaces the wait proxy agent"), v -> {
+                    cno.agent = agent;
+                    // the new agent can be invoked only by a trigger from now on (the EVDs feeding the CNO now)
+                    cno.fed = false;
+                });
     }
 
     static Expect cnoWait(M.Cno cno, boolean nullTimeout) {
