@@ -215,6 +215,24 @@ final class Model {
 
     /** A pending step happens: the EP takes its state, its event is queued (unless just dequeued). */
     void apply(M.Ep ep, M.Slot slot, M.Step st, boolean eventDequeued) {
+        // an active EP seen DISCONNECTED by its state (not its event): the state does not tell which failure ended
+        // the connect, and dat_ep_connect(3DAT) reports each with its own event (PEER_REJECTED, NON_PEER_REJECTED,
+        // UNREACHABLE, TIMED_OUT; ep-state-machine.md 2.5, all "-> DISCONNECTED"): every one still viable stays
+        // allowed for the event queued
+        List<M.ConnEv> failures = new ArrayList<>();
+        if (!eventDequeued
+                && st.event != null
+                && st.to == EndpointState.DISCONNECTED
+                && st.fork != null
+                && !st.fork.local
+                && ep.conn != null
+                && st.fork == ep.conn.fork) {
+            for (M.Step o : slot.viable()) {
+                if (o != st && o.fork == st.fork && o.to == st.to && o.event != null && o.event != st.event) {
+                    failures.add(new M.ConnEv(o.event, o.privateData, o.check));
+                }
+            }
+        }
         ep.pending.remove(slot);
         if (st.fork != null && st.option != null) {
             st.fork.chosen = st.option;
@@ -244,6 +262,8 @@ final class Model {
                 if (!alt.isEmpty()) {
                     eventAlternatives.put(ev, alt);
                 }
+            } else if (!failures.isEmpty()) {
+                eventAlternatives.put(ev, failures);
             }
         }
         if (st.effect != null) {
