@@ -2574,6 +2574,27 @@ final class Rules {
                     s == UNCONNECTED && ep != null && cr.sp instanceof M.Psp && ((M.Psp) cr.sp).flag == PspFlag.CONSUMER
                             || s == PASSIVE_CONNECTION_PENDING && cr.sp instanceof M.Rsp
                             || s == TENTATIVE_CONNECTION_PENDING && target == cr.providerEp;
+            if (!stateOk && (s == PASSIVE_CONNECTION_PENDING || s == TENTATIVE_CONNECTION_PENDING)) {
+                // an EP another request names (its RSP's, or the provider's EP of another request): dat_cr_accept(3DAT),
+                // "If the provided local Endpoint does not satisfy the requested Connection Request, the operation
+                // fails", and its RETURN VALUES name "DAT_INVALID_PARAMETER ... a combination of parameters was
+                // invalid" (no DAT_INVALID_STATE). S2 (ep-state-machine.md: SILENT, the return code of dat_cr_accept
+                // when the EP is in a wrong state or does not satisfy the request): provider choice, the listed
+                // DAT_INVALID_PARAMETER; DAT_INVALID_STATE for the EP's state is the alternative
+                String s2 = "S2: an EP that belongs to another connection request does not satisfy this one: "
+                        + "DAT_INVALID_PARAMETER (dat_cr_accept lists no DAT_INVALID_STATE)";
+                r.orErr(
+                        INVALID_PARAMETER,
+                        Check.ret(p, INVALID_PARAMETER, "an EP in " + s + " belongs to another request")
+                                .rows("4#13")
+                                .choice(s2));
+                r.orErr(
+                        INVALID_STATE,
+                        Check.ret(p, INVALID_PARAMETER, "an EP in " + s + " belongs to another request")
+                                .rows("4#13")
+                                .alternative(s2));
+                return r;
+            }
             if (!stateOk) {
                 String s2 = "S2: the return code of an accept by an EP in a wrong state is silent";
                 r.orErrChoice(
