@@ -340,14 +340,7 @@ final class IaActions {
             // an LMR over an LMR registers the same memory: read-only when that LMR's buffer is
             boolean memReadOnly = from == null ? readOnly : src.readOnly;
             Expect e = Rules.lmrCreate(
-                    r.model,
-                    m,
-                    mpz,
-                    src,
-                    len,
-                    memReadOnly,
-                    privs,
-                    from == null ? MemoryType.VIRTUAL : MemoryType.LMR);
+                    r.model, m, mpz, src, len, memReadOnly, privs, from == null ? MemoryType.VIRTUAL : MemoryType.LMR);
             Object v = r.call(
                     e,
                     "LocalMemoryRegion " + sym,
