@@ -2575,8 +2575,7 @@ final class Rules {
                             || s == PASSIVE_CONNECTION_PENDING && cr.sp instanceof M.Rsp
                             || s == TENTATIVE_CONNECTION_PENDING && target == cr.providerEp;
             if (!stateOk && (s == PASSIVE_CONNECTION_PENDING || s == TENTATIVE_CONNECTION_PENDING)) {
-                // an EP another request names (its RSP's, or the provider's EP of another request):
-                // dat_cr_accept(3DAT),
+                // an EP another request names (its RSP's, or the provider's EP of another request). dat_cr_accept:
                 // "If the provided local Endpoint does not satisfy the requested Connection Request, the operation
                 // fails", and its RETURN VALUES name "DAT_INVALID_PARAMETER ... a combination of parameters was
                 // invalid" (no DAT_INVALID_STATE). S2 (ep-state-machine.md: SILENT, the return code of dat_cr_accept
