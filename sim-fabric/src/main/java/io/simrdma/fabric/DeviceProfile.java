@@ -67,6 +67,11 @@ public final class DeviceProfile {
         QP_TYPES("queue pair types"),
         /** A UD send longer than the port's MTU; value {@link UdOversizedSend}. */
         UD_OVERSIZED_SEND("UD send longer than the port MTU"),
+        /**
+         * When a window bind or local invalidate posted behind other work requests takes effect; value
+         * {@link LocalOperationOrder}.
+         */
+        LOCAL_OPERATION_ORDER("window bind or local invalidate behind earlier work requests"),
         /** The errno with which a post of an unsupported operation fails; value {@link Errno}. */
         UNSUPPORTED_OPERATION("post of an unsupported operation"),
         /** The device limits ibv_query_device(3) reports and the device enforces; value {@link Limits}. */
@@ -156,6 +161,24 @@ public final class DeviceProfile {
         DISCARD,
         /** The send completes with LOC_LEN_ERR; nothing goes out; the QP moves to SQE. */
         LOC_LEN_ERR
+    }
+
+    /** When a window bind (or local invalidate) posted behind other work requests of its QP takes effect. */
+    public enum LocalOperationOrder {
+        /**
+         * Once every work request before it has completed: behind one that fails, the bind is flushed
+         * and never changed the window, so the old R_Key still works and the new one does not
+         * (ibv_bind_mw(3) NOTES: keep the old R_Key when the bind's CQE reports a failure). A bind
+         * therefore also waits for earlier RDMA WRITEs and SENDs to be acknowledged.
+         */
+        AFTER_EARLIER_COMPLETE,
+        /**
+         * When the send queue reaches it, as soon as the work requests before it are sent (a FENCE
+         * still waits for earlier RDMA READs and atomics): behind one that later fails, the bind is
+         * flushed although the window had already changed, so the new R_Key works and the old one
+         * does not.
+         */
+        WHEN_REACHED
     }
 
     /**
@@ -317,6 +340,9 @@ public final class DeviceProfile {
                 .udOversizedSend(
                         UdOversizedSend.DISCARD,
                         "IBA C10-93.1.1: no packet is emitted for a UD message over the MTU, and no error generated")
+                .localOperationOrder(
+                        LocalOperationOrder.AFTER_EARLIER_COMPLETE,
+                        "ibv_bind_mw(3) NOTES: the caller keeps the old R_Key if the CQE of the bind reports a failure, so a failed bind must not have changed the window")
                 .unsupportedOperation(Errno.EINVAL, "ibv_post_send(3): an invalid WR is EINVAL")
                 .limits(
                         new Limits(
@@ -371,6 +397,9 @@ public final class DeviceProfile {
                 .udOversizedSend(
                         UdOversizedSend.LOC_LEN_ERR,
                         "modelled: ConnectX completes a UD send over the MTU with a local length error (IBV_WC_LOC_LEN_ERR)")
+                .localOperationOrder(
+                        LocalOperationOrder.WHEN_REACHED,
+                        "modelled: the HCA executes a bind WQE in send-queue order without waiting for the acknowledgement of earlier WQEs unless fenced; no public source states what a flushed bind leaves")
                 .unsupportedOperation(
                         Errno.EOPNOTSUPP, "providers/mlx5/qp.c: atomics on a QP without them are EOPNOTSUPP")
                 .limits(
@@ -431,6 +460,9 @@ public final class DeviceProfile {
                 .udOversizedSend(
                         UdOversizedSend.DISCARD,
                         "rxe_req.c: a UD payload over the MTU is a faked successful send, citing C10-93.1.1")
+                .localOperationOrder(
+                        LocalOperationOrder.WHEN_REACHED,
+                        "rxe_req.c rxe_requester: a local operation (rxe_do_local_ops) runs when the requester reaches it; only IB_SEND_FENCE waits for the WQEs before it; a later flush does not undo it")
                 .unsupportedOperation(Errno.EINVAL, "rxe: an opcode it lacks is EINVAL")
                 .limits(
                         new Limits(
@@ -487,6 +519,7 @@ public final class DeviceProfile {
                         "siw.h SIW_MAX_MW 0; no alloc_mw, so libibverbs fails it with EOPNOTSUPP; BIND_MW and LOCAL_INV map to none")
                 .qpTypes(EnumSet.of(QpType.RC), "siw_verbs.c siw_create_qp: only RC, anything else is EOPNOTSUPP")
                 .udOversizedSend(UdOversizedSend.DISCARD, "irrelevant: no UD QPs")
+                .localOperationOrder(LocalOperationOrder.AFTER_EARLIER_COMPLETE, "irrelevant: no memory windows")
                 .unsupportedOperation(Errno.EINVAL, "providers/siw/siw.c push_send_wqe: 'opcode unsupported', EINVAL")
                 .limits(
                         new Limits(
@@ -659,6 +692,10 @@ public final class DeviceProfile {
         return (UdOversizedSend) choices.get(Setting.UD_OVERSIZED_SEND).value();
     }
 
+    public LocalOperationOrder localOperationOrder() {
+        return (LocalOperationOrder) choices.get(Setting.LOCAL_OPERATION_ORDER).value();
+    }
+
     public Errno unsupportedOperation() {
         return (Errno) choices.get(Setting.UNSUPPORTED_OPERATION).value();
     }
@@ -811,6 +848,10 @@ public final class DeviceProfile {
 
         public Builder udOversizedSend(UdOversizedSend v, String source) {
             return set(Setting.UD_OVERSIZED_SEND, v, source);
+        }
+
+        public Builder localOperationOrder(LocalOperationOrder v, String source) {
+            return set(Setting.LOCAL_OPERATION_ORDER, v, source);
         }
 
         /** @throws IllegalArgumentException for an errno other than EINVAL or EOPNOTSUPP */

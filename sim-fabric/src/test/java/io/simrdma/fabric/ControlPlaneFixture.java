@@ -59,8 +59,12 @@ final class ControlPlaneFixture {
         }
 
         static Node of(Fabric f, String name) {
-            Device d = f.createDevice(name);
-            return new Node(d, d.createCq(256));
+            return new Node(f.createDevice(name));
+        }
+
+        /** {@code d} with a CQ of 256 entries. */
+        Node(Device d) {
+            this(d, d.createCq(256));
         }
 
         /** A device whose CQ reports to a completion channel. */
@@ -107,9 +111,14 @@ final class ControlPlaneFixture {
         final MemoryRegion target;
 
         Pairs(Mode mode) {
+            this(mode, DeviceProfile.DEFAULT);
+        }
+
+        /** The same with both devices on {@code profile}. */
+        Pairs(Mode mode, DeviceProfile profile) {
             fabric = mode.fabric();
-            a = Node.of(fabric, "a");
-            b = Node.of(fabric, "b");
+            a = new Node(fabric.createDevice(DeviceConfig.named("a").profile(profile)));
+            b = new Node(fabric.createDevice(DeviceConfig.named("b").profile(profile)));
             qa1 = a.qp();
             qb1 = b.qp();
             qa2 = a.qp();

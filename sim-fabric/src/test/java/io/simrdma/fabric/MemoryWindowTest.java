@@ -184,6 +184,28 @@ class MemoryWindowTest {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
+    @DisplayName(
+            "LOCAL_OPERATION_ORDER = WHEN_REACHED (rxe_req.c: a local operation runs when the requester reaches it): a bind flushed behind a failed RDMA WRITE has already changed the window: the new R_Key works, the old one does not")
+    void shouldHaveBoundWhenBindFlushedAndProfileRunsBindWhenReached(Mode mode) {
+        try (Pairs p = new Pairs(mode, DeviceProfile.RXE)) {
+            assertEquals(
+                    DeviceProfile.LocalOperationOrder.WHEN_REACHED,
+                    p.b.dev.profile().localOperationOrder());
+            MemoryWindow mw = p.b.pd.allocMw(MwType.TYPE_1);
+            int k1 = bind(p, mw, p.target, p.t(0), 256, RW);
+            p.qb1.postSend(ControlPlaneFixture.write(p.b, 1, 0, 8, p.a.addr(0), 0x5555));
+            int k2 = p.qb1.bindMw(mw, p.target, p.t(1024), 256, RW, 2, SIGNALED);
+            assertStatus(WcStatus.REM_ACCESS_ERR, pollOne(p.b.cq));
+            WorkCompletion b = assertStatus(WcStatus.WR_FLUSH_ERR, pollOne(p.b.cq));
+            assertEquals(2, b.wrId(), "the bind's completion is a flush");
+            assertStatus(WcStatus.SUCCESS, p.write(p.qa2, p.t(1024), k2, 8, 3));
+            RcPair.assertBytes(p.a.buf, 0, p.targetBuf, 1024, 8);
+            assertStatus(WcStatus.REM_ACCESS_ERR, p.write(p.qa2, p.t(0), k1, 8, 4));
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Mode.class)
     @DisplayName("ibv_alloc_mw(3): a type 1 window belongs to its PD: another QP of the PD may rebind it")
     void shouldRebindThroughAnotherQpWhenType1(Mode mode) {
         try (Pairs p = new Pairs(mode)) {

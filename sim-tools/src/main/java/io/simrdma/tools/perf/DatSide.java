@@ -6,6 +6,8 @@ import io.simrdma.dat.ConnectFlag;
 import io.simrdma.dat.ConnectionEvent;
 import io.simrdma.dat.Dat;
 import io.simrdma.dat.DatEvent;
+import io.simrdma.dat.DatReturnType;
+import io.simrdma.dat.DtoCompletionEvent;
 import io.simrdma.dat.DtoCompletionStatus;
 import io.simrdma.dat.Endpoint;
 import io.simrdma.dat.EpAttributes;
@@ -37,7 +39,8 @@ import java.util.Set;
  * by its endpoints, two LMRs per endpoint. Endpoints connect through a PSP (dat_psp_create,
  * dat_ep_connect, dat_cr_accept). Unsignalled requests are posted with
  * DAT_COMPLETION_SUPPRESS_FLAG, signalled ones with the default flags; polls are dat_evd_dequeue into a reused
- * {@link EventSlot}.
+ * {@link EventSlot}. With {@link PerfSettings#events()} an empty dequeue is followed by dat_evd_wait for
+ * one event (perftest's -e), which sleeps until it comes.
  *
  * <p>DAT 1.2 posts one DTO per call and has no atomics and no inline data: a post list is that many
  * calls, and {@code atomic-lat} and {@code --inline} are verbs only.
@@ -50,6 +53,7 @@ final class DatSide extends PerfSide {
     static final long QUALIFIER = 18515;
 
     private static final Timeout CONNECT_TIMEOUT = Timeout.ofMillis(20_000);
+    private static final Timeout EVENT_WAIT = Timeout.ofMillis(VerbsSide.EVENT_WAIT_MS);
     private static final Set<CompletionFlag> SIGNALLED = EnumSet.noneOf(CompletionFlag.class);
     private static final Set<CompletionFlag> SUPPRESSED = EnumSet.of(CompletionFlag.SUPPRESS);
 
@@ -73,11 +77,13 @@ final class DatSide extends PerfSide {
     private final List<List<LmrTriplet>> recvIov = new ArrayList<>();
 
     private final RmrTriplet[] rmr;
+    private final boolean events;
     private PerfTest.Verb verb;
 
     /** Creates the side's objects on the opened {@code ia}, which the side now owns (and closes). */
     DatSide(InterfaceAdapter ia, PerfSettings s) {
         this.ia = ia;
+        this.events = s.events();
         int n = s.qps();
         try {
             pz = ia.createPz();
@@ -250,6 +256,12 @@ final class DatSide extends PerfSide {
         while (n < seqs.length && reqEvd.dequeue(reqSlot)) {
             seqs[n++] = check(reqSlot);
         }
+        if (n == 0 && events) {
+            DtoCompletionEvent e = sleep(reqEvd);
+            if (e != null) {
+                seqs[n++] = e.userCookie();
+            }
+        }
         return n;
     }
 
@@ -259,7 +271,32 @@ final class DatSide extends PerfSide {
         while (n < qps.length && recvEvd.dequeue(recvSlot)) {
             qps[n++] = (int) check(recvSlot);
         }
+        if (n == 0 && events) {
+            DtoCompletionEvent e = sleep(recvEvd);
+            if (e != null) {
+                qps[n++] = (int) e.userCookie();
+            }
+        }
         return n;
+    }
+
+    /**
+     * dat_evd_wait(3DAT) for one event for at most {@link VerbsSide#EVENT_WAIT_MS}: the successful DTO
+     * completion it returns, or null after a timeout (the loop's stall check runs between waits).
+     */
+    private static DtoCompletionEvent sleep(EventDispatcher evd) {
+        EvdWaitResult r = evd.waitForEvent(EVENT_WAIT, 1);
+        if (r.status() != DatReturnType.SUCCESS) {
+            return null;
+        }
+        DatEvent e = r.event().orElseThrow();
+        if (!(e instanceof DtoCompletionEvent d)) {
+            throw new PerfFailure("not a DTO completion: " + e);
+        }
+        if (d.status() != DtoCompletionStatus.SUCCESS) {
+            throw new PerfFailure("DTO completion with an error: " + d.status() + " (cookie " + d.userCookie() + ")");
+        }
+        return d;
     }
 
     /** The cookie of the successful DTO completion in {@code e}. */

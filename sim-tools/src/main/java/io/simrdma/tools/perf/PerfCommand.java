@@ -137,6 +137,13 @@ public final class PerfCommand implements Callable<Integer> {
     String mode;
 
     @Option(
+            names = {"-e", "--events"},
+            description = "bandwidth tests: sleep until completions arrive instead of busy-polling (perftest's -e): "
+                    + "a completion channel on the verbs layer, dat_evd_wait on DAT; not with --mode deterministic, "
+                    + "where the polling thread runs the fabric")
+    boolean events;
+
+    @Option(
             names = "--seed",
             defaultValue = "1",
             description = "seed of a deterministic fabric (default: ${DEFAULT-VALUE})")
@@ -347,7 +354,14 @@ public final class PerfCommand implements Callable<Integer> {
         if (l != PerfSettings.Layer.VERBS && (test == PerfTest.ATOMIC_LAT || inline > 0)) {
             throw usage("DAT 1.2 has no atomics and no inline data: atomic-lat and --inline-size need --layer verbs");
         }
-        return new PerfSettings(test, sizes, iters, warm, qps, tx, rxDepth, mod, postList, inline, l, m, seed);
+        if (events && test.isLatency()) {
+            throw usage(
+                    "--events applies to the bandwidth tests; the latency tests busy-poll, as perftest's do by default");
+        }
+        if (events && m == PerfSettings.Mode.DETERMINISTIC) {
+            throw usage("--events needs a fabric that runs without the polling thread: --mode threaded or tcp");
+        }
+        return new PerfSettings(test, sizes, iters, warm, qps, tx, rxDepth, mod, postList, inline, l, m, seed, events);
     }
 
     private <E extends Enum<E>> E parse(Class<E> type, String v, String option) {

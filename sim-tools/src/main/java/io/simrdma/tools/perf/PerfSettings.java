@@ -23,6 +23,8 @@ import java.util.Map;
  * @param layer       which API the test drives
  * @param mode        where the fabric runs
  * @param seed        seed of a deterministic fabric
+ * @param events      bandwidth tests only: wait for completions asleep (a completion channel on the verbs
+ *                    layer, dat_evd_wait on DAT) instead of busy-polling (perftest's -e)
  */
 record PerfSettings(
         PerfTest test,
@@ -37,7 +39,8 @@ record PerfSettings(
         int inline,
         Layer layer,
         Mode mode,
-        long seed) {
+        long seed,
+        boolean events) {
 
     /** The API a test drives. */
     enum Layer {
@@ -66,6 +69,30 @@ record PerfSettings(
 
     PerfSettings {
         sizes = List.copyOf(sizes);
+    }
+
+    /** The same, busy-polling. */
+    PerfSettings(
+            PerfTest test,
+            List<Integer> sizes,
+            int iterations,
+            int warmup,
+            int qps,
+            int txDepth,
+            int rxDepth,
+            int cqMod,
+            int postList,
+            int inline,
+            Layer layer,
+            Mode mode,
+            long seed) {
+        this(test, sizes, iterations, warmup, qps, txDepth, rxDepth, cqMod, postList, inline, layer, mode, seed, false);
+    }
+
+    /** The same settings, waiting for completions asleep if {@code on}. */
+    PerfSettings withEvents(boolean on) {
+        return new PerfSettings(
+                test, sizes, iterations, warmup, qps, txDepth, rxDepth, cqMod, postList, inline, layer, mode, seed, on);
     }
 
     /** The largest size: every buffer is made this large once. */
@@ -102,6 +129,7 @@ record PerfSettings(
         m.put("layer", layer.name());
         m.put("mode", mode.name());
         m.put("seed", Long.toString(seed));
+        m.put("events", Boolean.toString(events));
         StringBuilder b = new StringBuilder();
         m.forEach((k, v) ->
                 b.append(b.length() == 0 ? "" : ";").append(k).append('=').append(v));
@@ -143,7 +171,8 @@ record PerfSettings(
                 num(m, "inline"),
                 Layer.valueOf(get(m, "layer")),
                 Mode.valueOf(get(m, "mode")),
-                Long.parseLong(get(m, "seed")));
+                Long.parseLong(get(m, "seed")),
+                Boolean.parseBoolean(get(m, "events")));
     }
 
     private static String get(Map<String, String> m, String k) {

@@ -81,6 +81,7 @@ final class Report {
             out.printf(" Post List       : %d%n", s.postList());
         }
         out.println(" Mtu             : 4096[B]");
+        out.printf(" Completions     : %s%n", s.events() ? "events (sleeps until they arrive)" : "busy polling");
         out.printf(" Max inline data : %d[B]%n", s.inline());
         out.printf(" Warm-up         : %d iterations per size, not counted%n", s.warmup());
         out.println(" Baseline        : " + first.baseline());
@@ -113,16 +114,16 @@ final class Report {
             return layer
                     + String.format(
                             Locale.ROOT,
-                            " %-10d %-10d       %-14.2f     %-14.2f       %-10.6f" + " | %-15.2f %6.3f | %-15.6f %6.3f",
+                            " %-10d %-10d       %-14.2f     %-14.2f       %-10.6f" + " | %-15.2f %6s | %-15.6f %6s",
                             b.size(),
                             b.iterations(),
                             b.peakBytesPerSecond() / MB,
                             b.bytesPerSecond() / MB,
                             b.messagesPerSecond() / 1e6,
                             b.baseBytesPerSecond() / MB,
-                            b.bwRatio(),
+                            ratio(b.bwRatio()),
                             b.baseMessagesPerSecond() / 1e6,
-                            b.rateRatio())
+                            ratio(b.rateRatio()))
                     + vs;
         }
         Figure.Lat l = (Figure.Lat) f;
@@ -149,6 +150,11 @@ final class Report {
                         l.baseTypical(),
                         l.ratio())
                 + vs;
+    }
+
+    /** A ratio to three decimals, or to six when it is below 0.001, so that a tiny one does not read as 0. */
+    private static String ratio(double r) {
+        return String.format(Locale.ROOT, r > 0 && r < 0.001 ? "%.6f" : "%.3f", r);
     }
 
     /** For a DAT figure of a run of both layers: the verbs figure of the same size. */
@@ -203,6 +209,8 @@ final class Report {
                 .append(s.warmup())
                 .append(", \"seed\": ")
                 .append(s.seed())
+                .append(", \"events\": ")
+                .append(s.events())
                 .append("},\n");
         b.append("  \"notes\": [");
         for (int i = 0; i < notes.size(); i++) {

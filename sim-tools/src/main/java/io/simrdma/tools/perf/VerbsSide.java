@@ -1,6 +1,7 @@
 package io.simrdma.tools.perf;
 
 import io.simrdma.fabric.AccessFlag;
+import io.simrdma.fabric.CompletionChannel;
 import io.simrdma.fabric.CompletionQueue;
 import io.simrdma.fabric.Device;
 import io.simrdma.fabric.MemoryRegion;
@@ -21,12 +22,15 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /**
  * A test side on the verbs layer (ibv_* in Java): one PD, a send CQ and a receive CQ shared by its
  * RC QPs, two registered buffers per QP. Posts reuse prebuilt work requests, chained for a post
  * list (ibv_post_send(3) with a list, as perftest's -l), and polls reuse one completion array, so
- * the measuring loop allocates nothing.
+ * the measuring loop allocates nothing. With {@link PerfSettings#events()} each CQ reports to a
+ * completion channel of its own and an empty poll sleeps on it (perftest's -e: ibv_req_notify_cq(3),
+ * ibv_get_cq_event(3)).
  *
  * <p>Thread safety: not thread-safe; one thread drives a side.
  */
@@ -36,10 +40,16 @@ final class VerbsSide extends PerfSide {
             AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_READ, AccessFlag.REMOTE_ATOMIC);
     /** RDMA READs and atomics outstanding per QP, each way: perftest's default for recent HCAs. */
     static final int OUT_READS = 16;
+    /** Longest sleep on a completion channel before the loop looks again (its stall check runs between). */
+    static final long EVENT_WAIT_MS = 100;
 
     private final ProtectionDomain pd;
     private final CompletionQueue sendCq;
     private final CompletionQueue recvCq;
+    /** The CQs' completion channels with {@link PerfSettings#events()}, else null. */
+    private final CompletionChannel sendChannel;
+
+    private final CompletionChannel recvChannel;
     private final QueuePair[] qp;
     private final MemoryRegion[] srcMr;
     private final MemoryRegion[] dstMr;
@@ -57,8 +67,17 @@ final class VerbsSide extends PerfSide {
         this.inline = s.inline();
         int n = s.qps();
         pd = device.allocPd();
-        sendCq = device.createCq(n * s.sendQueueDepth());
-        recvCq = device.createCq(n * Math.max(1, s.rxDepth()));
+        if (s.events()) {
+            sendChannel = device.createCompletionChannel();
+            recvChannel = device.createCompletionChannel();
+            sendCq = device.createCq(n * s.sendQueueDepth(), sendChannel, null);
+            recvCq = device.createCq(n * Math.max(1, s.rxDepth()), recvChannel, null);
+        } else {
+            sendChannel = null;
+            recvChannel = null;
+            sendCq = device.createCq(n * s.sendQueueDepth());
+            recvCq = device.createCq(n * Math.max(1, s.rxDepth()));
+        }
         qp = new QueuePair[n];
         srcMr = new MemoryRegion[n];
         dstMr = new MemoryRegion[n];
@@ -206,7 +225,11 @@ final class VerbsSide extends PerfSide {
 
     @Override
     int pollRequests(long[] seqs) {
-        int n = sendCq.poll(wc, Math.min(seqs.length, wc.length));
+        int max = Math.min(seqs.length, wc.length);
+        int n = sendCq.poll(wc, max);
+        if (n == 0 && sendChannel != null) {
+            n = sleepAndPoll(sendCq, sendChannel, max);
+        }
         for (int i = 0; i < n; i++) {
             check(wc[i]);
             seqs[i] = wc[i].wrId();
@@ -216,12 +239,36 @@ final class VerbsSide extends PerfSide {
 
     @Override
     int pollRecvs(int[] qps) {
-        int n = recvCq.poll(wc, Math.min(qps.length, wc.length));
+        int max = Math.min(qps.length, wc.length);
+        int n = recvCq.poll(wc, max);
+        if (n == 0 && recvChannel != null) {
+            n = sleepAndPoll(recvCq, recvChannel, max);
+        }
         for (int i = 0; i < n; i++) {
             check(wc[i]);
             qps[i] = (int) wc[i].wrId();
         }
         return n;
+    }
+
+    /**
+     * An empty CQ with events: arm it, poll once more (a completion may have arrived before the arm
+     * and raised no event), then sleep on its channel for at most {@link #EVENT_WAIT_MS} and poll
+     * what woke it. Returns 0 after a wait without an event, so the loop sees a stall as it would
+     * polling.
+     */
+    private int sleepAndPoll(CompletionQueue cq, CompletionChannel channel, int max) {
+        cq.requestNotify(false);
+        int n = cq.poll(wc, max);
+        if (n > 0) {
+            return n;
+        }
+        CompletionQueue woke = channel.getCqEvent(EVENT_WAIT_MS, TimeUnit.MILLISECONDS);
+        if (woke == null) {
+            return 0;
+        }
+        woke.ackEvents(1);
+        return cq.poll(wc, max);
     }
 
     private static void check(WorkCompletion c) {
@@ -249,6 +296,8 @@ final class VerbsSide extends PerfSide {
         }
         quietly(sendCq::destroy);
         quietly(recvCq::destroy);
+        quietly(sendChannel == null ? null : sendChannel::destroy);
+        quietly(recvChannel == null ? null : recvChannel::destroy);
         quietly(pd::dealloc);
     }
 

@@ -157,6 +157,37 @@ class PerfCommandTest {
     }
 
     @Test
+    @DisplayName(
+            "-e (perftest's --events): the bandwidth tests sleep on a completion channel (verbs) or in dat_evd_wait (DAT) instead of busy-polling, threaded and over TCP")
+    void shouldWaitForCompletionEventsWhenAsked() {
+        for (String test : List.of("write-bw", "send-bw")) {
+            Run r = run(test, "-e", "-s", "65536", "-n", "200", "--warmup", "20", "--layer", "both", "--no-progress");
+            assertEquals(0, r.exitCode(), r.err());
+            assertTrue(r.out().contains("Completions     : events"), r.out());
+            assertTrue(row(r.out(), " verbs  ")[3] > 0 && row(r.out(), " dat    ")[3] > 0, r.out());
+        }
+        Run tcp = run(
+                "write-bw",
+                "--events",
+                "--mode",
+                "tcp",
+                "-s",
+                "65536",
+                "-n",
+                "100",
+                "--warmup",
+                "20",
+                "--layer",
+                "both",
+                "--no-progress");
+        assertEquals(0, tcp.exitCode(), tcp.err());
+        assertTrue(tcp.out().contains("Completions     : events"), tcp.out());
+        assertTrue(row(tcp.out(), " dat    ")[3] > 0, tcp.out());
+        Run polled = run("write-bw", "-s", "4096", "-n", "50", "--warmup", "5", "--no-progress");
+        assertTrue(polled.out().contains("Completions     : busy polling"), polled.out());
+    }
+
+    @Test
     @DisplayName("--json prints one document with a result per layer and size")
     void shouldPrintJsonWhenAsked() {
         Run r = run(
@@ -265,6 +296,8 @@ class PerfCommandTest {
         assertUsage(run("flood"), "unknown test 'flood'");
         assertUsage(run("write-bw", "--mode", "warp"), "--mode must be one of");
         assertUsage(run(), "name a TEST");
+        assertUsage(run("send-lat", "-e"), "--events applies to the bandwidth tests");
+        assertUsage(run("write-bw", "-e", "--mode", "deterministic"), "--events needs a fabric that runs without");
     }
 
     private static void assertUsage(Run r, String message) {
@@ -288,7 +321,9 @@ class PerfCommandTest {
                 64,
                 PerfSettings.Layer.BOTH,
                 PerfSettings.Mode.TCP,
-                -9);
+                -9,
+                true);
         assertEquals(s, PerfSettings.decode(s.encode()));
+        assertEquals(false, PerfSettings.decode(s.withEvents(false).encode()).events());
     }
 }

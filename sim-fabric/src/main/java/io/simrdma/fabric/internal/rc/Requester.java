@@ -1,5 +1,6 @@
 package io.simrdma.fabric.internal.rc;
 
+import io.simrdma.fabric.DeviceProfile.LocalOperationOrder;
 import io.simrdma.fabric.QpState;
 import io.simrdma.fabric.SendFlag;
 import io.simrdma.fabric.WcStatus;
@@ -189,11 +190,14 @@ public final class Requester {
         if (wqe.state == SendWqe.State.POSTED && wqe.has(SendFlag.FENCE) && outstandingRdAtomic > 0) {
             return Step.DONE;
         }
-        if (wqe.opcode.isLocal() && wqeIndex > qp.sq.head) {
-            // A bind (or invalidate) changes a window for good, while a WQE before it that fails flushes it: it
-            // runs only once everything before it has completed, so that a bind whose completion is a flush
-            // never took effect (ibv_bind_mw(3): the caller keeps the old R_Key when the CQE reports a failure;
-            // dat_rmr_bind(3DAT): the consumer learns the new rmr_context is usable from a successful completion).
+        if (wqe.opcode.isLocal()
+                && wqeIndex > qp.sq.head
+                && qp.owner().profile().localOperationOrder() == LocalOperationOrder.AFTER_EARLIER_COMPLETE) {
+            // A bind (or invalidate) changes a window for good, while a WQE before it that fails flushes it: on
+            // this profile it runs only once everything before it has completed, so that a bind whose completion
+            // is a flush never took effect (ibv_bind_mw(3): the caller keeps the old R_Key when the CQE reports a
+            // failure; dat_rmr_bind(3DAT): the consumer learns the new rmr_context is usable from a successful
+            // completion). WHEN_REACHED (rxe) runs it at once, as the code below does.
             localWaits = true;
             return Step.DONE;
         }
