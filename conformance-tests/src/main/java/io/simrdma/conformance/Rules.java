@@ -4409,6 +4409,29 @@ final class Rules {
         if (newAttrs != null) {
             mixedNotification(e, p, m, newRecv, newReq, newAttrs, ep);
         }
+        // the EVDs and completion flags dat_ep_modify sets are those dat_ep_create takes, under the same rules
+        // (dat_ep_create: the role's stream; "If request_evd_handle (recv_evd_handle) is used for an EVD that is fed by
+        // any event stream other than DTO or RMR completion event streams, only DAT_COMPLETION_THRESHOLD is valid for
+        // Request/Recv Completion Flags"); dat_ep_modify: "DAT_INVALID_PARAMETER ... one of the requested Endpoint
+        // parameters or attributes was invalid"
+        M.Evd newConn = ep.connEvd;
+        if (f == ModField.EVD && handleArg instanceof M.Evd evd) {
+            if (newRecv != ep.recvEvd) {
+                streamFlag(e, p, newRecv, EvdFlag.DTO, "recv_evd_handle");
+            } else if (newReq != ep.reqEvd) {
+                streamFlag(e, p, newReq, EvdFlag.DTO, "request_evd_handle");
+            } else if (evd != newRecv && evd != newReq) {
+                newConn = evd;
+                streamFlag(e, p, evd, EvdFlag.CONNECTION, "connect_evd_handle");
+            }
+        }
+        boolean flagsChanged = ep.attrs != null
+                && newAttrs != null
+                && (!newAttrs.recvCompletionFlags().equals(ep.attrs.recvCompletionFlags())
+                        || !newAttrs.requestCompletionFlags().equals(ep.attrs.requestCompletionFlags()));
+        if (flagsChanged || f == ModField.EVD) {
+            thresholdOnly(e, p, newRecv, newReq, newConn, newAttrs);
+        }
         if (handleArg != null) {
             badHandle(e, handleArg, ep.ia, p, "the new " + handleArg.type + " handle");
         }
