@@ -320,6 +320,8 @@ final class M {
         Check check;
 
         long cookie;
+        /** The EVD of its stream when it was posted (its completion is queued there even if dat_ep_modify moves it). */
+        Evd postedTo;
 
         Work(WorkKind kind, Ep ep, long cookie, Set<CompletionFlag> flags, List<Tri> segs, long length, int seq) {
             this.kind = kind;

@@ -998,6 +998,12 @@ final class Model {
             long length,
             String rmrSym) {
         M.Evd target = w.request() ? ep.reqEvd : ep.recvEvd;
+        if (q == ep.orphans && w.postedTo != null && evd == w.postedTo) {
+            // work dat_ep_reset left unfinished: its completion, if not lost ("completions not yet dequeued may be
+            // lost", dat_ep_reset), was queued on the EVD of its stream then; a later dat_ep_modify of the EP's
+            // EVDs does not move it
+            target = evd;
+        }
         Check where = Check.ok(
                 "dat_ep_create",
                 w.request()

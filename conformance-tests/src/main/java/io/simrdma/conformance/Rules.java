@@ -3185,6 +3185,7 @@ final class Rules {
     static M.Work newWork(
             Model m, M.WorkKind kind, M.Ep ep, long cookie, Set<CompletionFlag> flags, List<Tri> segs, long length) {
         M.Work w = new M.Work(kind, ep, cookie, flags, List.copyOf(segs), length, ++m.workSeq);
+        w.postedTo = kind == M.WorkKind.RECV ? ep.recvEvd : ep.reqEvd;
         w.possible = EnumSet.of(DtoCompletionStatus.SUCCESS);
         w.check = Check.ok(pageOf(kind), "the completion carries the cookie and a status the pages allow");
         return w;
