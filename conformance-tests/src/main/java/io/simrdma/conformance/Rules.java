@@ -3531,8 +3531,12 @@ final class Rules {
                     // ... and it may come before the requests the graceful end waits for have completed: "in-progress
                     // ones may succeed or fail" (ep-state-machine.md 2.7, the end of a connection)
                     for (M.Work w : ep.requests) {
-                        if (!w.done && w.possible.contains(DtoCompletionStatus.SUCCESS) && w.peer == null) {
+                        if (!w.done && w.possible.contains(DtoCompletionStatus.SUCCESS)) {
                             w.possible.addAll(ANY_ERROR);
+                            if (w.peer != null && !w.peer.done) {
+                                // a Send whose message may not have reached the peer's receive before the break
+                                w.peer.possible.addAll(ANY_ERROR);
+                            }
                         }
                     }
                     end.alternatives.add(new M.Step(
