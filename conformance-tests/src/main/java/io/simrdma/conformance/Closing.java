@@ -24,7 +24,9 @@ import java.util.function.Function;
  * EP's request queue and posts a send, an RDMA Write and an RDMA Read beyond max_request_dtos
  * (DAT_INSUFFICIENT_RESOURCES); posts an SRQ buffer past its LMR's end ({@code dat_srq_post_recv}
  * DAT_INVALID_PARAMETER); binds an RMR through an EP that is not connected ({@code dat_rmr_bind}
- * DAT_INVALID_STATE) and frees an LMR an RMR is bound to ({@code dat_lmr_free} DAT_INVALID_STATE); then closes
+ * DAT_INVALID_STATE) and frees an LMR an RMR is bound to ({@code dat_lmr_free} DAT_INVALID_STATE); on the
+ * deterministic fabric without faults, connects an EP of an SRQ and lets a message reach it while it is
+ * DISCONNECT_PENDING (row 2.8#5: it still takes the SRQ's buffer), then drains; then closes
  * the last IA with an invalid flag and abruptly, and calls {@code dat_ia_query}, {@code dat_ia_close},
  * {@code dat_pz_create}, {@code dat_cno_create}, {@code dat_srq_create}, {@code dat_rsp_create},
  * {@code dat_lmr_sync_rdma_*}, {@code dat_ep_modify}, {@code dat_ep_post_rdma_*} and {@code dat_evd_enable} /
@@ -44,8 +46,14 @@ final class Closing {
     private M.Ep overflowEp;
     private int posted;
 
-    /** The closing phase; its objects are named {@code close*} (no generated symbol starts so). */
-    Closing() {
+    /**
+     * The closing phase; its objects are named {@code close*} (no generated symbol starts so).
+     *
+     * @param ordered whether the fabric is deterministic and without faults: only there does a message posted right
+     *                after the peer's graceful disconnect certainly arrive before that disconnect ends (elsewhere it is
+     *                a race the pages leave open), which the DISCONNECT_PENDING scenario (row 2.8#5) needs
+     */
+    Closing(boolean ordered) {
         String tag = "";
         probe = "closeEvd";
         cno = "closeCno";
@@ -122,6 +130,9 @@ final class Closing {
         steps.add(this::srqPostOutside);
         steps.add(this::bindUnconnected);
         steps.add(Closing::freeBoundLmr);
+        if (ordered) {
+            disconnectPendingSrq();
+        }
         // the last IA: an invalid flag, then closed abruptly, then calls on its destroyed handles
         steps.add(m -> {
             M.Ia a = lastLive(m);
@@ -201,6 +212,114 @@ final class Closing {
             M.Evd e = deadEvd(m);
             return e == null ? null : new EvdActions.EvdSwitch(e.sym, EvdActions.Switch.SET_UNWAITABLE);
         });
+    }
+
+    private static final String DP_EVD = "closeDpEvd";
+    private static final String DP_PZ = "closeDpPz";
+    private static final String DP_SRQ = "closeDpSrq";
+    private static final String DP_Y = "closeDpY";
+    private static final String DP_X = "closeDpX";
+    private static final String DP_PSP = "closeDpPsp";
+    private M.Ia dpIa;
+    private long dpQual;
+
+    /**
+     * Row 2.8#5 (dat_srq_post_recv(3DAT): an EP of an SRQ in DISCONNECT_PENDING may still take buffers from its SRQ):
+     * on the first live IA, an EP with an SRQ (y) is connected to a plain EP (x) through a PSP; x posts a receive and
+     * the SRQ a buffer (both zero-length); y posts a Send and disconnects gracefully, so it stays DISCONNECT_PENDING
+     * while its Send is outstanding (the deterministic fabric moves only while the thread waits); then x sends: the
+     * message reaches y in DISCONNECT_PENDING and takes the SRQ's buffer. The drain that follows dequeues the
+     * receive's completion, whose check cites the row. Each step skips when the one before did not leave the model
+     * where it needs it. Only on an ordered fabric (see {@link #Closing(boolean)}): with real threads or lost and
+     * delayed packets, y's Send may be acknowledged and its disconnect done before the message comes.
+     */
+    private void disconnectPendingSrq() {
+        steps.add(m -> {
+            dpIa = firstLive(m);
+            if (dpIa == null) {
+                return null;
+            }
+            dpQual = 4200;
+            while (Rules.listener(m, dpIa, dpQual) != null) {
+                dpQual++;
+            }
+            return new EvdActions.EvdCreate(
+                    dpIa.sym, DP_EVD, 16, null, EnumSet.of(EvdFlag.DTO, EvdFlag.CR, EvdFlag.CONNECTION));
+        });
+        steps.add(m -> live(m, DP_EVD) ? new IaActions.PzCreate(dpIa.sym, DP_PZ) : null);
+        steps.add(m -> live(m, DP_PZ) ? new DtoActions.SrqCreate(dpIa.sym, DP_SRQ, DP_PZ, 4, 1, 0) : null);
+        // dat_ep_create_with_srq(3DAT): ep_attributes must not be NULL
+        io.simrdma.dat.EpAttributes srqAttrs = io.simrdma.dat.EpAttributes.builder()
+                .maxMessageSize(65536)
+                .maxRdmaSize(65536)
+                .maxRecvDtos(4)
+                .maxRequestDtos(4)
+                .maxRecvIov(1)
+                .maxRequestIov(1)
+                .maxRdmaReadIn(1)
+                .maxRdmaReadOut(1)
+                .maxRdmaReadIov(1)
+                .maxRdmaWriteIov(1)
+                .build();
+        steps.add(m -> live(m, DP_SRQ)
+                ? new EpActions.EpCreate(dpIa.sym, DP_Y, DP_PZ, DP_EVD, DP_EVD, DP_EVD, srqAttrs, DP_SRQ)
+                : null);
+        steps.add(m -> live(m, DP_Y)
+                ? new EpActions.EpCreate(dpIa.sym, DP_X, DP_PZ, DP_EVD, DP_EVD, DP_EVD, null, null)
+                : null);
+        steps.add(m -> live(m, DP_X)
+                ? new EpActions.PspCreate(dpIa.sym, DP_PSP, dpQual, DP_EVD, io.simrdma.dat.PspFlag.CONSUMER, false)
+                : null);
+        steps.add(m -> live(m, DP_PSP)
+                ? new EpActions.EpConnect(DP_X, dpIa.sym, dpQual, 0, 0, false, Qos.BEST_EFFORT, false)
+                : null);
+        steps.add(m -> live(m, DP_PSP) ? new EvdActions.Settle(20) : null);
+        // the request, accepted by y; then both ESTABLISHED events
+        steps.add(Closing::dpWait);
+        steps.add(m -> {
+            for (M.Cr cr : m.live(M.Cr.class)) {
+                if (cr.conn.active != null && cr.conn.active.sym.equals(DP_X)) {
+                    return new EpActions.CrAccept(cr.sym, DP_Y, 0, 0);
+                }
+            }
+            return null;
+        });
+        steps.add(Closing::dpWait);
+        steps.add(Closing::dpWait);
+        steps.add(m -> dpConnected(m) ? new DtoActions.PostRecv(DP_X, List.of(), ++cookie, noFlags()) : null);
+        steps.add(m -> dpConnected(m) ? new DtoActions.SrqPostRecv(DP_SRQ, List.of(), ++cookie) : null);
+        steps.add(m -> dpConnected(m) ? new DtoActions.PostSend(DP_Y, List.of(), ++cookie, noFlags(), 0) : null);
+        steps.add(m -> dpConnected(m) ? new EpActions.EpDisconnect(DP_Y, CloseFlag.GRACEFUL) : null);
+        steps.add(m -> m.get(DP_Y) instanceof M.Ep y && y.live() && y.state == EndpointState.DISCONNECT_PENDING
+                ? new DtoActions.PostSend(DP_X, List.of(), ++cookie, noFlags(), 0)
+                : null);
+        steps.add(m -> live(m, DP_EVD) && m.get(DP_X) instanceof M.Ep x && !x.requests.isEmpty()
+                ? new EvdActions.Drain()
+                : null);
+    }
+
+    /** A long wait on the scenario's EVD for an event the model is certain of. */
+    private static Action dpWait(Model m) {
+        if (!(m.get(DP_EVD) instanceof M.Evd e) || !e.live()) {
+            return null;
+        }
+        Model.Count c = m.count(e);
+        return c.certain() > 0 || c.certainToCome() > 0
+                ? new EvdActions.EvdWait(DP_EVD, 1, true, false)
+                : c.possible() > 0 ? new EvdActions.EvdWait(DP_EVD, 1, false, false) : null;
+    }
+
+    private static boolean dpConnected(Model m) {
+        return m.get(DP_X) instanceof M.Ep x
+                && m.get(DP_Y) instanceof M.Ep y
+                && x.live()
+                && y.live()
+                && x.possibleStates().equals(EnumSet.of(EndpointState.CONNECTED))
+                && y.possibleStates().equals(EnumSet.of(EndpointState.CONNECTED));
+    }
+
+    private static EnumSet<CompletionFlag> noFlags() {
+        return EnumSet.noneOf(CompletionFlag.class);
     }
 
     /** A step calling {@code call} on the first destroyed object of kind {@code kind} the closed IA held. */

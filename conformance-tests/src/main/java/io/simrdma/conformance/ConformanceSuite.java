@@ -141,7 +141,7 @@ public final class ConformanceSuite {
                 }
                 digest = traceDigest(run);
                 // the closing phase: calls a random walk reaches too rarely (see Closing)
-                Closing closing = new Closing();
+                Closing closing = new Closing(settings.deterministic() && !FaultProfile.faulty(settings.iaTemplate()));
                 for (Action a = closing.next(run.model); a != null; a = closing.next(run.model)) {
                     seq.add(a);
                     run.execute(a, i++);

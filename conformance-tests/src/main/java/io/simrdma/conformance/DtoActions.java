@@ -50,9 +50,16 @@ final class DtoActions {
         }
     }
 
-    /** Shorter segments, fewer segments, no flags: the simpler posts of a shrink. */
+    /**
+     * Shorter segments, fewer segments, no flags: the simpler posts of a shrink. One segment becomes none first (a 0
+     * size message, which dat_ep_post_send(3DAT) and dat_ep_post_recv(3DAT) allow: num_segments "can be 0"), so the
+     * LMR it named may go.
+     */
     static List<List<Tri>> simplerSegs(List<Tri> segs) {
         List<List<Tri>> l = new ArrayList<>();
+        if (segs.size() == 1) {
+            l.add(List.of());
+        }
         if (segs.size() > 1) {
             l.add(segs.subList(0, segs.size() - 1));
             l.add(List.of(segs.get(0)));
@@ -246,6 +253,11 @@ final class DtoActions {
         @Override
         public List<Action> simpler() {
             List<Action> l = new ArrayList<>();
+            if (!segs.isEmpty() || remote.sym() != null) {
+                // a zero-length RDMA (num_segments 0, a remote buffer of length 0) names no LMR, so the LMRs it
+                // named may go
+                l.add(new PostRdma(ep, List.of(), cookie, new M.Remote(null, 0, 0, 0), flags, read, seed));
+            }
             if (segs.size() == 1 && segs.get(0).len() > 1 && segs.get(0).raw() == null && remote.len() > 1) {
                 Tri t = segs.get(0);
                 l.add(new PostRdma(

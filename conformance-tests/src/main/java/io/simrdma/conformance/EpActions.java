@@ -604,12 +604,24 @@ final class EpActions {
             if (v instanceof EpRecvInfo i && !m.wild && m.srq == null && m.recvEvd != null) {
                 int sure = 0;
                 int any = 0;
+                // a pending step to DISCONNECTED (a connect nobody answers, rejected or refused) may have happened
+                // already: "remote consumer rejects / nobody listens on the qualifier ... -> DISCONNECTED"
+                // (ep-state-machine.md 2.5) and the EP's receives are then flushed ("flushed receives on recv_evd"),
+                // i.e. completed: "nbufs_allocated ... the number of buffers allocated to ep_handle but not yet
+                // completed" (dat_ep_recv_query) may already be 0
+                boolean mayEnd = false;
+                for (M.Slot slot : m.pending) {
+                    for (M.Step st : slot.viable()) {
+                        mayEnd |= st.to == EndpointState.DISCONNECTED;
+                    }
+                }
                 for (M.Work w : m.recvs) {
                     if (!w.done) {
                         any++;
                         // held for sure: nothing can complete it yet (no message for it, and no end of the
                         // connection or other error that could flush it has been allowed for)
-                        if (w.peer == null
+                        if (!mayEnd
+                                && w.peer == null
                                 && !w.certain
                                 && w.possible.equals(EnumSet.of(DtoCompletionStatus.SUCCESS))) {
                             sure++;

@@ -36,6 +36,9 @@ final class EvdActions {
             if (v instanceof EventDispatcher evd) {
                 M.Evd e = r.model.add(new M.Evd(sym, m, flags, qlen, false));
                 e.cno = mc;
+                if (mc != null) {
+                    mc.fed = true;
+                }
                 r.bind(sym, evd);
                 EvdParams q = evd.query();
                 r.transcript.add("// " + sym + ".query().qlen() == " + q.qlen());

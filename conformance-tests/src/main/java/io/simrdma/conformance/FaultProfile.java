@@ -40,6 +40,19 @@ public enum FaultProfile {
         return options;
     }
 
+    /** Whether {@code iaName} carries an option of a fault profile ({@code loss=}, {@code dup=}, ...). */
+    static boolean faulty(String iaName) {
+        for (FaultProfile p : values()) {
+            for (String option : p.options.split("&")) {
+                int eq = option.indexOf('=');
+                if (eq > 0 && iaName.contains(option.substring(0, eq + 1))) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
     /** {@code iaName} with the profile's options appended. */
     String apply(String iaName) {
         if (options.isEmpty()) {

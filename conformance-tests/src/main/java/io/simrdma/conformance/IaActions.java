@@ -337,15 +337,10 @@ final class IaActions {
             }
             int len = from == null ? size : src.len;
             int memOff = from == null ? 0 : src.memOff;
+            // an LMR over an LMR registers the same memory: read-only when that LMR's buffer is
+            boolean memReadOnly = from == null ? readOnly : src.readOnly;
             Expect e = Rules.lmrCreate(
-                    r.model,
-                    m,
-                    mpz,
-                    src,
-                    len,
-                    readOnly && from == null,
-                    privs,
-                    from == null ? MemoryType.VIRTUAL : MemoryType.LMR);
+                    r.model, m, mpz, src, len, memReadOnly, privs, from == null ? MemoryType.VIRTUAL : MemoryType.LMR);
             Object v = r.call(
                     e,
                     "LocalMemoryRegion " + sym,
@@ -362,6 +357,7 @@ final class IaActions {
                         EnumSet.copyOf(privs.isEmpty() ? EnumSet.noneOf(MemoryPrivilege.class) : privs),
                         src));
                 r.bind(sym, l);
+                ml.readOnly = memReadOnly;
                 ml.lmrContext = l.lmrContext();
                 ml.regAddr = l.registeredAddress();
                 ml.regSize = l.registeredSize();
@@ -572,7 +568,8 @@ final class IaActions {
             Object v = r.call(Rules.cnoQuery(m), null, cno + ".query()", h::query);
             if (v instanceof CnoParams q) {
                 // dat_cno_create: the agent is invoked when the CNO is triggered; after that it is no longer associated
-                boolean mayHaveTriggered = false;
+                // an EVD that fed it earlier (dat_evd_modify_cno moved it elsewhere since) may have triggered it then
+                boolean mayHaveTriggered = m.fed;
                 for (M.Evd e : r.model.all(M.Evd.class)) {
                     mayHaveTriggered |= e.cno == m;
                 }

@@ -152,6 +152,8 @@ final class M {
         long regAddr;
         long regSize;
         final Lmr source;
+        /** Its memory is a read-only buffer (an LMR over it shares that memory: dat_lmr_create, USAGE). */
+        boolean readOnly;
 
         Lmr(String sym, Ia ia, Pz pz, Mem mem, int memOff, int len, Set<MemoryPrivilege> privs, Lmr source) {
             super(sym, HandleType.LMR, ia);
@@ -190,6 +192,11 @@ final class M {
     /** A Consumer Notification Object. */
     static final class Cno extends Obj {
         Object agent;
+        /**
+         * An EVD fed it since its agent was set: it may have been triggered and its agent invoked, even if no EVD
+         * feeds it now (dat_cno_create: "After it is invoked, it is no longer associated with the CNO").
+         */
+        boolean fed;
 
         Cno(String sym, Ia ia) {
             super(sym, HandleType.CNO, ia);
@@ -315,6 +322,8 @@ final class M {
         Check check;
 
         long cookie;
+        /** The EVD of its stream when it was posted (its completion is queued there even if dat_ep_modify moves it). */
+        Evd postedTo;
 
         Work(WorkKind kind, Ep ep, long cookie, Set<CompletionFlag> flags, List<Tri> segs, long length, int seq) {
             this.kind = kind;
@@ -391,6 +400,12 @@ final class M {
          * request nobody accepted shows it DISCONNECTED, not CONNECTED).
          */
         Conn awaitsAccept;
+        /**
+         * The request this step refuses for a full backlog, or null: possible only while the request was not
+         * delivered and its service point's EVD may hold more events than its queue (dat_psp_create: "Consumers can
+         * control the size of backlog through the queue size of the associated Event Dispatcher").
+         */
+        Arrival refusedIfFull;
 
         Step(
                 EndpointState to,
@@ -410,7 +425,9 @@ final class M {
         }
 
         boolean viable() {
-            return (fork == null || fork.viable(option)) && (awaitsAccept == null || awaitsAccept.accepted);
+            return (fork == null || fork.viable(option))
+                    && (awaitsAccept == null || awaitsAccept.accepted)
+                    && (refusedIfFull == null || refusedIfFull.evd.unreliable && refusedIfFull.conn.cr == null);
         }
 
         @Override

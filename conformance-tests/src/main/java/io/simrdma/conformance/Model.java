@@ -215,6 +215,24 @@ final class Model {
 
     /** A pending step happens: the EP takes its state, its event is queued (unless just dequeued). */
     void apply(M.Ep ep, M.Slot slot, M.Step st, boolean eventDequeued) {
+        // an active EP seen DISCONNECTED by its state (not its event): the state does not tell which failure ended
+        // the connect, and dat_ep_connect(3DAT) reports each with its own event (PEER_REJECTED, NON_PEER_REJECTED,
+        // UNREACHABLE, TIMED_OUT; ep-state-machine.md 2.5, all "-> DISCONNECTED"): every one still viable stays
+        // allowed for the event queued
+        List<M.ConnEv> failures = new ArrayList<>();
+        if (!eventDequeued
+                && st.event != null
+                && st.to == EndpointState.DISCONNECTED
+                && st.fork != null
+                && !st.fork.local
+                && ep.conn != null
+                && st.fork == ep.conn.fork) {
+            for (M.Step o : slot.viable()) {
+                if (o != st && o.fork == st.fork && o.to == st.to && o.event != null && o.event != st.event) {
+                    failures.add(new M.ConnEv(o.event, o.privateData, o.check));
+                }
+            }
+        }
         ep.pending.remove(slot);
         if (st.fork != null && st.option != null) {
             st.fork.chosen = st.option;
@@ -244,6 +262,8 @@ final class Model {
                 if (!alt.isEmpty()) {
                     eventAlternatives.put(ev, alt);
                 }
+            } else if (!failures.isEmpty()) {
+                eventAlternatives.put(ev, failures);
             }
         }
         if (st.effect != null) {
@@ -608,6 +628,14 @@ final class Model {
         }
         run.check(where, ep.connEvd == evd, "connect_evd " + ep.connEvd, () -> "dequeued from " + evd.sym);
         M.ConnEv head = ep.arrived.peek();
+        while (head != null && evd.unreliable && !matches(head, c.eventNumber())) {
+            // an EVD that may have overflowed may have lost the queued events before this one (the recorded choice
+            // of overflowRisk: "an EVD that overflows loses events; the overflow is reported on the IA's async
+            // EVD"): the head was lost
+            ep.arrived.poll();
+            eventAlternatives.remove(head);
+            head = ep.arrived.peek();
+        }
         if (head != null) {
             if (head.number() == c.eventNumber()) {
                 ep.arrived.poll();
@@ -676,6 +704,19 @@ final class Model {
                 false,
                 allowed + " for " + sym + " (state " + ep.state + ")",
                 () -> c.eventNumber().toString());
+    }
+
+    /** Whether {@code n} is the queued connection event {@code ev} or one of its alternatives. */
+    private boolean matches(M.ConnEv ev, EventNumber n) {
+        if (ev.number() == n) {
+            return true;
+        }
+        for (M.ConnEv alt : eventAlternatives.getOrDefault(ev, List.of())) {
+            if (alt.number() == n) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private void checkOrderBeforeDisconnect(Run run, M.Ep ep, M.Step st) {
@@ -999,6 +1040,12 @@ final class Model {
             long length,
             String rmrSym) {
         M.Evd target = w.request() ? ep.reqEvd : ep.recvEvd;
+        if (q == ep.orphans && w.postedTo != null && evd == w.postedTo) {
+            // work dat_ep_reset left unfinished: its completion, if not lost ("completions not yet dequeued may be
+            // lost", dat_ep_reset), was queued on the EVD of its stream then; a later dat_ep_modify of the EP's
+            // EVDs does not move it
+            target = evd;
+        }
         Check where = Check.ok(
                 "dat_ep_create",
                 w.request()

@@ -298,6 +298,14 @@ final class Rules {
             return e;
         }
         badHandle(e, pz, ia, p, "pz_handle");
+        if (pz == null) {
+            // "pz_handle: Handle for an instance of the Protection Zone" / "DAT_INVALID_HANDLE Invalid DAT
+            // handle": no PZ at all is not a PZ's handle (a shrunk sequence may drop the argument)
+            e.orErr(
+                    INVALID_HANDLE,
+                    Check.ret(p, INVALID_HANDLE, "pz_handle of no PZ is invalid"),
+                    DatReturnSubtype.INVALID_HANDLE_PZ);
+        }
         if (source != null) {
             badHandle(e, source, ia, p, "region LMR");
         }
@@ -309,6 +317,9 @@ final class Rules {
                             MODEL_NOT_SUPPORTED,
                             "a memory type the provider does not " + "support (lmr_mem_types_supported)"));
         }
+        // readOnly also for DAT_MEM_TYPE_LMR over an LMR of a read-only buffer: "Consumers can create an LMR over
+        // the existing LMR memory with different Protection Zones and privileges" (USAGE) -- over the same memory,
+        // so a write privilege on memory that cannot be written is still "DAT_INVALID_PARAMETER Invalid parameter"
         if (readOnly && (privs.contains(MemoryPrivilege.LOCAL_WRITE) || privs.contains(MemoryPrivilege.REMOTE_WRITE))) {
             e.orErr(
                     INVALID_PARAMETER,
@@ -592,6 +603,9 @@ final class Rules {
                         evd.oldCnos.add(evd.cno);
                     }
                     evd.cno = cno;
+                    if (cno != null) {
+                        cno.fed = true;
+                    }
                 })
                 : e;
     }
@@ -657,9 +671,12 @@ final class Rules {
         } else if (c.possible() >= qlen || evd.qlen < 0) {
             e.orErr(QUEUE_FULL, full);
         }
-        e.orOk(
-                Check.ok(p, "queues a software event with the consumer's pointer"),
-                v -> evd.software.add(new M.SoftwareEv(pointer)));
+        e.orOk(Check.ok(p, "queues a software event with the consumer's pointer"), v -> {
+            evd.software.add(new M.SoftwareEv(pointer));
+            // with this event the EVD may now hold more than its queue: a connection request still to come to it
+            // may find it full (dat_psp_create: the EVD's queue is the backlog)
+            m.count(evd);
+        });
         return e;
     }
 
@@ -767,7 +784,11 @@ final class Rules {
         Expect bad = onlyBadHandle(cno, "dat_cno_modify_agent");
         return bad != null
                 ? bad
-                : Expect.ok(Check.ok("dat_cno_modify_agent", "replaces the wait proxy agent"), v -> cno.agent = agent);
+                : Expect.ok(Check.ok("dat_cno_modify_agent", "replaces the wait proxy agent"), v -> {
+                    cno.agent = agent;
+                    // the new agent can be invoked only by a trigger from now on (the EVDs feeding the CNO now)
+                    cno.fed = false;
+                });
     }
 
     static Expect cnoWait(M.Cno cno, boolean nullTimeout) {
@@ -2018,7 +2039,10 @@ final class Rules {
                         "a request for the "
                                 + "service point's qualifier arrives as DAT_CONNECTION_REQUEST_EVENT on its EVD")
                 .rows(sp instanceof M.Rsp ? "2.2#1" : "2.1#1");
-        m.arrive(new M.Arrival(conn, sp, evd, true, arrives));
+        M.Arrival arrival = new M.Arrival(conn, sp, evd, true, arrives);
+        m.arrive(arrival);
+        // counting the EVD with this request notes whether it may be full when the request comes
+        m.count(evd);
         if (sp instanceof M.Rsp rsp) {
             rsp.fired = true;
             rsp.firedBy = conn;
@@ -2059,14 +2083,32 @@ final class Rules {
                 est,
                 () -> established(m, conn));
         estStep.awaitsAccept = conn;
-        m.pend(
-                ep,
-                false,
-                estStep,
-                new M.Step(DISCONNECTED, EventNumber.CONNECTION_EVENT_PEER_REJECTED, null, conn.fork, "rej", rej, down),
-                new M.Step(
-                        DISCONNECTED, EventNumber.CONNECTION_EVENT_UNREACHABLE, null, conn.fork, "gaveup", unr, down),
-                gaveUpTimedOut(conn, down));
+        M.Step rejStep =
+                new M.Step(DISCONNECTED, EventNumber.CONNECTION_EVENT_PEER_REJECTED, null, conn.fork, "rej", rej, down);
+        M.Step unrStep = new M.Step(
+                DISCONNECTED, EventNumber.CONNECTION_EVENT_UNREACHABLE, null, conn.fork, "gaveup", unr, down);
+        if (sp instanceof M.Psp) {
+            // dat_psp_create: "There is no explicit backlog for a Public Service Point. Instead, Consumers can control
+            // the size of backlog through the queue size of the associated Event Dispatcher"; ep-state-machine.md
+            // 2.5: "backlog full ... -> DISCONNECTED, DAT_CONNECTION_EVENT_NON_PEER_REJECTED on connect_evd". A
+            // request that may find the PSP's EVD full may be refused so (then it never arrives there)
+            M.Step full = new M.Step(
+                    DISCONNECTED,
+                    EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED,
+                    null,
+                    conn.fork,
+                    "full",
+                    Check.ok(
+                                    "dat_ep_connect",
+                                    "a request that finds the Service Point's EVD (its backlog) full ends with "
+                                            + "DAT_CONNECTION_EVENT_NON_PEER_REJECTED and the EP in DISCONNECTED")
+                            .rows("2.5#3"),
+                    down);
+            full.refusedIfFull = arrival;
+            m.pend(ep, false, estStep, rejStep, unrStep, gaveUpTimedOut(conn, down), full);
+            return;
+        }
+        m.pend(ep, false, estStep, rejStep, unrStep, gaveUpTimedOut(conn, down));
     }
 
     /** An unanswered request may also end TIMED_OUT when the provider stops waiting (S9). */
@@ -2598,6 +2640,27 @@ final class Rules {
                     s == UNCONNECTED && ep != null && cr.sp instanceof M.Psp && ((M.Psp) cr.sp).flag == PspFlag.CONSUMER
                             || s == PASSIVE_CONNECTION_PENDING && cr.sp instanceof M.Rsp
                             || s == TENTATIVE_CONNECTION_PENDING && target == cr.providerEp;
+            if (!stateOk && (s == PASSIVE_CONNECTION_PENDING || s == TENTATIVE_CONNECTION_PENDING)) {
+                // an EP another request names (its RSP's, or the provider's EP of another request). dat_cr_accept:
+                // "If the provided local Endpoint does not satisfy the requested Connection Request, the operation
+                // fails", and its RETURN VALUES name "DAT_INVALID_PARAMETER ... a combination of parameters was
+                // invalid" (no DAT_INVALID_STATE). S2 (ep-state-machine.md: SILENT, the return code of dat_cr_accept
+                // when the EP is in a wrong state or does not satisfy the request): provider choice, the listed
+                // DAT_INVALID_PARAMETER; DAT_INVALID_STATE for the EP's state is the alternative
+                String s2 = "S2: an EP that belongs to another connection request does not satisfy this one: "
+                        + "DAT_INVALID_PARAMETER (dat_cr_accept lists no DAT_INVALID_STATE)";
+                r.orErr(
+                        INVALID_PARAMETER,
+                        Check.ret(p, INVALID_PARAMETER, "an EP in " + s + " belongs to another request")
+                                .rows("4#13")
+                                .choice(s2));
+                r.orErr(
+                        INVALID_STATE,
+                        Check.ret(p, INVALID_PARAMETER, "an EP in " + s + " belongs to another request")
+                                .rows("4#13")
+                                .alternative(s2));
+                return r;
+            }
             if (!stateOk) {
                 String s2 = "S2: the return code of an accept by an EP in a wrong state is silent";
                 r.orErrChoice(
@@ -3063,8 +3126,20 @@ final class Rules {
      */
     static void srqRaces(Model m, M.Srq srq) {
         List<M.Seg> bufs = new ArrayList<>();
+        List<List<M.Seg>> each = new ArrayList<>();
         for (M.SrqBuf b : srq.posted) {
-            bufs.addAll(memSegs(m, srq.ia, b.segs()));
+            List<M.Seg> bs = memSegs(m, srq.ia, b.segs());
+            // two buffers of the SRQ over the same memory: the message that takes the one may write into the other
+            // after its own message landed there ("which buffer a message takes shows only in its completion"), so
+            // neither's bytes can be verified
+            for (int i = 0; i < each.size(); i++) {
+                if (overlaps(bs, each.get(i))) {
+                    srq.raced.add(b.cookie());
+                    srq.raced.add(srq.posted.get(i).cookie());
+                }
+            }
+            each.add(bs);
+            bufs.addAll(bs);
         }
         if (bufs.isEmpty()) {
             return;
@@ -3178,6 +3253,7 @@ final class Rules {
     static M.Work newWork(
             Model m, M.WorkKind kind, M.Ep ep, long cookie, Set<CompletionFlag> flags, List<Tri> segs, long length) {
         M.Work w = new M.Work(kind, ep, cookie, flags, List.copyOf(segs), length, ++m.workSeq);
+        w.postedTo = kind == M.WorkKind.RECV ? ep.recvEvd : ep.reqEvd;
         w.possible = EnumSet.of(DtoCompletionStatus.SUCCESS);
         w.check = Check.ok(pageOf(kind), "the completion carries the cookie and a status the pages allow");
         return w;
@@ -3224,9 +3300,44 @@ final class Rules {
             w.check = Check.ok(p, "the Send completes on request_evd with its cookie")
                     .rows("2.7#1");
             races(m, w);
-            matchSend(m, w, ep.peer);
+            if (!((w.maybeBroken || ep.mayBreak) && mayArriveBeforeBreak(w, ep.peer))) {
+                matchSend(m, w, ep.peer);
+            }
             peerEnding(ep, w);
         });
+    }
+
+    /**
+     * A Send posted while a transfer error breaks (or may break) the connection, before its EP saw the error, is
+     * in progress when the connection breaks: "in-progress DTOs may succeed or fail" (ep-state-machine.md 2.7,
+     * dat_ep_disconnect). If it reaches the peer first it takes the peer's next receive, which the break would
+     * otherwise flush: that receive completes with the message (DAT_DTO_SUCCESS, or DAT_DTO_ERR_LOCAL_LENGTH for a
+     * buffer too small: dat_ep_post_recv) or is flushed. Which bytes it then holds the model does not follow.
+     */
+    static boolean mayArriveBeforeBreak(M.Work send, M.Ep y) {
+        if (y == null || y.srq != null || y.peer != send.ep || !y.alive) {
+            return false;
+        }
+        for (M.Work r : y.recvs) {
+            if (r.done || r.peer != null || r.kind != M.WorkKind.RECV) {
+                continue;
+            }
+            // receives are taken in order: the message goes to the first one without a message, if any
+            if (!r.possible.equals(EnumSet.of(DtoCompletionStatus.ERR_FLUSHED))) {
+                return false;
+            }
+            send.peer = r;
+            r.peer = send;
+            r.maybeBroken = true;
+            r.data = null;
+            r.possible.add(
+                    Tri.total(r.segs) >= send.length
+                            ? DtoCompletionStatus.SUCCESS
+                            : DtoCompletionStatus.ERR_LOCAL_LENGTH);
+            send.possible.addAll(ANY_ERROR);
+            return true;
+        }
+        return false;
     }
 
     /** A work posted while the other side ends the connection may complete or be flushed (this side may not know yet). */
@@ -3487,6 +3598,17 @@ final class Rules {
             if (end != null || ep.state == DISCONNECTED && ep.pending.isEmpty()) {
                 // already ending: the break only adds BROKEN as a way it may be reported
                 if (end != null) {
+                    // ... and it may come before the requests the graceful end waits for have completed: "in-progress
+                    // ones may succeed or fail" (ep-state-machine.md 2.7, the end of a connection)
+                    for (M.Work w : ep.requests) {
+                        if (!w.done && w.possible.contains(DtoCompletionStatus.SUCCESS)) {
+                            w.possible.addAll(ANY_ERROR);
+                            if (w.peer != null && !w.peer.done) {
+                                // a Send whose message may not have reached the peer's receive before the break
+                                w.peer.possible.addAll(ANY_ERROR);
+                            }
+                        }
+                    }
                     end.alternatives.add(new M.Step(
                             DISCONNECTED,
                             EventNumber.CONNECTION_EVENT_BROKEN,
@@ -3958,6 +4080,10 @@ final class Rules {
                 }
             }
         }
+        // a bind is posted to the EP's request queue like a request DTO ("The completion of the posted RMR Bind is
+        // reported ... through a DTO Completion event", on request_evd_handle): with max_request_dtos outstanding it
+        // may fail "DAT_INSUFFICIENT_RESOURCES The operation failed due to resource limitations" (dat_rmr_bind)
+        outstanding(params, p, ep, ep.requests, ep.attrs.maxRequestDtos());
         M.Lmr lmr = l;
         return posting(m, ep, p, params, (s, v) -> {
             M.Work w = newWork(m, M.WorkKind.BIND, ep, cookie, flags, List.of(), 0);
@@ -4372,6 +4498,29 @@ final class Rules {
         }
         if (newAttrs != null) {
             mixedNotification(e, p, m, newRecv, newReq, newAttrs, ep);
+        }
+        // the EVDs and completion flags dat_ep_modify sets are those dat_ep_create takes, under the same rules
+        // (dat_ep_create: the role's stream; "If request_evd_handle (recv_evd_handle) is used for an EVD that is fed by
+        // any event stream other than DTO or RMR completion event streams, only DAT_COMPLETION_THRESHOLD is valid for
+        // Request/Recv Completion Flags"); dat_ep_modify: "DAT_INVALID_PARAMETER ... one of the requested Endpoint
+        // parameters or attributes was invalid"
+        M.Evd newConn = ep.connEvd;
+        if (f == ModField.EVD && handleArg instanceof M.Evd evd) {
+            if (newRecv != ep.recvEvd) {
+                streamFlag(e, p, newRecv, EvdFlag.DTO, "recv_evd_handle");
+            } else if (newReq != ep.reqEvd) {
+                streamFlag(e, p, newReq, EvdFlag.DTO, "request_evd_handle");
+            } else if (evd != newRecv && evd != newReq) {
+                newConn = evd;
+                streamFlag(e, p, evd, EvdFlag.CONNECTION, "connect_evd_handle");
+            }
+        }
+        boolean flagsChanged = ep.attrs != null
+                && newAttrs != null
+                && (!newAttrs.recvCompletionFlags().equals(ep.attrs.recvCompletionFlags())
+                        || !newAttrs.requestCompletionFlags().equals(ep.attrs.requestCompletionFlags()));
+        if (flagsChanged || f == ModField.EVD) {
+            thresholdOnly(e, p, newRecv, newReq, newConn, newAttrs);
         }
         if (handleArg != null) {
             badHandle(e, handleArg, ep.ia, p, "the new " + handleArg.type + " handle");

@@ -13,10 +13,14 @@ import java.util.Map;
  * time, latest first (its creation goes; every action that names it is then skipped and dropped, and
  * dropping an IA's opening means fewer IAs); merges two objects of a kind into one (every use of the later one
  * names the earlier one and its creation goes: fewer PZs, EVDs, LMRs, IAs); then simplifies each action's
- * arguments until none simplifies further (shorter transfers at offset 0, fewer segments, no private data,
- * no flags, optional references such as an EP's SRQ or an EVD's CNO dropped, an EVD's flags made full so
- * that two EVDs can merge). Passes repeat until one changes nothing (a fixpoint) or the budget of replays is
- * spent; a pass that shortened nothing is followed by one that drops single actions and pairs only. No
+ * arguments until none simplifies further (shorter transfers at offset 0, fewer segments down to none, no private
+ * data, no flags, optional references such as an EP's SRQ or an EVD's CNO dropped, an EVD's flags made full so
+ * that two EVDs can merge) and puts stand-ins in place of actions that need fewer objects (a wait that only lets
+ * time pass becomes a wait on the IA's clock; a reference names an earlier object of its kind, or for an EVD the
+ * IA's async EVD, so the later object may go). Passes repeat until one changes nothing (a fixpoint) or the budget
+ * of replays is spent; a pass that shortened nothing is followed by one that drops single actions and pairs only,
+ * and while the sequence is longer than {@link #SHORT}, a pass that changed nothing at all by one that drops two
+ * actions at a time (a post and the dequeue of its completion), after which the single passes run again. No
  * candidate is replayed twice. Each candidate is replayed from scratch with the same seed, so the result
  * replays exactly.
  *
@@ -26,6 +30,9 @@ final class Shrinker {
 
     /** Most replays one shrink may spend. */
     static final int BUDGET = 600;
+
+    /** A sequence this short is not worth dropping pairs from (the issue asks for about 10 actions or fewer). */
+    static final int SHORT = 10;
 
     private Shrinker() {}
 
@@ -50,6 +57,11 @@ final class Shrinker {
             progress |= dropChunks(s, maxChunk, 1);
             progress |= mergeObjects(s);
             progress |= simplify(s);
+            if (!progress && s.best.size() > SHORT) {
+                // nothing single holds any more: two actions that only make sense together (a post and the dequeue
+                // of its completion, a send and the receive it fills) go as a pair
+                progress = dropPairs(s);
+            }
             // a pass that only simplified arguments or merged objects enables single drops, rarely large ones
             maxChunk = s.best.size() < before ? Integer.MAX_VALUE : 2;
         }
@@ -136,6 +148,33 @@ final class Shrinker {
         return progress;
     }
 
+    /**
+     * Drops two actions at a time (never the failing last one, never a creation: {@link #dropObjects} drops those
+     * with their uses), the pair nearest the end first; true if a drop held (then the passes of single drops run
+     * again before more pairs).
+     */
+    private static boolean dropPairs(State s) {
+        int last = s.best.size() - 1;
+        for (int j = last - 1; j > 0 && s.budget[0] > 0; j--) {
+            if (createdSymbol(s.best.get(j)) != null) {
+                continue;
+            }
+            for (int i = j - 1; i >= 0 && s.budget[0] > 0; i--) {
+                if (createdSymbol(s.best.get(i)) != null) {
+                    continue;
+                }
+                List<Action> cand = new ArrayList<>(s.best);
+                cand.remove(j);
+                cand.remove(i);
+                if (s.tryCandidate(cand)) {
+                    s.dropSkipped();
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
     /** The action of {@code actions} that creates {@code sym}, or null. */
     private static Action creation(List<Action> actions, String sym) {
         for (Action a : actions) {
@@ -213,7 +252,13 @@ final class Shrinker {
             boolean again = true;
             while (again && i < s.best.size()) {
                 again = false;
-                for (Action a : variants(s.best.get(i))) {
+                List<Action> vs = new ArrayList<>(variants(s.best.get(i)));
+                for (Action a : standIns(s.best.get(i), earlierSymbols(s.best, i))) {
+                    if (!vs.contains(a)) {
+                        vs.add(a);
+                    }
+                }
+                for (Action a : vs) {
                     List<Action> cand = new ArrayList<>(s.best);
                     cand.set(i, a);
                     if (s.tryCandidate(cand)) {
@@ -272,6 +317,72 @@ final class Shrinker {
                 Action b = construct(a, types, copy);
                 if (b != null && !b.equals(a) && !out.contains(b)) {
                     out.add(b);
+                }
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Stand-ins for {@code a} that need fewer objects: a wait (dat_evd_wait, dat_cno_wait) that only lets time pass
+     * replaced by a wait on the IA's clock (so the CNO or EVD it names may go), and each reference to an object
+     * replaced by one to an object of the same kind created earlier in {@code earlier} (so that the later one may
+     * go, or two streams of events meet on one EVD); for an EVD, the IA's async EVD too. References only ever move
+     * to earlier objects, so two stand-ins never undo each other.
+     */
+    static List<Action> standIns(Action a, List<String> earlier) {
+        List<Action> out = new ArrayList<>();
+        if (a instanceof EvdActions.EvdWait || a instanceof IaActions.CnoWait) {
+            out.add(new EvdActions.Settle(1));
+        }
+        if (!a.getClass().isRecord()) {
+            return out;
+        }
+        RecordComponent[] cs = a.getClass().getRecordComponents();
+        Object[] args = new Object[cs.length];
+        Class<?>[] types = new Class<?>[cs.length];
+        for (int i = 0; i < cs.length; i++) {
+            args[i] = value(cs[i], a);
+            types[i] = cs[i].getType();
+        }
+        for (int i = 0; i < cs.length; i++) {
+            if (!(args[i] instanceof String v)
+                    || cs[i].getName().equals("sym")
+                    || cs[i].getName().equals("ia")) {
+                continue;
+            }
+            int at = earlier.indexOf(v);
+            for (int k = 0; k < at; k++) {
+                String e = earlier.get(k);
+                // the IA's async EVD can stand for an EVD only where any EVD may be named (a dequeue, a wait, a query)
+                boolean async = kind(e).equals("async")
+                        && kind(v).equals("evd")
+                        && cs[i].getName().equals("evd");
+                if (kind(e).equals(kind(v)) || async) {
+                    Object[] copy = args.clone();
+                    copy[i] = e;
+                    Action b = construct(a, types, copy);
+                    if (b != null && !b.equals(a) && !out.contains(b)) {
+                        out.add(b);
+                    }
+                }
+            }
+        }
+        return out;
+    }
+
+    /**
+     * The symbols the actions before {@code i} create, in order; an IA's opening names the IA and its async EVD
+     * (async&lt;k&gt;, which the provider creates with it).
+     */
+    static List<String> earlierSymbols(List<Action> actions, int i) {
+        List<String> out = new ArrayList<>();
+        for (int k = 0; k < i && k < actions.size(); k++) {
+            String sym = createdSymbol(actions.get(k));
+            if (sym != null && !out.contains(sym)) {
+                out.add(sym);
+                if (actions.get(k) instanceof IaActions.IaOpen open) {
+                    out.add("async" + open.k());
                 }
             }
         }

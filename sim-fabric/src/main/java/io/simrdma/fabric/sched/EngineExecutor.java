@@ -36,11 +36,12 @@ public interface EngineExecutor {
      * for the caller while they run. Never blocks. The caller must not be inside an engine task of
      * another executor that could wait for this one.
      *
-     * <p>A threaded scheduler's executor with nothing of its own to run lends the caller to the
-     * queued work of the scheduler's other executors in the same way (each only if it has work, no
-     * thread is on it and no other thread has polled it within the last millisecond; never from
-     * inside an engine task), so a thread polling one device's CQ also runs the peer device's side
-     * of the transfer it waits for, often before that device's woken thread gets a core.
+     * <p>A threaded scheduler's executor then lends the caller to the queued work of the
+     * scheduler's other executors in the same way (each only if it has work, no thread is on it and
+     * no other thread has polled it within the last millisecond; never from inside an engine task),
+     * so a thread polling one device's CQ also runs the peer device's side of the transfer it waits
+     * for; while it does, that device's thread parks at most a millisecond at a time and is not
+     * woken for new work.
      *
      * <p>Only the threaded scheduler's own executors help; the deterministic scheduler runs work
      * through {@link Scheduler#progress()}, and a TCP node's event loop keeps its own thread: both

@@ -30,7 +30,7 @@ final class LoopExecutor implements EngineExecutor, Runnable {
     private static final long MAX_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
     /** Tasks a helping thread runs at most per call before it leaves the rest to the executor's thread. */
     private static final int HELP_BUDGET = 1024;
-    /** How long after a thread offered help the executor's thread counts on it instead of being woken. */
+    /** How long after a thread offered help a producer counts on it instead of waking the executor's thread. */
     private static final long HELP_WINDOW_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
     /**
      * How long after a thread offered help its device counts as polled by it, so that other polling
@@ -41,6 +41,14 @@ final class LoopExecutor implements EngineExecutor, Runnable {
     private static final long POLLED_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     /** Granularity of {@link #lastHelp}, so that a busy-polling thread does not write it on every poll. */
     private static final long HELP_NOTE_NANOS = TimeUnit.MICROSECONDS.toNanos(5);
+    /**
+     * While a thread polling another device lends this executor a hand ({@link ThreadedScheduler#helpOthers}),
+     * the executor's thread parks at most this long, and a producer does not wake a thread whose park ends
+     * within it: the lender runs the work on its next empty poll, and should it stop polling, the thread
+     * finds the work when its short park ends. (Waking it for every burst of an in-process transfer cost
+     * the polling thread a futex call, 12% of its samples, and the woken thread raced it for the work.)
+     */
+    private static final long LEND_WINDOW_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
     private static final int RUNNING = 0;
     private static final int SHUTTING_DOWN = 1;
@@ -68,6 +76,10 @@ final class LoopExecutor implements EngineExecutor, Runnable {
     private volatile Thread helper;
     /** Due time of the earliest timer, Long.MAX_VALUE if none; written by owners. */
     private volatile long nextTimerDue = Long.MAX_VALUE;
+    /** When a thread polling another device last lent this executor a hand, to within HELP_NOTE_NANOS. */
+    private volatile long lentAt = System.nanoTime() - TimeUnit.SECONDS.toNanos(1);
+    /** When the executor's thread's current park ends at the latest; written before {@link #parked} is set. */
+    private volatile long parkUntil;
 
     private final Task stub = new Stub();
     private final TaskHeap timers = new TaskHeap(64);
@@ -174,13 +186,48 @@ final class LoopExecutor implements EngineExecutor, Runnable {
         prev.next = task;
         // A helping thread that owns the executor runs this task or wakes the thread when it
         // leaves; one that polls often picks it up soon (the parked thread also looks again
-        // within HELP_WINDOW_NANOS), so only an executor without helpers needs a wake-up -- or
-        // one whose helper is the submitter itself (it is busy posting, not polling, or running
-        // another executor's task, and this thread may have parked before it last helped).
-        if (parked
-                && owner.get() == null
-                && (helper == Thread.currentThread() || System.nanoTime() - lastHelp > HELP_WINDOW_NANOS)) {
+        // within LEND_WINDOW_NANOS), so only an executor without helpers needs a wake-up -- or
+        // one whose helper is the submitter itself posting from the application (it is busy
+        // posting, not polling), or whose thread parked for long before any helper came.
+        // A parked thread whose park ends within the lending window anyway is not woken either
+        // while a polling thread lends this executor a hand, or while its own helper submits from
+        // inside an engine task (it goes back to polling when the task ends).
+        if (parked && owner.get() == null && !covered()) {
             LockSupport.unpark(thread);
+        }
+    }
+
+    /**
+     * Whether new work needs no wake-up of the parked thread: its park ends within the lending
+     * window, and a polling thread runs the work before that -- its helper (another thread, or the
+     * submitter itself from inside an engine task) or a lender. Read after {@link #parked} was seen
+     * true, so {@link #parkUntil} is the current park's.
+     */
+    private boolean covered() {
+        long now = System.nanoTime();
+        if (parkUntil - now > LEND_WINDOW_NANOS) {
+            return false;
+        }
+        Thread me = Thread.currentThread();
+        if (helper == me) {
+            return now - lastHelp <= LEND_WINDOW_NANOS && scheduler.runsTaskOf(me);
+        }
+        return now - lastHelp <= HELP_WINDOW_NANOS || now - lentAt <= LEND_WINDOW_NANOS;
+    }
+
+    /**
+     * True if a thread polling another device lent this executor a hand within the lending window
+     * and the parked executor thread wakes by itself within that window.
+     */
+    private boolean lenderCovers() {
+        long now = System.nanoTime();
+        return now - lentAt <= LEND_WINDOW_NANOS && parkUntil - now <= LEND_WINDOW_NANOS;
+    }
+
+    /** A thread polling another device is about to lend this executor a hand (or look whether it needs one). */
+    void noteLender(long now) {
+        if (now - lentAt > HELP_NOTE_NANOS) {
+            lentAt = now;
         }
     }
 
@@ -222,15 +269,17 @@ final class LoopExecutor implements EngineExecutor, Runnable {
     // ---- running: the executor's own thread, or a polling thread helping ----
 
     /**
-     * Runs this executor's queued work here if no thread is on it; when there is none, the queued
-     * work of the scheduler's other executors whose threads are not on theirs
-     * ({@link ThreadedScheduler#helpOthers}): a thread polling one device's CQ also moves the
-     * packets its peer device in this JVM has queued (the other side of the transfer it waits for),
-     * so neither device's thread has to be woken while it polls.
+     * Runs this executor's queued work here if no thread is on it, then the queued work of the
+     * scheduler's other executors whose threads are not on theirs ({@link ThreadedScheduler#helpOthers}):
+     * a thread polling one device's CQ also moves the packets its peer device in this JVM has
+     * queued (the other side of the transfer it waits for), so neither device's thread has to be
+     * woken while it polls. (Lending only when its own device had nothing let the peer's lending
+     * note go stale during a transfer, and its thread was woken for every burst.)
      */
     @Override
     public boolean help() {
-        return helpOwn(true) || scheduler.helpOthers(this);
+        boolean own = helpOwn(true);
+        return scheduler.helpOthers(this) || own;
     }
 
     /** True if the calling thread runs this executor's tasks now (it is inside one of them). */
@@ -283,8 +332,11 @@ final class LoopExecutor implements EngineExecutor, Runnable {
         } finally {
             owner.set(null);
         }
-        // The executor's thread may have parked while this one ran: wake it for what is left.
-        if (parked && (!queueEmpty() || timerEpoch != epoch)) {
+        // The executor's thread may have parked while this one ran: wake it for what is left, or to
+        // plan its park again for a timer due before that park ends.
+        if (parked
+                && (!queueEmpty() && (note || !lenderCovers())
+                        || timerEpoch != epoch && nextTimerDue - parkUntil < 0)) {
             LockSupport.unpark(thread);
         }
         return worked;
@@ -385,22 +437,26 @@ final class LoopExecutor implements EngineExecutor, Runnable {
 
     /**
      * Parks the executor's thread until new work, its earliest timer, or at most
-     * {@link #MAX_PARK_NANOS}, unless work is already waiting. A helping thread that adds a timer
-     * or leaves work behind unparks it.
+     * {@link #MAX_PARK_NANOS} ({@link #LEND_WINDOW_NANOS} while a thread helps or lends a hand),
+     * unless work is already waiting. A helping thread that adds a timer due before the park ends,
+     * or leaves work behind, unparks it.
      */
     private void park() {
+        long now = System.nanoTime();
+        long due = nextTimerDue;
+        long wait = due == Long.MAX_VALUE ? MAX_PARK_NANOS : Math.min(MAX_PARK_NANOS, due - now);
+        if (now - lastHelp <= HELP_WINDOW_NANOS || now - lentAt <= LEND_WINDOW_NANOS) {
+            // Producers may not wake this thread while its device is polled or lent a hand.
+            wait = Math.min(wait, LEND_WINDOW_NANOS);
+        }
+        // Set before parked, so that a producer that sees parked sees this park's end.
+        parkUntil = now + Math.max(0, wait);
         parked = true;
         try {
             if (state != RUNNING || owner.get() == null && !queueEmpty()) {
                 return;
             }
-            long now = System.nanoTime();
-            long due = nextTimerDue;
-            long wait = due == Long.MAX_VALUE ? MAX_PARK_NANOS : Math.min(MAX_PARK_NANOS, due - now);
-            if (now - lastHelp <= HELP_WINDOW_NANOS) {
-                wait = Math.min(wait, HELP_WINDOW_NANOS); // producers may not wake this thread
-            }
-            if (wait > 0) {
+            if (wait > 0 && nextTimerDue == due) {
                 LockSupport.parkNanos(this, wait);
             }
         } finally {

@@ -140,7 +140,11 @@ public final class ThreadedScheduler implements Scheduler {
         }
         boolean worked = false;
         for (LoopExecutor e : all) {
-            if (e != self && e.hasWork() && !e.polledByAnother(me) && e.helpOwn(false)) {
+            if (e == self || e.polledByAnother(me)) {
+                continue;
+            }
+            e.noteLender(System.nanoTime());
+            if (e.hasWork() && e.helpOwn(false)) {
                 worked = true;
             }
         }

@@ -10,7 +10,8 @@ import org.HdrHistogram.Histogram;
  * the ratio between them survives a noisy, shared machine:
  * <ul>
  *   <li>{@link #copy}: copying a direct buffer into another, the bytes a transfer moves, at memory
- *       speed (what a WRITE or READ within one JVM must at least do);</li>
+ *       speed (what a WRITE or READ within one JVM must at least do), the same number of messages
+ *       through as many buffer pairs as the test;</li>
  *   <li>{@link #handOff}: handing items from one thread to another through an
  *       {@link ArrayBlockingQueue} of tx-depth slots (what a post to another thread's engine must at
  *       least do);</li>
@@ -26,41 +27,72 @@ final class Baselines {
     /** A measurement lasts about this long, after a warm-up of a quarter of it. */
     private static final long BUDGET_NANOS = 250_000_000L;
 
+    /** The copy baseline's measured copies are repeated until they have taken at least this long. */
+    private static final long MIN_RUN_NANOS = 20_000_000L;
+
+    /** The copy baseline's buffer pairs hold at most this many bytes in all. */
+    private static final long MAX_COPY_BYTES = 256L * 1024 * 1024;
+
     private static final Object TOKEN = new Object();
 
     private Baselines() {}
 
-    /** Bytes per second copying {@code size} bytes from one direct buffer into another. */
-    static double copy(int size) {
-        ByteBuffer from = ByteBuffer.allocateDirect(size);
-        ByteBuffer to = ByteBuffer.allocateDirect(size);
-        for (int i = 0; i < size; i += 4096) {
-            from.put(i, (byte) i);
-            to.put(i, (byte) 0);
+    /**
+     * Bytes per second copying {@code messages} messages of {@code size} bytes from one direct buffer
+     * into another, as the test moves them: message {@code i} through the {@code i % pairs}-th of
+     * {@code pairs} buffer pairs (one per QP, as the test's), the rate being the average over the
+     * whole run after a warm-up, like the test's average. Runs shorter than
+     * {@value #MIN_RUN_NANOS} ns are repeated and averaged, so a small test still gets a baseline
+     * the clock resolves.
+     *
+     * <p>Like with like: an earlier version kept the best of four short windows of copies, set
+     * against the test's average over its whole run (on a shared machine the best window is the one
+     * nobody preempted, the average includes every preemption); both are averages over the same
+     * bytes and buffers now. The pairs are capped at {@value #MAX_COPY_BYTES} bytes in all (the
+     * test's own buffers are still allocated beside them; many QPs of the largest sizes would
+     * otherwise double the direct memory the run needs): beyond that both working sets are far
+     * larger than the caches anyway.
+     */
+    static double copy(int size, long messages, int qps) {
+        int pairs = (int) Math.max(1, Math.min(qps, MAX_COPY_BYTES / (2L * size)));
+        ByteBuffer[] from = new ByteBuffer[pairs];
+        ByteBuffer[] to = new ByteBuffer[pairs];
+        for (int p = 0; p < pairs; p++) {
+            from[p] = ByteBuffer.allocateDirect(size);
+            to[p] = ByteBuffer.allocateDirect(size);
+            for (int i = 0; i < size; i += 4096) {
+                from[p].put(i, (byte) i);
+                to[p].put(i, (byte) 0);
+            }
         }
+        // Warm-up: compile the loop and bring the buffers into the caches (as the test's warm-up does).
+        long warm = System.nanoTime() + BUDGET_NANOS / 10;
         long reps = 1;
-        long nanos;
-        // Grow the repetitions until a run takes a tenth of the budget; the last run counts.
-        while (true) {
-            long t = System.nanoTime();
-            for (long r = 0; r < reps; r++) {
-                to.put(0, from, 0, size);
-            }
-            nanos = System.nanoTime() - t;
-            if (nanos > BUDGET_NANOS / 10) {
-                break;
-            }
-            reps *= 2;
+        while (System.nanoTime() - warm < 0) {
+            copies(from, to, size, reps);
+            reps = Math.min(reps * 2, Math.max(1, messages));
         }
-        long best = nanos;
-        for (int round = 0; round < 4; round++) {
+        long runs = 0;
+        long nanos = 0;
+        do {
             long t = System.nanoTime();
-            for (long r = 0; r < reps; r++) {
-                to.put(0, from, 0, size);
+            copies(from, to, size, messages);
+            nanos += System.nanoTime() - t;
+            runs++;
+        } while (nanos < MIN_RUN_NANOS);
+        return runs * (double) messages * size * 1e9 / Math.max(1, nanos);
+    }
+
+    /** Copies {@code n} messages of {@code size} bytes, message {@code i} through pair {@code i % pairs}. */
+    private static void copies(ByteBuffer[] from, ByteBuffer[] to, int size, long n) {
+        int pairs = from.length;
+        int p = 0;
+        for (long i = 0; i < n; i++) {
+            to[p].put(0, from[p], 0, size);
+            if (++p == pairs) {
+                p = 0;
             }
-            best = Math.min(best, System.nanoTime() - t);
         }
-        return reps * (double) size * 1e9 / Math.max(1, best);
     }
 
     /** Items per second passed from one thread to another through an ArrayBlockingQueue of {@code capacity}. */

@@ -89,13 +89,14 @@ interface Peer {
         public String baseline(boolean latency) {
             return latency
                     ? "round trip between two threads spinning on volatile fields (halved like the test)"
-                    : "BW: copy of a direct ByteBuffer of the same size; MsgRate: ArrayBlockingQueue(tx-depth) hand-off "
-                            + "between two threads";
+                    : "BW: copy of a direct ByteBuffer of the same size into another, as many messages as the test"
+                            + " through a buffer pair per QP, averaged; MsgRate: ArrayBlockingQueue(tx-depth) hand-off"
+                            + " between two threads";
         }
 
         @Override
         public double[] bandwidthBaseline(int size, long messages) {
-            return new double[] {Baselines.copy(size), Baselines.handOff(settings.txDepth())};
+            return new double[] {Baselines.copy(size, messages, settings.qps()), Baselines.handOff(settings.txDepth())};
         }
 
         @Override

@@ -48,6 +48,13 @@ public final class PerfCommand implements Callable<Integer> {
     /** The largest message perftest moves (-a runs 2 bytes to this). */
     static final int MAX_SIZE = 8 * 1024 * 1024;
 
+    /**
+     * The default warm-up lasts at least this long per size: the engine's hot paths are many methods,
+     * and C2 needs about a second of a core to compile them; a run of 1000 1 MiB WRITEs after as many
+     * warm-up ones (0.1-0.2 s in all) otherwise measured mostly interpreted and C1 code.
+     */
+    static final long DEFAULT_WARMUP_MILLIS = 1000;
+
     @Spec
     CommandSpec spec;
 
@@ -80,6 +87,13 @@ public final class PerfCommand implements Callable<Integer> {
             paramLabel = "N",
             description = "warm-up iterations per size, not counted (default: as many as --iters)")
     Integer warmup;
+
+    @Option(
+            names = "--warmup-time",
+            paramLabel = "MS",
+            description = "the warm-up repeats its iterations until it has lasted this long, for the JIT"
+                    + " (default: 1000, or 0 when --warmup is given)")
+    Long warmupTime;
 
     @Option(
             names = {"-q", "--qp"},
@@ -321,6 +335,10 @@ public final class PerfCommand implements Callable<Integer> {
         if (warm < 0) {
             throw usage("--warmup must not be negative");
         }
+        long warmMillis = warmupTime == null ? (warmup == null ? DEFAULT_WARMUP_MILLIS : 0) : warmupTime;
+        if (warmMillis < 0 || warmMillis > 600_000) {
+            throw usage("--warmup-time must be 0 to 600000 ms");
+        }
         int tx = txDepth == null ? (test.isLatency() ? 1 : 128) : txDepth;
         int mod = test.isLatency() ? 1 : cqMod == null ? Math.min(100, tx) : cqMod;
         if (test.isLatency() && (qps != 1 || tx != 1 || postList != 1)) {
@@ -361,7 +379,8 @@ public final class PerfCommand implements Callable<Integer> {
         if (events && m == PerfSettings.Mode.DETERMINISTIC) {
             throw usage("--events needs a fabric that runs without the polling thread: --mode threaded or tcp");
         }
-        return new PerfSettings(test, sizes, iters, warm, qps, tx, rxDepth, mod, postList, inline, l, m, seed, events);
+        return new PerfSettings(
+                test, sizes, iters, warm, warmMillis, qps, tx, rxDepth, mod, postList, inline, l, m, seed, events);
     }
 
     private <E extends Enum<E>> E parse(Class<E> type, String v, String option) {

@@ -10,8 +10,10 @@ import org.HdrHistogram.Histogram;
 
 /**
  * Runs a test: for each layer, connects the two sides (in this JVM on a deterministic or threaded
- * fabric, or across TCP through {@link TcpPerf}), then for each size a warm-up, the measured run
- * and the baseline beside it, and adds each figure to the report.
+ * fabric, or across TCP through {@link TcpPerf}), then for each size a warm-up (rounds of the
+ * warm-up iterations until {@link PerfSettings#warmupMillis} have passed, so that the measured run
+ * sees the JIT's compiled code), the measured run and the baseline beside it, and adds each figure
+ * to the report.
  *
  * <p>Thread safety: not thread-safe; one run at a time.
  */
@@ -110,7 +112,10 @@ final class PerfRunner {
         String label = t.label() + " " + size + " B " + client.layer().name().toLowerCase(Locale.ROOT);
         if (s.warmup() > 0) {
             progress.begin(label + " warm-up");
-            once(client, peer, size, s.warmup());
+            long until = System.nanoTime() + s.warmupMillis() * 1_000_000L;
+            do {
+                once(client, peer, size, s.warmup());
+            } while (System.nanoTime() - until < 0);
         }
         progress.begin(label);
         Object r = once(client, peer, size, s.iterations());

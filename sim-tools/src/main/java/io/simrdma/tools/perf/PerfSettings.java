@@ -14,6 +14,9 @@ import java.util.Map;
  * @param sizes       message sizes in bytes, in the order they run
  * @param iterations  iterations per QP and size (perftest's -n)
  * @param warmup      warm-up iterations per QP and size, run and discarded before the measured ones
+ * @param warmupMillis the warm-up's rounds of {@code warmup} iterations repeat until they have lasted at
+ *                    least this long (0: one round), so that the JIT has compiled the hot paths before
+ *                    the measured run; only the client needs it
  * @param qps         connections (QP or endpoint pairs) used side by side (perftest's -q)
  * @param txDepth     requests outstanding per QP (perftest's -t)
  * @param rxDepth     receives kept posted per QP for SEND tests (perftest's -r)
@@ -31,6 +34,7 @@ record PerfSettings(
         List<Integer> sizes,
         int iterations,
         int warmup,
+        long warmupMillis,
         int qps,
         int txDepth,
         int rxDepth,
@@ -71,7 +75,7 @@ record PerfSettings(
         sizes = List.copyOf(sizes);
     }
 
-    /** The same, busy-polling. */
+    /** The same, busy-polling, with a warm-up of exactly {@code warmup} iterations. */
     PerfSettings(
             PerfTest test,
             List<Integer> sizes,
@@ -86,13 +90,42 @@ record PerfSettings(
             Layer layer,
             Mode mode,
             long seed) {
-        this(test, sizes, iterations, warmup, qps, txDepth, rxDepth, cqMod, postList, inline, layer, mode, seed, false);
+        this(
+                test,
+                sizes,
+                iterations,
+                warmup,
+                0,
+                qps,
+                txDepth,
+                rxDepth,
+                cqMod,
+                postList,
+                inline,
+                layer,
+                mode,
+                seed,
+                false);
     }
 
     /** The same settings, waiting for completions asleep if {@code on}. */
     PerfSettings withEvents(boolean on) {
         return new PerfSettings(
-                test, sizes, iterations, warmup, qps, txDepth, rxDepth, cqMod, postList, inline, layer, mode, seed, on);
+                test,
+                sizes,
+                iterations,
+                warmup,
+                warmupMillis,
+                qps,
+                txDepth,
+                rxDepth,
+                cqMod,
+                postList,
+                inline,
+                layer,
+                mode,
+                seed,
+                on);
     }
 
     /** The largest size: every buffer is made this large once. */
@@ -120,6 +153,7 @@ record PerfSettings(
         m.put("sizes", s.toString());
         m.put("iterations", Integer.toString(iterations));
         m.put("warmup", Integer.toString(warmup));
+        m.put("warmupMillis", Long.toString(warmupMillis));
         m.put("qps", Integer.toString(qps));
         m.put("txDepth", Integer.toString(txDepth));
         m.put("rxDepth", Integer.toString(rxDepth));
@@ -163,6 +197,7 @@ record PerfSettings(
                 sizes,
                 num(m, "iterations"),
                 num(m, "warmup"),
+                Long.parseLong(m.getOrDefault("warmupMillis", "0")),
                 num(m, "qps"),
                 num(m, "txDepth"),
                 num(m, "rxDepth"),

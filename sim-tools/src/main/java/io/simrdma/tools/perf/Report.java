@@ -83,7 +83,10 @@ final class Report {
         out.println(" Mtu             : 4096[B]");
         out.printf(" Completions     : %s%n", s.events() ? "events (sleeps until they arrive)" : "busy polling");
         out.printf(" Max inline data : %d[B]%n", s.inline());
-        out.printf(" Warm-up         : %d iterations per size, not counted%n", s.warmup());
+        out.printf(
+                " Warm-up         : %d iterations per size%s, not counted%n",
+                s.warmup(),
+                s.warmup() > 0 && s.warmupMillis() > 0 ? ", repeated for at least " + s.warmupMillis() + " ms" : "");
         out.println(" Baseline        : " + first.baseline());
         for (String n : notes) {
             out.println(" " + n);
@@ -207,6 +210,8 @@ final class Report {
                 .append(s.iterations())
                 .append(", \"warmup\": ")
                 .append(s.warmup())
+                .append(", \"warmupMs\": ")
+                .append(s.warmupMillis())
                 .append(", \"seed\": ")
                 .append(s.seed())
                 .append(", \"events\": ")

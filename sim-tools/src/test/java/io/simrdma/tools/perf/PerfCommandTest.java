@@ -81,6 +81,25 @@ class PerfCommandTest {
         assertEquals(v[4] / v[7], v[8], 0.01 + v[8] * 0.01, "rate ratio = MsgRate / baseline:\n" + r.out());
     }
 
+    @Test
+    @DisplayName(
+            "the default warm-up repeats its iterations for at least a second, so the JIT has compiled the hot paths")
+    void shouldWarmUpForAtLeastTheWarmupTime() {
+        long t = System.nanoTime();
+        Run r = run("write-bw", "--mode", "deterministic", "-s", "4096", "-n", "20", "-t", "4", "--no-progress");
+        long millis = (System.nanoTime() - t) / 1_000_000;
+        assertEquals(0, r.exitCode(), r.err());
+        assertTrue(
+                r.out()
+                        .contains(
+                                "Warm-up         : 20 iterations per size, repeated for at least 1000 ms, not counted"),
+                r.out());
+        assertTrue(millis >= 1000, "a run with the default warm-up took " + millis + " ms, expected >= 1000");
+        Run given =
+                run("write-bw", "--mode", "deterministic", "-s", "4096", "-n", "20", "--warmup", "5", "--no-progress");
+        assertTrue(given.out().contains("Warm-up         : 5 iterations per size, not counted"), given.out());
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"write-lat", "read-lat", "send-lat", "atomic-lat"})
     @DisplayName(
@@ -295,6 +314,7 @@ class PerfCommandTest {
         assertUsage(run("write-bw", "-s", "0"), "--size must be 1 to 8388608");
         assertUsage(run("flood"), "unknown test 'flood'");
         assertUsage(run("write-bw", "--mode", "warp"), "--mode must be one of");
+        assertUsage(run("write-bw", "--warmup-time", "-1"), "--warmup-time must be 0 to 600000 ms");
         assertUsage(run(), "name a TEST");
         assertUsage(run("send-lat", "-e"), "--events applies to the bandwidth tests");
         assertUsage(run("write-bw", "-e", "--mode", "deterministic"), "--events needs a fabric that runs without");
@@ -313,6 +333,7 @@ class PerfCommandTest {
                 List.of(2, 4096, 1 << 23),
                 77,
                 5,
+                250,
                 3,
                 64,
                 128,
