@@ -3591,7 +3591,9 @@ final class Rules {
                 continue;
             }
             M.Slot end = established < 0 ? pendingEnd(ep) : pendingEndAfter(ep, established);
-            boolean sure = certain && established < 0;
+            // an EP the model does not follow (wild) may have left the connection already (its connection events were
+            // dequeued unchecked; a post in DISCONNECTED succeeds and is flushed): the break may find nothing to end
+            boolean sure = certain && established < 0 && !ep.wild;
             if (!sure) {
                 ep.mayBreak = true;
             }
