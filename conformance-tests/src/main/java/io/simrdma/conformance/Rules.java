@@ -1356,6 +1356,8 @@ final class Rules {
                                 // an EP the model does not follow may have been DISCONNECTED: whatever it held
                                 // of its connection is gone either way
                                 reset(m, ep);
+                            } else if (acceptInFlight(ep)) {
+                                resetOrNoOp(ep);
                             }
                         });
             case DISCONNECTED ->
@@ -1368,6 +1370,41 @@ final class Rules {
                         v -> reset(m, ep));
             default -> wrongState(p, s, "dat_ep_reset is valid only in DISCONNECTED and UNCONNECTED", "4#4");
         });
+    }
+
+    /** True if {@code ep} accepted a connection whose steps (COMPLETION_PENDING, its outcome, its end) still pend. */
+    static boolean acceptInFlight(M.Ep ep) {
+        return ep.conn != null && ep.conn.passive == ep && !ep.pending.isEmpty();
+    }
+
+    /**
+     * A successful dat_ep_reset of an EP the model still holds in UNCONNECTED after a successful dat_cr_accept,
+     * its accepted connection in flight. dat_ep_reset(3DAT): "The dat_ep_reset() function is valid for both
+     * Disconnected and Unconnected states. For Unconnected state, the operation is no-op because the Endpoint is
+     * already in an Unconnected state." Which state the EP is in between the accept and ESTABLISHED is S4
+     * (ep-state-machine.md: SILENT, "The state name of an EP between dat_cr_accept returning and ESTABLISHED"),
+     * and dat_cr_accept(3DAT) may end the accept in Disconnected ("If Connection is not established, Endpoint
+     * transitions into Disconnected state"), as the peer's end may. So the pages allow both: a no-op on an EP
+     * still UNCONNECTED whose connection goes on (its events come, its receives flush at its end), or a reset of
+     * an EP already DISCONNECTED ("transitions the local Endpoint from a Disconnected to an Unconnected state":
+     * nothing of that connection comes any more, completions not dequeued "might" be lost, a receive posted
+     * afterwards waits for the next connection). The model holds both: the connection's steps may or may not
+     * come, its work and every receive posted later may or may not complete, and unsuccessfully if they do.
+     */
+    static void resetOrNoOp(M.Ep ep) {
+        for (M.Slot s : ep.pending) {
+            s.certain = false;
+        }
+        for (java.util.ArrayDeque<M.Work> q : List.of(ep.requests, ep.recvs)) {
+            for (M.Work w : q) {
+                if (!w.done) {
+                    w.certain = false;
+                    w.possible.addAll(ANY_ERROR);
+                }
+            }
+        }
+        ep.peerEnding = false;
+        ep.mayBreak = true;
     }
 
     static void reset(Model m, M.Ep ep) {
