@@ -3392,7 +3392,13 @@ final class Rules {
         w.certain = true;
         if (w.peer != null) {
             w.peer.possible.addAll(ANY_ERROR);
-            w.peer.certain = true;
+            // the Send completes either way, but a receive it took from the peer's SRQ exists only if the message
+            // arrived: dat_srq_post_recv(3DAT), "When an Endpoint is transitioned into Disconnected state, all the
+            // buffers that it dequeued from SRQ are queued on the Endpoint recv_evd", and "Only the Endpoint that
+            // is in Connected or Disconnect Pending states can dequeue buffers from SRQ"; a Send posted while the
+            // other side ends may be flushed without leaving (dat_ep_disconnect(3DAT): in-progress DTOs "can be
+            // completed successfully or unsuccessfully"), and then no buffer is dequeued, nothing completes
+            w.peer.certain = !srqMessageMayNotArrive(w.peer);
         }
     }
 
