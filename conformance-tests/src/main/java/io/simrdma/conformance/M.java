@@ -540,6 +540,8 @@ final class M {
         boolean peerEnding;
         /** A work request may break the connection (if what holds it back completes): later work may fail. */
         boolean mayBreak;
+        /** dat_ep_reset succeeded while an accepted connection was in flight: a no-op or a reset (S4). */
+        boolean resetOrNoOp;
         /** Work whose completion dat_ep_reset may have lost: its event may still come, or never. */
         final ArrayDeque<Work> orphans = new ArrayDeque<>();
 

@@ -1405,6 +1405,7 @@ final class Rules {
         }
         ep.peerEnding = false;
         ep.mayBreak = true;
+        ep.resetOrNoOp = true;
     }
 
     static void reset(Model m, M.Ep ep) {
@@ -1442,6 +1443,7 @@ final class Rules {
         ep.errorBreak = false;
         ep.peerEnding = false;
         ep.mayBreak = false;
+        ep.resetOrNoOp = false;
     }
 
     static Expect epDisconnect(Model m, M.Ep ep, CloseFlag flag) {
@@ -1470,6 +1472,22 @@ final class Rules {
                     Check.ok(p, "a disconnect while the connection may or may not be established")
                             .rows("2.5#6", "2.7#5"),
                     v -> wildConnection(m, ep));
+            if (ep.resetOrNoOp && ep.state == UNCONNECTED) {
+                // dat_ep_reset succeeded on this EP while its accepted connection was in flight (resetOrNoOp): if it
+                // was a reset, the EP is UNCONNECTED, and dat_ep_disconnect(3DAT) says disconnecting "an Endpoint in
+                // DAT_EP_STATE_UNCONNECTED is disallowed" (DAT_INVALID_STATE); the refusal shows the reset happened
+                e2.alts.add(new Expect.Alt(
+                        INVALID_STATE,
+                        EnumSet.of(stateSubtype(UNCONNECTED)),
+                        true,
+                        Check.ret(
+                                        p,
+                                        INVALID_STATE,
+                                        "disconnecting an EP dat_ep_reset took back to Unconnected is " + "disallowed")
+                                .rows("2.1#10", "4#3")
+                                .choice("C3: UNCONNECTED is refused with DAT_INVALID_STATE"),
+                        v -> reset(m, ep)));
+            }
             return e2;
         }
         return m.byState(ep, s -> switch (s) {
@@ -2003,6 +2021,7 @@ final class Rules {
         ep.breaking = false;
         ep.peerEnding = false;
         ep.mayBreak = false;
+        ep.resetOrNoOp = false;
         M.Conn conn = new M.Conn(ep, target, qual, pdata == null ? new byte[0] : pdata, m.fork("conn " + ep.sym));
         ep.conn = conn;
         ep.peer = null;
