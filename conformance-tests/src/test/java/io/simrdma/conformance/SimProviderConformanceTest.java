@@ -84,7 +84,9 @@ class SimProviderConformanceTest {
                 reports.add(get(f));
             }
             record(
-                    firstSeed == 1 ? "deterministic" : "deterministic, seeds " + firstSeed + "-" + (firstSeed + seeds - 1),
+                    firstSeed == 1
+                            ? "deterministic"
+                            : "deterministic, seeds " + firstSeed + "-" + (firstSeed + seeds - 1),
                     reports,
                     seeds,
                     actions,
