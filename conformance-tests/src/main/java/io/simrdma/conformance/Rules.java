@@ -1629,9 +1629,14 @@ final class Rules {
             end.certain = true;
             inProgress(ep);
             dropWaiting(ep);
-            if (ep.state == DISCONNECT_PENDING || ep.pending.indexOf(end) == 0) {
-                return;
-            }
+            // the consumer's abrupt disconnect is now what ends the connection, not only a transfer error or the
+            // peer's end the EP has not seen yet: "For abrupt disconnect, all outstanding DTOs and RMR Binds are
+            // completed unsuccessfully" (dat_ep_disconnect(3DAT)), and the EP is DISCONNECTED "upon successful
+            // asynchronous completion" of it; so a DTO posted after the call is outstanding when the disconnect
+            // completes (or posted in DISCONNECTED, flushed): it completes unsuccessfully either way, never as
+            // posted on a live connection
+            ep.breaking = true;
+            ep.errorBreak = false;
             return;
         }
         ep.pending.clear();
