@@ -1356,6 +1356,18 @@ final class Rules {
                                 // an EP the model does not follow may have been DISCONNECTED: whatever it held
                                 // of its connection is gone either way
                                 reset(m, ep);
+                            } else if (!ep.pending.isEmpty()
+                                    && ep.possibleStates().contains(DISCONNECTED)) {
+                                // an accepted EP the model still holds in its state before the accept, its
+                                // connection under way and maybe already ended: "The dat_ep_reset() function is
+                                // valid for both Disconnected and Unconnected states" (dat_ep_reset(3DAT)), and
+                                // after a successful dat_cr_accept the EP has left UNCONNECTED (S4: it waits in
+                                // COMPLETION_PENDING, where a reset is DAT_INVALID_STATE), so DAT_SUCCESS says the
+                                // connection ended (ACCEPT_COMPLETION_ERROR, or ESTABLISHED and then its end) and
+                                // the EP is UNCONNECTED again. Which way it ended is not resolved here: each pending
+                                // slot's event stays one that may still come ("might cause the loss of any
+                                // completions", dat_ep_reset), ESTABLISHED included
+                                reset(m, ep);
                             }
                         });
             case DISCONNECTED ->
