@@ -1386,10 +1386,20 @@ final class Rules {
         ep.state = UNCONNECTED;
         // A connection event the provider may have posted before the reset (the DISCONNECTED of an aborted
         // establishment, SILENT in dat_ep_disconnect) stays on the connect EVD: it may still be dequeued.
+        // An EP without a connect EVD had nowhere to post its connection's events (dat_ep_create(3DAT):
+        // "DAT_HANDLE_NULL specifies that the Consumer is not interested in connection events for now"; the EVD
+        // cannot change between connect and reset, dat_ep_modify): none of them can be dequeued later from an
+        // EVD dat_ep_modify gives it after the reset.
+        boolean couldPost = ep.connEvd != null;
         for (M.Slot slot : ep.pending) {
-            m.maybeOneOf(ep, slot.viable());
+            if (couldPost) {
+                m.maybeOneOf(ep, slot.viable());
+            }
         }
         ep.pending.clear();
+        if (!couldPost) {
+            ep.arrived.clear();
+        }
         for (java.util.ArrayDeque<M.Work> q : List.of(ep.requests, ep.recvs)) {
             for (M.Work w : q) {
                 if (!w.done) {
