@@ -1656,9 +1656,11 @@ final class Rules {
             // completed unsuccessfully" (dat_ep_disconnect(3DAT)), and the EP is DISCONNECTED "upon successful
             // asynchronous completion" of it; so a DTO posted after the call is outstanding when the disconnect
             // completes (or posted in DISCONNECTED, flushed): it completes unsuccessfully either way, never as
-            // posted on a live connection
-            ep.breaking = true;
-            ep.errorBreak = false;
+            // posted on a live connection. (An end the peer started already makes later work "may or may not
+            // complete", peerEnding; ep.breaking is not set for it, or a transfer error's EP_BROKEN would be missed.)
+            if (ep.breaking) {
+                ep.errorBreak = false;
+            }
             return;
         }
         ep.pending.clear();
