@@ -285,12 +285,8 @@ final class Shrinker {
             return out;
         }
         RecordComponent[] cs = a.getClass().getRecordComponents();
-        Object[] args = new Object[cs.length];
-        Class<?>[] types = new Class<?>[cs.length];
-        for (int i = 0; i < cs.length; i++) {
-            args[i] = value(cs[i], a);
-            types[i] = cs[i].getType();
-        }
+        Object[] args = values(cs, a);
+        Class<?>[] types = types(cs);
         for (int i = 1; i < cs.length; i++) {
             Object v = args[i];
             if (v == null || cs[i].getName().equals("sym") || cs[i].getName().equals("ia")) {
@@ -339,12 +335,8 @@ final class Shrinker {
             return out;
         }
         RecordComponent[] cs = a.getClass().getRecordComponents();
-        Object[] args = new Object[cs.length];
-        Class<?>[] types = new Class<?>[cs.length];
-        for (int i = 0; i < cs.length; i++) {
-            args[i] = value(cs[i], a);
-            types[i] = cs[i].getType();
-        }
+        Object[] args = values(cs, a);
+        Class<?>[] types = types(cs);
         for (int i = 0; i < cs.length; i++) {
             if (!(args[i] instanceof String v)
                     || cs[i].getName().equals("sym")
@@ -489,6 +481,24 @@ final class Shrinker {
         } catch (ReflectiveOperationException e) {
             return v;
         }
+    }
+
+    /** The values of {@code record}'s components {@code cs}, in order. */
+    private static Object[] values(RecordComponent[] cs, Object record) {
+        Object[] args = new Object[cs.length];
+        for (int i = 0; i < cs.length; i++) {
+            args[i] = value(cs[i], record);
+        }
+        return args;
+    }
+
+    /** The types of the components {@code cs}, in order (a canonical constructor's parameter types). */
+    private static Class<?>[] types(RecordComponent[] cs) {
+        Class<?>[] types = new Class<?>[cs.length];
+        for (int i = 0; i < cs.length; i++) {
+            types[i] = cs[i].getType();
+        }
+        return types;
     }
 
     private static Object value(RecordComponent c, Object record) {
