@@ -1358,6 +1358,18 @@ final class Rules {
                                 reset(m, ep);
                             } else if (acceptInFlight(ep)) {
                                 resetOrNoOp(ep);
+                            } else if (!ep.pending.isEmpty()
+                                    && ep.possibleStates().contains(DISCONNECTED)) {
+                                // an accepted EP the model still holds in its state before the accept, its
+                                // connection under way and maybe already ended: "The dat_ep_reset() function is
+                                // valid for both Disconnected and Unconnected states" (dat_ep_reset(3DAT)), and
+                                // after a successful dat_cr_accept the EP has left UNCONNECTED (S4: it waits in
+                                // COMPLETION_PENDING, where a reset is DAT_INVALID_STATE), so DAT_SUCCESS says the
+                                // connection ended (ACCEPT_COMPLETION_ERROR, or ESTABLISHED and then its end) and
+                                // the EP is UNCONNECTED again. Which way it ended is not resolved here: each pending
+                                // slot's event stays one that may still come ("might cause the loss of any
+                                // completions", dat_ep_reset), ESTABLISHED included
+                                reset(m, ep);
                             }
                         });
             case DISCONNECTED ->
@@ -1412,10 +1424,20 @@ final class Rules {
         ep.state = UNCONNECTED;
         // A connection event the provider may have posted before the reset (the DISCONNECTED of an aborted
         // establishment, SILENT in dat_ep_disconnect) stays on the connect EVD: it may still be dequeued.
+        // An EP without a connect EVD had nowhere to post its connection's events (dat_ep_create(3DAT):
+        // "DAT_HANDLE_NULL specifies that the Consumer is not interested in connection events for now"; the EVD
+        // cannot change between connect and reset, dat_ep_modify): none of them can be dequeued later from an
+        // EVD dat_ep_modify gives it after the reset.
+        boolean couldPost = ep.connEvd != null;
         for (M.Slot slot : ep.pending) {
-            m.maybeOneOf(ep, slot.viable());
+            if (couldPost) {
+                m.maybeOneOf(ep, slot.viable());
+            }
         }
         ep.pending.clear();
+        if (!couldPost) {
+            ep.arrived.clear();
+        }
         for (java.util.ArrayDeque<M.Work> q : List.of(ep.requests, ep.recvs)) {
             for (M.Work w : q) {
                 if (!w.done) {
@@ -1684,8 +1706,15 @@ final class Rules {
             end.certain = true;
             inProgress(ep);
             dropWaiting(ep);
-            if (ep.state == DISCONNECT_PENDING || ep.pending.indexOf(end) == 0) {
-                return;
+            // the consumer's abrupt disconnect is now what ends the connection, not only a transfer error or the
+            // peer's end the EP has not seen yet: "For abrupt disconnect, all outstanding DTOs and RMR Binds are
+            // completed unsuccessfully" (dat_ep_disconnect(3DAT)), and the EP is DISCONNECTED "upon successful
+            // asynchronous completion" of it; so a DTO posted after the call is outstanding when the disconnect
+            // completes (or posted in DISCONNECTED, flushed): it completes unsuccessfully either way, never as
+            // posted on a live connection. (An end the peer started already makes later work "may or may not
+            // complete", peerEnding; ep.breaking is not set for it, or a transfer error's EP_BROKEN would be missed.)
+            if (ep.breaking) {
+                ep.errorBreak = false;
             }
             return;
         }

@@ -26,7 +26,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * CI's conformance run: the suite judges sim-provider on the deterministic fabric (default 1,000 seeds of 200
- * actions, {@code -Dconform.seeds}, {@code -Dconform.actions}), on the threaded fabric and over TCP on loopback
+ * actions, {@code -Dconform.seeds}, {@code -Dconform.actions}, from seed {@code -Dconform.firstSeed}, default 1), on the threaded fabric and over TCP on loopback
  * (fewer seeds: real time), and under every link fault profile; every check of the man pages and the EP state
  * machine must hold. Writes the traceability matrix of all runs together ({@code target/conformance/matrix.md},
  * {@code matrix.csv}) and a table of the runs ({@code runs.md}).
@@ -59,6 +59,7 @@ class SimProviderConformanceTest {
             "dat_*(3DAT) and ep-state-machine.md: every check holds for sim-provider over 1,000 seeds x 200 actions "
                     + "on the deterministic fabric")
     void shouldConformWhenDeterministic() throws Exception {
+        long firstSeed = Long.getLong("conform.firstSeed", 1L);
         int seeds = Integer.getInteger("conform.seeds", 1000);
         int actions = Integer.getInteger("conform.actions", 200);
         int threads = Math.max(1, Math.min(Integer.getInteger("conform.threads", 2), seeds));
@@ -68,7 +69,7 @@ class SimProviderConformanceTest {
             List<Future<SuiteReport>> parts = new ArrayList<>();
             int per = (seeds + threads - 1) / threads;
             for (int i = 0; i < threads; i++) {
-                long first = 1 + (long) i * per;
+                long first = firstSeed + (long) i * per;
                 int n = (int) Math.min(per, seeds - (long) i * per);
                 if (n > 0) {
                     parts.add(pool.submit(() -> ConformanceSuite.run(sim("sim:cd{run}/ia{ia}?seed={seed}")
@@ -82,7 +83,14 @@ class SimProviderConformanceTest {
             for (Future<SuiteReport> f : parts) {
                 reports.add(get(f));
             }
-            record("deterministic", reports, seeds, actions, t0);
+            record(
+                    firstSeed == 1
+                            ? "deterministic"
+                            : "deterministic, seeds " + firstSeed + "-" + (firstSeed + seeds - 1),
+                    reports,
+                    seeds,
+                    actions,
+                    t0);
             assertPassed(reports);
         } finally {
             pool.shutdownNow();
