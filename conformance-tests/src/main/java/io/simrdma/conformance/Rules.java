@@ -1356,8 +1356,6 @@ final class Rules {
                                 // an EP the model does not follow may have been DISCONNECTED: whatever it held
                                 // of its connection is gone either way
                                 reset(m, ep);
-                            } else if (acceptInFlight(ep)) {
-                                resetOrNoOp(ep);
                             } else if (!ep.pending.isEmpty()
                                     && ep.possibleStates().contains(DISCONNECTED)) {
                                 // an accepted EP the model still holds in its state before the accept, its
@@ -1370,6 +1368,8 @@ final class Rules {
                                 // slot's event stays one that may still come ("might cause the loss of any
                                 // completions", dat_ep_reset), ESTABLISHED included
                                 reset(m, ep);
+                            } else if (acceptInFlight(ep)) {
+                                resetOrNoOp(ep);
                             }
                         });
             case DISCONNECTED ->
