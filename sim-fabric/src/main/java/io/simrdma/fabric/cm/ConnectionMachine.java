@@ -683,8 +683,7 @@ final class ConnectionMachine {
     void onDrep(CmMessage drep) {
         CmId gone = destroyedWithDreq.remove(drep.remoteCommId);
         if (gone != null) {
-            gone.connection.timer.stop();
-            gone.connection.state = Connection.State.IDLE;
+            stopResending(gone);
             return;
         }
         CmId id = table.byLocal(drep.remoteCommId);
@@ -808,7 +807,7 @@ final class ConnectionMachine {
             // the DREQ of a destroyed id: resent while retries are left, then dropped without any event
             if (!sender.retransmit(id)) {
                 destroyedWithDreq.remove(c.localCommId);
-                c.state = Connection.State.IDLE;
+                stopResending(id);
             }
             return;
         }
@@ -904,12 +903,10 @@ final class ConnectionMachine {
         switch (c.state) {
             case ESTABLISHED:
                 sendDreq(id);
-                table.forget(id);
-                destroyedWithDreq.put(c.localCommId, id);
+                keepResendingDreq(id);
                 return;
             case DREQ_SENT:
-                table.forget(id);
-                destroyedWithDreq.put(c.localCommId, id);
+                keepResendingDreq(id);
                 c.timer.start(c.retryTimeoutNanos);
                 return;
             case REQ_RCVD:
@@ -950,11 +947,22 @@ final class ConnectionMachine {
         }
     }
 
+    /** The destroyed {@code id}'s DREQ (sent, its timer running) is resent until its DREP comes. */
+    private void keepResendingDreq(CmId id) {
+        table.forget(id);
+        destroyedWithDreq.put(id.connection.localCommId, id);
+    }
+
+    /** A destroyed id's DREQ is resent no more. */
+    private static void stopResending(CmId id) {
+        id.connection.timer.stop();
+        id.connection.state = Connection.State.IDLE;
+    }
+
     /** The device was closed: DREQs of destroyed ids are no longer resent. */
     void deviceClosed() {
         for (CmId id : destroyedWithDreq.values()) {
-            id.connection.timer.stop();
-            id.connection.state = Connection.State.IDLE;
+            stopResending(id);
         }
         destroyedWithDreq.clear();
     }

@@ -7,7 +7,6 @@ import io.simrdma.dat.ConnectionEvent;
 import io.simrdma.dat.Dat;
 import io.simrdma.dat.DatEvent;
 import io.simrdma.dat.DatReturnType;
-import io.simrdma.dat.DtoCompletionEvent;
 import io.simrdma.dat.DtoCompletionStatus;
 import io.simrdma.dat.Endpoint;
 import io.simrdma.dat.EpAttributes;
@@ -257,9 +256,8 @@ final class DatSide extends PerfSide {
             seqs[n++] = check(reqSlot);
         }
         if (n == 0 && events) {
-            DtoCompletionEvent e = sleep(reqEvd);
-            if (e != null) {
-                seqs[n++] = e.userCookie();
+            if (sleep(reqEvd, reqSlot)) {
+                seqs[n++] = check(reqSlot);
             }
         }
         return n;
@@ -272,31 +270,24 @@ final class DatSide extends PerfSide {
             qps[n++] = (int) check(recvSlot);
         }
         if (n == 0 && events) {
-            DtoCompletionEvent e = sleep(recvEvd);
-            if (e != null) {
-                qps[n++] = (int) e.userCookie();
+            if (sleep(recvEvd, recvSlot)) {
+                qps[n++] = (int) check(recvSlot);
             }
         }
         return n;
     }
 
     /**
-     * dat_evd_wait(3DAT) for one event for at most {@link VerbsSide#EVENT_WAIT_MS}: the successful DTO
-     * completion it returns, or null after a timeout (the loop's stall check runs between waits).
+     * dat_evd_wait(3DAT) for one event for at most {@link VerbsSide#EVENT_WAIT_MS}, put into {@code into};
+     * false after a timeout (the loop's stall check runs between waits).
      */
-    private static DtoCompletionEvent sleep(EventDispatcher evd) {
+    private static boolean sleep(EventDispatcher evd, EventSlot into) {
         EvdWaitResult r = evd.waitForEvent(EVENT_WAIT, 1);
         if (r.status() != DatReturnType.SUCCESS) {
-            return null;
+            return false;
         }
-        DatEvent e = r.event().orElseThrow();
-        if (!(e instanceof DtoCompletionEvent d)) {
-            throw new PerfFailure("not a DTO completion: " + e);
-        }
-        if (d.status() != DtoCompletionStatus.SUCCESS) {
-            throw new PerfFailure("DTO completion with an error: " + d.status() + " (cookie " + d.userCookie() + ")");
-        }
-        return d;
+        into.set(r.event().orElseThrow());
+        return true;
     }
 
     /** The cookie of the successful DTO completion in {@code e}. */
