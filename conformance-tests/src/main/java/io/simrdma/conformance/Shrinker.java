@@ -17,7 +17,12 @@ import java.util.Map;
  * data, no flags, optional references such as an EP's SRQ or an EVD's CNO dropped, an EVD's flags made full so
  * that two EVDs can merge) and puts stand-ins in place of actions that need fewer objects (a wait that only lets
  * time pass becomes a wait on the IA's clock; a reference names an earlier object of its kind, or for an EVD the
- * IA's async EVD, so the later object may go). Passes repeat until one changes nothing (a fixpoint) or the budget
+ * IA's async EVD, so the later object may go). While the sequence is longer than {@link #SHORT}, two steps that
+ * take a second change to hold follow a replacement that failed alone: the replacement with one of the next
+ * observations (dequeue, wait) dropped, where it moved or dropped a reference (an EP without its connect EVD: the
+ * dequeue of the connection event goes too), and an action replaced by a copy of its neighbour (a third post like the
+ * two around it, where the failure needs three completions of one stream and the sequence has two and a post of
+ * another kind: then what only the replaced post needed, a connection, can go). Passes repeat until one changes nothing (a fixpoint) or the budget
  * of replays is spent; a pass that shortened nothing is followed by one that drops single actions and pairs only,
  * and while the sequence is longer than {@link #SHORT}, a pass that changed nothing at all by one that drops two
  * actions at a time (a post and the dequeue of its completion), after which the single passes run again. No
@@ -267,9 +272,98 @@ final class Shrinker {
                         break;
                     }
                 }
+                // two steps that need a second change to hold, taken only while the sequence is longer than SHORT
+                if (!again && i < s.best.size() - 1 && s.best.size() > SHORT) {
+                    again = replaceAndDropObservation(s, i, vs) || copyNeighbour(s, i);
+                    progress |= again;
+                }
             }
         }
         return progress;
+    }
+
+    /** How many later observations {@link #replaceAndDropObservation} tries to drop with one replacement. */
+    static final int OBSERVATIONS_TRIED = 2;
+
+    /**
+     * A replacement that moves or drops a reference (an EP without its connect EVD, a dequeue of another EVD) stops a
+     * stream of events, and the observation that took its next event (a dequeue, a wait) then sees another one: the
+     * replacement of action {@code i} is tried with each of the next {@link #OBSERVATIONS_TRIED} observations after it
+     * dropped. True if one held (the sequence is one action shorter).
+     */
+    private static boolean replaceAndDropObservation(State s, int i, List<Action> vs) {
+        Action old = s.best.get(i);
+        for (Action a : vs) {
+            if (!movesReference(old, a)) {
+                continue;
+            }
+            int tried = 0;
+            for (int j = i + 1; j < s.best.size() - 1 && tried < OBSERVATIONS_TRIED && s.budget[0] > 0; j++) {
+                if (!observes(s.best.get(j))) {
+                    continue;
+                }
+                tried++;
+                List<Action> cand = new ArrayList<>(s.best);
+                cand.set(i, a);
+                cand.remove(j);
+                if (s.tryCandidate(cand)) {
+                    s.dropSkipped();
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Replaces action {@code i} by a copy of the action before or after it (a third post like its neighbour, where
+     * the failure needs three completions of one stream and the sequence has two and a post of another kind): the
+     * sequence then has one distinct action fewer, and a later pass may drop what only the replaced action needed.
+     * Taken only where action {@code i} occurs once and names no object it creates. True if a copy held.
+     */
+    private static boolean copyNeighbour(State s, int i) {
+        Action old = s.best.get(i);
+        if (createdSymbol(old) != null || java.util.Collections.frequency(s.best, old) > 1) {
+            return false;
+        }
+        for (int j : new int[] {i - 1, i + 1}) {
+            if (j < 0 || j >= s.best.size() - 1 || s.budget[0] <= 0) {
+                continue;
+            }
+            Action copy = s.best.get(j);
+            if (createdSymbol(copy) != null || copy.equals(old)) {
+                continue;
+            }
+            List<Action> cand = new ArrayList<>(s.best);
+            cand.set(i, copy);
+            if (s.tryCandidate(cand)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * An action that takes an event or waits for one (so a replacement that stops a stream may make it needless); a
+     * wait on the clock takes none.
+     */
+    private static boolean observes(Action a) {
+        return a instanceof EvdActions.EvdDequeue || a instanceof EvdActions.EvdWait || a instanceof IaActions.CnoWait;
+    }
+
+    /** Whether {@code b} names other objects than {@code a} (a reference dropped or moved). */
+    private static boolean movesReference(Action a, Action b) {
+        if (!a.getClass().isRecord() || a.getClass() != b.getClass()) {
+            return b instanceof EvdActions.Settle;
+        }
+        for (RecordComponent c : a.getClass().getRecordComponents()) {
+            Object x = value(c, a);
+            Object y = value(c, b);
+            if ((x instanceof String || y instanceof String) && !java.util.Objects.equals(x, y)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

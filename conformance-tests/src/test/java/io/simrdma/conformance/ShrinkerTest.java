@@ -197,6 +197,34 @@ class ShrinkerTest {
         assertEquals(calls(s.run()), calls(again.run()), "and to the same calls and outcomes");
     }
 
+    @Test
+    @DisplayName("a mutant that dequeues every third DTO completion twice (dat_evd_dequeue(3DAT): an event is removed "
+            + "once dequeued) shrinks to its 13 irreducible calls: an EP without its connect EVD once the dequeue of "
+            + "the connection event goes with it, three flushed receives, three dequeues and one of the async EVD")
+    void shouldDropTheEventsDequeueWhenAReferenceChangeStopsTheStream() {
+        Mutants.Mutant dup = mutant("dto-completion-duplicated");
+        MutantProvider p = new MutantProvider(dup.name(), dup.mutation());
+        RunSettings settings = settings(p);
+        ConformanceSuite.Outcome o = ConformanceSuite.generate(settings, 10, MutantsTest.ACTIONS);
+        assertTrue(o.run().failed(), "seed 10 kills " + dup.name());
+        ConformanceSuite.Outcome s = Shrinker.shrink(settings, 10, o);
+        String sig = ConformanceSuite.signature(o.run());
+        assertEquals(sig, ConformanceSuite.signature(s.run()), "the shrunk sequence fails the same rule");
+        assertTrue(
+                s.sequence().size() <= 13,
+                "expected at most 13 actions (IA, EVD, PZ, EP, a connect no one listens to, a wait, three receives "
+                        + "flushed, three dequeues of the EVD, a dequeue of the async EVD), got "
+                        + s.sequence().size() + ": " + s.sequence());
+        for (Action a : s.sequence()) {
+            if (a instanceof EpActions.EpCreate e) {
+                assertEquals(null, e.conn(), "the EP keeps no connect EVD (its event is no longer dequeued): " + e);
+            }
+        }
+        ConformanceSuite.Outcome again = ConformanceSuite.replay(settings, 10, s.sequence());
+        assertEquals(sig, ConformanceSuite.signature(again.run()), "the shrunk sequence replays to the same failure");
+        assertEquals(calls(s.run()), calls(again.run()), "and to the same calls and outcomes");
+    }
+
     /** A run's transcript, its IA names without the run's number (each run opens IAs of its own). */
     private static List<String> calls(Run run) {
         return run.transcript.stream()
