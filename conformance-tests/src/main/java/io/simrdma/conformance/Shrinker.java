@@ -46,9 +46,8 @@ final class Shrinker {
         boolean hang = sig.contains(ConformanceSuite.HANG_RULE);
         int[] budget = {hang ? 40 : BUDGET};
         State s = new State(settings, seed, sig, budget);
-        s.best = new ArrayList<>(failing.sequence().subList(0, failing.run().failedAt + 1));
+        s.keep(failing.sequence(), failing);
         s.tried.add(s.best.toString());
-        s.bestOutcome = failing;
         s.dropSkipped();
         boolean progress = true;
         int maxChunk = Integer.MAX_VALUE;
@@ -105,8 +104,7 @@ final class Shrinker {
             if (o == null) {
                 return false;
             }
-            best = trim(cand, o);
-            bestOutcome = o;
+            keep(cand, o);
             return true;
         }
 
@@ -121,10 +119,18 @@ final class Shrinker {
             if (executed.size() < best.size()) {
                 ConformanceSuite.Outcome o = ConformanceSuite.replay(settings, seed, executed, hangFor(sig));
                 if (sig.equals(ConformanceSuite.signature(o.run()))) {
-                    best = trim(executed, o);
-                    bestOutcome = o;
+                    keep(executed, o);
                 }
             }
+        }
+
+        /**
+         * Keeps {@code cand}, which failed the same way in {@code o}, without the actions after the failing one (the
+         * replay stopped there): the outcome returned names only the actions that ran up to the failure.
+         */
+        void keep(List<Action> cand, ConformanceSuite.Outcome o) {
+            best = trim(cand, o);
+            bestOutcome = new ConformanceSuite.Outcome(List.copyOf(best), o.run(), o.traceDigest());
         }
     }
 
@@ -286,20 +292,20 @@ final class Shrinker {
     static final int OBSERVATIONS_TRIED = 2;
 
     /**
-     * A replacement that moves or drops a reference (an EP without its connect EVD, a dequeue of another EVD) stops a
-     * stream of events, and the observation that took its next event (a dequeue, a wait) then sees another one: the
-     * replacement of action {@code i} is tried with each of the next {@link #OBSERVATIONS_TRIED} observations after it
-     * dropped. True if one held (the sequence is one action shorter).
+     * A replacement that moves or drops a reference (an EP without its connect EVD, a wait on the clock for one on an
+     * EVD) stops a stream of events to the object it named, and the next observation of that object (a dequeue, a
+     * wait) then takes another event than it did: the replacement of action {@code i} is tried with each of the next
+     * {@link #OBSERVATIONS_TRIED} observations of that object dropped. True if one held (one action fewer).
      */
     private static boolean replaceAndDropObservation(State s, int i, List<Action> vs) {
         Action old = s.best.get(i);
         for (Action a : vs) {
-            if (!movesReference(old, a)) {
-                continue;
-            }
+            List<String> gone = referencesMoved(old, a);
             int tried = 0;
-            for (int j = i + 1; j < s.best.size() - 1 && tried < OBSERVATIONS_TRIED && s.budget[0] > 0; j++) {
-                if (!observes(s.best.get(j))) {
+            for (int j = i + 1;
+                    !gone.isEmpty() && j < s.best.size() - 1 && tried < OBSERVATIONS_TRIED && s.budget[0] > 0;
+                    j++) {
+                if (!gone.contains(observed(s.best.get(j)))) {
                     continue;
                 }
                 tried++;
@@ -316,14 +322,16 @@ final class Shrinker {
     }
 
     /**
-     * Replaces action {@code i} by a copy of the action before or after it (a third post like its neighbour, where
-     * the failure needs three completions of one stream and the sequence has two and a post of another kind): the
-     * sequence then has one distinct action fewer, and a later pass may drop what only the replaced action needed.
-     * Taken only where action {@code i} occurs once and names no object it creates. True if a copy held.
+     * Replaces action {@code i} by a copy of the action before or after it on the same object (a third post on an EP
+     * like the two around it, where the failure needs three completions of one stream and the sequence has two and a
+     * post of another kind): the sequence then has one distinct action fewer, and a later pass may drop what only the
+     * replaced action needed (there, the connection). Taken only where action {@code i} occurs once and creates
+     * nothing. True if a copy held.
      */
     private static boolean copyNeighbour(State s, int i) {
         Action old = s.best.get(i);
-        if (createdSymbol(old) != null || java.util.Collections.frequency(s.best, old) > 1) {
+        Object on = target(old);
+        if (on == null || createdSymbol(old) != null || java.util.Collections.frequency(s.best, old) > 1) {
             return false;
         }
         for (int j : new int[] {i - 1, i + 1}) {
@@ -331,7 +339,7 @@ final class Shrinker {
                 continue;
             }
             Action copy = s.best.get(j);
-            if (createdSymbol(copy) != null || copy.equals(old)) {
+            if (createdSymbol(copy) != null || copy.equals(old) || !on.equals(target(copy))) {
                 continue;
             }
             List<Action> cand = new ArrayList<>(s.best);
@@ -343,27 +351,44 @@ final class Shrinker {
         return false;
     }
 
-    /**
-     * An action that takes an event or waits for one (so a replacement that stops a stream may make it needless); a
-     * wait on the clock takes none.
-     */
-    private static boolean observes(Action a) {
-        return a instanceof EvdActions.EvdDequeue || a instanceof EvdActions.EvdWait || a instanceof IaActions.CnoWait;
+    /** The object a call acts on: a record action's first component, or null. */
+    private static Object target(Action a) {
+        RecordComponent[] cs = a.getClass().getRecordComponents();
+        return cs == null || cs.length == 0 ? null : value(cs[0], a);
     }
 
-    /** Whether {@code b} names other objects than {@code a} (a reference dropped or moved). */
-    private static boolean movesReference(Action a, Action b) {
-        if (!a.getClass().isRecord() || a.getClass() != b.getClass()) {
-            return b instanceof EvdActions.Settle;
+    /** The EVD or CNO an action takes an event from or waits on (a wait on the clock names none), or null. */
+    private static String observed(Action a) {
+        if (a instanceof EvdActions.EvdDequeue d) {
+            return d.evd();
+        }
+        if (a instanceof EvdActions.EvdWait w) {
+            return w.evd();
+        }
+        return a instanceof IaActions.CnoWait c ? c.cno() : null;
+    }
+
+    /**
+     * The objects {@code a} names and its replacement {@code b} no longer names in the same place (a reference dropped
+     * or moved); for a wait replaced by a wait on the clock, the EVD or CNO it waited on.
+     */
+    private static List<String> referencesMoved(Action a, Action b) {
+        List<String> out = new ArrayList<>(2);
+        if (a.getClass() != b.getClass()) {
+            if (b instanceof EvdActions.Settle && observed(a) != null) {
+                out.add(observed(a));
+            }
+            return out;
+        }
+        if (!a.getClass().isRecord()) {
+            return out;
         }
         for (RecordComponent c : a.getClass().getRecordComponents()) {
-            Object x = value(c, a);
-            Object y = value(c, b);
-            if ((x instanceof String || y instanceof String) && !java.util.Objects.equals(x, y)) {
-                return true;
+            if (value(c, a) instanceof String x && !x.equals(value(c, b))) {
+                out.add(x);
             }
         }
-        return false;
+        return out;
     }
 
     /**
