@@ -342,7 +342,7 @@ final class Closing {
      * fabric runs for the timeout ({@link EpActions.ConnectTimeoutPasses}), after which the model is certain of x's
      * end: DAT_CONNECTION_EVENT_TIMED_OUT on x's connect_evd (UNREACHABLE only as the S9 alternative, refused in a
      * strict run), then dat_ep_get_status shows x DISCONNECTED. The CR is still the consumer's (no page lets the
-     * provider destroy it): an EP (y) pre-posts a receive and accepts it, which returns DAT_SUCCESS and ends in
+     * provider destroy it; dat_cr_query succeeds on it): an EP (y) pre-posts a receive and accepts it, which returns DAT_SUCCESS and ends in
      * DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR on y's connect_evd (dat_cr_accept(3DAT): "It can be caused by the
      * active side timeout expiration"), y DISCONNECTED and its receive flushed. Only on an ordered fabric (see
      * {@link #Closing(boolean)}): elsewhere a settle is capped real time, and a lost packet may keep the remote host's
@@ -380,7 +380,12 @@ final class Closing {
         // x's TIMED_OUT, then its state
         steps.add(m -> toRequest(m) != null ? waitOn(m, TO_EVD) : null);
         steps.add(m -> live(m, TO_X) ? new EpActions.EpGetStatus(TO_X) : null);
-        // the request is still the consumer's: y accepts it after a receive; the accept cannot complete
+        // the request is still the consumer's (dat_cr_query succeeds on it); y accepts it after a receive, and the
+        // accept cannot complete
+        steps.add(m -> {
+            M.Cr cr = toRequest(m);
+            return cr != null ? new EpActions.CrQuery(cr.sym) : null;
+        });
         steps.add(m -> toRequest(m) != null && live(m, TO_Y)
                 ? new DtoActions.PostRecv(TO_Y, List.of(), ++cookie, noFlags())
                 : null);
