@@ -16,7 +16,7 @@ import java.util.Map;
  * arguments until none simplifies further (shorter transfers at offset 0, fewer segments down to none, no private
  * data, no flags, optional references such as an EP's SRQ or an EVD's CNO dropped, an EVD's flags made full so
  * that two EVDs can merge) and puts stand-ins in place of actions that need fewer objects (a wait that only lets
- * time pass becomes a wait on the IA's clock; a reference names an earlier object of its kind, or for an EVD the
+ * time pass becomes a wait on the IA's clock, of 1 ms where that holds; a reference names an earlier object of its kind, or for an EVD the
  * IA's async EVD, so the later object may go). While the sequence is longer than {@link #SHORT}, two steps that
  * take a second change to hold follow a replacement that failed alone: the replacement with one of the next
  * observations (dequeue, wait) dropped, where it moved or dropped a reference (an EP without its connect EVD: the
