@@ -225,6 +225,53 @@ class ShrinkerTest {
         assertEquals(calls(s.run()), calls(again.run()), "and to the same calls and outcomes");
     }
 
+    @Test
+    @DisplayName("a mutant that loses the second DTO completion dequeued (dat_evd_dequeue(3DAT): completions of one "
+            + "EP's requests come in posting order) shrinks from the 17 calls of a connection with a receive between "
+            + "two RDMA writes to 11 without a connection: the receive becomes a copy of the RDMA write beside it, and "
+            + "three posts flushed in DISCONNECTED (dat_ep_post_rdma_write(3DAT)) need no peer")
+    void shouldCopyANeighbourWhenTheFailureNeedsThreePostsOfOneStream() {
+        Mutants.Mutant lost = mutant("dto-completion-lost");
+        MutantProvider p = new MutantProvider(lost.name(), lost.mutation());
+        RunSettings settings = settings(p);
+        EnumSet<CompletionFlag> none = EnumSet.noneOf(CompletionFlag.class);
+        M.Remote nowhere = new M.Remote(null, 0, 0, 0);
+        List<Action> seq = List.of(
+                new IaActions.IaOpen(0),
+                new EvdActions.EvdCreate("ia0", "evd2", 57, null, EnumSet.allOf(EvdFlag.class)),
+                new IaActions.PzCreate("ia0", "pz5"),
+                new EpActions.EpCreate("ia0", "ep17", "pz5", null, null, null, null, null),
+                new EpActions.EpCreate("ia0", "ep21", "pz5", "evd2", "evd2", null, null, null),
+                new EpActions.PspCreate("ia0", "psp23", 105, "evd2", io.simrdma.dat.PspFlag.CONSUMER, false),
+                new EpActions.EpConnect("ep21", "ia0", 105, 0, 8, false, io.simrdma.dat.Qos.BEST_EFFORT, false),
+                new EvdActions.EvdWait("evd2", 1, false, false),
+                new EpActions.CrAccept("cr21_1", "ep17", 0, 12),
+                new EvdActions.Settle(1),
+                new DtoActions.PostRdma("ep21", List.of(), 1025, nowhere, none, false, 22),
+                new DtoActions.PostRecv("ep21", List.of(), 1026, none),
+                new DtoActions.PostSend("ep17", List.of(), 1028, none, 23),
+                new DtoActions.PostRdma("ep21", List.of(), 1031, nowhere, none, false, 25),
+                new EvdActions.Settle(1),
+                new EvdActions.EvdDequeue("evd2"),
+                new EvdActions.EvdDequeue("evd2"));
+        ConformanceSuite.Outcome o = ConformanceSuite.replay(settings, 10, seq);
+        String sig = ConformanceSuite.signature(o.run());
+        assertNotNull(sig, "the 17 calls fail with " + lost.name());
+        assertTrue(sig.contains("come in posting order"), "the lost completion breaks the posting order: " + sig);
+        ConformanceSuite.Outcome s = Shrinker.shrink(settings, 10, o);
+        assertEquals(sig, ConformanceSuite.signature(s.run()), "the shrunk sequence fails the same rule");
+        assertTrue(
+                s.sequence().size() <= 11,
+                "expected at most 11 actions (IA, EVD, PZ, EP, a connect no one listens to, a wait, three RDMA writes "
+                        + "flushed, two dequeues), got " + s.sequence().size() + ": " + s.sequence());
+        assertFalse(
+                s.sequence().stream().anyMatch(a -> a instanceof EpActions.PspCreate),
+                "no listener: the posts are flushed in DISCONNECTED: " + s.sequence());
+        ConformanceSuite.Outcome again = ConformanceSuite.replay(settings, 10, s.sequence());
+        assertEquals(sig, ConformanceSuite.signature(again.run()), "the shrunk sequence replays to the same failure");
+        assertEquals(calls(s.run()), calls(again.run()), "and to the same calls and outcomes");
+    }
+
     /** A run's transcript, its IA names without the run's number (each run opens IAs of its own). */
     private static List<String> calls(Run run) {
         return run.transcript.stream()
