@@ -115,11 +115,12 @@ final class FrameBuffers {
                 oldest = i;
             }
         }
-        if (views[oldest] != null) {
-            views[oldest].release();
+        if (views[oldest] == null) {
+            views[oldest] = new Ring(MAX_VIEWS);
+        } else {
+            views[oldest].release(); // the views of the memory displaced (freed once written)
         }
         regions[oldest] = memory;
-        views[oldest] = new Ring(MAX_VIEWS);
         regionUsed[oldest] = now;
         return views[oldest];
     }

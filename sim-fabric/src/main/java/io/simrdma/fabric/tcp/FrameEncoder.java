@@ -132,12 +132,13 @@ final class FrameEncoder extends ChannelOutboundHandlerAdapter {
 
     /**
      * A view of the first {@code bytes} bytes of {@code p}'s payload: a kept view of the sender's
-     * memory if they lie in one piece of it, else one made for the frame (an owned payload's
-     * slice, several pieces' composite).
+     * memory if they lie in one piece of direct memory, else one made for the frame (an owned
+     * payload's slice, several pieces' composite, or heap memory such as a WQE's inline data,
+     * which the channel copies into a direct buffer of its own anyway).
      */
     private ByteBuf payloadView(ChannelHandlerContext ctx, Packet p, int bytes) {
         java.nio.ByteBuffer memory = p.payloadRegion(0, bytes);
-        if (memory != null) {
+        if (memory != null && memory.isDirect()) {
             return buffers.view(memory, p.payloadRegionIndex(0), bytes);
         }
         return p.payloadView(ctx.alloc(), 0, bytes);
