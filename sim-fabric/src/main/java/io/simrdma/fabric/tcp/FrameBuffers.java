@@ -10,7 +10,7 @@ import java.nio.ByteBuffer;
  * <ul>
  *   <li>frame heads (length prefix, GIDs, IBA headers, a BURST's run) are written into direct
  *       buffers of {@link PacketCodec#MAX_HEAD_LENGTH} bytes taken in turn from a ring;</li>
- *   <li>a payload that lies in the sender's memory leaves through a view of that memory: per
+ *   <li>a payload that lies in the sender's direct memory leaves through a view of that memory: per
  *       memory buffer (the last {@link #REGIONS} sent from) a ring of views over all of it, each
  *       pointed at the frame's bytes by its reader and writer index.</li>
  * </ul>
