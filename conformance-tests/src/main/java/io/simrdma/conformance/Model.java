@@ -352,10 +352,9 @@ final class Model {
      * connection that dat_ep_reset did not drop, or an alternative of one): true if there was one.
      */
     private boolean takeMaybe(Run run, M.Ep ep, EventNumber number) {
-        for (java.util.Iterator<M.ConnEv> it = ep.maybe.iterator(); it.hasNext(); ) {
-            M.ConnEv x = it.next();
+        for (M.ConnEv x : byPreferenceEv(new ArrayList<>(ep.maybe))) {
             if (x.number() == number) {
-                it.remove();
+                ep.maybe.removeIf(e -> e == x);
                 maybeTaken(ep, x);
                 run.observed(x.check(), () -> number + " of " + ep.sym);
                 return true;

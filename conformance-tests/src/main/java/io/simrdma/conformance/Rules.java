@@ -1748,6 +1748,27 @@ final class Rules {
                 template.effect));
     }
 
+    /**
+     * {@code ep}'s disconnect ({@code how}) reaches its peer, whose break by the transfer error may not have been
+     * seen either (the disconnect may even flush the failing RDMA before it reaches the peer): which event the peer
+     * gets for the other side's end is S1, DISCONNECTED its natural reading.
+     */
+    static void peerEndRacesBreak(M.Ep ep, String how) {
+        M.Ep peer = ep.peer;
+        M.Slot peerEnd = peer != null && peer.alive && !onAnotherConnection(peer, ep.conn) ? pendingEnd(peer) : null;
+        if (peerEnd != null) {
+            endRacesBreak(
+                    peerEnd,
+                    Check.ok(
+                                    "dat_ep_disconnect",
+                                    "the other side's " + how + " reaching an EP before the transfer error breaking "
+                                            + "the connection is seen is reported as for any peer end: "
+                                            + "DAT_CONNECTION_EVENT_DISCONNECTED")
+                            .rows("2.7#11")
+                            .choice("S1: the natural reading, DISCONNECTED"));
+        }
+    }
+
     static void abrupt(Model m, M.Ep ep) {
         M.Ep peer = ep.peer;
         boolean wasBreaking = ep.breaking;
@@ -1759,6 +1780,7 @@ final class Rules {
                             .rule("an abrupt dat_ep_disconnect before the transfer error breaking the connection is "
                                     + "seen ends it: DAT_CONNECTION_EVENT_DISCONNECTED")
                             .rows("2.7#5"));
+            peerEndRacesBreak(ep, "abrupt dat_ep_disconnect");
             // already ending (a graceful disconnect, a break): the abrupt one only stops waiting for requests
             ep.pending.removeIf(s -> s != end && s.viable().stream().allMatch(st -> st.event == null));
             end.certain = true;
@@ -1835,19 +1857,7 @@ final class Rules {
                                 .rule("a graceful dat_ep_disconnect that proceeds before the transfer error breaking "
                                         + "the connection is seen ends it: DAT_CONNECTION_EVENT_DISCONNECTED")
                                 .rows("2.7#6"));
-                M.Slot peerEnd = peer != null && peer.alive && !onAnotherConnection(peer, ep.conn) ? pendingEnd(peer) : null;
-                if (peerEnd != null) {
-                    // ... and reaches the peer, whose own break may not have been seen either (S1)
-                    endRacesBreak(
-                            peerEnd,
-                            Check.ok(
-                                            "dat_ep_disconnect",
-                                            "the other side's graceful dat_ep_disconnect reaching an EP before the "
-                                                    + "transfer error breaking the connection is seen is reported as "
-                                                    + "for any peer end: DAT_CONNECTION_EVENT_DISCONNECTED")
-                                    .rows("2.7#11")
-                                    .choice("S1: the natural reading, DISCONNECTED"));
-                }
+                peerEndRacesBreak(ep, "graceful dat_ep_disconnect");
             }
             return;
         }
