@@ -1188,7 +1188,8 @@ final class Rules {
         M.Ep peer = ep.peer;
         M.Conn conn = ep.conn;
         M.Ep other = peer != null ? peer : conn == null ? null : conn.active == ep ? conn.passive : conn.active;
-        M.Slot otherBreak = other != null && other.alive && !onAnotherConnection(other, conn) ? pendingEnd(other) : null;
+        M.Slot otherBreak =
+                other != null && other.alive && !onAnotherConnection(other, conn) ? pendingEnd(other) : null;
         if (otherBreak != null) {
             // the other side's EP breaking by a transfer error not seen yet: this EP's end may reach it first (S1)
             endRacesBreak(
