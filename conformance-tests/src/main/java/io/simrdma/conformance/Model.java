@@ -255,7 +255,13 @@ final class Model {
             if (st.fork != null && st.fork.local) {
                 List<M.ConnEv> alt = new ArrayList<>();
                 for (M.Step o : slot.alternatives) {
-                    if (o != st && o.fork == st.fork && o.to == st.to && o.event != null && o.event != st.event) {
+                    // a step of no fork in the slot (a transfer error's BROKEN added to an end already pending) leads
+                    // to the same state as well: the state seen does not tell it from the fork's
+                    if (o != st
+                            && (o.fork == st.fork || o.fork == null)
+                            && o.to == st.to
+                            && o.event != null
+                            && o.event != st.event) {
                         alt.add(new M.ConnEv(o.event, o.privateData, o.check));
                     }
                 }
@@ -346,12 +352,11 @@ final class Model {
      * connection that dat_ep_reset did not drop, or an alternative of one): true if there was one.
      */
     private boolean takeMaybe(Run run, M.Ep ep, EventNumber number) {
-        for (java.util.Iterator<M.ConnEv> it = ep.maybe.iterator(); it.hasNext(); ) {
-            M.ConnEv x = it.next();
+        for (M.ConnEv x : byPreferenceEv(new ArrayList<>(ep.maybe))) {
             if (x.number() == number) {
-                it.remove();
+                ep.maybe.removeIf(e -> e == x);
                 maybeTaken(ep, x);
-                run.pass(x.check());
+                run.observed(x.check(), () -> number + " of " + ep.sym);
                 return true;
             }
         }
@@ -643,7 +648,7 @@ final class Model {
                 checkConnData(run, ep, head.number(), head.privateData(), head.check(), c);
                 return;
             }
-            for (M.ConnEv alt : eventAlternatives.getOrDefault(head, List.of())) {
+            for (M.ConnEv alt : byPreferenceEv(eventAlternatives.getOrDefault(head, List.of()))) {
                 if (alt.number() == c.eventNumber()) {
                     ep.arrived.poll();
                     eventAlternatives.remove(head);
@@ -660,7 +665,7 @@ final class Model {
                 return;
             }
             M.Slot slot = ep.pending.get(0);
-            for (M.Step st : slot.viable()) {
+            for (M.Step st : byPreference(slot.viable())) {
                 if (st.event == c.eventNumber()) {
                     checkOrderBeforeDisconnect(run, ep, st);
                     apply(ep, slot, st, true);
@@ -672,7 +677,7 @@ final class Model {
             if (ep.pending.size() > 1) {
                 for (M.Step a : slot.viable()) {
                     if (a.event == null) {
-                        for (M.Step b : ep.pending.get(1).viable()) {
+                        for (M.Step b : byPreference(ep.pending.get(1).viable())) {
                             if (b.event == c.eventNumber()) {
                                 apply(ep, slot, a, false);
                                 M.Slot next = ep.pending.get(0);
@@ -704,6 +709,42 @@ final class Model {
                 false,
                 allowed + " for " + sym + " (state " + ep.state + ")",
                 () -> c.eventNumber().toString());
+    }
+
+    /**
+     * The steps with the outcomes the pages give (or the recorded choice) first, then the alternatives to a recorded
+     * choice: where an event fits both (a transfer error's BROKEN, the alternative to a peer end's DISCONNECTED), the
+     * step that reads the pages is the one that happened.
+     */
+    private static List<M.Step> byPreference(List<M.Step> steps) {
+        List<M.Step> out = new ArrayList<>(steps.size());
+        for (M.Step st : steps) {
+            if (!st.check.alternative()) {
+                out.add(st);
+            }
+        }
+        for (M.Step st : steps) {
+            if (st.check.alternative()) {
+                out.add(st);
+            }
+        }
+        return out;
+    }
+
+    /** As {@link #byPreference} for queued events. */
+    private static List<M.ConnEv> byPreferenceEv(List<M.ConnEv> evs) {
+        List<M.ConnEv> out = new ArrayList<>(evs.size());
+        for (M.ConnEv ev : evs) {
+            if (!ev.check().alternative()) {
+                out.add(ev);
+            }
+        }
+        for (M.ConnEv ev : evs) {
+            if (ev.check().alternative()) {
+                out.add(ev);
+            }
+        }
+        return out;
     }
 
     /** Whether {@code n} is the queued connection event {@code ev} or one of its alternatives. */
@@ -742,7 +783,7 @@ final class Model {
     }
 
     private void checkConnData(Run run, M.Ep ep, EventNumber n, byte[] expected, Check check, ConnectionEvent c) {
-        run.pass(check);
+        run.observed(check, () -> n + " of " + ep.sym);
         if (n == EventNumber.CONNECTION_EVENT_ESTABLISHED && expected != null) {
             Check pd = Check.ok(
                             "dat_evd_dequeue",
@@ -876,7 +917,7 @@ final class Model {
                         "no second request of " + a.conn.active + "'s connect (its first was " + "rejected)",
                         ev::toString);
             }
-            run.pass(a.check);
+            run.observed(a.check, ev::toString);
             Rules.requestArrived(this, run, a, ev, sym);
             return;
         }

@@ -1187,6 +1187,21 @@ final class Rules {
         ep.pending.clear();
         M.Ep peer = ep.peer;
         M.Conn conn = ep.conn;
+        M.Ep other = peer != null ? peer : conn == null ? null : conn.active == ep ? conn.passive : conn.active;
+        M.Slot otherBreak =
+                other != null && other.alive && !onAnotherConnection(other, conn) ? pendingEnd(other) : null;
+        if (otherBreak != null) {
+            // the other side's EP breaking by a transfer error not seen yet: this EP's end may reach it first (S1)
+            endRacesBreak(
+                    otherBreak,
+                    Check.ok(
+                                    "dat_ep_disconnect",
+                                    "the end of the other side's EP (" + page + ") reaching an EP before the transfer "
+                                            + "error breaking the connection is seen is reported as for any peer end: "
+                                            + "DAT_CONNECTION_EVENT_DISCONNECTED")
+                            .rows("2.7#11")
+                            .choice("S1: the natural reading, DISCONNECTED"));
+        }
         // a peer that was reset since (and may have connected again) has left this connection: it learns nothing
         if (peer != null && peer.alive && !onAnotherConnection(peer, conn) && peerConnectedOrSoon(peer)) {
             peerEnds(m, peer, "the peer's EP was destroyed");
@@ -1282,6 +1297,14 @@ final class Rules {
             for (M.Step st : s.viable()) {
                 if (st.to == DISCONNECTED) {
                     s.certain |= certain;
+                    if (st.event != null) {
+                        // a transfer error's break of y not seen yet: the other side's end may reach y first
+                        endRacesBreak(
+                                s,
+                                dis.rule("the other side's end reaching an EP before the transfer error breaking "
+                                        + "the connection is seen is reported as for any peer end: "
+                                        + "DAT_CONNECTION_EVENT_DISCONNECTED (" + why + ")"));
+                    }
                     return s;
                 }
             }
@@ -1696,11 +1719,69 @@ final class Rules {
         return null;
     }
 
+    /**
+     * An end of the connection (the EP's own disconnect, the peer's end) starts while a transfer error's break of it
+     * is pending and not yet seen: which of the two ends the connection first is timing no page orders (the error
+     * comes back from the remote side, dat_lmr_free(3DAT): "results in an error and broken connection"; the
+     * disconnect goes its own way), so DAT_CONNECTION_EVENT_DISCONNECTED, the event of that end ({@code dis}), is
+     * as much the expected report as the break's BROKEN, not an alternative to a recorded choice.
+     */
+    static void endRacesBreak(M.Slot end, Check dis) {
+        M.Step template = null;
+        for (M.Step st : end.viable()) {
+            if (st.to == DISCONNECTED && st.event == EventNumber.CONNECTION_EVENT_DISCONNECTED) {
+                if (!st.check.alternative()) {
+                    return;
+                }
+                template = st;
+            }
+        }
+        if (template == null) {
+            return;
+        }
+        end.alternatives.add(new M.Step(
+                template.to,
+                template.event,
+                template.privateData,
+                template.fork,
+                template.option,
+                dis.rows("2.7#8"),
+                template.effect));
+    }
+
+    /**
+     * {@code ep}'s disconnect ({@code how}) reaches its peer, whose break by the transfer error may not have been
+     * seen either (the disconnect may even flush the failing RDMA before it reaches the peer): which event the peer
+     * gets for the other side's end is S1, DISCONNECTED its natural reading.
+     */
+    static void peerEndRacesBreak(M.Ep ep, String how) {
+        M.Ep peer = ep.peer;
+        M.Slot peerEnd = peer != null && peer.alive && !onAnotherConnection(peer, ep.conn) ? pendingEnd(peer) : null;
+        if (peerEnd != null) {
+            endRacesBreak(
+                    peerEnd,
+                    Check.ok(
+                                    "dat_ep_disconnect",
+                                    "the other side's " + how + " reaching an EP before the transfer error breaking "
+                                            + "the connection is seen is reported as for any peer end: "
+                                            + "DAT_CONNECTION_EVENT_DISCONNECTED")
+                            .rows("2.7#11")
+                            .choice("S1: the natural reading, DISCONNECTED"));
+        }
+    }
+
     static void abrupt(Model m, M.Ep ep) {
         M.Ep peer = ep.peer;
         boolean wasBreaking = ep.breaking;
         M.Slot end = pendingEnd(ep);
         if (end != null) {
+            endRacesBreak(
+                    end,
+                    DISC_EVENT
+                            .rule("an abrupt dat_ep_disconnect before the transfer error breaking the connection is "
+                                    + "seen ends it: DAT_CONNECTION_EVENT_DISCONNECTED")
+                            .rows("2.7#5"));
+            peerEndRacesBreak(ep, "abrupt dat_ep_disconnect");
             // already ending (a graceful disconnect, a break): the abrupt one only stops waiting for requests
             ep.pending.removeIf(s -> s != end && s.viable().stream().allMatch(st -> st.event == null));
             end.certain = true;
@@ -1765,6 +1846,19 @@ final class Rules {
             // DAT_EP_DISCONNECT_PENDING state" (dat_ep_disconnect), until that end comes
             if (ep.state == CONNECTED) {
                 ep.state = DISCONNECT_PENDING;
+            }
+            {
+                // "all outstanding and in-progress request DTOs and RMR Binds must try to be completed successfully
+                // first, before disconnect proceeds" (dat_ep_disconnect(3DAT)): with none outstanding it proceeds at
+                // once; with the failing one outstanding it proceeds when that one has completed, the moment the
+                // error breaks the connection: either end may be the one reported
+                endRacesBreak(
+                        pendingEnd(ep),
+                        DISC_EVENT
+                                .rule("a graceful dat_ep_disconnect that proceeds before the transfer error breaking "
+                                        + "the connection is seen ends it: DAT_CONNECTION_EVENT_DISCONNECTED")
+                                .rows("2.7#6"));
+                peerEndRacesBreak(ep, "graceful dat_ep_disconnect");
             }
             return;
         }

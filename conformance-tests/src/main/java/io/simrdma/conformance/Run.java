@@ -250,6 +250,24 @@ final class Run implements AutoCloseable {
         coverage.record(c, true);
     }
 
+    /**
+     * Records an observation the model allowed by {@code c} (a dequeued connection event, a request arrival): as
+     * {@link #verdict} does for a return, an alternative to a recorded choice fails a strict run and is noted as
+     * the provider's choice otherwise.
+     */
+    void observed(Check c, Supplier<String> got) {
+        if (c.alternative() && settings.strict()) {
+            coverage.record(c, false);
+            String g = got.get();
+            transcript.add("// FAILS (strict): " + g + " is not the recorded choice " + c.choice());
+            throw new Mismatch(c, "the recorded choice (" + c.choice() + ")", g + ", an alternative the pages allow");
+        }
+        coverage.record(c, true);
+        if (c.alternative()) {
+            note("alternative outcome " + got.get() + " (" + c + ")");
+        }
+    }
+
     final List<String> notes = new ArrayList<>();
 
     /** A remark for the report (an alternative outcome, a relaxed check). */

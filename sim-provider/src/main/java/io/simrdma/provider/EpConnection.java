@@ -80,6 +80,11 @@ final class EpConnection {
      * follows when the connection manager reports the connection gone.
      */
     private boolean disconnectEventDue;
+    /**
+     * The QP failed (a remote peer's RDMA with a bad rmr_context reached it) while the passive endpoint was still
+     * COMPLETION_PENDING: the connection is broken the moment it is established. Device executor.
+     */
+    private boolean qpFailedBeforeEstablished;
 
     EpConnection(SimEp ep) {
         this.ep = ep;
@@ -329,6 +334,16 @@ final class EpConnection {
                     post(EventNumber.CONNECTION_EVENT_ESTABLISHED, null);
                 }
                 ep.watermarks.connected();
+                if (qpFailedBeforeEstablished && ep.state == EndpointState.CONNECTED) {
+                    // the active side's first RDMA reached the QP before the connection manager's RTU and broke it:
+                    // "The use of rmr_context of the destroyed LMR by a remote peer for an RDMA DTO results in an
+                    // error and broken connection on which it was used" (dat_lmr_free(3DAT)); the endpoint reports
+                    // its own broken connection as a failed bind does, DAT_CONNECTION_EVENT_BROKEN (dat_rmr_bind
+                    // (3DAT)), not as the DISCONNECTED of the active side's disconnect that follows
+                    qpFailedBeforeEstablished = false;
+                    broken();
+                    safeDisconnect();
+                }
                 break;
             case DISCONNECTED:
                 if (s == EndpointState.CONNECTED || s == EndpointState.DISCONNECT_PENDING) {
@@ -350,6 +365,8 @@ final class EpConnection {
         EndpointState s = ep.state;
         if (s == EndpointState.CONNECTED || s == EndpointState.DISCONNECT_PENDING) {
             broken();
+        } else if (s == EndpointState.COMPLETION_PENDING) {
+            qpFailedBeforeEstablished = true;
         }
     }
 
@@ -452,6 +469,7 @@ final class EpConnection {
         remoteQual = cr.remotePortQual();
         localQual = cr.connQual();
         rsp = null;
+        qpFailedBeforeEstablished = false;
         ep.state(r.next());
     }
 
@@ -566,6 +584,7 @@ final class EpConnection {
         remoteQual = -1;
         localQual = -1;
         disconnectEventDue = false;
+        qpFailedBeforeEstablished = false;
     }
 
     /**

@@ -377,6 +377,38 @@ class ConnectionTest {
         }
     }
 
+    @Test
+    @DisplayName("dat_lmr_free(3DAT): \"The use of rmr_context of the destroyed LMR by a remote peer for an RDMA DTO "
+            + "results in an error and broken connection on which it was used\"; an RDMA Write with an unknown "
+            + "rmr_context that reaches the passive EP while it is still COMPLETION_PENDING breaks that EP's "
+            + "connection: ESTABLISHED, then BROKEN (as dat_rmr_bind(3DAT) reports a broken connection) on its "
+            + "connect EVD, not the DISCONNECTED of the active side's disconnect that follows")
+    void shouldReportBrokenWhenQpFailsBeforePassiveSideIsEstablished() {
+        try (DatPair p = DatPair.open(DatPair.Mode.DETERMINISTIC)) {
+            Endpoint active = p.a.ep();
+            Endpoint passive = p.b.ep();
+            int qual = p.qual();
+            p.b.ia.createPsp(qual, p.b.conn, PspFlag.CONSUMER);
+            active.connect(p.b.address(), qual, DatPair.WAIT, null, Qos.BEST_EFFORT, EnumSet.noneOf(ConnectFlag.class));
+            next(p.b.conn, ConnectionRequestEvent.class).cr().accept(passive, null);
+            expect(p.a.conn, ESTABLISHED, active);
+            // the race this test is about: the active side is CONNECTED, the passive side has not had the RTU yet
+            assertState(EndpointState.COMPLETION_PENDING, passive);
+            RmrTriplet good = p.b.remote(0, 64);
+            RmrTriplet bad = new RmrTriplet(good.rmrContext() ^ 0x00FF_FF00, good.targetAddress(), 64);
+            active.postRdmaWrite(p.a.iov(0, 64), 11, bad, CompletionFlag.defaults());
+
+            expect(p.b.conn, ESTABLISHED, passive);
+            expect(p.b.conn, EventNumber.CONNECTION_EVENT_BROKEN, passive);
+            assertState(EndpointState.DISCONNECTED, passive);
+            completion(p.a.dto, 11, DtoCompletionStatus.ERR_REMOTE_ACCESS);
+            expect(p.a.conn, EventNumber.CONNECTION_EVENT_BROKEN, active);
+            assertState(EndpointState.DISCONNECTED, active);
+            assertNoEvent(p.b.conn);
+            assertNoEvent(p.a.conn);
+        }
+    }
+
     // ------------------------------------------------------------------ connect argument checks
 
     @ParameterizedTest
