@@ -53,7 +53,7 @@ import org.slf4j.LoggerFactory;
  * <p>Thread safety: confined to the channel's event loop (the device's executor), except
  * {@link #close}, which any thread may call.
  */
-final class Connection extends ChannelInboundHandlerAdapter {
+final class Connection extends ChannelInboundHandlerAdapter implements FrameEncoder.Peer {
 
     private static final Logger LOG = LoggerFactory.getLogger(Connection.class);
 
@@ -432,7 +432,8 @@ final class Connection extends ChannelInboundHandlerAdapter {
         c.writeAndFlush(p, c.voidPromise());
     }
 
-    void packetWritten(int packets) {
+    @Override
+    public void packetWritten(int packets) {
         TcpLink l = link;
         if (l != null) {
             l.countWritten(packets);
@@ -444,7 +445,8 @@ final class Connection extends ChannelInboundHandlerAdapter {
      * longest frame its HELLO accepts holds (at most a run's u16 count); below 2 the peer gets
      * packets one by one. Event loop.
      */
-    int burstLimit(int mtu) {
+    @Override
+    public int burstLimit(int mtu) {
         Handshake.Hello h = peer;
         if (h == null || mtu <= 0) {
             return 1;

@@ -20,21 +20,47 @@ import io.simrdma.fabric.wire.Packet;
  * carries the caller's promise: the ones before it cannot succeed unless it does, and if they fail
  * (the channel closed) it fails too.
  *
+ * <p>No buffer is made per frame in steady state: heads go into buffers kept by a
+ * {@link FrameBuffers}, and a payload in the sender's memory leaves through one of the views it
+ * keeps of that memory (the same bytes, not a copy: the socket write is the one copy of the hop).
+ *
  * <p>Thread safety: one instance per channel, used on its event loop.
  */
 final class FrameEncoder extends ChannelOutboundHandlerAdapter {
 
-    private final Connection connection;
+    /** What the encoder asks of its connection. */
+    interface Peer {
+        /** How many packets of {@code mtu} bytes one BURST frame may carry (below 2: none). */
+        int burstLimit(int mtu);
+
+        /** {@code packets} packets were encoded (one frame). */
+        void packetWritten(int packets);
+    }
+
+    private final Peer connection;
     /** For the buffers before a frame's last: no listener, and no exception fired on failure. */
     private ChannelPromise quiet;
+    /** Heads and payload views, kept (the channel's allocator) from handlerAdded to handlerRemoved. */
+    private FrameBuffers buffers;
 
-    FrameEncoder(Connection connection) {
+    FrameEncoder(Peer connection) {
         this.connection = connection;
     }
 
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         quiet = new VoidChannelPromise(ctx.channel(), false);
+        buffers = new FrameBuffers(ctx.alloc());
+    }
+
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+        buffers.release();
+    }
+
+    /** The heads and views this encoder keeps; for tests. */
+    FrameBuffers buffers() {
+        return buffers;
     }
 
     @Override
@@ -78,10 +104,11 @@ final class FrameEncoder extends ChannelOutboundHandlerAdapter {
                     continue;
                 }
                 int bytes = n == p.burstPackets() ? p.burstBytes() : n * p.burstMtu();
-                ByteBuf head = PacketCodec.encodeBurstHead(p, n, bytes, ctx.alloc());
+                ByteBuf head = buffers.head();
                 ByteBuf payload;
                 try {
-                    payload = p.payloadView(ctx.alloc(), 0, bytes);
+                    PacketCodec.encodeBurstHead(p, n, bytes, head);
+                    payload = payloadView(ctx, p, bytes);
                 } catch (RuntimeException e) {
                     head.release();
                     throw e;
@@ -103,24 +130,42 @@ final class FrameEncoder extends ChannelOutboundHandlerAdapter {
         writeOne(ctx, p, promise);
     }
 
+    /**
+     * A view of the first {@code bytes} bytes of {@code p}'s payload: a kept view of the sender's
+     * memory if they lie in one piece of direct memory, else one made for the frame (an owned
+     * payload's slice, several pieces' composite, or heap memory such as a WQE's inline data,
+     * which the channel copies into a direct buffer of its own anyway).
+     */
+    private ByteBuf payloadView(ChannelHandlerContext ctx, Packet p, int bytes) {
+        java.nio.ByteBuffer memory = p.payloadRegion(0, bytes);
+        if (memory != null && memory.isDirect()) {
+            return buffers.view(memory, p.payloadRegionIndex(0), bytes);
+        }
+        return p.payloadView(ctx.alloc(), 0, bytes);
+    }
+
     private void writeOne(ChannelHandlerContext ctx, Packet p, ChannelPromise promise) {
-        ByteBuf head;
+        ByteBuf head = buffers.head();
         ByteBuf payload = null;
         ByteBuf trailer = null;
         try {
-            head = PacketCodec.encodeHead(p, ctx.alloc());
+            PacketCodec.encodeHead(p, head);
             if (p.payloadLength() > 0) {
-                try {
-                    payload = p.payloadView(ctx.alloc());
-                    trailer = PacketCodec.encodeTrailer(p, ctx.alloc());
-                } catch (RuntimeException e) {
-                    head.release();
-                    if (payload != null) {
-                        payload.release();
-                    }
-                    throw e;
+                payload = payloadView(ctx, p, p.payloadLength());
+                if (PacketCodec.trailerLength(p) > 0) {
+                    trailer = buffers.head();
+                    PacketCodec.writeTrailer(p, trailer);
                 }
             }
+        } catch (RuntimeException e) {
+            head.release();
+            if (payload != null) {
+                payload.release();
+            }
+            if (trailer != null) {
+                trailer.release();
+            }
+            throw e;
         } finally {
             p.release();
         }

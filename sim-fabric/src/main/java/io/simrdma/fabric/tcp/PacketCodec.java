@@ -86,6 +86,15 @@ public final class PacketCodec {
     /** The smallest maximum frame length a connection may be configured with: a full MTU 4096 packet. */
     public static final int MIN_MAX_FRAME_LENGTH =
             PACKET_PREFIX_LENGTH + Packet.MAX_HEADER_LENGTH + MAX_PAYLOAD + 3 + Packet.ICRC_LENGTH;
+    /**
+     * The longest frame head {@link #encodeHead(Packet, ByteBuf)} and
+     * {@link #encodeBurstHead(Packet, int, int, ByteBuf)} write: length prefix, type, flags, GIDs,
+     * the longest IBA headers, and a BURST's run or a payload-less packet's pad and ICRC.
+     */
+    static final int MAX_HEAD_LENGTH = LENGTH_FIELD_LENGTH
+            + PACKET_PREFIX_LENGTH
+            + Packet.MAX_HEADER_LENGTH
+            + Math.max(BURST_RUN_LENGTH, 3 + Packet.ICRC_LENGTH);
     /** Default maximum frame length: 64 KiB of payload plus headers. */
     public static final int DEFAULT_MAX_FRAME_LENGTH =
             64 * 1024 + PACKET_PREFIX_LENGTH + Packet.MAX_HEADER_LENGTH + 3 + Packet.ICRC_LENGTH;
@@ -105,7 +114,7 @@ public final class PacketCodec {
     }
 
     /** Bytes after the payload: the pad and the ICRC if one is attached. */
-    private static int trailerLength(Packet p) {
+    static int trailerLength(Packet p) {
         return p.padCount() + (p.icrcPresent() ? Packet.ICRC_LENGTH : 0);
     }
 
@@ -148,6 +157,21 @@ public final class PacketCodec {
      * @throws IllegalStateException if the packet has no source or destination GID
      */
     static ByteBuf encodeHead(Packet p, ByteBufAllocator alloc) {
+        int headLength = LENGTH_FIELD_LENGTH + PACKET_PREFIX_LENGTH + p.headerLength();
+        ByteBuf head = alloc.directBuffer(p.payloadLength() == 0 ? headLength + trailerLength(p) : headLength);
+        try {
+            return encodeHead(p, head);
+        } catch (RuntimeException e) {
+            head.release();
+            throw e;
+        }
+    }
+
+    /**
+     * {@link #encodeHead(Packet, ByteBufAllocator)} written into {@code head} (at its writer
+     * index; at most {@link #MAX_HEAD_LENGTH} bytes) instead of a buffer of its own.
+     */
+    static ByteBuf encodeHead(Packet p, ByteBuf head) {
         Gid src = p.sourceGid();
         Gid dst = p.destinationGid();
         if (src == null || dst == null) {
@@ -156,7 +180,6 @@ public final class PacketCodec {
         int payload = p.payloadLength();
         int trailer = trailerLength(p);
         int headLength = LENGTH_FIELD_LENGTH + PACKET_PREFIX_LENGTH + p.headerLength();
-        ByteBuf head = alloc.directBuffer(payload == 0 ? headLength + trailer : headLength);
         head.writeInt(headLength - LENGTH_FIELD_LENGTH + payload + trailer);
         head.writeByte(TYPE_PACKET);
         head.writeByte(p.icrcPresent() ? FLAG_ICRC : 0);
@@ -176,6 +199,21 @@ public final class PacketCodec {
      * run shorter than the rest of the burst ends with a Middle packet without SE or AckReq.
      */
     static ByteBuf encodeBurstHead(Packet p, int packets, int bytes, ByteBufAllocator alloc) {
+        ByteBuf head =
+                alloc.directBuffer(LENGTH_FIELD_LENGTH + PACKET_PREFIX_LENGTH + p.headerLength() + BURST_RUN_LENGTH);
+        try {
+            return encodeBurstHead(p, packets, bytes, head);
+        } catch (RuntimeException e) {
+            head.release();
+            throw e;
+        }
+    }
+
+    /**
+     * {@link #encodeBurstHead(Packet, int, int, ByteBufAllocator)} written into {@code head} (at
+     * its writer index; at most {@link #MAX_HEAD_LENGTH} bytes) instead of a buffer of its own.
+     */
+    static ByteBuf encodeBurstHead(Packet p, int packets, int bytes, ByteBuf head) {
         Gid src = p.sourceGid();
         Gid dst = p.destinationGid();
         if (src == null || dst == null) {
@@ -183,7 +221,6 @@ public final class PacketCodec {
         }
         boolean whole = packets == p.burstPackets();
         int headLength = LENGTH_FIELD_LENGTH + PACKET_PREFIX_LENGTH + p.headerLength() + BURST_RUN_LENGTH;
-        ByteBuf head = alloc.directBuffer(headLength);
         head.writeInt(headLength - LENGTH_FIELD_LENGTH + bytes);
         head.writeByte(TYPE_BURST);
         head.writeByte(0);
@@ -314,7 +351,7 @@ public final class PacketCodec {
         writeTrailer(p, dst);
     }
 
-    private static void writeTrailer(Packet p, ByteBuf dst) {
+    static void writeTrailer(Packet p, ByteBuf dst) {
         dst.writeZero(p.padCount());
         if (p.icrcPresent()) {
             dst.writeInt(p.icrc());

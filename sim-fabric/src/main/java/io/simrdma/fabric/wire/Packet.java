@@ -812,6 +812,49 @@ public final class Packet extends Task {
     }
 
     /**
+     * The memory a {@link #payloadView(ByteBufAllocator, int, int) payload range} lies in, if it
+     * lies whole in one referenced segment (the sender's memory, not a buffer the packet owns):
+     * that segment's buffer, the range starting at absolute index {@link #payloadRegionIndex}
+     * of it. Null otherwise (owned payload, or a range over several segments). For a transport
+     * that keeps views of the memory it sends from instead of making one per frame.
+     *
+     * @throws IndexOutOfBoundsException if the range is not within the burst's payload
+     */
+    public ByteBuffer payloadRegion(int from, int len) {
+        int seg = segmentOf(from, len);
+        return seg < 0 ? null : segBuf[seg];
+    }
+
+    /** Where payload byte {@code from} lies in {@link #payloadRegion}'s buffer (an absolute index). */
+    public int payloadRegionIndex(int from) {
+        int skip = payloadBase + from;
+        int seg = 0;
+        while (skip >= segLen[seg]) {
+            skip -= segLen[seg];
+            seg++;
+        }
+        return segOff[seg] + skip;
+    }
+
+    /** The referenced segment that holds the whole range, or -1 (owned payload, several segments). */
+    private int segmentOf(int from, int len) {
+        int available = burstBytes();
+        if (from < 0 || len <= 0 || from > available - len) {
+            throw new IndexOutOfBoundsException("payload range " + from + "+" + len + " of " + available);
+        }
+        if (owned != null) {
+            return -1;
+        }
+        int seg = 0;
+        int skip = payloadBase + from;
+        while (skip >= segLen[seg]) {
+            skip -= segLen[seg];
+            seg++;
+        }
+        return len <= segLen[seg] - skip ? seg : -1;
+    }
+
+    /**
      * Makes the readable bytes of {@code received} this packet's payload, referenced as a segment
      * (as a sender's memory is), and takes ownership of {@code received}: it is released with the
      * packet, and shared (retained) by its {@link #duplicate duplicates} and {@link #splitFirst
