@@ -47,6 +47,17 @@ final class EpConfiguration {
     private volatile SimEvd requestEvd;
     private volatile SimEvd connectEvd;
     private volatile EpAttributes attrs;
+    /**
+     * The completion flags of {@link #attrs} that every post or completion consults, as bits
+     * ({@link #REQUEST_UNSIGNALLED}, {@link #RECV_UNSIGNALLED}, {@link #RECV_SOLICITED_WAIT}): read
+     * without going through the attributes' sets on the hot path. Written with attrs.
+     */
+    private volatile int flagBits;
+
+    static final int REQUEST_UNSIGNALLED = 1;
+    static final int RECV_UNSIGNALLED = 2;
+    static final int RECV_SOLICITED_WAIT = 4;
+
     private volatile QueuePair qp;
     /** The CQ of the request or receive stream that has no EVD, while the QP uses one; else null. */
     private DiscardCq discardCq;
@@ -57,7 +68,27 @@ final class EpConfiguration {
         this.recvEvd = recvEvd;
         this.requestEvd = requestEvd;
         this.connectEvd = connectEvd;
-        this.attrs = attrs;
+        setAttrs(attrs);
+    }
+
+    private void setAttrs(EpAttributes a) {
+        int bits = 0;
+        if (a.requestCompletionFlags().contains(CompletionFlag.UNSIGNALLED)) {
+            bits |= REQUEST_UNSIGNALLED;
+        }
+        if (a.recvCompletionFlags().contains(CompletionFlag.UNSIGNALLED)) {
+            bits |= RECV_UNSIGNALLED;
+        }
+        if (a.recvCompletionFlags().contains(CompletionFlag.SOLICITED_WAIT)) {
+            bits |= RECV_SOLICITED_WAIT;
+        }
+        flagBits = bits;
+        attrs = a;
+    }
+
+    /** Whether the endpoint's completion flags (of {@link #attrs}) include {@code bit}. */
+    boolean hasFlag(int bit) {
+        return (flagBits & bit) != 0;
     }
 
     SimPz pz() {
@@ -374,7 +405,7 @@ final class EpConfiguration {
         recvEvd = newRecv;
         requestEvd = newRequest;
         connectEvd = newConnect;
-        attrs = newAttrs;
+        setAttrs(newAttrs);
         addStreams();
         if (rebuild) {
             rebuildQp();

@@ -169,8 +169,7 @@ final class EpPosting {
         if (flags == null) {
             throw DatException.invalidParameter("completion flags are null");
         }
-        if (flags.contains(CompletionFlag.UNSIGNALLED)
-                && !ep.config.attrs().requestCompletionFlags().contains(CompletionFlag.UNSIGNALLED)) {
+        if (flags.contains(CompletionFlag.UNSIGNALLED) && !ep.config.hasFlag(EpConfiguration.REQUEST_UNSIGNALLED)) {
             // dat_ep_post_send(3DAT): UNSIGNALLED needs the endpoint's request completion flags UNSIGNALLED.
             throw DatException.invalidParameter(
                     "DAT_COMPLETION_UNSIGNALLED_FLAG needs UNSIGNALLED request completion flags on the endpoint");
@@ -415,7 +414,7 @@ final class EpPosting {
                     "a receive is posted with no completion flag but UNSIGNALLED, not " + completionFlags);
         }
         if (completionFlags.contains(CompletionFlag.UNSIGNALLED)
-                && !ep.config.attrs().recvCompletionFlags().contains(CompletionFlag.UNSIGNALLED)) {
+                && !ep.config.hasFlag(EpConfiguration.RECV_UNSIGNALLED)) {
             throw DatException.invalidParameter(
                     "DAT_COMPLETION_UNSIGNALLED_FLAG needs UNSIGNALLED recv completion flags on the endpoint");
         }
@@ -562,12 +561,11 @@ final class EpPosting {
         if (!success) {
             return true;
         }
-        Set<CompletionFlag> f = ep.config.attrs().recvCompletionFlags();
-        if (f.contains(CompletionFlag.UNSIGNALLED) && ep.srq == null) {
+        if (ep.config.hasFlag(EpConfiguration.RECV_UNSIGNALLED) && ep.srq == null) {
             // dat_srq_post_recv(3DAT): SRQ receives complete with signal even when the EP's flags are UNSIGNALLED.
             return false;
         }
-        if (f.contains(CompletionFlag.SOLICITED_WAIT)) {
+        if (ep.config.hasFlag(EpConfiguration.RECV_SOLICITED_WAIT)) {
             return solicited;
         }
         return true;

@@ -69,7 +69,11 @@ final class SimEvd extends SimHandle implements EventDispatcher {
     private boolean[] notifies;
     private Runnable[] reapers;
     private int head;
-    private int count;
+    /**
+     * Events queued. Written under lock; volatile so that a poll of an empty EVD (the busy-polling
+     * consumer's usual case) reads it without taking the lock ({@link #dequeue(EventSlot)}).
+     */
+    private volatile int count;
     /** The threshold of the current dat_evd_wait; read by {@link #waitCondition}. Guarded by lock. */
     private int waitThreshold;
     /** The condition of dat_evd_wait ({@link #waitOver}), made once: a wait allocates no lambda. */
@@ -84,7 +88,8 @@ final class SimEvd extends SimHandle implements EventDispatcher {
     private SimCno cno;
     private boolean enabled = true;
     private boolean waitable = true;
-    private boolean waiting;
+    /** A thread is in dat_evd_wait. Written under lock; volatile for the lock-free empty poll. */
+    private volatile boolean waiting;
     /** Endpoints, service points and IAs that send events here. */
     private int users;
 
@@ -245,7 +250,10 @@ final class SimEvd extends SimHandle implements EventDispatcher {
         synchronized (lock) {
             wasFreed = freed;
             if (!wasFreed && count < qlen) {
-                int at = (head + count) % events.length;
+                int at = head + count;
+                if (at >= events.length) {
+                    at -= events.length;
+                }
                 events[at] = e;
                 if (e == null) {
                     dtoEp[at] = ep;
@@ -297,20 +305,21 @@ final class SimEvd extends SimHandle implements EventDispatcher {
     @Override
     public Optional<DatEvent> dequeue() {
         checkHandle();
+        if (count == 0) {
+            // Empty (read without the lock): run engine work on this thread (deterministic: a step;
+            // threaded: the device's queued work when its thread is not on it, EngineExecutor.help),
+            // as a CQ poll does, and look again only if some ran and an event came.
+            checkNoWaiter();
+            if (!runEngineWork() || count == 0) {
+                return Optional.empty();
+            }
+        }
         DatEvent e;
         Runnable reaper;
         synchronized (lock) {
             checkNoWaiter();
             reaper = count > 0 ? reapers[head] : null;
             e = take();
-        }
-        // Empty: run engine work on this thread (deterministic: a step; threaded: the device's
-        // queued work when its thread is not on it, EngineExecutor.help), as a CQ poll does.
-        if (e == null && runEngineWork()) {
-            synchronized (lock) {
-                reaper = count > 0 ? reapers[head] : null;
-                e = take();
-            }
         }
         if (reaper != null) {
             reaper.run();
@@ -325,18 +334,20 @@ final class SimEvd extends SimHandle implements EventDispatcher {
         if (into == null) {
             throw DatException.invalidParameter("the event slot is null (dat_evd_dequeue(3DAT))");
         }
+        if (count == 0) {
+            // Empty: no lock. Run engine work on this thread (as the Optional form does) and look
+            // again only if some ran and an event came.
+            checkNoWaiter();
+            if (!runEngineWork() || count == 0) {
+                return false;
+            }
+        }
         boolean taken;
         Runnable reaper;
         synchronized (lock) {
             checkNoWaiter();
             reaper = count > 0 ? reapers[head] : null;
             taken = takeInto(into);
-        }
-        if (!taken && runEngineWork()) {
-            synchronized (lock) {
-                reaper = count > 0 ? reapers[head] : null;
-                taken = takeInto(into);
-            }
         }
         if (reaper != null) {
             reaper.run();
