@@ -427,7 +427,12 @@ final class Rules {
                     if (w.peer != null) {
                         w.peer.possible.addAll(ANY_ERROR);
                     }
-                    breakConnection(m, ep, peerOf(ep), "an LMR freed under a receive", false);
+                    // an EP on no connection (UNCONNECTED, RESERVED, a request pending: seed 2651) has none to
+                    // break: dat_lmr_free(3DAT) breaks "the connection on which it was used", and the receive is
+                    // used only when a message of a later connection lands in it (link)
+                    if (ep.conn != null) {
+                        breakConnection(m, ep, peerOf(ep), "an LMR freed under a receive", false);
+                    }
                 }
                 if (!w.done && w.srq != null && srqBufferFreed(m, w.srq)) {
                     srqReceiveMayFail(m, w);
@@ -3614,6 +3619,20 @@ final class Rules {
         send.peer = r;
         r.peer = send;
         long cap = r.srq != null ? r.length : Tri.total(r.segs);
+        if (r.srq == null && usesFreedLmr(m, r.segs)) {
+            // dat_lmr_free(3DAT): "Any DTO operation that uses the destroyed LMR after the dat_lmr_free() is
+            // completed shall fail and report a protection violation"; the message lands after the free, so the
+            // receive fails, and may break the connection as any receive a message cannot land in
+            r.possible = EnumSet.copyOf(ANY_ERROR);
+            r.certain = true;
+            r.data = null;
+            r.check = Check.ok("dat_lmr_free", "a receive of a freed LMR that a message uses fails");
+            send.possible.addAll(ANY_ERROR);
+            send.data = null;
+            send.certain = true;
+            breakConnection(m, send.ep, r.ep, "an LMR freed under a receive", false);
+            return;
+        }
         if (cap >= send.length) {
             send.certain = true;
             r.certain = true;
@@ -4431,6 +4450,22 @@ final class Rules {
                     if (l != null && !l.alive) {
                         return true;
                     }
+                }
+            }
+        }
+        return false;
+    }
+
+    /** Whether a segment of {@code segs} names (by symbol) an LMR freed since. */
+    static boolean usesFreedLmr(Model m, List<Tri> segs) {
+        if (segs == null) {
+            return false;
+        }
+        for (Tri t : segs) {
+            if (t.len() > 0 && t.raw() == null && t.lmr() != null) {
+                M.Lmr l = m.get(t.lmr());
+                if (l != null && !l.alive) {
+                    return true;
                 }
             }
         }
