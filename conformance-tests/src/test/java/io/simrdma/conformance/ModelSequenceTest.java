@@ -108,4 +108,31 @@ class ModelSequenceTest {
         l.add(new EpActions.EpQuery("ep6"));
         assertConforms(2336, l);
     }
+
+    @Test
+    @DisplayName("dat_ep_free(3DAT): \"The Consumer must be ready for all completions that are not dequeued yet either "
+            + "still being on the Endpoint recv_evd_handle and request_evd_handle or not being there\": the connection "
+            + "events an EP the model does not follow had queued may still be dequeued after its free (seed 704)")
+    void shouldAllowQueuedEventsWhenEpTheModelDoesNotFollowIsFreed() {
+        List<Action> l = new ArrayList<>();
+        l.add(new IaActions.IaOpen(0));
+        l.add(new IaActions.PzCreate("ia0", "pz3"));
+        l.add(new EvdActions.EvdCreate("ia0", "evd12", 128, null, EnumSet.allOf(EvdFlag.class)));
+        l.add(new EpActions.EpCreate("ia0", "ep18", "pz3", null, null, null, null, null));
+        l.add(new EpActions.EpCreate("ia0", "ep19", "pz3", null, null, "evd12", null, null));
+        l.add(new EpActions.PspCreate("ia0", "psp21", 101, "evd12", PspFlag.CONSUMER, false));
+        l.add(new EpActions.EpConnect("ep18", "ia0", 101, 0, 4, false, Qos.BEST_EFFORT, false));
+        EnumSet<MemoryPrivilege> all = EnumSet.allOf(MemoryPrivilege.class);
+        l.add(new IaActions.LmrCreate("ia0", "lmr22", "pz3", 1024, false, false, all, null));
+        l.add(new EvdActions.EvdWait("evd12", 1, false, false));
+        l.add(new EpActions.CrAccept("cr18_1", "ep19", 0, 5));
+        l.add(new EvdActions.Settle(1));
+        // beyond lmr22's 1024 bytes, from an EP without a request EVD: ep19's connection breaks unseen by the model
+        l.add(new DtoActions.PostRdma(
+                "ep18", List.of(Tri.of("lmr22", 244, 1)), 1004, new M.Remote("lmr22", null, 3002, 1), NONE, false, 1));
+        l.add(new EvdActions.Settle(5));
+        l.add(new EpActions.EpFree("ep19"));
+        l.add(new EvdActions.EvdWait("evd12", 1, false, false));
+        assertConforms(704, l);
+    }
 }
