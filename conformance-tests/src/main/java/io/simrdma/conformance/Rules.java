@@ -4206,6 +4206,19 @@ final class Rules {
         // a bind is posted to the EP's request queue like a request DTO ("The completion of the posted RMR Bind is
         // reported ... through a DTO Completion event", on request_evd_handle): with max_request_dtos outstanding it
         // may fail "DAT_INSUFFICIENT_RESOURCES The operation failed due to resource limitations" (dat_rmr_bind)
+        // an unbind (empty triplet) on an EP of another PZ than the RMR's accesses no memory and no page rules on
+        // it: the provider may refuse it ("DAT_PROTECTION_VIOLATION Protection violation for local or remote memory
+        // access"), unbind, or fail the bind after the call returns, which breaks the connection (seed 4798)
+        boolean unbindAcrossPz = tri.len() == 0 && ep.pz != rmr.pz;
+        String acrossPz = "an unbind on an EP of another PZ than the RMR's may be refused, succeed, or fail "
+                + "asynchronously and break the connection";
+        if (unbindAcrossPz) {
+            params.orErr(
+                    PROTECTION_VIOLATION,
+                    Check.ret(p, PROTECTION_VIOLATION, "an unbind on an EP of another PZ than the RMR's")
+                            .alternative(acrossPz));
+            params.orOk(Check.ok(p, "an unbind on an EP of another PZ than the RMR's").choice(acrossPz), null);
+        }
         outstanding(params, p, ep, ep.requests, ep.attrs.maxRequestDtos());
         M.Lmr lmr = l;
         return posting(m, ep, p, params, (s, v) -> {
@@ -4250,6 +4263,16 @@ final class Rules {
             w.certain = true;
             w.check = Check.ok(p, "the bind completes with DAT_RMR_BIND_COMPLETION_EVENT on request_evd")
                     .rows("2.7#3");
+            if (unbindAcrossPz) {
+                // "If the RMR Bind fails after dat_rmr_bind() returns, connection of ep_handle is broken"
+                // (dat_rmr_bind(3DAT)): sim-provider fails it as an InfiniBand memory-window bind across PDs fails
+                w.possible.addAll(ANY_ERROR);
+                w.breakOnError = true;
+                w.check = w.check.rule("an unbind on an EP of another PZ completes, or fails and breaks the "
+                                + "connection")
+                        .choice(acrossPz);
+                breakConnection(m, ep, peerOf(ep), "an unbind across PZs", false);
+            }
             peerEnding(ep, w);
         });
     }
