@@ -4303,6 +4303,20 @@ final class Rules {
                     if (r.binding != null) {
                         r.stale.add(r.binding.context());
                     }
+                    M.Work w = r.pendingBind;
+                    if (w != null && !w.done && w.possible.contains(DtoCompletionStatus.SUCCESS)) {
+                        // a bind still in flight when its RMR is freed: the pages are silent (dat_rmr_free covers a
+                        // bound or unbound RMR); it may complete, or fail, and "If the RMR Bind fails after
+                        // dat_rmr_bind() returns, connection of ep_handle is broken" (dat_rmr_bind(3DAT); seeds
+                        // 4092, 4798: sim-provider fails it with DAT_RMR_OPERATION_FAILED)
+                        w.possible.addAll(ANY_ERROR);
+                        w.check = (w.check != null ? w.check : Check.ok("dat_rmr_bind", "the bind completes"))
+                                .rule("a bind whose RMR was freed while it was in flight completes, or fails "
+                                        + "and breaks the connection")
+                                .choice("the pages are silent on dat_rmr_free of an RMR with a bind in flight");
+                        w.breakOnError = true;
+                        breakConnection(m, w.ep, peerOf(w.ep), "a bind whose RMR was freed", false);
+                    }
                 });
     }
 
