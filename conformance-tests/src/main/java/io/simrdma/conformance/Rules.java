@@ -1302,7 +1302,20 @@ final class Rules {
                 new M.Step(DISCONNECTED, EventNumber.CONNECTION_EVENT_DISCONNECTED, null, f, "dis", dis, flush),
                 new M.Step(DISCONNECTED, EventNumber.CONNECTION_EVENT_BROKEN, null, f, "brk", brk, flush));
         y.peerEnding = true;
+        // an end that may never come (a graceful disconnect of the other side waiting for a Send that needs a receive
+        // y never posts: seeds 3487, 4406) completes nothing for certain: y's works stay as certain as they were
+        List<M.Work> open = new ArrayList<>();
+        for (java.util.ArrayDeque<M.Work> q : List.of(y.requests, y.recvs)) {
+            for (M.Work w : q) {
+                if (!sure && !w.done && !w.certain) {
+                    open.add(w);
+                }
+            }
+        }
         inProgress(y);
+        for (M.Work w : open) {
+            w.certain = false;
+        }
         return end;
     }
 
@@ -3451,7 +3464,9 @@ final class Rules {
             return;
         }
         w.possible.addAll(ANY_ERROR);
-        w.certain = true;
+        // the end flushes it, if the end is certain to come (a graceful end of the other side may wait forever)
+        M.Slot end = pendingEnd(ep);
+        w.certain |= end == null || end.certain;
         if (w.peer != null) {
             w.peer.possible.addAll(ANY_ERROR);
             // the Send completes either way, but a receive it took from the peer's SRQ exists only if the message
