@@ -4236,7 +4236,10 @@ final class Rules {
                     PROTECTION_VIOLATION,
                     Check.ret(p, PROTECTION_VIOLATION, "an unbind on an EP of another PZ than the RMR's")
                             .alternative(acrossPz));
-            params.orOk(Check.ok(p, "an unbind on an EP of another PZ than the RMR's").choice(acrossPz), null);
+            params.orOk(
+                    Check.ok(p, "an unbind on an EP of another PZ than the RMR's")
+                            .choice(acrossPz),
+                    null);
         }
         outstanding(params, p, ep, ep.requests, ep.attrs.maxRequestDtos());
         M.Lmr lmr = l;
@@ -4287,8 +4290,8 @@ final class Rules {
                 // (dat_rmr_bind(3DAT)): sim-provider fails it as an InfiniBand memory-window bind across PDs fails
                 w.possible.addAll(ANY_ERROR);
                 w.breakOnError = true;
-                w.check = w.check.rule("an unbind on an EP of another PZ completes, or fails and breaks the "
-                                + "connection")
+                w.check = w.check
+                        .rule("an unbind on an EP of another PZ completes, or fails and breaks the connection")
                         .choice(acrossPz);
                 breakConnection(m, ep, peerOf(ep), "an unbind across PZs", false);
             }

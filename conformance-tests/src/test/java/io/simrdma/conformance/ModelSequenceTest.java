@@ -43,7 +43,8 @@ class ModelSequenceTest {
     }
 
     private static void assertConforms(long seed, List<Action> seq) {
-        SuiteConfig config = SuiteConfig.builder("sim:ms{run}/ia{ia}?seed={seed}").build();
+        SuiteConfig config =
+                SuiteConfig.builder("sim:ms{run}/ia{ia}?seed={seed}").build();
         ConformanceSuite.Outcome o =
                 ConformanceSuite.replay(ConformanceSuite.settings(config, config.template()), seed, seq);
         assertFalse(
