@@ -507,11 +507,6 @@ final class M {
         final ArrayDeque<ConnEv> arrived = new ArrayDeque<>();
         /** Connection events that may still be dequeued or may have been lost (dat_ep_reset). */
         final ArrayDeque<ConnEv> maybe = new ArrayDeque<>();
-        /**
-         * The {@link #maybe} events of connections before the current one: queued before its first event, so they
-         * cannot come once an event of the current connection was dequeued (one stream is delivered in order).
-         */
-        final List<ConnEv> earlierMaybe = new ArrayList<>();
 
         final ArrayDeque<Work> requests = new ArrayDeque<>();
         final ArrayDeque<Work> recvs = new ArrayDeque<>();

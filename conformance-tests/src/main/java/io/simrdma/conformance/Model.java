@@ -642,7 +642,6 @@ final class Model {
             if (head.number() == c.eventNumber()) {
                 ep.arrived.poll();
                 eventAlternatives.remove(head);
-                dropEarlier(ep);
                 checkConnData(run, ep, head.number(), head.privateData(), head.check(), c);
                 return;
             }
@@ -650,7 +649,6 @@ final class Model {
                 if (alt.number() == c.eventNumber()) {
                     ep.arrived.poll();
                     eventAlternatives.remove(head);
-                    dropEarlier(ep);
                     checkConnData(run, ep, alt.number(), alt.privateData(), alt.check(), c);
                     return;
                 }
@@ -668,7 +666,6 @@ final class Model {
                 if (st.event == c.eventNumber()) {
                     checkOrderBeforeDisconnect(run, ep, st);
                     apply(ep, slot, st, true);
-                    dropEarlier(ep);
                     checkConnData(run, ep, st.event, st.privateData, st.check, c);
                     return;
                 }
@@ -683,7 +680,6 @@ final class Model {
                                 M.Slot next = ep.pending.get(0);
                                 checkOrderBeforeDisconnect(run, ep, b);
                                 apply(ep, next, b, true);
-                                dropEarlier(ep);
                                 checkConnData(run, ep, b.event, b.privateData, b.check, c);
                                 return;
                             }
@@ -710,19 +706,6 @@ final class Model {
                 false,
                 allowed + " for " + sym + " (state " + ep.state + ")",
                 () -> c.eventNumber().toString());
-    }
-
-    /**
-     * An event of {@code ep}'s current connection was dequeued: the events of its earlier connections that dat_ep_reset
-     * may have left on the connect EVD were queued before it, and "events of one stream are returned in the order
-     * they were posted" (dat_evd_dequeue(3DAT)), so none of them can come any more (seed 4151).
-     */
-    private void dropEarlier(M.Ep ep) {
-        for (M.ConnEv x : ep.earlierMaybe) {
-            ep.maybe.removeIf(e -> e == x);
-            maybeSiblings.remove(x);
-        }
-        ep.earlierMaybe.clear();
     }
 
     /** Whether {@code n} is the queued connection event {@code ev} or one of its alternatives. */

@@ -2076,8 +2076,6 @@ final class Rules {
         ep.resetOrNoOp = false;
         M.Conn conn = new M.Conn(ep, target, qual, pdata == null ? new byte[0] : pdata, m.fork("conn " + ep.sym));
         ep.conn = conn;
-        ep.earlierMaybe.clear();
-        ep.earlierMaybe.addAll(ep.maybe);
         ep.peer = null;
         Runnable down = () -> flushUnconnected(ep);
         M.Obj sp = bogus ? null : listener(m, target, qual);
@@ -2811,8 +2809,6 @@ final class Rules {
         conn.accepted = true;
         conn.passive = y;
         y.conn = conn;
-        y.earlierMaybe.clear();
-        y.earlierMaybe.addAll(y.maybe);
         y.pending.clear();
         if (conn.aborted || !x.alive || conn.unsure) {
             y.wild = true;
