@@ -26,7 +26,9 @@ import java.util.function.Function;
  * DAT_INVALID_PARAMETER); binds an RMR through an EP that is not connected ({@code dat_rmr_bind}
  * DAT_INVALID_STATE) and frees an LMR an RMR is bound to ({@code dat_lmr_free} DAT_INVALID_STATE); on the
  * deterministic fabric without faults, connects an EP of an SRQ and lets a message reach it while it is
- * DISCONNECT_PENDING (row 2.8#5: it still takes the SRQ's buffer), then drains; then closes
+ * DISCONNECT_PENDING (row 2.8#5: it still takes the SRQ's buffer), then drains, and connects an EP with a finite
+ * timeout to a PSP whose consumer holds the request unanswered until the timeout has passed (row 2.5#5:
+ * DAT_CONNECTION_EVENT_TIMED_OUT; the late accept of the request ends in ACCEPT_COMPLETION_ERROR); then closes
  * the last IA with an invalid flag and abruptly, and calls {@code dat_ia_query}, {@code dat_ia_close},
  * {@code dat_pz_create}, {@code dat_cno_create}, {@code dat_srq_create}, {@code dat_rsp_create},
  * {@code dat_lmr_sync_rdma_*}, {@code dat_ep_modify}, {@code dat_ep_post_rdma_*} and {@code dat_evd_enable} /
@@ -132,6 +134,7 @@ final class Closing {
         steps.add(Closing::freeBoundLmr);
         if (ordered) {
             disconnectPendingSrq();
+            connectTimesOut();
         }
         // the last IA: an invalid flag, then closed abruptly, then calls on its destroyed handles
         steps.add(m -> {
@@ -300,13 +303,110 @@ final class Closing {
 
     /** A long wait on the scenario's EVD for an event the model is certain of. */
     private static Action dpWait(Model m) {
-        if (!(m.get(DP_EVD) instanceof M.Evd e) || !e.live()) {
+        return waitOn(m, DP_EVD);
+    }
+
+    /** A wait on the EVD {@code sym}: long for an event the model is certain of, short for one that may come. */
+    private static Action waitOn(Model m, String sym) {
+        if (!(m.get(sym) instanceof M.Evd e) || !e.live()) {
             return null;
         }
         Model.Count c = m.count(e);
         return c.certain() > 0 || c.certainToCome() > 0
-                ? new EvdActions.EvdWait(DP_EVD, 1, true, false)
-                : c.possible() > 0 ? new EvdActions.EvdWait(DP_EVD, 1, false, false) : null;
+                ? new EvdActions.EvdWait(sym, 1, true, false)
+                : c.possible() > 0 ? new EvdActions.EvdWait(sym, 1, false, false) : null;
+    }
+
+    private static final String TO_EVD = "closeToEvd";
+    private static final String TO_PZ = "closeToPz";
+    private static final String TO_X = "closeToX";
+    private static final String TO_Y = "closeToY";
+    private static final String TO_PSP = "closeToPsp";
+    /**
+     * The connect's timeout: well past the ~268 ms after which a connection manager that got no answer resends the
+     * request (and the listener's side acknowledges the resent one), so that the remote host has answered before the
+     * timeout on any reading of S9, and far below the MRA service timeout (~69 s) after which the transport itself
+     * would give up.
+     */
+    static final long TO_MILLIS = 1000;
+
+    private M.Ia toIa;
+    private long toQual;
+
+    /**
+     * Row 2.5#5 (dat_ep_connect(3DAT): "When the timeout expired prior to completion of the Connection establishment,
+     * the local Endpoint is automatically transitioned into a DAT_EP_STATE_DISCONNECTED state and the local Consumer
+     * through a DAT_CONNECTION_EVENT_TIMED_OUT event on the connect_evd_handle"): on the first live IA, an EP (x)
+     * connects with a timeout of {@link #TO_MILLIS} ms to a PSP (DAT_PSP_CONSUMER) of the same IA; the request
+     * arrives (DAT_CONNECTION_REQUEST_EVENT dequeued, the CR is the consumer's) and nobody accepts or rejects it; the
+     * fabric runs for the timeout ({@link EpActions.ConnectTimeoutPasses}), after which the model is certain of x's
+     * end: DAT_CONNECTION_EVENT_TIMED_OUT on x's connect_evd (UNREACHABLE only as the S9 alternative, refused in a
+     * strict run), then dat_ep_get_status shows x DISCONNECTED. The CR is still the consumer's (no page lets the
+     * provider destroy it; dat_cr_query succeeds on it): an EP (y) pre-posts a receive and accepts it, which returns DAT_SUCCESS and ends in
+     * DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR on y's connect_evd (dat_cr_accept(3DAT): "It can be caused by the
+     * active side timeout expiration"), y DISCONNECTED and its receive flushed. Only on an ordered fabric (see
+     * {@link #Closing(boolean)}): elsewhere a settle is capped real time, and a lost packet may keep the remote host's
+     * answer from the requester (S9, where UNREACHABLE is as good a reading).
+     */
+    private void connectTimesOut() {
+        steps.add(m -> {
+            toIa = firstLive(m);
+            if (toIa == null) {
+                return null;
+            }
+            toQual = 4300;
+            while (Rules.listener(m, toIa, toQual) != null) {
+                toQual++;
+            }
+            return new EvdActions.EvdCreate(
+                    toIa.sym, TO_EVD, 16, null, EnumSet.of(EvdFlag.DTO, EvdFlag.CR, EvdFlag.CONNECTION));
+        });
+        steps.add(m -> live(m, TO_EVD) ? new IaActions.PzCreate(toIa.sym, TO_PZ) : null);
+        steps.add(m -> live(m, TO_PZ)
+                ? new EpActions.EpCreate(toIa.sym, TO_X, TO_PZ, TO_EVD, TO_EVD, TO_EVD, null, null)
+                : null);
+        steps.add(m -> live(m, TO_X)
+                ? new EpActions.EpCreate(toIa.sym, TO_Y, TO_PZ, TO_EVD, TO_EVD, TO_EVD, null, null)
+                : null);
+        steps.add(m -> live(m, TO_Y)
+                ? new EpActions.PspCreate(toIa.sym, TO_PSP, toQual, TO_EVD, io.simrdma.dat.PspFlag.CONSUMER, false)
+                : null);
+        steps.add(m -> live(m, TO_PSP)
+                ? new EpActions.EpConnect(TO_X, toIa.sym, toQual, 0, 0, false, Qos.BEST_EFFORT, false, TO_MILLIS)
+                : null);
+        // the request event: the CR is the consumer's
+        steps.add(m -> live(m, TO_PSP) ? waitOn(m, TO_EVD) : null);
+        steps.add(m -> toRequest(m) != null ? new EpActions.ConnectTimeoutPasses(TO_X, TO_MILLIS) : null);
+        // x's TIMED_OUT, then its state
+        steps.add(m -> toRequest(m) != null ? waitOn(m, TO_EVD) : null);
+        steps.add(m -> live(m, TO_X) ? new EpActions.EpGetStatus(TO_X) : null);
+        // the request is still the consumer's (dat_cr_query succeeds on it); y accepts it after a receive, and the
+        // accept cannot complete
+        steps.add(m -> {
+            M.Cr cr = toRequest(m);
+            return cr != null ? new EpActions.CrQuery(cr.sym) : null;
+        });
+        steps.add(m -> toRequest(m) != null && live(m, TO_Y)
+                ? new DtoActions.PostRecv(TO_Y, List.of(), ++cookie, noFlags())
+                : null);
+        steps.add(m -> {
+            M.Cr cr = toRequest(m);
+            return cr != null && live(m, TO_Y) ? new EpActions.CrAccept(cr.sym, TO_Y, 0, 0) : null;
+        });
+        steps.add(m -> waitOn(m, TO_EVD));
+        steps.add(m -> waitOn(m, TO_EVD));
+        steps.add(m -> live(m, TO_Y) ? new EpActions.EpGetStatus(TO_Y) : null);
+        steps.add(m -> live(m, TO_EVD) ? new EvdActions.Drain() : null);
+    }
+
+    /** The live CR of x's request, or null. */
+    private static M.Cr toRequest(Model m) {
+        for (M.Cr cr : m.live(M.Cr.class)) {
+            if (cr.conn.active != null && cr.conn.active.sym.equals(TO_X)) {
+                return cr;
+            }
+        }
+        return null;
     }
 
     private static boolean dpConnected(Model m) {

@@ -339,7 +339,8 @@ final class EpActions {
 
     /**
      * dat_ep_connect to the IA {@code target} (null: an address no IA has) on {@code qual}, with
-     * {@code pdataLen} bytes of private data; {@code zeroTimeout} gives the invalid timeout 0.
+     * {@code pdataLen} bytes of private data; {@code zeroTimeout} gives the invalid timeout 0, else the timeout is
+     * {@code timeoutMillis} ms, or DAT_TIMEOUT_INFINITE if that is not positive.
      */
     record EpConnect(
             String ep,
@@ -349,8 +350,33 @@ final class EpActions {
             int seed,
             boolean zeroTimeout,
             Qos qos,
-            boolean multipath)
+            boolean multipath,
+            long timeoutMillis)
             implements Action {
+
+        /** A connect with DAT_TIMEOUT_INFINITE (or the invalid 0). */
+        EpConnect(
+                String ep,
+                String target,
+                long qual,
+                int pdataLen,
+                int seed,
+                boolean zeroTimeout,
+                Qos qos,
+                boolean multipath) {
+            this(ep, target, qual, pdataLen, seed, zeroTimeout, qos, multipath, 0);
+        }
+
+        private Timeout timeout() {
+            return zeroTimeout ? Timeout.ZERO : timeoutMillis > 0 ? Timeout.ofMillis(timeoutMillis) : Timeout.INFINITE;
+        }
+
+        private String timeoutJava() {
+            return zeroTimeout
+                    ? "Timeout.ZERO"
+                    : timeoutMillis > 0 ? "Timeout.ofMillis(" + timeoutMillis + ")" : "Timeout.INFINITE";
+        }
+
         @Override
         public void run(Run r) {
             M.Ep m = r.model.need(ep);
@@ -362,14 +388,14 @@ final class EpActions {
             SocketAddress addr = t == null ? new InetSocketAddress("127.0.0.1", 1) : t.address;
             String addrJava = t == null ? "new InetSocketAddress(\"127.0.0.1\", 1)" : "addr" + t.index;
             byte[] pd = pdata(pdataLen, seed);
-            Timeout to = zeroTimeout ? Timeout.ZERO : Timeout.INFINITE;
+            Timeout to = timeout();
             Set<ConnectFlag> flags = multipath ? EnumSet.of(ConnectFlag.MULTIPATH) : EnumSet.noneOf(ConnectFlag.class);
             Expect e = Rules.epConnect(r.model, m, t, t == null, qual, to.micros(), pd, qos, multipath);
             r.call(
                     e,
                     null,
-                    ep + ".connect(" + addrJava + ", " + qual + ", Timeout." + (zeroTimeout ? "ZERO" : "INFINITE")
-                            + ", " + pdataJava(pdataLen, seed) + ", Qos." + qos.name() + ", "
+                    ep + ".connect(" + addrJava + ", " + qual + ", " + timeoutJava() + ", "
+                            + pdataJava(pdataLen, seed) + ", Qos." + qos.name() + ", "
                             + Java.flags(ConnectFlag.class, flags)
                             + ")",
                     () -> {
@@ -387,12 +413,39 @@ final class EpActions {
         public List<Action> simpler() {
             List<Action> l = new ArrayList<>();
             if (pdataLen > 0) {
-                l.add(new EpConnect(ep, target, qual, 0, seed, zeroTimeout, qos, multipath));
+                l.add(new EpConnect(ep, target, qual, 0, seed, zeroTimeout, qos, multipath, timeoutMillis));
             }
             if (multipath) {
-                l.add(new EpConnect(ep, target, qual, pdataLen, seed, zeroTimeout, qos, false));
+                l.add(new EpConnect(ep, target, qual, pdataLen, seed, zeroTimeout, qos, false, timeoutMillis));
             }
             return l;
+        }
+    }
+
+    /**
+     * Lets the fabric run {@code ms} (virtual time, {@link EvdActions.Settle}) after {@code ep} connected with a
+     * finite timeout of at most {@code ms} to a service point whose consumer got the request and neither accepted nor
+     * rejected it: the connect's timeout has expired, and the model makes its end certain
+     * ({@link Rules#connectTimeoutPassed}; dat_ep_connect(3DAT) DAT_CONNECTION_EVENT_TIMED_OUT, row 2.5#5). Only on
+     * the deterministic fabric without faults: elsewhere a settle is capped real time (the timeout need not have
+     * passed), and a lost packet may leave the provider unsure whether the remote host responded at all (S9, where
+     * UNREACHABLE is as good a reading); there the action only lets time pass and the model keeps both ends open.
+     */
+    record ConnectTimeoutPasses(String ep, long ms) implements Action {
+        @Override
+        public void run(Run r) {
+            M.Ep x = r.model.need(ep);
+            new EvdActions.Settle(ms).run(r);
+            if (r.settings.deterministic()
+                    && !FaultProfile.faulty(r.settings.iaTemplate())
+                    && Rules.connectTimeoutPassed(x, ms * 1000, r.settings.strict())) {
+                r.transcript.add("// dat_ep_connect(3DAT): " + ep + "'s timeout has expired, its request unanswered");
+            }
+        }
+
+        @Override
+        public String page() {
+            return "dat_ep_connect";
         }
     }
 

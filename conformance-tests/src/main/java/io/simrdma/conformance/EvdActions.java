@@ -9,6 +9,7 @@ import io.simrdma.dat.EvdWaitResult;
 import io.simrdma.dat.EventDispatcher;
 import io.simrdma.dat.InterfaceAdapter;
 import io.simrdma.dat.Timeout;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 
@@ -472,6 +473,12 @@ final class EvdActions {
         @Override
         public String page() {
             return "dat_evd_wait";
+        }
+
+        /** A wait of 1 ms first: what a longer one lets happen often needs no more (a reply, a rejection). */
+        @Override
+        public List<Action> simpler() {
+            return ms > 1 ? List.of(new Settle(1)) : List.of();
         }
     }
 

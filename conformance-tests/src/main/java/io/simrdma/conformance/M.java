@@ -11,6 +11,7 @@ import io.simrdma.dat.IaAttributes;
 import io.simrdma.dat.MemoryPrivilege;
 import io.simrdma.dat.ProviderAttributes;
 import io.simrdma.dat.PspFlag;
+import io.simrdma.dat.Timeout;
 import java.net.SocketAddress;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -484,6 +485,14 @@ final class M {
          * CR the consumer got may be either's, so what accepting it leads to is not predicted.
          */
         boolean unsure;
+        /**
+         * The consumer's dat_ep_connect timeout in microseconds ({@code DAT_TIMEOUT_INFINITE} unless the connect gave a
+         * finite one): dat_ep_connect(3DAT), "Duration of time, in microseconds, that a Consumer waits for Connection
+         * establishment".
+         */
+        long timeoutMicros = Timeout.INFINITE_MICROS;
+        /** That timeout expired while the remote consumer held the request unanswered (row 2.5#5). */
+        boolean timedOut;
 
         Conn(Ep active, Ia targetIa, long qual, byte[] privateData, Fork fork) {
             this.active = active;

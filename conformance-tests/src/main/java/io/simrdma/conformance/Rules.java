@@ -2057,9 +2057,10 @@ final class Rules {
                 return new Expect().or(params).or(addr);
             }
             Expect ok = new Expect().or(addr).or(params);
-            ok.orOk(
-                    Check.ok(p, "the EP goes to ACTIVE_CONNECTION_PENDING").rows("2.1#1", "4#1"),
-                    v -> connectStarted(m, ep, target, bogus, qual, pdata));
+            ok.orOk(Check.ok(p, "the EP goes to ACTIVE_CONNECTION_PENDING").rows("2.1#1", "4#1"), v -> {
+                connectStarted(m, ep, target, bogus, qual, pdata);
+                ep.conn.timeoutMicros = timeoutMicros;
+            });
             return ok;
         });
     }
@@ -2231,6 +2232,85 @@ final class Rules {
                         .rows("2.5#5")
                         .choice(GAVE_UP),
                 down);
+    }
+
+    static final String TIMED_OUT_CHOICE = "S9: a connect whose finite timeout expires while the remote consumer holds "
+            + "its request unanswered ends TIMED_OUT (the remote host was reached: its consumer got the request; "
+            + "dat_ep_connect gives UNREACHABLE for a remote host that cannot be reached or does not respond)";
+
+    /**
+     * The consumer's dat_ep_connect timeout has passed for {@code x} (the fabric ran at least that long since the
+     * connect), and the remote consumer holds its request (the CONNECTION_REQUEST_EVENT was dequeued) without having
+     * accepted or rejected it. dat_ep_connect(3DAT): "When the timeout expired prior to completion of the Connection
+     * establishment, the local Endpoint is automatically transitioned into a DAT_EP_STATE_DISCONNECTED state and the
+     * local Consumer [notified] through a DAT_CONNECTION_EVENT_TIMED_OUT event on the connect_evd_handle" (row
+     * 2.5#5): the end is now certain and no other end is left (no accept can establish it in time, no reject came, and
+     * the request arrived, so it was not refused). The page's other sentence, UNREACHABLE "when the Provider cannot
+     * reach the remote host or the remote host does not respond within the Consumer requested Timeout", speaks of the
+     * remote host, which was reached here; where the two meet is S9 (SILENT), so UNREACHABLE stays an alternative
+     * another provider may give, left out when the suite runs {@code strict} (connection events match pending steps
+     * without the strict check {@link Run#check} makes of an alternative, so a strict run allows the recorded choice
+     * only). The request stays the remote consumer's: no page lets the provider destroy a CR (only
+     * dat_cr_accept, dat_cr_reject and dat_cr_handoff do), and a later accept of it ends in
+     * DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR (dat_cr_accept(3DAT): "caused by the active side timeout
+     * expiration"; {@link #accepted}).
+     *
+     * @return false (and no change) if {@code x} is not such a connect
+     */
+    static boolean connectTimeoutPassed(M.Ep x, long elapsedMicros, boolean strict) {
+        M.Conn conn = x.conn;
+        if (!x.live()
+                || x.wild
+                || conn == null
+                || conn.timeoutMicros == io.simrdma.dat.Timeout.INFINITE_MICROS
+                || elapsedMicros < conn.timeoutMicros
+                || conn.cr == null
+                || conn.accepted
+                || conn.rejected
+                || conn.aborted
+                || conn.unsure
+                || x.pending.size() != 1) {
+            return false;
+        }
+        M.Slot s = x.pending.get(0);
+        boolean gaveUp = false;
+        for (M.Step st : s.viable()) {
+            gaveUp |= "gaveup".equals(st.option) && st.event == EventNumber.CONNECTION_EVENT_TIMED_OUT;
+        }
+        if (!gaveUp) {
+            return false;
+        }
+        Runnable down = () -> flushUnconnected(x);
+        Check timedOut = Check.ok(
+                        "dat_ep_connect",
+                        "a connect whose timeout expired before establishment (the remote consumer holds the request "
+                                + "unanswered) ends with DAT_CONNECTION_EVENT_TIMED_OUT on connect_evd and the EP in "
+                                + "DISCONNECTED")
+                .rows("2.5#5");
+        Check unreachable = Check.ok(
+                        "dat_ep_connect",
+                        "a connect whose timeout expired while the remote consumer holds the request ends "
+                                + "DAT_CONNECTION_EVENT_UNREACHABLE")
+                .rows("2.5#4")
+                .alternative(TIMED_OUT_CHOICE);
+        s.alternatives.clear();
+        s.alternatives.add(new M.Step(
+                DISCONNECTED, EventNumber.CONNECTION_EVENT_TIMED_OUT, null, conn.fork, "gaveup", timedOut, down));
+        if (!strict) {
+            s.alternatives.add(new M.Step(
+                    DISCONNECTED,
+                    EventNumber.CONNECTION_EVENT_UNREACHABLE,
+                    null,
+                    conn.fork,
+                    "gaveup",
+                    unreachable,
+                    down));
+        }
+        s.certain = true;
+        // both ends left are the give-up option: a later accept of the request cannot establish the connection
+        conn.fork.chosen = "gaveup";
+        conn.timedOut = true;
+        return true;
     }
 
     /** The EP ends without a connection: its receives are flushed. */
@@ -2831,6 +2911,16 @@ final class Rules {
                                 + "reported by DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR; the EP goes to DISCONNECTED, its receives "
                                 + "flushed")
                 .choice(GAVE_UP);
+        if (conn.timedOut) {
+            // dat_cr_accept(3DAT): the accept cannot complete, "It can be caused by the active side timeout
+            // expiration": the requester's timeout expired (row 2.5#5), so this end is the page's, not a choice
+            ace = Check.ok(
+                            "dat_cr_accept",
+                            "an accept of a request whose requester's timeout expired is reported by "
+                                    + "DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR; the EP goes to DISCONNECTED, its "
+                                    + "receives flushed")
+                    .rows(y.state == UNCONNECTED ? "2.1#4" : y.state == PASSIVE_CONNECTION_PENDING ? "2.3#1" : "2.4#3");
+        }
         y.state = y.state == UNCONNECTED
                         || y.state == PASSIVE_CONNECTION_PENDING
                         || y.state == TENTATIVE_CONNECTION_PENDING

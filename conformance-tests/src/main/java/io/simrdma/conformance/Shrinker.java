@@ -16,8 +16,13 @@ import java.util.Map;
  * arguments until none simplifies further (shorter transfers at offset 0, fewer segments down to none, no private
  * data, no flags, optional references such as an EP's SRQ or an EVD's CNO dropped, an EVD's flags made full so
  * that two EVDs can merge) and puts stand-ins in place of actions that need fewer objects (a wait that only lets
- * time pass becomes a wait on the IA's clock; a reference names an earlier object of its kind, or for an EVD the
- * IA's async EVD, so the later object may go). Passes repeat until one changes nothing (a fixpoint) or the budget
+ * time pass becomes a wait on the IA's clock, of 1 ms where that holds; a reference names an earlier object of its kind, or for an EVD the
+ * IA's async EVD, so the later object may go). While the sequence is longer than {@link #SHORT}, two steps that
+ * take a second change to hold follow a replacement that failed alone: the replacement with one of the next
+ * observations (dequeue, wait) dropped, where it moved or dropped a reference (an EP without its connect EVD: the
+ * dequeue of the connection event goes too), and an action replaced by a copy of its neighbour (a third post like the
+ * two around it, where the failure needs three completions of one stream and the sequence has two and a post of
+ * another kind: then what only the replaced post needed, a connection, can go). Passes repeat until one changes nothing (a fixpoint) or the budget
  * of replays is spent; a pass that shortened nothing is followed by one that drops single actions and pairs only,
  * and while the sequence is longer than {@link #SHORT}, a pass that changed nothing at all by one that drops two
  * actions at a time (a post and the dequeue of its completion), after which the single passes run again. No
@@ -41,9 +46,8 @@ final class Shrinker {
         boolean hang = sig.contains(ConformanceSuite.HANG_RULE);
         int[] budget = {hang ? 40 : BUDGET};
         State s = new State(settings, seed, sig, budget);
-        s.best = new ArrayList<>(failing.sequence().subList(0, failing.run().failedAt + 1));
+        s.keep(failing.sequence(), failing);
         s.tried.add(s.best.toString());
-        s.bestOutcome = failing;
         s.dropSkipped();
         boolean progress = true;
         int maxChunk = Integer.MAX_VALUE;
@@ -100,8 +104,7 @@ final class Shrinker {
             if (o == null) {
                 return false;
             }
-            best = trim(cand, o);
-            bestOutcome = o;
+            keep(cand, o);
             return true;
         }
 
@@ -116,10 +119,18 @@ final class Shrinker {
             if (executed.size() < best.size()) {
                 ConformanceSuite.Outcome o = ConformanceSuite.replay(settings, seed, executed, hangFor(sig));
                 if (sig.equals(ConformanceSuite.signature(o.run()))) {
-                    best = trim(executed, o);
-                    bestOutcome = o;
+                    keep(executed, o);
                 }
             }
+        }
+
+        /**
+         * Keeps {@code cand}, which failed the same way in {@code o}, without the actions after the failing one (the
+         * replay stopped there): the outcome returned names only the actions that ran up to the failure.
+         */
+        void keep(List<Action> cand, ConformanceSuite.Outcome o) {
+            best = trim(cand, o);
+            bestOutcome = new ConformanceSuite.Outcome(List.copyOf(best), o.run(), o.traceDigest());
         }
     }
 
@@ -267,9 +278,117 @@ final class Shrinker {
                         break;
                     }
                 }
+                // two steps that need a second change to hold, taken only while the sequence is longer than SHORT
+                if (!again && i < s.best.size() - 1 && s.best.size() > SHORT) {
+                    again = replaceAndDropObservation(s, i, vs) || copyNeighbour(s, i);
+                    progress |= again;
+                }
             }
         }
         return progress;
+    }
+
+    /** How many later observations {@link #replaceAndDropObservation} tries to drop with one replacement. */
+    static final int OBSERVATIONS_TRIED = 2;
+
+    /**
+     * A replacement that moves or drops a reference (an EP without its connect EVD, a wait on the clock for one on an
+     * EVD) stops a stream of events to the object it named, and the next observation of that object (a dequeue, a
+     * wait) then takes another event than it did: the replacement of action {@code i} is tried with each of the next
+     * {@link #OBSERVATIONS_TRIED} observations of that object dropped. True if one held (one action fewer).
+     */
+    private static boolean replaceAndDropObservation(State s, int i, List<Action> vs) {
+        Action old = s.best.get(i);
+        for (Action a : vs) {
+            List<String> gone = referencesMoved(old, a);
+            int tried = 0;
+            for (int j = i + 1;
+                    !gone.isEmpty() && j < s.best.size() - 1 && tried < OBSERVATIONS_TRIED && s.budget[0] > 0;
+                    j++) {
+                if (!gone.contains(observed(s.best.get(j)))) {
+                    continue;
+                }
+                tried++;
+                List<Action> cand = new ArrayList<>(s.best);
+                cand.set(i, a);
+                cand.remove(j);
+                if (s.tryCandidate(cand)) {
+                    s.dropSkipped();
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Replaces action {@code i} by a copy of the action before or after it on the same object (a third post on an EP
+     * like the two around it, where the failure needs three completions of one stream and the sequence has two and a
+     * post of another kind): the sequence then has one distinct action fewer, and a later pass may drop what only the
+     * replaced action needed (there, the connection). Taken only where action {@code i} occurs once and creates
+     * nothing. True if a copy held.
+     */
+    private static boolean copyNeighbour(State s, int i) {
+        Action old = s.best.get(i);
+        Object on = target(old);
+        if (on == null || createdSymbol(old) != null || java.util.Collections.frequency(s.best, old) > 1) {
+            return false;
+        }
+        for (int j : new int[] {i - 1, i + 1}) {
+            if (j < 0 || j >= s.best.size() - 1 || s.budget[0] <= 0) {
+                continue;
+            }
+            Action copy = s.best.get(j);
+            if (createdSymbol(copy) != null || copy.equals(old) || !on.equals(target(copy))) {
+                continue;
+            }
+            List<Action> cand = new ArrayList<>(s.best);
+            cand.set(i, copy);
+            if (s.tryCandidate(cand)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The object a call acts on: a record action's first component, or null. */
+    private static Object target(Action a) {
+        RecordComponent[] cs = a.getClass().getRecordComponents();
+        return cs == null || cs.length == 0 ? null : value(cs[0], a);
+    }
+
+    /** The EVD or CNO an action takes an event from or waits on (a wait on the clock names none), or null. */
+    private static String observed(Action a) {
+        if (a instanceof EvdActions.EvdDequeue d) {
+            return d.evd();
+        }
+        if (a instanceof EvdActions.EvdWait w) {
+            return w.evd();
+        }
+        return a instanceof IaActions.CnoWait c ? c.cno() : null;
+    }
+
+    /**
+     * The objects {@code a} names and its replacement {@code b} no longer names in the same place (a reference dropped
+     * or moved); for a wait replaced by a wait on the clock, the EVD or CNO it waited on.
+     */
+    private static List<String> referencesMoved(Action a, Action b) {
+        List<String> out = new ArrayList<>(2);
+        if (a.getClass() != b.getClass()) {
+            if (b instanceof EvdActions.Settle && observed(a) != null) {
+                out.add(observed(a));
+            }
+            return out;
+        }
+        if (!a.getClass().isRecord()) {
+            return out;
+        }
+        for (RecordComponent c : a.getClass().getRecordComponents()) {
+            if (value(c, a) instanceof String x && !x.equals(value(c, b))) {
+                out.add(x);
+            }
+        }
+        return out;
     }
 
     /**

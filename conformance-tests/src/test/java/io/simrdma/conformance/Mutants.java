@@ -167,6 +167,20 @@ final class Mutants {
                                                 e.reason())
                                         : e)),
                 new Mutant(
+                        "timed-out-as-unreachable",
+                        "dat_ep_connect(3DAT): a connect whose timeout expires before establishment gets "
+                                + "DAT_CONNECTION_EVENT_TIMED_OUT",
+                        () -> event(
+                                ConnectionEvent.class,
+                                e -> e.eventNumber() == EventNumber.CONNECTION_EVENT_TIMED_OUT
+                                        ? new ConnectionEvent(
+                                                e.evd(),
+                                                EventNumber.CONNECTION_EVENT_UNREACHABLE,
+                                                e.ep(),
+                                                e.privateData(),
+                                                e.reason())
+                                        : e)),
+                new Mutant(
                         "connection-private-data-truncated",
                         "dat_cr_accept(3DAT): the active side's "
                                 + "DAT_CONNECTION_EVENT_ESTABLISHED carries the accept's private data",

@@ -197,6 +197,81 @@ class ShrinkerTest {
         assertEquals(calls(s.run()), calls(again.run()), "and to the same calls and outcomes");
     }
 
+    @Test
+    @DisplayName("a mutant that dequeues every third DTO completion twice (dat_evd_dequeue(3DAT): an event is removed "
+            + "once dequeued) shrinks to its 13 irreducible calls: an EP without its connect EVD once the dequeue of "
+            + "the connection event goes with it, three flushed receives, three dequeues and one of the async EVD")
+    void shouldDropTheEventsDequeueWhenAReferenceChangeStopsTheStream() {
+        Mutants.Mutant dup = mutant("dto-completion-duplicated");
+        MutantProvider p = new MutantProvider(dup.name(), dup.mutation());
+        RunSettings settings = settings(p);
+        ConformanceSuite.Outcome o = ConformanceSuite.generate(settings, 10, MutantsTest.ACTIONS);
+        assertTrue(o.run().failed(), "seed 10 kills " + dup.name());
+        ConformanceSuite.Outcome s = Shrinker.shrink(settings, 10, o);
+        String sig = ConformanceSuite.signature(o.run());
+        assertEquals(sig, ConformanceSuite.signature(s.run()), "the shrunk sequence fails the same rule");
+        assertTrue(
+                s.sequence().size() <= 13,
+                "expected at most 13 actions (IA, EVD, PZ, EP, a connect no one listens to, a wait, three receives "
+                        + "flushed, three dequeues of the EVD, a dequeue of the async EVD), got "
+                        + s.sequence().size() + ": " + s.sequence());
+        for (Action a : s.sequence()) {
+            if (a instanceof EpActions.EpCreate e) {
+                assertEquals(null, e.conn(), "the EP keeps no connect EVD (its event is no longer dequeued): " + e);
+            }
+        }
+        ConformanceSuite.Outcome again = ConformanceSuite.replay(settings, 10, s.sequence());
+        assertEquals(sig, ConformanceSuite.signature(again.run()), "the shrunk sequence replays to the same failure");
+        assertEquals(calls(s.run()), calls(again.run()), "and to the same calls and outcomes");
+    }
+
+    @Test
+    @DisplayName("a mutant that loses the second DTO completion dequeued (dat_evd_dequeue(3DAT): completions of one "
+            + "EP's requests come in posting order) shrinks from the 17 calls of a connection with a receive between "
+            + "two RDMA writes to 11 without a connection: the receive becomes a copy of the RDMA write beside it, and "
+            + "three posts flushed in DISCONNECTED (dat_ep_post_rdma_write(3DAT)) need no peer")
+    void shouldCopyANeighbourWhenTheFailureNeedsThreePostsOfOneStream() {
+        Mutants.Mutant lost = mutant("dto-completion-lost");
+        MutantProvider p = new MutantProvider(lost.name(), lost.mutation());
+        RunSettings settings = settings(p);
+        EnumSet<CompletionFlag> none = EnumSet.noneOf(CompletionFlag.class);
+        M.Remote nowhere = new M.Remote(null, 0, 0, 0);
+        List<Action> seq = List.of(
+                new IaActions.IaOpen(0),
+                new EvdActions.EvdCreate("ia0", "evd2", 57, null, EnumSet.allOf(EvdFlag.class)),
+                new IaActions.PzCreate("ia0", "pz5"),
+                new EpActions.EpCreate("ia0", "ep17", "pz5", null, null, null, null, null),
+                new EpActions.EpCreate("ia0", "ep21", "pz5", "evd2", "evd2", null, null, null),
+                new EpActions.PspCreate("ia0", "psp23", 105, "evd2", io.simrdma.dat.PspFlag.CONSUMER, false),
+                new EpActions.EpConnect("ep21", "ia0", 105, 0, 8, false, io.simrdma.dat.Qos.BEST_EFFORT, false),
+                new EvdActions.EvdWait("evd2", 1, false, false),
+                new EpActions.CrAccept("cr21_1", "ep17", 0, 12),
+                new EvdActions.Settle(1),
+                new DtoActions.PostRdma("ep21", List.of(), 1025, nowhere, none, false, 22),
+                new DtoActions.PostRecv("ep21", List.of(), 1026, none),
+                new DtoActions.PostSend("ep17", List.of(), 1028, none, 23),
+                new DtoActions.PostRdma("ep21", List.of(), 1031, nowhere, none, false, 25),
+                new EvdActions.Settle(1),
+                new EvdActions.EvdDequeue("evd2"),
+                new EvdActions.EvdDequeue("evd2"));
+        ConformanceSuite.Outcome o = ConformanceSuite.replay(settings, 10, seq);
+        String sig = ConformanceSuite.signature(o.run());
+        assertNotNull(sig, "the 17 calls fail with " + lost.name());
+        assertTrue(sig.contains("come in posting order"), "the lost completion breaks the posting order: " + sig);
+        ConformanceSuite.Outcome s = Shrinker.shrink(settings, 10, o);
+        assertEquals(sig, ConformanceSuite.signature(s.run()), "the shrunk sequence fails the same rule");
+        assertTrue(
+                s.sequence().size() <= 11,
+                "expected at most 11 actions (IA, EVD, PZ, EP, a connect no one listens to, a wait, three RDMA writes "
+                        + "flushed, two dequeues), got " + s.sequence().size() + ": " + s.sequence());
+        assertFalse(
+                s.sequence().stream().anyMatch(a -> a instanceof EpActions.PspCreate),
+                "no listener: the posts are flushed in DISCONNECTED: " + s.sequence());
+        ConformanceSuite.Outcome again = ConformanceSuite.replay(settings, 10, s.sequence());
+        assertEquals(sig, ConformanceSuite.signature(again.run()), "the shrunk sequence replays to the same failure");
+        assertEquals(calls(s.run()), calls(again.run()), "and to the same calls and outcomes");
+    }
+
     /** A run's transcript, its IA names without the run's number (each run opens IAs of its own). */
     private static List<String> calls(Run run) {
         return run.transcript.stream()
