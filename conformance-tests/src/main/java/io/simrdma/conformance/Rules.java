@@ -427,7 +427,12 @@ final class Rules {
                     if (w.peer != null) {
                         w.peer.possible.addAll(ANY_ERROR);
                     }
-                    breakConnection(m, ep, peerOf(ep), "an LMR freed under a receive", false);
+                    // an EP on no connection (UNCONNECTED, RESERVED, a request pending: seed 2651) has none to
+                    // break: dat_lmr_free(3DAT) breaks "the connection on which it was used", and the receive is
+                    // used only when a message of a later connection lands in it (link)
+                    if (ep.conn != null) {
+                        breakConnection(m, ep, peerOf(ep), "an LMR freed under a receive", false);
+                    }
                 }
                 if (!w.done && w.srq != null && srqBufferFreed(m, w.srq)) {
                     srqReceiveMayFail(m, w);
@@ -1292,11 +1297,16 @@ final class Rules {
         if (y.state == DISCONNECTED && y.pending.isEmpty()) {
             return null;
         }
+        // an EP the model does not follow (wild) may have left the connection already: its connection events were
+        // dequeued unchecked (seed 2336: the BROKEN of a remote access error, "results in an error and broken
+        // connection on which it was used", dat_lmr_free(3DAT)), and an EP in DISCONNECTED gets no second end
+        // (ep-state-machine.md 2.9: dat_ep_disconnect there is a no-op): its end may come, or may have come
+        boolean sure = certain && !y.wild;
         // a graceful disconnect of y itself already pending: its end comes either way
         for (M.Slot s : y.pending) {
             for (M.Step st : s.viable()) {
                 if (st.to == DISCONNECTED) {
-                    s.certain |= certain;
+                    s.certain |= sure;
                     if (st.event != null) {
                         // a transfer error's break of y not seen yet: the other side's end may reach y first
                         endRacesBreak(
@@ -1311,11 +1321,24 @@ final class Rules {
         }
         M.Slot end = m.pend(
                 y,
-                certain,
+                sure,
                 new M.Step(DISCONNECTED, EventNumber.CONNECTION_EVENT_DISCONNECTED, null, f, "dis", dis, flush),
                 new M.Step(DISCONNECTED, EventNumber.CONNECTION_EVENT_BROKEN, null, f, "brk", brk, flush));
         y.peerEnding = true;
+        // an end that may never come (a graceful disconnect of the other side waiting for a Send that needs a receive
+        // y never posts: seeds 3487, 4406) completes nothing for certain: y's works stay as certain as they were
+        List<M.Work> open = new ArrayList<>();
+        for (java.util.ArrayDeque<M.Work> q : List.of(y.requests, y.recvs)) {
+            for (M.Work w : q) {
+                if (!sure && !w.done && !w.certain) {
+                    open.add(w);
+                }
+            }
+        }
         inProgress(y);
+        for (M.Work w : open) {
+            w.certain = false;
+        }
         return end;
     }
 
@@ -3621,7 +3644,9 @@ final class Rules {
             return;
         }
         w.possible.addAll(ANY_ERROR);
-        w.certain = true;
+        // the end flushes it, if the end is certain to come (a graceful end of the other side may wait forever)
+        M.Slot end = pendingEnd(ep);
+        w.certain |= end == null || end.certain;
         if (w.peer != null) {
             w.peer.possible.addAll(ANY_ERROR);
             // the Send completes either way, but a receive it took from the peer's SRQ exists only if the message
@@ -3798,6 +3823,26 @@ final class Rules {
         send.peer = r;
         r.peer = send;
         long cap = r.srq != null ? r.length : Tri.total(r.segs);
+        if (r.srq == null && usesFreedLmr(m, r.segs)) {
+            // dat_lmr_free(3DAT): "Any DTO operation that uses the destroyed LMR after the dat_lmr_free() is
+            // completed shall fail and report a protection violation"; the message lands after the free, so the
+            // receive fails, and may break the connection as any receive a message cannot land in
+            r.possible = EnumSet.copyOf(ANY_ERROR);
+            r.certain = true;
+            r.data = null;
+            r.check = Check.ok("dat_lmr_free", "a receive of a freed LMR that a message uses fails");
+            if (send.length == 0) {
+                // a message of no bytes writes none of the LMR's memory: whether it "uses the destroyed LMR" is the
+                // provider's (seed 4312: sim-provider completes it successfully)
+                r.possible.add(DtoCompletionStatus.SUCCESS);
+                r.check = r.check.choice("a zero-length message into a receive of a freed LMR may succeed or fail");
+            }
+            send.possible.addAll(ANY_ERROR);
+            send.data = null;
+            send.certain = true;
+            breakConnection(m, send.ep, r.ep, "an LMR freed under a receive", false);
+            return;
+        }
         if (cap >= send.length) {
             send.certain = true;
             r.certain = true;
@@ -4360,6 +4405,22 @@ final class Rules {
         // a bind is posted to the EP's request queue like a request DTO ("The completion of the posted RMR Bind is
         // reported ... through a DTO Completion event", on request_evd_handle): with max_request_dtos outstanding it
         // may fail "DAT_INSUFFICIENT_RESOURCES The operation failed due to resource limitations" (dat_rmr_bind)
+        // an unbind (empty triplet) on an EP of another PZ than the RMR's accesses no memory and no page rules on
+        // it: the provider may refuse it ("DAT_PROTECTION_VIOLATION Protection violation for local or remote memory
+        // access"), unbind, or fail the bind after the call returns, which breaks the connection (seed 4798)
+        boolean unbindAcrossPz = tri.len() == 0 && ep.pz != rmr.pz;
+        String acrossPz = "an unbind on an EP of another PZ than the RMR's may be refused, succeed, or fail "
+                + "asynchronously and break the connection";
+        if (unbindAcrossPz) {
+            params.orErr(
+                    PROTECTION_VIOLATION,
+                    Check.ret(p, PROTECTION_VIOLATION, "an unbind on an EP of another PZ than the RMR's")
+                            .alternative(acrossPz));
+            params.orOk(
+                    Check.ok(p, "an unbind on an EP of another PZ than the RMR's")
+                            .choice(acrossPz),
+                    null);
+        }
         outstanding(params, p, ep, ep.requests, ep.attrs.maxRequestDtos());
         M.Lmr lmr = l;
         return posting(m, ep, p, params, (s, v) -> {
@@ -4404,6 +4465,16 @@ final class Rules {
             w.certain = true;
             w.check = Check.ok(p, "the bind completes with DAT_RMR_BIND_COMPLETION_EVENT on request_evd")
                     .rows("2.7#3");
+            if (unbindAcrossPz) {
+                // "If the RMR Bind fails after dat_rmr_bind() returns, connection of ep_handle is broken"
+                // (dat_rmr_bind(3DAT)): sim-provider fails it as an InfiniBand memory-window bind across PDs fails
+                w.possible.addAll(ANY_ERROR);
+                w.breakOnError = true;
+                w.check = w.check
+                        .rule("an unbind on an EP of another PZ completes, or fails and breaks the connection")
+                        .choice(acrossPz);
+                breakConnection(m, ep, peerOf(ep), "an unbind across PZs", false);
+            }
             peerEnding(ep, w);
         });
     }
@@ -4433,6 +4504,20 @@ final class Rules {
                     r.alive = false;
                     if (r.binding != null) {
                         r.stale.add(r.binding.context());
+                    }
+                    M.Work w = r.pendingBind;
+                    if (w != null && !w.done && w.possible.contains(DtoCompletionStatus.SUCCESS)) {
+                        // a bind still in flight when its RMR is freed: the pages are silent (dat_rmr_free covers a
+                        // bound or unbound RMR); it may complete, or fail, and "If the RMR Bind fails after
+                        // dat_rmr_bind() returns, connection of ep_handle is broken" (dat_rmr_bind(3DAT); seeds
+                        // 4092, 4798: sim-provider fails it with DAT_RMR_OPERATION_FAILED)
+                        w.possible.addAll(ANY_ERROR);
+                        w.check = (w.check != null ? w.check : Check.ok("dat_rmr_bind", "the bind completes"))
+                                .rule("a bind whose RMR was freed while it was in flight completes, or fails "
+                                        + "and breaks the connection")
+                                .choice("the pages are silent on dat_rmr_free of an RMR with a bind in flight");
+                        w.breakOnError = true;
+                        breakConnection(m, w.ep, peerOf(w.ep), "a bind whose RMR was freed", false);
                     }
                 });
     }
@@ -4615,6 +4700,22 @@ final class Rules {
                     if (l != null && !l.alive) {
                         return true;
                     }
+                }
+            }
+        }
+        return false;
+    }
+
+    /** Whether a segment of {@code segs} names (by symbol) an LMR freed since. */
+    static boolean usesFreedLmr(Model m, List<Tri> segs) {
+        if (segs == null) {
+            return false;
+        }
+        for (Tri t : segs) {
+            if (t.len() > 0 && t.raw() == null && t.lmr() != null) {
+                M.Lmr l = m.get(t.lmr());
+                if (l != null && !l.alive) {
+                    return true;
                 }
             }
         }

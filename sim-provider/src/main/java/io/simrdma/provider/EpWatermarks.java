@@ -12,7 +12,7 @@ import io.simrdma.dat.EventNumber;
  * at the endpoint (receives posted to it, or SRQ buffers it takes) against a soft watermark, which
  * raises one asynchronous event per setting, and a hard one, which breaks the connection.
  *
- * <p>Callers: {@link SimEp#setWatermark} and {@link SimEp#reset}; {@link EpPosting} when a
+ * <p>Callers: {@link SimEp#setWatermark}; {@link EpPosting} when a
  * receive is posted or an SRQ buffer arrives; the connection code when the connection is
  * established.
  *
@@ -68,11 +68,6 @@ final class EpWatermarks {
             // dat_ep_set_watermark(3DAT): the hard watermark breaks a connection "as soon as" it is established.
             check(ep.posting.buffersHeld());
         }
-    }
-
-    /** dat_ep_reset(3DAT): the soft watermark may report again. Device executor. */
-    void rearm() {
-        softHwReported = false;
     }
 
     /**

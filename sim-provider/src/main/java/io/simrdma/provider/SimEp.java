@@ -206,7 +206,8 @@ final class SimEp extends SimHandle implements Endpoint {
             config.resetQp();
             posting.forgetOutstanding();
             connection.forgetPeer();
-            watermarks.rearm();
+            // the soft watermark stays reported: dat_ep_set_watermark(3DAT) "no new asynchronous events for the soft
+            // high watermark is generated until the EP is again set for the soft high watermark"
             state(r.next());
         });
     }

@@ -881,6 +881,31 @@ class EndpointTest {
 
     @ParameterizedTest
     @EnumSource(DatPair.Mode.class)
+    @DisplayName(
+            "dat_ep_set_watermark(3DAT): \"no new asynchronous events for the soft high watermark is generated until "
+                    + "the EP is again set for the soft high watermark\": dat_ep_reset(3DAT) does not re-arm it")
+    void shouldNotRaiseSoftWatermarkEventAgainWhenEndpointIsResetWithoutNewSetting(DatPair.Mode mode) {
+        try (DatPair p = DatPair.open(mode)) {
+            EventDispatcher async = asyncEvd(p.a);
+            Endpoint ep = p.a.ep();
+            ep.setWatermark(0, Dat.WATERMARK_INFINITE);
+            ep.postRecv(p.a.iov(0, 64), 1, DEFAULT);
+            assertSoftWatermarkEvent(async, ep);
+            p.connect(ep, p.b.ep());
+            ep.disconnect(CloseFlag.ABRUPT);
+            DatPair.expectConnection(p.a.conn, EventNumber.CONNECTION_EVENT_DISCONNECTED);
+            ep.reset();
+            assertEquals(EndpointState.UNCONNECTED, ep.status().state(), "dat_ep_reset: DISCONNECTED -> UNCONNECTED");
+            ep.postRecv(p.a.iov(64, 64), 2, DEFAULT);
+            assertNoEvent(async);
+            // setting it again arms it: already above, so the event comes at once
+            ep.setWatermark(0, Dat.WATERMARK_INFINITE);
+            assertSoftWatermarkEvent(async, ep);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(DatPair.Mode.class)
     @DisplayName("dat_ep_set_watermark(3DAT): the soft watermark counts the buffers an SRQ endpoint takes")
     void shouldRaiseSoftWatermarkEventWhenSrqEndpointTakesABuffer(DatPair.Mode mode) {
         try (DatPair p = DatPair.open(mode)) {
