@@ -107,13 +107,9 @@ public final class Completer {
         }
     }
 
-    /**
-     * A packet for this role arrived (the port, on the device's executor): it runs now, in the
-     * arrival's task, unless it is already queued or running (see {@link KickTask#runHereOrKick}).
-     */
     public void enqueue(Packet p) {
         inbox.add(p);
-        qp.completerTask.runHereOrKick();
+        qp.completerTask.kick();
     }
 
     /** Local ACK timeout of the QP in nanoseconds: 4.096 us x 2^timeout (IBA 9.7.6.1.3); 0 = infinite. */

@@ -6,8 +6,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Runs an engine role (requester, responder, completer) on its device's executor when kicked;
- * kicks while it is already queued coalesce, so a burst of posts schedules it once. A packet's
- * arrival runs the responder or completer in its own task instead ({@link #runHereOrKick()}).
+ * kicks while it is already queued coalesce, so a burst of posts schedules it once.
  */
 public final class KickTask extends Task {
 
@@ -15,8 +14,6 @@ public final class KickTask extends Task {
     private final EngineExecutor executor;
     private final Runnable body;
     private final String name;
-    /** True while the body runs; read and written only by the thread running the executor's tasks. */
-    private boolean running;
 
     KickTask(EngineExecutor executor, String name, Runnable body) {
         this.executor = executor;
@@ -31,33 +28,10 @@ public final class KickTask extends Task {
         }
     }
 
-    /**
-     * Runs the role here and now if the calling thread runs the executor's tasks (a packet's
-     * arrival) and the role is neither queued nor running; kicks it otherwise. Running it in the
-     * arrival's task instead of a task of its own saves a scheduler step per packet or burst: the
-     * same work in the same order on the device's one logical thread, only without the hand-off.
-     */
-    void runHereOrKick() {
-        if (!running && !queued.get() && executor.inExecutor()) {
-            runBody();
-        } else {
-            kick();
-        }
-    }
-
     @Override
     public void run() {
         queued.set(false);
-        runBody();
-    }
-
-    private void runBody() {
-        running = true;
-        try {
-            body.run();
-        } finally {
-            running = false;
-        }
+        body.run();
     }
 
     @Override

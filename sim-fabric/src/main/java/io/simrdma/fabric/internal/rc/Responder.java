@@ -175,13 +175,9 @@ public final class Responder {
         writeMr = null;
     }
 
-    /**
-     * A packet for this role arrived (the port, on the device's executor): it runs now, in the
-     * arrival's task, unless it is already queued or running (see {@link KickTask#runHereOrKick}).
-     */
     public void enqueue(Packet p) {
         inbox.add(p);
-        qp.responderTask.runHereOrKick();
+        qp.responderTask.kick();
     }
 
     /** Completes the held receive WQE and every queued one with WR_FLUSH_ERR, in order. State ERR. */
