@@ -305,14 +305,8 @@ final class SimEvd extends SimHandle implements EventDispatcher {
     @Override
     public Optional<DatEvent> dequeue() {
         checkHandle();
-        if (count == 0) {
-            // Empty (read without the lock): run engine work on this thread (deterministic: a step;
-            // threaded: the device's queued work when its thread is not on it, EngineExecutor.help),
-            // as a CQ poll does, and look again only if some ran and an event came.
-            checkNoWaiter();
-            if (!runEngineWork() || count == 0) {
-                return Optional.empty();
-            }
+        if (emptyAfterEngineWork()) {
+            return Optional.empty();
         }
         DatEvent e;
         Runnable reaper;
@@ -334,13 +328,8 @@ final class SimEvd extends SimHandle implements EventDispatcher {
         if (into == null) {
             throw DatException.invalidParameter("the event slot is null (dat_evd_dequeue(3DAT))");
         }
-        if (count == 0) {
-            // Empty: no lock. Run engine work on this thread (as the Optional form does) and look
-            // again only if some ran and an event came.
-            checkNoWaiter();
-            if (!runEngineWork() || count == 0) {
-                return false;
-            }
+        if (emptyAfterEngineWork()) {
+            return false;
         }
         boolean taken;
         Runnable reaper;
@@ -365,6 +354,20 @@ final class SimEvd extends SimHandle implements EventDispatcher {
     /** Runs queued engine work on the calling thread; true if any ran (an event may have come). */
     private boolean runEngineWork() {
         return ia.fabric.scheduler().progress() || ia.device.executor().help();
+    }
+
+    /**
+     * Whether a dequeue finds nothing, checked without the lock (the busy-polling consumer's usual
+     * case): if the EVD is empty, engine work runs on this thread (deterministic: a step; threaded:
+     * the device's queued work when its thread is not on it, EngineExecutor.help), as a CQ poll
+     * does, and the EVD is looked at again only if some ran.
+     */
+    private boolean emptyAfterEngineWork() {
+        if (count != 0) {
+            return false;
+        }
+        checkNoWaiter();
+        return !runEngineWork() || count == 0;
     }
 
     /** Takes the oldest event off the queue, or null; the caller runs its reaper (read first). Holds lock. */

@@ -540,12 +540,9 @@ public final class Packet extends Task {
             }
             return;
         }
-        int seg = 0;
-        int skip = payloadBase + from;
-        while (skip >= segLen[seg]) {
-            skip -= segLen[seg];
-            seg++;
-        }
+        long where = locate(from);
+        int seg = (int) (where >>> 32);
+        int skip = (int) where;
         int remaining = len;
         int at = dstIndex;
         while (remaining > 0) {
@@ -792,12 +789,9 @@ public final class Packet extends Task {
         if (owned != null) {
             return owned.retainedSlice(owned.readerIndex() + from, len);
         }
-        int seg = 0;
-        int skip = payloadBase + from;
-        while (skip >= segLen[seg]) {
-            skip -= segLen[seg];
-            seg++;
-        }
+        long where = locate(from);
+        int seg = (int) (where >>> 32);
+        int skip = (int) where;
         if (len <= segLen[seg] - skip) {
             return io.netty.buffer.Unpooled.wrappedBuffer(segBuf[seg].slice(segOff[seg] + skip, len));
         }
@@ -827,13 +821,24 @@ public final class Packet extends Task {
 
     /** Where payload byte {@code from} lies in {@link #payloadRegion}'s buffer (an absolute index). */
     public int payloadRegionIndex(int from) {
+        long where = locate(from);
+        int seg = (int) (where >>> 32);
+        int skip = (int) where;
+        return segOff[seg] + skip;
+    }
+
+    /**
+     * The referenced segment that holds payload byte {@code from} and the byte's offset in that
+     * segment, as {@code (segment << 32) | offset}. Referenced payload only.
+     */
+    private long locate(int from) {
         int skip = payloadBase + from;
         int seg = 0;
         while (skip >= segLen[seg]) {
             skip -= segLen[seg];
             seg++;
         }
-        return segOff[seg] + skip;
+        return ((long) seg << 32) | skip;
     }
 
     /** The referenced segment that holds the whole range, or -1 (owned payload, several segments). */
@@ -845,12 +850,9 @@ public final class Packet extends Task {
         if (owned != null) {
             return -1;
         }
-        int seg = 0;
-        int skip = payloadBase + from;
-        while (skip >= segLen[seg]) {
-            skip -= segLen[seg];
-            seg++;
-        }
+        long where = locate(from);
+        int seg = (int) (where >>> 32);
+        int skip = (int) where;
         return len <= segLen[seg] - skip ? seg : -1;
     }
 
